@@ -1,0 +1,4 @@
+import {Help} from '@oclif/core'
+
+/** oclif's help, unchanged: the hook where exp can adjust how help renders. */
+export default class ExpHelp extends Help {}

@@ -1,0 +1,97 @@
+import {ExpError} from './base.js'
+
+export {ExpError, isExpError, exitFor} from './base.js'
+export type {ExpErrorOptions} from './base.js'
+
+/** The folder is not inside a git repository (work tree or bare). */
+export class NotARepoError extends ExpError {
+  constructor(dir: string) {
+    super('E_NOT_A_REPO', `not a git repository (or any parent up to /): ${dir}`, {
+      data: {dir},
+      hint: 'run the command inside a git clone, or create one with `git init`',
+    })
+  }
+}
+
+/** A record, ref, lane, proposal or file named by the user does not exist. */
+export class NotFoundError extends ExpError {
+  constructor(what: string, id: string, hint?: string) {
+    super('E_NOT_FOUND', `unknown ${what}: ${id}`, {data: {what, id}, hint: hint ?? `list what exists with \`exp ledger\``})
+  }
+}
+
+/** A file could not be parsed (YAML/JSON); line and column are 1-based. */
+export class ParseError extends ExpError {
+  constructor(file: string, detail: string, line?: number, col?: number) {
+    const at = line ? `${file}:${line}${col ? `:${col}` : ''}` : file
+    super('E_PARSE', `${at}: ${detail}`, {data: {file, line, col}, hint: 'fix the syntax at that position and run the command again'})
+  }
+}
+
+export interface SchemaProblem {
+  path: string
+  message: string
+}
+
+/** A document does not match its JSON Schema; names the first offending field. */
+export class SchemaError extends ExpError {
+  readonly problems: SchemaProblem[]
+  constructor(subject: string, problems: SchemaProblem[], file?: string) {
+    const first = problems[0]
+    const where = file ? `${file}: ` : ''
+    super('E_SCHEMA', `${where}${subject} is invalid: ${first ? `${first.path || '(root)'} ${first.message}` : 'schema mismatch'}` + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''), {
+      data: {subject, file, problems},
+      hint: 'see the schema in schemas/ for the allowed fields and values',
+    })
+    this.problems = problems
+  }
+}
+
+export class UnknownKindError extends ExpError {
+  constructor(kind: string, known: readonly string[]) {
+    super('E_UNKNOWN_KIND', `unknown record kind: ${kind}`, {data: {kind, known}, hint: `use one of: ${known.join(', ')}`})
+  }
+}
+
+export class InvalidNameError extends ExpError {
+  constructor(what: string, name: string, why: string) {
+    super('E_INVALID_NAME', `invalid ${what} ${JSON.stringify(name)}: ${why}`, {data: {what, name}, hint: `${what}s use letters, digits and . _ - @ + (no '..', no control characters, no leading '-' or '.')`})
+  }
+}
+
+/** Same id, different content: records are immutable, so this is never overwritten. */
+export class ConflictError extends ExpError {
+  constructor(id: string, existingDigest: string, newDigest: string, lane?: string) {
+    super('E_CONFLICT', `record ${id} already exists with a different digest (${existingDigest.slice(0, 12)} vs ${newDigest.slice(0, 12)})`, {
+      data: {id, existingDigest, newDigest, lane},
+      hint: 'records are immutable: append a new record that supersedes it instead',
+    })
+  }
+}
+
+export class LockedError extends ExpError {
+  constructor(ref: string, owner: string, waitedMs: number) {
+    super('E_LOCKED', `lane ref ${ref} is locked by ${owner} (waited ${Math.round(waitedMs)} ms)`, {
+      data: {ref, owner, waitedMs},
+      hint: 'another writer is appending to this lane; retry later, or remove the .lock file if that process is gone',
+    })
+  }
+}
+
+export class CorruptObjectError extends ExpError {
+  constructor(what: string, detail: string, data: Record<string, unknown> = {}) {
+    super('E_CORRUPT', `corrupted or unreadable ${what}: ${detail}`, {data: {what, ...data}, hint: 'run `exp fsck` to list every damaged record; fetch the lane again from a remote that has it'})
+  }
+}
+
+export class UsageError extends ExpError {
+  constructor(message: string, hint?: string) {
+    super('E_USAGE', message, {hint})
+  }
+}
+
+export class InvalidInputError extends ExpError {
+  constructor(message: string, data: Record<string, unknown> = {}, hint?: string) {
+    super('E_INVALID_INPUT', message, {data, hint})
+  }
+}

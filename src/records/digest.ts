@@ -1,0 +1,11 @@
+import {createHash} from 'node:crypto'
+import {canonicalJson} from './canonical.js'
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex')
+}
+
+/** `sha256:<hex>` of the canonical JSON of a value. */
+export function digestOf(value: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(value))}`
+}

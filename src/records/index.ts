@@ -1,0 +1,8 @@
+export * from './kinds.js'
+export * from './canonical.js'
+export * from './digest.js'
+export * from './identity.js'
+export * from './validate.js'
+export * from './seal.js'
+export * from './summary.js'
+export type {ExpRecord, RecordDraft, BodyByKind} from './types.js'

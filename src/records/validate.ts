@@ -1,0 +1,88 @@
+import {readFileSync, readdirSync} from 'node:fs'
+import {fileURLToPath} from 'node:url'
+import path from 'node:path'
+import {Ajv2020, type ValidateFunction, type ErrorObject} from 'ajv/dist/2020.js'
+import {SchemaError, type SchemaProblem} from '../errors/index.js'
+import {KINDS, type Kind} from './kinds.js'
+
+/** The folder of JSON Schemas shipped with the package (the same at write and read time). */
+export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas')
+
+const BASE = 'https://experience-compiler.dev/schemas/'
+
+let ajv: Ajv2020 | undefined
+const compiled = new Map<string, ValidateFunction>()
+
+function instance(): Ajv2020 {
+  if (ajv) return ajv
+  ajv = new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true})
+  const load = (rel: string) => ajv!.addSchema(JSON.parse(readFileSync(path.join(SCHEMA_DIR, rel), 'utf8')))
+  load('defs.schema.json')
+  load('envelope.schema.json')
+  for (const dir of ['records', 'research']) {
+    for (const f of readdirSync(path.join(SCHEMA_DIR, dir)).sort()) if (f.endsWith('.schema.json')) load(`${dir}/${f}`)
+  }
+  return ajv
+}
+
+/** Compiled validator for a schema path relative to schemas/ (compiled once, lazily). */
+export function validator(rel: string): ValidateFunction {
+  let v = compiled.get(rel)
+  if (!v) {
+    const fn = instance().getSchema(BASE + rel)
+    if (!fn) throw new Error(`schema not found: ${rel}`)
+    v = fn
+    compiled.set(rel, v)
+  }
+  return v
+}
+
+export function problemsOf(errors: ErrorObject[] | null | undefined, prefix = ''): SchemaProblem[] {
+  return (errors ?? []).map(e => {
+    let at = prefix + e.instancePath.replace(/\//g, '.')
+    let message = e.message ?? 'is invalid'
+    if (e.keyword === 'additionalProperties') {
+      at += `.${(e.params as {additionalProperty: string}).additionalProperty}`
+      message = 'is not an allowed field'
+    } else if (e.keyword === 'enum') {
+      message = `must be one of: ${(e.params as {allowedValues: unknown[]}).allowedValues.join(', ')}`
+    } else if (e.keyword === 'required') {
+      at += `.${(e.params as {missingProperty: string}).missingProperty}`
+      message = 'is required'
+    }
+    return {path: at.replace(/^\./, ''), message}
+  })
+}
+
+/** Validate a body of `kind`; returns problems (empty when valid). */
+export function checkBody(kind: Kind, body: unknown): SchemaProblem[] {
+  const v = validator(`records/${kind}.schema.json`)
+  return v(body) ? [] : problemsOf(v.errors, 'body.')
+}
+
+export function checkEnvelope(rec: unknown): SchemaProblem[] {
+  const v = validator('envelope.schema.json')
+  return v(rec) ? [] : problemsOf(v.errors)
+}
+
+/** Full record check: envelope, then the body by its kind, then the schema tag. */
+export function checkRecord(rec: unknown): SchemaProblem[] {
+  const env = checkEnvelope(rec)
+  if (env.length) return env
+  const r = rec as {kind: Kind; schema: string; body: unknown}
+  const problems = checkBody(r.kind, r.body)
+  const expected = `${r.kind}@${KINDS[r.kind].version}`
+  if (r.schema !== expected) problems.push({path: 'schema', message: `must be ${expected} for kind ${r.kind}`})
+  return problems
+}
+
+export function assertBody(kind: Kind, body: unknown, file?: string): void {
+  const p = checkBody(kind, body)
+  if (p.length) throw new SchemaError(`${kind} record`, p, file)
+}
+
+/** Validate a `.research/` document (config, contract, policy). */
+export function assertResearchFile(name: 'config' | 'contract' | 'policy', doc: unknown, file?: string): void {
+  const v = validator(`research/${name}.schema.json`)
+  if (!v(doc)) throw new SchemaError(`.research/${name}.yaml`, problemsOf(v.errors), file)
+}

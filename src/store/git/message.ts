@@ -1,0 +1,37 @@
+import type {ExpRecord} from '../../records/index.js'
+import {summarize} from '../../records/index.js'
+
+/** Trailers that let plain `git log` index the ledger (DESIGN.md §2). */
+export interface RecordTrailers {
+  record?: {kind: string; id: string}
+  schema?: string
+  lamport?: number
+  cites: string[]
+}
+
+export function recordMessage(r: ExpRecord): string {
+  const lines = [`${r.kind}: ${summarize(r)}`, '', `Exp-Record: ${r.kind}/${r.id}`, `Exp-Schema: ${r.schema}`, `Exp-Lamport: ${r.lamport}`]
+  if (r.cites.length) lines.push(`Exp-Cites: ${r.cites.join(' ')}`)
+  return `${lines.join('\n')}\n`
+}
+
+/** Read the Exp-* trailers of a commit message (last paragraph, `Key: value` lines). */
+export function parseTrailers(message: string): RecordTrailers {
+  const out: RecordTrailers = {cites: []}
+  for (const line of message.split('\n')) {
+    const m = /^(Exp-[A-Za-z]+):\s*(.*)$/.exec(line)
+    if (!m) continue
+    const v = m[2]!.trim()
+    switch (m[1]) {
+      case 'Exp-Record': {
+        const slash = v.indexOf('/')
+        if (slash > 0) out.record = {kind: v.slice(0, slash), id: v.slice(slash + 1)}
+        break
+      }
+      case 'Exp-Schema': out.schema = v; break
+      case 'Exp-Lamport': out.lamport = Number(v); break
+      case 'Exp-Cites': out.cites = v ? v.split(/\s+/) : []; break
+    }
+  }
+  return out
+}

@@ -1,0 +1,127 @@
+import {spawn, execFile, type ChildProcessWithoutNullStreams} from 'node:child_process'
+import {CorruptObjectError} from '../../errors/index.js'
+import type {ObjectType} from './objects.js'
+
+let gitAvailable: boolean | undefined
+
+/** Is a usable `git` binary on PATH? (EXP_NO_NATIVE_GIT=1 forces the pure isomorphic-git paths.) */
+export async function hasNativeGit(): Promise<boolean> {
+  if (process.env.EXP_NO_NATIVE_GIT === '1') return false
+  if (gitAvailable !== undefined) return gitAvailable
+  gitAvailable = await new Promise<boolean>(resolve => {
+    execFile('git', ['--version'], err => resolve(!err))
+  })
+  return gitAvailable
+}
+
+export interface RunResult {
+  stdout: Buffer
+  stderr: string
+  code: number
+}
+
+/** Run git to completion (async: never blocks the event loop, see TOOLCHAIN.md footgun 5). */
+export function runGit(args: string[], opts: {cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv; allowFail?: boolean}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe']})
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', d => out.push(d))
+    child.stderr.on('data', d => err.push(d))
+    child.on('error', reject)
+    child.on('close', code => {
+      const res = {stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 1}
+      if (res.code !== 0 && !opts.allowFail) reject(new Error(`git ${args.join(' ')} failed (${res.code}): ${res.stderr.trim()}`))
+      else resolve(res)
+    })
+    if (opts.input !== undefined) child.stdin.end(opts.input)
+    else child.stdin.end()
+  })
+}
+
+interface Pending {
+  oid: string
+  resolve: (v: {type: ObjectType; data: Buffer}) => void
+  reject: (e: Error) => void
+}
+
+/**
+ * One long-lived `git cat-file --batch`: requests are pipelined, answers parsed from the
+ * stream in order. Used for bulk reads where isomorphic-git is one to two orders slower.
+ */
+export class CatFileBatch {
+  private child: ChildProcessWithoutNullStreams
+  private queue: Pending[] = []
+  private head = 0
+  private buf: Buffer = Buffer.alloc(0)
+  private want: {type: ObjectType; size: number} | undefined
+  private dead: Error | undefined
+
+  constructor(gitDir: string) {
+    this.child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], {stdio: ['pipe', 'pipe', 'pipe']})
+    this.child.stdout.on('data', (d: Buffer) => this.onData(d))
+    this.child.stderr.on('data', () => undefined)
+    this.child.on('error', e => this.fail(e))
+    this.child.on('close', () => this.fail(new Error('git cat-file exited')))
+    this.child.stdin.on('error', e => this.fail(e))
+  }
+
+  read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
+    if (this.dead) return Promise.reject(this.dead)
+    return new Promise((resolve, reject) => {
+      this.queue.push({oid, resolve, reject})
+      this.child.stdin.write(`${oid}\n`)
+    })
+  }
+
+  private onData(d: Buffer): void {
+    this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d
+    for (;;) {
+      if (!this.want) {
+        const nl = this.buf.indexOf(10)
+        if (nl < 0) return
+        const line = this.buf.toString('latin1', 0, nl)
+        this.buf = this.buf.subarray(nl + 1)
+        const parts = line.split(' ')
+        if (parts[1] === 'missing' || parts[1] === 'ambiguous') {
+          const p = this.next()
+          p?.reject(new CorruptObjectError('object', `${parts[0]} is missing from the object database`, {oid: parts[0]}))
+          continue
+        }
+        this.want = {type: parts[1] as ObjectType, size: Number(parts[2])}
+      }
+      if (this.buf.length < this.want.size + 1) return
+      const data = Buffer.from(this.buf.subarray(0, this.want.size))
+      const type = this.want.type
+      this.buf = this.buf.subarray(this.want.size + 1)
+      this.want = undefined
+      this.next()?.resolve({type, data})
+    }
+  }
+
+  private next(): Pending | undefined {
+    const p = this.queue[this.head]
+    this.queue[this.head++] = undefined as unknown as Pending
+    if (this.head > 4096 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head)
+      this.head = 0
+    }
+    return p
+  }
+
+  private fail(e: Error): void {
+    if (this.dead) return
+    this.dead = e
+    for (let i = this.head; i < this.queue.length; i++) this.queue[i]?.reject(e)
+    this.queue = []
+    this.head = 0
+  }
+
+  async close(): Promise<void> {
+    if (this.dead) return
+    await new Promise<void>(resolve => {
+      this.child.once('close', () => resolve())
+      this.child.stdin.end()
+    })
+  }
+}

@@ -1,0 +1,82 @@
+import {createHash} from 'node:crypto'
+import {CorruptObjectError} from '../../errors/index.js'
+
+export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
+
+export interface TreeEntry {
+  mode: string
+  name: string
+  oid: string
+}
+
+export function hashObject(type: ObjectType, data: Uint8Array): string {
+  return createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex')
+}
+
+/** git's tree order: byte order of names, with tree names compared as if they ended in '/'. */
+function sortKey(e: TreeEntry): string {
+  return e.mode === '40000' ? `${e.name}/` : e.name
+}
+
+export function encodeTree(entries: readonly TreeEntry[]): Buffer {
+  const sorted = [...entries].sort((a, b) => {
+    const x = sortKey(a)
+    const y = sortKey(b)
+    return x < y ? -1 : x > y ? 1 : 0
+  })
+  const parts: Buffer[] = []
+  for (const e of sorted) {
+    parts.push(Buffer.from(`${e.mode} ${e.name}\0`, 'utf8'), Buffer.from(e.oid, 'hex'))
+  }
+  return Buffer.concat(parts)
+}
+
+export function parseTree(data: Buffer, oid = '?'): TreeEntry[] {
+  const out: TreeEntry[] = []
+  let i = 0
+  while (i < data.length) {
+    const sp = data.indexOf(0x20, i)
+    const nul = data.indexOf(0, sp)
+    if (sp < 0 || nul < 0 || nul + 21 > data.length) throw new CorruptObjectError('tree', `${oid} is truncated`, {oid})
+    out.push({mode: data.toString('latin1', i, sp), name: data.toString('utf8', sp + 1, nul), oid: data.toString('hex', nul + 1, nul + 21)})
+    i = nul + 21
+  }
+  return out
+}
+
+export interface Signature {
+  name: string
+  email: string
+  /** seconds since the epoch */
+  time: number
+}
+
+export interface CommitData {
+  tree: string
+  parents: string[]
+  author: Signature
+  committer: Signature
+  message: string
+}
+
+function sig(s: Signature): string {
+  return `${s.name.replace(/[<>\n]/g, '')} <${s.email.replace(/[<>\n]/g, '')}> ${s.time} +0000`
+}
+
+export function encodeCommit(c: CommitData): Buffer {
+  const head = [`tree ${c.tree}`, ...c.parents.map(p => `parent ${p}`), `author ${sig(c.author)}`, `committer ${sig(c.committer)}`]
+  return Buffer.from(`${head.join('\n')}\n\n${c.message}`, 'utf8')
+}
+
+export function parseCommit(data: Buffer, oid = '?'): {tree: string; parents: string[]; message: string} {
+  const text = data.toString('utf8')
+  const split = text.indexOf('\n\n')
+  if (split < 0 || !text.startsWith('tree ')) throw new CorruptObjectError('commit', `${oid} has no header`, {oid})
+  const parents: string[] = []
+  let tree = ''
+  for (const line of text.slice(0, split).split('\n')) {
+    if (line.startsWith('tree ')) tree = line.slice(5)
+    else if (line.startsWith('parent ')) parents.push(line.slice(7))
+  }
+  return {tree, parents, message: text.slice(split + 2)}
+}

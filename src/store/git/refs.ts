@@ -1,0 +1,65 @@
+import {promises as fsp, readFileSync} from 'node:fs'
+import path from 'node:path'
+import {CorruptObjectError} from '../../errors/index.js'
+
+const OID_RE = /^[0-9a-f]{40}$/
+
+/** Parse packed-refs into a map (peeled lines ignored). */
+export function readPackedRefs(commonDir: string): Map<string, string> {
+  const out = new Map<string, string>()
+  let text: string
+  try {
+    text = readFileSync(path.join(commonDir, 'packed-refs'), 'utf8')
+  } catch {
+    return out
+  }
+  for (const line of text.split('\n')) {
+    if (!line || line[0] === '#' || line[0] === '^') continue
+    const sp = line.indexOf(' ')
+    if (sp === 40) out.set(line.slice(41), line.slice(0, 40))
+  }
+  return out
+}
+
+async function readLoose(commonDir: string, ref: string): Promise<string | undefined> {
+  let text: string
+  try {
+    text = await fsp.readFile(path.join(commonDir, ref), 'utf8')
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined
+    throw e
+  }
+  const v = text.trim()
+  if (v.startsWith('ref: ')) return undefined // symbolic refs are not lanes
+  if (!OID_RE.test(v)) throw new CorruptObjectError('ref', `${ref} holds ${JSON.stringify(v.slice(0, 60))}, not an object id`, {ref})
+  return v
+}
+
+/** Resolve a full ref name (loose first, then packed-refs). */
+export async function readRef(commonDir: string, ref: string, packed?: Map<string, string>): Promise<string | undefined> {
+  return (await readLoose(commonDir, ref)) ?? (packed ?? readPackedRefs(commonDir)).get(ref)
+}
+
+/** All refs under a prefix (e.g. `refs/research/`), loose overriding packed, sorted by name. */
+export async function listRefs(commonDir: string, prefix: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  for (const [name, oid] of readPackedRefs(commonDir)) if (name.startsWith(prefix)) out.set(name, oid)
+  const walk = async (rel: string): Promise<void> => {
+    let entries
+    try {
+      entries = await fsp.readdir(path.join(commonDir, rel), {withFileTypes: true})
+    } catch {
+      return
+    }
+    for (const e of entries) {
+      const child = `${rel}/${e.name}`
+      if (e.isDirectory()) await walk(child)
+      else if (e.isFile() && !e.name.endsWith('.lock')) {
+        const v = await readLoose(commonDir, child).catch(() => undefined)
+        if (v) out.set(child, v)
+      }
+    }
+  }
+  await walk(prefix.replace(/\/$/, ''))
+  return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
+}

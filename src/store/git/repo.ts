@@ -1,0 +1,63 @@
+import {existsSync, readFileSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {NotARepoError} from '../../errors/index.js'
+
+/** Where a repository lives on disk. `commonDir` holds objects and shared refs; `gitDir` HEAD/index of this work tree. */
+export interface RepoPaths {
+  /** the work tree, or undefined for a bare repository */
+  workDir?: string
+  gitDir: string
+  commonDir: string
+  bare: boolean
+}
+
+function isGitDir(dir: string): boolean {
+  return existsSync(path.join(dir, 'HEAD')) && (existsSync(path.join(dir, 'objects')) || existsSync(path.join(dir, 'commondir'))) && existsSync(path.join(dir, 'refs'))
+}
+
+function commonOf(gitDir: string): string {
+  const f = path.join(gitDir, 'commondir')
+  if (!existsSync(f)) return gitDir
+  return path.resolve(gitDir, readFileSync(f, 'utf8').trim())
+}
+
+function gitFileTarget(file: string): string | undefined {
+  const text = readFileSync(file, 'utf8')
+  const m = /^gitdir:\s*(.+)$/m.exec(text)
+  return m ? path.resolve(path.dirname(file), m[1]!.trim()) : undefined
+}
+
+/**
+ * Find the repository containing `start`, the way git does: honour GIT_DIR, then walk up
+ * looking for a `.git` folder or file (linked work trees), or a folder that is itself a
+ * bare repository.
+ */
+export function discoverRepo(start: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): RepoPaths {
+  if (env.GIT_DIR) {
+    const gitDir = path.resolve(start, env.GIT_DIR)
+    if (!isGitDir(gitDir)) throw new NotARepoError(gitDir)
+    const workDir = env.GIT_WORK_TREE ? path.resolve(start, env.GIT_WORK_TREE) : undefined
+    return {gitDir, commonDir: commonOf(gitDir), workDir, bare: !workDir && isBareConfig(gitDir)}
+  }
+  let dir = path.resolve(start)
+  for (;;) {
+    const dotgit = path.join(dir, '.git')
+    if (existsSync(dotgit)) {
+      const st = statSync(dotgit)
+      const gitDir = st.isDirectory() ? dotgit : gitFileTarget(dotgit)
+      if (gitDir && isGitDir(gitDir)) return {workDir: dir, gitDir, commonDir: commonOf(gitDir), bare: false}
+    }
+    if (isGitDir(dir)) return {gitDir: dir, commonDir: commonOf(dir), bare: true}
+    const up = path.dirname(dir)
+    if (up === dir) throw new NotARepoError(path.resolve(start))
+    dir = up
+  }
+}
+
+function isBareConfig(gitDir: string): boolean {
+  try {
+    return /^\s*bare\s*=\s*true\s*$/m.test(readFileSync(path.join(gitDir, 'config'), 'utf8'))
+  } catch {
+    return false
+  }
+}

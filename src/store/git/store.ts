@@ -1,0 +1,278 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import git from 'isomorphic-git'
+import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../../records/index.js'
+import {ConflictError} from '../../errors/index.js'
+import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
+import {Ledger, type LedgerEntry} from '../ledger.js'
+import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, ReadProblem, RecordStore} from '../port.js'
+import {discoverRepo, type RepoPaths} from './repo.js'
+import {listRefs} from './refs.js'
+import {RefLock} from './lock.js'
+import {encodeCommit, parseCommit, type Signature} from './objects.js'
+import {IsoReader, NativeReader, type ObjectReader} from './reader.js'
+import {LooseSink, PackSink, type ObjectSink} from './writer.js'
+import {MutableTree, lookupPath} from './tree.js'
+import {recordMessage, parseTrailers} from './message.js'
+import {hasNativeGit} from './native.js'
+import {laneCommitsIso, laneCommitsNative, type LaneCommit} from './log.js'
+import {recordChange, checkStoredRecord} from './verify.js'
+import {LedgerCache, type LaneState, type CachedEntry} from './cache.js'
+
+export interface GitStoreOptions {
+  /** use the native git fast paths (cat-file, log) when a git binary exists; default: auto */
+  native?: boolean
+  /** batches at least this large are written as one pack file instead of loose objects */
+  packThreshold?: number
+  /** keep the projection cache under .git/exp (default true) */
+  cache?: boolean
+}
+
+interface MemEntry extends LedgerEntry {
+  bytes: Buffer
+}
+
+/** The git adapter of the RecordStore port: each record is one commit on its lane ref. */
+export class GitRecordStore implements RecordStore {
+  private commitTree = new Map<string, {tree: string; lamport: number}>()
+  private cache: LedgerCache
+  private constructor(readonly repo: RepoPaths, readonly reader: ObjectReader, readonly native: boolean, private readonly opts: GitStoreOptions) {
+    this.cache = new LedgerCache(repo.commonDir)
+  }
+
+  static async open(where: string | RepoPaths = process.cwd(), opts: GitStoreOptions = {}): Promise<GitRecordStore> {
+    const repo = typeof where === 'string' ? discoverRepo(where) : where
+    const native = opts.native ?? (await hasNativeGit())
+    const reader = native ? new NativeReader(repo.commonDir) : new IsoReader(repo.commonDir)
+    return new GitRecordStore(repo, reader, native, opts)
+  }
+
+  get commonDir(): string {
+    return this.repo.commonDir
+  }
+
+  async append<K extends Kind>(draft: RecordDraft<K>, opts: AppendOptions): Promise<AppendResult> {
+    return (await this.appendBatch([draft], opts))[0]!
+  }
+
+  async appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]> {
+    const lane = validateLane(opts.lane)
+    const ref = laneRef(lane, opts.private)
+    const prepared = drafts.map(d => prepare(d))
+    const inBatch = new Map<string, string>()
+    for (const p of prepared) {
+      const have = inBatch.get(p.id)
+      if (have !== undefined && have !== p.digest) throw new ConflictError(p.id, have, p.digest, lane)
+      inBatch.set(p.id, p.digest)
+    }
+    const lock = await RefLock.acquire(this.commonDir, ref, {timeoutMs: opts.lockTimeoutMs})
+    try {
+      const tips = await this.laneTips()
+      tips.set(ref, lock.old)
+      const existing = await this.findExisting(prepared.map(p => ({id: p.id, kind: p.draft.kind})), tips)
+      let lamport = 0
+      for (const tip of tips.values()) if (tip) lamport = Math.max(lamport, (await this.commitInfo(tip)).lamport)
+      const createdAt = utcTimestamp((opts.now ?? (() => new Date()))())
+      const fresh = prepared.filter((p, i) => !existing.has(p.id) && prepared.findIndex(q => q.id === p.id) === i)
+      const sink: ObjectSink = fresh.length >= (this.opts.packThreshold ?? 16) ? new PackSink(this.commonDir) : new LooseSink(this.commonDir)
+      const tree = new MutableTree(this.reader, lock.old ? (await this.commitInfo(lock.old)).tree : undefined)
+      const who = await this.signature(lane, createdAt)
+      let parent = lock.old
+      const made = new Map<string, AppendResult>()
+      for (const p of fresh) {
+        const record = seal(p, {lane, lamport: ++lamport, createdAt})
+        const blob = sink.put('blob', encodeRecord(record))
+        await tree.insert(recordPath(record.kind, record.id), blob)
+        const root = tree.write(sink, ref)
+        parent = sink.put('commit', encodeCommit({tree: root, parents: parent ? [parent] : [], author: who, committer: who, message: recordMessage(record)}))
+        this.commitTree.set(parent, {tree: root, lamport})
+        made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport, commit: parent})
+      }
+      if (fresh.length) {
+        await sink.flush()
+        await lock.commit(parent!)
+      } else await lock.release()
+      return prepared.map(p => {
+        const ex = existing.get(p.id)
+        if (ex) {
+          if (ex.digest !== p.digest) throw new ConflictError(p.id, ex.digest, p.digest, ex.lane)
+          return {id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: ex.lane, ref: ex.ref, lamport: ex.lamport, commit: ex.commit}
+        }
+        return made.get(p.id)!
+      })
+    } catch (e) {
+      await lock.release()
+      throw e
+    }
+  }
+
+  /** Lane refs (public and private) and their tips. */
+  async laneTips(): Promise<Map<string, string | undefined>> {
+    const out = new Map<string, string | undefined>()
+    for (const [ref, oid] of await listRefs(this.commonDir, 'refs/research/')) if (parseLaneRef(ref)) out.set(ref, oid)
+    return out
+  }
+
+  private async commitInfo(oid: string): Promise<{tree: string; lamport: number}> {
+    let hit = this.commitTree.get(oid)
+    if (!hit) {
+      const o = await this.reader.read(oid)
+      const c = parseCommit(o.data, oid)
+      hit = {tree: c.tree, lamport: parseTrailers(c.message).lamport ?? 0}
+      this.commitTree.set(oid, hit)
+    }
+    return hit
+  }
+
+  /** Records already present on any lane, by id: looked up by canonical path in each lane's tip tree. */
+  private async findExisting(items: {id: string; kind: Kind}[], tips: Map<string, string | undefined>): Promise<Map<string, {digest: string; lane: string; ref: string; lamport: number; commit?: string}>> {
+    const out = new Map<string, {digest: string; lane: string; ref: string; lamport: number; commit?: string}>()
+    for (const [ref, tip] of tips) {
+      if (!tip) continue
+      const {tree} = await this.commitInfo(tip)
+      for (const it of items) {
+        if (out.has(it.id)) continue
+        const e = await lookupPath(this.reader, tree, recordPath(it.kind, it.id))
+        if (!e) continue
+        const rec = decodeRecord((await this.reader.read(e.oid)).data, `${ref}:${recordPath(it.kind, it.id)}`)
+        out.set(it.id, {digest: rec.digest, lane: parseLaneRef(ref)!.lane, ref, lamport: rec.lamport})
+      }
+    }
+    return out
+  }
+
+  private async signature(lane: string, createdAt: string): Promise<Signature> {
+    const time = Math.floor(Date.parse(createdAt) / 1000)
+    const name = process.env.GIT_AUTHOR_NAME ?? (await this.config('user.name')) ?? 'exp'
+    const email = process.env.GIT_AUTHOR_EMAIL ?? (await this.config('user.email')) ?? `${lane}@exp.invalid`
+    return {name, email, time}
+  }
+
+  async config(key: string): Promise<string | undefined> {
+    try {
+      const v = await git.getConfig({fs, gitdir: this.commonDir, path: key})
+      return v === undefined || v === null ? undefined : String(v)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** The commits of one lane between `stop` (exclusive) and `tip`, oldest first. */
+  laneCommits(tip: string, stop?: string): Promise<LaneCommit[]> {
+    return this.native ? laneCommitsNative(this.commonDir, tip, stop) : laneCommitsIso(this.reader, tip, stop)
+  }
+
+  /** Read and check the records of commits; good ones become entries, bad ones problems. */
+  async readRecords(ref: string, commits: LaneCommit[]): Promise<{add: {entry: LedgerEntry; bytes: Buffer; record: ExpRecord}[]; problems: ReadProblem[]}> {
+    const info = parseLaneRef(ref)!
+    const add: {entry: LedgerEntry; bytes: Buffer; record: ExpRecord}[] = []
+    const problems: ReadProblem[] = []
+    const CHUNK = 1024
+    for (let i = 0; i < commits.length; i += CHUNK) {
+      const slice = commits.slice(i, i + CHUNK)
+      const located = slice.map(c => recordChange(c))
+      const blobs = await Promise.all(located.map(l => ('blob' in l ? this.reader.read(l.blob).then(o => o.data, (e: Error) => e) : undefined)))
+      slice.forEach((c, k) => {
+        const loc = located[k]!
+        if ('problem' in loc) return void problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
+        const data = blobs[k]
+        if (data instanceof Error) return void problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: data.message})
+        const {record, problems: bad} = checkStoredRecord(data!, c, {lane: info.lane, ...loc})
+        if (!record) return void problems.push(...bad.map(message => ({ref, commit: c.oid, path: loc.path, id: loc.id, message})))
+        add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites}, bytes: data!, record})
+      })
+    }
+    return {add, problems}
+  }
+
+  async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
+    const {entries, problems} = await this.refresh()
+    const visible = opts.includePrivate === false ? entries.filter(e => !e.private) : entries
+    return new Ledger(visible, e => ('bytes' in e ? decodeRecord((e as MemEntry).bytes, e.id) : decodeRecord(this.cache.read(e as CachedEntry), e.id)), problems)
+  }
+
+
+  /** Bring the cache up to the current lane tips, reading only new commits. */
+  private async refresh(): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]}> {
+    const tips = await this.laneTips()
+    const persist = this.opts.cache !== false && this.cache.tryLock()
+    try {
+      const state = this.opts.cache === false ? {format: 1, lanes: {}} : this.cache.loadState()
+      const entries: LedgerEntry[] = []
+      const problems: ReadProblem[] = []
+      let changed = false
+      for (const [ref, tip] of tips) {
+        if (!tip) continue
+        const info = parseLaneRef(ref)!
+        let st: LaneState | undefined = state.lanes[ref]
+        if (st && st.tip === tip) {
+          entries.push(...this.cache.readEntries(ref, st, info.lane, info.private))
+          problems.push(...st.problems)
+          continue
+        }
+        let commits: LaneCommit[] | undefined
+        if (st) {
+          commits = await this.laneCommits(tip, st.tip).catch(() => undefined)
+          if (!commits || !commits.length || commits[0]!.parents[0] !== st.tip) {
+            if (persist) this.cache.drop(ref, st)
+            st = undefined
+            commits = undefined
+          }
+        }
+        commits ??= await this.laneCommits(tip)
+        const {add, problems: bad} = await this.readRecords(ref, commits)
+        const old = st ? this.cache.readEntries(ref, st, info.lane, info.private) : []
+        if (persist) {
+          const res = this.cache.append(ref, st, tip, add, bad, info.lane, info.private)
+          state.lanes[ref] = res.state
+          entries.push(...old, ...res.entries)
+          problems.push(...res.state.problems)
+          changed = true
+        } else {
+          entries.push(...old, ...add.map(a => ({...a.entry, bytes: a.bytes}) as MemEntry))
+          problems.push(...(st?.problems ?? []), ...bad)
+        }
+      }
+      for (const ref of Object.keys(state.lanes)) {
+        if (!tips.get(ref)) {
+          if (persist) this.cache.drop(ref, state.lanes[ref]!)
+          delete state.lanes[ref]
+          changed = true
+        }
+      }
+      if (persist && changed) this.cache.saveState(state)
+      return {entries, problems}
+    } finally {
+      if (persist) this.cache.unlock()
+    }
+  }
+
+  async lanes(): Promise<LaneInfo[]> {
+    const ledger = await this.ledger()
+    const tips = await this.laneTips()
+    const stats = new Map<string, {records: number; last: number}>()
+    for (const e of [...ledger.entries, ...ledger.duplicates]) {
+      const s = stats.get(e.ref) ?? {records: 0, last: 0}
+      s.records++
+      s.last = Math.max(s.last, e.lamport)
+      stats.set(e.ref, s)
+    }
+    return [...tips].filter(([, tip]) => tip).map(([ref, tip]) => {
+      const info = parseLaneRef(ref)!
+      const s = stats.get(ref) ?? {records: 0, last: 0}
+      return {lane: info.lane, ref, private: info.private, tip: tip!, records: s.records, lastLamport: s.last}
+    })
+  }
+
+  /** Remove the derived cache (it is rebuilt on the next read). */
+  dropCache(): void {
+    this.cache.close()
+    fs.rmSync(path.dirname(this.cache.dir), {recursive: true, force: true})
+    this.cache = new LedgerCache(this.commonDir)
+  }
+
+  async close(): Promise<void> {
+    this.cache.close()
+    await this.reader.close()
+  }
+}

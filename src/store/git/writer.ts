@@ -1,0 +1,192 @@
+import {promises as fsp} from 'node:fs'
+import path from 'node:path'
+import zlib from 'node:zlib'
+import {createHash, randomBytes} from 'node:crypto'
+import {hashObject, type ObjectType} from './objects.js'
+import {makeDelta} from './delta.js'
+
+/** Where new objects go. `put` hashes at once; `flush` makes them durable before any ref moves. */
+export interface ObjectSink {
+  /** `deltaKey` names a lineage (e.g. a tree path): a pack may store the object as a delta of the key's previous version */
+  put(type: ObjectType, data: Buffer, deltaKey?: string): string
+  flush(): Promise<void>
+  readonly count: number
+}
+
+/** Loose objects, written tmp-then-rename like git (used for small appends). */
+export class LooseSink implements ObjectSink {
+  private pending = new Map<string, {type: ObjectType; data: Buffer}>()
+  constructor(private readonly commonDir: string) {}
+
+  get count(): number {
+    return this.pending.size
+  }
+
+  put(type: ObjectType, data: Buffer): string {
+    const oid = hashObject(type, data)
+    if (!this.pending.has(oid)) this.pending.set(oid, {type, data})
+    return oid
+  }
+
+  async flush(): Promise<void> {
+    const dirs = new Set<string>()
+    for (const [oid, {type, data}] of this.pending) {
+      const dir = path.join(this.commonDir, 'objects', oid.slice(0, 2))
+      const file = path.join(dir, oid.slice(2))
+      if (!dirs.has(dir)) {
+        await fsp.mkdir(dir, {recursive: true})
+        dirs.add(dir)
+      }
+      const tmp = path.join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`)
+      await fsp.writeFile(tmp, zlib.deflateSync(Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data])), {mode: 0o444})
+      await fsp.rename(tmp, file).catch(async e => {
+        await fsp.unlink(tmp).catch(() => undefined)
+        throw e
+      })
+    }
+    this.pending.clear()
+  }
+}
+
+const TYPE_CODE: Record<ObjectType, number> = {commit: 1, tree: 2, blob: 3, tag: 4}
+const OFS_DELTA = 6
+const MAX_DEPTH = 50
+
+interface PackObject {
+  oid: string
+  type: ObjectType
+  data: Buffer
+  /** index of the delta base in `objects`, or -1 */
+  base: number
+  depth: number
+}
+
+/**
+ * One pack file per batch (git pack format v2 with an .idx v2): no loose-object explosion,
+ * and trees stored as small OFS_DELTAs of their previous version, as `git fast-import` does.
+ */
+export class PackSink implements ObjectSink {
+  private objects: PackObject[] = []
+  private seen = new Set<string>()
+  private lineage = new Map<string, number>()
+  constructor(private readonly commonDir: string) {}
+
+  get count(): number {
+    return this.objects.length
+  }
+
+  put(type: ObjectType, data: Buffer, deltaKey?: string): string {
+    const oid = hashObject(type, data)
+    if (this.seen.has(oid)) return oid
+    this.seen.add(oid)
+    let base = -1
+    let depth = 0
+    if (deltaKey !== undefined) {
+      const prev = this.lineage.get(deltaKey)
+      if (prev !== undefined && this.objects[prev]!.type === type && this.objects[prev]!.depth < MAX_DEPTH) {
+        base = prev
+        depth = this.objects[prev]!.depth + 1
+      }
+      this.lineage.set(deltaKey, this.objects.length)
+    }
+    this.objects.push({oid, type, data, base, depth})
+    return oid
+  }
+
+  async flush(): Promise<void> {
+    if (!this.objects.length) return
+    const chunks: Buffer[] = []
+    const head = Buffer.alloc(12)
+    head.write('PACK', 0, 'latin1')
+    head.writeUInt32BE(2, 4)
+    head.writeUInt32BE(this.objects.length, 8)
+    chunks.push(head)
+    let offset = 12
+    const offsets: number[] = []
+    const crcs: number[] = []
+    for (const o of this.objects) {
+      let body: Buffer
+      let header: Buffer
+      if (o.base >= 0) {
+        const delta = makeDelta(this.objects[o.base]!.data, o.data)
+        header = Buffer.concat([objHeader(OFS_DELTA, delta.length), ofsBytes(offset - offsets[o.base]!)])
+        body = zlib.deflateSync(delta, {level: 1})
+      } else {
+        header = objHeader(TYPE_CODE[o.type], o.data.length)
+        body = zlib.deflateSync(o.data, {level: 1})
+      }
+      offsets.push(offset)
+      crcs.push(zlib.crc32(body, zlib.crc32(header)))
+      chunks.push(header, body)
+      offset += header.length + body.length
+    }
+    const packBody = Buffer.concat(chunks)
+    const packSum = createHash('sha1').update(packBody).digest()
+    const name = packSum.toString('hex')
+    const dir = path.join(this.commonDir, 'objects', 'pack')
+    await fsp.mkdir(dir, {recursive: true})
+    const tmp = randomBytes(6).toString('hex')
+    const tmpPack = path.join(dir, `tmp_pack_${tmp}`)
+    const tmpIdx = path.join(dir, `tmp_idx_${tmp}`)
+    await fsp.writeFile(tmpPack, Buffer.concat([packBody, packSum]), {mode: 0o444})
+    await fsp.writeFile(tmpIdx, this.index(offsets, crcs, packSum), {mode: 0o444})
+    // the .pack first, the .idx last: readers find packs through their index
+    await fsp.rename(tmpPack, path.join(dir, `pack-${name}.pack`))
+    await fsp.rename(tmpIdx, path.join(dir, `pack-${name}.idx`))
+    this.objects = []
+    this.seen.clear()
+    this.lineage.clear()
+  }
+
+  private index(offsets: number[], crcs: number[], packSum: Buffer): Buffer {
+    const order = this.objects.map((o, i) => ({oid: o.oid, i})).sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0))
+    const n = order.length
+    const fanout = Buffer.alloc(256 * 4)
+    const counts = new Array<number>(256).fill(0)
+    for (const {oid} of order) counts[parseInt(oid.slice(0, 2), 16)]!++
+    let acc = 0
+    for (let b = 0; b < 256; b++) {
+      acc += counts[b]!
+      fanout.writeUInt32BE(acc, b * 4)
+    }
+    const names = Buffer.concat(order.map(o => Buffer.from(o.oid, 'hex')))
+    const crc = Buffer.alloc(n * 4)
+    const off = Buffer.alloc(n * 4)
+    const large: Buffer[] = []
+    order.forEach(({i}, k) => {
+      crc.writeUInt32BE(crcs[i]! >>> 0, k * 4)
+      const o = offsets[i]!
+      if (o < 0x80000000) off.writeUInt32BE(o, k * 4)
+      else {
+        off.writeUInt32BE((0x80000000 | large.length) >>> 0, k * 4)
+        const b = Buffer.alloc(8)
+        b.writeBigUInt64BE(BigInt(o))
+        large.push(b)
+      }
+    })
+    const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, names, crc, off, ...large, packSum])
+    return Buffer.concat([body, createHash('sha1').update(body).digest()])
+  }
+}
+
+function objHeader(type: number, size: number): Buffer {
+  const bytes: number[] = []
+  let c = (type << 4) | (size & 0x0f)
+  size = Math.floor(size / 16)
+  while (size > 0) {
+    bytes.push(c | 0x80)
+    c = size & 0x7f
+    size = Math.floor(size / 128)
+  }
+  bytes.push(c)
+  return Buffer.from(bytes)
+}
+
+function ofsBytes(n: number): Buffer {
+  const bytes = [n & 0x7f]
+  while ((n >>= 7)) {
+    n--
+    bytes.unshift(0x80 | (n & 0x7f))
+  }
+  return Buffer.from(bytes)
+}

@@ -1,0 +1,6 @@
+export * from './port.js'
+export * from './ledger.js'
+export * from './lanes.js'
+export {MemoryRecordStore} from './memory.js'
+export {GitRecordStore, type GitStoreOptions} from './git/store.js'
+export {discoverRepo, type RepoPaths} from './git/repo.js'

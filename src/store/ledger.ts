@@ -1,0 +1,118 @@
+import type {ExpRecord, Kind} from '../records/index.js'
+import type {ReadProblem} from './port.js'
+
+/** What the ledger knows of a record without reading its body. */
+export interface LedgerEntry {
+  id: string
+  kind: Kind
+  digest: string
+  lane: string
+  ref: string
+  private: boolean
+  lamport: number
+  commit: string
+  cites: readonly string[]
+}
+
+export interface LedgerFilter {
+  kinds?: readonly Kind[]
+  lanes?: readonly string[]
+  /** only records citing this id */
+  cites?: string
+  /** only records with lamport > since */
+  since?: number
+  includePrivate?: boolean
+}
+
+/** Ledger order: (lamport, lane, id), never wall time; ref breaks the tie of a lane's public and private halves. */
+export function compareEntries(a: LedgerEntry, b: LedgerEntry): number {
+  return a.lamport - b.lamport || cmp(a.lane, b.lane) || cmp(a.id, b.id) || cmp(a.ref, b.ref)
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+/**
+ * The ledger: every record across lanes in ledger order, deduplicated by id (the first in
+ * ledger order wins; later copies are listed in `duplicates`). Bodies load on demand.
+ */
+export class Ledger {
+  readonly entries: readonly LedgerEntry[]
+  readonly duplicates: readonly LedgerEntry[]
+  private byId = new Map<string, LedgerEntry>()
+  private reverse: Map<string, LedgerEntry[]> | undefined
+
+  constructor(
+    entries: LedgerEntry[],
+    private readonly loader: (e: LedgerEntry) => ExpRecord,
+    readonly problems: readonly ReadProblem[] = [],
+  ) {
+    entries.sort(compareEntries)
+    const unique: LedgerEntry[] = []
+    const dups: LedgerEntry[] = []
+    for (const e of entries) {
+      if (this.byId.has(e.id)) dups.push(e)
+      else {
+        this.byId.set(e.id, e)
+        unique.push(e)
+      }
+    }
+    this.entries = unique
+    this.duplicates = dups
+  }
+
+  get size(): number {
+    return this.entries.length
+  }
+
+  get maxLamport(): number {
+    return this.entries.length ? this.entries[this.entries.length - 1]!.lamport : 0
+  }
+
+  get(id: string): LedgerEntry | undefined {
+    return this.byId.get(id)
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id)
+  }
+
+  /** The record body of an entry (or id). */
+  load<K extends Kind = Kind>(e: LedgerEntry | string): ExpRecord<K> {
+    const entry = typeof e === 'string' ? this.byId.get(e) : e
+    if (!entry) throw new Error(`no record ${String(e)}`)
+    return this.loader(entry) as ExpRecord<K>
+  }
+
+  select(f: LedgerFilter = {}): LedgerEntry[] {
+    const kinds = f.kinds?.length ? new Set(f.kinds) : undefined
+    const lanes = f.lanes?.length ? new Set(f.lanes) : undefined
+    const src = f.cites ? this.citedBy(f.cites) : this.entries
+    return src.filter(e =>
+      (!kinds || kinds.has(e.kind)) &&
+      (!lanes || lanes.has(e.lane)) &&
+      (f.since === undefined || e.lamport > f.since) &&
+      (f.includePrivate !== false || !e.private))
+  }
+
+  /** Loaded records matching a filter, in ledger order. */
+  records<K extends Kind>(f: LedgerFilter & {kinds: readonly K[]}): ExpRecord<K>[]
+  records(f?: LedgerFilter): ExpRecord[]
+  records(f: LedgerFilter = {}): ExpRecord[] {
+    return this.select(f).map(e => this.loader(e))
+  }
+
+  /** Entries that cite `id`, in ledger order. */
+  citedBy(id: string): LedgerEntry[] {
+    if (!this.reverse) {
+      this.reverse = new Map()
+      for (const e of this.entries) for (const c of e.cites) {
+        let list = this.reverse.get(c)
+        if (!list) this.reverse.set(c, (list = []))
+        list.push(e)
+      }
+    }
+    return this.reverse.get(id) ?? []
+  }
+}

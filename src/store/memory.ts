@@ -1,0 +1,86 @@
+import {prepare, seal, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../records/index.js'
+import {ConflictError} from '../errors/index.js'
+import {laneRef, validateLane} from './lanes.js'
+import {Ledger, type LedgerEntry} from './ledger.js'
+import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, RecordStore} from './port.js'
+
+interface Stored {
+  record: ExpRecord
+  ref: string
+  private: boolean
+  commit: string
+}
+
+/** The in-memory adapter: same contract as the git store, for pure tests and projections. */
+export class MemoryRecordStore implements RecordStore {
+  private lanesByRef = new Map<string, Stored[]>()
+  private byId = new Map<string, Stored>()
+  private seq = 0
+
+  async append<K extends Kind>(draft: RecordDraft<K>, opts: AppendOptions): Promise<AppendResult> {
+    return (await this.appendBatch([draft], opts))[0]!
+  }
+
+  async appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]> {
+    const lane = validateLane(opts.lane)
+    const ref = laneRef(lane, opts.private)
+    const prepared = drafts.map(d => prepare(d))
+    const fresh = new Map<string, string>()
+    for (const p of prepared) {
+      const have = this.byId.get(p.id)?.record.digest ?? fresh.get(p.id)
+      if (have !== undefined && have !== p.digest) throw new ConflictError(p.id, have, p.digest, lane)
+      fresh.set(p.id, p.digest)
+    }
+    const now = utcTimestamp((opts.now ?? (() => new Date()))())
+    let lamport = this.maxLamport()
+    const results: AppendResult[] = []
+    const list = this.lanesByRef.get(ref) ?? []
+    for (const p of prepared) {
+      const existing = this.byId.get(p.id)
+      if (existing) {
+        results.push({id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: existing.record.lane, ref: existing.ref, lamport: existing.record.lamport, commit: existing.commit})
+        continue
+      }
+      const record = seal(p, {lane, lamport: ++lamport, createdAt: now})
+      const stored = {record, ref, private: !!opts.private, commit: (++this.seq).toString(16).padStart(40, '0')}
+      list.push(stored)
+      this.byId.set(p.id, stored)
+      results.push({id: p.id, kind: p.draft.kind, digest: p.digest, status: 'created', lane, ref, lamport: record.lamport, commit: stored.commit})
+    }
+    this.lanesByRef.set(ref, list)
+    return results
+  }
+
+  private maxLamport(): number {
+    let m = 0
+    for (const list of this.lanesByRef.values()) if (list.length) m = Math.max(m, list[list.length - 1]!.record.lamport)
+    return m
+  }
+
+  async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
+    const entries: LedgerEntry[] = []
+    const bodies = new Map<LedgerEntry, ExpRecord>()
+    for (const list of this.lanesByRef.values()) {
+      for (const s of list) {
+        if (s.private && opts.includePrivate === false) continue
+        const r = s.record
+        const e: LedgerEntry = {id: r.id, kind: r.kind, digest: r.digest, lane: r.lane, ref: s.ref, private: s.private, lamport: r.lamport, commit: s.commit, cites: r.cites}
+        bodies.set(e, r)
+        entries.push(e)
+      }
+    }
+    return new Ledger(entries, e => structuredClone(bodies.get(e)!))
+  }
+
+  async lanes(): Promise<LaneInfo[]> {
+    return [...this.lanesByRef.entries()]
+      .filter(([, list]) => list.length)
+      .map(([ref, list]) => {
+        const last = list[list.length - 1]!
+        return {lane: last.record.lane, ref, private: last.private, tip: last.commit, records: list.length, lastLamport: last.record.lamport}
+      })
+      .sort((a, b) => (a.ref < b.ref ? -1 : 1))
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,60 @@
+import type {ExpRecord, RecordDraft, Kind} from '../records/index.js'
+import type {Ledger} from './ledger.js'
+
+export interface AppendOptions {
+  lane: string
+  /** write to refs/research/private/<lane> (never pushed) instead of the public lane */
+  private?: boolean
+  /** the clock, from outside (STYLE.md §6); created_at of the new records */
+  now?: () => Date
+  lockTimeoutMs?: number
+}
+
+export interface AppendResult {
+  id: string
+  kind: Kind
+  digest: string
+  /** created: a new commit; exists: the same id with the same digest was already recorded (a no-op) */
+  status: 'created' | 'exists'
+  lane: string
+  ref: string
+  lamport: number
+  commit?: string
+}
+
+export interface LaneInfo {
+  lane: string
+  ref: string
+  private: boolean
+  tip: string
+  records: number
+  lastLamport: number
+}
+
+export interface ReadProblem {
+  ref: string
+  commit?: string
+  path?: string
+  id?: string
+  message: string
+}
+
+export interface LedgerOptions {
+  /** include refs/research/private/* lanes (default true: they are this clone's own) */
+  includePrivate?: boolean
+}
+
+/**
+ * The one storage port. The git adapter keeps each record as a commit on a lane ref; the
+ * in-memory adapter keeps arrays. Both pass test/store/contract.ts.
+ */
+export interface RecordStore {
+  append<K extends Kind>(draft: RecordDraft<K>, opts: AppendOptions): Promise<AppendResult>
+  /** all-or-nothing: validated first, then one lock, one ref update */
+  appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]>
+  ledger(opts?: LedgerOptions): Promise<Ledger>
+  lanes(): Promise<LaneInfo[]>
+  close(): Promise<void>
+}
+
+export type {ExpRecord}
