@@ -1,39 +1,27 @@
-import {readFileSync, readdirSync} from 'node:fs'
 import {fileURLToPath} from 'node:url'
 import path from 'node:path'
-import {Ajv2020, type ValidateFunction, type ErrorObject} from 'ajv/dist/2020.js'
+import type {ErrorObject} from 'ajv'
 import {SchemaError, type SchemaProblem} from '../errors/index.js'
 import {KINDS, type Kind} from './kinds.js'
+import * as compiled from './validators.generated.js'
 
 /** The folder of JSON Schemas shipped with the package (the same at write and read time). */
 export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas')
 
-const BASE = 'https://experience-compiler.dev/schemas/'
-
-let ajv: Ajv2020 | undefined
-const compiled = new Map<string, ValidateFunction>()
-
-function instance(): Ajv2020 {
-  if (ajv) return ajv
-  ajv = new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true})
-  const load = (rel: string) => ajv!.addSchema(JSON.parse(readFileSync(path.join(SCHEMA_DIR, rel), 'utf8')))
-  load('defs.schema.json')
-  load('envelope.schema.json')
-  for (const dir of ['records', 'research']) {
-    for (const f of readdirSync(path.join(SCHEMA_DIR, dir)).sort()) if (f.endsWith('.schema.json')) load(`${dir}/${f}`)
-  }
-  return ajv
+export interface CompiledValidator {
+  (data: unknown): boolean
+  errors?: ErrorObject[] | null
 }
 
-/** Compiled validator for a schema path relative to schemas/ (compiled once, lazily). */
-export function validator(rel: string): ValidateFunction {
-  let v = compiled.get(rel)
-  if (!v) {
-    const fn = instance().getSchema(BASE + rel)
-    if (!fn) throw new Error(`schema not found: ${rel}`)
-    v = fn
-    compiled.set(rel, v)
-  }
+/**
+ * The compiled validator of a schema path relative to schemas/. These are ajv's own
+ * compiled functions, generated at development time (scripts/gen-validators.mjs), so
+ * nothing is compiled when the CLI starts.
+ */
+export function validator(rel: string): CompiledValidator {
+  const name = 'v_' + rel.replace(/\.schema\.json$/, '').replace(/[^A-Za-z0-9]+/g, '_')
+  const v = (compiled as unknown as Record<string, CompiledValidator>)[name]
+  if (!v) throw new Error(`no compiled validator for schemas/${rel}: run npm run gen`)
   return v
 }
 
@@ -50,7 +38,7 @@ export function problemsOf(errors: ErrorObject[] | null | undefined, prefix = ''
       at += `.${(e.params as {missingProperty: string}).missingProperty}`
       message = 'is required'
     }
-    return {path: at.replace(/^\./, ''), message}
+    return {path: at.replace(/^\./, '').replace(/\.{2,}/g, '.'), message}
   })
 }
 

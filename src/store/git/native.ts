@@ -1,4 +1,6 @@
-import {spawn, execFile, type ChildProcessWithoutNullStreams} from 'node:child_process'
+import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
+import {accessSync, constants as fsConstants} from 'node:fs'
+import path from 'node:path'
 import {CorruptObjectError} from '../../errors/index.js'
 import type {ObjectType} from './objects.js'
 
@@ -8,8 +10,14 @@ let gitAvailable: boolean | undefined
 export async function hasNativeGit(): Promise<boolean> {
   if (process.env.EXP_NO_NATIVE_GIT === '1') return false
   if (gitAvailable !== undefined) return gitAvailable
-  gitAvailable = await new Promise<boolean>(resolve => {
-    execFile('git', ['--version'], err => resolve(!err))
+  // look the binary up on PATH instead of spawning `git --version` (saves a process start per command)
+  gitAvailable = (process.env.PATH ?? '').split(path.delimiter).some(dir => {
+    try {
+      accessSync(path.join(dir, 'git'), fsConstants.X_OK)
+      return true
+    } catch {
+      return false
+    }
   })
   return gitAvailable
 }

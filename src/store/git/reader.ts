@@ -1,7 +1,8 @@
 import fs from 'node:fs'
-import git from 'isomorphic-git'
+import path from 'node:path'
+import zlib from 'node:zlib'
 import {CorruptObjectError} from '../../errors/index.js'
-import type {ObjectType} from './objects.js'
+import {hashObject, type ObjectType} from './objects.js'
 import {CatFileBatch} from './native.js'
 
 /** Reads git objects by id. Two adapters: isomorphic-git (in process) and native `git cat-file --batch`. */
@@ -17,6 +18,7 @@ export class IsoReader implements ObjectReader {
 
   async read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
     try {
+      const {default: git} = await import('isomorphic-git')
       const o = await git.readObject({fs, gitdir: this.gitdir, oid, format: 'content', cache: IsoReader.cache})
       return {type: o.type as ObjectType, data: Buffer.from(o.object as Uint8Array)}
     } catch (e) {
@@ -27,11 +29,33 @@ export class IsoReader implements ObjectReader {
   async close(): Promise<void> {}
 }
 
+/** Read a loose object in process; undefined when it is not loose (packed or missing). */
+export function readLoose(gitdir: string, oid: string): {type: ObjectType; data: Buffer} | undefined {
+  let raw: Buffer
+  try {
+    raw = zlib.inflateSync(fs.readFileSync(path.join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2))))
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw new CorruptObjectError('object', `${oid}: ${(e as Error).message}`, {oid})
+  }
+  const nul = raw.indexOf(0)
+  const [type, size] = raw.toString('latin1', 0, nul).split(' ')
+  const data = raw.subarray(nul + 1)
+  if (Number(size) !== data.length || hashObject(type as ObjectType, data) !== oid) throw new CorruptObjectError('object', `${oid}: loose object does not match its id`, {oid})
+  return {type: type as ObjectType, data}
+}
+
+/**
+ * Native adapter: loose objects are read in process (no child for small repositories),
+ * everything else through one long-lived `git cat-file --batch`.
+ */
 export class NativeReader implements ObjectReader {
   private batch: CatFileBatch | undefined
   constructor(private readonly gitdir: string) {}
 
-  read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
+  async read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
+    const loose = readLoose(this.gitdir, oid)
+    if (loose) return loose
     this.batch ??= new CatFileBatch(this.gitdir)
     return this.batch.read(oid)
   }

@@ -1,6 +1,5 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import git from 'isomorphic-git'
 import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../../records/index.js'
 import {ConflictError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
@@ -15,6 +14,7 @@ import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPath} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
 import {hasNativeGit} from './native.js'
+import {readGitConfig, configValue} from './config.js'
 import {laneCommitsIso, laneCommitsNative, type LaneCommit} from './log.js'
 import {recordChange, checkStoredRecord} from './verify.js'
 import {LedgerCache, type LaneState, type CachedEntry} from './cache.js'
@@ -148,13 +148,12 @@ export class GitRecordStore implements RecordStore {
     return {name, email, time}
   }
 
+  private cfg: Map<string, string[]> | undefined
+
+  /** A git config value (repository over global), read in process. */
   async config(key: string): Promise<string | undefined> {
-    try {
-      const v = await git.getConfig({fs, gitdir: this.commonDir, path: key})
-      return v === undefined || v === null ? undefined : String(v)
-    } catch {
-      return undefined
-    }
+    this.cfg ??= readGitConfig(this.commonDir)
+    return configValue(this.cfg, key)
   }
 
   /** The commits of one lane between `stop` (exclusive) and `tip`, oldest first. */

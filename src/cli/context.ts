@@ -1,0 +1,20 @@
+import {GitRecordStore, resolveLane} from '../store/index.js'
+
+/** Open the record store of the repository containing `dir`. */
+export function openStore(dir: string): Promise<GitRecordStore> {
+  return GitRecordStore.open(dir)
+}
+
+/** The lane this command writes to: --lane, EXP_LANE, git config exp.lane, or user@host. */
+export async function laneOf(store: GitRecordStore, flag?: string): Promise<string> {
+  return resolveLane({flag, gitConfig: await store.config('exp.lane')}).lane
+}
+
+export async function withStore<T>(dir: string, fn: (s: GitRecordStore) => Promise<T>): Promise<T> {
+  const s = await openStore(dir)
+  try {
+    return await fn(s)
+  } finally {
+    await s.close()
+  }
+}

@@ -1,0 +1,59 @@
+import {Args, Flags} from '@oclif/core'
+import {readFile} from 'node:fs/promises'
+import {ExpCommand} from '../cli/base.js'
+import {laneOf, withStore} from '../cli/context.js'
+import {appendFromText} from '../store/input.js'
+
+export default class Append extends ExpCommand {
+  static summary = 'Validate a record body (YAML or JSON) and append it to a lane.'
+  static description = `Each record becomes one commit on refs/research/lanes/<lane> (or refs/research/private/<lane> with --private). Prints the record id.
+The input is the record body, or a draft {kind?, body, cites?, key?}. With --batch the input is JSON Lines, one record per line, all appended in one locked step (all or nothing).
+Appending a record that already exists with the same content is a no-op; the same id with other content is a conflict.`
+
+  static examples = [
+    '<%= config.bin %> append note note.yaml',
+    "echo '{\"text\":\"looks flaky\"}' | <%= config.bin %> append note -",
+    '<%= config.bin %> append --batch records.jsonl --lane ci',
+    '<%= config.bin %> append trace - --batch --private < traces.jsonl',
+  ]
+
+  static args = {
+    kind: Args.string({description: 'record kind (manifest, trace, verification, evaluation, evidence, knowledge, hypothesis, recall, proposal, decision, claim, release, note); optional with --batch when each line names its kind'}),
+    file: Args.string({description: 'file to read, or - for stdin', default: '-'}),
+  }
+
+  static flags = {
+    lane: Flags.string({description: 'lane to append to (default: EXP_LANE, git config exp.lane, user@host)'}),
+    private: Flags.boolean({description: 'append to the private lane (never pushed)'}),
+    batch: Flags.boolean({description: 'read JSON Lines and append each line as its own record'}),
+    cite: Flags.string({description: 'id this record cites (repeatable)', multiple: true}),
+    key: Flags.string({description: 'explicit idempotency key (the id derives from it)'}),
+    json: Flags.boolean({description: 'print the results as JSON'}),
+  }
+
+  async run(): Promise<void> {
+    const {args, flags} = await this.parse(Append)
+    let kind = args.kind
+    let file = args.file
+    // `exp append --batch FILE`: a single positional is the file when it is not a kind name
+    if (flags.batch && kind && (kind === '-' || kind.includes('.') || kind.includes('/'))) {
+      file = kind
+      kind = undefined
+    }
+    const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(e => {
+      throw Object.assign(new Error(`cannot read ${file}: ${(e as Error).message}`), {code: 'ENOENT'})
+    })
+    const results = await withStore(this.workDir, async store => {
+      const lane = await laneOf(store, flags.lane)
+      return appendFromText(store, text, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key})
+    })
+    if (flags.json) this.log(JSON.stringify(results.length === 1 && !flags.batch ? results[0] : results, null, 2))
+    else for (const r of results) this.log(r.status === 'exists' ? `${r.id} (exists)` : r.id)
+  }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const c of process.stdin) chunks.push(c as Buffer)
+  return Buffer.concat(chunks).toString('utf8')
+}

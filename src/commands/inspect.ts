@@ -1,0 +1,71 @@
+import {Args} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {withStore} from '../cli/context.js'
+import {NotFoundError} from '../errors/index.js'
+import {summarize, recordPath, type ExpRecord} from '../records/index.js'
+
+export interface InspectResult {
+  record: ExpRecord
+  commit: string
+  ref: string
+  lane: string
+  private: boolean
+  path: string
+  cites: {id: string; kind?: string; summary?: string; missing: boolean}[]
+  cited_by: {id: string; kind: string; summary: string}[]
+  duplicates: {ref: string; commit: string}[]
+}
+
+export default class Inspect extends ExpCommand {
+  static summary = 'Show one record: its body, commit and lane, what it cites and what cites it.'
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json']
+  static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}
+
+  async run(): Promise<InspectResult> {
+    const {args} = await this.parse(Inspect)
+    const res = await withStore(this.workDir, async store => {
+      const ledger = await store.ledger()
+      const e = ledger.get(args.id)
+      if (!e) {
+        const near = ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id)
+        if (near.length === 1) return inspectOf(ledger, near[0]!)
+        throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : 'list ids with `exp ledger`')
+      }
+      return inspectOf(ledger, args.id)
+    })
+    if (!this.jsonEnabled()) {
+      const r = res.record
+      this.log(`${r.kind} ${r.id}  ${summarize(r)}`)
+      this.log(`lane ${res.lane}${res.private ? ' (private)' : ''}  lamport ${r.lamport}  created ${r.created_at}`)
+      this.log(`commit ${res.commit} on ${res.ref}`)
+      this.log(`path ${res.path}  digest ${r.digest}`)
+      this.log(`cites: ${res.cites.length ? '' : '(nothing)'}`)
+      for (const c of res.cites) this.log(`  ${c.id}${c.missing ? '  (not in this clone)' : `  ${c.kind}: ${c.summary}`}`)
+      this.log(`cited by: ${res.cited_by.length ? '' : '(nothing)'}`)
+      for (const c of res.cited_by) this.log(`  ${c.id}  ${c.kind}: ${c.summary}`)
+      this.log('body:')
+      this.log(JSON.stringify(r.body, null, 2))
+    }
+    return res
+  }
+}
+
+function inspectOf(ledger: import('../store/index.js').Ledger, id: string): InspectResult {
+  const e = ledger.get(id)!
+  const record = ledger.load(e)
+  return {
+    record,
+    commit: e.commit,
+    ref: e.ref,
+    lane: e.lane,
+    private: e.private,
+    path: recordPath(e.kind, e.id),
+    cites: record.cites.map(c => {
+      const t = ledger.get(c)
+      return t ? {id: c, kind: t.kind, summary: summarize(ledger.load(t)), missing: false} : {id: c, missing: true}
+    }),
+    cited_by: ledger.citedBy(id).map(x => ({id: x.id, kind: x.kind, summary: summarize(ledger.load(x))})),
+    duplicates: ledger.duplicates.filter(d => d.id === id).map(d => ({ref: d.ref, commit: d.commit})),
+  }
+}

@@ -1,0 +1,75 @@
+/** Commented defaults written by `exp init` (each validates against schemas/research/*). */
+export const CONFIG_YAML = `# exp configuration for this repository (schema: schemas/research/config.schema.json)
+version: 1
+# branch that promotions merge into
+main_branch: main
+# remote used by \`exp sync\` when none is given
+remote: origin
+# where scenarios and skills live
+scenarios: scenarios
+skills: skills
+# default agent: scripted | command:PROGRAM | openai:MODEL
+agent: scripted
+# seed of every run unless --seed is given
+seed: 42
+run:
+  repeat: 1
+  concurrency: 4
+  max_steps: 40
+recall:
+  items: 8
+  tokens: 1200
+claims:
+  ttl_seconds: 3600
+# lane: pick a default lane here, or use --lane, EXP_LANE or \`git config exp.lane NAME\`
+`
+
+export const CONTRACT_YAML = `# The research contract (schema: schemas/research/contract.schema.json).
+# What an attempt may change, what it must not touch, and how it is judged.
+version: 1
+objective: raise held-out task success of the skills without regressions
+# files a proposal may change (glob patterns)
+editable_scope:
+  - skills/**
+# files no proposal may change: data, graders, the contract itself
+protected_scope:
+  - scenarios/**
+  - .research/**
+  - src/evals/**
+metric:
+  name: success_rate
+  direction: maximize
+dev_eval:
+  split: validation
+holdout_eval:
+  split: holdout
+promotion_policy: .research/policy.yaml
+budget:
+  max_attempts: 8
+  max_parallel_lanes: 3
+`
+
+export const POLICY_YAML = `# The promotion policy (schema: schemas/research/policy.schema.json).
+# Every decision cites this file's version and digest. It never collapses to one scalar.
+version: "1"
+success:
+  # the candidate's validation success must be higher than the current skill's
+  must_improve: true
+  min_delta: 0
+regressions:
+  # scenarios that passed before and fail now
+  max: 0
+# largest allowed relative increase of each cost dimension (0.25 = +25%)
+tolerances:
+  violations: 0
+  tool_calls: 0.25
+  errors: 0.5
+  tokens: 0.25
+  latency_ms: 0.25
+  trajectory_length: 0.25
+holdout:
+  # promotion also needs the sealed held-out split, and it must not get worse
+  required: true
+  must_not_worsen: true
+  tolerance: 0
+`
