@@ -14,7 +14,7 @@ export function validateLane(name: string): string {
   if (/[\u0000-\u001f\u007f]/.test(name)) throw new InvalidNameError('lane name', name, 'it contains control characters')
   if (name.includes('..')) throw new InvalidNameError('lane name', name, "it contains '..'")
   if (name.includes('/')) throw new InvalidNameError('lane name', name, "it contains '/' (a lane is a single ref component)")
-  if (name.endsWith('.lock') || name.endsWith('.')) throw new InvalidNameError('lane name', name, "it ends with '.lock' or '.'")
+  if (name.includes('.lock') || name.endsWith('.')) throw new InvalidNameError('lane name', name, "it contains '.lock' or ends with '.'")
   if (!LANE_RE.test(name)) throw new InvalidNameError('lane name', name, 'only letters, digits and . _ - @ + are allowed, starting with a letter or digit, at most 100 characters')
   return name
 }

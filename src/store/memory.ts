@@ -35,17 +35,26 @@ export class MemoryRecordStore implements RecordStore {
     let lamport = this.maxLamport()
     const results: AppendResult[] = []
     const list = this.lanesByRef.get(ref) ?? []
+    const before = new Set(this.byId.keys())
+    const first = new Map<string, AppendResult>()
     for (const p of prepared) {
       const existing = this.byId.get(p.id)
-      if (existing) {
+      if (existing && before.has(p.id)) {
         results.push({id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: existing.record.lane, ref: existing.ref, lamport: existing.record.lamport, commit: existing.commit})
+        continue
+      }
+      const again = first.get(p.id)
+      if (again) {
+        results.push(again)
         continue
       }
       const record = seal(p, {lane, lamport: ++lamport, createdAt: now})
       const stored = {record, ref, private: !!opts.private, commit: (++this.seq).toString(16).padStart(40, '0')}
       list.push(stored)
       this.byId.set(p.id, stored)
-      results.push({id: p.id, kind: p.draft.kind, digest: p.digest, status: 'created', lane, ref, lamport: record.lamport, commit: stored.commit})
+      const res: AppendResult = {id: p.id, kind: p.draft.kind, digest: p.digest, status: 'created', lane, ref, lamport: record.lamport, commit: stored.commit}
+      first.set(p.id, res)
+      results.push(res)
     }
     this.lanesByRef.set(ref, list)
     return results

@@ -1,4 +1,4 @@
-import {promises as fsp, constants as FS} from 'node:fs'
+import fs, {promises as fsp} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {LockedError, ExpError} from '../../errors/index.js'
@@ -38,12 +38,63 @@ function describe(o: Owner): string {
   return o.pid ? `process ${o.pid} on ${o.host}` : o.raw ? `another git process (${o.raw.slice(0, 40)})` : 'another git process'
 }
 
-const sleep = (ms: number) => new Promise(r => setTimeout(r, ms))
+/**
+ * Waits for a lock file to go away: an inotify watch on its folder wakes the waiter as soon
+ * as the holder renames or removes it, with a timed poll as the fallback (no busy polling
+ * that would starve the holder of CPU).
+ */
+class LockWaiter {
+  private watcher: fs.FSWatcher | undefined
+  private wake: (() => void) | undefined
+  private fired = false
+
+  constructor(file: string) {
+    const name = path.basename(file)
+    try {
+      this.watcher = fs.watch(path.dirname(file), {persistent: false}, (ev, f) => {
+        // only creations/removals/renames matter; the holder's writes into the lock do not
+        if (ev === 'rename' && (f === null || f === name)) {
+          this.fired = true
+          this.wake?.()
+        }
+      })
+      this.watcher.on('error', () => this.close())
+    } catch {
+      this.watcher = undefined
+    }
+  }
+
+  wait(maxMs: number): Promise<void> {
+    if (this.fired) {
+      this.fired = false
+      return Promise.resolve()
+    }
+    const ms = this.watcher ? maxMs : Math.min(maxMs, 2 + Math.random() * 8)
+    return new Promise(resolve => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.wake = () => {
+        this.fired = false
+        this.wake = undefined
+        done()
+      }
+    })
+  }
+
+  close(): void {
+    this.watcher?.close()
+    this.watcher = undefined
+    this.wake = undefined
+  }
+}
 
 /**
- * git's lockfile protocol for one ref: `<ref>.lock` is created exclusively, the old value is
- * compared under the lock, the new value is written into the lock file and the lock is
- * renamed over the ref. Native git uses the same file, so exp and git interlock.
+ * git's lockfile protocol for one ref: `<ref>.lock` is created exclusively (native git uses
+ * the same file, so exp and git interlock), the old value is compared under the lock, and the
+ * new value is renamed over the ref before the lock is removed.
  * A lock whose owner died (same host, pid gone) or that is older than staleMs is broken
  * under a second `.lock.break` lock, so two waiters never both break it.
  */
@@ -52,7 +103,6 @@ export class RefLock {
   private constructor(
     readonly commonDir: string,
     readonly ref: string,
-    private readonly fh: fsp.FileHandle,
     private readonly ino: number,
     /** ref value when the lock was taken (undefined: ref did not exist) */
     readonly old: string | undefined,
@@ -65,29 +115,37 @@ export class RefLock {
   static async acquire(commonDir: string, ref: string, options: LockOptions = {}): Promise<RefLock> {
     const opts = {...DEFAULTS, ...options}
     const file = path.join(commonDir, `${ref}.lock`)
-    await fsp.mkdir(path.dirname(file), {recursive: true})
+    fs.mkdirSync(path.dirname(file), {recursive: true})
     const start = Date.now()
-    let wait = 1
     let lastOwner: Owner = {raw: ''}
-    for (;;) {
-      try {
-        const fh = await fsp.open(file, FS.O_CREAT | FS.O_EXCL | FS.O_RDWR, 0o644)
-        await fh.write(`exp pid=${process.pid} host=${HOST} at=${new Date().toISOString()}\n`)
-        const {ino} = await fh.stat()
-        const old = await readRef(commonDir, ref)
-        return new RefLock(commonDir, ref, fh, ino, old)
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+    let lastStaleCheck = 0
+    const waiter = new LockWaiter(file)
+    try {
+      for (;;) {
+        // synchronous: the lock is contended by many processes, and every thread-pool hop
+        // while holding it lengthens everyone's wait
+        const ino = createOwned(file)
+        if (ino !== undefined) {
+          const old = await readRef(commonDir, ref)
+          return new RefLock(commonDir, ref, ino, old)
+        }
+        const now = Date.now()
+        // who holds it, and is it stale? checked at most every 250 ms: reading the owner on
+        // every wake-up would itself slow the holder down
+        if (now - lastStaleCheck > 250) {
+          lastStaleCheck = now
+          const st = await statOwner(file)
+          if (st) {
+            lastOwner = st.owner
+            if (isStale(st, opts.staleMs)) await breakLock(file, st)
+          }
+        }
+        const waited = now - start
+        if (waited > opts.timeoutMs) throw new LockedError(ref, describe(lastOwner), waited)
+        await waiter.wait(Math.min(250, opts.timeoutMs - waited + 1))
       }
-      const st = await statOwner(file)
-      if (st) {
-        lastOwner = st.owner
-        if (isStale(st, opts.staleMs)) await breakLock(file, st)
-      }
-      const waited = Date.now() - start
-      if (waited > opts.timeoutMs) throw new LockedError(ref, describe(lastOwner), waited)
-      await sleep(wait + Math.random() * wait)
-      wait = Math.min(wait * 2, 50)
+    } finally {
+      waiter.close()
     }
   }
 
@@ -99,20 +157,22 @@ export class RefLock {
       await this.release()
       throw new ExpError('E_CONFLICT', `ref ${this.ref} moved from ${this.old ?? '(none)'} to ${now ?? '(none)'} while it was locked`, {hint: 'another tool updated the ref without its lock; retry the command'})
     }
-    await this.fh.truncate(0)
-    await this.fh.write(`${next}\n`, 0)
-    await this.fh.close()
-    await fsp.rename(this.lockPath, path.join(this.commonDir, this.ref))
+    // The new value goes through `<ref>.lock.new`, renamed over the ref while the lock (still
+    // naming its owner) is held; then the lock goes. A writer killed at any point leaves either
+    // the old or the new ref, and a lock whose dead owner is recognisable at once.
+    const tmp = `${this.lockPath}.new`
+    fs.writeFileSync(tmp, `${next}\n`)
+    fs.renameSync(tmp, path.join(this.commonDir, this.ref))
     this.done = true
+    fs.rmSync(this.lockPath, {force: true})
   }
 
   /** Drop the lock without changing the ref (no-op after commit). */
   async release(): Promise<void> {
     if (this.done) return
     this.done = true
-    await this.fh.close().catch(() => undefined)
-    const st = await fsp.stat(this.lockPath).catch(() => undefined)
-    if (st && st.ino === this.ino) await fsp.unlink(this.lockPath).catch(() => undefined)
+    const st = fs.statSync(this.lockPath, {throwIfNoEntry: false})
+    if (st && st.ino === this.ino) fs.rmSync(this.lockPath, {force: true})
   }
 }
 
@@ -137,23 +197,52 @@ function isStale(s: LockState, staleMs: number): boolean {
   return Date.now() - s.mtimeMs > staleMs
 }
 
+/**
+ * Create `file` exclusively *with* its owner line already in it: write a private temp file,
+ * then link(2) it to the lock name (fails with EEXIST like O_EXCL). A process killed at any
+ * moment never leaves an empty, ownerless lock that only age could break.
+ * Returns the lock's inode, or undefined when the file already exists.
+ */
+function createOwned(file: string): number | undefined {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`
+  fs.writeFileSync(tmp, `exp pid=${process.pid} host=${HOST} at=${new Date().toISOString()}\n`)
+  try {
+    fs.linkSync(tmp, file)
+    return fs.statSync(file).ino
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return undefined
+    throw e
+  } finally {
+    fs.rmSync(tmp, {force: true})
+  }
+}
+
+/** Remove temp files of createOwned left by processes that died between write and link. */
+function sweepTemps(file: string): void {
+  const dir = path.dirname(file)
+  const base = path.basename(file)
+  for (const f of fs.readdirSync(dir)) {
+    const m = f.startsWith(`${base}.`) && /\.(\d+)\.[a-z0-9]+\.tmp$/.exec(f)
+    if (m && Number(m[1]) !== process.pid && !alive(Number(m[1]))) fs.rmSync(path.join(dir, f), {force: true})
+  }
+}
+
 async function breakLock(file: string, seen: LockState): Promise<void> {
   const breaker = `${file}.break`
-  let fh: fsp.FileHandle
-  try {
-    fh = await fsp.open(breaker, FS.O_CREAT | FS.O_EXCL | FS.O_WRONLY, 0o644)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-    // a breaker that died while breaking: its window is microseconds, so a few seconds is stale
-    const st = await fsp.stat(breaker).catch(() => undefined)
-    if (st && Date.now() - st.mtimeMs > 5_000) await fsp.unlink(breaker).catch(() => undefined)
+  if (createOwned(breaker) === undefined) {
+    // a breaker killed while breaking is recognised the same way as a dead lock owner
+    const st = await statOwner(breaker)
+    if (st && isStale(st, 5_000)) {
+      const again = await statOwner(breaker)
+      if (again && again.ino === st.ino) fs.rmSync(breaker, {force: true})
+    }
     return
   }
   try {
     const again = await statOwner(file)
-    if (again && again.ino === seen.ino && again.owner.raw === seen.owner.raw) await fsp.unlink(file).catch(() => undefined)
+    if (again && again.ino === seen.ino && again.owner.raw === seen.owner.raw) fs.rmSync(file, {force: true})
+    sweepTemps(file)
   } finally {
-    await fh.close()
-    await fsp.unlink(breaker).catch(() => undefined)
+    fs.rmSync(breaker, {force: true})
   }
 }

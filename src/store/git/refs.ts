@@ -1,4 +1,4 @@
-import {promises as fsp, readFileSync} from 'node:fs'
+import {readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
 import {CorruptObjectError} from '../../errors/index.js'
 
@@ -21,10 +21,11 @@ export function readPackedRefs(commonDir: string): Map<string, string> {
   return out
 }
 
-async function readLoose(commonDir: string, ref: string): Promise<string | undefined> {
+// Ref reads are synchronous: a few tiny files, read on every append under the lane lock.
+function readLoose(commonDir: string, ref: string): string | undefined {
   let text: string
   try {
-    text = await fsp.readFile(path.join(commonDir, ref), 'utf8')
+    text = readFileSync(path.join(commonDir, ref), 'utf8')
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined
     throw e
@@ -37,29 +38,34 @@ async function readLoose(commonDir: string, ref: string): Promise<string | undef
 
 /** Resolve a full ref name (loose first, then packed-refs). */
 export async function readRef(commonDir: string, ref: string, packed?: Map<string, string>): Promise<string | undefined> {
-  return (await readLoose(commonDir, ref)) ?? (packed ?? readPackedRefs(commonDir)).get(ref)
+  return readLoose(commonDir, ref) ?? (packed ?? readPackedRefs(commonDir)).get(ref)
 }
 
 /** All refs under a prefix (e.g. `refs/research/`), loose overriding packed, sorted by name. */
 export async function listRefs(commonDir: string, prefix: string): Promise<Map<string, string>> {
   const out = new Map<string, string>()
   for (const [name, oid] of readPackedRefs(commonDir)) if (name.startsWith(prefix)) out.set(name, oid)
-  const walk = async (rel: string): Promise<void> => {
+  const walk = (rel: string): void => {
     let entries
     try {
-      entries = await fsp.readdir(path.join(commonDir, rel), {withFileTypes: true})
+      entries = readdirSync(path.join(commonDir, rel), {withFileTypes: true})
     } catch {
       return
     }
     for (const e of entries) {
       const child = `${rel}/${e.name}`
-      if (e.isDirectory()) await walk(child)
-      else if (e.isFile() && !e.name.endsWith('.lock')) {
-        const v = await readLoose(commonDir, child).catch(() => undefined)
+      if (e.isDirectory()) walk(child)
+      else if (e.isFile() && !e.name.includes('.lock')) {
+        let v: string | undefined
+        try {
+          v = readLoose(commonDir, child)
+        } catch {
+          v = undefined
+        }
         if (v) out.set(child, v)
       }
     }
   }
-  await walk(prefix.replace(/\/$/, ''))
+  walk(prefix.replace(/\/$/, ''))
   return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
 }

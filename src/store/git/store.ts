@@ -70,6 +70,10 @@ export class GitRecordStore implements RecordStore {
       const tips = await this.laneTips()
       tips.set(ref, lock.old)
       const existing = await this.findExisting(prepared.map(p => ({id: p.id, kind: p.draft.kind})), tips)
+      for (const p of prepared) {
+        const ex = existing.get(p.id)
+        if (ex && ex.digest !== p.digest) throw new ConflictError(p.id, ex.digest, p.digest, ex.lane)
+      }
       let lamport = 0
       for (const tip of tips.values()) if (tip) lamport = Math.max(lamport, (await this.commitInfo(tip)).lamport)
       const createdAt = utcTimestamp((opts.now ?? (() => new Date()))())
@@ -95,7 +99,6 @@ export class GitRecordStore implements RecordStore {
       return prepared.map(p => {
         const ex = existing.get(p.id)
         if (ex) {
-          if (ex.digest !== p.digest) throw new ConflictError(p.id, ex.digest, p.digest, ex.lane)
           return {id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: ex.lane, ref: ex.ref, lamport: ex.lamport, commit: ex.commit}
         }
         return made.get(p.id)!

@@ -1,4 +1,4 @@
-import {promises as fsp} from 'node:fs'
+import fs, {promises as fsp} from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {createHash, randomBytes} from 'node:crypto'
@@ -28,21 +28,28 @@ export class LooseSink implements ObjectSink {
     return oid
   }
 
+  // Synchronous on purpose: these are a handful of tiny files, and the thread-pool round
+  // trips of fs.promises cost more than the writes themselves (measured: ~3x per append).
   async flush(): Promise<void> {
-    const dirs = new Set<string>()
     for (const [oid, {type, data}] of this.pending) {
       const dir = path.join(this.commonDir, 'objects', oid.slice(0, 2))
       const file = path.join(dir, oid.slice(2))
-      if (!dirs.has(dir)) {
-        await fsp.mkdir(dir, {recursive: true})
-        dirs.add(dir)
-      }
+      if (fs.existsSync(file)) continue
       const tmp = path.join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`)
-      await fsp.writeFile(tmp, zlib.deflateSync(Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data])), {mode: 0o444})
-      await fsp.rename(tmp, file).catch(async e => {
-        await fsp.unlink(tmp).catch(() => undefined)
+      const bytes = zlib.deflateSync(Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data]))
+      try {
+        fs.writeFileSync(tmp, bytes, {mode: 0o444})
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+        fs.mkdirSync(dir, {recursive: true})
+        fs.writeFileSync(tmp, bytes, {mode: 0o444})
+      }
+      try {
+        fs.renameSync(tmp, file)
+      } catch (e) {
+        fs.rmSync(tmp, {force: true})
         throw e
-      })
+      }
     }
     this.pending.clear()
   }

@@ -1,0 +1,135 @@
+import type {Test} from 'tap'
+import {KIND_NAMES, recordDigest} from '../../src/records/index.js'
+import type {RecordStore} from '../../src/store/index.js'
+import {sampleDraft} from '../helpers/records.js'
+
+const clock = (start = Date.parse('2026-11-30T12:00:00Z')) => {
+  let t = start
+  return () => new Date((t += 1000))
+}
+
+/**
+ * The RecordStore contract: every adapter (in-memory, git with isomorphic-git reads, git
+ * with the native fast path) must pass the same assertions (git-bug's RepoTest pattern).
+ */
+export function storeContract(t: Test, create: (t: Test) => Promise<RecordStore>): void {
+  t.test('round-trips a record of every kind', async t => {
+    const s = await create(t)
+    const now = clock()
+    for (const kind of KIND_NAMES) {
+      const d = sampleDraft(kind)
+      const r = await s.append(d, {lane: 'alice', now})
+      t.equal(r.status, 'created', kind)
+      t.equal(r.kind, kind)
+      t.match(r.id, new RegExp(`^[a-z]{2}-[0-9a-f]{24}$`))
+    }
+    const ledger = await s.ledger()
+    t.equal(ledger.size, KIND_NAMES.length)
+    for (const e of ledger.entries) {
+      const rec = ledger.load(e)
+      t.same(rec.body, sampleDraft(e.kind).body, `${e.kind} body survives`)
+      t.equal(rec.digest, recordDigest(rec), `${e.kind} digest recomputes`)
+      t.equal(rec.lane, 'alice')
+    }
+    t.same(ledger.entries.map(e => e.lamport), KIND_NAMES.map((_, i) => i + 1), 'lamport counts up')
+    await s.close()
+  })
+
+  t.test('appending the same record twice is a no-op that succeeds', async t => {
+    const s = await create(t)
+    const a = await s.append(sampleDraft('note', 1), {lane: 'alice'})
+    const b = await s.append(sampleDraft('note', 1), {lane: 'bob'})
+    t.equal(b.status, 'exists')
+    t.equal(b.id, a.id)
+    t.equal(b.lane, 'alice', 'reports where it already is')
+    t.equal((await s.ledger()).size, 1)
+    await s.close()
+  })
+
+  t.test('the same id with a different digest is a conflict and writes nothing', async t => {
+    const s = await create(t)
+    await s.append({kind: 'note', body: {text: 'first'}, key: 'attempt-1'}, {lane: 'alice'})
+    await t.rejects(s.append({kind: 'note', body: {text: 'second'}, key: 'attempt-1'}, {lane: 'alice'}), {code: 'E_CONFLICT'})
+    await t.rejects(s.appendBatch([sampleDraft('note', 5), {kind: 'note', body: {text: 'third'}, key: 'attempt-1'}], {lane: 'bob'}), {code: 'E_CONFLICT'})
+    const ledger = await s.ledger()
+    t.equal(ledger.size, 1, 'the batch was all-or-nothing')
+    t.equal(ledger.records()[0]!.body.text, 'first')
+    await s.close()
+  })
+
+  t.test('a keyed id derives from the key, not the content', async t => {
+    const s = await create(t)
+    const a = await s.append({kind: 'note', body: {text: 'x'}, key: 'k'}, {lane: 'alice'})
+    const b = await s.append({kind: 'note', body: {text: 'x'}}, {lane: 'alice'})
+    t.not(a.id, b.id)
+    t.equal((await s.ledger()).load(a.id).key, 'k')
+    await s.close()
+  })
+
+  t.test('schema-invalid drafts are rejected before anything is written', async t => {
+    const s = await create(t)
+    await t.rejects(s.append({kind: 'note', body: {text: 'x', extra: 1} as never}, {lane: 'alice'}), {code: 'E_SCHEMA'})
+    await t.rejects(s.append({kind: 'verification', body: {...sampleDraft('verification').body, outcome: 'maybe'} as never}, {lane: 'alice'}), {code: 'E_SCHEMA'})
+    await t.rejects(s.appendBatch([sampleDraft('note', 1), {kind: 'note', body: {} as never}], {lane: 'alice'}), {code: 'E_SCHEMA'})
+    await t.rejects(s.append(sampleDraft('note'), {lane: '../evil'}), {code: 'E_INVALID_NAME'})
+    t.equal((await s.ledger()).size, 0)
+    await s.close()
+  })
+
+  t.test('the ledger is ordered by (lamport, lane, id) across lanes', async t => {
+    const s = await create(t)
+    await s.append(sampleDraft('note', 1), {lane: 'bob'})
+    await s.append(sampleDraft('note', 2), {lane: 'alice'})
+    await s.appendBatch([sampleDraft('note', 3), sampleDraft('note', 4)], {lane: 'carol'})
+    const ledger = await s.ledger()
+    t.same(ledger.entries.map(e => [e.lamport, e.lane]), [[1, 'bob'], [2, 'alice'], [3, 'carol'], [4, 'carol']])
+    t.equal(ledger.maxLamport, 4)
+    await s.close()
+  })
+
+  t.test('filters by kind, lane, cites and lamport; knows what cites what', async t => {
+    const s = await create(t)
+    const k = await s.append(sampleDraft('knowledge'), {lane: 'alice'})
+    await s.append({...sampleDraft('note', 1), cites: [k.id]}, {lane: 'bob'})
+    await s.append({...sampleDraft('hypothesis', 1), cites: [k.id]}, {lane: 'alice'})
+    await s.append(sampleDraft('note', 2), {lane: 'alice', private: true})
+    const ledger = await s.ledger()
+    t.equal(ledger.select({kinds: ['note']}).length, 2)
+    t.equal(ledger.select({lanes: ['bob']}).length, 1)
+    t.same(ledger.select({cites: k.id}).map(e => e.kind), ['note', 'hypothesis'])
+    t.equal(ledger.select({since: 2}).length, 2)
+    t.equal(ledger.select({includePrivate: false}).length, 3)
+    t.equal(ledger.citedBy(k.id).length, 2)
+    t.equal((await s.ledger({includePrivate: false})).size, 3)
+    await s.close()
+  })
+
+  t.test('private records live on their own lane ref', async t => {
+    const s = await create(t)
+    await s.append(sampleDraft('trace', 1), {lane: 'alice', private: true})
+    await s.append(sampleDraft('evaluation', 1), {lane: 'alice'})
+    const lanes = await s.lanes()
+    t.same(lanes.map(l => [l.ref, l.records, l.private]), [['refs/research/lanes/alice', 1, false], ['refs/research/private/alice', 1, true]])
+    await s.close()
+  })
+
+  t.test('a batch gets consecutive lamport clocks and one result per draft', async t => {
+    const s = await create(t)
+    await s.append(sampleDraft('note', 0), {lane: 'bob'})
+    const res = await s.appendBatch([1, 2, 3, 1].map(n => sampleDraft('note', n)), {lane: 'alice'})
+    t.same(res.map(r => r.lamport), [2, 3, 4, 2])
+    t.same(res.map(r => r.status), ['created', 'created', 'created', 'created'])
+    t.equal(res[0]!.id, res[3]!.id)
+    t.equal((await s.ledger()).size, 4)
+    await s.close()
+  })
+
+  t.test('created_at comes from the injected clock and is excluded from the digest', async t => {
+    const s = await create(t)
+    const r = await s.append(sampleDraft('note', 9), {lane: 'alice', now: () => new Date('2026-05-01T10:00:00.000Z')})
+    const rec = (await s.ledger()).load(r.id)
+    t.equal(rec.created_at, '2026-05-01T10:00:00.000Z')
+    t.equal(r.digest, recordDigest({kind: 'note', body: sampleDraft('note', 9).body}))
+    await s.close()
+  })
+}
