@@ -63,8 +63,8 @@ export async function fsck(store: GitRecordStore, onProgress?: (done: number, la
       if (record.lamport <= prevLamport) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `lamport ${record.lamport} is not greater than the previous record's ${prevLamport} on this lane`})
       prevLamport = Math.max(prevLamport, record.lamport)
       const other = seen.get(record.id)
-      if (other && other.digest !== record.digest) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `duplicate id with a different digest (also on ${other.ref})`})
-      if (!other) seen.set(record.id, {digest: record.digest, ref})
+      if (other && other.digest !== digest) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `duplicate id with a different digest (also on ${other.ref})`})
+      if (!other) seen.set(record.id, {digest, ref})
       all.push({rec: record, ref, commit: c.oid})
     }
     onProgress?.(records, lane)

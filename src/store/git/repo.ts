@@ -12,7 +12,9 @@ export interface RepoPaths {
 }
 
 function isGitDir(dir: string): boolean {
-  return existsSync(path.join(dir, 'HEAD')) && (existsSync(path.join(dir, 'objects')) || existsSync(path.join(dir, 'commondir'))) && existsSync(path.join(dir, 'refs'))
+  if (!existsSync(path.join(dir, 'HEAD'))) return false
+  // a linked work tree's git dir has only HEAD, index and `commondir`; objects and refs are shared
+  return existsSync(path.join(dir, 'commondir')) || (existsSync(path.join(dir, 'objects')) && existsSync(path.join(dir, 'refs')))
 }
 
 function commonOf(gitDir: string): string {

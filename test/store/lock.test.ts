@@ -1,0 +1,48 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {spawn} from 'node:child_process'
+import {GitRecordStore} from '../../src/store/index.js'
+import {RefLock} from '../../src/store/git/lock.js'
+import {makeRepo, git} from '../helpers/repo.js'
+import {sampleDraft} from '../helpers/records.js'
+
+t.test('a lock held by a live writer makes others wait, then fail naming the process', async t => {
+  const repo = await makeRepo(t)
+  const common = path.join(repo, '.git')
+  // a live process that is not us: its pid goes into the lock
+  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'])
+  t.teardown(() => holder.kill('SIGKILL'))
+  const lock = path.join(common, 'refs/research/lanes/busy.lock')
+  fs.mkdirSync(path.dirname(lock), {recursive: true})
+  fs.writeFileSync(lock, `exp pid=${holder.pid} host=${(await import('node:os')).hostname()} at=now\n`)
+  const s = await GitRecordStore.open(repo)
+  const t0 = Date.now()
+  await t.rejects(s.append(sampleDraft('note'), {lane: 'busy', lockTimeoutMs: 400}), {code: 'E_LOCKED', message: new RegExp(`locked by process ${holder.pid}`)})
+  t.ok(Date.now() - t0 >= 400, 'it waited for the timeout')
+  t.equal((await s.ledger()).size, 0, 'nothing written')
+  holder.kill('SIGKILL')
+  await new Promise(r => holder.once('close', r))
+  const r = await s.append(sampleDraft('note'), {lane: 'busy', lockTimeoutMs: 2000})
+  t.equal(r.status, 'created', 'the dead holder\'s lock is broken')
+  await s.close()
+})
+
+t.test('native git and exp interlock through the same lock file', async t => {
+  const repo = await makeRepo(t)
+  const common = path.join(repo, '.git')
+  const lock = await RefLock.acquire(common, 'refs/research/lanes/x')
+  await t.rejects(git(repo, 'update-ref', 'refs/research/lanes/x', 'HEAD'), /lock/, 'git cannot move a ref exp holds')
+  await lock.release()
+  await git(repo, 'update-ref', 'refs/research/lanes/x', 'HEAD')
+  t.pass('and can once exp let go')
+})
+
+t.test('a ref moved by someone who ignored the lock is a conflict, not a lost update', async t => {
+  const repo = await makeRepo(t)
+  const common = path.join(repo, '.git')
+  const lock = await RefLock.acquire(common, 'refs/research/lanes/y')
+  fs.writeFileSync(path.join(common, 'refs/research/lanes/y'), `${(await git(repo, 'rev-parse', 'HEAD')).trim()}\n`)
+  await t.rejects(lock.commit('0'.repeat(40)), {code: 'E_CONFLICT'})
+  t.notOk(fs.existsSync(path.join(common, 'refs/research/lanes/y.lock')), 'the lock is released')
+})
