@@ -15,8 +15,9 @@ const SPEC_RULES: [RegExp, RuleId][] = [
   [/^(Path does not exist|Not a directory|Missing required file: SKILL\.md|SKILL\.md not found)/, 'skill/missing'],
   [/must start with YAML frontmatter/, 'frontmatter/missing'],
   [/not properly closed/, 'frontmatter/unclosed'],
-  [/^Invalid YAML in frontmatter/, 'frontmatter/yaml'],
+  // before the YAML rule: skills-ref wraps its own "not a mapping" error as invalid YAML
   [/frontmatter must be a YAML mapping/, 'frontmatter/not-mapping'],
+  [/^Invalid YAML in frontmatter/, 'frontmatter/yaml'],
   [/^Unexpected fields in frontmatter/, 'frontmatter/unknown-key'],
   [/(required field in frontmatter: name|Field 'name' must be)/, 'name/required'],
   [/^Skill name .* exceeds/, 'name/length'],
@@ -57,6 +58,7 @@ export function frontmatterProblems(fm: FrontmatterBlock, spec: readonly string[
   const out: ProblemDraft[] = []
   if (fm.unclosed) out.push({rule: 'frontmatter/unclosed', line: 1, message: 'the frontmatter opened on line 1 is never closed by a `---` line'})
   for (const e of fm.errors) out.push({rule: 'frontmatter/yaml', line: e.line, column: e.column, message: `invalid YAML in frontmatter: ${e.message}`})
+  if (fm.notMapping) out.push({rule: 'frontmatter/not-mapping', line: 2, message: 'the frontmatter must be a YAML mapping of fields'})
   for (const message of spec) {
     const rule = specRule(message)
     out.push({rule, message, line: lineFor(rule, fm)})
