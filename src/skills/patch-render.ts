@@ -32,6 +32,7 @@ export function normalizePatch(patch: SkillPatch): NormalizedEdit[] {
 
 /** `sha256:` digest of the normalized patch: equal digests mean the same change. */
 export function patchDigest(patch: SkillPatch): string {
+  assertPatch(patch)
   return digestOf({format: 'skill-patch-normalized@1', edits: normalizePatch(patch)})
 }
 
@@ -45,7 +46,6 @@ export interface RenderPatchOptions {
  * stores it (seed 002 §9): new text, git-style diff, size, sections touched, digest.
  */
 export function renderPatch(base: string, patch: SkillPatch, options: RenderPatchOptions = {}): RenderedPatch {
-  assertPatch(patch)
   const text = applyPatch(base, patch)
   const after = parseSkill(text)
   const touched = new Set(patch.edits.map(e => sectionKey(e.section)))
