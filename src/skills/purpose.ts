@@ -98,7 +98,7 @@ export async function readPurpose(target: string): Promise<Purpose> {
   const {value, problems} = checkPurpose(text)
   const yamlError = problems.find(p => p.rule === 'purpose/yaml')
   if (yamlError) throw new ParseError(file, yamlError.message, yamlError.line, yamlError.column)
-  if (!value) throw new SchemaError(PURPOSE_FILE, problems.map(p => ({path: `line ${p.line}`, message: p.message})), file)
+  if (!value) throw new SchemaError(PURPOSE_FILE, problems.map(p => ({path: `line ${p.line}:`, message: p.message})), file)
   return value
 }
 
