@@ -41,12 +41,14 @@ const EXIT: Record<string, number> = {
   E_NOT_A_REPO: 3,
   E_NOT_FOUND: 3,
   E_CONFLICT: 4,
+  E_PATCH_CONFLICT: 4,
   E_LOCKED: 4,
   E_DIVERGED: 4,
   E_DIRTY_TREE: 4,
   E_CORRUPT: 5,
   E_INTEGRITY: 5,
   E_POLICY: 6,
+  E_LINT: 1,
 }
 
 export function exitFor(code: string): number {

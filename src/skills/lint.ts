@@ -1,0 +1,122 @@
+import {readFile, readdir, stat} from 'node:fs/promises'
+import path from 'node:path'
+import {validate} from 'skills-ref'
+import {NotFoundError} from '../errors/index.js'
+import {readFrontmatter} from './frontmatter.js'
+import {parseSkill} from './parse.js'
+import {bodyProblems} from './lint-body.js'
+import {frontmatterProblems, specMessages, type ProblemDraft} from './lint-frontmatter.js'
+import {checkPurpose, PURPOSE_FILE} from './purpose.js'
+import {REQUIRED_SECTIONS} from './rules.js'
+import {splitLines} from './text.js'
+import type {LintProblem, LintReport, SkillLintResult} from './types.js'
+
+export const SKILL_FILE = 'SKILL.md'
+
+export interface LintOptions {
+  /** paths in the result are relative to this folder (default: process.cwd()) */
+  cwd?: string
+  /** body sections every skill must have (default: Objective, Procedure, Failure handling) */
+  requiredSections?: readonly string[]
+  /** report a missing PURPOSE.yaml (default: true) */
+  requirePurpose?: boolean
+}
+
+/** The texts of one skill folder, however they were read (disk, a git tree, a test). */
+export interface SkillSource {
+  /** folder path as shown in problems */
+  dir: string
+  /** the folder name, which `name` must equal */
+  name: string
+  /** SKILL.md text; undefined when the file is missing */
+  skill?: string
+  /** PURPOSE.yaml text; undefined when the file is missing */
+  purpose?: string
+  /** skills-ref findings when already computed from the folder; derived from `skill` otherwise */
+  spec?: string[]
+}
+
+/** Lints one skill given its texts. Pure: no disk, no clock. */
+export function lintSkillSource(src: SkillSource, options: LintOptions = {}): SkillLintResult {
+  const skillFile = path.join(src.dir, SKILL_FILE)
+  const purposeFile = path.join(src.dir, PURPOSE_FILE)
+  const problems: LintProblem[] = []
+  const add = (file: string, drafts: ProblemDraft[]) => problems.push(...sortByLine(drafts).map(d => ({file, ...d})))
+
+  if (src.skill === undefined) {
+    const message = src.spec?.[0] ?? `no ${SKILL_FILE} in ${src.dir}`
+    add(skillFile, [{rule: 'skill/missing', message}])
+  } else {
+    const fm = readFrontmatter(splitLines(src.skill))
+    const drafts = frontmatterProblems(fm, src.spec ?? specMessages(src.skill, src.name))
+    // an unclosed frontmatter swallows the body: its sections would only add noise
+    if (!fm.unclosed) drafts.push(...bodyProblems(parseSkill(src.skill), options.requiredSections ?? REQUIRED_SECTIONS))
+    add(skillFile, drafts)
+  }
+
+  if (src.purpose !== undefined) add(purposeFile, checkPurpose(src.purpose, src.name).problems)
+  else if (options.requirePurpose ?? true) add(purposeFile, [{rule: 'purpose/missing', message: `no ${PURPOSE_FILE} beside ${SKILL_FILE}: every skill version names its provenance`}])
+  return {dir: src.dir, name: src.name, problems}
+}
+
+/** Problems in file order; those without a line (a missing section) go last. */
+function sortByLine(drafts: ProblemDraft[]): ProblemDraft[] {
+  return drafts.map((d, i) => ({d, i})).sort((a, b) => (a.d.line ?? Infinity) - (b.d.line ?? Infinity) || a.i - b.i).map(x => x.d)
+}
+
+const readText = (file: string) => readFile(file, 'utf8').catch(() => undefined)
+
+/** Lints one skill folder: skills-ref's `validate` on the folder, then exp's own rules. */
+export async function lintSkill(dir: string, options: LintOptions = {}): Promise<SkillLintResult> {
+  const abs = path.resolve(options.cwd ?? process.cwd(), dir)
+  const [spec, skill, purpose] = await Promise.all([validate(abs), readText(path.join(abs, SKILL_FILE)), readText(path.join(abs, PURPOSE_FILE))])
+  const shown = path.relative(options.cwd ?? process.cwd(), abs) || '.'
+  return lintSkillSource({dir: shown, name: path.basename(abs), skill, purpose, spec}, options)
+}
+
+/**
+ * Lints skill folders. Each path is a skill folder, a file in one, or a folder of skill
+ * folders (like `skills/`); no path means every folder under `<cwd>/skills`.
+ */
+export async function lintSkills(paths: readonly string[], options: LintOptions = {}): Promise<LintReport> {
+  const cwd = options.cwd ?? process.cwd()
+  const dirs = await skillDirs(paths, cwd)
+  const skills: SkillLintResult[] = []
+  for (const dir of dirs) skills.push(await lintSkill(dir, {...options, cwd}))
+  const problems = skills.reduce((n, s) => n + s.problems.length, 0)
+  return {ok: problems === 0, problems, skills}
+}
+
+async function skillDirs(paths: readonly string[], cwd: string): Promise<string[]> {
+  if (!paths.length) {
+    const root = path.join(cwd, 'skills')
+    if (!(await stat(root).catch(() => undefined))?.isDirectory()) {
+      throw new NotFoundError('skills folder', root, 'create skills/<name>/SKILL.md, or pass the skill folders to lint')
+    }
+    return subdirs(root)
+  }
+  const out: string[] = []
+  for (const p of paths) {
+    const abs = path.resolve(cwd, p)
+    const s = await stat(abs).catch(() => undefined)
+    if (!s) throw new NotFoundError('path', p, 'pass a skill folder, its SKILL.md, or a folder of skills')
+    if (s.isFile()) out.push(path.dirname(abs))
+    else if (await isSkillDir(abs)) out.push(abs)
+    else {
+      const inner = await subdirs(abs)
+      const hasSkills = (await Promise.all(inner.map(isSkillDir))).some(Boolean)
+      out.push(...(hasSkills ? inner : [abs]))
+    }
+  }
+  return [...new Set(out)]
+}
+
+async function subdirs(root: string): Promise<string[]> {
+  const entries = await readdir(root, {withFileTypes: true})
+  return entries.filter(e => e.isDirectory() && !e.name.startsWith('.')).map(e => path.join(root, e.name)).sort()
+}
+
+async function isSkillDir(dir: string): Promise<boolean> {
+  const found = await Promise.all([SKILL_FILE, PURPOSE_FILE].map(f => stat(path.join(dir, f)).catch(() => undefined)))
+  return found.some(Boolean)
+}

@@ -1,0 +1,38 @@
+import path from 'node:path'
+import t from 'tap'
+import {lintSkill, lintSkills} from '../../src/skills/index.js'
+import {FIXTURES} from '../helpers/skills.js'
+
+const VALID = path.join(FIXTURES, 'valid')
+const INVALID = path.join(FIXTURES, 'invalid')
+
+t.test('a valid skill folder has no problems', async t => {
+  t.same(await lintSkill('skills/onboarding', {cwd: VALID}), {dir: 'skills/onboarding', name: 'onboarding', problems: []})
+})
+
+t.test('without paths, every folder under skills/ is linted, in name order', async t => {
+  const report = await lintSkills([], {cwd: INVALID})
+  t.equal(report.ok, false)
+  t.same(report.skills.map(s => s.name), ['empty', 'onboarding-v2', 'procurement'])
+  t.equal(report.problems, report.skills.reduce((n, s) => n + s.problems.length, 0))
+  const [empty, v2, proc] = report.skills
+  t.same(empty!.problems.map(p => [p.file, p.rule]), [['skills/empty/SKILL.md', 'skill/missing'], ['skills/empty/PURPOSE.yaml', 'purpose/missing']])
+  t.same(v2!.problems.map(p => [p.line, p.rule]), [[2, 'name/folder'], [3, 'description/angle-brackets'], [4, 'frontmatter/unknown-key'], [2, 'purpose/schema'], [7, 'purpose/schema']])
+  t.same(proc!.problems.map(p => [p.file, p.line, p.rule]), [
+    ['skills/procurement/SKILL.md', 11, 'procedure/numbering'],
+    ['skills/procurement/SKILL.md', undefined, 'section/missing'],
+    ['skills/procurement/PURPOSE.yaml', 4, 'purpose/yaml'],
+  ])
+})
+
+t.test('paths may be a skill folder, a file in it, or a folder of skills', async t => {
+  const names = async (paths: string[]) => (await lintSkills(paths, {cwd: INVALID})).skills.map(s => s.dir)
+  t.same(await names(['skills/procurement/SKILL.md', 'skills/procurement']), ['skills/procurement'], 'duplicates collapse')
+  t.same(await names(['skills']), ['skills/empty', 'skills/onboarding-v2', 'skills/procurement'])
+  t.same(await names([path.join(VALID, 'skills/onboarding')]), [path.relative(INVALID, path.join(VALID, 'skills/onboarding'))], 'paths are shown relative to cwd')
+})
+
+t.test('a missing path or skills/ folder is a typed error, not a lint result', async t => {
+  await t.rejects(lintSkills(['skills/nope'], {cwd: INVALID}), {code: 'E_NOT_FOUND'})
+  await t.rejects(lintSkills([], {cwd: FIXTURES}), {code: 'E_NOT_FOUND'})
+})
