@@ -26,7 +26,7 @@ export async function schemaFiles() {
 }
 
 export async function generate() {
-  const ajv = new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true, inlineRefs: false, code: {source: true, esm: true, lines: false}})
+  const ajv = new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true, discriminator: true, inlineRefs: false, code: {source: true, esm: true, lines: false}})
   const files = await schemaFiles()
   const exportsMap = {}
   for (const f of files) {

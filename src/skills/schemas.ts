@@ -1,24 +1,10 @@
-import {readFileSync} from 'node:fs'
-import path from 'node:path'
-import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
-import {SCHEMA_DIR} from '../records/index.js'
-
-const BASE = 'https://experience-compiler.dev/schemas/'
-
-let ajv: Ajv2020 | undefined
+import {validator, type CompiledValidator} from '../records/index.js'
 
 /**
- * The skill file schemas (PURPOSE.yaml, patches), compiled once from the same files in
- * schemas/ that readers and writers share. A separate ajv instance: these are not record
- * kinds, and `discriminator` (one error per wrong edit, not one per oneOf branch) needs
- * an option the record validator does not set.
+ * The skill file schemas (PURPOSE.yaml, patches): the same compiled validators as every
+ * record (scripts/gen-validators.mjs compiles all of schemas/, with `discriminator` so a
+ * wrong edit gives one error, not one per oneOf branch).
  */
-export function skillValidator(name: 'skill-purpose' | 'skill-patch'): ValidateFunction {
-  if (!ajv) {
-    ajv = new Ajv2020({allErrors: true, strict: true, discriminator: true})
-    for (const f of ['defs.schema.json', 'skill-purpose.schema.json', 'skill-patch.schema.json']) {
-      ajv.addSchema(JSON.parse(readFileSync(path.join(SCHEMA_DIR, f), 'utf8')))
-    }
-  }
-  return ajv.getSchema(`${BASE}${name}.schema.json`)!
+export function skillValidator(name: 'skill-purpose' | 'skill-patch'): CompiledValidator {
+  return validator(`${name}.schema.json`)
 }

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import path from 'node:path'
 import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
 import {sync} from '../../src/store/git/sync.js'
@@ -6,7 +6,7 @@ import {makeRepo, git, tempDir} from '../helpers/repo.js'
 import {startGitHttpServer} from '../helpers/git-http-server.js'
 import {sampleDraft} from '../helpers/records.js'
 
-async function twoClones(t: Parameters<Parameters<typeof t.test>[1]>[0], url: (bare: string) => Promise<string>) {
+async function twoClones(t: Test, url: (bare: string) => Promise<string>) {
   const root = tempDir(t)
   const bare = path.join(root, 'hub.git')
   await git(root, 'init', '-q', '--bare', '-b', 'main', bare)
