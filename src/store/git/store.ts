@@ -77,7 +77,8 @@ export class GitRecordStore implements RecordStore {
       let lamport = 0
       for (const tip of tips.values()) if (tip) lamport = Math.max(lamport, (await this.commitInfo(tip)).lamport)
       const createdAt = utcTimestamp((opts.now ?? (() => new Date()))())
-      const fresh = prepared.filter((p, i) => !existing.has(p.id) && prepared.findIndex(q => q.id === p.id) === i)
+      const firstSeen = new Set<string>()
+      const fresh = prepared.filter(p => !existing.has(p.id) && !firstSeen.has(p.id) && firstSeen.add(p.id))
       const sink: ObjectSink = fresh.length >= (this.opts.packThreshold ?? 16) ? new PackSink(this.commonDir) : new LooseSink(this.commonDir)
       const tree = new MutableTree(this.reader, lock.old ? (await this.commitInfo(lock.old)).tree : undefined)
       const who = await this.signature(lane, createdAt)

@@ -1,5 +1,5 @@
 import {CorruptObjectError} from '../../errors/index.js'
-import {encodeTree, parseTree, type TreeEntry} from './objects.js'
+import {parseTree, type TreeEntry} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import type {ObjectSink} from './writer.js'
 
@@ -32,9 +32,42 @@ export async function lookupPath(reader: ObjectReader, root: string, path: strin
   return undefined
 }
 
+interface Entry {
+  mode: string
+  name: string
+  oid?: string
+  node?: Node
+  /** `<mode> <name>\0<20-byte oid>`, re-encoded only when the oid changes */
+  bytes?: Buffer
+  bytesOid?: string
+}
+
 interface Node {
-  entries: Map<string, {mode: string; oid?: string; node?: Node}>
+  entries: Map<string, Entry>
+  /** names in git tree order, kept sorted on insert (re-sorting 256-entry trees per commit dominated big batches) */
+  order: Entry[]
   dirty: boolean
+}
+
+function gitKey(e: {mode: string; name: string}): string {
+  return e.mode === '40000' ? `${e.name}/` : e.name
+}
+
+function makeEntry(mode: string, name: string, oid?: string, node?: Node): Entry {
+  return {mode, name, oid, node}
+}
+
+function insertSorted(node: Node, e: Entry): void {
+  const key = gitKey(e)
+  let lo = 0
+  let hi = node.order.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (gitKey(node.order[mid]!) < key) lo = mid + 1
+    else hi = mid
+  }
+  node.order.splice(lo, 0, e)
+  node.entries.set(e.name, e)
 }
 
 /**
@@ -46,9 +79,16 @@ export class MutableTree {
   constructor(private readonly reader: ObjectReader, private readonly rootOid?: string) {}
 
   private async load(oid: string | undefined): Promise<Node> {
-    const entries = new Map<string, {mode: string; oid?: string; node?: Node}>()
-    if (oid) for (const e of await readTree(this.reader, oid)) entries.set(e.name, {mode: e.mode, oid: e.oid})
-    return {entries, dirty: false}
+    const node: Node = {entries: new Map(), order: [], dirty: false}
+    if (oid) {
+      // readTree returns entries in the tree's own (git) order
+      for (const e of await readTree(this.reader, oid)) {
+        const entry = makeEntry(e.mode, e.name, e.oid)
+        node.order.push(entry)
+        node.entries.set(e.name, entry)
+      }
+    }
+    return node
   }
 
   async insert(path: string, blob: string): Promise<void> {
@@ -60,8 +100,8 @@ export class MutableTree {
       const name = parts[i]!
       let e = node.entries.get(name)
       if (!e) {
-        e = {mode: '40000', node: {entries: new Map(), dirty: true}}
-        node.entries.set(name, e)
+        e = makeEntry('40000', name, undefined, {entries: new Map(), order: [], dirty: true})
+        insertSorted(node, e)
       } else if (e.mode !== '40000') {
         throw new CorruptObjectError('tree', `${parts.slice(0, i + 1).join('/')} is a file where a folder is expected`)
       }
@@ -69,7 +109,11 @@ export class MutableTree {
       node = e.node
     }
     node.dirty = true
-    node.entries.set(parts[parts.length - 1]!, {mode: '100644', oid: blob})
+    const name = parts[parts.length - 1]!
+    const have = node.entries.get(name)
+    if (have && have.mode === '100644') have.oid = blob
+    else if (have) throw new CorruptObjectError('tree', `${path} is a folder where a file is expected`)
+    else insertSorted(node, makeEntry('100644', name, blob))
   }
 
   /** Emit every dirty tree bottom-up into `sink`; returns the root tree id. */
@@ -80,11 +124,19 @@ export class MutableTree {
 }
 
 function writeNode(node: Node, sink: ObjectSink, lineage: string, path: string): string {
-  const entries: TreeEntry[] = []
-  for (const [name, e] of node.entries) {
-    if (e.node && e.node.dirty) e.oid = writeNode(e.node, sink, lineage, `${path}/${name}`)
-    entries.push({mode: e.mode, name, oid: e.oid!})
+  const parts: Buffer[] = []
+  for (const e of node.order) {
+    if (e.node && e.node.dirty) e.oid = writeNode(e.node, sink, lineage, `${path}/${e.name}`)
+    if (e.bytesOid !== e.oid) {
+      const head = `${e.mode} ${e.name}\0`
+      const b = Buffer.allocUnsafe(Buffer.byteLength(head) + 20)
+      const n = b.write(head, 0, 'utf8')
+      b.write(e.oid!, n, 'hex')
+      e.bytes = b
+      e.bytesOid = e.oid
+    }
+    parts.push(e.bytes!)
   }
   node.dirty = false
-  return sink.put('tree', encodeTree(entries), `${lineage}:${path}`)
+  return sink.put('tree', Buffer.concat(parts), `${lineage}:${path}`)
 }

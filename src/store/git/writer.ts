@@ -4,6 +4,7 @@ import zlib from 'node:zlib'
 import {createHash, randomBytes} from 'node:crypto'
 import {hashObject, type ObjectType} from './objects.js'
 import {makeDelta} from './delta.js'
+import {zlibStored} from './zlib-stored.js'
 
 /** Where new objects go. `put` hashes at once; `flush` makes them durable before any ref moves. */
 export interface ObjectSink {
@@ -36,7 +37,8 @@ export class LooseSink implements ObjectSink {
       const file = path.join(dir, oid.slice(2))
       if (fs.existsSync(file)) continue
       const tmp = path.join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`)
-      const bytes = zlib.deflateSync(Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data]))
+      const raw = Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data])
+      const bytes = type === 'blob' && data.length > 256 ? zlib.deflateSync(raw) : zlibStored(raw)
       try {
         fs.writeFileSync(tmp, bytes, {mode: 0o444})
       } catch (e) {
@@ -59,94 +61,91 @@ const TYPE_CODE: Record<ObjectType, number> = {commit: 1, tree: 2, blob: 3, tag:
 const OFS_DELTA = 6
 const MAX_DEPTH = 50
 
-interface PackObject {
+interface PackedEntry {
   oid: string
-  type: ObjectType
-  data: Buffer
-  /** index of the delta base in `objects`, or -1 */
-  base: number
-  depth: number
+  offset: number
+  crc: number
 }
 
 /**
  * One pack file per batch (git pack format v2 with an .idx v2): no loose-object explosion,
  * and trees stored as small OFS_DELTAs of their previous version, as `git fast-import` does.
+ * Objects are compressed as they arrive; only the latest version of each delta lineage is
+ * kept raw, so memory stays flat for large batches.
  */
 export class PackSink implements ObjectSink {
-  private objects: PackObject[] = []
+  private chunks: Buffer[] = []
+  private entries: PackedEntry[] = []
+  private offset = 12
   private seen = new Set<string>()
-  private lineage = new Map<string, number>()
+  private lineage = new Map<string, {data: Buffer; offset: number; depth: number; type: ObjectType}>()
   constructor(private readonly commonDir: string) {}
 
   get count(): number {
-    return this.objects.length
+    return this.entries.length
   }
 
   put(type: ObjectType, data: Buffer, deltaKey?: string): string {
     const oid = hashObject(type, data)
     if (this.seen.has(oid)) return oid
     this.seen.add(oid)
-    let base = -1
+    const prev = deltaKey === undefined ? undefined : this.lineage.get(deltaKey)
+    let header: Buffer
+    let body: Buffer
     let depth = 0
-    if (deltaKey !== undefined) {
-      const prev = this.lineage.get(deltaKey)
-      if (prev !== undefined && this.objects[prev]!.type === type && this.objects[prev]!.depth < MAX_DEPTH) {
-        base = prev
-        depth = this.objects[prev]!.depth + 1
-      }
-      this.lineage.set(deltaKey, this.objects.length)
+    if (prev && prev.type === type && prev.depth < MAX_DEPTH) {
+      const delta = makeDelta(prev.data, data)
+      header = Buffer.concat([objHeader(OFS_DELTA, delta.length), ofsBytes(this.offset - prev.offset)])
+      body = zlibStored(delta)
+      depth = prev.depth + 1
+    } else {
+      header = objHeader(TYPE_CODE[type], data.length)
+      // record blobs compress ~3x and are worth a zlib handle; trees and commits are not
+      body = type === 'blob' && data.length > 256 ? zlib.deflateSync(data, {level: 1}) : zlibStored(data)
     }
-    this.objects.push({oid, type, data, base, depth})
+    if (deltaKey !== undefined) this.lineage.set(deltaKey, {data, offset: this.offset, depth, type})
+    this.entries.push({oid, offset: this.offset, crc: zlib.crc32(body, zlib.crc32(header))})
+    this.chunks.push(header, body)
+    this.offset += header.length + body.length
     return oid
   }
 
   async flush(): Promise<void> {
-    if (!this.objects.length) return
-    const chunks: Buffer[] = []
+    if (!this.entries.length) return
     const head = Buffer.alloc(12)
     head.write('PACK', 0, 'latin1')
     head.writeUInt32BE(2, 4)
-    head.writeUInt32BE(this.objects.length, 8)
-    chunks.push(head)
-    let offset = 12
-    const offsets: number[] = []
-    const crcs: number[] = []
-    for (const o of this.objects) {
-      let body: Buffer
-      let header: Buffer
-      if (o.base >= 0) {
-        const delta = makeDelta(this.objects[o.base]!.data, o.data)
-        header = Buffer.concat([objHeader(OFS_DELTA, delta.length), ofsBytes(offset - offsets[o.base]!)])
-        body = zlib.deflateSync(delta, {level: 1})
-      } else {
-        header = objHeader(TYPE_CODE[o.type], o.data.length)
-        body = zlib.deflateSync(o.data, {level: 1})
-      }
-      offsets.push(offset)
-      crcs.push(zlib.crc32(body, zlib.crc32(header)))
-      chunks.push(header, body)
-      offset += header.length + body.length
-    }
-    const packBody = Buffer.concat(chunks)
-    const packSum = createHash('sha1').update(packBody).digest()
+    head.writeUInt32BE(this.entries.length, 8)
+    const hash = createHash('sha1').update(head)
+    for (const c of this.chunks) hash.update(c)
+    const packSum = hash.digest()
     const name = packSum.toString('hex')
     const dir = path.join(this.commonDir, 'objects', 'pack')
     await fsp.mkdir(dir, {recursive: true})
     const tmp = randomBytes(6).toString('hex')
     const tmpPack = path.join(dir, `tmp_pack_${tmp}`)
     const tmpIdx = path.join(dir, `tmp_idx_${tmp}`)
-    await fsp.writeFile(tmpPack, Buffer.concat([packBody, packSum]), {mode: 0o444})
-    await fsp.writeFile(tmpIdx, this.index(offsets, crcs, packSum), {mode: 0o444})
+    const fh = await fsp.open(tmpPack, 'w', 0o444)
+    try {
+      await fh.write(head)
+      for (let i = 0; i < this.chunks.length; i += 1024) await fh.writev(this.chunks.slice(i, i + 1024))
+      await fh.write(packSum)
+    } finally {
+      await fh.close()
+    }
+    await fsp.writeFile(tmpIdx, this.index(packSum), {mode: 0o444})
     // the .pack first, the .idx last: readers find packs through their index
     await fsp.rename(tmpPack, path.join(dir, `pack-${name}.pack`))
     await fsp.rename(tmpIdx, path.join(dir, `pack-${name}.idx`))
-    this.objects = []
+    this.chunks = []
+    this.entries = []
+    this.offset = 12
     this.seen.clear()
     this.lineage.clear()
   }
 
-  private index(offsets: number[], crcs: number[], packSum: Buffer): Buffer {
-    const order = this.objects.map((o, i) => ({oid: o.oid, i})).sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0))
+  private index(packSum: Buffer): Buffer {
+    const order = [...this.entries].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0))
     const n = order.length
     const fanout = Buffer.alloc(256 * 4)
     const counts = new Array<number>(256).fill(0)
@@ -156,18 +155,18 @@ export class PackSink implements ObjectSink {
       acc += counts[b]!
       fanout.writeUInt32BE(acc, b * 4)
     }
-    const names = Buffer.concat(order.map(o => Buffer.from(o.oid, 'hex')))
+    const names = Buffer.alloc(n * 20)
     const crc = Buffer.alloc(n * 4)
     const off = Buffer.alloc(n * 4)
     const large: Buffer[] = []
-    order.forEach(({i}, k) => {
-      crc.writeUInt32BE(crcs[i]! >>> 0, k * 4)
-      const o = offsets[i]!
-      if (o < 0x80000000) off.writeUInt32BE(o, k * 4)
+    order.forEach((e, k) => {
+      names.write(e.oid, k * 20, 'hex')
+      crc.writeUInt32BE(e.crc >>> 0, k * 4)
+      if (e.offset < 0x80000000) off.writeUInt32BE(e.offset, k * 4)
       else {
         off.writeUInt32BE((0x80000000 | large.length) >>> 0, k * 4)
         const b = Buffer.alloc(8)
-        b.writeBigUInt64BE(BigInt(o))
+        b.writeBigUInt64BE(BigInt(e.offset))
         large.push(b)
       }
     })
