@@ -32,3 +32,10 @@ export class LlmError extends ExpError {
     })
   }
 }
+
+/** An adapter that is loaded on demand could not be loaded (a broken install or build). */
+export class AgentUnavailableError extends ExpError {
+  constructor(name: string, detail: string) {
+    super('E_AGENT_UNAVAILABLE', `agent ${name} cannot be loaded: ${detail}`, {data: {name}, hint: 'rebuild exp (npm run build) or reinstall it', exit: 1})
+  }
+}
