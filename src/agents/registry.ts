@@ -59,14 +59,16 @@ const SCRIPTED_MODULE = './scripted/index.js'
 
 function lazyScripted(options: unknown): Agent {
   return new LazyAgent('scripted', async () => {
-    let mod: {createScriptedAgent?: (o?: unknown) => Agent}
+    let mod: {createScriptedAgent?: (o?: unknown) => Agent; ScriptedAgent?: new (o?: unknown) => Agent}
     try {
       mod = (await import(SCRIPTED_MODULE)) as typeof mod
     } catch (e) {
       throw new AgentUnavailableError('scripted', e instanceof Error ? e.message : String(e))
     }
-    if (typeof mod.createScriptedAgent !== 'function') throw new AgentUnavailableError('scripted', `${SCRIPTED_MODULE} exports no createScriptedAgent()`)
-    return mod.createScriptedAgent(options)
+    // the factory is the agreed entry; the class is accepted so either shape merges cleanly
+    if (typeof mod.createScriptedAgent === 'function') return mod.createScriptedAgent(options)
+    if (typeof mod.ScriptedAgent === 'function') return new mod.ScriptedAgent(options)
+    throw new AgentUnavailableError('scripted', `${SCRIPTED_MODULE} exports neither createScriptedAgent() nor ScriptedAgent`)
   })
 }
 
