@@ -63,6 +63,9 @@ export async function runEpisode(launch: Launch, limits: EpisodeLimits, input: A
     proc.send(startMessage(input, ctx.seed, ctx.maxSteps))
 
     while (true) {
+      // checked before the queue, so an agent that floods stdout cannot outrun either
+      if (ctx.signal?.aborted) return fail('aborted', 'cancelled by the runner')
+      if (Date.now() >= episodeEnd) return fail('timeout', `no final answer within ${limits.timeoutMs} ms`)
       // which deadline we wait for decides the reason (timers may fire a hair early)
       const until = Math.min(episodeEnd, stepEnd, drainEnd)
       const ev = await proc.next(until - Date.now())

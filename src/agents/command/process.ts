@@ -49,7 +49,9 @@ export class AgentProcess {
   readonly child: ChildProcess
   private readonly queue: ChildEvent[] = []
   private wake: (() => void) | undefined
-  private pending: Buffer = Buffer.alloc(0)
+  private parts: Buffer[] = []
+  private partBytes = 0
+  private overflowed = false
   private stderr: Buffer = Buffer.alloc(0)
   private exitInfo: {code: number | null; signal: NodeJS.Signals | null} | undefined
   private readonly exited: Promise<void>
@@ -155,21 +157,30 @@ export class AgentProcess {
   }
 
   private onStdout(chunk: Buffer): void {
-    if (this.pending.length > this.opts.maxLineBytes) return // already overflowed: ignore the rest
-    this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk])
+    if (this.overflowed) return // the stream is already condemned: ignore the rest
+    let start = 0
     let nl: number
-    while ((nl = this.pending.indexOf(0x0a)) >= 0) {
-      const raw = this.pending.subarray(0, nl)
-      this.pending = this.pending.subarray(nl + 1)
+    while ((nl = chunk.indexOf(0x0a, start)) >= 0) {
+      const piece = chunk.subarray(start, nl)
+      // a line split over chunks is joined once, at its end (no quadratic re-copying)
+      const raw = this.parts.length > 0 ? Buffer.concat([...this.parts, piece]) : piece
+      this.parts = []
+      this.partBytes = 0
+      start = nl + 1
       if (raw.length > this.opts.maxLineBytes) return this.overflow(raw.length)
       const line = raw.toString('utf8').replace(/\r$/, '')
       if (line.trim().length > 0) this.push({kind: 'line', line})
     }
-    if (this.pending.length > this.opts.maxLineBytes) this.overflow(this.pending.length)
+    if (start < chunk.length) {
+      this.parts.push(chunk.subarray(start))
+      this.partBytes += chunk.length - start
+      if (this.partBytes > this.opts.maxLineBytes) this.overflow(this.partBytes)
+    }
   }
 
   private overflow(bytes: number): void {
-    this.pending = Buffer.alloc(this.opts.maxLineBytes + 1)
+    this.overflowed = true
+    this.parts = []
     this.push({kind: 'overflow', bytes})
   }
 }
