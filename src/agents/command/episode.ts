@@ -121,12 +121,12 @@ export async function runEpisode(launch: Launch, limits: EpisodeLimits, input: A
 /** Runs one call through the runner's invoker and answers the agent; returns a problem if the invoker itself threw. */
 async function callTool(msg: ToolCallMessage, tools: ToolInvoker, proc: AgentProcess, messages: Message[]): Promise<string | undefined> {
   messages.push({role: 'assistant', content: '', tool_calls: [{id: msg.id, type: 'function', function: {name: msg.tool, arguments: JSON.stringify(msg.arguments)}}]})
-  let result
   try {
-    result = await tools({tool: msg.tool, arguments: msg.arguments, callId: msg.id})
+    const result = await tools({tool: msg.tool, arguments: msg.arguments, callId: msg.id})
+    // serializing is inside the try too: a result JSON cannot carry (a bigint, a cycle) is our bug
+    messages.push({role: 'tool', tool_call_id: msg.id, content: toolResultContent(result)})
+    proc.send(toolResultMessage(msg.id, result))
   } catch (e) {
     return `tool invoker failed on ${msg.tool}: ${e instanceof Error ? e.message : String(e)}`
   }
-  messages.push({role: 'tool', tool_call_id: msg.id, content: toolResultContent(result)})
-  proc.send(toolResultMessage(msg.id, result))
 }

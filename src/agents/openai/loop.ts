@@ -1,7 +1,7 @@
 import {LlmError} from '../../errors/agent.js'
 import {invalidOutcome, type InvalidCode} from '../invalid.js'
 import {systemPrompt, toolResultContent} from '../transcript.js'
-import type {AgentContext, AgentInput, AgentOutcome, Message, ToolInvoker, ToolResult, Usage} from '../types.js'
+import type {AgentContext, AgentInput, AgentOutcome, Message, ToolInvoker, Usage} from '../types.js'
 import type {Completer, WireMessage, WireTool} from './completer.js'
 
 export interface LoopSettings {
@@ -58,18 +58,19 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
     for (const call of calls) {
       if (++steps > ctx.maxSteps) return fail('max_steps', `more than ${ctx.maxSteps} tool calls`)
       const args = parseArguments(call.arguments)
-      let result: ToolResult
+      let content: string
       if (args === undefined) {
         // the model's mistake, not ours: tell it, as a tool would, and let it try again
-        result = {ok: false, error: {code: 'E_BAD_ARGUMENTS', message: 'arguments are not a JSON object'}}
+        content = toolResultContent({ok: false, error: {code: 'E_BAD_ARGUMENTS', message: 'arguments are not a JSON object'}})
       } else {
         try {
-          result = await tools({tool: call.name, arguments: args, callId: call.id})
+          // serializing is inside the try: a result JSON cannot carry (a bigint, a cycle) is our bug
+          content = toolResultContent(await tools({tool: call.name, arguments: args, callId: call.id}))
         } catch (e) {
           return fail('tool_error', `tool invoker failed on ${call.name}: ${e instanceof Error ? e.message : String(e)}`)
         }
       }
-      wire.push({role: 'tool', tool_call_id: call.id, content: toolResultContent(result)})
+      wire.push({role: 'tool', tool_call_id: call.id, content})
     }
   }
 }

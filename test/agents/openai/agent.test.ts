@@ -105,3 +105,13 @@ t.test('a cancelled episode is invalid: aborted', async t => {
   t.match(out.invalid!.reason, /^aborted/)
 })
 
+
+t.test('a throwing tool invoker is our bug, reported as tool_error', async t => {
+  const llm = await startFakeLlm(twoTurns)
+  t.teardown(() => llm.close())
+  const agent = createOpenAIAgent('m', {baseURL: llm.baseURL, env: {}})
+  const out = await agent.run(agentInput(), async () => {
+    throw new Error('world exploded')
+  }, context())
+  t.match(out.invalid!.reason, /^tool_error: tool invoker failed on get_employee: world exploded/)
+})
