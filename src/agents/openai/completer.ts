@@ -1,0 +1,109 @@
+import OpenAI, {APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError} from 'openai'
+import {LlmError} from '../../errors/agent.js'
+import {ResponseCache} from './cache.js'
+import type {LlmClientOptions} from './options.js'
+import {resolveClientOptions} from './options.js'
+import {redactor, type Redactor} from './redact.js'
+import {parseCompletion, type Reply} from './response.js'
+
+/** One message of the chat-completions wire format, as we send it. */
+export interface WireMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool'
+  content: string | null
+  tool_call_id?: string
+  tool_calls?: {id: string; type: 'function'; function: {name: string; arguments: string}}[]
+}
+
+export interface WireTool {
+  type: 'function'
+  function: {name: string; description: string; parameters: Record<string, unknown>}
+}
+
+export interface CompletionRequest {
+  model: string
+  messages: WireMessage[]
+  tools?: WireTool[]
+  /** merged over the client's own params (temperature, seed…) */
+  params?: Record<string, unknown>
+}
+
+export interface Completion extends Reply {
+  cached: boolean
+}
+
+/** Key-free servers still need some bearer value for the client to start. */
+const NO_KEY = 'no-key'
+const DEFAULT_BASE = 'https://api.openai.com/v1'
+
+/**
+ * The one place that talks to the endpoint, shared by the agent loop and chat(): request
+ * digest → cache → client (with its own retries and backoff) → shape check → cache.
+ * Every failure leaves as an LlmError whose text went through the redactor.
+ */
+export class Completer {
+  private readonly client: OpenAI
+  private readonly cache: ResponseCache | undefined
+  private readonly redact: Redactor
+  private readonly params: Record<string, unknown>
+  private readonly endpoint: string
+
+  constructor(options: LlmClientOptions = {}) {
+    const o = resolveClientOptions(options)
+    this.redact = redactor([o.apiKey])
+    this.params = o.params
+    this.endpoint = o.baseURL ?? DEFAULT_BASE
+    this.cache = o.cacheDir ? new ResponseCache(o.cacheDir) : undefined
+    // logLevel off: nothing the client could log (headers, bodies) ever reaches our output
+    this.client = new OpenAI({baseURL: this.endpoint, apiKey: o.apiKey ?? NO_KEY, maxRetries: o.maxRetries, timeout: o.timeoutMs, logLevel: 'off'})
+  }
+
+  /** The digest that names a request in the cache: endpoint, model, messages, tools, params. */
+  keyOf(req: CompletionRequest): string {
+    return ResponseCache.keyOf({endpoint: this.endpoint, ...this.body(req)})
+  }
+
+  async complete(req: CompletionRequest, opts: {useCache?: boolean; signal?: AbortSignal} = {}): Promise<Completion> {
+    const useCache = (opts.useCache ?? true) && this.cache !== undefined
+    const key = useCache ? this.keyOf(req) : ''
+    if (useCache) {
+      const hit = await this.cache!.get(key)
+      const parsed = hit === undefined ? undefined : parseCompletion(hit)
+      if (parsed?.ok) return {...parsed.reply, cached: true}
+    }
+    let raw: unknown
+    try {
+      raw = await this.client.chat.completions.create(this.body(req) as never, {signal: opts.signal})
+    } catch (e) {
+      throw this.toLlmError(e)
+    }
+    // a server that echoes our headers must not get the key into a transcript or the cache
+    const clean: unknown = typeof raw === 'object' && raw !== null ? JSON.parse(this.redact(JSON.stringify(raw))) : raw
+    const parsed = parseCompletion(clean)
+    if (!parsed.ok) throw new LlmError('malformed_response', this.redact(`malformed response from ${this.endpoint}: ${parsed.problem}`))
+    if (useCache) {
+      // the cache is best-effort: a full disk costs a future request, never this answer
+      await this.cache!.put(key, clean).catch(() => undefined)
+    }
+    return {...parsed.reply, cached: false}
+  }
+
+  private body(req: CompletionRequest): Record<string, unknown> {
+    const body: Record<string, unknown> = {...this.params, ...req.params, model: req.model, messages: req.messages}
+    if (req.tools && req.tools.length > 0) body.tools = req.tools
+    return body
+  }
+
+  private toLlmError(e: unknown): LlmError {
+    const r = this.redact
+    if (e instanceof APIUserAbortError) return new LlmError('aborted', 'request cancelled')
+    if (e instanceof APIConnectionTimeoutError) return new LlmError('timeout', r(`${this.endpoint} did not answer in time, after retries`))
+    if (e instanceof APIConnectionError) return new LlmError('connection', r(`cannot reach ${this.endpoint}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}`))
+    if (e instanceof APIError) return new LlmError('http', r(`HTTP ${clip(e.message)}`), {status: e.status})
+    // a body the client could not parse (invalid JSON) lands here
+    return new LlmError('malformed_response', r(`malformed response from ${this.endpoint}: ${clip(e instanceof Error ? e.message : String(e))}`))
+  }
+}
+
+function clip(s: string, max = 500): string {
+  return s.length > max ? `${s.slice(0, max)}…` : s
+}

@@ -1,0 +1,15 @@
+/**
+ * Removes secrets from any text we are about to keep or show (outcome reasons, error
+ * messages, cache entries). The SDK already keeps the key out of its own errors; this is
+ * the belt to its braces, for servers or proxies that echo request headers back.
+ */
+export type Redactor = (text: string) => string
+
+const MASK = '[redacted]'
+
+export function redactor(secrets: readonly (string | undefined)[]): Redactor {
+  // very short "secrets" (placeholders such as "x") would mangle ordinary text
+  const list = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6)
+  if (list.length === 0) return text => text
+  return text => list.reduce((acc, s) => acc.split(s).join(MASK), text)
+}

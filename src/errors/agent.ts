@@ -1,0 +1,41 @@
+import {ExpError} from './base.js'
+
+/** `--agent SPEC` names no adapter we know. Exit 2: it is a usage mistake. */
+export class UnknownAgentError extends ExpError {
+  constructor(spec: string, available: readonly string[]) {
+    super('E_UNKNOWN_AGENT', `unknown agent: ${JSON.stringify(spec)} (available: ${available.join(', ')})`, {
+      data: {spec, available},
+      hint: `use one of: ${available.join(', ')}`,
+      exit: 2,
+    })
+  }
+}
+
+/** An agent spec names a known adapter but cannot be used as written (empty command, unterminated quote, no model). */
+export class AgentSpecError extends ExpError {
+  constructor(spec: string, why: string, hint: string) {
+    super('E_AGENT_SPEC', `invalid agent ${JSON.stringify(spec)}: ${why}`, {data: {spec}, hint, exit: 2})
+  }
+}
+
+/**
+ * An LLM call failed after the client's retries, or answered with a body we cannot use.
+ * Episodes turn this into an `invalid` outcome; the chat() helper lets it propagate.
+ * The message is always redacted: it never carries the API key.
+ */
+export class LlmError extends ExpError {
+  constructor(kind: 'http' | 'timeout' | 'connection' | 'malformed_response' | 'aborted', message: string, data: Record<string, unknown> = {}) {
+    super('E_LLM', message, {
+      data: {kind, ...data},
+      hint: 'check OPENAI_BASE_URL, the model name and the server logs; transient errors are retried by the client (maxRetries)',
+      exit: 1,
+    })
+  }
+}
+
+/** An adapter that is loaded on demand could not be loaded (a broken install or build). */
+export class AgentUnavailableError extends ExpError {
+  constructor(name: string, detail: string) {
+    super('E_AGENT_UNAVAILABLE', `agent ${name} cannot be loaded: ${detail}`, {data: {name}, hint: 'rebuild exp (npm run build) or reinstall it', exit: 1})
+  }
+}

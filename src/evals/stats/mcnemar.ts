@@ -1,0 +1,45 @@
+import {InvalidInputError} from '../../errors/index.js'
+import {count} from './check.js'
+
+export interface McNemarResult {
+  /** pairs where A passed and B failed */
+  b: number
+  /** pairs where A failed and B passed */
+  c: number
+  /** two-sided exact p-value */
+  pValue: number
+}
+
+/**
+ * Exact McNemar test from the discordant counts: under "A and B are equally good" each
+ * discordant pair goes either way with probability ½, so the p-value is the two-sided
+ * exact binomial tail, 2·P(X ≤ min(b, c)) for X ~ Bin(b + c, ½), capped at 1. With no
+ * discordant pairs there is no evidence of a difference: p = 1.
+ */
+export function mcnemarExact(b: number, c: number): McNemarResult {
+  count('b', b)
+  count('c', c)
+  const n = b + c
+  if (n === 0) return {b, c, pValue: 1}
+  // terms in log space: C(n, i) / 2^n underflows long before n reaches the thousands
+  const ln2n = n * Math.LN2
+  let lnChoose = 0
+  let tail = 0
+  for (let i = 0; i <= Math.min(b, c); i++) {
+    tail += Math.exp(lnChoose - ln2n)
+    lnChoose += Math.log(n - i) - Math.log(i + 1)
+  }
+  return {b, c, pValue: Math.min(1, 2 * tail)}
+}
+
+/** The same test from paired outcomes: a[i] and b[i] are the results of A and B on scenario i. */
+export function mcnemarPaired(a: readonly boolean[], b: readonly boolean[]): McNemarResult {
+  if (a.length !== b.length) throw new InvalidInputError(`paired outcomes differ in length (${a.length} vs ${b.length})`)
+  let onlyA = 0
+  let onlyB = 0
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] && !b[i]) onlyA++
+    else if (!a[i] && b[i]) onlyB++
+  }
+  return mcnemarExact(onlyA, onlyB)
+}

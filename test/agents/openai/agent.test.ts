@@ -1,0 +1,117 @@
+import t, {type Test} from 'tap'
+import {createOpenAIAgent, type OpenAIAgentOptions} from '../../../src/agents/openai/index.js'
+import type {AgentContext} from '../../../src/agents/types.js'
+import {agentInput, context, recordingTools} from '../../helpers/agents.js'
+import {completion, RETRY_NOW, startFakeLlm, type Script} from '../../helpers/fake-llm.js'
+
+const KEY = 'sk-test-0123456789abcdef'
+
+/** A model that looks E-104 up once, then answers. */
+const twoTurns: Script = req => req.body.messages.some((m: {role: string}) => m.role === 'tool')
+  ? {body: completion({content: 'E-104 is onboarded.'}, {prompt_tokens: 30, completion_tokens: 7})}
+  : {body: completion({tool_calls: [{id: 'call_a', name: 'get_employee', arguments: '{"employee_id":"E-104"}'}]}, {prompt_tokens: 20, completion_tokens: 5})}
+
+async function episode(t: Test, script: Script, opts: OpenAIAgentOptions = {}, ctx: Partial<AgentContext> = {}) {
+  const llm = await startFakeLlm(script)
+  t.teardown(() => llm.close())
+  const agent = createOpenAIAgent('test-model', {baseURL: llm.baseURL, apiKey: KEY, maxRetries: 2, timeoutMs: 5000, env: {}, ...opts})
+  const tools = recordingTools()
+  const out = await agent.run(agentInput(), tools.invoke, context(ctx))
+  return {out, llm, calls: tools.calls, agent}
+}
+
+t.test('tool calls run through the invoker until the model answers', async t => {
+  const {out, llm, calls, agent} = await episode(t, twoTurns, {params: {temperature: 0}})
+  t.equal(agent.name, 'openai:test-model')
+  t.same(agent.params, {temperature: 0})
+  t.equal(out.invalid, undefined)
+  t.equal(out.finalAnswer, 'E-104 is onboarded.')
+  t.same(calls, [{tool: 'get_employee', arguments: {employee_id: 'E-104'}, callId: 'call_a'}])
+  t.same(out.usage, {tokensIn: 50, tokensOut: 12})
+  t.same(out.messages.map(m => m.role), ['system', 'user', 'assistant', 'tool', 'assistant'])
+  t.same(out.messages[3], {role: 'tool', tool_call_id: 'call_a', content: '{"ok":true,"result":{"id":"E-104","name":"Ada"}}'})
+
+  t.equal(llm.requests.length, 2)
+  const [first, second] = llm.requests as [typeof llm.requests[0], typeof llm.requests[0]]
+  t.equal(first.url, '/v1/chat/completions')
+  t.equal(first.headers.authorization, `Bearer ${KEY}`)
+  t.match(first.body, {model: 'test-model', temperature: 0, seed: 7})
+  t.match(first.body.messages[0].content, /IT onboarding assistant[\s\S]*# Skill: onboarding/)
+  t.same(first.body.tools[1], {type: 'function', function: {name: 'get_employee', description: 'Look up one employee by id.', parameters: agentInput().tools[1]!.parameters}})
+  t.same(second.body.messages[2].tool_calls, [{id: 'call_a', type: 'function', function: {name: 'get_employee', arguments: '{"employee_id":"E-104"}'}}])
+  t.equal(second.body.messages[3].tool_call_id, 'call_a')
+})
+
+t.test('the server and key come from OPENAI_BASE_URL and OPENAI_API_KEY', async t => {
+  const llm = await startFakeLlm(() => ({body: completion({content: 'hi'})}))
+  t.teardown(() => llm.close())
+  const agent = createOpenAIAgent('m', {env: {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY}, sendSeed: false})
+  const out = await agent.run(agentInput({tools: []}), recordingTools().invoke, context())
+  t.equal(out.finalAnswer, 'hi')
+  t.equal(llm.requests[0]!.headers.authorization, `Bearer ${KEY}`)
+  t.notOk('seed' in llm.requests[0]!.body, 'seed left out when asked')
+  t.notOk('tools' in llm.requests[0]!.body, 'no empty tools list')
+})
+
+t.test('a 429 is retried, then the episode goes on', async t => {
+  const {out, llm} = await episode(t, (req, i) => i === 0 ? {status: 429, headers: RETRY_NOW, body: {error: {message: 'slow down', type: 'rate_limit'}}} : twoTurns(req, i))
+  t.equal(out.invalid, undefined)
+  t.equal(out.finalAnswer, 'E-104 is onboarded.')
+  t.equal(llm.requests.length, 3)
+})
+
+t.test('a request that times out is retried', async t => {
+  const {out, llm} = await episode(t, (req, i) => ({...twoTurns(req, i), delayMs: i === 0 ? 1000 : 0}), {timeoutMs: 150, maxRetries: 1})
+  t.equal(out.finalAnswer, 'E-104 is onboarded.')
+  t.equal(llm.requests.length, 3)
+})
+
+t.test('a 500 after every retry is an invalid outcome, not a throw', async t => {
+  const {out, llm} = await episode(t, () => ({status: 500, headers: RETRY_NOW, body: {error: {message: 'upstream exploded'}}}))
+  t.equal(llm.requests.length, 3, 'one try and two retries')
+  t.equal(out.finalAnswer, null)
+  t.match(out.invalid!.reason, /^http: HTTP 500 upstream exploded/)
+})
+
+t.test('a body that is not JSON, or not a completion, is malformed_response', async t => {
+  const broken = await episode(t, () => ({body: '{"choices": [ {"message": '}))
+  t.match(broken.out.invalid!.reason, /^malformed_response: /)
+  const wrong = await episode(t, () => ({body: {result: 'ok'}}))
+  t.match(wrong.out.invalid!.reason, /^malformed_response: .*no choices\[0\]\.message/)
+  const text = await episode(t, () => ({headers: {'content-type': 'text/html'}, body: '<html>proxy error</html>'}))
+  t.match(text.out.invalid!.reason, /^malformed_response: .*got text "<html>/)
+})
+
+t.test('a model that never stops calling tools hits maxSteps', async t => {
+  let n = 0
+  const {out, calls} = await episode(t, () => ({body: completion({tool_calls: [{id: `c${++n}`, name: 'search_documents', arguments: '{"query":"again"}'}]})}), {}, {maxSteps: 3})
+  t.match(out.invalid!.reason, /^max_steps: more than 3 tool calls/)
+  t.equal(calls.length, 3)
+})
+
+t.test('arguments that are not a JSON object go back to the model as a tool error', async t => {
+  const {out, calls, llm} = await episode(t, (req, i) => i === 0
+    ? {body: completion({tool_calls: [{id: 'c1', name: 'get_employee', arguments: '{"employee_id": E-1'}]})}
+    : {body: completion({content: 'sorry'})})
+  t.equal(calls.length, 0, 'the invoker never saw the broken call')
+  t.equal(out.finalAnswer, 'sorry')
+  t.same(JSON.parse(llm.requests[1]!.body.messages[3].content), {ok: false, error: {code: 'E_BAD_ARGUMENTS', message: 'arguments are not a JSON object'}})
+})
+
+t.test('a cancelled episode is invalid: aborted', async t => {
+  const ac = new AbortController()
+  setTimeout(() => ac.abort(), 50)
+  const {out} = await episode(t, () => ({body: completion({content: 'late'}), delayMs: 2000}), {}, {signal: ac.signal})
+  t.match(out.invalid!.reason, /^aborted/)
+})
+
+
+t.test('a throwing tool invoker is our bug, reported as tool_error', async t => {
+  const llm = await startFakeLlm(twoTurns)
+  t.teardown(() => llm.close())
+  const agent = createOpenAIAgent('m', {baseURL: llm.baseURL, env: {}})
+  const out = await agent.run(agentInput(), async () => {
+    throw new Error('world exploded')
+  }, context())
+  t.match(out.invalid!.reason, /^tool_error: tool invoker failed on get_employee: world exploded/)
+})
