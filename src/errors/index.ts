@@ -96,3 +96,4 @@ export class InvalidInputError extends ExpError {
     super('E_INVALID_INPUT', message, {data, hint})
   }
 }
+export {UnknownAgentError, AgentSpecError, LlmError, AgentUnavailableError} from './agent.js'
