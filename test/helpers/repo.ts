@@ -50,3 +50,30 @@ export async function makeRepo(t: {teardown(fn: () => void): void}, opts: {bare?
   if (!opts.empty) await git(dir, 'commit', '-q', '--allow-empty', '-m', 'init')
   return dir
 }
+
+/** Run git with stdin input and extra env; resolves trimmed stdout. */
+export function gitIn(cwd: string, args: string[], input: string | undefined, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', args, {cwd, env: {...GIT_ENV, ...env}, maxBuffer: 64 * 1024 * 1024}, (err, stdout, stderr) => {
+      if (err) reject(new Error(`git ${args.join(' ')}: ${stderr || err.message}`))
+      else resolve(stdout.trim())
+    })
+    child.stdin!.on('error', () => undefined)
+    child.stdin!.end(input ?? '')
+  })
+}
+
+/** Commit one file onto a lane with plain git plumbing, as a person could by hand. */
+export async function handCommit(repo: string, lane: string, file: string, content: string, message: string): Promise<string> {
+  const ref = `refs/research/lanes/${lane}`
+  const parent = await gitIn(repo, ['rev-parse', '-q', '--verify', ref], undefined).catch(() => '')
+  const env = {GIT_INDEX_FILE: path.join(repo, '.git', `hand-${process.pid}-${Date.now()}.idx`)}
+  if (parent) await gitIn(repo, ['read-tree', parent], undefined, env)
+  const blob = await gitIn(repo, ['hash-object', '-w', '--stdin'], content, env)
+  await gitIn(repo, ['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], undefined, env)
+  const tree = await gitIn(repo, ['write-tree'], undefined, env)
+  const commit = await gitIn(repo, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], undefined, env)
+  await gitIn(repo, ['update-ref', ref, commit], undefined, env)
+  rmSync(env.GIT_INDEX_FILE, {force: true})
+  return commit
+}

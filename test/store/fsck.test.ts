@@ -3,34 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {GitRecordStore} from '../../src/store/index.js'
 import {fsck} from '../../src/store/git/fsck.js'
-import {makeRepo, git} from '../helpers/repo.js'
+import {makeRepo, git, handCommit} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 import {canonicalJson} from '../../src/records/index.js'
-
-/** Commit a file onto a lane with plain git plumbing, as a person could by hand. */
-async function handCommit(repo: string, lane: string, file: string, content: string, message: string): Promise<string> {
-  const ref = `refs/research/lanes/${lane}`
-  const parent = (await git(repo, 'rev-parse', '-q', '--verify', ref).catch(() => '')).trim()
-  const idx = path.join(repo, '.git', `hand-${Date.now()}.idx`)
-  const env = {GIT_INDEX_FILE: idx}
-  const run = (args: string[], input?: string) => new Promise<string>((resolve, reject) => {
-    const p = require_('child_process').spawn('git', args, {cwd: repo, env: {...process.env, ...env, GIT_AUTHOR_NAME: 'hand', GIT_AUTHOR_EMAIL: 'h@x', GIT_COMMITTER_NAME: 'hand', GIT_COMMITTER_EMAIL: 'h@x'}})
-    let out = ''
-    p.stdout.on('data', (d: Buffer) => (out += d))
-    p.on('close', (c: number) => (c ? reject(new Error(`git ${args.join(' ')} failed`)) : resolve(out.trim())))
-    p.stdin.end(input ?? '')
-  })
-  if (parent) await run(['read-tree', parent])
-  const blob = await run(['hash-object', '-w', '--stdin'], content)
-  await run(['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`])
-  const tree = await run(['write-tree'])
-  const commit = await run(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message])
-  await run(['update-ref', ref, commit])
-  fs.rmSync(idx, {force: true})
-  return commit
-}
-import {createRequire} from 'node:module'
-const require_ = createRequire(import.meta.url)
 
 t.test('a record committed by hand with plain git that is not valid is reported by fsck and skipped by the ledger', async t => {
   const repo = await makeRepo(t)

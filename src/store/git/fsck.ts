@@ -1,4 +1,5 @@
-import {recordDigest, recordId, type ExpRecord} from '../../records/index.js'
+import {recordDigest, recordId} from '../../records/index.js'
+import type {LaneCommit} from './log.js'
 import {parseLaneRef} from '../lanes.js'
 import type {GitRecordStore} from './store.js'
 import {recordChange, checkStoredRecord} from './verify.js'
@@ -25,31 +26,46 @@ export interface FsckReport {
 export async function fsck(store: GitRecordStore, onProgress?: (done: number, lane: string) => void): Promise<FsckReport> {
   const problems: FsckProblem[] = []
   const seen = new Map<string, {digest: string; ref: string}>()
-  const all: {rec: ExpRecord; ref: string; commit: string}[] = []
+  const all: {id: string; cites: readonly string[]; ref: string; commit: string}[] = []
   const tips = await store.laneTips()
   let records = 0
+  const current = {ref: '', lane: ''}
   for (const [ref, tip] of tips) {
     if (!tip) continue
     const lane = parseLaneRef(ref)!.lane
-    let commits
+    current.ref = ref
+    current.lane = lane
+    let prevLamport = 0
     try {
-      commits = await store.laneCommits(tip)
+      for await (const commits of store.laneCommitChunks(tip)) {
+        prevLamport = await checkChunk(commits, prevLamport)
+      }
     } catch (e) {
       problems.push({ref, commit: tip, message: `cannot walk the lane's history: ${(e as Error).message.split('\n')[0]}`})
       continue
     }
-    let prevLamport = 0
-    for (const c of commits) {
-      const loc = recordChange(c)
+    onProgress?.(records, lane)
+  }
+  for (const {id, cites, ref, commit} of all) {
+    for (const c of cites) if (!seen.has(c)) problems.push({ref, commit, id, message: `dangling cite: ${c} is not on any lane`})
+  }
+  return {lanes: [...tips.values()].filter(Boolean).length, records, problems}
+
+  async function checkChunk(commits: LaneCommit[], prevLamport: number): Promise<number> {
+    const ref = current.ref
+    const lane = current.lane
+    const located = commits.map(c => recordChange(c))
+    const got = await store.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))
+    let gi = 0
+    for (const [k, c] of commits.entries()) {
+      const loc = located[k]!
       if ('problem' in loc) {
         problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
         continue
       }
-      let bytes: Buffer
-      try {
-        bytes = (await store.reader.read(loc.blob)).data
-      } catch (e) {
-        problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: `unreadable object ${loc.blob}: ${(e as Error).message}`})
+      const bytes = got[gi++]!
+      if (bytes instanceof Error) {
+        problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: `unreadable object ${loc.blob}: ${bytes.message}`})
         continue
       }
       const {record, problems: bad} = checkStoredRecord(bytes, c, {lane, ...loc})
@@ -65,14 +81,10 @@ export async function fsck(store: GitRecordStore, onProgress?: (done: number, la
       const other = seen.get(record.id)
       if (other && other.digest !== digest) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `duplicate id with a different digest (also on ${other.ref})`})
       if (!other) seen.set(record.id, {digest, ref})
-      all.push({rec: record, ref, commit: c.oid})
+      if (record.cites.length) all.push({id: record.id, cites: record.cites, ref, commit: c.oid})
     }
-    onProgress?.(records, lane)
+    return prevLamport
   }
-  for (const {rec, ref, commit} of all) {
-    for (const c of rec.cites) if (!seen.has(c)) problems.push({ref, commit, id: rec.id, message: `dangling cite: ${c} is not on any lane`})
-  }
-  return {lanes: [...tips.values()].filter(Boolean).length, records, problems}
 }
 
 export function formatProblem(p: FsckProblem): string {

@@ -1,7 +1,8 @@
 import {parseCommit} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import {readTree} from './tree.js'
-import {runGit} from './native.js'
+import {spawn} from 'node:child_process'
+import {StringDecoder} from 'node:string_decoder'
 import {CorruptObjectError} from '../../errors/index.js'
 
 export interface Change {
@@ -63,13 +64,52 @@ export async function laneCommitsIso(reader: ObjectReader, tip: string, stop?: s
 
 /** The same through one `git log --raw` (native fast path). */
 export async function laneCommitsNative(gitDir: string, tip: string, stop?: string): Promise<LaneCommit[]> {
+  const out: LaneCommit[] = []
+  for await (const chunk of laneCommitChunksNative(gitDir, tip, stop, 4096)) out.push(...chunk)
+  return out
+}
+
+/**
+ * Stream a lane's commits, oldest first, in chunks, parsing `git log --raw` output as it
+ * arrives: a 100,000-record lane never sits in memory as one string.
+ */
+export async function* laneCommitChunksNative(gitDir: string, tip: string, stop: string | undefined, size: number): AsyncGenerator<LaneCommit[]> {
   const args = ['--git-dir', gitDir, 'log', '--first-parent', '--reverse', '--no-renames', '--raw', '--no-abbrev', '--format=%x01%H%x02%P%x02%B%x03', tip]
   if (stop) args.push(`^${stop}`)
-  const {stdout} = await runGit(args, {cwd: gitDir})
-  const text = stdout.toString('utf8')
-  const out: LaneCommit[] = []
-  for (const chunk of text.split('\x01')) {
-    if (!chunk) continue
+  const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe']})
+  let stderr = ''
+  child.stderr.on('data', d => (stderr += d))
+  const closed = new Promise<number>(resolve => child.on('close', code => resolve(code ?? 1)))
+  let rest = ''
+  let batch: LaneCommit[] = []
+  const utf8 = new StringDecoder('utf8')
+  try {
+    for await (const data of child.stdout) {
+      rest += utf8.write(data as Buffer)
+      let start = rest.indexOf('\x01')
+      let next = start >= 0 ? rest.indexOf('\x01', start + 1) : -1
+      while (next >= 0) {
+        batch.push(parseLogEntry(rest.slice(start + 1, next)))
+        if (batch.length >= size) {
+          yield batch
+          batch = []
+        }
+        start = next
+        next = rest.indexOf('\x01', start + 1)
+      }
+      rest = start >= 0 ? rest.slice(start) : rest
+    }
+    if (rest.startsWith('\x01')) batch.push(parseLogEntry(rest.slice(1)))
+    if (batch.length) yield batch
+  } finally {
+    if (child.exitCode === null) child.kill()
+  }
+  const code = await closed
+  if (code !== 0 && code !== null && !child.killed) throw new CorruptObjectError('lane', `git log ${tip} failed: ${stderr.trim().split('\n').pop()}`)
+}
+
+function parseLogEntry(chunk: string): LaneCommit {
+  {
     const a = chunk.indexOf('\x02')
     const b = chunk.indexOf('\x02', a + 1)
     const end = chunk.lastIndexOf('\x03')
@@ -85,9 +125,8 @@ export async function laneCommitsNative(gitDir: string, tip: string, stop?: stri
       const status = f[4]![0] as Change['status']
       changes.push({status, path: unquote(line.slice(tab + 1)), blob: status === 'D' ? f[2]! : f[3]!})
     }
-    out.push({oid, parents, message, changes})
+    return {oid, parents, message, changes}
   }
-  return out
 }
 
 function unquote(p: string): string {

@@ -8,6 +8,8 @@ import {CatFileBatch} from './native.js'
 /** Reads git objects by id. Two adapters: isomorphic-git (in process) and native `git cat-file --batch`. */
 export interface ObjectReader {
   read(oid: string): Promise<{type: ObjectType; data: Buffer}>
+  /** many objects at once (pipelined where the adapter can); failures come back as Errors */
+  readMany(oids: readonly string[]): Promise<(Buffer | Error)[]>
   close(): Promise<void>
 }
 
@@ -24,6 +26,12 @@ export class IsoReader implements ObjectReader {
     } catch (e) {
       throw new CorruptObjectError('object', `${oid}: ${(e as Error).message}`, {oid})
     }
+  }
+
+  async readMany(oids: readonly string[]): Promise<(Buffer | Error)[]> {
+    const out: (Buffer | Error)[] = []
+    for (const oid of oids) out.push(await this.read(oid).then(o => o.data, (e: Error) => e))
+    return out
   }
 
   async close(): Promise<void> {}
@@ -58,6 +66,13 @@ export class NativeReader implements ObjectReader {
     if (loose) return loose
     this.batch ??= new CatFileBatch(this.gitdir)
     return this.batch.read(oid)
+  }
+
+  /** Bulk reads skip the in-process loose attempt: cat-file reads loose and packed alike, in C. */
+  readMany(oids: readonly string[]): Promise<(Buffer | Error)[]> {
+    this.batch ??= new CatFileBatch(this.gitdir)
+    const b = this.batch
+    return Promise.all(oids.map(oid => b.read(oid).then(o => o.data, (e: Error) => e)))
   }
 
   async close(): Promise<void> {

@@ -15,7 +15,7 @@ import {MutableTree, lookupPath} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
 import {hasNativeGit} from './native.js'
 import {readGitConfig, configValue} from './config.js'
-import {laneCommitsIso, laneCommitsNative, type LaneCommit} from './log.js'
+import {laneCommitsIso, laneCommitsNative, laneCommitChunksNative, type LaneCommit} from './log.js'
 import {recordChange, checkStoredRecord} from './verify.js'
 import {LedgerCache, type LaneState, type CachedEntry} from './cache.js'
 
@@ -165,26 +165,33 @@ export class GitRecordStore implements RecordStore {
     return this.native ? laneCommitsNative(this.commonDir, tip, stop) : laneCommitsIso(this.reader, tip, stop)
   }
 
-  /** Read and check the records of commits; good ones become entries, bad ones problems. */
-  async readRecords(ref: string, commits: LaneCommit[]): Promise<{add: {entry: LedgerEntry; bytes: Buffer; record: ExpRecord}[]; problems: ReadProblem[]}> {
-    const info = parseLaneRef(ref)!
-    const add: {entry: LedgerEntry; bytes: Buffer; record: ExpRecord}[] = []
-    const problems: ReadProblem[] = []
-    const CHUNK = 1024
-    for (let i = 0; i < commits.length; i += CHUNK) {
-      const slice = commits.slice(i, i + CHUNK)
-      const located = slice.map(c => recordChange(c))
-      const blobs = await Promise.all(located.map(l => ('blob' in l ? this.reader.read(l.blob).then(o => o.data, (e: Error) => e) : undefined)))
-      slice.forEach((c, k) => {
-        const loc = located[k]!
-        if ('problem' in loc) return void problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
-        const data = blobs[k]
-        if (data instanceof Error) return void problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: data.message})
-        const {record, problems: bad} = checkStoredRecord(data!, c, {lane: info.lane, ...loc})
-        if (!record) return void problems.push(...bad.map(message => ({ref, commit: c.oid, path: loc.path, id: loc.id, message})))
-        add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites}, bytes: data!, record})
-      })
+  /** The same, streamed in chunks (native: parsed from `git log` as it arrives). */
+  async *laneCommitChunks(tip: string, stop?: string, size = 2048): AsyncGenerator<LaneCommit[]> {
+    if (this.native) {
+      yield* laneCommitChunksNative(this.commonDir, tip, stop, size)
+      return
     }
+    const all = await laneCommitsIso(this.reader, tip, stop)
+    for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size)
+  }
+
+  /** Read and check the records of commits; good ones become entries, bad ones problems. */
+  async readRecords(ref: string, commits: LaneCommit[]): Promise<{add: {entry: LedgerEntry; bytes: Buffer}[]; problems: ReadProblem[]}> {
+    const info = parseLaneRef(ref)!
+    const add: {entry: LedgerEntry; bytes: Buffer}[] = []
+    const problems: ReadProblem[] = []
+    const located = commits.map(c => recordChange(c))
+    const got = await this.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))
+    let gi = 0
+    commits.forEach((c, k) => {
+      const loc = located[k]!
+      if ('problem' in loc) return void problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
+      const data = got[gi++]!
+      if (data instanceof Error) return void problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: data.message})
+      const {record, problems: bad} = checkStoredRecord(data, c, {lane: info.lane, ...loc})
+      if (!record) return void problems.push(...bad.map(message => ({ref, commit: c.oid, path: loc.path, id: loc.id, message})))
+      add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites}, bytes: data})
+    })
     return {add, problems}
   }
 
@@ -194,13 +201,12 @@ export class GitRecordStore implements RecordStore {
     return new Ledger(visible, e => ('bytes' in e ? decodeRecord((e as MemEntry).bytes, e.id) : decodeRecord(this.cache.read(e as CachedEntry), e.id)), problems)
   }
 
-
   /** Bring the cache up to the current lane tips, reading only new commits. */
   private async refresh(): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]}> {
     const tips = await this.laneTips()
     const persist = this.opts.cache !== false && this.cache.tryLock()
     try {
-      const state = this.opts.cache === false ? {format: 1, lanes: {}} : this.cache.loadState()
+      const state = persist || this.opts.cache !== false ? this.cache.loadState() : {format: 1, lanes: {} as Record<string, LaneState>}
       const entries: LedgerEntry[] = []
       const problems: ReadProblem[] = []
       let changed = false
@@ -208,32 +214,22 @@ export class GitRecordStore implements RecordStore {
         if (!tip) continue
         const info = parseLaneRef(ref)!
         let st: LaneState | undefined = state.lanes[ref]
-        if (st && st.tip === tip) {
-          entries.push(...this.cache.readEntries(ref, st, info.lane, info.private))
-          problems.push(...st.problems)
-          continue
-        }
-        let commits: LaneCommit[] | undefined
         if (st) {
-          commits = await this.laneCommits(tip, st.tip).catch(() => undefined)
-          if (!commits || !commits.length || commits[0]!.parents[0] !== st.tip) {
-            if (persist) this.cache.drop(ref, st)
-            st = undefined
-            commits = undefined
+          // a damaged cache (files removed by hand) is just no cache for that lane
+          const cached = this.cachedEntries(ref, st)
+          if (!cached) st = undefined
+          else if (st.tip === tip) {
+            entries.push(...cached)
+            problems.push(...st.problems)
+            continue
           }
         }
-        commits ??= await this.laneCommits(tip)
-        const {add, problems: bad} = await this.readRecords(ref, commits)
-        const old = st ? this.cache.readEntries(ref, st, info.lane, info.private) : []
+        const lane = (await this.readLane(ref, tip, st, persist)) ?? (await this.readLane(ref, tip, undefined, persist))!
+        entries.push(...lane.entries)
+        problems.push(...lane.problems)
         if (persist) {
-          const res = this.cache.append(ref, st, tip, add, bad, info.lane, info.private)
-          state.lanes[ref] = res.state
-          entries.push(...old, ...res.entries)
-          problems.push(...res.state.problems)
+          state.lanes[ref] = lane.state!
           changed = true
-        } else {
-          entries.push(...old, ...add.map(a => ({...a.entry, bytes: a.bytes}) as MemEntry))
-          problems.push(...(st?.problems ?? []), ...bad)
         }
       }
       for (const ref of Object.keys(state.lanes)) {
@@ -248,6 +244,49 @@ export class GitRecordStore implements RecordStore {
     } finally {
       if (persist) this.cache.unlock()
     }
+  }
+
+  private cachedEntries(ref: string, st: LaneState): CachedEntry[] | undefined {
+    const info = parseLaneRef(ref)!
+    try {
+      return this.cache.readEntries(ref, st, info.lane, info.private)
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Read one lane from `st` (the cached state, incremental) or from scratch, streaming
+   * chunks of commits into the cache. Returns undefined when the cached tip is not an
+   * ancestor of the new tip (the lane was rewritten): the caller then reads it from scratch.
+   */
+  private async readLane(ref: string, tip: string, st: LaneState | undefined, persist: boolean): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]; state?: LaneState} | undefined> {
+    const info = parseLaneRef(ref)!
+    const entries: LedgerEntry[] = st ? this.cachedEntries(ref, st) ?? [] : []
+    const problems: ReadProblem[] = [...(st?.problems ?? [])]
+    let state = st
+    let first = true
+    try {
+      for await (const chunk of this.laneCommitChunks(tip, st?.tip)) {
+        if (first && st && chunk[0]!.parents[0] !== st.tip) throw new Error('rewritten')
+        first = false
+        const {add, problems: bad} = await this.readRecords(ref, chunk)
+        if (persist) {
+          const res = this.cache.append(ref, state, tip, add, bad, info.lane, info.private)
+          state = res.state
+          entries.push(...res.entries)
+        } else entries.push(...add.map(a => ({...a.entry, bytes: a.bytes}) as MemEntry))
+        problems.push(...bad)
+      }
+      if (first && st) throw new Error('rewritten')
+    } catch (e) {
+      if (!st) throw e
+      if (persist) this.cache.drop(ref, st)
+      return undefined
+    }
+    if (persist && !state) state = this.cache.append(ref, undefined, tip, [], [], info.lane, info.private).state
+    if (state) state = {...state, tip, problems}
+    return {entries, problems, state}
   }
 
   async lanes(): Promise<LaneInfo[]> {
