@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../../records/index.js'
+import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
 import {ConflictError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
@@ -212,7 +212,6 @@ export class GitRecordStore implements RecordStore {
       let changed = false
       for (const [ref, tip] of tips) {
         if (!tip) continue
-        const info = parseLaneRef(ref)!
         let st: LaneState | undefined = state.lanes[ref]
         if (st) {
           // a damaged cache (files removed by hand) is just no cache for that lane
