@@ -15,6 +15,7 @@ export function grade(input: GradeInput): Verdict {
   const invariants = spec.invariants.map(inv => checkInvariant(inv, final))
   const collateral = findCollateral(initial, final, spec.scope)
   const constraint_violations = checkConstraints(spec.constraints, actions)
+  if (input.stepLimit !== undefined) constraint_violations.push({constraint: 'max_steps', message: `the agent was stopped after ${input.stepLimit} tool calls`})
   const passed = valid && invariants.every(i => i.passed) && collateral.length === 0 && constraint_violations.length === 0
   const verdict: Verdict = {
     grader: {version: GRADER_VERSION, digest: GRADER_DIGEST},

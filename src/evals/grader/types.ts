@@ -96,6 +96,8 @@ export interface GradeInput {
   /** false for crashed or timed-out episodes: they never pass */
   valid: boolean
   invalid_reason?: string
+  /** set when the runner stopped the agent at its step limit: a violation of its own */
+  stepLimit?: number
 }
 
 export type Verdict = Pick<VerificationBody, 'grader' | 'valid' | 'invalid_reason' | 'passed' | 'outcome' | 'invariants' | 'collateral' | 'constraint_violations'> & {scores: ScoreVector}

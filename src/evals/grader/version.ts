@@ -14,7 +14,7 @@ export const GRADER_DESCRIPTOR = {
   version: GRADER_VERSION,
   invariant_forms: ['path', 'collection'],
   operators: MATCH_OPS,
-  constraint_forms: ['before', 'never', 'called', 'max_calls', 'max_errors'],
+  constraint_forms: ['before', 'never', 'called', 'max_calls', 'max_errors', 'max_steps (runner)'],
   collateral: COLLATERAL_RULES,
   passed: 'valid and every invariant passed and no collateral and no constraint violation',
   scores: {
