@@ -77,12 +77,13 @@ async function play(o: EpisodeOptions): Promise<Played> {
   const world = new World(initialStateOf(o.scenario))
   const steps: Step[] = []
   const maxSteps = o.maxSteps ?? o.scenario.max_steps ?? DEFAULT_MAX_STEPS
-  const abort = new AbortController()
+  // created only if an agent asks for the signal: most never do, and it is not free
+  let abort: AbortController | undefined
   let truncated: number | undefined
   const invoke: ToolInvoker = async call => {
     if (steps.length >= maxSteps) {
       truncated = maxSteps
-      abort.abort()
+      abort?.abort()
       throw new StepLimitReached(maxSteps)
     }
     const step = world.invoke(call)
@@ -91,7 +92,16 @@ async function play(o: EpisodeOptions): Promise<Played> {
   }
   const input = {system: o.system ?? SYSTEM_PROMPT, skills: o.skills, task: o.scenario.task, tools: o.tools ?? TOOL_SPECS}
   try {
-    const outcome = await o.agent.run(input, invoke, {seed: o.seed, repetition: o.repetition ?? 0, maxSteps, signal: abort.signal})
+    const ctx = {
+      seed: o.seed,
+      repetition: o.repetition ?? 0,
+      maxSteps,
+      get signal(): AbortSignal {
+        abort ??= new AbortController()
+        return abort.signal
+      },
+    }
+    const outcome = await o.agent.run(input, invoke, ctx)
     if (outcome.invalid) return {world, steps, outcome, invalid: outcome.invalid.reason, truncated}
     return {world, steps, outcome, truncated}
   } catch (e) {

@@ -28,6 +28,9 @@ export class OverrideError extends Error {
 
 type Obj = Record<string, unknown>
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v)
+/** Lists are addressed by index (`blockers.0.status`); they are copied like objects. */
+const isNode = (v: unknown): v is Obj => v !== null && typeof v === 'object'
+const copy = (v: Obj): Obj => (Array.isArray(v) ? ([...v] as unknown as Obj) : {...v})
 
 function deepMerge(base: unknown, patch: unknown): unknown {
   if (!isObj(base) || !isObj(patch)) return patch
@@ -37,26 +40,29 @@ function deepMerge(base: unknown, patch: unknown): unknown {
 }
 
 /** Copy-on-write update of the value at `segs`; `fn` gets the old value (undefined if absent). */
-function update(root: Obj, segs: string[], op: OverrideError['op'], path: string, fn: (old: unknown, parent: Obj, key: string) => Obj, depth = 0): Obj {
+function update(root: Obj, segs: readonly string[], op: OverrideError['op'], path: string, fn: (old: unknown, parent: Obj, key: string) => Obj, depth = 0): Obj {
   const head = segs[depth]
   if (head === undefined || head === '') throw new OverrideError(op, path, 'empty path segment')
   if (depth === segs.length - 1) return fn(root[head], root, head)
   const child = root[head]
-  if (!isObj(child)) throw new OverrideError(op, path, `"${segs.slice(0, depth + 1).join('.')}" is not an object in the state`)
-  return {...root, [head]: update(child, segs, op, path, fn, depth + 1)}
+  if (!isNode(child)) throw new OverrideError(op, path, `"${segs.slice(0, depth + 1).join('.')}" is not an object or list in the state`)
+  const next = copy(root)
+  next[head] = update(child, segs, op, path, fn, depth + 1)
+  return next
 }
 
 export function applyOverrides(base: WorldState, spec: Omit<InitialSpec, 'fixture'>): WorldState {
   let s = base as unknown as Obj
   for (const [path, value] of Object.entries(spec.merge ?? {})) {
-    s = update(s, splitPath(path), 'merge', path, (old, parent, key) => ({...parent, [key]: deepMerge(old, value)}))
+    s = update(s, splitPath(path), 'merge', path, (old, parent, key) => Object.assign(copy(parent), {[key]: deepMerge(old, value)}))
   }
   for (const [path, value] of Object.entries(spec.set ?? {})) {
-    s = update(s, splitPath(path), 'set', path, (_old, parent, key) => ({...parent, [key]: value}))
+    s = update(s, splitPath(path), 'set', path, (_old, parent, key) => Object.assign(copy(parent), {[key]: value}))
   }
   for (const path of spec.remove ?? []) {
     s = update(s, splitPath(path), 'remove', path, (old, parent, key) => {
       if (old === undefined) throw new OverrideError('remove', path, 'nothing to remove at this path')
+      if (Array.isArray(parent)) return parent.filter((_, i) => String(i) !== key) as unknown as Obj
       const {[key]: _gone, ...restOf} = parent
       return restOf
     })

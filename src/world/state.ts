@@ -49,8 +49,17 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** Split a dotted path (`workflows.WF-1031.status`); numeric segments index arrays. */
-export function splitPath(path: string): string[] {
-  return path === '' ? [] : path.split('.')
+const splitCache = new Map<string, readonly string[]>()
+
+export function splitPath(path: string): readonly string[] {
+  let segs = splitCache.get(path)
+  if (!segs) {
+    segs = path === '' ? [] : path.split('.')
+    // paths come from scenario files: a bounded set, but never let the cache grow without end
+    if (splitCache.size > 10_000) splitCache.clear()
+    splitCache.set(path, segs)
+  }
+  return segs
 }
 
 /** The value at a dotted path, or undefined when any step is missing. */

@@ -1,9 +1,9 @@
 import type {Agent, AgentContext, AgentInput, AgentOutcome, SkillText, ToolInvoker, ToolSpec} from '../types.js'
 import {play} from './plan.js'
 import {Draws, fnv1a} from './random.js'
-import {parseRules, type Rule} from './rules.js'
+import {parseRules, renderRule, type Rule} from './rules.js'
 import {Session, Stop} from './session.js'
-import {parseTask} from './task.js'
+import {parseTask, type TaskFacts} from './task.js'
 
 /**
  * The scripted reference agent (DESIGN.md §5): deterministic for a given seed, generic
@@ -12,18 +12,31 @@ import {parseTask} from './task.js'
  */
 export const SCRIPTED_VERSION = 'scripted@1'
 
-const rulesCache = new Map<string, Rule[]>()
+// pure functions of the input, cached so that repeated episodes do not re-parse the same text
+const rulesCache = new Map<string, {rules: Rule[]; lines: Set<string>}>()
+const taskCache = new Map<string, TaskFacts>()
 const toolCache = new WeakMap<readonly ToolSpec[], {byName: Map<string, ToolSpec>; chars: number}>()
 
-function rulesOf(skills: readonly SkillText[]): Rule[] {
+function rulesOf(skills: readonly SkillText[]) {
   const key = skills.map(s => s.content).join('\n\u0000\n')
   let r = rulesCache.get(key)
   if (!r) {
-    r = skills.flatMap(s => parseRules(s.content))
+    const rules = skills.flatMap(s => parseRules(s.content))
+    r = {rules, lines: new Set(rules.map(renderRule))}
     if (rulesCache.size > 256) rulesCache.clear()
     rulesCache.set(key, r)
   }
   return r
+}
+
+function factsOf(task: string): TaskFacts {
+  let f = taskCache.get(task)
+  if (!f) {
+    f = parseTask(task)
+    if (taskCache.size > 4096) taskCache.clear()
+    taskCache.set(task, f)
+  }
+  return f
 }
 
 function toolsOf(tools: readonly ToolSpec[]) {
@@ -46,8 +59,9 @@ export class ScriptedAgent implements Agent {
     const base = (input.system.length + skillText.length + input.task.length + tools.chars) >> 2
     // the seed mixes in the task so that habits vary across tasks within one repetition
     const draws = new Draws((ctx.seed ^ fnv1a(input.task)) >>> 0)
-    const memory = {facts: parseTask(input.task), situation: 'identity' as const, blockersAdded: 0, notes: []}
-    const s = new Session(invoke, tools.byName, memory, draws, rulesOf(input.skills), base)
+    const memory = {facts: factsOf(input.task), situation: 'identity' as const, blockersAdded: 0, notes: []}
+    const skill = rulesOf(input.skills)
+    const s = new Session(invoke, tools.byName, memory, draws, skill.rules, skill.lines, base)
     s.messages.push({role: 'system', content: skillText ? `${input.system}\n\n${skillText}` : input.system}, {role: 'user', content: input.task})
     let answer: string
     try {

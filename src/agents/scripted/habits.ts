@@ -10,6 +10,8 @@ import {parseRule, type Rule} from './rules.js'
 export interface Habit {
   name: string
   rule: Rule
+  /** the rule's canonical line (to tell when the skill already has it) */
+  line: string
   p: number
   informed?: number
 }
@@ -17,23 +19,23 @@ export interface Habit {
 const h = (name: string, line: string, p: number, informed?: number): Habit => {
   const rule = parseRule(line)
   if (!rule) throw new Error(`habit ${name} is not a rule: ${line}`)
-  return informed === undefined ? {name, rule, p} : {name, rule, p, informed}
+  return informed === undefined ? {name, rule, line, p} : {name, rule, line, p, informed}
 }
 
 export const HABITS: readonly Habit[] = [
-  h('check-inventory', 'Before `assign_device`, call `get_inventory` and only assign a model that is in stock.', 0.5),
-  h('handle-shortage', 'If `assign_device` fails with `OUT_OF_STOCK`, call `create_procurement_request`, then `add_blocker`, then `escalate`.', 0.3, 0.65),
-  h('check-blockers', 'Never call `complete_onboarding` while the workflow has open blockers.', 0.45),
-  h('read-policy', 'Before `grant_access`, call `get_policy` and `request_approval` when the policy requires it.', 0.45),
+  h('check-inventory', 'Before `assign_device`, call `get_inventory` and only assign a model that is in stock.', 0.6),
+  h('handle-shortage', 'If `assign_device` fails with `OUT_OF_STOCK`, call `create_procurement_request`, then `add_blocker`, then `escalate`.', 0.35, 0.7),
+  h('check-blockers', 'Never call `complete_onboarding` while the workflow has open blockers.', 0.55),
+  h('read-policy', 'Before `grant_access`, call `get_policy` and `request_approval` when the policy requires it.', 0.55),
   h('retry-approval', 'If `grant_access` fails with `APPROVAL_REQUIRED`, call `request_approval`, then `grant_access`.', 0.75),
-  h('escalate-refusal', 'If `grant_access` fails with `ROLE_NOT_ALLOWED`, call `escalate`.', 0.3, 0.55),
-  h('search-tickets', 'Before `create_ticket`, call `search_tickets` and reuse an open ticket with the same subject.', 0.4),
+  h('escalate-refusal', 'If `grant_access` fails with `ROLE_NOT_ALLOWED`, call `add_blocker`, then `escalate`.', 0.35, 0.6),
+  h('search-tickets', 'Before `create_ticket`, call `search_tickets` and reuse an open ticket with the same subject.', 0.55),
   h('reuse-duplicate', 'If `create_ticket` fails with `DUPLICATE_TICKET`, call `update_ticket`.', 0.7),
-  h('escalate-unknown', 'If `get_employee` fails with `NOT_FOUND`, call `escalate` and stop.', 0.3),
-  h('escalate-pending', 'If `get_employee` returns pending information, call `escalate` and stop.', 0.35),
-  h('escalate-contradiction', 'If `get_employee` returns a record that contradicts the task, call `escalate` and stop.', 0.35),
-  h('escalate-ambiguous', 'If `search_employees` returns more than one match, call `escalate` and stop.', 0.35),
-  h('offboard-everything', 'Before `complete_offboarding`, call `recover_device` and `revoke_access` for every item the employee holds.', 0.45),
+  h('escalate-unknown', 'If `get_employee` fails with `NOT_FOUND`, call `escalate` and stop.', 0.45),
+  h('escalate-pending', 'If `get_employee` returns pending information, call `escalate` and stop.', 0.5),
+  h('escalate-contradiction', 'If `get_employee` returns a record that contradicts the task, call `escalate` and stop.', 0.5),
+  h('escalate-ambiguous', 'If `search_employees` returns more than one match, call `escalate` and stop.', 0.5),
+  h('offboard-everything', 'Before `complete_offboarding`, call `recover_device` and `revoke_access` for every item the employee holds.', 0.55),
   // harmless detours that make trajectories vary like a sampled model's
   h('read-docs', 'Before `get_employee`, call `search_documents`.', 0.15),
 ]

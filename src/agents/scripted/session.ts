@@ -2,14 +2,15 @@ import type {Message, ToolError, ToolInvoker, ToolSpec} from '../types.js'
 import {FALLBACKS, HABITS, type Habit} from './habits.js'
 import {argumentValue, sameOpenTicket, type Memory} from './memory.js'
 import {Draws} from './random.js'
-import {renderRule, type ResultCondition, type Rule} from './rules.js'
+import {RESULTS, type ResultCondition, type Rule} from './rules.js'
 import {contradicts} from './checks.js'
 
-/** Thrown to end the episode early: a rule said "and stop", or the agent gave up. */
-export class Stop extends Error {
-  constructor(readonly answer: string) {
-    super(answer)
-  }
+/**
+ * Thrown to end the episode early: a rule said "and stop", or the agent gave up. Not an
+ * Error on purpose: it is control flow, and capturing a stack trace each time is costly.
+ */
+export class Stop {
+  constructor(readonly answer: string) {}
 }
 
 export type Outcome =
@@ -39,11 +40,11 @@ export class Session {
     readonly memory: Memory,
     readonly draws: Draws,
     private readonly skill: readonly Rule[],
+    skillLines: ReadonlySet<string>,
     private readonly baseTokens: number,
   ) {
-    const fired = HABITS.filter(h => this.draws.u(h.name) < h.p).map(h => h.rule)
-    const own = new Set(skill.map(renderRule))
-    this.active = [...skill, ...fired.filter(r => !own.has(renderRule(r)))]
+    const fired = HABITS.filter(h => !skillLines.has(h.line) && this.draws.u(h.name) < h.p).map(h => h.rule)
+    this.active = fired.length ? [...skill, ...fired] : skill
   }
 
   has(tool: string): boolean {
@@ -158,7 +159,7 @@ export class Session {
     for (const r of this.active) {
       if (r.kind !== 'on_result' || r.tool !== tool || !this.holds(r.result, result)) continue
       this.memory.situation = 'identity'
-      this.memory.reason = `${tool} returned ${r.result.replace('_', ' ')}; needs a human decision`
+      this.memory.reason = `${tool} returned ${RESULTS[r.result]}; needs a human decision`
       for (const t of r.calls) await this.raw(t, {})
       if (r.stop) throw new Stop(`Stopped: ${this.memory.reason}. Escalated.`)
     }

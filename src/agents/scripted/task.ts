@@ -23,9 +23,10 @@ export interface TaskFacts {
 }
 
 const DEPARTMENTS: Record<string, string> = {engineering: 'engineering', sales: 'sales', finance: 'finance', marketing: 'marketing', it: 'it', security: 'security', people: 'hr', hr: 'hr'}
+// most specific first: "security analyst" before "analyst"
 const ROLES: [RegExp, string][] = [
-  [/software engineer|engineer|developer/, 'engineer'], [/sales rep|account executive/, 'sales-rep'], [/financial analyst|analyst/, 'analyst'],
-  [/product designer|designer/, 'designer'], [/it admin|sysadmin/, 'it-admin'], [/security analyst/, 'security-analyst'],
+  [/security analyst/, 'security-analyst'], [/software engineer|engineer|developer/, 'engineer'], [/sales rep|account executive/, 'sales-rep'],
+  [/financial analyst|analyst/, 'analyst'], [/product designer|designer/, 'designer'], [/it admin|sysadmin/, 'it-admin'],
   [/hr partner|people partner/, 'hr-partner'], [/marketer|marketing specialist/, 'marketer'],
 ]
 const TOPICS = ['vpn', 'wifi', 'laptop', 'battery', 'monitor', 'phone', 'badge', 'email', 'password', 'crm', 'github', 'printer', 'keyboard']
@@ -37,7 +38,7 @@ const has = (re: RegExp, s: string) => re.test(s)
 export function parseTask(text: string): TaskFacts {
   const lower = text.toLowerCase()
   const intents = new Set<Intent>()
-  const onboard = has(/\b(onboard(?!ing\b)|onboard \w|new hire|joins|joining|starts on|starting on|set (?:him|her|them) up|get (?:him|her|them) set up)\b/, lower)
+  const onboard = has(/\b(onboard|onboarded|new hire|joins|joining|starts|starting|set (?:him|her|them) up|get (?:him|her|them) set up|run (?:his|her|their) onboarding)\b/, lower)
   if (onboard) intents.add('onboard')
   if (has(/\b(offboard|leaving|last day|leaves the company|departure)\b/, lower)) intents.add('offboard')
   if (!onboard && has(/\b(mark|close out|close|complete|finish)\b[^.]*\bonboarding\b|\bonboarding\b[^.]*\b(as complete|as done|is done|complete)\b/, lower)) intents.add('complete')

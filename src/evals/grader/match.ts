@@ -8,7 +8,8 @@ export const MATCH_OPS = ['equals', 'not_equals', 'one_of', 'exists', 'contains'
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true
-  if (a === undefined || b === undefined) return false
+  // scalars are equal only when identical (the hot path of every `where`)
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
   return canonical(a) === canonical(b)
 }
 
