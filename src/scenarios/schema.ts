@@ -38,9 +38,11 @@ export function checkScenarioSchema(data: unknown): SchemaIssue[] {
     precise.add(e.instancePath)
     out.push(issueOf(e))
   }
-  for (const [at, names] of alternatives) out.push({path: segs(at), message: `needs one of the fields: ${[...new Set(names)].join(', ')}`})
+  // several forms matched: the "missing field" alternatives of that oneOf are noise
+  const tooMany = new Set(errors.filter(e => e.keyword === 'oneOf' && (e.params as {passingSchemas?: number[] | null}).passingSchemas).map(e => e.instancePath))
+  for (const [at, names] of alternatives) if (!tooMany.has(at)) out.push({path: segs(at), message: `needs one of the fields: ${[...new Set(names)].join(', ')}`})
   for (const e of errors) {
-    if (e.keyword === 'oneOf' && (e.params as {passingSchemas?: number[] | null}).passingSchemas) {
+    if (tooMany.has(e.instancePath) && e.keyword === 'oneOf') {
       out.push({path: segs(e.instancePath), message: 'must have exactly one constraint form (before, never, called, max_calls, max_errors)'})
     } else if (e.keyword === 'anyOf' && !alternatives.has(e.instancePath) && ![...precise].some(p => p.startsWith(e.instancePath))) {
       out.push({path: segs(e.instancePath), message: 'does not match any allowed form'})

@@ -41,7 +41,8 @@ export function findCollateral(initial: WorldState, final: WorldState, scope: Sc
     for (const id in b) if (a[id] !== b[id]) judge(out, c, id, a[id], b[id], inScope, scope)
     for (const id in a) if (!(id in b)) judge(out, c, id, a[id], undefined, inScope, scope)
   }
-  return out
+  // by path, so the report does not depend on the order records were created in
+  return out.length > 1 ? out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0)) : out
 }
 
 function judge(out: Collateral, c: CollectionName, id: string, before: Rec | undefined, after: Rec | undefined, inScope: ReadonlySet<string>, scope: Scope): void {

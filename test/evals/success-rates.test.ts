@@ -1,0 +1,47 @@
+import t from 'tap'
+import {parseRules, renderRule, ScriptedAgent} from '../../src/agents/scripted/index.js'
+import {runSplit} from '../../src/evals/index.js'
+import type {SkillText} from '../../src/agents/types.js'
+import {builtinScenarios, EXPERT, INITIAL} from '../helpers/scenarios.js'
+
+// The benchmark's hard targets (docs/scripted-agent.md): a weak initial skill, a reachable
+// expert skill, and a learnable path in between, one rule at a time.
+const scenarios = await builtinScenarios()
+const agent = new ScriptedAgent()
+const REPS = 20
+const rate = async (skills: SkillText[], split: 'train' | 'validation' | 'holdout') => (await runSplit(scenarios, {agent, skills, split, repetitions: REPS, seed: 1})).rate
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+
+t.test('the initial skill holds no rule the scripted agent understands', async t => {
+  t.same(parseRules(INITIAL().content), [])
+})
+
+t.test('with the initial skill, holdout success is between 30% and 60%', async t => {
+  const r = await rate([INITIAL()], 'holdout')
+  t.comment(`initial holdout ${pct(r)}`)
+  t.ok(r >= 0.3 && r <= 0.6, pct(r))
+})
+
+t.test('with the expert skill, success is at least 90% on validation and holdout', async t => {
+  for (const split of ['validation', 'holdout'] as const) {
+    const r = await rate([EXPERT()], split)
+    t.comment(`expert ${split} ${pct(r)}`)
+    t.ok(r >= 0.9, `${split} ${pct(r)}`)
+  }
+})
+
+t.test('each expert rule added alone to the initial skill raises train and validation success', async t => {
+  const base = {train: await rate([INITIAL()], 'train'), validation: await rate([INITIAL()], 'validation')}
+  t.comment(`initial train ${pct(base.train)} validation ${pct(base.validation)}`)
+  const rules = parseRules(EXPERT().content)
+  t.equal(rules.length, 11)
+  for (const rule of rules) {
+    const line = renderRule(rule)
+    const skills = [{name: 'onboarding', content: `${INITIAL().content}\n- ${line}\n`}]
+    const train = await rate(skills, 'train')
+    const validation = await rate(skills, 'validation')
+    t.comment(`+ ${line}  train ${pct(train)} validation ${pct(validation)}`)
+    t.ok(train > base.train, `train rises with: ${line}`)
+    t.ok(validation > base.validation, `validation rises with: ${line}`)
+  }
+})
