@@ -64,7 +64,8 @@ t.test('constraints: before, never (with arguments), called, max_calls, max_erro
     {tool: 'grant_access', arguments: {system: 'prod-db'}, ok: false, error: {code: 'APPROVAL_REQUIRED', message: ''}},
     {tool: 'grant_access', arguments: {system: 'email'}, ok: true},
   ]
-  const c = (x: Omit<Constraint, 'id'>) => checkConstraint({id: 'c', ...x} as Constraint, acts)
+  type Body<T> = T extends unknown ? Omit<T, 'id'> : never
+  const c = (x: Body<Constraint>) => checkConstraint({id: 'c', ...x} as Constraint, acts)
   t.ok(c({before: {first: 'get_employee', then: 'grant_access'}}) === undefined)
   t.ok(c({before: {first: 'get_policy', then: 'grant_access'}}))
   t.ok(c({never: 'escalate'}) === undefined)

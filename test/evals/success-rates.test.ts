@@ -8,7 +8,7 @@ import {builtinScenarios, EXPERT, INITIAL} from '../helpers/scenarios.js'
 // expert skill, and a learnable path in between, one rule at a time.
 const scenarios = await builtinScenarios()
 const agent = new ScriptedAgent()
-const REPS = 20
+const REPS = 10
 const rate = async (skills: SkillText[], split: 'train' | 'validation' | 'holdout') => (await runSplit(scenarios, {agent, skills, split, repetitions: REPS, seed: 1})).rate
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 

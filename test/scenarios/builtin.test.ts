@@ -1,5 +1,5 @@
 import t from 'tap'
-import {CLASS_TAGS, formatProblem, lintScenarios, replayGold} from '../../src/scenarios/index.js'
+import {CLASS_TAGS, formatProblem, groupScenarios, lintScenarios, listScenarios, replayGold} from '../../src/scenarios/index.js'
 import {builtinScenarios, SCENARIO_DIR} from '../helpers/scenarios.js'
 
 const scenarios = await builtinScenarios()
@@ -33,4 +33,19 @@ t.test('holdout scenarios combine classes in ways no train scenario does', async
 t.test('scenario ids are unique and every task reads like a request, not like a test', async t => {
   t.equal(new Set(scenarios.map(s => s.id)).size, scenarios.length)
   for (const s of scenarios) t.notMatch(s.task, /invariant|scenario|gold|grader/i, s.id)
+})
+
+t.test('scenarios are grouped by split, then by tag', async t => {
+  const g = groupScenarios(scenarios)
+  t.same(Object.keys(g.groups), ['train', 'validation', 'holdout'])
+  t.ok(g.groups.train!.onboarding!.includes('train-onboard-engineer'))
+  t.ok(g.groups.holdout!.shortage!.includes('hold-shortage-approval-onboard'))
+  t.equal(g.scenarios.length, scenarios.length)
+})
+
+t.test('filters by split and by tag', async t => {
+  const l = await listScenarios(SCENARIO_DIR, {split: 'validation', tag: 'duplicates'})
+  t.same(l.scenarios.map(s => s.id), ['val-ticket-github-duplicate'])
+  t.same(l.groups, {validation: {duplicates: ['val-ticket-github-duplicate'], tickets: ['val-ticket-github-duplicate']}})
+  t.same(l.problems, [])
 })
