@@ -4,7 +4,7 @@ import {initialStateOf} from '../scenarios/state.js'
 import type {Scenario} from '../scenarios/types.js'
 import {TOOL_SPECS} from '../world/catalog.js'
 import {stateDigest} from '../world/digest.js'
-import {World, type Step} from '../world/world.js'
+import {isoTime, World, type Step} from '../world/world.js'
 import {grade} from './grader/grade.js'
 import type {Verdict} from './grader/types.js'
 import {DEFAULT_MAX_STEPS, SYSTEM_PROMPT} from './prompt.js'
@@ -134,7 +134,7 @@ export async function runEpisode(o: EpisodeOptions): Promise<EpisodeResult> {
   const p = await play(o)
   const verdict = verdictOf(o, p)
   const actions: EpisodeAction[] = p.steps.map(s => {
-    const a: EpisodeAction = {index: s.index, tool: s.tool, arguments: s.arguments, ok: s.outcome.ok, timestamp: s.timestamp, state_before: stateDigest(s.before), state_after: stateDigest(s.after)}
+    const a: EpisodeAction = {index: s.index, tool: s.tool, arguments: s.arguments, ok: s.outcome.ok, timestamp: isoTime(s.at), state_before: stateDigest(s.before), state_after: stateDigest(s.after)}
     if (s.outcome.ok) a.result = s.outcome.result
     else a.error = s.outcome.error
     return a

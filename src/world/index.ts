@@ -1,5 +1,5 @@
 export * from './types.js'
-export {World, type Step} from './world.js'
+export {World, isoTime, type Step} from './world.js'
 export {WORLD_VERSION, TOOL_SPECS, TOOL_META, TOOL_NAMES, TOOL_CATALOG_DIGEST, toolDef, toolMeta} from './catalog.js'
 export {stateDigest, collectionDigests} from './digest.js'
 export {buildInitialState, applyOverrides, OverrideError, type InitialSpec} from './initial.js'

@@ -8,13 +8,19 @@ import type {CollectionName, Sequences, WorldState} from './types.js'
  */
 export class Tx {
   private current: WorldState
+  private iso?: string
 
   constructor(
     state: WorldState,
-    /** the simulated time of this action (ISO UTC) */
-    readonly now: string,
+    /** the simulated time of this action (ms since the epoch) */
+    private readonly at: number,
   ) {
     this.current = state
+  }
+
+  /** The simulated time of this action (ISO UTC), formatted only when a tool records it. */
+  get now(): string {
+    return (this.iso ??= new Date(this.at).toISOString())
   }
 
   get state(): WorldState {

@@ -10,13 +10,18 @@ export interface Step {
   tool: string
   arguments: Record<string, unknown>
   outcome: ToolResult
-  /** simulated clock when the call started (ISO UTC) */
-  timestamp: string
+  /** simulated clock when the call started, in ms since the epoch (see isoTime) */
+  at: number
   /** simulated latency of the call */
   latencyMs: number
   /** the states around the call (immutable; digest them with stateDigest when recording) */
   before: WorldState
   after: WorldState
+}
+
+/** A simulated clock reading as an ISO UTC timestamp (the trace format). */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString()
 }
 
 /** Simulated think time added to the clock between two calls, on top of each tool's latency. */
@@ -45,7 +50,7 @@ export class World {
   }
 
   now(): string {
-    return new Date(this.clockMs).toISOString()
+    return isoTime(this.clockMs)
   }
 
   digest(): string {
@@ -65,7 +70,7 @@ export class World {
    */
   invoke(call: ToolCall): Step {
     const before = this.current
-    const timestamp = this.now()
+    const at = this.clockMs
     const def = toolDef(call.tool)
     let outcome: ToolResult
     let latencyMs = 50
@@ -78,13 +83,13 @@ export class World {
         const e = def.validate.errors?.[0]
         outcome = {ok: false, error: {code: 'INVALID_ARGUMENTS', message: `arguments${e?.instancePath ?? ''} ${e?.message ?? 'are invalid'}`}}
       } else {
-        const tx = new Tx(this.current, timestamp)
+        const tx = new Tx(this.current, at)
         outcome = def.run(tx, args)
         // a failed call leaves the state untouched, whatever the tool did before failing
         if (outcome.ok) this.current = tx.state
       }
     }
     this.clockMs += latencyMs + STEP_GAP_MS
-    return {index: this.steps++, tool: call.tool, arguments: call.arguments, outcome, timestamp, latencyMs, before, after: this.current}
+    return {index: this.steps++, tool: call.tool, arguments: call.arguments, outcome, at, latencyMs, before, after: this.current}
   }
 }

@@ -1,7 +1,7 @@
 import t from 'tap'
 import {canonicalJson} from '../../src/records/canonical.js'
 import {canonical} from '../../src/world/digest.js'
-import {buildInitialState, collectionDigests, fixture, OverrideError, stateDigest, World} from '../../src/world/index.js'
+import {buildInitialState, collectionDigests, fixture, isoTime, OverrideError, stateDigest, World} from '../../src/world/index.js'
 import {call, world} from '../helpers/world.js'
 
 t.test('the world writes the same canonical JSON as the records module, byte for byte', async t => {
@@ -27,7 +27,7 @@ t.test('reset returns to the initial state and restarts the simulated clock', as
   const w = world()
   const first = w.invoke({tool: 'get_inventory', arguments: {}})
   call(w, 'assign_device', {employee_id: 'E-1031', model: 'thinkpad-x1'})
-  t.equal(first.timestamp, '2026-03-02T09:00:00.000Z')
+  t.equal(isoTime(first.at), '2026-03-02T09:00:00.000Z')
   t.equal(w.now(), '2026-03-02T09:00:02.310Z', 'each call advances the clock by its latency plus a fixed think time')
   w.reset()
   t.equal(w.state, w.initialState)

@@ -195,9 +195,8 @@ export class Session {
     this.tokensOut += 12 + (argText.length >> 2)
     this.messages.push({role: 'assistant', content: '', tool_calls: [{id: callId, type: 'function', function: {name: tool, arguments: argText}}]})
     const res = await this.invoke({tool, arguments: args, callId})
-    const content = JSON.stringify(res.ok ? res.result : {error: res.error})
-    this.history += argText.length + content.length
-    this.messages.push({role: 'tool', tool_call_id: callId, content})
+    this.history += argText.length + resultChars(res)
+    this.messages.push(toolMessage(callId, res))
     if (res.ok) this.learn(tool, args, res.result)
     return res
   }
@@ -222,4 +221,32 @@ export class Session {
     this.messages.push({role: 'assistant', content: answer})
     return answer
   }
+}
+
+/**
+ * A tool message whose JSON text is written the first time it is read. Writing every
+ * result eagerly was the largest cost of an episode, and success-rate sweeps never read
+ * it. The getter is an own enumerable property, so JSON.stringify, structuredClone,
+ * spreading and canonical digests all see `content` as a plain string.
+ */
+function toolMessage(callId: string, res: {ok: boolean; result?: unknown; error?: ToolError}): Message {
+  let text: string | undefined
+  return {
+    role: 'tool',
+    tool_call_id: callId,
+    get content(): string {
+      return (text ??= JSON.stringify(res.ok ? res.result : {error: res.error}))
+    },
+  }
+}
+
+/** Simulated size of a result, for the token count: a fixed part plus a share per listed item. */
+function resultChars(res: {ok: boolean; result?: unknown}): number {
+  if (!res.ok || res.result === null || typeof res.result !== 'object') return 120
+  let n = 240
+  for (const k in res.result) {
+    const v = (res.result as Record<string, unknown>)[k]
+    if (Array.isArray(v)) n += 120 * v.length
+  }
+  return n
 }
