@@ -1,8 +1,9 @@
 import t from 'tap'
 import {canonicalJson} from '../../src/records/canonical.js'
 import {canonical} from '../../src/world/digest.js'
-import {buildInitialState, collectionDigests, fixture, isoTime, OverrideError, stateDigest, World} from '../../src/world/index.js'
+import {buildInitialState, checkState, collectionDigests, COLLECTIONS, fixture, isoTime, OverrideError, stateDigest, TOOL_CATALOG_DIGEST, TOOL_META, TOOL_NAMES, TOOL_SPECS, toolMeta, World, WORLD_VERSION} from '../../src/world/index.js'
 import {call, world} from '../helpers/world.js'
+import {Ajv2020} from 'ajv/dist/2020.js'
 
 t.test('the world writes the same canonical JSON as the records module, byte for byte', async t => {
   const s = fixture('acme')!
@@ -66,4 +67,43 @@ t.test('tools never mutate a state in place', async t => {
   const snapshot = canonical(w.state)
   for (const [tool, args] of [['assign_device', {employee_id: 'E-1031', model: 'thinkpad-x1'}], ['grant_access', {employee_id: 'E-1031', system: 'github'}], ['add_blocker', {target_id: 'WF-1031', reason: 'x'}], ['complete_onboarding', {workflow_id: 'WF-1031'}]] as const) call(w, tool, args)
   t.equal(canonical(w.initialState), snapshot)
+})
+
+const REQUIRED = ['get_employee', 'search_employees', 'get_policy', 'search_documents', 'get_inventory', 'assign_device', 'recover_device', 'create_procurement_request', 'request_approval', 'grant_access', 'revoke_access', 'create_ticket', 'update_ticket', 'search_tickets', 'add_blocker', 'escalate', 'complete_onboarding', 'complete_offboarding']
+
+t.test('the catalog has every required tool, each with a description and an OpenAI-style object schema', async t => {
+  for (const name of REQUIRED) t.ok(TOOL_NAMES.includes(name), name)
+  const ajv = new Ajv2020({strict: true})
+  for (const s of TOOL_SPECS) {
+    t.ok(s.description.length > 40, `${s.name} has a description`)
+    t.equal(s.parameters.type, 'object')
+    t.equal(s.parameters.additionalProperties, false, `${s.name} rejects unknown arguments`)
+    t.doesNotThrow(() => ajv.compile(s.parameters), `${s.name} schema compiles`)
+  }
+})
+
+t.test('tool metadata names real collections and separates reads from writes', async t => {
+  for (const m of TOOL_META) {
+    for (const c of [...m.reads, ...m.writes]) t.ok(COLLECTIONS.includes(c), `${m.name}: ${c}`)
+    t.equal(m.kind === 'read', m.writes.length === 0, `${m.name} is ${m.kind}`)
+    t.ok(m.errors.includes('INVALID_ARGUMENTS'))
+    t.ok(m.latencyMs > 0)
+  }
+  t.same(toolMeta('assign_device')?.writes, ['assignments', 'devices', 'seq'])
+  t.equal(toolMeta('nope'), undefined)
+})
+
+t.test('the catalog digest and world version identify the tool interface', async t => {
+  t.match(TOOL_CATALOG_DIGEST, /^sha256:[0-9a-f]{64}$/)
+  t.equal(WORLD_VERSION, 'world@1')
+})
+
+t.test('the acme fixture is a well-formed world state, and a malformed one is reported by path', async t => {
+  t.same(checkState(fixture('acme')), [])
+  const bad = structuredClone(fixture('acme')!) as any
+  bad.employees['E-1031'].pendng_info = []
+  bad.devices['thinkpad-x1'].stock = -1
+  const problems = checkState(bad).map(p => p.path)
+  t.ok(problems.includes('employees.E-1031.pendng_info'))
+  t.ok(problems.includes('devices.thinkpad-x1.stock'))
 })
