@@ -45,3 +45,15 @@ t.test('each expert rule added alone to the initial skill raises train and valid
     t.ok(validation > base.validation, `validation rises with: ${line}`)
   }
 })
+
+t.test('adding the expert rules one after another raises train and validation success at every step', async t => {
+  const rules = parseRules(EXPERT().content).map(renderRule)
+  let prev = {train: await rate([INITIAL()], 'train'), validation: await rate([INITIAL()], 'validation')}
+  for (let k = 1; k <= rules.length; k++) {
+    const skills = [{name: 'onboarding', content: `${INITIAL().content}\n${rules.slice(0, k).map(l => `- ${l}`).join('\n')}\n`}]
+    const next = {train: await rate(skills, 'train'), validation: await rate(skills, 'validation')}
+    t.comment(`${k} rule(s): train ${pct(next.train)} validation ${pct(next.validation)}`)
+    t.ok(next.train > prev.train && next.validation > prev.validation, `rule ${k}: ${rules[k - 1]}`)
+    prev = next
+  }
+})
