@@ -1,8 +1,12 @@
 import t from 'tap'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {validate} from 'skills-ref'
+import {parse} from 'yaml'
 import {parseRules, renderRule, ScriptedAgent} from '../../src/agents/scripted/index.js'
 import {runSplit} from '../../src/evals/index.js'
 import type {SkillText} from '../../src/agents/types.js'
-import {builtinScenarios, EXPERT, INITIAL} from '../helpers/scenarios.js'
+import {builtinScenarios, EXPERT, INITIAL, ROOT} from '../helpers/scenarios.js'
 
 // The benchmark's hard targets (docs/scripted-agent.md): a weak initial skill, a reachable
 // expert skill, and a learnable path in between, one rule at a time.
@@ -11,6 +15,14 @@ const agent = new ScriptedAgent()
 const REPS = 10
 const rate = async (skills: SkillText[], split: 'train' | 'validation' | 'holdout') => (await runSplit(scenarios, {agent, skills, split, repetitions: REPS, seed: 1})).rate
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+
+t.test('the initial and expert skills are valid Agent Skills; the initial one has its PURPOSE.yaml', async t => {
+  t.same(await validate(path.join(ROOT, 'skills/onboarding')), [])
+  t.same(await validate(path.join(ROOT, 'test/fixtures/skills/onboarding-expert')), [])
+  for (const section of ['\n# ', '\n## Objective\n', '\n## Procedure\n1. ', '\n## Failure handling\n']) t.ok(INITIAL().content.includes(section), section.trim())
+  const purpose = parse(readFileSync(path.join(ROOT, 'skills/onboarding/PURPOSE.yaml'), 'utf8'))
+  t.same(purpose, {skill: 'onboarding', version: 1, derived_from: [], proposed_by: {human: 'initial'}, evaluation: {}, status: 'accepted'})
+})
 
 t.test('the initial skill holds no rule the scripted agent understands', async t => {
   t.same(parseRules(INITIAL().content), [])
