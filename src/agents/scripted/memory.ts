@@ -77,3 +77,16 @@ export function sameOpenTicket(m: Memory): string | undefined {
   const who = m.employee?.id
   return m.tickets?.find(t => OPEN.has(t.status) && (!t.employee || t.employee === who) && topic !== undefined && t.subject.toLowerCase().includes(topic))?.id
 }
+
+/** Update memory from a successful result: what the agent now knows. */
+export function learn(m: Memory, tool: string, args: Record<string, unknown>, result: any): void {
+  switch (tool) {
+    case 'get_employee': m.employee = result; break
+    case 'get_policy': m.policy = result; break
+    case 'get_inventory': m.inventory = result; break
+    case 'search_tickets': m.tickets = result.tickets; break
+    case 'add_blocker': if (String(args.target_id).startsWith('WF-')) m.blockersAdded++; else m.ticketBlocked = true; break
+    case 'recover_device': if (m.employee) m.employee = {...m.employee, devices: m.employee.devices.filter(d => d.assignment_id !== result.assignment_id)}; break
+    case 'revoke_access': if (m.employee) m.employee = {...m.employee, access: m.employee.access.filter(s => s !== args.system)}; break
+  }
+}

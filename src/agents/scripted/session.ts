@@ -1,6 +1,7 @@
 import type {Message, ToolError, ToolInvoker, ToolSpec} from '../types.js'
 import {FALLBACKS, HABITS, type Habit} from './habits.js'
-import {argumentValue, sameOpenTicket, type Memory} from './memory.js'
+import {argumentValue, learn, sameOpenTicket, type Memory} from './memory.js'
+import {resultChars, toolMessage} from './transcript.js'
 import {Draws} from './random.js'
 import {RESULTS, type ResultCondition, type Rule} from './rules.js'
 import {contradicts} from './checks.js'
@@ -197,21 +198,8 @@ export class Session {
     const res = await this.invoke({tool, arguments: args, callId})
     this.history += argText.length + resultChars(res)
     this.messages.push(toolMessage(callId, res))
-    if (res.ok) this.learn(tool, args, res.result)
+    if (res.ok) learn(this.memory, tool, args, res.result)
     return res
-  }
-
-  private learn(tool: string, args: Record<string, unknown>, result: any): void {
-    const m = this.memory
-    switch (tool) {
-      case 'get_employee': m.employee = result; break
-      case 'get_policy': m.policy = result; break
-      case 'get_inventory': m.inventory = result; break
-      case 'search_tickets': m.tickets = result.tickets; break
-      case 'add_blocker': if (String(args.target_id).startsWith('WF-')) m.blockersAdded++; else m.ticketBlocked = true; break
-      case 'recover_device': if (m.employee) m.employee = {...m.employee, devices: m.employee.devices.filter(d => d.assignment_id !== result.assignment_id)}; break
-      case 'revoke_access': if (m.employee) m.employee = {...m.employee, access: m.employee.access.filter(s => s !== args.system)}; break
-    }
   }
 
   /** The transcript's final answer; tokens for it are counted here. */
@@ -223,30 +211,3 @@ export class Session {
   }
 }
 
-/**
- * A tool message whose JSON text is written the first time it is read. Writing every
- * result eagerly was the largest cost of an episode, and success-rate sweeps never read
- * it. The getter is an own enumerable property, so JSON.stringify, structuredClone,
- * spreading and canonical digests all see `content` as a plain string.
- */
-function toolMessage(callId: string, res: {ok: boolean; result?: unknown; error?: ToolError}): Message {
-  let text: string | undefined
-  return {
-    role: 'tool',
-    tool_call_id: callId,
-    get content(): string {
-      return (text ??= JSON.stringify(res.ok ? res.result : {error: res.error}))
-    },
-  }
-}
-
-/** Simulated size of a result, for the token count: a fixed part plus a share per listed item. */
-function resultChars(res: {ok: boolean; result?: unknown}): number {
-  if (!res.ok || res.result === null || typeof res.result !== 'object') return 120
-  let n = 240
-  for (const k in res.result) {
-    const v = (res.result as Record<string, unknown>)[k]
-    if (Array.isArray(v)) n += 120 * v.length
-  }
-  return n
-}
