@@ -13,7 +13,12 @@ import {builtinScenarios, EXPERT, INITIAL, ROOT} from '../helpers/scenarios.js'
 const scenarios = await builtinScenarios()
 const agent = new ScriptedAgent()
 const REPS = 10
-const rate = async (skills: SkillText[], split: 'train' | 'validation' | 'holdout') => (await runSplit(scenarios, {agent, skills, split, repetitions: REPS, seed: 1})).rate
+const memo = new Map<string, number>()
+async function rate(skills: SkillText[], split: 'train' | 'validation' | 'holdout'): Promise<number> {
+  const key = `${split}\n${skills.map(s => s.content).join('\n')}`
+  if (!memo.has(key)) memo.set(key, (await runSplit(scenarios, {agent, skills, split, repetitions: REPS, seed: 1})).rate)
+  return memo.get(key)!
+}
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
 t.test('the initial and expert skills are valid Agent Skills; the initial one has its PURPOSE.yaml', async t => {
