@@ -6,8 +6,8 @@
 //   world+agent   the agent playing against the world, nothing else (the ≥10,000/s target)
 //   graded        + grading the final state (what a success-rate sweep does)
 //   recorded      + state digests and the full EpisodeResult (what a trace needs)
-// Rates are given per wall-clock second and per CPU second: on a shared machine the CPU
-// figure is the one that does not depend on what else is running.
+// Rates are given per wall-clock second and, for one thread, per CPU second of the process
+// (on a shared machine that figure depends less on what else is running).
 import {isMainThread, parentPort, Worker, workerData} from 'node:worker_threads'
 import {fileURLToPath} from 'node:url'
 import path from 'node:path'
@@ -77,10 +77,12 @@ if (!isMainThread) {
         w.once('message', resolve)
         w.once('error', reject)
       })))
-      r = parts.reduce((a, b) => ({episodes: a.episodes + b.episodes, perWallSecond: a.perWallSecond + b.perWallSecond, perCpuSecond: a.perCpuSecond + b.perCpuSecond}))
+      // process.cpuUsage() counts every thread of the process, so only wall rates add up
+      r = parts.reduce((a, b) => ({episodes: a.episodes + b.episodes, perWallSecond: a.perWallSecond + b.perWallSecond}))
     } else {
       r = await measure(all[name], seconds)
     }
-    console.log(`${name.padEnd(12)} ${fmt(r.perWallSecond).padStart(8)} episodes/s wall  ${fmt(r.perCpuSecond).padStart(8)} episodes/s per CPU${workers > 1 ? ' (summed)' : ''}  (${fmt(r.episodes)} episodes)`)
+    const cpu = r.perCpuSecond === undefined ? '' : `  ${fmt(r.perCpuSecond).padStart(8)} episodes/s per CPU second`
+    console.log(`${name.padEnd(12)} ${fmt(r.perWallSecond).padStart(8)} episodes/s wall${cpu}  (${fmt(r.episodes)} episodes)`)
   }
 }
