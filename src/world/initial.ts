@@ -1,3 +1,4 @@
+import {ExpError} from '../errors/base.js'
 import {fixture, FIXTURE_NAMES} from './fixtures/index.js'
 import {deepFreeze, splitPath} from './state.js'
 import type {WorldState} from './types.js'
@@ -15,13 +16,14 @@ export interface InitialSpec {
   remove?: string[]
 }
 
-export class OverrideError extends Error {
+/** An override that does not apply to its fixture; `op` and `path` say which one. */
+export class OverrideError extends ExpError {
   constructor(
     readonly op: 'fixture' | 'merge' | 'set' | 'remove',
     readonly path: string,
     message: string,
   ) {
-    super(message)
+    super('E_INVALID_INPUT', message, {data: {op, path}, hint: 'run `exp scenarios lint` to see the file and line of the override'})
     this.name = 'OverrideError'
   }
 }
