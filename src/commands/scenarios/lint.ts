@@ -1,0 +1,33 @@
+import path from 'node:path'
+import {Args} from '@oclif/core'
+import {ExpCommand} from '../../cli/base.js'
+import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '../../scenarios/index.js'
+
+export default class ScenariosLint extends ExpCommand {
+  static summary = 'Check scenario files: schema, references, and that each gold trajectory passes the grader.'
+  static description = 'Every problem is printed as `file:line: message`. Exits non-zero when any file has a problem. See docs/scenarios.md for the format.'
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> scenarios lint', '<%= config.bin %> scenarios lint path/to/scenarios --json']
+
+  static args = {
+    dir: Args.string({description: 'folder of scenario YAML files', default: 'scenarios'}),
+  }
+
+  async run(): Promise<LintReport> {
+    const {args} = await this.parse(ScenariosLint)
+    const report = await lintScenarios(path.resolve(this.workDir, args.dir))
+    // paths relative to where the user stands, so file:line is clickable
+    report.problems = report.problems.map(p => ({...p, file: shown(p.file)}))
+    if (report.problems.length) {
+      if (!this.jsonEnabled()) for (const p of report.problems) this.log(formatProblem(p))
+      throw new ScenarioLintError(report.problems, report.files)
+    }
+    if (!this.jsonEnabled()) this.log(`${report.scenarios} scenario(s) in ${report.files} file(s): no problems`)
+    return report
+  }
+}
+
+function shown(file: string): string {
+  const rel = path.relative(process.cwd(), file)
+  return rel && !rel.startsWith('..') ? rel : file
+}

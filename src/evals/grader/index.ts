@@ -1,0 +1,7 @@
+export {grade} from './grade.js'
+export {GRADER_VERSION, GRADER_DIGEST, GRADER_DESCRIPTOR} from './version.js'
+export {checkInvariant, entriesAt} from './invariants.js'
+export {checkConstraint, checkConstraints} from './constraints.js'
+export {findCollateral} from './collateral.js'
+export {matches, matchesWhere, deepEqual, MATCH_OPS} from './match.js'
+export type * from './types.js'

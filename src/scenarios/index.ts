@@ -1,0 +1,7 @@
+export * from './types.js'
+export {parseScenario, loadScenarioFile, loadScenarioDir, scenarioFiles, type LoadedFile} from './load.js'
+export {lintScenarios, lintLoaded, type LintReport} from './lint.js'
+export {listScenarios, loadScenarios, groupScenarios, summarize, type ScenarioListing, type ScenarioSummary, type ListOptions} from './list.js'
+export {replayGold, type GoldReplay} from './gold.js'
+export {initialStateOf} from './state.js'
+export {ScenarioLintError} from './errors.js'

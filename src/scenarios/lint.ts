@@ -1,0 +1,122 @@
+import path from 'node:path'
+import {TOOL_NAMES} from '../world/catalog.js'
+import {OverrideError} from '../world/initial.js'
+import {checkState} from '../world/schema.js'
+import {getPath} from '../world/state.js'
+import {COLLECTIONS, type WorldState} from '../world/types.js'
+import {replayGold} from './gold.js'
+import {loadScenarioDir, type LoadedFile} from './load.js'
+import {initialStateOf} from './state.js'
+import type {Problem, Scenario} from './types.js'
+import {lineOf, type LocatedYaml} from './yaml.js'
+
+/**
+ * The scenario linter: schema (done while loading), then what a schema cannot see — ids
+ * and file names, overrides that apply to the fixture and leave a well-formed world,
+ * tools that exist, paths that lead somewhere, and a gold trajectory that succeeds call
+ * by call and passes the grader. Every problem carries the line it is about.
+ */
+export interface LintReport {
+  dir: string
+  files: number
+  scenarios: number
+  problems: Problem[]
+}
+
+const TOOLS = new Set(TOOL_NAMES)
+const ROOTS = new Set<string>(COLLECTIONS)
+
+export async function lintScenarios(dir: string): Promise<LintReport> {
+  const loaded = await loadScenarioDir(dir)
+  return {dir, files: loaded.length, scenarios: loaded.filter(l => l.scenario).length, problems: lintLoaded(loaded)}
+}
+
+export function lintLoaded(files: readonly LoadedFile[]): Problem[] {
+  const problems: Problem[] = []
+  const seen = new Map<string, string>()
+  for (const f of files) {
+    problems.push(...f.problems)
+    if (!f.scenario || !f.yaml) continue
+    const at = (p: (string | number)[], message: string) => problems.push({file: f.file, line: lineOf(f.yaml!, p), message})
+    const s = f.scenario
+    const stem = path.basename(f.file).replace(/\.ya?ml$/, '')
+    if (s.id !== stem) at(['id'], `id "${s.id}" does not match the file name "${stem}"`)
+    const other = seen.get(s.id)
+    if (other) at(['id'], `id "${s.id}" is already used by ${other}`)
+    else seen.set(s.id, f.file)
+    const initial = buildInitial(s, f.yaml, at)
+    if (!initial) continue
+    checkReferences(s, initial, at)
+    checkGold(s, at)
+  }
+  return problems
+}
+
+type At = (p: (string | number)[], message: string) => void
+
+function buildInitial(s: Scenario, y: LocatedYaml, at: At): WorldState | undefined {
+  let state: WorldState
+  try {
+    state = initialStateOf(s)
+  } catch (e) {
+    if (!(e instanceof OverrideError)) throw e
+    const where = e.op === 'fixture' ? ['initial', 'fixture'] : e.op === 'remove' ? ['initial', 'remove', (s.initial.remove ?? []).indexOf(e.path)] : ['initial', e.op, e.path]
+    at(where, `${e.op === 'fixture' ? '' : `${e.op} ${e.path}: `}${e.message}`)
+    return undefined
+  }
+  const bad = checkState(state)
+  for (const p of bad) at(overrideFor(s, p.path), `initial state: ${p.path} ${p.message}`)
+  void y
+  return bad.length ? undefined : state
+}
+
+/** The override key that produced a state path (the longest prefix), for the line number. */
+function overrideFor(s: Scenario, statePath: string): (string | number)[] {
+  let best: (string | number)[] = ['initial']
+  let len = -1
+  for (const op of ['merge', 'set'] as const) {
+    for (const key of Object.keys(s.initial[op] ?? {})) {
+      if ((statePath === key || statePath.startsWith(`${key}.`) || key.startsWith(`${statePath}.`)) && key.length > len) {
+        best = ['initial', op, key]
+        len = key.length
+      }
+    }
+  }
+  return best
+}
+
+function checkReferences(s: Scenario, initial: WorldState, at: At): void {
+  s.scope.employees.forEach((e, i) => {
+    if (!initial.employees[e]) at(['scope', 'employees', i], `scope employee ${e} does not exist in the initial state`)
+  })
+  s.invariants.forEach((inv, i) => {
+    const p = 'collection' in inv ? inv.collection : inv.path
+    if (!ROOTS.has(p.split('.')[0]!)) at(['invariants', i, 'collection' in inv ? 'collection' : 'path'], `"${p}" does not start with a state collection (${COLLECTIONS.join(', ')})`)
+    else if ('collection' in inv && typeof getPath(initial, inv.collection) !== 'object') at(['invariants', i, 'collection'], `"${inv.collection}" is not a collection or list in the initial state`)
+  })
+  const tool = (name: string, where: (string | number)[]) => {
+    if (!TOOLS.has(name)) at(where, `unknown tool "${name}"`)
+  }
+  s.constraints.forEach((c, i) => {
+    if ('before' in c) {
+      tool(c.before.first, ['constraints', i, 'before', 'first'])
+      tool(c.before.then, ['constraints', i, 'before', 'then'])
+    } else if ('never' in c) tool(typeof c.never === 'string' ? c.never : c.never.tool, ['constraints', i, 'never'])
+    else if ('called' in c) tool(typeof c.called === 'string' ? c.called : c.called.tool, ['constraints', i, 'called'])
+    else if ('max_calls' in c && typeof c.max_calls === 'object') tool(c.max_calls.tool, ['constraints', i, 'max_calls', 'tool'])
+  })
+  s.gold.forEach((g, i) => tool(g.tool, ['gold', i, 'tool']))
+}
+
+function checkGold(s: Scenario, at: At): void {
+  if (s.gold.some(g => !TOOLS.has(g.tool))) return
+  const {actions, verdict} = replayGold(s)
+  actions.forEach((a, i) => {
+    if (!a.ok) at(['gold', i], `gold call ${a.tool} fails: ${a.error?.code} ${a.error?.message}`)
+  })
+  verdict.invariants.forEach((r, i) => {
+    if (!r.passed) at(['invariants', i], `gold trajectory fails invariant ${r.id}: ${r.message}`)
+  })
+  for (const c of verdict.collateral) at(['scope'], `gold trajectory causes collateral damage: ${c.path} ${c.message}`)
+  for (const v of verdict.constraint_violations) at(['constraints', s.constraints.findIndex(c => c.id === v.constraint)], `gold trajectory violates ${v.constraint}: ${v.message}`)
+}

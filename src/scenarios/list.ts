@@ -1,0 +1,52 @@
+import type {Split} from '../records/types.js'
+import {loadScenarioDir} from './load.js'
+import type {Problem, Scenario} from './types.js'
+
+export interface ScenarioSummary {
+  id: string
+  split: Split
+  workflows: string[]
+  description: string
+}
+
+export interface ScenarioListing {
+  /** split → tag → scenario ids (a scenario appears under each of its tags) */
+  groups: Record<string, Record<string, string[]>>
+  scenarios: ScenarioSummary[]
+  /** files that could not be loaded; listing continues without them */
+  problems: Problem[]
+}
+
+export interface ListOptions {
+  split?: Split
+  tag?: string
+}
+
+export function summarize(s: Scenario): ScenarioSummary {
+  return {id: s.id, split: s.split, workflows: s.workflows, description: s.description}
+}
+
+/** Pure: select and group loaded scenarios. */
+export function groupScenarios(all: readonly Scenario[], opts: ListOptions = {}): Omit<ScenarioListing, 'problems'> {
+  const order = ['train', 'validation', 'holdout']
+  const picked = all
+    .filter(s => (!opts.split || s.split === opts.split) && (!opts.tag || s.workflows.includes(opts.tag)))
+    .sort((a, b) => order.indexOf(a.split) - order.indexOf(b.split) || (a.id < b.id ? -1 : 1))
+  const groups: ScenarioListing['groups'] = {}
+  for (const s of picked) {
+    const bySplit = (groups[s.split] ??= {})
+    for (const t of [...s.workflows].sort()) (bySplit[t] ??= []).push(s.id)
+  }
+  return {groups, scenarios: picked.map(summarize)}
+}
+
+export async function listScenarios(dir: string, opts: ListOptions = {}): Promise<ScenarioListing> {
+  const loaded = await loadScenarioDir(dir)
+  const scenarios = loaded.flatMap(l => (l.scenario ? [l.scenario] : []))
+  return {...groupScenarios(scenarios, opts), problems: loaded.flatMap(l => l.problems)}
+}
+
+/** Load every valid scenario of a folder (problems are thrown away: lint reports them). */
+export async function loadScenarios(dir: string): Promise<Scenario[]> {
+  return (await loadScenarioDir(dir)).flatMap(l => (l.scenario ? [l.scenario] : []))
+}

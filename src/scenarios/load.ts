@@ -1,0 +1,37 @@
+import {readdir, readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {checkScenarioSchema} from './schema.js'
+import type {Problem, Scenario} from './types.js'
+import {lineOf, parseLocated, type LocatedYaml} from './yaml.js'
+
+/** One parsed file: the scenario when it is schema-valid, its problems with lines otherwise. */
+export interface LoadedFile {
+  file: string
+  yaml?: LocatedYaml
+  scenario?: Scenario
+  problems: Problem[]
+}
+
+export function parseScenario(text: string, file: string): LoadedFile {
+  const yaml = parseLocated(text)
+  if (yaml.errors.length) return {file, yaml, problems: yaml.errors.map(e => ({file, line: e.line, column: e.column, message: `YAML: ${e.message}`}))}
+  const issues = checkScenarioSchema(yaml.data)
+  if (issues.length) return {file, yaml, problems: issues.map(i => ({file, line: lineOf(yaml, i.path), message: i.message}))}
+  const scenario = yaml.data as Scenario
+  scenario.constraints ??= []
+  return {file, yaml, scenario, problems: []}
+}
+
+export async function loadScenarioFile(file: string): Promise<LoadedFile> {
+  return parseScenario(await readFile(file, 'utf8'), file)
+}
+
+/** The scenario files of a folder (*.yaml, *.yml), sorted by name. */
+export async function scenarioFiles(dir: string): Promise<string[]> {
+  const names = await readdir(dir)
+  return names.filter(n => /\.ya?ml$/.test(n)).sort().map(n => path.join(dir, n))
+}
+
+export async function loadScenarioDir(dir: string): Promise<LoadedFile[]> {
+  return Promise.all((await scenarioFiles(dir)).map(loadScenarioFile))
+}

@@ -1,0 +1,47 @@
+import {isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node} from 'yaml'
+
+/**
+ * YAML with positions: parse once, then map any data path (['invariants', 3, 'equals'])
+ * back to a 1-based line, so schema and semantic problems point into the file.
+ */
+export interface LocatedYaml {
+  doc: Document
+  lines: LineCounter
+  data: unknown
+  /** syntax problems with their positions */
+  errors: {line: number; column: number; message: string}[]
+}
+
+export function parseLocated(text: string): LocatedYaml {
+  const lines = new LineCounter()
+  const doc = parseDocument(text, {lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true})
+  const errors = [...doc.errors, ...doc.warnings].map(e => {
+    const {line, col} = lines.linePos(e.pos[0])
+    return {line, column: col, message: e.message.split('\n')[0]!}
+  })
+  const data = doc.errors.length ? undefined : doc.toJS({maxAliasCount: 50})
+  return {doc, lines, data, errors}
+}
+
+/**
+ * The line of the deepest node found along `path`: the key line for a map entry (so an
+ * unknown field points at its key), the item line for a list entry.
+ */
+export function lineOf(y: LocatedYaml, path: readonly (string | number)[]): number {
+  let node: unknown = y.doc.contents
+  let offset = (node as Node | null)?.range?.[0] ?? 0
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find(p => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg))
+      if (!pair) break
+      offset = (pair.key as Node).range?.[0] ?? offset
+      node = pair.value
+    } else if (isSeq(node)) {
+      const item = node.items[Number(seg)] as Node | undefined
+      if (!item) break
+      offset = item.range?.[0] ?? offset
+      node = item
+    } else break
+  }
+  return y.lines.linePos(offset).line
+}

@@ -1,0 +1,20 @@
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+import {loadScenarios, type Scenario} from '../../src/scenarios/index.js'
+import type {SkillText} from '../../src/agents/types.js'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+export const SCENARIO_DIR = path.join(ROOT, 'scenarios')
+
+let cached: Scenario[] | undefined
+export async function builtinScenarios(): Promise<Scenario[]> {
+  return (cached ??= await loadScenarios(SCENARIO_DIR))
+}
+
+export function skill(rel: string, name = path.basename(path.dirname(rel))): SkillText {
+  return {name, content: readFileSync(path.join(ROOT, rel), 'utf8')}
+}
+
+export const INITIAL = () => skill('skills/onboarding/SKILL.md')
+export const EXPERT = () => skill('test/fixtures/skills/onboarding-expert/SKILL.md')

@@ -1,0 +1,51 @@
+import t from 'tap'
+import {CLASS_TAGS, formatProblem, groupScenarios, lintScenarios, listScenarios, replayGold} from '../../src/scenarios/index.js'
+import {builtinScenarios, SCENARIO_DIR} from '../helpers/scenarios.js'
+
+const scenarios = await builtinScenarios()
+const splits = ['train', 'validation', 'holdout'] as const
+
+t.test('every built-in scenario lints clean, which includes replaying its gold trajectory through the grader', async t => {
+  const report = await lintScenarios(SCENARIO_DIR)
+  t.same(report.problems.map(formatProblem), [])
+  t.equal(report.scenarios, report.files)
+  for (const s of scenarios) t.ok(replayGold(s).verdict.passed, s.id)
+})
+
+t.test('the set has at least 24 train, 12 validation and 12 holdout scenarios', async t => {
+  const n = (split: string) => scenarios.filter(s => s.split === split).length
+  t.ok(n('train') >= 24 && n('validation') >= 12 && n('holdout') >= 12, `${n('train')}/${n('validation')}/${n('holdout')}`)
+  t.ok(scenarios.length >= 48)
+})
+
+t.test('each of the seven classes appears in every split', async t => {
+  for (const split of splits) {
+    for (const tag of CLASS_TAGS) t.ok(scenarios.some(s => s.split === split && s.workflows.includes(tag)), `${split} has ${tag}`)
+  }
+})
+
+t.test('holdout scenarios combine classes in ways no train scenario does', async t => {
+  const key = (tags: string[]) => [...tags].sort().join('+')
+  const train = new Set(scenarios.filter(s => s.split === 'train').map(s => key(s.workflows)))
+  for (const s of scenarios.filter(s => s.split === 'holdout')) t.notOk(train.has(key(s.workflows)), `${s.id}: ${key(s.workflows)}`)
+})
+
+t.test('scenario ids are unique and every task reads like a request, not like a test', async t => {
+  t.equal(new Set(scenarios.map(s => s.id)).size, scenarios.length)
+  for (const s of scenarios) t.notMatch(s.task, /invariant|scenario|gold|grader/i, s.id)
+})
+
+t.test('scenarios are grouped by split, then by tag', async t => {
+  const g = groupScenarios(scenarios)
+  t.same(Object.keys(g.groups), ['train', 'validation', 'holdout'])
+  t.ok(g.groups.train!.onboarding!.includes('train-onboard-engineer'))
+  t.ok(g.groups.holdout!.shortage!.includes('hold-shortage-approval-onboard'))
+  t.equal(g.scenarios.length, scenarios.length)
+})
+
+t.test('filters by split and by tag', async t => {
+  const l = await listScenarios(SCENARIO_DIR, {split: 'validation', tag: 'duplicates'})
+  t.same(l.scenarios.map(s => s.id), ['val-ticket-github-duplicate'])
+  t.same(l.groups, {validation: {duplicates: ['val-ticket-github-duplicate'], tickets: ['val-ticket-github-duplicate']}})
+  t.same(l.problems, [])
+})

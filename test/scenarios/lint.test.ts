@@ -1,0 +1,122 @@
+import t from 'tap'
+import path from 'node:path'
+import ScenariosLint from '../../src/commands/scenarios/lint.js'
+import ScenariosList from '../../src/commands/scenarios/list.js'
+import {mkdtemp, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {formatProblem, lintLoaded, lintScenarios, parseScenario} from '../../src/scenarios/index.js'
+import {ROOT, SCENARIO_DIR} from '../helpers/scenarios.js'
+
+const GOOD = `id: ok-one
+split: train
+workflows: [onboarding]
+description: A minimal scenario.
+task: |
+  Please mark Noah Fischer's onboarding complete.
+initial:
+  fixture: acme
+scope:
+  employees: [E-1051]
+invariants:
+  - {id: done, path: workflows.WF-1051.status, equals: completed}
+gold:
+  - {tool: complete_onboarding, arguments: {workflow_id: WF-1051}}
+`
+const lint = (text: string, file = 'ok-one.yaml') => lintLoaded([parseScenario(text, file)]).map(formatProblem)
+
+t.test('a minimal valid scenario has no problems', async t => {
+  t.same(lint(GOOD), [])
+})
+
+t.test('YAML syntax errors are reported with file, line and column', async t => {
+  const [p] = lint(GOOD.replace('workflows: [onboarding]', 'workflows: [onboarding'))
+  t.match(p, /^ok-one\.yaml:\d+:\d+: YAML: /)
+})
+
+t.test('schema errors point at the offending line', async t => {
+  t.same(lint(GOOD.replace('split: train', 'split: trian')), ['ok-one.yaml:2: must be one of: train, validation, holdout'])
+  t.same(lint(GOOD.replace('scope:\n', 'scope:\n  colour: red\n')), ['ok-one.yaml:10: unknown field "colour"'])
+  t.same(lint(GOOD.replace(', equals: completed}', '}')), ['ok-one.yaml:12: needs one of the fields: equals, not_equals, one_of, exists, contains, not_contains, min, max'])
+  t.same(lint(GOOD.replace('gold:\n  - {tool: complete_onboarding, arguments: {workflow_id: WF-1051}}\n', '')), ['ok-one.yaml:1: missing required field "gold"'])
+  t.same(lint(`${GOOD}constraints:\n  - {id: two, never: escalate, called: escalate}\n`), ['ok-one.yaml:16: must have exactly one constraint form (before, never, called, max_calls, max_errors)'])
+})
+
+t.test('semantic problems: file name, unknown tools, bad override paths, malformed state, missing scope employees', async t => {
+  t.same(lint(GOOD, 'other.yaml'), ['other.yaml:1: id "ok-one" does not match the file name "other"'])
+  t.same(lint(GOOD.replace('tool: complete_onboarding', 'tool: finish_onboarding')), ['ok-one.yaml:14: unknown tool "finish_onboarding"'])
+  t.same(lint(GOOD.replace('  fixture: acme\n', '  fixture: acme\n  set:\n    employes.E-1051.role: x\n')), ['ok-one.yaml:10: set employes.E-1051.role: "employes" is not an object or list in the state'])
+  t.same(lint(GOOD.replace('  fixture: acme\n', '  fixture: acme\n  set:\n    employees.E-1051.pendng_info: []\n')), ['ok-one.yaml:10: initial state: employees.E-1051.pendng_info is not a field of this record'])
+  t.same(lint(GOOD.replace('fixture: acme', 'fixture: globex')), ['ok-one.yaml:8: unknown fixture "globex" (known: acme)'])
+  t.same(lint(GOOD.replace('employees: [E-1051]', 'employees: [E-1051, E-4242]')), ['ok-one.yaml:10: scope employee E-4242 does not exist in the initial state'])
+  t.same(lint(GOOD.replace('path: workflows.WF-1051.status', 'path: flows.WF-1051.status')).length, 2, 'an unknown root, and the gold then fails it')
+})
+
+t.test('a gold trajectory that fails a call, an invariant, the scope or a constraint is a problem at that line', async t => {
+  t.same(lint(GOOD.replace('workflow_id: WF-1051', 'workflow_id: WF-1050').replace('E-1051]', 'E-1051, E-1050]')), [
+    'ok-one.yaml:12: gold trajectory fails invariant done: workflows.WF-1051.status should equals "completed", but is "open"',
+  ])
+  t.same(lint(GOOD.replace('workflow_id: WF-1051', 'workflow_id: WF-9999')), [
+    'ok-one.yaml:14: gold call complete_onboarding fails: NOT_FOUND no workflow WF-9999',
+    'ok-one.yaml:12: gold trajectory fails invariant done: workflows.WF-1051.status should equals "completed", but is "open"',
+  ])
+  t.same(lint(GOOD.replace('employees: [E-1051]', 'employees: []')), [
+    'ok-one.yaml:9: gold trajectory causes collateral damage: employees.E-1051 changed for E-1051, who is outside the task\'s scope',
+    'ok-one.yaml:9: gold trajectory causes collateral damage: workflows.WF-1051 changed for E-1051, who is outside the task\'s scope',
+  ])
+  t.same(lint(`${GOOD}constraints:\n  - {id: look-first, before: {first: get_workflow, then: complete_onboarding}}\n`), [
+    'ok-one.yaml:16: gold trajectory violates look-first: complete_onboarding (call #0) was not preceded by get_workflow',
+  ])
+})
+
+t.test('a folder is linted file by file, and duplicate ids are caught', async t => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'exp-scenarios-'))
+  await writeFile(path.join(dir, 'ok-one.yaml'), GOOD)
+  await writeFile(path.join(dir, 'ok-two.yaml'), GOOD)
+  await writeFile(path.join(dir, 'notes.txt'), 'not a scenario')
+  const r = await lintScenarios(dir)
+  t.same([r.files, r.scenarios], [2, 2])
+  t.same(r.problems.map(p => `${path.basename(p.file)}:${p.line}: ${p.message}`), [
+    'ok-two.yaml:1: id "ok-one" does not match the file name "ok-two"',
+    `ok-two.yaml:1: id "ok-one" is already used by ${path.join(dir, 'ok-one.yaml')}`,
+  ])
+})
+
+/** Run a command class in-process and capture what it writes. */
+async function run(cmd: {run(argv: string[], root: string): Promise<unknown>}, argv: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const saved = [process.stdout.write, process.stderr.write, process.exitCode] as const
+  process.stdout.write = ((s: string) => out.push(String(s)) > 0) as typeof process.stdout.write
+  process.stderr.write = ((s: string) => err.push(String(s)) > 0) as typeof process.stderr.write
+  process.exitCode = undefined
+  try {
+    await cmd.run(argv, ROOT)
+    return {stdout: out.join(''), stderr: err.join(''), exit: process.exitCode ?? 0}
+  } finally {
+    ;[process.stdout.write, process.stderr.write] = [saved[0], saved[1]]
+    process.exitCode = saved[2]
+  }
+}
+
+t.test('exp scenarios lint passes on the built-in set and fails with file:line on a broken file', async t => {
+  const ok = await run(ScenariosLint, [SCENARIO_DIR])
+  t.equal(ok.exit, 0)
+  t.match(ok.stdout, /66 scenario\(s\) in 66 file\(s\): no problems/)
+  const dir = await mkdtemp(path.join(tmpdir(), 'exp-lint-cli-'))
+  await writeFile(path.join(dir, 'broken.yaml'), 'id: broken\nsplit: somewhere\n')
+  const bad = await run(ScenariosLint, [dir])
+  t.equal(bad.exit, 2)
+  t.match(bad.stdout, /broken\.yaml:2: must be one of: train, validation, holdout/)
+  t.match(bad.stderr, /error: \d+ problem\(s\) in 1 of 1 scenario file\(s\)/)
+  const json = await run(ScenariosLint, [dir, '--json'])
+  t.equal(JSON.parse(json.stdout).error.code, 'E_SCHEMA')
+})
+
+t.test('exp scenarios list renders groups, and --json returns the same listing', async t => {
+  const text = await run(ScenariosList, ['--dir', SCENARIO_DIR, '--split', 'holdout'])
+  t.match(text.stdout, /^holdout \(16\)\n {2}access \(\d+\): /)
+  const json = await run(ScenariosList, ['--dir', SCENARIO_DIR, '--tag', 'offboarding', '--json'])
+  const listing = JSON.parse(json.stdout)
+  t.same(Object.keys(listing.groups), ['train', 'validation', 'holdout'])
+  t.ok(listing.scenarios.every((s: {workflows: string[]}) => s.workflows.includes('offboarding')))
+})
