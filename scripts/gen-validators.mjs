@@ -19,8 +19,9 @@ export async function schemaFiles() {
   for (const dir of ['records', 'research']) {
     for (const f of (await readdir(path.join(root, 'schemas', dir))).sort()) if (f.endsWith('.schema.json')) out.push(`${dir}/${f}`)
   }
+  // skill files are validated with these too; scenario.schema.json is compiled by src/scenarios itself
   for (const f of (await readdir(path.join(root, 'schemas'))).sort()) {
-    if (f.endsWith('.schema.json') && !out.includes(f)) out.push(f)
+    if (f.startsWith('skill-') && f.endsWith('.schema.json')) out.push(f)
   }
   return out
 }
