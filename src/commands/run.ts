@@ -1,0 +1,76 @@
+import {Args, Flags} from '@oclif/core'
+import path from 'node:path'
+import {ExpCommand} from '../cli/base.js'
+import {laneOf, withStore} from '../cli/context.js'
+import {ProgressBar} from '../cli/progress.js'
+import {table} from '../cli/table.js'
+import {ExpError} from '../errors/index.js'
+import {runEvaluation, type RunResult} from '../evals/runner/run.js'
+import {isSplit} from '../evals/runner/records.js'
+import {formatProblem} from '../scenarios/index.js'
+import {loadConfig} from '../research/files.js'
+import {AGENT_SPECS} from '../agents/registry.js'
+
+export default class Run extends ExpCommand {
+  static summary = 'Run an agent on a split and record every episode as evidence.'
+  static description = `Writes a manifest record (dataset tree, skill blob, world/grader version, agent, model, params, seed), then one trace and one grader verification per episode, then an evaluation summary (success rate with a Wilson interval, pass^k when --repeat > 1, per-scenario results, score vector).
+Held-out traces go to the lane's private ref (never pushed); the public lane gets the manifest and the aggregate only.
+Resumable: episode ids come from (manifest, scenario, repetition), so running the same command again after a kill records only the missing episodes.
+Agents: ${AGENT_SPECS.join(', ')}.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini']
+  static args = {split: Args.string({description: 'train, validation or holdout', required: true})}
+  static flags = {
+    agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL (default: .research/config.yaml agent, else scripted)'}),
+    skill: Flags.string({description: 'skill folder or SKILL.md, or a git revision (REV or REV:PATH); default: the only skill under skills/'}),
+    repeat: Flags.integer({description: 'episodes per scenario', min: 1}),
+    concurrency: Flags.integer({description: 'episodes in flight at once', min: 1}),
+    scenarios: Flags.string({description: 'folder of scenario files (default: scenarios/)'}),
+    seed: Flags.integer({description: 'base seed (default: config seed, else 42)'}),
+    lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
+    'max-steps': Flags.integer({description: 'tool calls allowed per episode', min: 1}),
+    strict: Flags.boolean({description: 'stop at the first malformed scenario instead of skipping it'}),
+  }
+
+  async run(): Promise<RunResult> {
+    const {args, flags} = await this.parse(Run)
+    if (!isSplit(args.split)) throw new ExpError('E_USAGE', `unknown split: ${args.split}`, {hint: 'use train, validation or holdout'})
+    const res = await withStore(this.workDir, async store => {
+      const root = store.repo.workDir ?? this.workDir
+      const cfg = await loadConfig(root)
+      const bar = new ProgressBar(`run ${args.split}`)
+      try {
+        return await runEvaluation(store, {
+          split: args.split as 'train',
+          agent: flags.agent ?? cfg.agent ?? 'scripted',
+          skill: flags.skill,
+          repeat: flags.repeat ?? cfg.run?.repeat ?? 1,
+          concurrency: flags.concurrency ?? cfg.run?.concurrency ?? 4,
+          scenariosDir: path.resolve(this.workDir, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios')),
+          skillsDir: path.join(root, cfg.skills ?? 'skills'),
+          seed: flags.seed ?? cfg.seed ?? 42,
+          lane: await laneOf(store, flags.lane),
+          cwd: this.workDir,
+          repo: store.repo,
+          strict: flags.strict,
+          maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
+          agentOptions: {command: cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache'), ...(cfg.openai?.base_url ? {baseURL: cfg.openai.base_url} : {}), ...(cfg.openai?.timeout_ms ? {timeoutMs: cfg.openai.timeout_ms} : {}), ...(cfg.openai?.max_retries !== undefined ? {maxRetries: cfg.openai.max_retries} : {}), ...(cfg.openai?.api_key_env ? {apiKey: process.env[cfg.openai.api_key_env]} : {})}},
+          onProgress: p => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
+        })
+      } finally {
+        bar.done()
+      }
+    })
+    for (const p of res.problems) process.stderr.write(`skipped ${formatProblem(p)}\n`)
+    if (!this.jsonEnabled()) {
+      const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+      this.log(table([[res.split, res.total, res.passed, res.total - res.passed - res.invalid, res.invalid, pct(res.success_rate), `[${pct(res.ci[0])}, ${pct(res.ci[1])}]`]], ['SPLIT', 'EPISODES', 'PASSED', 'FAILED', 'INVALID', 'SUCCESS', '95% CI']))
+      if (res.body.pass_hat_k !== undefined) this.log(`pass^${res.body.repeat}: ${pct(res.body.pass_hat_k)}   pass@${res.body.repeat}: ${pct(res.body.pass_at_k ?? 0)}`)
+      this.log(`skill ${res.skill.name} (${res.skill.blob.slice(0, 12)}), agent ${res.agent.name}${res.agent.model ? ` (${res.agent.model})` : ''}`)
+      this.log(`manifest ${res.manifest}  evaluation ${res.evaluation}${res.private_evaluation ? ` (held-out details: ${res.private_evaluation}, private)` : ''}`)
+      if (res.resumed) this.log(`resumed: ${res.resumed} episode(s) were already recorded, ${res.recorded} new`)
+    }
+    if (res.problems.length) throw new ExpError('E_SCHEMA', `${res.problems.length} scenario file problem(s): those scenarios were skipped`, {hint: 'run `exp scenarios lint` and fix them', data: {...res, problems: res.problems}})
+    return res
+  }
+}

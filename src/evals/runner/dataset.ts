@@ -1,0 +1,50 @@
+import {readdir, readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {hashObject} from '../../store/git/objects.js'
+import {loadScenarioDir, formatProblem, type Problem, type Scenario} from '../../scenarios/index.js'
+import type {Split} from '../../records/types.js'
+import {ExpError} from '../../errors/index.js'
+
+export interface Dataset {
+  dir: string
+  /** git tree id of the folder's content (equals `git rev-parse HEAD:scenarios` when committed and clean) */
+  tree: string
+  scenarios: Scenario[]
+  problems: Problem[]
+}
+
+/** The git tree id of a folder as it is on disk, computed in process (files and subfolders, no .git). */
+export async function treeOid(dir: string): Promise<string> {
+  const entries = await readdir(dir, {withFileTypes: true})
+  const parts: {name: string; mode: string; oid: string}[] = []
+  for (const e of entries) {
+    if (e.name === '.git') continue
+    const p = path.join(dir, e.name)
+    if (e.isDirectory()) parts.push({name: e.name, mode: '40000', oid: await treeOid(p)})
+    else if (e.isFile()) parts.push({name: e.name, mode: '100644', oid: hashObject('blob', await readFile(p))})
+  }
+  parts.sort((a, b) => {
+    const x = a.mode === '40000' ? `${a.name}/` : a.name
+    const y = b.mode === '40000' ? `${b.name}/` : b.name
+    return x < y ? -1 : x > y ? 1 : 0
+  })
+  return hashObject('tree', Buffer.concat(parts.map(p => Buffer.concat([Buffer.from(`${p.mode} ${p.name}\0`), Buffer.from(p.oid, 'hex')]))))
+}
+
+/**
+ * Load the scenarios of one split. Malformed or schema-invalid files are reported with
+ * file:line and skipped (the run then ends non-zero), or stop the run under `strict`.
+ */
+export async function loadDataset(dir: string, split: Split, strict = false): Promise<Dataset> {
+  let loaded
+  try {
+    loaded = await loadScenarioDir(dir)
+  } catch (e) {
+    throw new ExpError('E_NOT_FOUND', `cannot read scenarios from ${dir}: ${(e as Error).message}`, {hint: 'pass --scenarios DIR, or run `exp init --example onboarding`'})
+  }
+  const problems = loaded.flatMap(f => f.problems)
+  if (strict && problems.length) throw new ExpError('E_SCHEMA', `${problems.length} scenario problem(s), first: ${formatProblem(problems[0]!)}`, {hint: 'run `exp scenarios lint` for all of them', data: {problems}})
+  const scenarios = loaded.flatMap(f => (f.scenario && f.scenario.split === split ? [f.scenario] : [])).sort((a, b) => (a.id < b.id ? -1 : 1))
+  if (!scenarios.length) throw new ExpError('E_NOT_FOUND', `no ${split} scenarios in ${dir}`, {hint: 'splits are train, validation and holdout; `exp scenarios list` shows what there is'})
+  return {dir, tree: await treeOid(dir), scenarios, problems}
+}

@@ -1,0 +1,186 @@
+import {loadAgent, type AgentOptions} from '../../agents/registry.js'
+import type {Agent} from '../../agents/types.js'
+import {recordId, type RecordDraft} from '../../records/index.js'
+import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, Split, VerificationBody} from '../../records/types.js'
+import type {Problem} from '../../scenarios/index.js'
+import type {RecordStore, RepoPaths} from '../../store/index.js'
+import {GRADER_VERSION} from '../grader/version.js'
+import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
+import {runEpisode} from '../episode.js'
+import {episodeSeed} from '../prompt.js'
+import {loadDataset} from './dataset.js'
+import {resolveSkill, type ResolvedSkill} from './skill.js'
+import {episodeDrafts, episodeKey, manifestDraft} from './records.js'
+import {summarize, publicAggregate, type VerifiedEpisode} from './summary.js'
+
+export const EXP_VERSION = '0.1.0'
+
+export interface RunOptions {
+  split: Split
+  agent: string
+  skill?: string
+  repeat?: number
+  concurrency?: number
+  scenariosDir: string
+  skillsDir: string
+  seed?: number
+  lane: string
+  cwd: string
+  repo?: RepoPaths
+  purpose?: ManifestBody['purpose']
+  role?: EvaluationBody['role']
+  proposal?: string
+  iteration?: number
+  strict?: boolean
+  maxSteps?: number
+  /** episodes per append batch (one lock, one pack) */
+  batch?: number
+  agentOptions?: AgentOptions
+  now?: () => Date
+  onProgress?: (p: RunProgress) => void
+}
+
+export interface RunProgress {
+  total: number
+  done: number
+  passed: number
+  invalid: number
+  resumed: number
+}
+
+export interface RunResult {
+  manifest: string
+  /** the evaluation on the public lane (for held-out: the aggregate only) */
+  evaluation: string
+  /** held-out only: the full evaluation on the private lane */
+  private_evaluation?: string
+  split: Split
+  total: number
+  passed: number
+  invalid: number
+  success_rate: number
+  ci: [number, number]
+  resumed: number
+  recorded: number
+  skill: SkillRef
+  agent: AgentRef
+  body: EvaluationBody
+  problems: Problem[]
+}
+
+/**
+ * `exp run`: one manifest, then a trace and the grader's verification per episode, then the
+ * evaluation summary. Resumable and idempotent: episode ids derive from (manifest,
+ * scenario, repetition), so a rerun after a kill records only the missing episodes.
+ * Held-out traces and verifications go to the lane's private ref; the public lane gets
+ * the manifest and the aggregate only.
+ */
+export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<RunResult> {
+  const now = o.now ?? (() => new Date())
+  const repeat = o.repeat ?? 1
+  const seed = o.seed ?? 42
+  const dataset = await loadDataset(o.scenariosDir, o.split, o.strict)
+  const skill: ResolvedSkill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
+  const agent: Agent = await loadAgent(o.agent, o.agentOptions)
+  try {
+    const agentRef: AgentRef = {name: agent.name, ...(agent.model ? {model: agent.model} : {}), ...(agent.params ? {params: agent.params} : {})}
+    const skillRef: SkillRef = {name: skill.name, blob: skill.blob, path: skill.source, ...(skill.commit ? {commit: skill.commit} : {})}
+    const held = o.split === 'holdout'
+    const manifestBody: ManifestBody = {
+      purpose: o.purpose ?? 'run',
+      split: o.split,
+      // held-out scenario ids stay private: the tree id pins the data
+      dataset: {tree: dataset.tree, scenarios: held ? [] : dataset.scenarios.map(s => s.id), path: 'scenarios'},
+      skill: skillRef,
+      environment: {world: WORLD_VERSION, grader: GRADER_VERSION, tools: TOOL_CATALOG_DIGEST, tool_version: EXP_VERSION},
+      agent: agentRef,
+      seed,
+      repeat,
+      ...(o.proposal ? {proposal: o.proposal} : {}),
+      ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
+    }
+    const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
+    const ledger = await store.ledger()
+    const plan = dataset.scenarios.flatMap(scenario => Array.from({length: repeat}, (_, rep) => ({scenario, rep, vid: recordId('verification', '', `${episodeKey(manifest, scenario.id, rep)}/verification`)})))
+    const verified: VerifiedEpisode[] = []
+    const pending = plan.filter(p => {
+      const e = ledger.get(p.vid)
+      if (e) verified.push({id: p.vid, body: ledger.load<'verification'>(e).body as VerificationBody})
+      return !e
+    })
+    const resumed = verified.length
+    const progress: RunProgress = {total: plan.length, done: resumed, passed: verified.filter(v => v.body.passed).length, invalid: verified.filter(v => !v.body.valid).length, resumed}
+    o.onProgress?.({...progress})
+    let buffer: {drafts: RecordDraft[]; verified: VerifiedEpisode[]}[] = []
+    const flush = async () => {
+      if (!buffer.length) return
+      const batch = buffer
+      buffer = []
+      await store.appendBatch(batch.flatMap(b => b.drafts), {lane: o.lane, private: held, now})
+      for (const b of batch) verified.push(...b.verified)
+    }
+    let next = 0
+    const worker = async () => {
+      while (next < pending.length) {
+        const p = pending[next++]!
+        const t0 = performance.now()
+        const r = await runEpisode({scenario: p.scenario, agent, skills: [skill], seed: episodeSeed(seed, p.rep), repetition: p.rep, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        const d = episodeDrafts(r, {manifest, agent: agentRef, skill: skillRef, wallMs: performance.now() - t0})
+        buffer.push({drafts: [d.trace, d.verification], verified: [{id: p.vid, body: d.verification.body}]})
+        progress.done++
+        if (r.verdict.valid && r.verdict.passed) progress.passed++
+        if (!r.verdict.valid) progress.invalid++
+        o.onProgress?.({...progress})
+        if (buffer.length >= (o.batch ?? 64)) await flush()
+      }
+    }
+    await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, worker))
+    await flush()
+    verified.sort((a, b) => (a.id < b.id ? -1 : 1))
+    const base = {manifest, split: o.split, skill: skillRef, agent: agentRef, ...(o.role ? {role: o.role} : {}), ...(o.proposal ? {proposal: o.proposal} : {})}
+    const full = summarize(verified, base, repeat)
+    let evaluation: string
+    let privateEvaluation: string | undefined
+    if (held) {
+      const looks = holdoutLooks(await store.ledger(), manifest)
+      privateEvaluation = (await store.append({kind: 'evaluation', body: {...full, holdout_looks: looks}, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, private: true, now})).id
+      evaluation = (await store.append({kind: 'evaluation', body: {...publicAggregate(full), holdout_looks: looks}, cites: [manifest]}, {lane: o.lane, now})).id
+    } else {
+      evaluation = (await store.append({kind: 'evaluation', body: full, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, now})).id
+    }
+    return {
+      manifest,
+      evaluation,
+      ...(privateEvaluation ? {private_evaluation: privateEvaluation} : {}),
+      split: o.split,
+      total: full.total,
+      passed: full.passed,
+      invalid: full.invalid,
+      success_rate: full.success_rate,
+      ci: full.ci as [number, number],
+      resumed,
+      recorded: plan.length - resumed,
+      skill: skillRef,
+      agent: agentRef,
+      body: full,
+      problems: dataset.problems,
+    }
+  } finally {
+    await agent.close?.()
+  }
+}
+
+/**
+ * How many times the sealed held-out split has been looked at, this look included. A rerun
+ * of a manifest already evaluated is the same look, not a new one.
+ */
+function holdoutLooks(ledger: import('../../store/index.js').Ledger, manifest: string): number {
+  let looks = 0
+  for (const e of ledger.select({kinds: ['evaluation']})) {
+    const r = ledger.load<'evaluation'>(e)
+    if (r.body.split !== 'holdout' || r.body.per_scenario.length) continue
+    if (r.body.manifest === manifest) return r.body.holdout_looks ?? looks + 1
+    looks++
+  }
+  return looks + 1
+}

@@ -1,0 +1,72 @@
+import type {EvaluationBody, ScoreVector, VerificationBody} from '../../records/types.js'
+import {wilson, meanPassHatK, meanPassAtK, meanScoreVector} from '../stats/index.js'
+
+export interface VerifiedEpisode {
+  id: string
+  body: VerificationBody
+}
+
+const ZERO: ScoreVector = {success: 0, violations: 0, tool_calls: 0, errors: 0, tokens: 0, latency_ms: 0, trajectory_length: 0}
+
+/**
+ * The evaluation summary of a set of verifications (pure). Success rate and its Wilson
+ * interval are over *valid* episodes; infrastructure failures (invalid) are counted apart.
+ */
+export function summarize(vs: readonly VerifiedEpisode[], base: Pick<EvaluationBody, 'manifest' | 'split' | 'skill' | 'agent'> & Partial<EvaluationBody>, repeat: number): EvaluationBody {
+  const valid = vs.filter(v => v.body.valid)
+  const passed = valid.filter(v => v.body.passed).length
+  const invalid = vs.length - valid.length
+  const byScenario = new Map<string, VerifiedEpisode[]>()
+  for (const v of vs) byScenario.set(v.body.scenario, [...(byScenario.get(v.body.scenario) ?? []), v])
+  const per = [...byScenario.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([scenario, list]) => {
+    const failed = new Set<string>()
+    for (const v of list) {
+      for (const i of v.body.invariants) if (!i.passed) failed.add(i.id)
+      for (const c of v.body.constraint_violations) failed.add(`constraint:${c.constraint}`)
+    }
+    return {
+      scenario,
+      runs: list.length,
+      passes: list.filter(v => v.body.valid && v.body.passed).length,
+      invalid: list.filter(v => !v.body.valid).length,
+      failed_invariants: [...failed].sort(),
+      verifications: list.map(v => v.id).sort(),
+    }
+  })
+  const {low: lo, high: hi} = valid.length ? wilson(passed, valid.length) : {low: 0, high: 0}
+  const body: EvaluationBody = {
+    ...base,
+    total: vs.length,
+    passed,
+    failed: valid.length - passed,
+    invalid,
+    success_rate: valid.length ? passed / valid.length : 0,
+    ci: [round(lo), round(hi)],
+    ci_method: 'wilson',
+    repeat,
+    per_scenario: per,
+    scores: valid.length ? roundScores(meanScoreVector(valid.map(v => v.body.scores as unknown as Record<string, number>)) as unknown as ScoreVector) : ZERO,
+  }
+  if (repeat > 1) {
+    const counts = per.map(p => ({n: p.runs - p.invalid, c: p.passes})).filter(x => x.n >= repeat)
+    if (counts.length) {
+      body.pass_hat_k = round(meanPassHatK(counts, repeat))
+      body.pass_at_k = round(meanPassAtK(counts, repeat))
+    }
+  }
+  return body
+}
+
+/** The public face of a held-out evaluation: aggregates only, no scenario ids, no private cites. */
+export function publicAggregate(full: EvaluationBody): EvaluationBody {
+  const {per_scenario: _per, ...rest} = full
+  return {...rest, per_scenario: []}
+}
+
+function round(x: number): number {
+  return Math.round(x * 1e6) / 1e6
+}
+
+function roundScores(s: ScoreVector): ScoreVector {
+  return Object.fromEntries(Object.entries(s).map(([k, v]) => [k, round(v)])) as unknown as ScoreVector
+}
