@@ -76,10 +76,20 @@ export class CatFileBatch {
 
   read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
     if (this.dead) return Promise.reject(this.dead)
+    if (this.head === this.queue.length) this.hold(true)
     return new Promise((resolve, reject) => {
       this.queue.push({oid, resolve, reject})
       this.child.stdin.write(`${oid}\n`)
     })
+  }
+
+  /** Keep the event loop alive only while answers are awaited: an idle reader never holds a process open. */
+  private hold(on: boolean): void {
+    const handles = [this.child, this.child.stdout, this.child.stdin, this.child.stderr] as unknown as {ref(): void; unref(): void}[]
+    for (const h of handles) {
+      if (on) h.ref()
+      else h.unref()
+    }
   }
 
   private onData(d: Buffer): void {
@@ -94,6 +104,7 @@ export class CatFileBatch {
         if (parts[1] === 'missing' || parts[1] === 'ambiguous') {
           const p = this.next()
           p?.reject(new CorruptObjectError('object', `${parts[0]} is missing from the object database`, {oid: parts[0]}))
+          if (this.head === this.queue.length) this.hold(false)
           continue
         }
         this.want = {type: parts[1] as ObjectType, size: Number(parts[2])}
@@ -104,6 +115,7 @@ export class CatFileBatch {
       this.buf = this.buf.subarray(this.want.size + 1)
       this.want = undefined
       this.next()?.resolve({type, data})
+      if (this.head === this.queue.length) this.hold(false)
     }
   }
 
@@ -127,6 +139,7 @@ export class CatFileBatch {
 
   async close(): Promise<void> {
     if (this.dead) return
+    this.hold(true)
     await new Promise<void>(resolve => {
       this.child.once('close', () => resolve())
       this.child.stdin.end()

@@ -1,0 +1,95 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {spawn} from 'node:child_process'
+import {exp, expJson, BIN} from '../helpers/cli.js'
+import {git, GIT_ENV} from '../helpers/repo.js'
+import {benchmarkRepo} from '../helpers/research.js'
+import {startFakeLlm, completion, RETRY_NOW} from '../helpers/fake-llm.js'
+
+interface RunJson {
+  manifest: string
+  evaluation: string
+  split: string
+  total: number
+  passed: number
+  invalid: number
+  success_rate: number
+  ci: [number, number]
+  resumed: number
+  recorded: number
+}
+
+t.test('exp run --json prints the ids, counts, rate and interval', async t => {
+  const repo = await benchmarkRepo(t)
+  const r = await expJson<RunJson>(['run', 'validation', '--lane', 'me'], {cwd: repo})
+  t.match(r, {manifest: /^mf-/, evaluation: /^el-/, split: 'validation', total: 16, invalid: 0})
+  t.ok(r.success_rate >= 0 && r.success_rate <= 1)
+  t.ok(r.ci[0] <= r.success_rate && r.success_rate <= r.ci[1])
+  const text = await exp(['run', 'validation', '--lane', 'me'], {cwd: repo})
+  t.match(text.stdout, /SPLIT\s+EPISODES\s+PASSED\s+FAILED\s+INVALID\s+SUCCESS\s+95% CI\nvalidation\s+16/)
+  t.match(text.stdout, /resumed: 16 episode\(s\) were already recorded, 0 new/)
+})
+
+t.test('a run killed with SIGKILL and started again records every episode exactly once', async t => {
+  const repo = await benchmarkRepo(t)
+  const args = [BIN, 'run', 'train', '--repeat', '6', '--concurrency', '2', '--lane', 'k']
+  const child = spawn(process.execPath, args, {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
+  const closed = new Promise(r => child.on('close', r))
+  // wait until some episodes are recorded (the private lane is not used for train), then kill
+  for (let i = 0; i < 400; i++) {
+    const n = Number((await git(repo, 'rev-list', '--count', 'refs/research/lanes/k').catch(() => '0')).trim())
+    if (n > 20) break
+    await new Promise(r => setTimeout(r, 25))
+  }
+  child.kill('SIGKILL')
+  await closed
+  const again = await expJson<RunJson>(['run', 'train', '--repeat', '6', '--concurrency', '2', '--lane', 'k'], {cwd: repo})
+  t.ok(again.resumed > 0, `${again.resumed} episodes were kept from the killed run`)
+  t.equal(again.resumed + again.recorded, 34 * 6)
+  const traces = await expJson<{id: string}[]>(['ledger', '--kind', 'trace'], {cwd: repo})
+  t.equal(traces.length, 34 * 6, 'no duplicate, none missing')
+  t.equal(new Set(traces.map(x => x.id)).size, traces.length)
+  t.equal((await exp(['fsck'], {cwd: repo})).code, 0, 'fsck clean')
+})
+
+t.test('a malformed scenario is named with file:line and skipped; --strict stops first', async t => {
+  const repo = await benchmarkRepo(t)
+  fs.writeFileSync(path.join(repo, 'scenarios', 'zz-broken.yaml'), 'id: zz-broken\nsplit: validation\nworkflows: [onboarding]\ntask: [unclosed\n')
+  const r = await exp(['run', 'validation', '--lane', 'me'], {cwd: repo})
+  t.equal(r.code, 2)
+  t.match(r.stderr, /skipped .*zz-broken\.yaml:\d+:\d+: YAML/)
+  t.match(r.stderr, /1 scenario file problem/)
+  t.equal((await expJson<unknown[]>(['ledger', '--kind', 'verification'], {cwd: repo})).length, 16, 'the good scenarios still ran')
+  const strict = await exp(['run', 'train', '--lane', 'strict', '--strict'], {cwd: repo})
+  t.equal(strict.code, 2)
+  t.equal((await expJson<unknown[]>(['ledger', '--lane', 'strict'], {cwd: repo})).length, 0, 'nothing recorded under --strict')
+  const unknown = await exp(['run', 'train', '--agent', 'gpt5'], {cwd: repo})
+  t.equal(unknown.code, 2)
+  t.match(unknown.stderr, /unknown agent.*\n.*scripted/s)
+  t.equal((await exp(['run', 'testing'], {cwd: repo})).code, 2)
+})
+
+t.test('the openai agent runs against an OpenAI-compatible server; HTTP failures are invalid episodes', async t => {
+  const repo = await benchmarkRepo(t)
+  const KEY = 'sk-test-secret-0123456789'
+  let calls = 0
+  const llm = await startFakeLlm(req => {
+    calls++
+    if (req.body.messages.some((m: {role: string; content?: string}) => m.role === 'user' && /offboard/i.test(m.content ?? ''))) return {status: 500, body: {error: {message: 'boom'}}, headers: RETRY_NOW}
+    if (req.body.messages.length === 2) return {body: completion({tool_calls: [{id: 'c1', name: 'search_employees', arguments: '{"query":"new hire"}'}]})}
+    return {body: completion({content: 'I looked it up; someone should finish this.'})}
+  })
+  t.teardown(() => llm.close())
+  const env = {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY}
+  const r = await expJson<RunJson>(['run', 'validation', '--agent', 'openai:test-model', '--lane', 'llm', '--concurrency', '2'], {cwd: repo, env})
+  t.equal(r.total, 16)
+  t.ok(r.invalid >= 1, `${r.invalid} invalid episode(s) from HTTP 500`)
+  t.ok(r.invalid < r.total, 'the others are valid')
+  t.ok(calls > 16)
+  const all = (await exp(['ledger', '--json'], {cwd: repo})).stdout
+  t.notMatch(all, KEY, 'the API key is in no record')
+  t.match(all, /"tokens_in": [1-9]/, 'token usage recorded')
+  const inspect = await expJson<{record: {body: {agent: {name: string; model?: string}}}}>(['inspect', r.manifest], {cwd: repo})
+  t.equal(inspect.record.body.agent.model, 'test-model')
+})

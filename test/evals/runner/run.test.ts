@@ -1,0 +1,92 @@
+import t from 'tap'
+import {GitRecordStore} from '../../../src/store/index.js'
+import {runEvaluation} from '../../../src/evals/runner/run.js'
+import {benchmarkRepo, runOpts} from '../../helpers/research.js'
+
+const digests = async (repo: string, kinds: ('trace' | 'verification')[]) => {
+  const s = await GitRecordStore.open(repo)
+  const l = await s.ledger()
+  const out = l.select({kinds}).map(e => `${e.id}:${e.digest}`).sort()
+  await s.close()
+  return out
+}
+
+t.test('the same seed gives identical trace and verification digests, in any repository', async t => {
+  const a = await benchmarkRepo(t)
+  const b = await benchmarkRepo(t)
+  const ra = await runEvaluation(await GitRecordStore.open(a), runOpts(a, {split: 'train', seed: 7, repeat: 2}))
+  const rb = await runEvaluation(await GitRecordStore.open(b), runOpts(b, {split: 'train', seed: 7, repeat: 2, concurrency: 1, lane: 'other'}))
+  t.equal(ra.manifest, rb.manifest, 'same manifest id')
+  t.equal(ra.evaluation, rb.evaluation, 'same evaluation id')
+  t.equal(ra.total, 68)
+  t.same(await digests(a, ['trace', 'verification']), await digests(b, ['trace', 'verification']))
+  const rc = await runEvaluation(await GitRecordStore.open(b), runOpts(b, {split: 'train', seed: 8, repeat: 2}))
+  t.not(rc.manifest, ra.manifest, 'another seed is another experiment')
+})
+
+t.test('running again records nothing new', async t => {
+  const repo = await benchmarkRepo(t)
+  const store = await GitRecordStore.open(repo)
+  const first = await runEvaluation(store, runOpts(repo, {split: 'validation'}))
+  const before = (await store.ledger()).size
+  const again = await runEvaluation(store, runOpts(repo, {split: 'validation'}))
+  t.equal(again.recorded, 0)
+  t.equal(again.resumed, first.total)
+  t.equal(again.evaluation, first.evaluation)
+  t.equal((await store.ledger()).size, before)
+  await store.close()
+})
+
+t.test('held-out traces stay on the private lane; the public lane gets the aggregate', async t => {
+  const repo = await benchmarkRepo(t)
+  const store = await GitRecordStore.open(repo)
+  const r = await runEvaluation(store, runOpts(repo, {split: 'holdout', repeat: 2}))
+  const pub = await store.ledger({includePrivate: false})
+  t.same([...new Set(pub.entries.map(e => e.kind))].sort(), ['evaluation', 'manifest'])
+  const agg = pub.load<'evaluation'>(r.evaluation)
+  t.same(agg.body.per_scenario, [], 'no scenario ids in public')
+  t.same(agg.cites, [r.manifest], 'and nothing private cited')
+  t.same(pub.load<'manifest'>(r.manifest).body.dataset.scenarios, [])
+  t.equal(agg.body.holdout_looks, 1)
+  const all = await store.ledger()
+  t.equal(all.select({kinds: ['trace']}).filter(e => e.private).length, r.total)
+  t.equal(all.load<'evaluation'>(r.private_evaluation!).body.per_scenario.length, r.total / 2)
+  const again = await runEvaluation(store, runOpts(repo, {split: 'holdout', repeat: 2}))
+  t.equal(again.evaluation, r.evaluation, 'the same run is the same look')
+  const other = await runEvaluation(store, runOpts(repo, {split: 'holdout', seed: 3}))
+  t.equal((await store.ledger()).load<'evaluation'>(other.evaluation).body.holdout_looks, 2, 'a new look is counted')
+  await store.close()
+})
+
+t.test('a crashing command agent gives invalid episodes, counted apart, never a crashed run', async t => {
+  const repo = await benchmarkRepo(t)
+  const store = await GitRecordStore.open(repo)
+  const agent = `command:${process.execPath} ${new URL('../../fixtures/agents/misbehaving-agent.mjs', import.meta.url).pathname} crash`
+  const r = await runEvaluation(store, runOpts(repo, {split: 'validation', agent, concurrency: 2}))
+  t.equal(r.invalid, r.total)
+  t.equal(r.passed, 0)
+  t.equal(r.success_rate, 0)
+  const l = await store.ledger()
+  const v = l.records({kinds: ['verification']})[0]!
+  t.equal(v.body.valid, false)
+  t.equal(v.body.outcome, 'invalid')
+  t.match(v.body.invalid_reason, /crash/)
+  await store.close()
+})
+
+t.test('the example command agent runs end to end through the protocol', async t => {
+  const repo = await benchmarkRepo(t)
+  const store = await GitRecordStore.open(repo)
+  const agent = `command:${process.execPath} ${new URL('../../../examples/agents/echo-agent.mjs', import.meta.url).pathname}`
+  const r = await runEvaluation(store, runOpts(repo, {split: 'validation', agent}))
+  t.equal(r.invalid, 0, 'every episode is valid')
+  const tr = (await store.ledger()).records({kinds: ['trace']})[0]!
+  t.ok(tr.body.actions.length > 0, 'tool calls were recorded')
+  t.equal(tr.body.agent.name.startsWith('command:'), true)
+  await store.close()
+})
+
+t.test('an unknown agent names the available ones', async t => {
+  const repo = await benchmarkRepo(t)
+  await t.rejects(runEvaluation(await GitRecordStore.open(repo), runOpts(repo, {split: 'train', agent: 'gpt5'})), {code: 'E_UNKNOWN_AGENT', message: /scripted.*command:PROGRAM.*openai:MODEL/})
+})
