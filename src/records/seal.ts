@@ -1,7 +1,8 @@
-import {canonicalJson, normalizeJson} from './canonical.js'
-import {identify, normalizeCites} from './identity.js'
+import {canonicalJson} from './canonical.js'
+import {digestSubject, normalizeCites, recordId} from './identity.js'
+import {sha256Hex} from './digest.js'
 import {schemaTag} from './kinds.js'
-import {assertBody, checkRecord} from './validate.js'
+import {assertBody, checkEnvelope} from './validate.js'
 import {SchemaError, CorruptObjectError} from '../errors/index.js'
 import type {ExpRecord, RecordDraft} from './types.js'
 
@@ -9,13 +10,30 @@ export interface Prepared {
   draft: RecordDraft
   id: string
   digest: string
+  /** canonical JSON of the body, kept so sealing and encoding never canonicalize it again */
+  bodyJson: string
 }
+
+// Drafts are treated as immutable once prepared: a runner that identifies a trace (to cite
+// it from its verification) and then appends it pays for canonical JSON and validation once.
+const memo = new WeakMap<object, Prepared>()
 
 /** Validate a draft and compute its id and digest (pure: no lane, clock or store involved). */
 export function prepare(draft: RecordDraft, file?: string): Prepared {
-  const clean: RecordDraft = normalizeJson({...draft, cites: normalizeCites(draft.cites)})
+  const hit = memo.get(draft)
+  if (hit) return hit
+  const cites = normalizeCites(draft.cites)
+  // one canonical serialization gives the digest and, parsed back, the normalized draft
+  const subjectJson = canonicalJson(digestSubject({...draft, cites}))
+  const subject = JSON.parse(subjectJson) as {body: RecordDraft['body']; key?: string}
+  const clean: RecordDraft = {kind: draft.kind, body: subject.body, cites}
+  if (subject.key !== undefined) clean.key = subject.key
+  if (draft.volatile !== undefined) clean.volatile = JSON.parse(canonicalJson(draft.volatile)) as Record<string, unknown>
   assertBody(clean.kind, clean.body, file)
-  return {draft: clean, ...identify(clean)}
+  const digest = `sha256:${sha256Hex(subjectJson)}`
+  const p: Prepared = {draft: clean, id: recordId(clean.kind, digest, clean.key), digest, bodyJson: canonicalJson(subject.body)}
+  memo.set(draft, p)
+  return p
 }
 
 /** Seal a prepared draft into a full record for one lane at one lamport time. */
@@ -34,14 +52,25 @@ export function seal(p: Prepared, at: {lane: string; lamport: number; createdAt:
     body: d.body,
     ...(d.volatile === undefined ? {} : {volatile: d.volatile}),
   } as ExpRecord
-  const problems = checkRecord(rec)
+  // the body was validated by prepare(); the envelope is checked here
+  const problems = checkEnvelope(rec)
   if (problems.length) throw new SchemaError(`${d.kind} record`, problems)
+  sealedBody.set(rec, p.bodyJson)
   return rec
 }
 
-/** The bytes of a record file: its canonical JSON on one line. */
+const sealedBody = new WeakMap<object, string>()
+
+/**
+ * The bytes of a record file: its canonical JSON on one line. For records sealed in this
+ * process the body's canonical JSON is reused (keys sorted: body comes first).
+ */
 export function encodeRecord(rec: ExpRecord): Buffer {
-  return Buffer.from(canonicalJson(rec) + '\n', 'utf8')
+  const bodyJson = sealedBody.get(rec)
+  if (bodyJson === undefined) return Buffer.from(canonicalJson(rec) + '\n', 'utf8')
+  const {body: _body, ...rest} = rec as ExpRecord & {body: unknown}
+  const tail = canonicalJson(rest)
+  return Buffer.from(`{"body":${bodyJson}${tail.length > 2 ? `,${tail.slice(1)}` : '}'}\n`, 'utf8')
 }
 
 /** Parse record bytes; throws CorruptObjectError naming `where` when they are not JSON. */

@@ -1,6 +1,6 @@
 import type {RecordDraft} from '../../records/index.js'
 import type {AgentRef, ManifestBody, SkillRef, Split, TraceBody, VerificationBody} from '../../records/types.js'
-import {identify} from '../../records/index.js'
+import {prepare} from '../../records/index.js'
 import {GRADER_DIGEST, GRADER_VERSION} from '../grader/version.js'
 import type {EpisodeResult} from '../episode.js'
 
@@ -36,7 +36,7 @@ export function episodeDrafts(r: EpisodeResult, o: {manifest: string; agent: Age
   }
   if (r.invalid_reason !== undefined) body.invalid_reason = r.invalid_reason
   const trace: RecordDraft<'trace'> = {kind: 'trace', key, body, cites: [o.manifest], ...(o.wallMs === undefined ? {} : {volatile: {wall_ms: Math.round(o.wallMs)}})}
-  const {id: traceId, digest: traceDigest} = identify(trace)
+  const {id: traceId, digest: traceDigest} = prepare(trace)
   const v = r.verdict
   const vb: VerificationBody = {
     trace: traceId,
