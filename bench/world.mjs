@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Throughput of the deterministic world + scripted agent (the hot path of every sweep).
-// usage: npm run build && node scripts/bench-world.mjs [--seconds 3] [--workers 2]
+// usage: npm run bench -- world   (or: node bench/world.mjs [--seconds 3] [--workers 2])
 //
 // Reports episodes per second for three loops over every built-in scenario:
 //   world+agent   the agent playing against the world, nothing else (the ≥10,000/s target)
@@ -68,7 +68,8 @@ if (!isMainThread) {
   const workers = arg('workers', 1)
   const all = await loops()
   const fmt = x => Math.round(x).toLocaleString('en-US')
-  console.log(`node ${process.version}, ${seconds}s per loop, ${workers} thread(s)`)
+  const results = {}
+  console.log(`node ${process.version}, ${seconds}s per loop, ${workers} thread(s); target: world+agent >= 10,000 episodes/s`)
   for (const name of Object.keys(all)) {
     let r
     if (workers > 1) {
@@ -84,5 +85,8 @@ if (!isMainThread) {
     }
     const cpu = r.perCpuSecond === undefined ? '' : `  ${fmt(r.perCpuSecond).padStart(8)} episodes/s per CPU second`
     console.log(`${name.padEnd(12)} ${fmt(r.perWallSecond).padStart(8)} episodes/s wall${cpu}  (${fmt(r.episodes)} episodes)`)
+    results[name] = r
   }
+  const {writeResults} = await import('./lib.mjs')
+  writeResults('world', {seconds, workers, results, target_world_agent_per_s: 10000, ok: results['world+agent'].perWallSecond >= 10000})
 }
