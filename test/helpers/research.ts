@@ -2,6 +2,8 @@ import {cpSync, mkdirSync} from 'node:fs'
 import path from 'node:path'
 import {ROOT} from './cli.js'
 import {makeRepo} from './repo.js'
+import type {RunOptions} from '../../src/evals/runner/run.js'
+import type {Split} from '../../src/records/types.js'
 
 /** A fresh repository holding a copy of the built-in benchmark (scenarios, skills). */
 export async function benchmarkRepo(t: {teardown(fn: () => void): void}): Promise<string> {
@@ -12,7 +14,7 @@ export async function benchmarkRepo(t: {teardown(fn: () => void): void}): Promis
   return repo
 }
 
-export const runOpts = (repo: string, extra: Record<string, unknown> = {}) => ({
+export const runOpts = (repo: string, extra: Partial<RunOptions> & {split: Split}): RunOptions => ({
   scenariosDir: path.join(repo, 'scenarios'),
   skillsDir: path.join(repo, 'skills'),
   cwd: repo,
