@@ -36,6 +36,8 @@ export interface RunOptions {
   /** episodes per append batch (one lock, one pack) */
   batch?: number
   agentOptions?: AgentOptions
+  /** last word on the (full) evaluation body before it is recorded, e.g. to add a paired comparison */
+  decorate?: (full: EvaluationBody, verified: readonly VerifiedEpisode[]) => EvaluationBody
   now?: () => Date
   onProgress?: (p: RunProgress) => void
 }
@@ -65,6 +67,8 @@ export interface RunResult {
   skill: SkillRef
   agent: AgentRef
   body: EvaluationBody
+  /** every episode's verification (id and body), sorted by id */
+  verified: VerifiedEpisode[]
   problems: Problem[]
 }
 
@@ -96,7 +100,8 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       agent: agentRef,
       seed,
       repeat,
-      ...(o.proposal ? {proposal: o.proposal} : {}),
+      // a baseline's episodes do not depend on which proposal it is compared with: same manifest, reused
+      ...(o.proposal && o.purpose === 'candidate' ? {proposal: o.proposal} : {}),
       ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
     }
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
@@ -138,13 +143,15 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     await flush()
     verified.sort((a, b) => (a.id < b.id ? -1 : 1))
     const base = {manifest, split: o.split, skill: skillRef, agent: agentRef, ...(o.role ? {role: o.role} : {}), ...(o.proposal ? {proposal: o.proposal} : {})}
-    const full = summarize(verified, base, repeat)
+    const summary = summarize(verified, base, repeat)
+    const full = o.decorate ? o.decorate(summary, verified) : summary
     let evaluation: string
     let privateEvaluation: string | undefined
     if (held) {
       const looks = holdoutLooks(await store.ledger(), manifest)
       privateEvaluation = (await store.append({kind: 'evaluation', body: {...full, holdout_looks: looks}, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, private: true, now})).id
-      evaluation = (await store.append({kind: 'evaluation', body: {...publicAggregate(full), holdout_looks: looks}, cites: [manifest]}, {lane: o.lane, now})).id
+      const {comparison: _private, ...pub} = publicAggregate(full)
+      evaluation = (await store.append({kind: 'evaluation', body: {...pub, holdout_looks: looks}, cites: [manifest]}, {lane: o.lane, now})).id
     } else {
       evaluation = (await store.append({kind: 'evaluation', body: full, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, now})).id
     }
@@ -163,6 +170,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       skill: skillRef,
       agent: agentRef,
       body: full,
+      verified,
       problems: dataset.problems,
     }
   } finally {

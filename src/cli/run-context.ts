@@ -1,0 +1,58 @@
+import path from 'node:path'
+import {Flags} from '@oclif/core'
+import {loadConfig} from '../research/files.js'
+import type {GitRecordStore} from '../store/index.js'
+import type {EvalRunOptions} from '../loop/evaluate.js'
+import type {AgentOptions} from '../agents/registry.js'
+import type {ResearchConfig} from '../records/types.js'
+import {laneOf} from './context.js'
+
+/** Flags shared by the commands that run episodes (run, eval, promote, evolve, gate). */
+export const runFlags = {
+  agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL (default: config agent, else scripted)'}),
+  scenarios: Flags.string({description: 'folder of scenario files (default: config scenarios, else scenarios/)'}),
+  seed: Flags.integer({description: 'base seed (default: config seed, else 42)'}),
+  concurrency: Flags.integer({description: 'episodes in flight at once', min: 1}),
+  lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
+  'max-steps': Flags.integer({description: 'tool calls allowed per episode', min: 1}),
+}
+
+export interface RunFlagValues {
+  agent?: string
+  scenarios?: string
+  seed?: number
+  concurrency?: number
+  lane?: string
+  'max-steps'?: number
+}
+
+export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentOptions {
+  return {
+    command: cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {},
+    openai: {
+      cacheDir: path.join(store.commonDir, 'exp', 'llm-cache'),
+      ...(cfg.openai?.base_url ? {baseURL: cfg.openai.base_url} : {}),
+      ...(cfg.openai?.timeout_ms ? {timeoutMs: cfg.openai.timeout_ms} : {}),
+      ...(cfg.openai?.max_retries !== undefined ? {maxRetries: cfg.openai.max_retries} : {}),
+      ...(cfg.openai?.api_key_env ? {apiKey: process.env[cfg.openai.api_key_env]} : {}),
+    },
+  }
+}
+
+/** Everything a run needs, from flags over .research/config.yaml over defaults. */
+export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
+  const root = store.repo.workDir ?? cwd
+  const cfg = await loadConfig(root)
+  const options: EvalRunOptions = {
+    agent: flags.agent ?? cfg.agent ?? 'scripted',
+    scenariosDir: path.resolve(cwd, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios')),
+    skillsDir: path.join(root, cfg.skills ?? 'skills'),
+    seed: flags.seed ?? cfg.seed ?? 42,
+    concurrency: flags.concurrency ?? cfg.run?.concurrency ?? 4,
+    lane: await laneOf(store, flags.lane),
+    cwd,
+    maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
+    agentOptions: agentOptions(cfg, store),
+  }
+  return {options, config: cfg, root, mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`}
+}

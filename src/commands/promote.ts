@@ -1,0 +1,31 @@
+import {Args, Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {withStore} from '../cli/context.js'
+import {runContext, runFlags} from '../cli/run-context.js'
+import {loadProposal} from '../loop/evaluate.js'
+import {promoteProposal, type PromoteResult} from '../loop/promote.js'
+
+export default class Promote extends ExpCommand {
+  static summary = 'Apply the promotion policy to an evaluated proposal: merge it into main, or reject it.'
+  static description = `The policy is .research/policy.yaml as committed on main (versioned, cited by the decision). Validation first: success must improve, regressions stay within the limit, no score dimension worse than its tolerance. Only then the sealed held-out split is evaluated (each look is counted) and must not get worse.
+Accept: a merge commit of the proposal branch into main with the trailers Exp-Promotes, Exp-Evidence and Exp-Policy, and a decision record. When main is checked out the work tree is updated as git merge would (refused while it has uncommitted changes).
+Reject: a decision record with the reasons; the branch is kept under refs/research/rejected/<id>.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> promote pr-0123456789abcdef01234567']
+  static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
+  static flags = {...runFlags, repeat: Flags.integer({description: 'held-out episodes per scenario', min: 1, default: 2})}
+
+  async run(): Promise<PromoteResult> {
+    const {args, flags} = await this.parse(Promote)
+    const res = await withStore(this.workDir, async store => {
+      const {options, mainRef} = await runContext(store, this.workDir, flags)
+      const ledger = await store.ledger()
+      return promoteProposal(store, ledger, loadProposal(ledger, args.proposal), {...options, repeat: flags.repeat, mainRef})
+    })
+    if (!this.jsonEnabled()) {
+      for (const c of res.checks) this.log(`${c.passed ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`)
+      this.log(`${res.verdict.toUpperCase()}  decision ${res.decision}${res.merge ? `, merge ${res.merge.slice(0, 12)}` : ''}${res.rejected_ref ? `, kept at ${res.rejected_ref}` : ''}`)
+    }
+    return res
+  }
+}

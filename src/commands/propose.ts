@@ -1,0 +1,46 @@
+import {Args, Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {laneOf, withStore} from '../cli/context.js'
+import {loadConfig} from '../research/files.js'
+import {createProposal, type CreatedProposal} from '../loop/proposal.js'
+import {renderRule} from '../agents/scripted/rules.js'
+
+export default class Propose extends ExpCommand {
+  static summary = 'Propose a patch of a skill from recalled knowledge, as a branch exp/proposal/<id>.'
+  static description = `Builds a recall record (knowledge scoped to the skill, ranked with a score breakdown, within an item and token budget), turns the top knowledge the skill does not yet follow into procedure lines, records the hypothesis it tests, and writes an ordinary branch exp/proposal/<id> with one commit changing SKILL.md, PURPOSE.yaml and the knowledge files it relies on, plus a proposal record citing the recall and the knowledge. A patch equal to a rejected one is never proposed again unless new evidence is cited. The executing agent never sees knowledge or recall: only the skill.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> propose onboarding', '<%= config.bin %> propose onboarding --max-rules 1 --json']
+  static args = {skill: Args.string({description: 'skill name (folder under skills/)', required: true})}
+  static flags = {
+    lane: Flags.string({description: 'lane to record on'}),
+    'max-rules': Flags.integer({description: 'rules in the first candidate patch (smaller ones are tried when it was rejected)', min: 1, default: 3}),
+    items: Flags.integer({description: 'recall item budget'}),
+    tokens: Flags.integer({description: 'recall token budget'}),
+  }
+
+  async run(): Promise<CreatedProposal | {proposal: null; reason: string}> {
+    const {args, flags} = await this.parse(Propose)
+    const res = await withStore(this.workDir, async store => {
+      const cfg = await loadConfig(store.repo.workDir ?? this.workDir)
+      return createProposal(store, await store.ledger(), {
+        skill: args.skill,
+        lane: await laneOf(store, flags.lane),
+        mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`,
+        maxRules: flags['max-rules'],
+        recall: {items: flags.items ?? cfg.recall?.items ?? 8, tokens: flags.tokens ?? cfg.recall?.tokens ?? 1200},
+      })
+    })
+    if (!res) {
+      if (!this.jsonEnabled()) this.log('nothing to propose: no recalled knowledge with a rule the skill does not follow yet (or every such patch was rejected without new evidence); run `exp mine` after new train runs')
+      return {proposal: null, reason: 'nothing new to propose'}
+    }
+    if (!this.jsonEnabled()) {
+      this.log(`proposal ${res.proposal} on branch ${res.branch} (${res.head.slice(0, 12)})`)
+      this.log(`hypothesis ${res.hypothesis}, recall ${res.recall}`)
+      for (const r of res.patch.rules) this.log(`  + ${renderRule(r)}`)
+      this.log(res.patch.rendered.diff)
+      this.log(`next: exp eval ${res.proposal}`)
+    }
+    return res
+  }
+}

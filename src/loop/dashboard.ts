@@ -1,0 +1,42 @@
+import {renderRule, type Rule} from '../agents/scripted/rules.js'
+
+export interface IterationReport {
+  iteration: number
+  skill: {name: string; version: number; blob: string; commit: string}
+  training: {manifest: string; evaluation: string; passed: number; total: number; rate: number}
+  patterns: {pattern: string; signature: string; support: number; failures: number; rule?: Rule}[]
+  knowledge: string[]
+  proposal?: {id: string; version: number; branch: string; added: number; removed: number; sections: string[]}
+  validation?: {baseline: number; candidate: number; wins: number; losses: number; mcnemar_p: number; evaluation: string}
+  regressions?: number
+  holdout?: {baseline: number; candidate: number}
+  decision?: {id: string; verdict: 'accept' | 'reject'; reasons: string[]; merge?: string}
+  note?: string
+  episodes: number
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+
+/** The per-iteration dashboard of seed 002 §17, as plain text. */
+export function renderDashboard(r: IterationReport): string {
+  const lines = [`Iteration ${r.iteration}`, `Current skill: ${r.skill.name} v${r.skill.version} (${r.skill.commit.slice(0, 8)})`, 'Training:', `  ${r.training.passed} / ${r.training.total} success (${pct(r.training.rate)})`]
+  lines.push('Observed patterns:')
+  if (!r.patterns.length) lines.push('  (nothing new)')
+  for (const p of r.patterns.slice(0, 8)) lines.push(`  + ${p.rule ? renderRule(p.rule) : p.signature} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
+  if (r.patterns.length > 8) lines.push(`  … and ${r.patterns.length - 8} more`)
+  if (!r.proposal) {
+    lines.push(`Candidate: none${r.note ? ` (${r.note})` : ''}`)
+    return lines.join('\n')
+  }
+  lines.push(`Candidate v${r.proposal.version} (${r.proposal.id}):`, `  ${r.proposal.added + r.proposal.removed} line(s) modified in ${r.proposal.sections.join(', ')}`)
+  if (r.validation) {
+    lines.push('Validation:', `  v${r.skill.version}    ${pct(r.validation.baseline)}`, `  v${r.proposal.version}    ${pct(r.validation.candidate)}   (wins ${r.validation.wins}, losses ${r.validation.losses}, McNemar p ${r.validation.mcnemar_p.toFixed(3)})`)
+    lines.push('Regressions:', `  ${r.regressions ?? 0}`)
+  }
+  if (r.holdout) lines.push('Held-out:', `  v${r.skill.version} ${pct(r.holdout.baseline)} -> v${r.proposal.version} ${pct(r.holdout.candidate)}`)
+  if (r.decision) {
+    lines.push('Decision:', `  ${r.decision.verdict.toUpperCase()}${r.decision.merge ? ` (merge ${r.decision.merge.slice(0, 8)})` : ''}`)
+    if (r.decision.verdict === 'reject') for (const x of r.decision.reasons) lines.push(`  - ${x}`)
+  }
+  return lines.join('\n')
+}

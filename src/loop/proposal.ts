@@ -1,0 +1,127 @@
+import {parse as parseYaml} from 'yaml'
+import {recordId, type RecordDraft} from '../records/index.js'
+import type {HypothesisBody, ProposalBody} from '../records/types.js'
+import {hashObject} from '../store/git/objects.js'
+import {readRef} from '../store/git/refs.js'
+import {commitFiles, moveRef, readFileAt} from '../store/git/commits.js'
+import type {GitRecordStore, Ledger} from '../store/index.js'
+import {NotFoundError} from '../errors/index.js'
+import type {Purpose} from '../skills/index.js'
+import {currentKnowledge, type KnowledgeItem} from './knowledge.js'
+import {buildRecall} from './recall.js'
+import {proposePatch, PROPOSER, type ProposedPatch, type RejectedPatch} from './proposer.js'
+import {knowledgePath, knowledgeYaml, purposePath, purposeText, skillPath} from './files.js'
+import {parseRules} from '../agents/scripted/rules.js'
+
+export interface ProposeOptions {
+  skill: string
+  lane: string
+  mainRef: string
+  recall: {items: number; tokens: number}
+  maxRules?: number
+  now?: () => Date
+}
+
+export interface CreatedProposal {
+  proposal: string
+  hypothesis: string
+  recall: string
+  branch: string
+  head: string
+  base: string
+  version: number
+  patch: ProposedPatch
+}
+
+/** Earlier rejected patches, so the proposer never repeats one without new evidence. */
+export function rejectedPatches(ledger: Ledger): RejectedPatch[] {
+  const out: RejectedPatch[] = []
+  for (const e of ledger.select({kinds: ['decision']})) {
+    const d = ledger.load<'decision'>(e)
+    if (d.body.verdict !== 'reject') continue
+    const p = ledger.get(d.body.proposal)
+    if (!p) continue
+    const body = ledger.load<'proposal'>(p).body
+    out.push({normalized: body.patch.normalized, knowledge: body.knowledge})
+  }
+  return out
+}
+
+export async function readPurposeAt(store: GitRecordStore, commit: string, skill: string): Promise<Purpose> {
+  const text = await readFileAt(store, commit, purposePath(skill))
+  return text ? (parseYaml(text.toString('utf8')) as Purpose) : {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
+}
+
+/**
+ * `exp propose`: recall (bounded, cited), then a patch from the deterministic proposer, then
+ * the hypothesis it tests, an ordinary branch exp/proposal/<id> with ONE commit changing
+ * SKILL.md, PURPOSE.yaml and the knowledge files it relies on, and the proposal record.
+ * Idempotent: the proposal id derives from (skill, base commit, normalized patch) and the
+ * commit's time from its parent, so a rerun after a kill finds everything already there.
+ */
+export async function createProposal(store: GitRecordStore, ledger: Ledger, o: ProposeOptions): Promise<CreatedProposal | undefined> {
+  const main = await readRef(store.commonDir, o.mainRef)
+  if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
+  const text = (await readFileAt(store, main, skillPath(o.skill)))?.toString('utf8')
+  if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
+  const knowledge = currentKnowledge(ledger).filter(k => !k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill))
+  const byId = new Map<string, KnowledgeItem>(knowledge.map(k => [k.record.id, k]))
+  const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
+  const recall = buildRecall(knowledge, {skill: o.skill, workflows, present: parseRules(text), items: o.recall.items, tokens: o.recall.tokens})
+  const proposed = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: byId, rejected: rejectedPatches(ledger), maxRules: o.maxRules, path: skillPath(o.skill)})
+  if (!proposed) return undefined
+  const now = o.now
+  const recallId = (await store.append({kind: 'recall', body: recall.body, cites: recall.cites}, {lane: o.lane, now})).id
+  const purpose = await readPurposeAt(store, main, o.skill)
+  const version = purpose.version + 1
+  const hypothesis: HypothesisBody = {
+    statement: `Adding ${proposed.rules.length} procedure line(s) to ${o.skill} raises validation success`,
+    mechanism: proposed.reason,
+    expected_effect: {metric: 'success_rate', direction: 'increase', split: 'validation'},
+    conditions: [`${o.skill} at blob ${hashObject('blob', Buffer.from(text))}`],
+    mechanism_family: [...new Set(proposed.knowledge.map(id => byId.get(id)!.record.body.claim.type))].sort().join('+'),
+    target: {skill: o.skill, workflows, paths: [skillPath(o.skill)]},
+    knowledge: proposed.knowledge,
+  }
+  const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: proposed.knowledge}, {lane: o.lane, now})).id
+  const key = `proposal/${o.skill}/${main}/${proposed.rendered.normalized}`
+  const id = recordId('proposal', '', key)
+  const branch = `exp/proposal/${id}`
+  const used = proposed.knowledge.map(k => byId.get(k)!.record)
+  const nextPurpose: Purpose = {
+    skill: o.skill,
+    version,
+    status: 'proposed',
+    derived_from: used.map(k => k.body.slug),
+    knowledge: proposed.knowledge,
+    proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane},
+    proposal: id,
+  }
+  const head = await commitFiles(store, {
+    base: main,
+    message: `exp: propose ${o.skill} v${version}\n\n${proposed.reason}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,
+    files: [
+      {path: skillPath(o.skill), content: Buffer.from(proposed.rendered.text)},
+      {path: purposePath(o.skill), content: Buffer.from(purposeText(nextPurpose))},
+      ...used.map(k => ({path: knowledgePath(k.body.slug), content: Buffer.from(knowledgeYaml(k))})),
+    ],
+  })
+  const ref = `refs/heads/${branch}`
+  const have = await readRef(store.commonDir, ref)
+  if (have !== head) await moveRef(store, ref, head, have)
+  const body: ProposalBody = {
+    skill: o.skill,
+    branch,
+    base: {commit: main, skill_blob: hashObject('blob', Buffer.from(text)), version: String(purpose.version)},
+    head: {commit: head, skill_blob: hashObject('blob', Buffer.from(proposed.rendered.text)), version: String(version)},
+    patch: {diff: proposed.rendered.diff, edits: proposed.rendered.edits as unknown as Record<string, unknown>[], size: proposed.rendered.size, sections: proposed.rendered.sections, normalized: proposed.rendered.normalized},
+    reason: proposed.reason,
+    knowledge: proposed.knowledge,
+    recall: recallId,
+    hypothesis: hypothesisId,
+    proposer: PROPOSER,
+  }
+  const draft: RecordDraft<'proposal'> = {kind: 'proposal', key, body, cites: [recallId, hypothesisId, ...proposed.knowledge]}
+  await store.append(draft, {lane: o.lane, now})
+  return {proposal: id, hypothesis: hypothesisId, recall: recallId, branch, head, base: main, version, patch: proposed}
+}

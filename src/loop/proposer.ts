@@ -1,0 +1,86 @@
+import {parseRules, renderRule, type Rule} from '../agents/scripted/rules.js'
+import {renderPatch, type SkillPatch, type RenderedPatch} from '../skills/index.js'
+import type {RecallBody} from '../records/types.js'
+import type {KnowledgeItem} from './knowledge.js'
+import {ruleKey} from './knowledge.js'
+
+export const PROPOSER = {name: 'deterministic', version: '1'}
+
+/** An earlier proposal that was rejected: its normalized patch and the knowledge it cited. */
+export interface RejectedPatch {
+  normalized: string
+  knowledge: readonly string[]
+}
+
+export interface ProposeInput {
+  skill: string
+  /** SKILL.md as deployed on main */
+  text: string
+  recall: RecallBody
+  knowledge: ReadonlyMap<string, KnowledgeItem>
+  rejected: readonly RejectedPatch[]
+  /** rules per proposal (the first candidate tried; smaller ones follow) */
+  maxRules?: number
+  section?: string
+  path?: string
+}
+
+export interface ProposedPatch {
+  patch: SkillPatch
+  rendered: RenderedPatch
+  rules: Rule[]
+  knowledge: string[]
+  reason: string
+}
+
+/** Candidate rule sets in the order they are tried: the top-k together, shrinking prefixes, then each alone. */
+function candidates<T>(items: readonly T[], k: number): T[][] {
+  const out: T[][] = []
+  for (let n = Math.min(k, items.length); n >= 1; n--) out.push(items.slice(0, n))
+  for (let i = 1; i < items.length; i++) out.push([items[i]!])
+  return out
+}
+
+/**
+ * The deterministic proposer: recalled knowledge with a rule the skill does not already
+ * follow becomes procedure lines, rendered in the skill's rule language. It never proposes
+ * a patch equal (after normalization) to a rejected one unless it cites knowledge the
+ * rejected one did not (new evidence). Returns undefined when there is nothing new.
+ */
+export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
+  const present = new Set(parseRules(input.text).map(ruleKey))
+  const usable = input.recall.items
+    .map(i => input.knowledge.get(i.knowledge))
+    .filter((k): k is KnowledgeItem => !!k && !!k.rule && !present.has(ruleKey(k.rule)))
+  // one knowledge item per rule: the best-ranked one
+  const seen = new Set<string>()
+  const items = usable.filter(k => {
+    const key = ruleKey(k.rule!)
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+  for (const set of candidates(items, input.maxRules ?? 3)) {
+    const patch: SkillPatch = {
+      skill: input.skill,
+      edits: set.map(k => ({
+        op: 'append',
+        section: input.section ?? 'Procedure',
+        lines: [renderRule(k.rule!)],
+        reason: reasonOf(k),
+        knowledge: [k.record.id],
+      })),
+    }
+    const rendered = renderPatch(input.text, patch, {path: input.path})
+    const ids = set.map(k => k.record.id)
+    const repeat = input.rejected.some(r => r.normalized === rendered.normalized && ids.every(id => r.knowledge.includes(id)))
+    if (repeat) continue
+    return {patch, rendered, rules: set.map(k => k.rule!), knowledge: ids, reason: set.map(reasonOf).join(' ')}
+  }
+  return undefined
+}
+
+function reasonOf(k: KnowledgeItem): string {
+  const b = k.record.body
+  return `${b.slug}: ${b.statistics.support} supporting, ${b.statistics.failures} counter runs (confidence ${b.confidence.toFixed(2)}).`
+}

@@ -1,0 +1,111 @@
+import {runGit, hasNativeGit} from './native.js'
+import {encodeCommit, parseCommit, type Signature} from './objects.js'
+import {MutableTree, lookupPath} from './tree.js'
+import {LooseSink} from './writer.js'
+import {RefLock} from './lock.js'
+import {readRef} from './refs.js'
+import type {GitRecordStore} from './store.js'
+import {ExpError} from '../../errors/index.js'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+
+/**
+ * Ordinary commits on ordinary branches, built in process without touching HEAD, the
+ * index or the work tree: proposal branches and promotion merges. Commit times derive
+ * from the parents (the newest parent + 1 s), so the same starting state always makes
+ * the same commit ids.
+ */
+export interface FileWrite {
+  path: string
+  content: Buffer
+}
+
+export interface CommitInfo {
+  oid: string
+  tree: string
+  parents: string[]
+  message: string
+  time: number
+}
+
+export async function readCommit(store: GitRecordStore, oid: string): Promise<CommitInfo> {
+  const o = await store.reader.read(oid)
+  if (o.type !== 'commit') throw new ExpError('E_NOT_FOUND', `${oid} is a ${o.type}, not a commit`)
+  const c = parseCommit(o.data, oid)
+  const m = /^committer .* (\d+) [+-]\d{4}$/m.exec(o.data.toString('utf8'))
+  return {oid, tree: c.tree, parents: c.parents, message: c.message, time: m ? Number(m[1]) : 0}
+}
+
+export async function readFileAt(store: GitRecordStore, commit: string, file: string): Promise<Buffer | undefined> {
+  const {tree} = await readCommit(store, commit)
+  const e = await lookupPath(store.reader, tree, file)
+  if (!e || e.mode === '40000') return undefined
+  return (await store.reader.read(e.oid)).data
+}
+
+async function identity(store: GitRecordStore, time: number): Promise<Signature> {
+  return {name: (await store.config('user.name')) ?? 'exp', email: (await store.config('user.email')) ?? 'exp@exp.invalid', time}
+}
+
+/** A commit of `files` written over `base`'s tree (objects only; no ref moves). */
+export async function commitFiles(store: GitRecordStore, o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string> {
+  const parents = o.parents ?? [o.base]
+  const times = await Promise.all(parents.map(async p => (await readCommit(store, p)).time))
+  const tree = new MutableTree(store.reader, (await readCommit(store, o.base)).tree)
+  const sink = new LooseSink(store.commonDir)
+  for (const f of o.files) await tree.insert(f.path, sink.put('blob', f.content))
+  const root = tree.write(sink)
+  const who = await identity(store, Math.max(...times) + 1)
+  const oid = sink.put('commit', encodeCommit({tree: root, parents, author: who, committer: who, message: o.message}))
+  await sink.flush()
+  return oid
+}
+
+/** Move a branch (or any ref) from `expected` to `next` under git's lock, or fail if it moved. */
+export async function moveRef(store: GitRecordStore, ref: string, next: string, expected: string | undefined): Promise<void> {
+  const lock = await RefLock.acquire(store.commonDir, ref)
+  if (lock.old !== expected) {
+    await lock.release()
+    throw new ExpError('E_CONFLICT', `${ref} moved to ${lock.old?.slice(0, 12) ?? '(none)'} while exp was working (expected ${expected?.slice(0, 12) ?? '(none)'})`, {hint: 'run the command again: it starts from the new tip'})
+  }
+  await lock.commit(next)
+}
+
+export async function deleteRef(store: GitRecordStore, ref: string): Promise<void> {
+  if (await hasNativeGit()) await runGit(['--git-dir', store.commonDir, 'update-ref', '-d', ref], {cwd: store.commonDir, allowFail: true})
+}
+
+/** The branch HEAD points to in this work tree (undefined: detached or bare). */
+export function checkedOutBranch(store: GitRecordStore): string | undefined {
+  if (!store.repo.workDir) return undefined
+  try {
+    const head = readFileSync(path.join(store.repo.gitDir, 'HEAD'), 'utf8').trim()
+    return head.startsWith('ref: ') ? head.slice(5) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Tracked files with uncommitted changes in the work tree (untracked files do not count). */
+export async function dirtyFiles(store: GitRecordStore): Promise<string[]> {
+  if (!store.repo.workDir) return []
+  const r = await runGit(['status', '--porcelain', '--untracked-files=no'], {cwd: store.repo.workDir})
+  return r.stdout.toString('utf8').split('\n').filter(Boolean).map(l => l.slice(3))
+}
+
+/** Bring the index and work tree from `from` to `to`, as `git merge` does after a fast-forward. */
+export async function updateWorkTree(store: GitRecordStore, from: string, to: string): Promise<void> {
+  if (!store.repo.workDir) return
+  await runGit(['read-tree', '-m', '-u', from, to], {cwd: store.repo.workDir})
+}
+
+export async function resolveRev(store: GitRecordStore, rev: string): Promise<string | undefined> {
+  if (/^[0-9a-f]{40}$/.test(rev)) return rev
+  for (const ref of [rev, `refs/heads/${rev}`, `refs/${rev}`]) {
+    const v = await readRef(store.commonDir, ref)
+    if (v) return v
+  }
+  if (!(await hasNativeGit())) return undefined
+  const r = await runGit(['--git-dir', store.commonDir, 'rev-parse', '--verify', '-q', `${rev}^{commit}`], {cwd: store.commonDir, allowFail: true})
+  return r.code === 0 ? r.stdout.toString().trim() : undefined
+}
