@@ -1,0 +1,80 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {GitRecordStore} from '../../src/store/index.js'
+import {createProposal} from '../../src/loop/proposal.js'
+import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
+import {promoteProposal} from '../../src/loop/promote.js'
+import {initResearch} from '../../src/research/init.js'
+import {addExample} from '../../src/research/example.js'
+import {discoverRepo} from '../../src/store/index.js'
+import {makeRepo, git} from '../helpers/repo.js'
+import {knowledge, INVENTORY} from '../helpers/loop.js'
+import type {Rule} from '../../src/agents/scripted/rules.js'
+
+const NOW = () => new Date('2026-11-30T12:00:00.000Z')
+
+async function exampleRepo(t: Parameters<typeof makeRepo>[0]): Promise<string> {
+  const repo = await makeRepo(t)
+  await initResearch(discoverRepo(repo))
+  await addExample(discoverRepo(repo), 'onboarding')
+  return repo
+}
+
+async function proposeAndEval(repo: string, rule: Rule) {
+  const store = await GitRecordStore.open(repo)
+  await store.append({kind: 'knowledge', body: knowledge(rule)}, {lane: 'me', now: NOW})
+  const created = (await createProposal(store, await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, now: NOW}))!
+  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: 'me', seed: 42, repeat: 2, now: NOW}
+  const proposal = loadProposal(await store.ledger(), created.proposal)
+  await evaluateProposal(store, proposal, 'validation', opts)
+  return {store, created, proposal, opts}
+}
+
+t.test('an accepted proposal becomes a merge commit on main with the trailers, and the work tree follows', async t => {
+  const repo = await exampleRepo(t)
+  const before = (await git(repo, 'rev-parse', 'main')).trim()
+  const {store, created, proposal, opts} = await proposeAndEval(repo, INVENTORY)
+  t.equal((await git(repo, 'rev-list', '--count', `${before}..${created.branch}`)).trim(), '1', 'one commit on the proposal branch')
+  t.match((await git(repo, 'diff', '--name-only', before, created.branch)).trim().split('\n').sort(), [/^knowledge\/[a-z0-9-]+\.yaml$/, 'skills/onboarding/PURPOSE.yaml', 'skills/onboarding/SKILL.md'])
+  // a dirty work tree stops the promotion before anything happens
+  fs.appendFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), '\nlocal edit\n')
+  await t.rejects(promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'}), {code: 'E_DIRTY_TREE'})
+  await git(repo, 'checkout', '--', 'skills/onboarding/SKILL.md')
+  const res = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+  t.equal(res.verdict, 'accept', res.reasons.join('; '))
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  t.equal(main, res.merge)
+  t.equal((await git(repo, 'rev-parse', `${main}^1`)).trim(), before, 'first parent: the old main')
+  t.equal((await git(repo, 'rev-parse', `${main}^2`)).trim(), created.head, 'second parent: the proposal')
+  const msg = await git(repo, 'log', '-1', '--format=%B', main)
+  t.match(msg, new RegExp(`Exp-Promotes: ${created.proposal}`))
+  t.match(msg, /Exp-Evidence: (el-[0-9a-f]{24} ?){4}/)
+  t.match(msg, /Exp-Policy: 1 sha256:[0-9a-f]{64}/)
+  t.match(fs.readFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), 'utf8'), /Before `assign_device`, call `get_inventory`/, 'the work tree was updated')
+  t.match(fs.readFileSync(path.join(repo, 'skills/onboarding/PURPOSE.yaml'), 'utf8'), /status: accepted/)
+  t.equal((await git(repo, 'status', '--porcelain', '--untracked-files=no')).trim(), '')
+  const decision = (await store.ledger()).load<'decision'>(res.decision)
+  // the baseline's and the candidate's held-out runs are two looks
+  t.match(decision.body, {verdict: 'accept', merge: {commit: main, branch: created.branch}, proposal: created.proposal, holdout_looks: 2})
+  const again = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+  t.equal(again.decision, res.decision, 'promoting again is a no-op')
+  await store.close()
+})
+
+t.test('a proposal that does not improve validation is rejected on its own evidence and kept reachable', async t => {
+  const repo = await exampleRepo(t)
+  // escalating every successful lookup stops all useful work: validation drops
+  const {store, created, proposal, opts} = await proposeAndEval(repo, {kind: 'on_result', tool: 'get_employee', result: 'no_match', calls: ['escalate'], stop: true})
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const res = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+  t.equal(res.verdict, 'reject')
+  t.match(res.reasons.join('\n'), /success improves/)
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'main did not move')
+  t.equal((await git(repo, 'rev-parse', `refs/research/rejected/${created.proposal}`)).trim(), created.head, 'the patch is kept')
+  await t.rejects(git(repo, 'rev-parse', '--verify', `refs/heads/${created.branch}`), 'the branch is gone from heads')
+  const d = (await store.ledger()).load<'decision'>(res.decision)
+  t.equal(d.body.holdout_looks, undefined, 'the held-out split was not looked at')
+  t.equal(d.body.rejected_ref, `refs/research/rejected/${created.proposal}`)
+  await store.close()
+})

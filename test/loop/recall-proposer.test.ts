@@ -1,0 +1,68 @@
+import t from 'tap'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {buildRecall} from '../../src/loop/recall.js'
+import {proposePatch} from '../../src/loop/proposer.js'
+import {parseRules, renderRule} from '../../src/agents/scripted/rules.js'
+import type {KnowledgeItem} from '../../src/loop/knowledge.js'
+import type {ExpRecord} from '../../src/records/index.js'
+import {prepare, seal} from '../../src/records/index.js'
+import {knowledge, INVENTORY, BLOCKERS, POLICY, NOT_FOUND} from '../helpers/loop.js'
+import {ROOT} from '../helpers/cli.js'
+import type {Rule} from '../../src/agents/scripted/rules.js'
+
+const SKILL = readFileSync(path.join(ROOT, 'skills/onboarding/SKILL.md'), 'utf8')
+let lamport = 0
+function item(rule: Rule, o: Parameters<typeof knowledge>[1] = {}): KnowledgeItem {
+  const rec = seal(prepare({kind: 'knowledge', body: knowledge(rule, o)}), {lane: 'a', lamport: ++lamport, createdAt: '2026-01-01T00:00:00.000Z'}) as ExpRecord<'knowledge'>
+  return {record: rec, rule, lamport: rec.lamport}
+}
+
+t.test('recall ranks deterministically with a score breakdown, within item and token budgets', async t => {
+  const ks = [item(INVENTORY, {confidence: 0.9}), item(BLOCKERS, {confidence: 0.6}), item(POLICY, {confidence: 0.6}), item(NOT_FOUND, {confidence: 0.3}), item(INVENTORY, {slug: 'offboard-only', workflows: ['offboarding']})]
+  const r = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 2, tokens: 1000})
+  t.equal(r.body.items.length, 2, 'item budget')
+  t.equal(r.body.items[0]!.knowledge, ks[0]!.record.id, 'highest confidence first')
+  t.match(r.body.items[0]!.breakdown, {relevance: 1, confidence: 0.9, novelty: 1, redundancy: 0})
+  t.same(r.cites, r.body.items.map(i => i.knowledge))
+  t.ok(r.body.excluded!.some(x => x.knowledge === ks[4]!.record.id && x.reason === 'out of scope'))
+  t.ok(r.body.excluded!.some(x => x.reason === 'item budget'))
+  const tight = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 10, tokens: 25})
+  t.ok(tight.body.used.tokens <= 25, 'token budget')
+  // ties: BLOCKERS and POLICY score alike; the slug decides, in every clone
+  const again = buildRecall([...ks].reverse(), {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 10, tokens: 1000})
+  t.same(again.body.items.map(i => i.knowledge), buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 10, tokens: 1000}).body.items.map(i => i.knowledge), 'input order does not matter')
+  const known = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [INVENTORY], items: 10, tokens: 1000})
+  t.equal(known.body.items.find(i => i.knowledge === ks[0]!.record.id)!.breakdown.novelty, 0, 'a rule the skill follows is not novel')
+})
+
+t.test('the proposer turns recalled rules into procedure lines the agent will follow', async t => {
+  const ks = [item(INVENTORY, {confidence: 0.9}), item(BLOCKERS), item(POLICY)]
+  const recall = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  const p = proposePatch({skill: 'onboarding', text: SKILL, recall, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 2})!
+  t.equal(p.rules.length, 2)
+  t.same(parseRules(p.rendered.text), p.rules, 'the new SKILL.md parses back to exactly those rules')
+  t.match(p.rendered.diff, /\+7\. Before `assign_device`, call `get_inventory`/)
+  t.same(p.rendered.sections, ['Procedure'])
+  t.equal(p.rendered.size.added, 2)
+})
+
+t.test('the proposer never repeats a rejected patch unless new evidence is cited', async t => {
+  const ks = [item(INVENTORY, {confidence: 0.9}), item(BLOCKERS)]
+  const map = new Map(ks.map(k => [k.record.id, k]))
+  const recall = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  const first = proposePatch({skill: 'onboarding', text: SKILL, recall, knowledge: map, rejected: [], maxRules: 2})!
+  const rejected = [{normalized: first.rendered.normalized, knowledge: first.knowledge}]
+  const second = proposePatch({skill: 'onboarding', text: SKILL, recall, knowledge: map, rejected, maxRules: 2})!
+  t.not(second.rendered.normalized, first.rendered.normalized, 'a different patch (a smaller one) comes next')
+  t.equal(second.rules.length, 1)
+  // the same change again, but resting on a new knowledge record (more evidence): allowed
+  const newer = item(INVENTORY, {confidence: 0.95, support: 20})
+  const recall2 = buildRecall([newer, ks[1]!], {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  const third = proposePatch({skill: 'onboarding', text: SKILL, recall: recall2, knowledge: new Map([newer, ks[1]!].map(k => [k.record.id, k])), rejected, maxRules: 2})!
+  t.equal(third.rendered.normalized, first.rendered.normalized)
+  t.ok(third.knowledge.includes(newer.record.id))
+  // everything already in the skill: nothing to propose
+  const expert = SKILL.replace('## Failure handling', `${renderRule(INVENTORY)}\n${renderRule(BLOCKERS)}\n\n## Failure handling`)
+  t.equal(proposePatch({skill: 'onboarding', text: expert, recall, knowledge: map, rejected: [], maxRules: 2}), undefined)
+})
