@@ -1,0 +1,56 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp} from '../helpers/cli.js'
+import {makeRepo, git} from '../helpers/repo.js'
+import {checkScope, skillsTouched} from '../../src/gate/scope.js'
+import {globToRegExp} from '../../src/gate/glob.js'
+
+t.test('scope: globs, editable and protected paths', async t => {
+  t.ok(globToRegExp('skills/**').test('skills/onboarding/SKILL.md'))
+  t.notOk(globToRegExp('skills/*').test('skills/onboarding/SKILL.md'))
+  t.ok(globToRegExp('**/*.yaml').test('a/b/c.yaml'))
+  const contract: {editable_scope: [string, ...string[]]; protected_scope: string[]} = {editable_scope: ['skills/**'], protected_scope: ['scenarios/**', '.research/**', 'skills/onboarding/PURPOSE.yaml']}
+  t.match(checkScope(['skills/onboarding/SKILL.md'], contract), {ok: true})
+  t.match(checkScope(['skills/onboarding/SKILL.md', 'scenarios/x.yaml'], contract), {ok: false, outside: ['scenarios/x.yaml'], protected: ['scenarios/x.yaml']})
+  t.match(checkScope(['skills/onboarding/PURPOSE.yaml'], contract), {ok: false, outside: [], protected: ['skills/onboarding/PURPOSE.yaml']})
+  t.same(skillsTouched(['skills/a/SKILL.md', 'skills/b/x', 'README.md', 'skills/a/PURPOSE.yaml']), ['a', 'b'])
+})
+
+t.test('exp gate passes a good skill change, fails a protected-path change and a worse skill; ci init writes the workflow', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const skill = path.join(repo, 'skills/onboarding/SKILL.md')
+  const original = fs.readFileSync(skill, 'utf8')
+  const withLine = (line: string) => original.replace('## Failure handling', `${line}\n\n## Failure handling`)
+  await git(repo, 'checkout', '-q', '-b', 'good')
+  fs.writeFileSync(skill, withLine('7. Before `assign_device`, call `get_inventory` and only assign a model that is in stock.'))
+  await git(repo, 'commit', '-qam', 'skill: check stock first')
+  const good = await exp(['gate', '--base', 'main', '--head', 'good'], {cwd: repo, env: {GITHUB_STEP_SUMMARY: path.join(repo, 'summary.md')}})
+  t.equal(good.code, 0, good.stderr)
+  t.match(good.stdout, /## exp gate: PASS/)
+  t.match(good.stdout, /\| validation \| [\d.]+% \| [\d.]+% \|/)
+  t.match(fs.readFileSync(path.join(repo, 'summary.md'), 'utf8'), /exp gate: PASS/, 'the step summary got it too')
+  const lanes = JSON.parse((await exp(['lanes', '--json'], {cwd: repo})).stdout) as {lane: string}[]
+  t.ok(lanes.some(l => l.lane === 'ci'), 'the records went to the ci lane')
+
+  await git(repo, 'checkout', '-q', '-b', 'sneaky', 'main')
+  fs.appendFileSync(path.join(repo, 'scenarios', 'val-unknown-employee.yaml'), '\n# easier now\n')
+  await git(repo, 'commit', '-qam', 'tweak a scenario')
+  const sneaky = await exp(['gate', '--base', 'main', '--head', 'sneaky'], {cwd: repo})
+  t.equal(sneaky.code, 6)
+  t.match(sneaky.stdout, /protected: `scenarios\/val-unknown-employee.yaml`/)
+
+  await git(repo, 'checkout', '-q', '-b', 'worse', 'main')
+  fs.writeFileSync(skill, withLine('7. Never call `grant_access`.'))
+  await git(repo, 'commit', '-qam', 'skill: no access at all')
+  const worse = await exp(['gate', '--base', 'main', '--head', 'worse', '--json'], {cwd: repo})
+  t.equal(worse.code, 6)
+  t.match(JSON.parse(worse.stdout).error.data, {passed: false, skills: [{skill: 'onboarding', verdict: 'reject'}]})
+
+  const ci = await exp(['ci', 'init'], {cwd: repo})
+  t.equal(ci.code, 0)
+  const wf = fs.readFileSync(path.join(repo, '.github/workflows/exp-gate.yml'), 'utf8')
+  t.match(wf, /pull_request:\n\s+paths:\n\s+- 'skills\/\*\*'/)
+  t.match(wf, /exp gate --base origin\/\$\{\{ github.base_ref \}\} --head HEAD/)
+})
