@@ -97,4 +97,4 @@ export class InvalidInputError extends ExpError {
   }
 }
 export {UnknownAgentError, AgentSpecError, LlmError, AgentUnavailableError} from './agent.js'
-export {SplitError} from './mining.js'
+export {SplitError, splitRefused} from './mining.js'
