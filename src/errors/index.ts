@@ -97,3 +97,4 @@ export class InvalidInputError extends ExpError {
   }
 }
 export {UnknownAgentError, AgentSpecError, LlmError, AgentUnavailableError} from './agent.js'
+export {SplitError, splitRefused} from './mining.js'

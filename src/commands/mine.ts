@@ -1,0 +1,44 @@
+import {Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {laneOf, withStore} from '../cli/context.js'
+import {table} from '../cli/table.js'
+import {splitRefused} from '../errors/index.js'
+import {confidenceOf, mineFromLedger} from '../mining/index.js'
+
+export interface MineResult {
+  evidence: string[]
+  knowledge: string[]
+  /** train traces left out for want of a valid verification */
+  skipped: number
+}
+
+export default class Mine extends ExpCommand {
+  static summary = 'Mine evidence and knowledge from the train traces of the ledger.'
+  static description = `Reads train traces and their grader verifications only (never validation or held-out), finds failure modes, missing checks, recovery strategies, wrong assumptions and termination failures, and records them as evidence (citing the runs) and knowledge claims (citing the evidence). Deterministic: mining the same traces again adds nothing. A claim whose runs changed is recorded as a new claim that supersedes the old one. See docs/mining.md.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> mine', '<%= config.bin %> mine --manifest mf-0123456789abcdef01234567 --json']
+  static flags = {
+    manifest: Flags.string({description: 'only the traces of this train manifest'}),
+    split: Flags.string({description: 'the split to mine: only train is allowed', default: 'train'}),
+    lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
+  }
+
+  async run(): Promise<MineResult> {
+    const {flags} = await this.parse(Mine)
+    if (flags.split !== 'train') throw splitRefused(flags.split)
+    const {mined, result} = await withStore(this.workDir, async store => {
+      const mined = mineFromLedger(await store.ledger(), {manifest: flags.manifest})
+      const lane = await laneOf(store, flags.lane)
+      // evidence first: knowledge cites it
+      const evidence = await store.appendBatch(mined.evidence, {lane})
+      const knowledge = await store.appendBatch(mined.knowledge, {lane})
+      return {mined, result: {evidence: evidence.map(r => r.id), knowledge: knowledge.map(r => r.id), skipped: mined.skipped}}
+    })
+    if (!this.jsonEnabled()) {
+      const rows = mined.evidence.map(e => [e.body.pattern, e.body.signature, e.body.support, e.body.failures, confidenceOf(e.body.support, e.body.failures).toFixed(3)])
+      this.log(table(rows, ['PATTERN', 'SIGNATURE', 'SUPPORT', 'FAILURES', 'CONFIDENCE']) || '(nothing found)')
+      this.log(`${mined.traces} train trace(s) mined, ${mined.skipped} skipped; ${result.evidence.length} evidence, ${result.knowledge.length} new knowledge record(s)`)
+    }
+    return result
+  }
+}

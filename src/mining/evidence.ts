@@ -1,0 +1,79 @@
+import {renderRule, type Rule} from '../agents/scripted/rules.js'
+import type {EvidenceBody} from '../records/types.js'
+import {contextOf} from './context.js'
+import {failureFindings, findingConfidence, type Finding} from './findings.js'
+import {mineRules, type MinedRule} from './rules.js'
+import {confidenceOf} from './score.js'
+import {ruleKey} from './signature.js'
+import {MINE_DEFAULTS, MINER, type MineOptions, type MinedTrace, type View} from './types.js'
+import {viewOf} from './view.js'
+
+const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing_check', on_error: 'recovery_strategy', on_result: 'incorrect_assumption', never: 'unnecessary_call'}
+
+/**
+ * Mine evidence from train traces and their verifications. Pure and deterministic: the input
+ * order does not matter (runs are sorted by id), nothing reads a clock or draws a number.
+ * Throws SplitError (E_SPLIT) on any trace or verification outside the train split; episodes
+ * without a valid verdict are left out (see `usable`).
+ * Returns one EvidenceBody per finding, best first (confidence, then support, then signature).
+ */
+export function mineEvidence(traces: readonly MinedTrace[], options: MineOptions = {}): EvidenceBody[] {
+  const o = {...MINE_DEFAULTS, ...options}
+  const {views} = usable(traces)
+  const ctx = contextOf(views)
+  const window = {traces: views.length, manifests: [...new Set(traces.map(t => t.body.manifest))].sort()}
+  const rules = mineRules(views, ctx, o).map(m => ruleEvidence(m, views, window))
+  const taken = new Set(rules.map(r => r.signature))
+  const others = failureFindings(views, o.minSupport).filter(f => !taken.has(f.signature)).map(f => findingEvidence(f, views, window))
+  return [...rules, ...others].sort((a, b) => confidenceOf(b.support, b.failures) - confidenceOf(a.support, a.failures) || b.support - a.support || (a.signature < b.signature ? -1 : 1))
+}
+
+/** The runs the miner may learn from, sorted by id; `skipped` lists those without a valid verdict. */
+export function usable(traces: readonly MinedTrace[]): {views: View[]; skipped: string[]} {
+  const views: View[] = []
+  const skipped: string[] = []
+  for (const t of traces) {
+    const v = viewOf(t)
+    if (v) views.push(v)
+    else skipped.push(t.id)
+  }
+  const byId = (a: {id: string}, b: {id: string}) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  return {views: views.sort(byId), skipped: skipped.sort()}
+}
+
+type Window = NonNullable<EvidenceBody['window']>
+
+function workflowsOf(ids: readonly string[], views: readonly View[]): string[] {
+  const set = new Set(ids)
+  return [...new Set(views.filter(v => set.has(v.id)).flatMap(v => v.workflows))].sort()
+}
+
+function ruleEvidence({rule, tally: t}: MinedRule, views: readonly View[], window: Window): EvidenceBody {
+  const pattern = rule.kind === 'never' && rule.while ? 'termination_failure' : PATTERN[rule.kind]
+  const rate = (p: number, n: number) => `${p}/${n}`
+  const description = `${renderRule(rule)} Runs that followed it passed ${rate(t.followedPassed.length, t.followedPassed.length + t.followedFailed.length)}; runs that did not passed ${rate(t.violatedPassed.length, t.violatedPassed.length + t.violatedFailed.length)} (lift ${t.lift}).`
+  return {
+    pattern,
+    signature: `${pattern}:${ruleKey(rule)}`,
+    description,
+    workflows: workflowsOf(t.supporting, views),
+    tools: toolsOf(rule),
+    rule: {...rule} as Record<string, unknown>,
+    supporting: t.supporting,
+    counterexamples: t.counterexamples,
+    support: t.supporting.length,
+    failures: t.counterexamples.length,
+    miner: {...MINER},
+    window,
+  }
+}
+
+function findingEvidence(f: Finding, views: readonly View[], window: Window): EvidenceBody {
+  void findingConfidence
+  return {...f, workflows: workflowsOf(f.supporting, views), support: f.supporting.length, failures: f.counterexamples.length, miner: {...MINER}, window}
+}
+
+function toolsOf(r: Rule): string[] {
+  const calls = r.kind === 'never' ? [] : r.kind === 'before' ? r.calls.map(c => c.tool) : r.calls
+  return [...new Set([r.tool, ...calls])].sort()
+}

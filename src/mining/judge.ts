@@ -1,0 +1,108 @@
+import type {Rule} from '../agents/scripted/rules.js'
+import {coveredBefore, exhausted, heldAt, reusedAfter, type HeldSource} from './guards.js'
+import {reportsState, requiresApproval, resultHolds} from './shapes.js'
+import type {Call, View} from './types.js'
+import {agrees, followsWith, foreseenAt} from './view.js'
+import type {Vocabulary} from './vocabulary.js'
+
+/** What the predicates know about the whole trace set (learned once per mining run). */
+export interface Context {
+  vocab: Vocabulary
+  held: ReadonlyMap<string, HeldSource>
+  /** `tool!CODE` → the tasks where some run had that failure */
+  failedIn: ReadonlyMap<string, ReadonlySet<string>>
+  /** task → every tool some run of it called */
+  calledIn: ReadonlyMap<string, ReadonlySet<string>>
+  /** tools that changed the world at least once (the others are reads) */
+  writes: ReadonlySet<string>
+  /** some task was run more than once: outcomes can be compared within tasks */
+  repeated: boolean
+}
+
+export type Verdict = 'followed' | 'violated' | undefined
+
+/**
+ * Does a rule apply to a run, and did the run follow it? Judged from the calls alone.
+ * undefined: the rule's trigger never occurred in this run (not applicable).
+ */
+export function judge(r: Rule, v: View, ctx: Context): Verdict {
+  switch (r.kind) {
+    case 'before': return judgeBefore(r, v, ctx)
+    case 'on_error': return judgeOnError(r, v, ctx)
+    case 'on_result': {
+      const hits = v.calls.filter(c => c.tool === r.tool && resultHolds(r.result, c, v, ctx.vocab))
+      if (!hits.length) return undefined
+      return hits.every(h => followsWith(v.calls.slice(h.i + 1), r.calls, r.stop)) ? 'followed' : 'violated'
+    }
+    case 'never': return judgeNever(r, v, ctx)
+  }
+}
+
+function latest(calls: readonly Call[], p: number, ok: (c: Call) => boolean): Call | undefined {
+  for (let x = p - 1; x >= 0; x--) if (ok(calls[x]!)) return calls[x]
+  return undefined
+}
+
+function judgeBefore(r: Extract<Rule, {kind: 'before'}>, v: View, ctx: Context): Verdict {
+  const calls = v.calls
+  const targets = calls.filter(c => c.tool === r.tool)
+  const check = r.calls[0]!.tool
+  if (!targets.length) {
+    // a guard may have kept the run from making the call at all: that is following it
+    if (r.guard === 'in_stock') return calls.some(c => c.tool === check && c.ok && exhausted(c, c.args)) ? 'followed' : undefined
+    if (r.guard === 'reuse_open') return calls.some(c => c.tool === check && c.ok && reusedAfter(calls, c, r.tool)) ? 'followed' : undefined
+    return undefined
+  }
+  for (const t of targets) {
+    for (const [k, pre] of r.calls.entries()) {
+      if (r.guard === 'each_held') {
+        // without the list of held items the run shows nothing about this rule
+        const src = ctx.held.get(pre.tool)
+        const held = src && heldAt(src, calls, t.i)
+        if (!held) return undefined
+        const covered = coveredBefore(pre.tool, calls, t.i)
+        if ([...held].some(h => !covered.has(h))) return 'violated'
+        continue
+      }
+      if (pre.when === 'policy_requires') {
+        const reads = new Set(r.calls.slice(0, k).map(c => c.tool))
+        if (!requiresApproval(latest(calls, t.i, c => reads.has(c.tool) && agrees(c, t)))) continue
+      }
+      if (!latest(calls, t.i, c => c.tool === pre.tool && agrees(c, t))) return 'violated'
+    }
+    if (r.guard === 'in_stock') {
+      const last = latest(calls, t.i, c => c.tool === check && c.ok && agrees(c, t))
+      if (last && exhausted(last, t.args)) return 'violated'
+    }
+  }
+  return 'followed'
+}
+
+function judgeOnError(r: Extract<Rule, {kind: 'on_error'}>, v: View, ctx: Context): Verdict {
+  const hits = v.calls.filter(c => c.tool === r.tool && !c.ok && c.code === r.code)
+  if (hits.length) return hits.every(h => followsWith(v.calls.slice(h.i + 1), r.calls, r.stop)) ? 'followed' : 'violated'
+  // a run of a task where this failure happens, reacting without hitting it: it saw the failure coming
+  if (!ctx.failedIn.get(`${r.tool}!${r.code}`)?.has(v.task)) return undefined
+  const at = foreseenAt(v.calls, r.calls, ctx.writes)
+  if (at < 0) return undefined
+  return !r.stop || at + r.calls.length === v.calls.length ? 'followed' : 'violated'
+}
+
+function judgeNever(r: Extract<Rule, {kind: 'never'}>, v: View, ctx: Context): Verdict {
+  const plausible = ctx.calledIn.get(v.task)?.has(r.tool) ?? false
+  if (!r.while) return v.calls.some(c => c.tool === r.tool) ? 'violated' : plausible ? 'followed' : undefined
+  const s = r.while
+  let seen = false
+  for (const c of v.calls) {
+    if (c.tool !== r.tool) {
+      seen ||= reportsState(s, c) === true
+      continue
+    }
+    const said = reportsState(s, c) ?? (() => {
+      const prior = latest(v.calls, c.i, x => x.tool !== r.tool && reportsState(s, x) !== undefined && agrees(x, c))
+      return prior ? reportsState(s, prior) : undefined
+    })()
+    if (said) return 'violated'
+  }
+  return seen && plausible ? 'followed' : undefined
+}

@@ -1,0 +1,123 @@
+import {RESULTS, STATES as STATE_PHRASES, renderRule, type Rule} from '../agents/scripted/rules.js'
+import {prepare, type RecordDraft} from '../records/index.js'
+import type {EvidenceBody, KnowledgeBody} from '../records/types.js'
+import {CONFIDENCE_FORMULA, confidenceOf} from './score.js'
+import {ruleKey, slugOf, triggerOf} from './signature.js'
+import {MINER} from './types.js'
+
+export interface MergeOptions {
+  /** least confidence for a claim to be `active` rather than `candidate` (default 0.5) */
+  activeConfidence?: number
+}
+
+export interface Identified<B> {
+  id: string
+  body: B
+}
+
+const CLAIM: Record<EvidenceBody['pattern'], KnowledgeBody['claim']['type']> = {
+  missing_check: 'procedure', recovery_strategy: 'recovery', incorrect_assumption: 'constraint', termination_failure: 'termination',
+  unnecessary_call: 'avoidance', bad_sequence: 'avoidance', failure_mode: 'avoidance', success_strategy: 'strategy',
+}
+
+/**
+ * Turn evidence into knowledge drafts, one claim per signature (slug). Knowledge is never
+ * edited: when the runs behind a slug change, a new record supersedes the current one (its
+ * runs are carried over, the newest verdict on a run winning); when they do not, nothing is
+ * emitted. Claims whose rules share a trigger but answer it differently contradict each
+ * other: a new claim names every standing claim it contradicts (those already recorded, and
+ * those drafted before it in this merge, best first). A claim is `active` when its confidence
+ * reaches `activeConfidence` and no claim it contradicts is at least as confident.
+ * Pure: the output depends only on the inputs, in any order. Best claims first.
+ */
+export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], existing: readonly Identified<KnowledgeBody>[], options: MergeOptions = {}): RecordDraft<'knowledge'>[] {
+  const active = options.activeConfidence ?? 0.5
+  const current = currentBySlug(existing)
+  const claims = [...groupBySignature(evidence)].map(([signature, group]) => claimOf(signature, group, current.get(slugOf(signature)) ?? []))
+  claims.sort((a, b) => b.confidence - a.confidence || b.statistics.support - a.statistics.support || (a.slug < b.slug ? -1 : 1))
+  // what each slug stands for once this merge is recorded: its new draft, or its current record
+  const standing = new Map<string, {id: string; body: KnowledgeBody}>()
+  for (const list of current.values()) for (const k of list) standing.set(k.body.slug, k)
+  const out: RecordDraft<'knowledge'>[] = []
+  for (const body of claims) {
+    const prev = current.get(body.slug) ?? []
+    if (prev.length && prev.every(p => sameRuns(p.body, body))) continue
+    const rivals = [...standing.values()].filter(k => k.body.slug !== body.slug && contradicts(k.body, body)).sort((a, b) => (a.id < b.id ? -1 : 1))
+    body.contradicts = rivals.map(k => k.id)
+    body.status = body.confidence >= active && !rivals.some(k => k.body.confidence >= body.confidence) ? 'active' : 'candidate'
+    const draft: RecordDraft<'knowledge'> = {kind: 'knowledge', body, cites: [...body.evidence.evidence_ids, ...body.supersedes, ...body.contradicts]}
+    standing.set(body.slug, {id: prepare(draft).id, body})
+    out.push(draft)
+  }
+  return out
+}
+
+/** slug → its current records: those no other knowledge record supersedes (usually one). */
+function currentBySlug(existing: readonly Identified<KnowledgeBody>[]): Map<string, Identified<KnowledgeBody>[]> {
+  const superseded = new Set(existing.flatMap(k => k.body.supersedes))
+  const out = new Map<string, Identified<KnowledgeBody>[]>()
+  for (const k of [...existing].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    if (superseded.has(k.id)) continue
+    const list = out.get(k.body.slug) ?? []
+    if (!list.some(x => x.id === k.id)) list.push(k)
+    out.set(k.body.slug, list)
+  }
+  return out
+}
+
+function groupBySignature(evidence: readonly Identified<EvidenceBody>[]): Map<string, Identified<EvidenceBody>[]> {
+  const out = new Map<string, Identified<EvidenceBody>[]>()
+  for (const e of [...evidence].sort((a, b) => (a.id < b.id ? -1 : 1))) out.set(e.body.signature, [...(out.get(e.body.signature) ?? []), e])
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)))
+}
+
+const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort()
+
+function claimOf(signature: string, group: Identified<EvidenceBody>[], prev: Identified<KnowledgeBody>[]): KnowledgeBody {
+  const first = group[0]!.body
+  const fresh = {supporting: new Set(group.flatMap(e => e.body.supporting)), counter: new Set(group.flatMap(e => e.body.counterexamples))}
+  // runs judged before and not judged again keep their verdict
+  const supporting = sorted([...prev.flatMap(p => p.body.evidence.supporting_runs).filter(id => !fresh.counter.has(id)), ...fresh.supporting])
+  const counterexamples = sorted([...prev.flatMap(p => p.body.evidence.counterexamples).filter(id => !fresh.supporting.has(id)), ...fresh.counter])
+  const rule = first.rule as Rule | undefined
+  const tools = sorted(group.flatMap(e => e.body.tools))
+  const body: KnowledgeBody = {
+    slug: slugOf(signature),
+    claim: {type: CLAIM[first.pattern], text: rule ? renderRule(rule) : first.description},
+    scope: {workflows: sorted([...prev.flatMap(p => p.body.scope.workflows), ...group.flatMap(e => e.body.workflows)]), tools},
+    conditions: rule ? [conditionOf(rule)] : [signature],
+    evidence: {supporting_runs: supporting, counterexamples, evidence_ids: sorted([...prev.flatMap(p => p.body.evidence.evidence_ids), ...group.map(e => e.id)])},
+    statistics: {support: supporting.length, failures: counterexamples.length},
+    confidence: confidenceOf(supporting.length, counterexamples.length),
+    confidence_formula: CONFIDENCE_FORMULA,
+    status: 'candidate',
+    supersedes: prev.map(p => p.id),
+    contradicts: [],
+    affected_tools: tools,
+    miner: {...MINER},
+  }
+  if (rule) body.rule = {...rule} as Record<string, unknown>
+  return body
+}
+
+function sameRuns(a: KnowledgeBody, b: KnowledgeBody): boolean {
+  const eq = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i])
+  return eq(a.evidence.supporting_runs, b.evidence.supporting_runs) && eq(a.evidence.counterexamples, b.evidence.counterexamples)
+}
+
+/** Same trigger, different response. */
+export function contradicts(a: KnowledgeBody, b: KnowledgeBody): boolean {
+  const ra = a.rule as Rule | undefined
+  const rb = b.rule as Rule | undefined
+  return !!ra && !!rb && triggerOf(ra) === triggerOf(rb) && ruleKey(ra) !== ruleKey(rb)
+}
+
+/** When the claim applies, in words. */
+export function conditionOf(r: Rule): string {
+  switch (r.kind) {
+    case 'before': return `before calling \`${r.tool}\``
+    case 'on_error': return `\`${r.tool}\` failed with \`${r.code}\``
+    case 'on_result': return `\`${r.tool}\` returned ${RESULTS[r.result]}`
+    case 'never': return r.while ? `while ${STATE_PHRASES[r.while]}` : 'always'
+  }
+}

@@ -1,0 +1,67 @@
+import {NotFoundError} from '../errors/index.js'
+import {SplitError} from '../errors/mining.js'
+import {prepare, type ExpRecord, type RecordDraft} from '../records/index.js'
+import type {Ledger} from '../store/ledger.js'
+import {mineEvidence} from './evidence.js'
+import {mergeKnowledge, type MergeOptions} from './knowledge.js'
+import type {MineOptions, MinedTrace} from './types.js'
+
+export interface LedgerMineOptions extends MineOptions, MergeOptions {
+  /** only the traces of this manifest (it must be a train manifest) */
+  manifest?: string
+}
+
+export interface LedgerMineResult {
+  /** evidence drafts, best first; each cites the runs it rests on and their verifications */
+  evidence: RecordDraft<'evidence'>[]
+  /** knowledge drafts citing the evidence ids (and the knowledge they supersede or contradict) */
+  knowledge: RecordDraft<'knowledge'>[]
+  /** train traces mined */
+  traces: number
+  /** train traces left out: no valid verification */
+  skipped: number
+}
+
+/**
+ * Mine a ledger: pure over the records, writes nothing. Reads the public train manifests (or
+ * the one asked for, refused with E_SPLIT unless it is train), their traces, and for each trace
+ * its latest valid verification (a verification cites its trace). Append `evidence` first,
+ * then `knowledge`: knowledge cites evidence ids, computed here with prepare(draft).id.
+ */
+export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}): LedgerMineResult {
+  const manifests = trainManifests(ledger, options.manifest)
+  const traces: MinedTrace[] = []
+  let skipped = 0
+  // held-out traces live on private refs: the miner never even loads them
+  for (const e of ledger.select({kinds: ['trace'], includePrivate: false})) {
+    if (!e.cites.some(c => manifests.has(c))) continue
+    const trace = ledger.load<'trace'>(e)
+    if (trace.body.split !== 'train') throw new SplitError('trace', trace.id, trace.body.split)
+    const verification = ledger.citedBy(e.id).filter(v => v.kind === 'verification').map(v => ledger.load<'verification'>(v)).filter(v => v.body.trace === e.id && v.body.valid).pop()
+    if (!verification) {
+      skipped++
+      continue
+    }
+    traces.push({id: trace.id, body: trace.body, verification: {id: verification.id, body: verification.body}})
+  }
+  const verificationOf = new Map(traces.map(t => [t.id, t.verification.id]))
+  const evidence = mineEvidence(traces, options).map((body): RecordDraft<'evidence'> => {
+    const runs = [...body.supporting, ...body.counterexamples]
+    return {kind: 'evidence', body, cites: [...runs, ...runs.map(id => verificationOf.get(id)!)]}
+  })
+  const existing = ledger.records({kinds: ['knowledge']}).map(k => ({id: k.id, body: k.body}))
+  const knowledge = mergeKnowledge(evidence.map(d => ({id: prepare(d).id, body: d.body})), existing, options)
+  return {evidence, knowledge, traces: traces.length, skipped}
+}
+
+/** Ids of the manifests to mine: every public train manifest, or the one named (train only). */
+function trainManifests(ledger: Ledger, only?: string): Set<string> {
+  if (only !== undefined) {
+    const e = ledger.get(only)
+    if (!e || e.kind !== 'manifest') throw new NotFoundError('manifest', only, 'list manifests with `exp ledger --kind manifest`')
+    const m = ledger.load<'manifest'>(e) as ExpRecord<'manifest'>
+    if (m.body.split !== 'train') throw new SplitError('manifest', only, m.body.split)
+    return new Set([only])
+  }
+  return new Set(ledger.records({kinds: ['manifest']}).filter(m => m.body.split === 'train').map(m => m.id))
+}

@@ -1,0 +1,110 @@
+import t from 'tap'
+import type {ChatFn, ChatMessage} from '../../src/agents/openai/chat.js'
+import {renderRule, type Rule} from '../../src/agents/scripted/rules.js'
+import {CONFIDENCE_FORMULA, confidenceOf, draftClaimTexts, mergeKnowledge, mineEvidence, type Identified} from '../../src/mining/index.js'
+import {prepare, type RecordDraft} from '../../src/records/index.js'
+import type {EvidenceBody, KnowledgeBody} from '../../src/records/types.js'
+import {runs} from '../helpers/mining.js'
+
+const ids = runs(Object.fromEntries(Array.from({length: 12}, (_, i) => [`r${i}`, {task: 'T', passed: true, steps: ['get_person']}]))).id
+const R = (...n: number[]) => ids(...n.map(i => `r${i}`))
+
+function evidence(rule: Rule, supporting: string[], counterexamples: string[] = []): Identified<EvidenceBody> {
+  const body: EvidenceBody = {pattern: 'recovery_strategy', signature: `recovery_strategy:${JSON.stringify(rule)}`, description: renderRule(rule), workflows: ['w'], tools: [rule.tool], rule: {...rule}, supporting, counterexamples, support: supporting.length, failures: counterexamples.length, miner: {name: 'exp-miner', version: '1'}}
+  return {id: prepare({kind: 'evidence', body}).id, body}
+}
+const stored = (drafts: RecordDraft<'knowledge'>[]): Identified<KnowledgeBody>[] => drafts.map(d => ({id: prepare(d).id, body: d.body}))
+const order: Rule = {kind: 'on_error', tool: 'hand_out', code: 'EMPTY', calls: ['order'], stop: false}
+const notify: Rule = {kind: 'on_error', tool: 'hand_out', code: 'EMPTY', calls: ['notify'], stop: true}
+
+t.test('evidence becomes a structured claim that cites it, with a stated confidence', async t => {
+  const e = evidence(order, R(0, 1, 2, 3, 4, 5, 6, 7), R(8))
+  const [k] = mergeKnowledge([e], [])
+  t.same(k!.cites, [e.id])
+  t.match(k!.body, {
+    claim: {type: 'recovery', text: 'If `hand_out` fails with `EMPTY`, call `order`.'},
+    scope: {workflows: ['w'], tools: ['hand_out']}, conditions: ['`hand_out` failed with `EMPTY`'], rule: order,
+    evidence: {supporting_runs: R(0, 1, 2, 3, 4, 5, 6, 7), counterexamples: R(8), evidence_ids: [e.id]},
+    statistics: {support: 8, failures: 1}, confidence: confidenceOf(8, 1), confidence_formula: CONFIDENCE_FORMULA,
+    status: 'active', supersedes: [], contradicts: [],
+  })
+  t.ok(k!.body.confidence > 0.5 && k!.body.confidence < 8 / 9, 'the Wilson lower bound is below the observed share')
+  t.equal(mergeKnowledge([evidence(order, R(0, 1), R(2))], [])[0]!.body.status, 'candidate', 'too little evidence stays a candidate')
+})
+
+t.test('a claim is never edited: changed runs give a new record that supersedes it; unchanged runs give nothing', async t => {
+  const first = stored(mergeKnowledge([evidence(order, R(0, 1, 2, 3))], []))
+  t.same(mergeKnowledge([evidence(order, R(0, 1, 2, 3))], first), [], 'the same evidence again: nothing new')
+  const later = evidence(order, R(4, 5), R(6))
+  const [k] = mergeKnowledge([later], first)
+  t.same(k!.body.supersedes, [first[0]!.id])
+  t.same(k!.body.evidence.supporting_runs, R(0, 1, 2, 3, 4, 5), 'runs judged before are carried over')
+  t.same(k!.body.statistics, {support: 6, failures: 1})
+  t.equal(k!.body.slug, first[0]!.body.slug)
+  t.ok(k!.cites!.includes(first[0]!.id) && k!.cites!.includes(later.id))
+  // the superseded record is no longer current: merging on top of both changes nothing
+  t.same(mergeKnowledge([later], [...first, ...stored([k!])]), [])
+})
+
+t.test('rules with the same trigger and different responses contradict each other', async t => {
+  const strong = evidence(order, R(0, 1, 2, 3, 4, 5, 6, 7))
+  const weak = evidence(notify, R(8, 9, 10), R(11))
+  const drafts = mergeKnowledge([weak, strong], [])
+  t.same(drafts.map(d => d.body.rule), [order, notify], 'best first')
+  const [a, b] = drafts
+  t.same(a!.body.contradicts, [])
+  t.same(b!.body.contradicts, [prepare(a!).id], 'the weaker names the stronger')
+  t.equal(a!.body.status, 'active')
+  t.equal(b!.body.status, 'candidate', 'contradicted by a more confident claim')
+  // against recorded knowledge: a new claim on the same trigger names the standing one
+  const existing = stored([a!])
+  const [c] = mergeKnowledge([weak], existing)
+  t.same(c!.body.contradicts, [existing[0]!.id])
+  t.ok(c!.cites!.includes(existing[0]!.id))
+  t.same(mergeKnowledge([evidence({...order, code: 'OTHER'}, R(0, 1, 2))], existing)[0]!.body.contradicts, [], 'another trigger: no contradiction')
+})
+
+t.test('knowledge from mined evidence is deterministic and validates', async t => {
+  const r = runs({
+    a1: {task: 'A', passed: true, steps: ['hand_out!EMPTY', 'order']},
+    a2: {task: 'A', passed: false, steps: ['hand_out!EMPTY']},
+    a3: {task: 'A', passed: true, steps: ['hand_out!EMPTY', 'order']},
+    a4: {task: 'A', passed: false, steps: ['hand_out!EMPTY']},
+  })
+  const ev = mineEvidence(r.traces).map(body => ({id: prepare({kind: 'evidence', body}).id, body}))
+  const once = mergeKnowledge(ev, [])
+  t.ok(once.length >= 1)
+  t.equal(JSON.stringify(mergeKnowledge([...ev].reverse(), [])), JSON.stringify(once))
+  for (const d of once) t.doesNotThrow(() => prepare(d), d.body.slug)
+})
+
+const small = runs({
+  a1: {task: 'A', passed: true, steps: ['hand_out!EMPTY', 'order']},
+  a2: {task: 'A', passed: false, steps: ['hand_out!EMPTY']},
+  a3: {task: 'A', passed: true, steps: ['hand_out!EMPTY', 'order']},
+  a4: {task: 'A', passed: false, steps: ['hand_out!EMPTY']},
+})
+const knowledge = mergeKnowledge(mineEvidence(small.traces).map(body => ({id: prepare({kind: 'evidence', body}).id, body})), [])
+const fake = (reply: (m: readonly ChatMessage[]) => string): ChatFn => async messages => ({text: reply(messages), usage: {tokensIn: 1, tokensOut: 1}})
+
+t.test('an LLM may reword the claim text, and nothing else', async t => {
+  const seen: string[] = []
+  const drafted = await draftClaimTexts(knowledge, fake(m => (seen.push(m[1]!.content), 'When `hand_out` fails with `EMPTY`, place an `order`.')), {model: 'fake-1'})
+  const k = drafted.find(d => d.body.rule)!
+  const before = knowledge.find(d => d.body.slug === k.body.slug)!
+  t.equal(k.body.claim.text, 'When `hand_out` fails with `EMPTY`, place an `order`.')
+  t.equal(k.body.miner?.model, 'fake-1')
+  const {claim: _a, miner: _b, ...rest} = k.body
+  const {claim: _c, miner: _d, ...was} = before.body
+  t.same(rest, was, 'rule, runs, statistics and links unchanged')
+  t.same(k.cites, before.cites)
+  t.ok(seen.some(p => p.includes('Claim: If `hand_out` fails with `EMPTY`, call `order` and stop.')), 'the prompt carries the claim')
+  t.doesNotThrow(() => prepare(k))
+})
+
+t.test('a reply that drops a name or says nothing keeps the deterministic text', async t => {
+  for (const reply of ['', 'Place an order when the hand-out fails.', 'x'.repeat(400)]) {
+    const drafted = await draftClaimTexts(knowledge, fake(() => reply))
+    t.same(drafted, knowledge, JSON.stringify(reply.slice(0, 30)))
+  }
+})
