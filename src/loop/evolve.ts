@@ -54,7 +54,10 @@ export interface EvolveResult {
  */
 export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<EvolveResult> {
   let episodes = 0
-  const count = (r: RunResult) => ((episodes += r.recorded), r)
+  const count = (r: RunResult) => {
+    episodes += r.recorded
+    return r
+  }
   const mainSkill = async () => {
     const main = await readRef(store.commonDir, o.mainRef)
     if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
@@ -108,14 +111,12 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     report.regressions = ev.comparison.regressions.length
     o.onStep?.(`iteration ${i}: promote`)
     ledger = await store.ledger()
-    const before = episodes
     const dec = await promoteProposal(store, ledger, proposal, {...o, repeat: o.evalRepeat})
     if (dec.holdout) {
       // the two held-out runs of the promotion: count what they recorded
       episodes += countNew(await store.ledger(), ledger)
       report.holdout = {baseline: dec.holdout.baseline, candidate: dec.holdout.candidate}
     }
-    void before
     report.decision = {id: dec.decision, verdict: dec.verdict, reasons: dec.reasons, merge: dec.merge}
     if (dec.verdict === 'accept') {
       promoted++

@@ -42,7 +42,9 @@ export function rejectedPatches(ledger: Ledger): RejectedPatch[] {
     const p = ledger.get(d.body.proposal)
     if (!p) continue
     const body = ledger.load<'proposal'>(p).body
-    out.push({normalized: body.patch.normalized, knowledge: body.knowledge})
+    const val = d.body.evaluations.map(id => ledger.get(id)).filter(e => e !== undefined).map(e => ledger.load<'evaluation'>(e!)).find(ev => ev.body.role === 'candidate' && ev.body.split === 'validation' && ev.body.comparison)
+    const c = val?.body.comparison
+    out.push({normalized: body.patch.normalized, knowledge: body.knowledge, inert: !!c && c.wins === 0 && c.losses === 0})
   }
   return out
 }

@@ -10,6 +10,8 @@ export const PROPOSER = {name: 'deterministic', version: '1'}
 export interface RejectedPatch {
   normalized: string
   knowledge: readonly string[]
+  /** it changed no validation outcome at all (no win, no loss): its knowledge is inert there */
+  inert?: boolean
 }
 
 export interface ProposeInput {
@@ -45,13 +47,17 @@ function candidates<T>(items: readonly T[], k: number): T[][] {
  * The deterministic proposer: recalled knowledge with a rule the skill does not already
  * follow becomes procedure lines, rendered in the skill's rule language. It never proposes
  * a patch equal (after normalization) to a rejected one unless it cites knowledge the
- * rejected one did not (new evidence). Returns undefined when there is nothing new.
+ * rejected one did not (new evidence), and leaves out knowledge whose rejected patch was
+ * inert (no validation outcome changed). Returns undefined when there is nothing new.
  */
 export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   const present = new Set(parseRules(input.text).map(ruleKey))
+  // knowledge that already sat in a patch that changed nothing is not tried again in any
+  // combination; a newer record about the same rule (new evidence) is
+  const inert = new Set(input.rejected.filter(r => r.inert).flatMap(r => r.knowledge))
   const usable = input.recall.items
     .map(i => input.knowledge.get(i.knowledge))
-    .filter((k): k is KnowledgeItem => !!k && !!k.rule && !present.has(ruleKey(k.rule)))
+    .filter((k): k is KnowledgeItem => !!k && !!k.rule && !present.has(ruleKey(k.rule)) && !inert.has(k.record.id))
   // one knowledge item per rule: the best-ranked one
   const seen = new Set<string>()
   const items = usable.filter(k => {

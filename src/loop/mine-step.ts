@@ -1,0 +1,15 @@
+import {mineFromLedger} from '../mining/index.js'
+import type {Rule} from '../agents/scripted/rules.js'
+import type {MineStep} from './evolve.js'
+
+/** The deterministic miner as the loop's mining step: evidence first, then the knowledge that cites it. */
+export const deterministicMine: MineStep = async (store, ledger, o) => {
+  const r = mineFromLedger(ledger, {manifest: o.manifest})
+  const evidence = r.evidence.length ? await store.appendBatch(r.evidence, {lane: o.lane, now: o.now}) : []
+  const knowledge = r.knowledge.length ? await store.appendBatch(r.knowledge, {lane: o.lane, now: o.now}) : []
+  return {
+    evidence: evidence.map(e => e.id),
+    knowledge: knowledge.map(k => k.id),
+    patterns: r.evidence.map(d => ({pattern: d.body.pattern, signature: d.body.signature, support: d.body.support, failures: d.body.failures, ...(d.body.rule ? {rule: d.body.rule as unknown as Rule} : {})})),
+  }
+}
