@@ -112,7 +112,7 @@ function guardsFor(v: View, tool: string, check: string): (Guard | undefined)[] 
   return out
 }
 
-/** A result listing records with counts (an inventory-like answer). */
+/** A result listing records that carry counts (how many of each are left). */
 function hasCounts(result: unknown): boolean {
   return isRecord(result) && Object.values(result).some(l => Array.isArray(l) && l.some(e => isRecord(e) && Object.values(e).some(x => typeof x === 'number')))
 }

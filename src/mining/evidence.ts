@@ -1,7 +1,7 @@
 import {renderRule, type Rule} from '../agents/scripted/rules.js'
 import type {EvidenceBody} from '../records/types.js'
 import {contextOf} from './context.js'
-import {failureFindings, findingConfidence, type Finding} from './findings.js'
+import {failureFindings, type Finding} from './findings.js'
 import {mineRules, type MinedRule} from './rules.js'
 import {confidenceOf} from './score.js'
 import {ruleKey} from './signature.js'
@@ -69,7 +69,6 @@ function ruleEvidence({rule, tally: t}: MinedRule, views: readonly View[], windo
 }
 
 function findingEvidence(f: Finding, views: readonly View[], window: Window): EvidenceBody {
-  void findingConfidence
   return {...f, workflows: workflowsOf(f.supporting, views), support: f.supporting.length, failures: f.counterexamples.length, miner: {...MINER}, window}
 }
 

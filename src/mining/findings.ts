@@ -1,6 +1,5 @@
 import type {EvidenceBody} from '../records/types.js'
 import {STATE_FIELD, STATES, reportsState} from './shapes.js'
-import {confidenceOf} from './score.js'
 import type {Call, View} from './types.js'
 
 /**
@@ -60,5 +59,3 @@ function failureSummary(views: readonly View[]): (ids: readonly string[]) => str
     return top.length ? `Those runs failed on: ${top.map(([f, k]) => `${f} (${k})`).join(', ')}.` : ''
   }
 }
-
-export const findingConfidence = (f: Finding) => confidenceOf(f.supporting.length, f.counterexamples.length)
