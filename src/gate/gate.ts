@@ -63,9 +63,9 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
       if (!(await readFileAt(store, head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
       const pair = async (split: 'validation' | 'holdout') => {
         const common = {...o, repo: store.repo, split, repeat: o.repeat ?? 2}
-        const b = await runEvaluation(store, {...common, skill: `${mb}:${skillPath(skill)}`, purpose: 'gate-base', role: 'gate-base'})
+        const b = await runEvaluation(store, {...common, skill: `${mb}:${skillPath(skill)}`, role: 'gate-base'})
         let comparison: Comparison | undefined
-        const h = await runEvaluation(store, {...common, skill: `${head}:${skillPath(skill)}`, purpose: 'gate-head', role: 'gate-head', decorate: (full, verified) => ({...full, comparison: (comparison = compareRuns(b.private_evaluation ?? b.evaluation, b.verified, verified))})})
+        const h = await runEvaluation(store, {...common, skill: `${head}:${skillPath(skill)}`, role: 'gate-head', decorate: (full, verified) => ({...full, comparison: (comparison = compareRuns(b.private_evaluation ?? b.evaluation, b.verified, verified))})})
         return {b, h, comparison: comparison!}
       }
       const v = await pair('validation')

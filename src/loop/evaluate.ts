@@ -34,12 +34,11 @@ export function loadProposal(ledger: Ledger, id: string): ExpRecord<'proposal'> 
 export async function evaluateProposal(store: GitRecordStore, proposal: ExpRecord<'proposal'>, split: Split, o: EvalRunOptions): Promise<ProposalEvaluation> {
   const p = proposal.body
   const base = {...o, repo: store.repo, split}
-  const baseline = await runEvaluation(store, {...base, skill: `${p.base.commit}:${skillPath(p.skill)}`, purpose: 'baseline', role: 'baseline', proposal: proposal.id})
+  const baseline = await runEvaluation(store, {...base, skill: `${p.base.commit}:${skillPath(p.skill)}`, role: 'baseline', proposal: proposal.id})
   let comparison: Comparison | undefined
   const candidate = await runEvaluation(store, {
     ...base,
     skill: `${p.head.commit}:${skillPath(p.skill)}`,
-    purpose: 'candidate',
     role: 'candidate',
     proposal: proposal.id,
     decorate: (full, verified) => {

@@ -65,7 +65,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
     return {main, blob: hashObject('blob', text), version: (await readPurposeAt(store, main, o.skill)).version}
   }
-  const holdoutOf = async (commit: string) => count(await runEvaluation(store, {...o, repo: store.repo, split: 'holdout', repeat: o.evalRepeat, skill: `${commit}:${skillPath(o.skill)}`, purpose: 'baseline', role: 'baseline'})).success_rate
+  const holdoutOf = async (commit: string) => count(await runEvaluation(store, {...o, repo: store.repo, split: 'holdout', repeat: o.evalRepeat, skill: `${commit}:${skillPath(o.skill)}`, role: 'baseline'})).success_rate
   o.onStep?.('held-out baseline')
   const holdoutBefore = await holdoutOf((await mainSkill()).main)
   const reports: IterationReport[] = []
@@ -80,7 +80,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     }
     const s = await mainSkill()
     o.onStep?.(`iteration ${i}: train`)
-    const train = count(await runEvaluation(store, {...o, repo: store.repo, split: 'train', repeat: o.trainRepeat, skill: `${s.main}:${skillPath(o.skill)}`, purpose: 'run'}))
+    const train = count(await runEvaluation(store, {...o, repo: store.repo, split: 'train', repeat: o.trainRepeat, skill: `${s.main}:${skillPath(o.skill)}`}))
     o.onStep?.(`iteration ${i}: mine`)
     const mined = await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now})
     const report: IterationReport = {

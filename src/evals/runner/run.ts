@@ -100,8 +100,10 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       agent: agentRef,
       seed,
       repeat,
-      // a baseline's episodes do not depend on which proposal it is compared with: same manifest, reused
-      ...(o.proposal && o.purpose === 'candidate' ? {proposal: o.proposal} : {}),
+      // the manifest pins what ran (skill, data, agent, seed), not why: the same skill on the same
+      // split is the same experiment, whether it is a baseline, a candidate or a plain run, so its
+      // episodes (and its held-out look) are reused
+
       ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
     }
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
@@ -179,16 +181,18 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
 }
 
 /**
- * How many times the sealed held-out split has been looked at, this look included. A rerun
- * of a manifest already evaluated is the same look, not a new one.
+ * How many times the sealed held-out split has been looked at, this look included: the
+ * number of distinct held-out experiments (manifests) evaluated so far. Evaluating the same
+ * manifest again — a rerun, or the same skill as baseline of the next proposal — is the same
+ * look, not a new one.
  */
 function holdoutLooks(ledger: import('../../store/index.js').Ledger, manifest: string): number {
-  let looks = 0
+  const seen = new Set<string>()
   for (const e of ledger.select({kinds: ['evaluation']})) {
     const r = ledger.load<'evaluation'>(e)
-    if (r.body.split !== 'holdout' || r.body.per_scenario.length) continue
-    if (r.body.manifest === manifest) return r.body.holdout_looks ?? looks + 1
-    looks++
+    if (r.body.split !== 'holdout' || e.private) continue
+    if (r.body.manifest === manifest) return r.body.holdout_looks ?? seen.size + 1
+    seen.add(r.body.manifest)
   }
-  return looks + 1
+  return seen.size + 1
 }

@@ -1,0 +1,34 @@
+import t from 'tap'
+import {exp, expJson} from '../helpers/cli.js'
+import {makeRepo, git} from '../helpers/repo.js'
+
+interface EvolveJson {
+  iterations: {decision?: {verdict: string; merge?: string}}[]
+  holdout_before: number
+  holdout_after: number
+  promoted: number
+  rejected: number
+  episodes: number
+  reached_85?: {episodes: number}
+}
+
+// The acceptance run of the issue, tried as a new user would: a fresh repository, the
+// built-in example, ten iterations with the scripted agent.
+t.test('exp evolve --iterations 10 raises held-out success by 30 points or more, with real rejections and merge commits', async t => {
+  const repo = await makeRepo(t, {empty: true})
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const r = await expJson<EvolveJson>(['evolve', '--iterations', '10', '--lane', 'me'], {cwd: repo})
+  t.ok(r.holdout_before >= 0.3 && r.holdout_before <= 0.6, `initial held-out ${r.holdout_before} within 30-60%`)
+  t.ok(r.holdout_after - r.holdout_before >= 0.3, `held-out ${r.holdout_before} -> ${r.holdout_after}`)
+  t.ok(r.rejected >= 1, `${r.rejected} candidate(s) rejected on their own evidence`)
+  t.ok(r.promoted >= 1)
+  t.ok(r.reached_85 && r.reached_85.episodes <= 1500, `85% held-out after ${r.reached_85?.episodes} episodes`)
+  const merges = (await git(repo, 'rev-list', '--first-parent', '--min-parents=2', 'main')).trim().split('\n').filter(Boolean)
+  t.equal(merges.length, r.promoted, 'every promotion is a merge commit on main')
+  for (const m of merges) t.match(await git(repo, 'log', '-1', '--format=%B', m), /Exp-Promotes: pr-[0-9a-f]{24}\nExp-Evidence: .+\nExp-Policy: /)
+  const decisions = await expJson<{body: {verdict: string; reasons: string[]; rejected_ref?: string}}[]>(['ledger', '--kind', 'decision'], {cwd: repo})
+  const rejected = decisions.filter(d => d.body.verdict === 'reject')
+  t.equal(rejected.length, r.rejected)
+  for (const d of rejected) t.ok(d.body.rejected_ref && (await git(repo, 'rev-parse', '--verify', d.body.rejected_ref)).trim(), 'the rejected patch stays reachable')
+  t.equal((await exp(['fsck'], {cwd: repo})).code, 0)
+})
