@@ -48,9 +48,16 @@ export interface BlameInput {
 export function blame(ledger: Ledger, input: BlameInput): Blame {
   const timeline = skillTimeline(input.mainline, ledger, input.skill)
   const tip = input.mainline[input.mainline.length - 1]
+  const merges = new Map([...timeline.promotions.values()].map(v => [v.commit, v.promotion!.proposal]))
+  const accepted = new Map<string, string | undefined>()
+  const acceptedDecision = (proposal: string) => {
+    if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => ledger.load<'decision'>(d).body.verdict === 'accept')?.id)
+    return accepted.get(proposal)
+  }
   const lines = input.lines.map((l): BlameLine => {
     const base = {line: l.line, text: l.text, commit: l.commit, knowledge: [] as string[]}
-    const proposal = trailersOf(input.messages.get(l.commit) ?? '')['Exp-Proposal']?.[0]
+    // a merge that changed the file itself (not exp's way, but possible by hand) answers for its proposal
+    const proposal = trailersOf(input.messages.get(l.commit) ?? '')['Exp-Proposal']?.[0] ?? merges.get(l.commit)
     if (!proposal) {
       const version = timeline.versionAt.get(l.commit)
       if (version === undefined) return {...base, origin: 'unknown'}
@@ -61,8 +68,8 @@ export function blame(ledger: Ledger, input: BlameInput): Blame {
     const e = ledger.get(proposal)
     if (e?.kind !== 'proposal') return out
     const p = ledger.load<'proposal'>(e).body
-    const decision = ledger.select({kinds: ['decision'], cites: proposal}).find(d => ledger.load<'decision'>(d).body.verdict === 'accept')
-    if (decision) out.decision = decision.id
+    const decision = acceptedDecision(proposal)
+    if (decision) out.decision = decision
     if (!promoted && p.head.version) out.version = Number(p.head.version)
     const want = lineKey(l.text)
     const edit = want ? p.patch.edits.find(x => Array.isArray(x.lines) && x.lines.some(y => lineKey(String(y)) === want)) : undefined

@@ -117,6 +117,25 @@ export function evaluationNode(ledger: Ledger, id: string): EvaluationNode | und
   }
 }
 
+const byProposal = new WeakMap<Ledger, Map<string, string[]>>()
+
+/**
+ * Public evaluations per proposal id, in ledger order. Indexed once per ledger (a ledger
+ * never changes) because every chain asks, and loading a body is a read and a parse.
+ */
+export function evaluationsOfProposal(ledger: Ledger, proposal: string): string[] {
+  let index = byProposal.get(ledger)
+  if (!index) {
+    index = new Map()
+    for (const e of ledger.select({kinds: ['evaluation'], includePrivate: false})) {
+      const p = ledger.load<'evaluation'>(e).body.proposal
+      if (p) index.set(p, [...(index.get(p) ?? []), e.id])
+    }
+    byProposal.set(ledger, index)
+  }
+  return index.get(proposal) ?? []
+}
+
 /** The failing traces a chain reaches, sorted and unique. */
 export function failuresOf(knowledge: readonly KnowledgeNode[]): string[] {
   const ids = knowledge.flatMap(k => [...k.evidence.flatMap(e => e.traces), ...k.runs]).filter(t => t.outcome === 'failed').map(t => t.id)

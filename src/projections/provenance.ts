@@ -1,7 +1,7 @@
 import type {Ledger} from '../store/index.js'
 import {NotFoundError, UsageError} from '../errors/index.js'
 import {skillTimeline, type MainCommit, type Promotion} from './mainline.js'
-import {evaluationNode, failuresOf, knowledgeNode, unique, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
+import {evaluationNode, evaluationsOfProposal, failuresOf, knowledgeNode, unique, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
 
 export type {EvaluationNode, EvidenceNode, KnowledgeNode, TraceNode, Outcome} from './provenance-nodes.js'
 
@@ -100,8 +100,7 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
     const x = d.body
     chain.decision = {id: d.id, verdict: x.verdict, reasons: [...x.reasons], failed_checks: x.checks.filter(c => !c.passed).map(c => c.name), policy: {version: x.policy.version, digest: x.policy.digest}, ...(x.merge ? {merge: {...x.merge}} : {}), ...(x.rejected_ref ? {rejected_ref: x.rejected_ref} : {}), ...(x.holdout_looks !== undefined ? {holdout_looks: x.holdout_looks} : {})}
   }
-  const ofProposal = ledger.select({kinds: ['evaluation']}).filter(x => !x.private && ledger.load<'evaluation'>(x).body.proposal === id).map(x => x.id)
-  const evalIds = unique([...(d?.body.evaluations ?? []), ...extraEvaluations, ...ofProposal])
+  const evalIds = unique([...(d?.body.evaluations ?? []), ...extraEvaluations, ...evaluationsOfProposal(ledger, id)])
   for (const x of evalIds) {
     const n = evaluationNode(ledger, x)
     if (n) chain.evaluations.push(n)
