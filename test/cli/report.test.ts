@@ -1,7 +1,7 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {exp, expJson} from '../helpers/cli.js'
+import {exp} from '../helpers/cli.js'
 import {historyRepo} from '../helpers/promotions.js'
 import {escapeHtml} from '../../src/reports/escape.js'
 import type {Report} from '../../src/reports/index.js'
@@ -13,10 +13,22 @@ t.test('provenance, blame and report on a repository with two promotions and a r
   const cwd = h.repo
   const [first, second] = h.accepted
 
-  t.test('exp report writes report.md, a self-contained report.html and the chart', async t => {
-    const r = await exp(['report', '--out', 'site'], {cwd})
+  // read-only commands on a repository nobody writes to: run them side by side (each is a node start)
+  const run = (args: string[]) => exp(args, {cwd})
+  const [report, prov, prov2, mermaid, blame, blameText] = await Promise.all([
+    run(['report', '--out', 'site', '--json']),
+    run(['provenance', 'onboarding', '--json']),
+    run(['provenance', 'onboarding@2']),
+    run(['provenance', 'onboarding', '--format', 'mermaid']),
+    run(['blame', 'onboarding', '--json']),
+    run(['blame', 'onboarding']),
+  ])
+  const json = <T>(r: {code: number; stdout: string; stderr: string}): T => {
     t.equal(r.code, 0, r.stderr)
-    t.same(r.stdout.trim().split('\n'), ['site/report.md', 'site/report.html', 'site/chart-onboarding.svg'], 'the files, relative to where exp ran')
+    return JSON.parse(r.stdout) as T
+  }
+
+  t.test('exp report writes report.md, a self-contained report.html and the chart', async t => {
     const html = fs.readFileSync(path.join(cwd, 'site/report.html'), 'utf8')
     t.notMatch(html, /(src|href)\s*=\s*["']?\s*(https?:)?\/\//i, 'no external asset')
     t.notMatch(html, /<script\b/i)
@@ -30,7 +42,7 @@ t.test('provenance, blame and report on a repository with two promotions and a r
   })
 
   t.test('exp report --json prints the model: three iterations, the chart, one rejection', async t => {
-    const r = await expJson<Report>(['report', '--out', 'site2'], {cwd})
+    const r = json<Report>(report)
     t.equal(r.format, 'exp-report@1')
     const s = r.skills[0]!
     t.match(s, {skill: 'onboarding', version: 3})
@@ -40,32 +52,25 @@ t.test('provenance, blame and report on a repository with two promotions and a r
     t.same(s.chart.map(p => p.iteration), [0, 1, 2, 3])
     t.ok(s.chart.every(p => typeof p.holdout === 'number'), 'held-out of main known after every iteration')
     t.same(s.rejected.map(x => x.proposal), [h.rejected.proposal])
-    t.ok(fs.existsSync(path.join(cwd, 'site2/report.html')))
   })
 
-  t.test('exp provenance: text, --json and mermaid', async t => {
-    const p = await expJson<Provenance>(['provenance', 'onboarding'], {cwd})
+  t.test('exp provenance: --json, text and mermaid', async t => {
+    const p = json<Provenance>(prov)
     t.same(p.versions.map(v => [v.version, v.commit]), [[1, h.initial], [2, first.result.merge], [3, second.result.merge]])
     t.same(p.versions[2]!.failures, [...second.failing].sort())
-    const text = await exp(['provenance', 'onboarding@2'], {cwd})
-    t.equal(text.code, 0, text.stderr)
-    t.match(text.stdout, new RegExp(`onboarding v2 {2}promoted by merge ${first.result.merge!.slice(0, 12)} \\(${first.proposal}\\)`))
-    t.match(text.stdout, new RegExp(`failed train trace ${first.failing[0]}`))
-    t.notMatch(text.stdout, /onboarding v3/)
-    const mm = await exp(['provenance', 'onboarding', '--format', 'mermaid'], {cwd})
-    t.match(mm.stdout, /^flowchart LR\n/)
-    t.ok(mm.stdout.includes(`${first.failing[0]!.replace(/-/g, '_')} --> ${first.evidence!.replace(/-/g, '_')}`))
-    const missing = await exp(['provenance', 'onboarding@9'], {cwd})
-    t.equal(missing.code, 3)
-    t.match(missing.stderr, /unknown skill version: onboarding@9\nhint: versions on main: 1\.\.3/)
+    t.equal(prov2.code, 0, prov2.stderr)
+    t.match(prov2.stdout, new RegExp(`onboarding v2 {2}promoted by merge ${first.result.merge!.slice(0, 12)} \\(${first.proposal}\\)`))
+    t.match(prov2.stdout, new RegExp(`failed train trace ${first.failing[0]}`))
+    t.notMatch(prov2.stdout, /onboarding v3/)
+    t.match(mermaid.stdout, /^flowchart LR\n/)
+    t.ok(mermaid.stdout.includes(`${first.failing[0]!.replace(/-/g, '_')} --> ${first.evidence!.replace(/-/g, '_')}`))
   })
 
-  t.test('exp blame: each line with its promotion, text and --json', async t => {
-    const b = await expJson<Blame>(['blame', 'onboarding'], {cwd})
+  t.test('exp blame: each line with its promotion, --json and text', async t => {
+    const b = json<Blame>(blame)
     t.match(b, {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', main: {version: 3}})
     t.same(b.lines.filter(l => l.origin === 'promotion').map(l => [l.version, l.proposal, l.knowledge]), [[2, first.proposal, [first.knowledge]], [3, second.proposal, [second.knowledge]]])
-    const text = await exp(['blame', 'onboarding'], {cwd})
-    t.match(text.stdout, new RegExp(`v3 merge ${second.result.merge!.slice(0, 12)} ${second.proposal} ${second.knowledge} +\\| 8\\. Never call`))
-    t.match(text.stdout, /v1 initial [0-9a-f]{12} +\| ## Procedure/)
+    t.match(blameText.stdout, new RegExp(`v3 merge ${second.result.merge!.slice(0, 12)} ${second.proposal} ${second.knowledge} +\\| 8\\. Never call`))
+    t.match(blameText.stdout, /v1 initial [0-9a-f]{12} +\| ## Procedure/)
   })
 })

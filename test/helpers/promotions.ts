@@ -1,3 +1,4 @@
+import fs from 'node:fs'
 import path from 'node:path'
 import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
 import {createProposal} from '../../src/loop/proposal.js'
@@ -8,7 +9,8 @@ import {addExample} from '../../src/research/example.js'
 import {runEvaluation} from '../../src/evals/runner/run.js'
 import type {Rule} from '../../src/agents/scripted/rules.js'
 import {renderRule} from '../../src/agents/scripted/rules.js'
-import {makeRepo, git} from './repo.js'
+import {git, tempDir} from './repo.js'
+import {cachedFixture} from './fixture-cache.js'
 import {knowledge, INVENTORY, BLOCKERS} from './loop.js'
 
 const NOW = () => new Date('2026-11-30T12:00:00.000Z')
@@ -38,18 +40,33 @@ export interface History {
   rejected: Step
 }
 
+/** What the fixture build and its tests depend on: a change to any of them rebuilds it. */
+const INPUTS = ['src', 'scenarios', 'skills', 'schemas', 'test/helpers/promotions.ts', 'test/helpers/loop.ts', 'test/helpers/fixture-cache.ts']
+
 /**
- * A real repository with loop history: train on v1, evidence citing its failing traces,
- * knowledge citing the evidence, promoted (v2); a bad rule rejected; train on v2, more
- * evidence and knowledge, promoted (v3). One episode per scenario keeps it near 12 s.
+ * A copy, for this test, of a real repository with loop history: train on v1, evidence
+ * citing its failing traces, knowledge citing the evidence, promoted (v2); a bad rule
+ * rejected; train on v2, more evidence and knowledge, promoted (v3). Built once (about
+ * 12 s of episodes) and shared through cachedFixture.
  */
-export async function historyRepo(t: Parameters<typeof makeRepo>[0]): Promise<History> {
-  const repo = await makeRepo(t)
+export async function historyRepo(t: {teardown(fn: () => void): void}): Promise<History> {
+  const {dir, data} = await cachedFixture('history', INPUTS, buildHistory)
+  const repo = tempDir(t)
+  fs.cpSync(dir, repo, {recursive: true})
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  return {...data, repo, store}
+}
+
+async function buildHistory(repo: string): Promise<Omit<History, 'repo' | 'store'>> {
+  await git(repo, 'init', '-q', '-b', 'main')
+  await git(repo, 'config', 'user.name', 'exp test')
+  await git(repo, 'config', 'user.email', 'test@exp.invalid')
+  await git(repo, 'commit', '-q', '--allow-empty', '-m', 'init')
   await initResearch(discoverRepo(repo))
   await addExample(discoverRepo(repo), 'onboarding')
   const initial = (await git(repo, 'rev-parse', 'main')).trim()
   const store = await GitRecordStore.open(repo)
-  t.teardown(() => store.close())
   const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: LANE, seed: 42, repeat: 1, now: NOW}
 
   const train = async () => {
@@ -84,5 +101,6 @@ export async function historyRepo(t: Parameters<typeof makeRepo>[0]): Promise<Hi
   for (const [s, want] of [[first, 'accept'], [rejected, 'reject'], [second, 'accept']] as const) {
     if (s.result.verdict !== want) throw new Error(`fixture: ${s.line} was ${s.result.verdict}, expected ${want}: ${s.result.reasons.join('; ')}`)
   }
-  return {repo, store, initial, accepted: [first, second], rejected}
+  await store.close()
+  return {initial, accepted: [first, second], rejected}
 }
