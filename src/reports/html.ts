@@ -34,7 +34,8 @@ function chartTable(points: readonly ChartPoint[]): string {
 }
 
 function skillSection(s: SkillReport): string {
-  const out = [`<h2>${h(s.skill)} <small>(v${s.version} on main)</small></h2>`, '<h3>Success per iteration</h3>', renderChart(s.chart, `${s.skill}: success per iteration`), chartTable(s.chart)]
+  const out = [`<h2>${h(s.skill)} <small>(v${s.version} on main)</small></h2>`, '<h3>Success per iteration</h3>']
+  out.push(...(s.chart.length ? [renderChart(s.chart, `${s.skill}: success per iteration`), chartTable(s.chart)] : ['<p>No iterations yet.</p>']))
   out.push('<h3>Iterations</h3>')
   out.push(s.iterations.length ? `<div class="grid">${s.iterations.map(it => `<pre>${h(dashboardLines(it).join('\n'))}</pre>`).join('')}</div>` : '<p>No proposal has been made for this skill yet.</p>')
   out.push('<h3>Rejected proposals</h3>')

@@ -25,7 +25,8 @@ function chartTable(points: readonly ChartPoint[]): string {
 }
 
 function skillSection(s: SkillReport): string {
-  const parts = [`## ${s.skill} (v${s.version} on main)`, '', '### Success per iteration', '', `![success per iteration of ${s.skill}](${chartFile(s.skill)})`, '', chartTable(s.chart), '']
+  const parts = [`## ${s.skill} (v${s.version} on main)`, '', '### Success per iteration', '']
+  parts.push(...(s.chart.length ? [`![success per iteration of ${s.skill}](${chartFile(s.skill)})`, '', chartTable(s.chart)] : ['No iterations yet.']), '')
   parts.push('### Iterations', '')
   if (!s.iterations.length) parts.push('No proposal has been made for this skill yet.', '')
   for (const it of s.iterations) parts.push(fenced('text', dashboardLines(it).join('\n')), '')

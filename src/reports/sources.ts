@@ -16,7 +16,7 @@ export const skillFile = (skill: string) => `skills/${skill}/SKILL.md`
 
 async function tipOf(store: GitRecordStore, mainRef: string): Promise<string> {
   const tip = await readRef(store.commonDir, mainRef)
-  if (!tip) throw new NotFoundError('branch', mainRef, 'commit the skills on the main branch first (`exp init --example onboarding` does)')
+  if (!tip) throw new NotFoundError('branch', mainRef, 'name the branch with --main, or commit the skills on main first (`exp init --example onboarding` does)')
   return tip
 }
 

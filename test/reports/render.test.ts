@@ -56,3 +56,11 @@ t.test('the chart breaks its line where a value is missing and marks rejected ca
   t.match(svg, /fill="#ffffff" stroke="#c0392b"[^>]*><title>iteration 1: validation, candidate 30\.0% \(rejected\)/)
   t.match(renderChart([], 'empty'), /<\/svg>$/)
 })
+
+t.test('a skill with no proposal yet gets a sentence, not an empty chart', async t => {
+  const {r} = await report()
+  const empty = {...r, skills: [{...r.skills[0]!, iterations: [], chart: [], rejected: []}]}
+  t.match(renderMarkdown(empty), /### Success per iteration\n\nNo iterations yet\./)
+  t.notMatch(renderMarkdown(empty), /chart-onboarding\.svg/)
+  t.notMatch(renderHtml(empty), /<svg/)
+})
