@@ -1,0 +1,27 @@
+import path from 'node:path'
+import {Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {withStore} from '../cli/context.js'
+import {mainFlag, mainRefOf} from '../cli/main-ref.js'
+import {readReport, writeReport, type Report} from '../reports/index.js'
+
+export default class ReportCmd extends ExpCommand {
+  static summary = 'Write the static report: iteration dashboards, success chart, provenance graph, rejections.'
+  static description = `Rebuilds every iteration from history (each proposal in ledger order with the train run before it, the evidence mined since the previous one, its evaluations and its decision) and writes DIR/report.md (Mermaid provenance graph, chart as chart-SKILL.svg), DIR/report.html (one self-contained page: inline CSS and SVG, no script, no external asset) and the chart files. Only public records are shown: held-out results appear as aggregates.
+--json prints the report model (the files are written either way).`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> report', '<%= config.bin %> report --out site/ --skill onboarding', '<%= config.bin %> report --json']
+  static flags = {
+    ...mainFlag,
+    out: Flags.string({description: 'folder to write into', default: 'results'}),
+    skill: Flags.string({description: 'only this skill (repeatable; default: every skill on main)', multiple: true}),
+  }
+
+  async run(): Promise<Report> {
+    const {flags} = await this.parse(ReportCmd)
+    const report = await withStore(this.workDir, async store => readReport(store, {mainRef: await mainRefOf(store, this.workDir, flags.main), ...(flags.skill?.length ? {skills: flags.skill} : {})}))
+    const written = await writeReport(report, path.resolve(this.workDir, flags.out))
+    if (!this.jsonEnabled()) for (const f of written.files) this.log(path.relative(process.cwd(), f) || f)
+    return report
+  }
+}

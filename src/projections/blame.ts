@@ -1,0 +1,89 @@
+import type {Ledger} from '../store/index.js'
+import type {BlamedLine} from '../store/git/history.js'
+import {trailersOf} from '../store/git/history.js'
+import {skillTimeline, type MainCommit} from './mainline.js'
+
+export interface BlameLine {
+  line: number
+  text: string
+  /** the commit `git blame` names */
+  commit: string
+  /**
+   * initial: the skill as first committed; promotion: added by a proposal commit that a
+   * promotion merged; edit: changed directly on main later; unknown: neither (e.g. a merge of
+   * a branch that is not a proposal)
+   */
+  origin: 'initial' | 'promotion' | 'edit' | 'unknown'
+  /** the skill version that brought the line */
+  version?: number
+  merge?: string
+  proposal?: string
+  decision?: string
+  knowledge: string[]
+  /** how the knowledge was found: the edit whose lines match this one, or (no match) the whole proposal */
+  match?: 'edit' | 'proposal'
+}
+
+export interface Blame {
+  skill: string
+  path: string
+  main: {commit: string; version: number}
+  lines: BlameLine[]
+}
+
+export interface BlameInput {
+  skill: string
+  path: string
+  lines: readonly BlamedLine[]
+  /** the full message of every commit `lines` names */
+  messages: ReadonlyMap<string, string>
+  mainline: readonly MainCommit[]
+}
+
+/**
+ * `exp blame SKILL` (pure): git's blame of main's SKILL.md, each line mapped through the
+ * trailers to the promotion that merged it, the proposal and the knowledge of the edit that
+ * wrote it. A renumbered list line matches no edit: it gets the proposal's knowledge.
+ */
+export function blame(ledger: Ledger, input: BlameInput): Blame {
+  const timeline = skillTimeline(input.mainline, ledger, input.skill)
+  const tip = input.mainline[input.mainline.length - 1]
+  const merges = new Map([...timeline.promotions.values()].map(v => [v.commit, v.promotion!.proposal]))
+  const accepted = new Map<string, string | undefined>()
+  const acceptedDecision = (proposal: string) => {
+    if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => ledger.load<'decision'>(d).body.verdict === 'accept')?.id)
+    return accepted.get(proposal)
+  }
+  const lines = input.lines.map((l): BlameLine => {
+    const base = {line: l.line, text: l.text, commit: l.commit, knowledge: [] as string[]}
+    // a merge that changed the file itself (not exp's way, but possible by hand) answers for its proposal
+    const proposal = trailersOf(input.messages.get(l.commit) ?? '')['Exp-Proposal']?.[0] ?? merges.get(l.commit)
+    if (!proposal) {
+      const version = timeline.versionAt.get(l.commit)
+      if (version === undefined) return {...base, origin: 'unknown'}
+      return {...base, origin: version === 1 ? 'initial' : 'edit', version}
+    }
+    const promoted = timeline.promotions.get(proposal)
+    const out: BlameLine = {...base, origin: 'promotion', proposal, ...(promoted ? {version: promoted.version, merge: promoted.commit} : {})}
+    const e = ledger.get(proposal)
+    if (e?.kind !== 'proposal') return out
+    const p = ledger.load<'proposal'>(e).body
+    const decision = acceptedDecision(proposal)
+    if (decision) out.decision = decision
+    if (!promoted && p.head.version) out.version = Number(p.head.version)
+    const want = lineKey(l.text)
+    const edit = want ? p.patch.edits.find(x => Array.isArray(x.lines) && x.lines.some(y => lineKey(String(y)) === want)) : undefined
+    out.knowledge = edit && Array.isArray(edit.knowledge) ? edit.knowledge.map(String) : [...p.knowledge]
+    out.match = edit ? 'edit' : 'proposal'
+    return out
+  })
+  return {skill: input.skill, path: input.path, main: {commit: tip?.oid ?? '', version: tip ? (timeline.versionAt.get(tip.oid) ?? 0) : 0}, lines}
+}
+
+/**
+ * A line as the patch matcher compares it: list marker dropped, case and spacing folded
+ * (the rule of skills/text.ts `fold`, restated here because projections sit below skills/).
+ */
+export function lineKey(text: string): string {
+  return text.trim().replace(/^(?:\d{1,9}[.)]|[-*+])(?:[ \t]+|$)/, '').normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()
+}

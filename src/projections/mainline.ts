@@ -1,0 +1,86 @@
+import type {Ledger} from '../store/index.js'
+
+/**
+ * Main's first-parent line as the projections see it: plain data read from git elsewhere
+ * (src/reports/sources.ts), so that versions, provenance and blame stay pure functions.
+ */
+export interface MainCommit {
+  oid: string
+  parents: string[]
+  subject: string
+  trailers: Record<string, string[]>
+  /** blob of skills/<name>/SKILL.md at this commit, per skill name (absent: no such file) */
+  skills: Record<string, string>
+}
+
+/** A merge commit on main that promoted a proposal (DESIGN.md §2: Exp-Promotes, Exp-Evidence, Exp-Policy). */
+export interface Promotion {
+  commit: string
+  first_parent: string
+  /** the proposal's commit (the merge's second parent) */
+  proposal_commit?: string
+  proposal: string
+  evaluations: string[]
+  policy?: {version: string; digest: string}
+}
+
+/** One version of a skill: 1 where it first appears on main, +1 at each promotion of it. */
+export interface VersionPoint {
+  skill: string
+  version: number
+  origin: 'initial' | 'promotion'
+  commit: string
+  skill_blob?: string
+  promotion?: Promotion
+}
+
+export interface SkillTimeline {
+  skill: string
+  versions: VersionPoint[]
+  /** the version in force at each first-parent commit of main */
+  versionAt: ReadonlyMap<string, number>
+  /** the promotion that merged each proposal (by proposal id) */
+  promotions: ReadonlyMap<string, VersionPoint>
+}
+
+export function promotionOf(c: MainCommit): Promotion | undefined {
+  const id = c.trailers['Exp-Promotes']?.[0]
+  if (!id || c.parents.length < 2) return undefined
+  const [version, digest] = (c.trailers['Exp-Policy']?.[0] ?? '').split(/\s+/)
+  return {
+    commit: c.oid,
+    first_parent: c.parents[0]!,
+    proposal_commit: c.parents[1],
+    proposal: id,
+    evaluations: (c.trailers['Exp-Evidence'] ?? []).flatMap(v => v.split(/\s+/)).filter(Boolean),
+    ...(version && digest ? {policy: {version, digest}} : {}),
+  }
+}
+
+/** Which skill a promotion changed: the proposal record says; without it, the merge subject or the changed blob. */
+function promotes(c: MainCommit, p: Promotion, ledger: Ledger, skill: string, before: string | undefined): boolean {
+  const e = ledger.get(p.proposal)
+  if (e?.kind === 'proposal') return ledger.load<'proposal'>(e).body.skill === skill
+  const m = /^exp: promote (\S+) v\d+/.exec(c.subject)
+  if (m) return m[1] === skill
+  return c.skills[skill] !== before
+}
+
+/** The versions of `skill` along main (commits oldest first), pure. */
+export function skillTimeline(commits: readonly MainCommit[], ledger: Ledger, skill: string): SkillTimeline {
+  const versions: VersionPoint[] = []
+  const versionAt = new Map<string, number>()
+  const promotions = new Map<string, VersionPoint>()
+  let blob: string | undefined
+  for (const c of commits) {
+    const p = promotionOf(c)
+    if (p && versions.length && promotes(c, p, ledger, skill, blob)) {
+      const v: VersionPoint = {skill, version: versions.length + 1, origin: 'promotion', commit: c.oid, skill_blob: c.skills[skill], promotion: p}
+      versions.push(v)
+      promotions.set(p.proposal, v)
+    } else if (!versions.length && c.skills[skill]) versions.push({skill, version: 1, origin: 'initial', commit: c.oid, skill_blob: c.skills[skill]})
+    blob = c.skills[skill]
+    if (versions.length) versionAt.set(c.oid, versions.length)
+  }
+  return {skill, versions, versionAt, promotions}
+}

@@ -1,0 +1,31 @@
+import type {ReportIteration} from './iterations.js'
+import {pct, short} from './format.js'
+
+/** Patterns listed per iteration before the rest is counted. */
+const PATTERNS_SHOWN = 8
+
+/** The per-iteration dashboard of seed 002 §17, as plain lines (the Markdown and HTML views wrap them). */
+export function dashboardLines(it: ReportIteration): string[] {
+  const v = it.skill.version
+  const c = it.candidate
+  const lines = [`Iteration ${it.iteration}`, `Current skill: ${it.skill.name} v${v} (${short(it.skill.commit)})`, 'Training:']
+  lines.push(it.training ? `  ${it.training.passed} / ${it.training.total} success (${pct(it.training.rate)})` : '  (no train run recorded before this proposal)')
+  lines.push('Observed patterns:')
+  if (!it.patterns.length) lines.push('  (nothing new mined since the previous iteration)')
+  for (const p of it.patterns.slice(0, PATTERNS_SHOWN)) lines.push(`  + ${p.signature} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
+  if (it.patterns.length > PATTERNS_SHOWN) lines.push(`  … and ${it.patterns.length - PATTERNS_SHOWN} more`)
+  lines.push(`Candidate v${c.version} (${it.proposal}):`, `  ${c.added + c.removed} line(s) modified in ${c.sections.join(', ') || '(no section)'}`)
+  for (const l of c.lines) lines.push(`  + ${l}`)
+  if (it.validation) {
+    lines.push('Validation:', `  v${v}    ${pct(it.validation.baseline)}`, `  v${c.version}    ${pct(it.validation.candidate)}   (wins ${it.validation.wins}, losses ${it.validation.losses}, McNemar p ${it.validation.mcnemar_p.toFixed(3)})`)
+    lines.push('Regressions:', `  ${it.regressions.length}${it.regressions.length ? ` (${it.regressions.join(', ')})` : ''}`)
+  } else lines.push('Validation:', '  (not evaluated)')
+  if (it.holdout) lines.push('Held-out:', `  v${v} ${it.holdout.baseline === undefined ? '?' : pct(it.holdout.baseline)} -> v${c.version} ${it.holdout.candidate === undefined ? '?' : pct(it.holdout.candidate)}`)
+  lines.push('Decision:')
+  if (!it.decision) lines.push('  (none yet)')
+  else {
+    lines.push(`  ${it.decision.verdict.toUpperCase()}${it.decision.merge ? ` (merge ${short(it.decision.merge)})` : ''}`)
+    if (it.decision.verdict === 'reject') for (const r of it.decision.reasons) lines.push(`  - ${r}`)
+  }
+  return lines
+}

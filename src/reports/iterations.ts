@@ -1,0 +1,91 @@
+import type {Ledger, LedgerEntry} from '../store/index.js'
+import type {SkillTimeline} from '../projections/mainline.js'
+import {proposalChain, type ProposalChain} from '../projections/provenance.js'
+
+/** One iteration of the loop as history tells it (seed 002 §17): a proposal and what came before and after it. */
+export interface ReportIteration {
+  iteration: number
+  proposal: string
+  skill: {name: string; version: number; blob: string; commit: string}
+  /** the train run of the skill the proposal was made on (the last one before it) */
+  training?: {evaluation: string; passed: number; total: number; rate: number}
+  /** evidence mined since the previous proposal */
+  patterns: {evidence: string; pattern: string; signature: string; support: number; failures: number}[]
+  candidate: {version: number; added: number; removed: number; sections: string[]; lines: string[]; knowledge: string[]}
+  validation?: {baseline: number; candidate: number; wins: number; losses: number; mcnemar_p: number; evaluation: string; baseline_evaluation: string}
+  regressions: string[]
+  holdout?: {baseline?: number; candidate?: number}
+  decision?: {id: string; verdict: 'accept' | 'reject'; reasons: string[]; merge?: string; rejected_ref?: string}
+  /** main after this iteration: its version and, when it was ever measured, its held-out success */
+  main_after: {version: number; blob: string; holdout?: number}
+  chain: ProposalChain
+}
+
+const num = (s: string | undefined, fallback: number) => (s !== undefined && /^\d+$/.test(s) ? Number(s) : fallback)
+
+/** Held-out success by SKILL.md blob: the same blob is the same skill, whichever run measured it (last measurement wins). */
+function holdoutByBlob(ledger: Ledger): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const e of ledger.select({kinds: ['evaluation'], includePrivate: false})) {
+    const b = ledger.load<'evaluation'>(e).body
+    if (b.split === 'holdout') out.set(b.skill.blob, b.success_rate)
+  }
+  return out
+}
+
+function trainingBefore(ledger: Ledger, trains: readonly LedgerEntry[], p: LedgerEntry, blob: string): ReportIteration['training'] {
+  // the same blob is the same skill: a train run of another version says nothing about this one
+  const pick = trains.filter(t => t.lamport < p.lamport).map(t => ({id: t.id, body: ledger.load<'evaluation'>(t).body})).filter(t => t.body.skill.blob === blob).at(-1)
+  return pick ? {evaluation: pick.id, passed: pick.body.passed, total: pick.body.total, rate: pick.body.success_rate} : undefined
+}
+
+/**
+ * The iterations of one skill rebuilt from the ledger (pure): each proposal in ledger order
+ * with the train evaluation before it, the evidence mined since the previous proposal, its
+ * evaluations and its decision.
+ */
+export function iterationsOf(ledger: Ledger, timeline: SkillTimeline): ReportIteration[] {
+  const skill = timeline.skill
+  const proposals = ledger.select({kinds: ['proposal']}).filter(e => ledger.load<'proposal'>(e).body.skill === skill)
+  const trains = ledger.select({kinds: ['evaluation'], includePrivate: false}).filter(e => {
+    const b = ledger.load<'evaluation'>(e).body
+    return b.split === 'train' && b.skill.name === skill
+  })
+  const holdout = holdoutByBlob(ledger)
+  const out: ReportIteration[] = []
+  let previous = 0
+  for (const [i, e] of proposals.entries()) {
+    const chain = proposalChain(ledger, e.id)!
+    const p = chain.proposal
+    const version = num(p.base.version, timeline.versionAt.get(p.base.commit) ?? 1)
+    const patterns = ledger.select({kinds: ['evidence']}).filter(x => x.lamport > previous && x.lamport < e.lamport).map(x => {
+      const b = ledger.load<'evidence'>(x).body
+      return {evidence: x.id, pattern: b.pattern, signature: b.signature, support: b.support, failures: b.failures}
+    })
+    previous = e.lamport
+    const cand = chain.evaluations.filter(x => x.split === 'validation' && x.role === 'candidate' && x.comparison).at(-1)
+    const base = cand ? chain.evaluations.find(x => x.id === cand.comparison!.baseline) : undefined
+    const held = chain.evaluations.filter(x => x.split === 'holdout')
+    const hb = held.find(x => x.role === 'baseline')
+    const hc = held.find(x => x.role === 'candidate')
+    const d = chain.decision
+    const accepted = d?.verdict === 'accept'
+    const mainBlob = accepted ? p.head.skill_blob : p.base.skill_blob
+    const training = trainingBefore(ledger, trains, e, p.base.skill_blob)
+    out.push({
+      iteration: i + 1,
+      proposal: e.id,
+      skill: {name: skill, version, blob: p.base.skill_blob, commit: p.base.commit},
+      ...(training ? {training} : {}),
+      patterns,
+      candidate: {version: num(p.head.version, version + 1), added: p.size.added, removed: p.size.removed, sections: p.sections, lines: p.edits.flatMap(x => x.lines), knowledge: chain.knowledge.map(k => k.id)},
+      ...(cand && base ? {validation: {baseline: base.success_rate, candidate: cand.success_rate, wins: cand.comparison!.wins, losses: cand.comparison!.losses, mcnemar_p: cand.comparison!.mcnemar_p, evaluation: cand.id, baseline_evaluation: base.id}} : {}),
+      regressions: cand?.comparison?.regressions ?? [],
+      ...(hb || hc ? {holdout: {...(hb ? {baseline: hb.success_rate} : {}), ...(hc ? {candidate: hc.success_rate} : {})}} : {}),
+      ...(d ? {decision: {id: d.id, verdict: d.verdict, reasons: d.reasons, ...(d.merge ? {merge: d.merge.commit} : {}), ...(d.rejected_ref ? {rejected_ref: d.rejected_ref} : {})}} : {}),
+      main_after: {version: accepted ? num(p.head.version, version + 1) : version, blob: mainBlob, ...(holdout.has(mainBlob) ? {holdout: holdout.get(mainBlob)!} : {})},
+      chain,
+    })
+  }
+  return out
+}

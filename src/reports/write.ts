@@ -1,0 +1,23 @@
+import {mkdir, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import type {Report} from './model.js'
+import {renderMarkdown, chartFile} from './markdown.js'
+import {renderHtml} from './html.js'
+import {renderChart} from './chart.js'
+
+export interface WrittenReport {
+  dir: string
+  files: string[]
+}
+
+/** Write report.md, report.html and one chart SVG per skill with iterations (the Markdown links them) into `dir`. */
+export async function writeReport(r: Report, dir: string): Promise<WrittenReport> {
+  await mkdir(dir, {recursive: true})
+  const files: [string, string][] = [
+    ['report.md', renderMarkdown(r)],
+    ['report.html', renderHtml(r)],
+    ...r.skills.filter(s => s.chart.length).map((s): [string, string] => [chartFile(s.skill), `${renderChart(s.chart, `${s.skill}: success per iteration`)}\n`]),
+  ]
+  for (const [name, text] of files) await writeFile(path.join(dir, name), text)
+  return {dir, files: files.map(([name]) => path.join(dir, name))}
+}

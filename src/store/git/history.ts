@@ -1,0 +1,69 @@
+import {hasNativeGit, runGit} from './native.js'
+import {readCommit, type CommitInfo} from './commits.js'
+import type {GitRecordStore} from './store.js'
+import {ExpError} from '../../errors/index.js'
+
+/**
+ * Reading a branch's history as plain git sees it: the first-parent line (what the branch
+ * was, commit by commit) and `git blame`. Nothing here knows what the commits mean.
+ */
+
+/** The trailers of a commit message: `Key: value` lines of its last paragraph, by key, in order. */
+export function trailersOf(message: string): Record<string, string[]> {
+  const paragraphs = message.trim().split(/\n\s*\n/)
+  const last = paragraphs.length > 1 ? paragraphs[paragraphs.length - 1]! : ''
+  const out: Record<string, string[]> = {}
+  for (const line of last.split('\n')) {
+    const m = /^([A-Za-z][A-Za-z0-9-]*):\s*(.*)$/.exec(line.trim())
+    if (m) (out[m[1]!] ??= []).push(m[2]!.trim())
+  }
+  return out
+}
+
+/**
+ * The first-parent line of `tip`, oldest first. Read through the object reader (no git
+ * binary needed); a merge's second parent is in `parents` but not walked.
+ */
+export async function firstParentLine(store: GitRecordStore, tip: string): Promise<CommitInfo[]> {
+  const out: CommitInfo[] = []
+  const seen = new Set<string>()
+  for (let oid: string | undefined = tip; oid && !seen.has(oid); oid = out[out.length - 1]!.parents[0]) {
+    seen.add(oid)
+    out.push(await readCommit(store, oid))
+  }
+  return out.reverse()
+}
+
+/** One line of `git blame --porcelain`. */
+export interface BlamedLine {
+  /** 1-based line number in the blamed revision */
+  line: number
+  text: string
+  /** the commit that last changed the line */
+  commit: string
+  /** the line's number in that commit */
+  original_line: number
+}
+
+/** `git blame --porcelain REV -- PATH`, parsed. Needs the git binary (isomorphic-git has no blame). */
+export async function blameFile(store: GitRecordStore, rev: string, file: string): Promise<BlamedLine[]> {
+  if (!(await hasNativeGit())) throw new ExpError('E_USAGE', 'blame needs the git binary on PATH', {hint: 'install git, or unset EXP_NO_NATIVE_GIT'})
+  const r = await runGit(['--git-dir', store.commonDir, 'blame', '--porcelain', rev, '--', file], {cwd: store.commonDir})
+  return parsePorcelainBlame(r.stdout.toString('utf8'))
+}
+
+/** The porcelain format: a `<sha> <orig> <final> [<count>]` header, commit details the first time a commit is seen, then the line after a tab. */
+export function parsePorcelainBlame(out: string): BlamedLine[] {
+  const lines: BlamedLine[] = []
+  let current: {commit: string; orig: number; final: number} | undefined
+  for (const raw of out.split('\n')) {
+    if (raw.startsWith('\t')) {
+      if (current) lines.push({line: current.final, text: raw.slice(1), commit: current.commit, original_line: current.orig})
+      current = undefined
+      continue
+    }
+    const m = /^([0-9a-f]{40}) (\d+) (\d+)(?: \d+)?$/.exec(raw)
+    if (m) current = {commit: m[1]!, orig: Number(m[2]), final: Number(m[3])}
+  }
+  return lines
+}

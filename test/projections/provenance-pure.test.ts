@@ -1,0 +1,58 @@
+import t from 'tap'
+import {memoryHistory, OID} from '../helpers/report-ledger.js'
+import {provenance, parseSkillSpec} from '../../src/projections/provenance.js'
+import {skillTimeline, type MainCommit} from '../../src/projections/mainline.js'
+import {blame, lineKey} from '../../src/projections/blame.js'
+import {parsePorcelainBlame, trailersOf} from '../../src/store/git/history.js'
+
+t.test('provenance is a pure function of the ledger and main: the in-memory chain reaches the failing trace', async t => {
+  const h = await memoryHistory()
+  const p = provenance(h.ledger, h.mainline, {skill: 'onboarding'})
+  t.same(p.main, {commit: OID.m1, version: 2})
+  const v2 = p.versions[1]!
+  t.match(v2, {version: 2, origin: 'promotion', commit: OID.m1, proposal: {id: h.ids.p1}, decision: {id: h.ids.d1, verdict: 'accept'}, failures: [h.ids.trace], missing: []})
+  t.match(v2.knowledge![0], {id: h.ids.knowledge, recall: {rank: 1, score: 4.5}, evidence: [{id: h.ids.evidence, traces: [{id: h.ids.trace, outcome: 'failed', verification: h.ids.verification, failed_invariants: ['device-procured']}]}]})
+  t.notOk(v2.evaluations!.some(e => e.id === h.ids.privateHoldout), 'a private evaluation never shows, even when this clone has it')
+  t.same(provenance(h.ledger, h.mainline, {skill: 'onboarding'}), p, 'same input, same answer')
+})
+
+t.test('a promotion whose records this clone lacks is named as missing, not an error', async t => {
+  const h = await memoryHistory()
+  const ghost = 'pr-' + 'f'.repeat(24)
+  const mainline: MainCommit[] = [...h.mainline, {oid: '9'.repeat(40), parents: [OID.m1, '8'.repeat(40)], subject: 'exp: promote onboarding v3 (x)', trailers: {'Exp-Promotes': [ghost]}, skills: {onboarding: OID.B3}}]
+  const p = provenance(h.ledger, mainline, {skill: 'onboarding', version: 3})
+  t.match(p.versions, [{version: 3, origin: 'promotion', missing: [ghost], failures: []}])
+  // the subject names the skill when the proposal record is absent: another skill's promotion is not a version
+  const other = mainline.map(c => (c.oid === '9'.repeat(40) ? {...c, subject: 'exp: promote billing v2 (x)'} : c))
+  t.equal(skillTimeline(other, h.ledger, 'onboarding').versions.length, 2)
+  t.throws(() => provenance(h.ledger, mainline, {skill: 'onboarding', version: 7}), {code: 'E_NOT_FOUND'})
+})
+
+t.test('SKILL[@VERSION] specs', async t => {
+  t.same(parseSkillSpec('onboarding'), {skill: 'onboarding'})
+  t.same(parseSkillSpec('onboarding@2'), {skill: 'onboarding', version: 2})
+  t.same(parseSkillSpec('onboarding@v3'), {skill: 'onboarding', version: 3})
+  t.throws(() => parseSkillSpec('onboarding@two'), {code: 'E_USAGE'})
+})
+
+t.test('trailers come from the last paragraph only', async t => {
+  t.same(trailersOf('exp: promote x\n\nExp-Promotes: not-a-trailer\nmore text\n\nExp-Promotes: pr-1\nExp-Evidence: el-1 el-2\n'), {'Exp-Promotes': ['pr-1'], 'Exp-Evidence': ['el-1 el-2']})
+  t.same(trailersOf('subject only'), {})
+})
+
+t.test('blame maps a proposal line to its edit by text, list number and case aside', async t => {
+  const h = await memoryHistory()
+  const a = 'a'.repeat(40)
+  const porcelain = [`${OID.c0} 1 1 1`, 'author x', 'summary init', 'filename SKILL.md', '\t## Procedure', `${OID.h1} 2 2 1`, 'author y', 'filename SKILL.md', '\t7.  check <STOCK> first.', `${OID.h1} 3 3 1`, '\t8. Renumbered line', `${a} 4 4 1`, '\tfrom a side branch'].join('\n')
+  const lines = parsePorcelainBlame(porcelain)
+  t.same(lines.map(l => [l.line, l.commit.slice(0, 1)]), [[1, 'c'], [2, '1'], [3, '1'], [4, 'a']])
+  const messages = new Map([[OID.c0, 'init'], [OID.h1, `exp: propose\n\nwhy\n\nExp-Proposal: ${h.ids.p1}\n`], [a, 'side']])
+  const b = blame(h.ledger, {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', lines, messages, mainline: h.mainline})
+  t.match(b.lines, [
+    {origin: 'initial', version: 1, knowledge: []},
+    {origin: 'promotion', version: 2, merge: OID.m1, proposal: h.ids.p1, decision: h.ids.d1, knowledge: [h.ids.knowledge], match: 'edit'},
+    {origin: 'promotion', version: 2, match: 'proposal', knowledge: [h.ids.knowledge]},
+    {origin: 'unknown', knowledge: []},
+  ])
+  t.equal(lineKey('  12)  Check   <stock> FIRST.'), 'check <stock> first.')
+})

@@ -1,0 +1,66 @@
+import t from 'tap'
+import {memoryHistory, NASTY} from '../helpers/report-ledger.js'
+import {buildReport} from '../../src/reports/model.js'
+import {renderChart, renderHtml, renderMarkdown, renderMermaid} from '../../src/reports/index.js'
+import {mermaidLabel} from '../../src/reports/mermaid.js'
+
+const report = async () => {
+  const h = await memoryHistory()
+  return {h, r: buildReport(h.ledger, h.mainline, {mainRef: 'refs/heads/main', skills: ['onboarding']})}
+}
+
+t.test('the HTML page is self-contained and shows record text as text', async t => {
+  const {h, r} = await report()
+  const html = renderHtml(r)
+  t.match(html, /^<!doctype html>/)
+  t.notMatch(html, /<(script|link|img|iframe)\b/i, 'no script, stylesheet link, image or frame')
+  t.notMatch(html, /(src|href)\s*=\s*["']?\s*(https?:)?\/\//i, 'nothing fetched from elsewhere')
+  t.match(html, /<style>/)
+  t.match(html, /<svg [^>]*class="exp-chart"/, 'the chart is inline SVG')
+  t.notOk(html.includes(NASTY), 'markup in a record never reaches the page raw')
+  t.ok(html.includes('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co'))
+  t.ok(html.includes('why: success improves: &lt;b&gt;worse&lt;/b&gt; &amp; &quot;quoted&quot;'), 'the rejection reason, escaped')
+  t.ok(html.includes(h.ids.trace), 'the provenance list reaches the failing trace')
+  t.equal(renderHtml(r), html, 'deterministic')
+})
+
+t.test('the Markdown report has the dashboards, the chart, the rejections and a mermaid graph', async t => {
+  const {h, r} = await report()
+  const md = renderMarkdown(r)
+  t.match(md, /!\[success per iteration of onboarding\]\(chart-onboarding\.svg\)/)
+  t.match(md, /\| 2 \| v2 \| 75\.0% \| 70\.0% \| reject \| 70\.0% \|/)
+  t.match(md, /```text\nIteration 1\nCurrent skill: onboarding v1/)
+  t.match(md, /Validation:\n {2}v1 {4}50\.0%\n {2}v2 {4}75\.0%/)
+  t.match(md, /- why: success improves: <b>worse<\/b> & "quoted"/)
+  t.match(md, /```mermaid\nflowchart LR\n/)
+  t.ok(md.includes(`decision \`${h.ids.d2}\``))
+})
+
+t.test('mermaid: the chain in order, labels that cannot break the graph', async t => {
+  const {h, r} = await report()
+  const m = renderMermaid(r.skills[0]!.provenance)
+  const id = (x: string) => x.replace(/-/g, '_')
+  for (const [a, b] of [[h.ids.trace, h.ids.evidence], [h.ids.evidence, h.ids.knowledge], [h.ids.knowledge, h.ids.recall], [h.ids.recall, h.ids.p1], [h.ids.d1, 'onboarding_v2']]) t.ok(m.includes(`${id(a)} --> ${id(b)}`), `${a} -> ${b}`)
+  t.ok(m.includes(`onboarding_v1 -.-> ${id(h.ids.p1)}`), 'the proposal hangs off the version it was made on')
+  t.notOk(m.includes(id(h.ids.p2)), 'rejected chains only when asked')
+  t.ok(renderMermaid(r.skills[0]!.provenance, [r.skills[0]!.rejected[0]!.chain]).includes(`${id(h.ids.d2)}["decision ${h.ids.d2}<br/>REJECT"]:::reject`))
+  t.equal(mermaidLabel('a "b" <c> `d`\ne'), "a #quot;b#quot; #lt;c#gt; 'd'<br/>e")
+})
+
+t.test('the chart breaks its line where a value is missing and marks rejected candidates', async t => {
+  const svg = renderChart([{iteration: 0, version: 1, holdout: 0.5}, {iteration: 1, version: 1, validation_before: 0.4, validation_after: 0.3, verdict: 'reject'}, {iteration: 2, version: 2, validation_before: 0.4, validation_after: 0.6, verdict: 'accept', holdout: 0.7}], 'x <y>')
+  t.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
+  t.match(svg, /<title>x &lt;y&gt;<\/title>/)
+  t.equal((svg.match(/<polyline [^>]*stroke="#2e7d32"/g) ?? []).length, 0, 'held-out has no two neighbouring points: no line')
+  t.equal((svg.match(/<circle [^>]*stroke="#2e7d32"/g) ?? []).length, 2, 'but both points are drawn')
+  t.match(svg, /fill="#ffffff" stroke="#c0392b"[^>]*><title>iteration 1: validation, candidate 30\.0% \(rejected\)/)
+  t.match(renderChart([], 'empty'), /<\/svg>$/)
+})
+
+t.test('a skill with no proposal yet gets a sentence, not an empty chart', async t => {
+  const {r} = await report()
+  const empty = {...r, skills: [{...r.skills[0]!, iterations: [], chart: [], rejected: []}]}
+  t.match(renderMarkdown(empty), /### Success per iteration\n\nNo iterations yet\./)
+  t.notMatch(renderMarkdown(empty), /chart-onboarding\.svg/)
+  t.notMatch(renderHtml(empty), /<svg/)
+})
