@@ -1,4 +1,4 @@
-import type {ExpRecord, Kind} from '../records/index.js'
+import {hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
 import type {ReadProblem} from './port.js'
 
 /** What the ledger knows of a record without reading its body. */
@@ -12,6 +12,8 @@ export interface LedgerEntry {
   lamport: number
   commit: string
   cites: readonly string[]
+  /** encodeFacts() of the record, when the adapter indexed it; Ledger.facts() reads it */
+  facts?: string
 }
 
 export interface LedgerFilter {
@@ -95,6 +97,24 @@ export class Ledger {
       (f.since === undefined || e.lamport > f.since) &&
       (f.includePrivate !== false || !e.private))
   }
+
+  /**
+   * The indexed facts of a record (records/facts.ts) without loading its body; from the
+   * body when the index has none. Undefined for kinds without facts.
+   */
+  facts<K extends FactKind>(e: LedgerEntry & {kind: K}): FactsByKind[K]
+  facts(e: LedgerEntry): Facts | undefined
+  facts(e: LedgerEntry): Facts | undefined {
+    if (!hasFacts(e.kind)) return undefined
+    let f = this.factMemo.get(e.id)
+    if (!f) {
+      f = e.facts ? (JSON.parse(e.facts) as Facts) : recordFacts(this.loader(e))!
+      this.factMemo.set(e.id, f)
+    }
+    return f
+  }
+
+  private factMemo = new Map<string, Facts>()
 
   /** Loaded records matching a filter, in ledger order. */
   records<K extends Kind>(f: LedgerFilter & {kinds: readonly K[]}): ExpRecord<K>[]
