@@ -23,9 +23,10 @@ export function iteration(i, lane) {
   const out = []
   const add = d => (out.push(d), prepare(d).id)
   const kn = RID('kn', i % 500)
-  const hyp = add({kind: 'hypothesis', body: {statement: `adding an inventory check before step ${i % 7} raises validation success on onboarding`, mechanism: 'fewer out-of-stock failures', expected_effect: {metric: 'success_rate', direction: 'increase', split: 'validation'}, conditions: [], mechanism_family: i % 3 ? 'missing_check' : 'ordering', target: {skill: 'onboarding', workflows: ['onboarding']}, knowledge: [kn]}, cites: [kn]})
-  const settled = i % 10 !== 9 // one iteration in ten is still open (no decision yet)
-  const claim = add({kind: 'claim', body: {hypothesis: hyp, holder: lane, ttl_seconds: 3600, expires_at: '2026-01-01T01:00:00.000Z'}, cites: [hyp]})
+  const hyp = add({kind: 'hypothesis', body: {statement: `adding an inventory check before step ${i % 7} raises validation success on onboarding (variant ${i})`, mechanism: 'fewer out-of-stock failures', expected_effect: {metric: 'success_rate', direction: 'increase', split: 'validation'}, conditions: [], mechanism_family: i % 3 ? 'missing_check' : 'ordering', target: {skill: 'onboarding', workflows: ['onboarding']}, knowledge: [kn]}, cites: [kn]})
+  // one iteration in ten is still open (no decision yet); half of those were never claimed
+  const settled = i % 10 !== 9
+  if (settled || i % 20 !== 19) add({kind: 'claim', body: {hypothesis: hyp, holder: lane, ttl_seconds: 3600, expires_at: '2026-01-01T01:00:00.000Z'}, cites: [hyp]})
   const rc = add({kind: 'recall', body: {purpose: 'propose', scope: {skill: 'onboarding', workflows: ['onboarding']}, budget: {items: 8, tokens: 1200}, used: {items: 1, tokens: 20}, snapshot: {lamport: i, knowledge: 1}, items: [{knowledge: kn, rank: 1, score: 0.9, breakdown: {relevance: 1, support: 0.8, confidence: 0.8, recency: 1, novelty: 1, redundancy: 0}, tokens: 20, text: 'Check inventory before assigning a device.'}]}, cites: [kn]})
   const diff = `@@ -10,3 +10,4 @@\n ## Procedure\n 1. Look up the employee.\n+2. Check inventory for the requested device (iteration ${i}).\n 3. Assign the device.\n`
   const pr = add({kind: 'proposal', body: {skill: 'onboarding', branch: `exp/proposal/${RID('pr', i)}`, base: {commit: OID(i), skill_blob: OID(7)}, head: {commit: OID(i + 1), skill_blob: OID(i + 2)}, patch: {diff, edits: [{op: 'insert', section: 'Procedure', text: 'Check inventory'}], size: {added: 1, removed: 0, changed: 1}, sections: ['Procedure'], normalized: DIG(i)}, reason: 'passing runs check stock first', knowledge: [kn], recall: rc, hypothesis: hyp, proposer: {name: 'deterministic', version: '1'}, iteration: i}, cites: [rc, hyp, kn]})

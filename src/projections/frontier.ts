@@ -22,10 +22,11 @@ const RANK: Partial<Record<HypothesisStatus, number>> = {needs_retry: 0, support
 const DONE = new Set<HypothesisStatus>(['promoted', 'retired'])
 
 /**
- * The agent's frontier: hypotheses another lane holds are blocked (visible as context);
- * among the rest, one it holds comes first, then unclaimed work by RANK, oldest first in
- * ledger order. Contradicted, promoted and retired hypotheses are never selected. Pure:
- * the same ledger, agent and `now` give the same JSON in every clone.
+ * The agent's frontier: workable hypotheses another lane holds are blocked (visible as
+ * context); among the rest, one the agent is running (its live claim, nothing recorded
+ * since) comes first, then other work by RANK, oldest first in ledger order. Contradicted
+ * ones are selected only when claimed again; promoted and retired ones never. Pure: the
+ * same ledger, agent and `now` give the same JSON in every clone.
  */
 export function frontier(ledger: Ledger, agentId: string, now: Date, opts: IndexOptions = {}): Frontier {
   const blocked: Frontier['blocked'] = []
@@ -36,16 +37,15 @@ export function frontier(ledger: Ledger, agentId: string, now: Date, opts: Index
     const v = d.view
     if (DONE.has(v.status)) continue
     if (v.evidence_status === 'supported') promotion.push({hypothesis: v.id, requires: requirements(d)})
+    const rank = RANK[v.evidence_status]
+    // a claim that outlived its work (on a contradicted hypothesis) holds nothing worth showing
+    if (rank === undefined && v.status !== 'running') continue
     if (v.claim && v.claim.holder !== agentId) {
       blocked.push({hypothesis: v.id, blocked_by: `claimed_by:${v.claim.holder}`, visible_as_context: true, until: v.claim.expires_at})
       continue
     }
-    if (v.claim) {
-      held ??= d
-      continue
-    }
-    const rank = RANK[v.status]
-    if (rank !== undefined && (!best || rank < best.rank)) best = {d, rank}
+    if (v.status === 'running') held ??= d
+    else if (rank !== undefined && (!best || rank < best.rank)) best = {d, rank}
   }
   const pick = held ?? best?.d
   return {

@@ -49,48 +49,61 @@ export function researchIndex(ledger: Ledger, opts: IndexOptions = {}): Research
   const evaluations: ResearchIndex['evaluations'] = new Map()
   const dangling: ResearchIndex['dangling'] = []
   const entries = ledger.entries
-  const visible = (e: LedgerEntry) => opts.includePrivate || !e.private
-  entries.forEach((e, pos) => {
-    if (e.kind === 'hypothesis' && visible(e)) hypotheses.set(e.id, {self: {entry: e as Linked<'hypothesis'>['entry'], facts: ledger.facts(e as Linked<'hypothesis'>['entry']), pos}, events: []})
-  })
-  const hypOf = (e: LedgerEntry, named?: string) => named ?? e.cites.find(c => hypotheses.has(c))
-  entries.forEach((e, pos) => {
-    if (e.kind !== 'proposal' || !visible(e)) return
-    const facts = ledger.facts(e as Linked<'proposal'>['entry'])
-    proposals.set(e.id, {entry: e as Linked<'proposal'>['entry'], facts, pos, hypothesis: hypOf(e, facts.hypothesis)})
-  })
+  const all = opts.includePrivate === true
+  // pass 1: the things others link to (plain loops: this runs over every entry of the ledger)
+  for (let pos = 0; pos < entries.length; pos++) {
+    const e = entries[pos]!
+    if (e.private && !all) continue
+    if (e.kind === 'hypothesis') hypotheses.set(e.id, {self: {entry: e as Linked<'hypothesis'>['entry'], facts: ledger.facts(e as Linked<'hypothesis'>['entry']), pos}, events: []})
+    else if (e.kind === 'proposal') {
+      const facts = ledger.facts(e as Linked<'proposal'>['entry'])
+      proposals.set(e.id, {entry: e as Linked<'proposal'>['entry'], facts, pos, hypothesis: facts.hypothesis})
+    }
+  }
+  // a proposal that names no hypothesis in its body is linked through what it cites
+  for (const p of proposals.values()) p.hypothesis ??= p.entry.cites.find(c => hypotheses.has(c))
   const link = (l: AnyLinked, hyp: string | undefined) => {
     if (hyp === undefined) return
     const node = hypotheses.get(hyp)
     if (node) node.events.push(l)
     else dangling.push({linked: l, hypothesis: hyp})
   }
-  entries.forEach((e, pos) => {
-    if (!LINKED_KINDS.has(e.kind) || !visible(e)) return
-    const facts = ledger.facts(e)!
-    const l = {entry: e, facts, pos} as AnyLinked
+  // pass 2: everything about a hypothesis, appended in ledger order
+  for (let pos = 0; pos < entries.length; pos++) {
+    const e = entries[pos]!
+    if (!LINKED_KINDS.has(e.kind) || (e.private && !all)) continue
+    if (e.kind === 'proposal') {
+      const p = proposals.get(e.id)!
+      link(p as AnyLinked, p.hypothesis)
+      continue
+    }
+    const l = {entry: e, facts: ledger.facts(e)!, pos} as AnyLinked
     switch (l.entry.kind) {
-      case 'proposal': return link(l, proposals.get(e.id)!.hypothesis)
       case 'claim':
-      case 'release': return link(l, (l.facts as FactsByKind['claim']).hypothesis)
+      case 'release':
+        link(l, (l.facts as FactsByKind['claim']).hypothesis)
+        break
       case 'decision': {
         const f = l.facts as FactsByKind['decision']
-        return link(l, f.hypothesis ?? proposals.get(f.proposal)?.hypothesis)
+        link(l, f.hypothesis ?? proposals.get(f.proposal)?.hypothesis)
+        break
       }
       case 'note': {
         const f = l.facts as FactsByKind['note']
         if (f.action === 'retire' || f.action === 'reopen') for (const h of f.about ?? []) if (h.startsWith('hy-')) link(l, h)
-        return
+        break
       }
       case 'evaluation': {
         const f = l.facts as FactsByKind['evaluation']
         evaluations.set(e.id, l as Linked<'evaluation'>)
         const viaProposal = f.proposal === undefined ? undefined : proposals.get(f.proposal)?.hypothesis
-        if (viaProposal) return link(l, viaProposal)
-        const cited = e.cites.find(c => hypotheses.has(c))
-        if (cited) link({...l, noProposal: true} as AnyLinked, cited)
+        if (viaProposal) link(l, viaProposal)
+        else {
+          const cited = e.cites.find(c => hypotheses.has(c))
+          if (cited) link({...l, noProposal: true} as AnyLinked, cited)
+        }
       }
     }
-  })
+  }
   return {ledger, hypotheses, proposals, evaluations, dangling}
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import {checkTransitions, hypothesisStatus, type TransitionRule} from '../../src/projections/index.js'
+import {checkTransitions, hypothesisStatus} from '../../src/projections/index.js'
 import {prepare} from '../../src/records/index.js'
 import {Lab} from '../helpers/lab.js'
 
