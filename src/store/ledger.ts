@@ -105,16 +105,11 @@ export class Ledger {
   facts<K extends FactKind>(e: LedgerEntry & {kind: K}): FactsByKind[K]
   facts(e: LedgerEntry): Facts | undefined
   facts(e: LedgerEntry): Facts | undefined {
+    // not memoized: a projection reads each entry's facts once, and a memo of 70,000
+    // objects costs more (map upkeep, GC) than parsing them again would
     if (!hasFacts(e.kind)) return undefined
-    let f = this.factMemo.get(e.id)
-    if (!f) {
-      f = e.facts ? (JSON.parse(e.facts) as Facts) : recordFacts(this.loader(e))!
-      this.factMemo.set(e.id, f)
-    }
-    return f
+    return e.facts ? (JSON.parse(e.facts) as Facts) : recordFacts(this.loader(e))
   }
-
-  private factMemo = new Map<string, Facts>()
 
   /** Loaded records matching a filter, in ledger order. */
   records<K extends Kind>(f: LedgerFilter & {kinds: readonly K[]}): ExpRecord<K>[]
