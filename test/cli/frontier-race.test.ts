@@ -2,7 +2,8 @@ import t from 'tap'
 import path from 'node:path'
 import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
 import {sync} from '../../src/store/git/sync.js'
-import {frontier} from '../../src/projections/index.js'
+import {checkTransitions, frontier} from '../../src/projections/index.js'
+import {claimHypothesis} from '../../src/lifecycle/index.js'
 import {exp, expJson} from '../helpers/cli.js'
 import {git, makeRepo, tempDir} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
@@ -41,9 +42,6 @@ t.test('two processes claim one hypothesis at the same time: exactly one wins, i
   // the loser either saw the winner's claim first (refused) or lost the ledger-order tie after writing
   t.ok(loser.r.code === 0 || loser.r.code === 4, `loser exit ${loser.r.code}: ${loser.r.stderr}`)
   if (loser.r.code === 4) t.match(loser.r.stderr, new RegExp(`claimed by ${wa} until|${wa}'s claim of`))
-  const again = await exp(['claim', hyp, '--lane', loser.lane], {cwd: repo})
-  t.equal(again.code, 4, 'a later claim by the loser is refused outright')
-  t.match(again.stderr, new RegExp(`error: ${hyp} is claimed by ${wa} until \\d{4}-\\d\\d-\\d\\dT`))
 })
 
 t.test('two clones claim offline; after exp sync through a bare path remote both agree on the winner', async t => {
@@ -56,15 +54,20 @@ t.test('two clones claim offline; after exp sync through a bare path remote both
   for (const c of [ca, cb]) await git(root, 'clone', '-q', hub, c)
   const hyp = await seedHypothesis(ca)
   for (const c of [ca, cb]) await sync(discoverRepo(c))
-  // offline: neither sees the other's claim, so both are accepted locally
-  t.equal((await exp(['claim', hyp, '--lane', 'b'], {cwd: cb})).code, 0)
-  t.equal((await exp(['claim', hyp, '--lane', 'a'], {cwd: ca})).code, 0)
+  // offline: neither sees the other's claim, so both are accepted locally (the claim
+  // command's wiring is the test above; here its domain function runs in process)
+  for (const [dir, lane] of [[cb, 'b'], [ca, 'a']] as const) {
+    const s = await GitRecordStore.open(dir)
+    await claimHypothesis(s, {hypothesis: hyp, lane, now: () => new Date()})
+    await s.close()
+  }
   for (const c of [ca, cb, ca]) t.equal((await exp(['sync'], {cwd: c})).code, 0)
   // the frontier command's wiring is covered above; here the same function runs in process
   const [ha, hb] = [await holders(ca, hyp, true), await holders(cb, hyp, true)]
   t.same(ha, hb, 'every clone with the same refs agrees')
   // same Lamport clock (each saw only the hypothesis): the tie goes to the lane that sorts first
   t.same(ha, ['a', 'a'])
-  const fsck = await exp(['fsck'], {cwd: cb})
-  t.equal(fsck.code, 0, 'an offline race is not an illegal transition')
+  const s = await GitRecordStore.open(cb)
+  t.same(checkTransitions(await s.ledger(), new Date()).problems, [], 'an offline race is not an illegal transition')
+  await s.close()
 })

@@ -12,6 +12,8 @@ const KEY = 'sk-test-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2'
 
 t.test('exp run emits attempt, observation and verification per episode, then the summary; held-out ids never appear', async t => {
   const repo = await benchmarkRepo(t)
+  // a few scenarios of each split keep the test quick; the runner is the same
+  for (const f of fs.readdirSync(path.join(repo, 'scenarios'))) if (!/^(val|hold)-a/.test(f)) fs.rmSync(path.join(repo, 'scenarios', f))
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
   const sink = new MemorySink({now: () => new Date('2026-01-01T00:00:00Z')})
