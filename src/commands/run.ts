@@ -10,6 +10,7 @@ import {isSplit} from '../evals/runner/records.js'
 import {formatProblem} from '../scenarios/index.js'
 import {loadConfig} from '../research/files.js'
 import {AGENT_SPECS} from '../agents/registry.js'
+import {openEventSink} from '../events/index.js'
 
 export default class Run extends ExpCommand {
   static summary = 'Run an agent on a split and record every episode as evidence.'
@@ -30,6 +31,7 @@ Agents: ${AGENT_SPECS.join(', ')}.`
     lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
     'max-steps': Flags.integer({description: 'tool calls allowed per episode', min: 1}),
     strict: Flags.boolean({description: 'stop at the first malformed scenario instead of skipping it'}),
+    events: Flags.string({description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted'}),
   }
 
   async run(): Promise<RunResult> {
@@ -39,6 +41,7 @@ Agents: ${AGENT_SPECS.join(', ')}.`
       const root = store.repo.workDir ?? this.workDir
       const cfg = await loadConfig(root)
       const bar = new ProgressBar(`run ${args.split}`)
+      const events = openEventSink(flags.events, {cwd: this.workDir})
       try {
         return await runEvaluation(store, {
           split: args.split as 'train',
@@ -56,9 +59,11 @@ Agents: ${AGENT_SPECS.join(', ')}.`
           maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
           agentOptions: {command: cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache'), ...(cfg.openai?.base_url ? {baseURL: cfg.openai.base_url} : {}), ...(cfg.openai?.timeout_ms ? {timeoutMs: cfg.openai.timeout_ms} : {}), ...(cfg.openai?.max_retries !== undefined ? {maxRetries: cfg.openai.max_retries} : {}), ...(cfg.openai?.api_key_env ? {apiKey: process.env[cfg.openai.api_key_env]} : {})}},
           onProgress: p => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
+          events,
         })
       } finally {
         bar.done()
+        await events.close()
       }
     })
     for (const p of res.problems) process.stderr.write(`skipped ${formatProblem(p)}\n`)

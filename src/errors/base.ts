@@ -45,6 +45,8 @@ const EXIT: Record<string, number> = {
   E_LOCKED: 4,
   E_DIVERGED: 4,
   E_DIRTY_TREE: 4,
+  E_CLAIMED: 4,
+  E_STATE: 4,
   E_CORRUPT: 5,
   E_INTEGRITY: 5,
   E_POLICY: 6,

@@ -1,4 +1,4 @@
-import type {ExpRecord, Kind} from '../records/index.js'
+import {hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
 import type {ReadProblem} from './port.js'
 
 /** What the ledger knows of a record without reading its body. */
@@ -12,6 +12,8 @@ export interface LedgerEntry {
   lamport: number
   commit: string
   cites: readonly string[]
+  /** encodeFacts() of the record, when the adapter indexed it; Ledger.facts() reads it */
+  facts?: string
 }
 
 export interface LedgerFilter {
@@ -94,6 +96,19 @@ export class Ledger {
       (!lanes || lanes.has(e.lane)) &&
       (f.since === undefined || e.lamport > f.since) &&
       (f.includePrivate !== false || !e.private))
+  }
+
+  /**
+   * The indexed facts of a record (records/facts.ts) without loading its body; from the
+   * body when the index has none. Undefined for kinds without facts.
+   */
+  facts<K extends FactKind>(e: LedgerEntry & {kind: K}): FactsByKind[K]
+  facts(e: LedgerEntry): Facts | undefined
+  facts(e: LedgerEntry): Facts | undefined {
+    // not memoized: a projection reads each entry's facts once, and a memo of 70,000
+    // objects costs more (map upkeep, GC) than parsing them again would
+    if (!hasFacts(e.kind)) return undefined
+    return e.facts ? (JSON.parse(e.facts) as Facts) : recordFacts(this.loader(e))
   }
 
   /** Loaded records matching a filter, in ledger order. */

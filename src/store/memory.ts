@@ -1,4 +1,4 @@
-import {prepare, seal, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../records/index.js'
+import {encodeFacts, prepare, seal, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../records/index.js'
 import {ConflictError} from '../errors/index.js'
 import {laneRef, validateLane} from './lanes.js'
 import {Ledger, type LedgerEntry} from './ledger.js'
@@ -73,7 +73,8 @@ export class MemoryRecordStore implements RecordStore {
       for (const s of list) {
         if (s.private && opts.includePrivate === false) continue
         const r = s.record
-        const e: LedgerEntry = {id: r.id, kind: r.kind, digest: r.digest, lane: r.lane, ref: s.ref, private: s.private, lamport: r.lamport, commit: s.commit, cites: r.cites}
+        const facts = encodeFacts(r)
+        const e: LedgerEntry = {id: r.id, kind: r.kind, digest: r.digest, lane: r.lane, ref: s.ref, private: s.private, lamport: r.lamport, commit: s.commit, cites: r.cites, ...(facts ? {facts} : {})}
         bodies.set(e, r)
         entries.push(e)
       }

@@ -12,6 +12,8 @@ import {loadDataset} from './dataset.js'
 import {resolveSkill, type ResolvedSkill} from './skill.js'
 import {episodeDrafts, episodeKey, manifestDraft} from './records.js'
 import {summarize, publicAggregate, type VerifiedEpisode} from './summary.js'
+import {RunEvents} from './events.js'
+import type {EventSink} from '../../events/index.js'
 
 export const EXP_VERSION = '0.1.0'
 
@@ -38,6 +40,10 @@ export interface RunOptions {
   agentOptions?: AgentOptions
   /** last word on the (full) evaluation body before it is recorded, e.g. to add a paired comparison */
   decorate?: (full: EvaluationBody, verified: readonly VerifiedEpisode[]) => EvaluationBody
+  /** lifecycle events (attempt, observation, verification per episode, then the summary) */
+  events?: EventSink
+  /** the memory snapshot the run was decided on, named in its events */
+  snapshot?: string
   now?: () => Date
   onProgress?: (p: RunProgress) => void
 }
@@ -86,6 +92,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
   const dataset = await loadDataset(o.scenariosDir, o.split, o.strict)
   const skill: ResolvedSkill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
   const agent: Agent = await loadAgent(o.agent, o.agentOptions)
+  let ev: RunEvents | undefined
   try {
     const agentRef: AgentRef = {name: agent.name, ...(agent.model ? {model: agent.model} : {}), ...(agent.params ? {params: agent.params} : {})}
     const skillRef: SkillRef = {name: skill.name, blob: skill.blob, path: skill.source, ...(skill.commit ? {commit: skill.commit} : {})}
@@ -107,6 +114,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
     }
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
+    if (o.events?.enabled) ev = new RunEvents(o.events, {run: manifest, iteration: o.iteration, snapshot: o.snapshot})
     const ledger = await store.ledger()
     const plan = dataset.scenarios.flatMap(scenario => Array.from({length: repeat}, (_, rep) => ({scenario, rep, vid: recordId('verification', '', `${episodeKey(manifest, scenario.id, rep)}/verification`)})))
     const verified: VerifiedEpisode[] = []
@@ -118,13 +126,16 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     const resumed = verified.length
     const progress: RunProgress = {total: plan.length, done: resumed, passed: verified.filter(v => v.body.passed).length, invalid: verified.filter(v => !v.body.valid).length, resumed}
     o.onProgress?.({...progress})
+    ev?.started({split: o.split, episodes: plan.length, resumed, privateScenarios: held ? dataset.scenarios.map(s => s.id) : undefined})
     let buffer: {drafts: RecordDraft[]; verified: VerifiedEpisode[]}[] = []
     const flush = async () => {
       if (!buffer.length) return
       const batch = buffer
       buffer = []
-      await store.appendBatch(batch.flatMap(b => b.drafts), {lane: o.lane, private: held, now})
+      const drafts = batch.flatMap(b => b.drafts)
+      await store.appendBatch(drafts, {lane: o.lane, private: held, now})
       for (const b of batch) verified.push(...b.verified)
+      ev?.episodes(drafts)
     }
     let next = 0
     const worker = async () => {
@@ -157,6 +168,8 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     } else {
       evaluation = (await store.append({kind: 'evaluation', body: full, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, now})).id
     }
+    ev?.recorded([{id: evaluation}, ...(privateEvaluation ? [{id: privateEvaluation, private: true}] : [])])
+    ev?.completed({total: full.total, passed: full.passed, invalid: full.invalid, recorded: plan.length - resumed})
     return {
       manifest,
       evaluation,
@@ -175,6 +188,9 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       verified,
       problems: dataset.problems,
     }
+  } catch (e) {
+    ev?.failed(e)
+    throw e
   } finally {
     await agent.close?.()
   }

@@ -6,12 +6,14 @@ import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 
 /**
- * The derived projection cache under .git/exp/cache-v1/: per lane ref, an index file (one
- * TSV line per record) and a data file (the record bytes), plus state.json naming the lane
+ * The derived projection cache under .git/exp/cache-v2/: per lane ref, an index file (one
+ * TSV line per record: commit, id, kind, digest, lamport, offset, length, cites, facts) and
+ * a data file (the record bytes), plus state.json naming the lane
  * tips they were built from. Append-only per lane, so an incremental update only reads the
  * commits new since the cached tip. Deleting the folder changes no answer.
  */
-export const CACHE_FORMAT = 1
+// 2: the facts column (records/facts.ts); a cache of format 1 is rebuilt
+export const CACHE_FORMAT = 2
 
 export interface LaneState {
   tip: string
@@ -114,7 +116,7 @@ export class LedgerCache {
       const nl = text.indexOf('\n', pos)
       const f = text.slice(pos, nl).split('\t')
       pos = nl + 1
-      out[i] = {commit: f[0]!, id: f[1]!, kind: f[2] as Kind, digest: f[3]!, lamport: Number(f[4]), off: Number(f[5]), len: Number(f[6]), cites: f[7] ? f[7].split(' ') : [], lane, ref, private: isPrivate, file}
+      out[i] = {commit: f[0]!, id: f[1]!, kind: f[2] as Kind, digest: f[3]!, lamport: Number(f[4]), off: Number(f[5]), len: Number(f[6]), cites: f[7] ? f[7].split(' ') : [], facts: f[8] || undefined, lane, ref, private: isPrivate, file}
     }
     return out
   }
@@ -139,7 +141,7 @@ export class LedgerCache {
     const dats: Buffer[] = []
     const entries: CachedEntry[] = []
     for (const {entry: e, bytes} of add) {
-      lines.push(`${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${datBytes}\t${bytes.length}\t${e.cites.join(' ')}\n`)
+      lines.push(`${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${datBytes}\t${bytes.length}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`)
       entries.push({...e, off: datBytes, len: bytes.length, file: datFile, lane, ref, private: isPrivate})
       dats.push(bytes)
       datBytes += bytes.length

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
+import {prepare, seal, encodeRecord, decodeRecord, encodeFacts, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
 import {ConflictError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
@@ -190,7 +190,8 @@ export class GitRecordStore implements RecordStore {
       if (data instanceof Error) return void problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: data.message})
       const {record, problems: bad} = checkStoredRecord(data, c, {lane: info.lane, ...loc})
       if (!record) return void problems.push(...bad.map(message => ({ref, commit: c.oid, path: loc.path, id: loc.id, message})))
-      add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites}, bytes: data})
+      const facts = encodeFacts(record)
+      add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites, ...(facts ? {facts} : {})}, bytes: data})
     })
     return {add, problems}
   }

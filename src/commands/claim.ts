@@ -1,0 +1,24 @@
+import {Args, Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {laneOf, withStore} from '../cli/context.js'
+import {claimHypothesis, DEFAULT_TTL_SECONDS, type ClaimResult} from '../lifecycle/index.js'
+
+export default class Claim extends ExpCommand {
+  static summary = 'Claim a hypothesis for this lane, for a limited time.'
+  static description = `Records a claim on this lane. It lapses after --ttl seconds unless this lane claims again (a renewal) and ends with \`exp release\`.
+Refused (exit 4) when another lane holds the hypothesis, naming the holder and when its claim lapses. Two clones can claim the same hypothesis offline; after \`exp sync\` every clone agrees that the first live claim in ledger order (lamport, lane, id) holds it, and the others wait.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> claim hy-0123456789abcdef01234567', '<%= config.bin %> claim hy-0123 --ttl 600 --lane agent-b']
+  static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
+  static flags = {
+    ttl: Flags.integer({description: `seconds until the claim lapses (default ${DEFAULT_TTL_SECONDS})`, min: 1}),
+    lane: Flags.string({description: 'lane that claims (default: EXP_LANE, git config exp.lane, user@host)'}),
+  }
+
+  async run(): Promise<ClaimResult> {
+    const {args, flags} = await this.parse(Claim)
+    const res = await withStore(this.workDir, async store => claimHypothesis(store, {hypothesis: args.hypothesis, lane: await laneOf(store, flags.lane), ttlSeconds: flags.ttl, now: () => new Date()}))
+    if (!this.jsonEnabled()) this.log(`${res.renewed ? 'renewed' : 'claimed'} ${res.hypothesis} for ${res.holder} until ${res.expires_at} (${res.claim})`)
+    return res
+  }
+}

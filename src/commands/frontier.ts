@@ -1,0 +1,28 @@
+import {Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {laneOf, withStore} from '../cli/context.js'
+import {frontier, type Frontier} from '../projections/index.js'
+
+export default class FrontierCmd extends ExpCommand {
+  static summary = "This agent's research frontier: what to work on, what others hold, what awaits promotion."
+  static description = `A read-only projection of the public lanes (seed 003 decentralized_research_frontier_v0): the selected hypothesis with the action it allows, hypotheses held by other lanes (blocked, visible as context), and supported hypotheses with what promotion still requires.
+Every clone with the same refs computes the same frontier for the same agent at the same time.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> frontier', '<%= config.bin %> frontier --agent-id agent-b --json']
+  static flags = {
+    'agent-id': Flags.string({description: 'the agent (lane) to compute it for (default: this lane)'}),
+  }
+
+  async run(): Promise<Frontier> {
+    const {flags} = await this.parse(FrontierCmd)
+    const res = await withStore(this.workDir, async store => frontier(await store.ledger(), flags['agent-id'] ?? (await laneOf(store)), new Date()))
+    if (!this.jsonEnabled()) {
+      const s = res.selected
+      this.log(`agent ${res.agent_id}`)
+      this.log(s ? `selected  ${s.hypothesis}  ${s.allowed_action}  (${s.reason})` : 'selected  (nothing to do)')
+      for (const b of res.blocked) this.log(`blocked   ${b.hypothesis}  ${b.blocked_by} until ${b.until}`)
+      for (const p of res.promotion_candidates) this.log(`promote?  ${p.hypothesis}  requires ${p.requires.join(', ')}`)
+    }
+    return res
+  }
+}

@@ -1,0 +1,22 @@
+import {Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {withStore} from '../cli/context.js'
+import {graph, renderGraph, GRAPH_FORMATS, type EvidenceGraph, type GraphFormat} from '../projections/index.js'
+
+export default class Graph extends ExpCommand {
+  static summary = 'The evidence graph: hypotheses, proposals, evaluations by split, decisions and merges.'
+  static description = `Seed 003 research_evidence_graph_v0, negative evidence included. Public-safe: built from public lanes only, no trace contents, no absolute paths, secrets redacted; fit to paste into a pull request or a report.
+--format mermaid or dot prints a diagram; json (the default) prints the graph itself.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> graph', '<%= config.bin %> graph --format mermaid > evidence.mmd', '<%= config.bin %> graph --format dot | dot -Tsvg > evidence.svg']
+  static flags = {
+    format: Flags.string({description: 'output format', options: [...GRAPH_FORMATS], default: 'json'}),
+  }
+
+  async run(): Promise<EvidenceGraph> {
+    const {flags} = await this.parse(Graph)
+    const g = await withStore(this.workDir, async store => graph(await store.ledger(), {now: new Date(), env: process.env}))
+    if (!this.jsonEnabled()) process.stdout.write(renderGraph(g, flags.format as GraphFormat))
+    return g
+  }
+}

@@ -1,0 +1,25 @@
+import {Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {withStore} from '../cli/context.js'
+import {table} from '../cli/table.js'
+import {hypotheses, STATUSES, type HypothesisView} from '../projections/index.js'
+
+export default class Hypotheses extends ExpCommand {
+  static summary = 'List hypotheses with their status, derived from the records (never stored).'
+  static description = `Statuses: ${STATUSES.join(', ')}. Each is derived from the public lanes in ledger order (see docs/frontier.md for the rules); --json adds the records that justify it and the sequence of statuses it went through.`
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> hypotheses', '<%= config.bin %> hypotheses --status supported --json']
+  static flags = {
+    status: Flags.string({description: 'only hypotheses with this status', options: [...STATUSES]}),
+  }
+
+  async run(): Promise<HypothesisView[]> {
+    const {flags} = await this.parse(Hypotheses)
+    const list = await withStore(this.workDir, async store => hypotheses(await store.ledger(), new Date(), {status: flags.status as HypothesisView['status'] | undefined}))
+    if (!this.jsonEnabled()) {
+      const rows = list.map(h => [h.id, h.status, h.lane, h.evidence, h.claim ? `${h.claim.holder} until ${h.claim.expires_at}` : '', h.because.join(' ')])
+      this.log(table(rows, ['ID', 'STATUS', 'LANE', 'EVIDENCE', 'CLAIMED BY', 'BECAUSE']) || '(no hypotheses)')
+    }
+    return list
+  }
+}

@@ -1,0 +1,23 @@
+import {Args, Flags} from '@oclif/core'
+import {ExpCommand} from '../cli/base.js'
+import {laneOf, withStore} from '../cli/context.js'
+import {retireHypothesis, type RetireResult} from '../lifecycle/index.js'
+
+export default class Retire extends ExpCommand {
+  static summary = 'Retire a hypothesis: no longer worth exploring, kept as negative evidence.'
+  static description = 'Records a note with action retire. Nothing is deleted: its evidence stays in the graph, and `exp reopen` undoes the retirement. Refused (exit 4) when it is retired already.'
+  static enableJsonFlag = true
+  static examples = ['<%= config.bin %> retire hy-0123456789abcdef01234567 --reason "three attempts, no effect on validation"']
+  static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
+  static flags = {
+    reason: Flags.string({description: 'why (kept in the record)', required: true}),
+    lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
+  }
+
+  async run(): Promise<RetireResult> {
+    const {args, flags} = await this.parse(Retire)
+    const res = await withStore(this.workDir, async store => retireHypothesis(store, {hypothesis: args.hypothesis, lane: await laneOf(store, flags.lane), reason: flags.reason, now: () => new Date()}))
+    if (!this.jsonEnabled()) this.log(`retired ${res.hypothesis} (was ${res.was}): ${res.note}`)
+    return res
+  }
+}

@@ -1,0 +1,41 @@
+import {HypothesisStateError, UsageError} from '../errors/index.js'
+import type {RecordStore} from '../store/index.js'
+import {findHypothesis} from './lookup.js'
+
+export interface RetireOptions {
+  hypothesis: string
+  lane: string
+  reason: string
+  now: () => Date
+}
+
+export interface RetireResult {
+  note: string
+  hypothesis: string
+  action: 'retire' | 'reopen'
+  /** the status the hypothesis had before */
+  was: string
+}
+
+/** `exp retire`: the explicit record that a hypothesis is no longer worth exploring (kept as negative evidence). */
+export function retireHypothesis(store: RecordStore, o: RetireOptions): Promise<RetireResult> {
+  return mark(store, o, 'retire')
+}
+
+/** `exp reopen`: undo a retirement; the status becomes whatever the evidence says. */
+export function reopenHypothesis(store: RecordStore, o: RetireOptions): Promise<RetireResult> {
+  return mark(store, o, 'reopen')
+}
+
+async function mark(store: RecordStore, o: RetireOptions, action: 'retire' | 'reopen'): Promise<RetireResult> {
+  if (!o.reason.trim()) throw new UsageError(`${action} needs a reason`, 'pass --reason TEXT: it is the record of why')
+  const now = o.now()
+  const {node, view} = await findHypothesis(store, o.hypothesis, now)
+  if (action === 'retire' && view.status === 'retired') throw new HypothesisStateError(view.id, 'retired', 'retire', 'it is retired already; `exp reopen` undoes that')
+  if (action === 'reopen' && view.status !== 'retired') throw new HypothesisStateError(view.id, view.status, 'reopen', 'only a retired hypothesis can be reopened')
+  // keyed by (action, hypothesis, lane, step): notes are content-addressed, and a second
+  // retire after a reopen, in the same words, must be a new record rather than a no-op
+  const step = node.events.filter(l => l.entry.kind === 'note').length
+  const res = await store.append({kind: 'note', key: `${action}/${view.id}/${o.lane}/${step}`, body: {text: o.reason, about: [view.id], action}, cites: [view.id]}, {lane: o.lane, now: () => now})
+  return {note: res.id, hypothesis: view.id, action, was: view.status}
+}

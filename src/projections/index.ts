@@ -1,0 +1,8 @@
+export * from './types.js'
+export {researchIndex, type ResearchIndex, type IndexOptions} from './research.js'
+export {hypotheses, hypothesisStatus, type HypothesesOptions} from './hypotheses.js'
+export {checkTransitions, type TransitionReport} from './transitions.js'
+export {frontier, type Frontier, type AllowedAction, type PromotionRequirement} from './frontier.js'
+export {graph, type EvidenceGraph, type GraphNode, type GraphEdge, type GraphOptions} from './graph.js'
+export {renderGraph, toMermaid, toDot, GRAPH_FORMATS, type GraphFormat} from './render.js'
+export {claimState, traceClaims, isLive} from './claims.js'

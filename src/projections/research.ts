@@ -1,0 +1,109 @@
+import type {FactsByKind, FactKind} from '../records/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
+
+/** A record linked to a hypothesis, with its indexed facts and its position in ledger order. */
+export interface Linked<K extends FactKind = FactKind> {
+  entry: LedgerEntry & {kind: K}
+  facts: FactsByKind[K]
+  pos: number
+  /** evaluations only: linked through a cite of the hypothesis, with no proposal recorded for it */
+  noProposal?: boolean
+}
+
+export type AnyLinked = {[K in FactKind]: Linked<K>}[FactKind]
+
+export interface HypothesisNode {
+  self: Linked<'hypothesis'>
+  /** every record about it, in ledger order */
+  events: AnyLinked[]
+}
+
+export interface ResearchIndex {
+  ledger: Ledger
+  /** in ledger order */
+  hypotheses: Map<string, HypothesisNode>
+  proposals: Map<string, Linked<'proposal'> & {hypothesis?: string}>
+  evaluations: Map<string, Linked<'evaluation'>>
+  /** records naming a hypothesis that is not in the (public) ledger */
+  dangling: {linked: AnyLinked; hypothesis: string}[]
+}
+
+export interface IndexOptions {
+  /**
+   * Include records of private lanes. Off by default: private refs are never synced, so a
+   * projection that read them would differ between clones with the same public refs.
+   */
+  includePrivate?: boolean
+}
+
+const LINKED_KINDS = new Set(['proposal', 'evaluation', 'decision', 'claim', 'release', 'note'])
+
+/**
+ * Join the research records of a ledger by hypothesis, from the ledger index alone (kind,
+ * cites and facts): no record body is parsed. Two passes, so that a record seen before
+ * the proposal it names (an illegal order, reported by transitions.ts) is still linked.
+ */
+export function researchIndex(ledger: Ledger, opts: IndexOptions = {}): ResearchIndex {
+  const hypotheses = new Map<string, HypothesisNode>()
+  const proposals: ResearchIndex['proposals'] = new Map()
+  const evaluations: ResearchIndex['evaluations'] = new Map()
+  const dangling: ResearchIndex['dangling'] = []
+  const entries = ledger.entries
+  const all = opts.includePrivate === true
+  // pass 1: the things others link to (plain loops: this runs over every entry of the ledger)
+  for (let pos = 0; pos < entries.length; pos++) {
+    const e = entries[pos]!
+    if (e.private && !all) continue
+    if (e.kind === 'hypothesis') hypotheses.set(e.id, {self: {entry: e as Linked<'hypothesis'>['entry'], facts: ledger.facts(e as Linked<'hypothesis'>['entry']), pos}, events: []})
+    else if (e.kind === 'proposal') {
+      const facts = ledger.facts(e as Linked<'proposal'>['entry'])
+      proposals.set(e.id, {entry: e as Linked<'proposal'>['entry'], facts, pos, hypothesis: facts.hypothesis})
+    }
+  }
+  // a proposal that names no hypothesis in its body is linked through what it cites
+  for (const p of proposals.values()) p.hypothesis ??= p.entry.cites.find(c => hypotheses.has(c))
+  const link = (l: AnyLinked, hyp: string | undefined) => {
+    if (hyp === undefined) return
+    const node = hypotheses.get(hyp)
+    if (node) node.events.push(l)
+    else dangling.push({linked: l, hypothesis: hyp})
+  }
+  // pass 2: everything about a hypothesis, appended in ledger order
+  for (let pos = 0; pos < entries.length; pos++) {
+    const e = entries[pos]!
+    if (!LINKED_KINDS.has(e.kind) || (e.private && !all)) continue
+    if (e.kind === 'proposal') {
+      const p = proposals.get(e.id)!
+      link(p as AnyLinked, p.hypothesis)
+      continue
+    }
+    const l = {entry: e, facts: ledger.facts(e)!, pos} as AnyLinked
+    switch (l.entry.kind) {
+      case 'claim':
+      case 'release':
+        link(l, (l.facts as FactsByKind['claim']).hypothesis)
+        break
+      case 'decision': {
+        const f = l.facts as FactsByKind['decision']
+        link(l, f.hypothesis ?? proposals.get(f.proposal)?.hypothesis)
+        break
+      }
+      case 'note': {
+        const f = l.facts as FactsByKind['note']
+        if (f.action === 'retire' || f.action === 'reopen') for (const h of f.about ?? []) if (h.startsWith('hy-')) link(l, h)
+        break
+      }
+      case 'evaluation': {
+        const f = l.facts as FactsByKind['evaluation']
+        evaluations.set(e.id, l as Linked<'evaluation'>)
+        const viaProposal = f.proposal === undefined ? undefined : proposals.get(f.proposal)?.hypothesis
+        if (viaProposal) link(l, viaProposal)
+        else {
+          const cited = e.cites.find(c => hypotheses.has(c))
+          if (cited) link({...l, noProposal: true} as AnyLinked, cited)
+        }
+      }
+    }
+  }
+  return {ledger, hypotheses, proposals, evaluations, dangling}
+}

@@ -1,0 +1,143 @@
+import type {FactsByKind} from '../records/index.js'
+import {claimState, traceClaims} from './claims.js'
+import {isCandidate, isInvalid, judge, type Judgement} from './effect.js'
+import type {AnyLinked, HypothesisNode, Linked, ResearchIndex} from './research.js'
+import type {HypothesisStatus, HypothesisView, StatusStep, TransitionProblem, TransitionRule} from './types.js'
+
+export interface Derivation {
+  view: HypothesisView
+  problems: TransitionProblem[]
+  /** what the frontier needs to name the next action */
+  gaps: {proposal: boolean; holdout?: Judgement}
+}
+
+type Base = Exclude<HypothesisStatus, 'running' | 'retired'>
+
+/**
+ * Derive a hypothesis' status by replaying the records about it in ledger order (the
+ * table in docs/frontier.md). Evidence moves a base status; a retire note and a live
+ * claim are overlays on it (retired > promoted > running > base), so a reopen reveals
+ * whatever the evidence said meanwhile and a lapsed claim reveals the base again.
+ * An illegal transition is reported and not applied.
+ */
+export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Derivation {
+  const self = node.self
+  const problems: TransitionProblem[] = []
+  const problem = (rule: TransitionRule, l: AnyLinked, message: string) => problems.push({rule, hypothesis: self.entry.id, record: l.entry.id, lane: l.entry.lane, ref: l.entry.ref, commit: l.entry.commit, message})
+  let base = 'proposed' as Base
+  let because = [self.entry.id]
+  let retired: string | undefined
+  let lastOutcome = -1
+  let holdout: Judgement | undefined
+  let evidence = 0
+  let merge: {commit: string; branch: string} | undefined
+  const openClaims = new Set<string>()
+  const proposals: string[] = []
+  const verdicts = new Map<string, string>()
+  const shown = (): HypothesisStatus => (retired ? 'retired' : base === 'promoted' ? 'promoted' : openClaims.size ? 'running' : base)
+  const history: StatusStep[] = [{status: 'proposed', record: self.entry.id, lamport: self.entry.lamport, reason: 'hypothesis recorded'}]
+  const setBase = (s: Base, why: string[]) => {
+    if (base === 'promoted') return
+    base = s
+    because = why
+  }
+  for (const l of node.events) {
+    if (l.pos < self.pos) problem('precedes_hypothesis', l, `${l.entry.kind} ${l.entry.id} precedes the hypothesis it is about in ledger order`)
+    let reason = `${l.entry.kind} ${l.entry.id}`
+    switch (l.entry.kind) {
+      case 'proposal':
+        proposals.push(l.entry.id)
+        setBase('active', [l.entry.id])
+        break
+      case 'evaluation': {
+        evidence++
+        const ev = l as Linked<'evaluation'>
+        if (ev.noProposal || ev.facts.proposal === undefined || !proposals.includes(ev.facts.proposal)) {
+          problem('evaluation_without_proposal', l, `evaluation ${l.entry.id} of ${self.entry.id} has no proposal recorded before it`)
+          continue
+        }
+        if (!isCandidate(ev.facts) || ev.facts.split === 'train') break
+        lastOutcome = l.pos
+        openClaims.clear()
+        const j = judge(ix, node, ev)
+        if (ev.facts.split === 'holdout') holdout = j
+        reason = `${ev.facts.split} candidate evaluation ${l.entry.id}: ${j}`
+        if (j === 'invalid') setBase('needs_retry', [l.entry.id, ev.facts.proposal])
+        else if (j === 'supports') setBase('supported', [l.entry.id])
+        else if (j === 'contradicts') setBase('contradicted', [l.entry.id])
+        break
+      }
+      case 'decision': {
+        evidence++
+        lastOutcome = l.pos
+        openClaims.clear()
+        const f = (l as Linked<'decision'>).facts
+        const earlier = verdicts.get(f.proposal)
+        if (earlier && earlier !== f.verdict) {
+          problem('conflicting_decisions', l, `decision ${l.entry.id} ${f.verdict}s proposal ${f.proposal}, which an earlier decision ${earlier}ed`)
+          continue
+        }
+        verdicts.set(f.proposal, f.verdict)
+        const evs = f.evaluations.map(id => ix.evaluations.get(id)?.facts).filter((x): x is FactsByKind['evaluation'] => !!x && isCandidate(x))
+        if (f.verdict === 'reject') {
+          // a rejection resting only on crashed or timed-out runs says nothing about the idea
+          if (evs.length && evs.every(isInvalid)) setBase('needs_retry', [l.entry.id, f.proposal])
+          else setBase('contradicted', [l.entry.id])
+          break
+        }
+        const holdoutEval = f.evaluations.find(id => {
+          const x = ix.evaluations.get(id)?.facts
+          return x && isCandidate(x) && x.split === 'holdout' && !isInvalid(x)
+        })
+        if (retired) problem('accept_while_retired', l, `decision ${l.entry.id} accepts proposal ${f.proposal} of retired hypothesis ${self.entry.id}`)
+        else if (!holdoutEval) problem('promoted_without_holdout', l, `decision ${l.entry.id} accepts proposal ${f.proposal} without a valid held-out candidate evaluation among its evaluations`)
+        else if (!evs.some(x => x.split === 'validation' && !isInvalid(x))) problem('promoted_without_dev_evidence', l, `decision ${l.entry.id} accepts proposal ${f.proposal} without a valid validation candidate evaluation among its evaluations`)
+        else {
+          setBase('promoted', [l.entry.id, holdoutEval])
+          merge = f.merge
+        }
+        break
+      }
+      case 'claim':
+        if (retired) problem('claim_while_retired', l, `claim ${l.entry.id} by ${(l as Linked<'claim'>).facts.holder} of retired hypothesis ${self.entry.id}`)
+        else openClaims.add((l as Linked<'claim'>).facts.holder)
+        break
+      case 'release':
+        openClaims.delete((l as Linked<'release'>).facts.holder)
+        break
+      case 'note': {
+        const action = (l as Linked<'note'>).facts.action
+        if (action === 'retire') retired = l.entry.id
+        else if (!retired) problem('reopen_not_retired', l, `note ${l.entry.id} reopens ${self.entry.id}, which is not retired`)
+        else retired = undefined
+        reason = `${action} note ${l.entry.id}`
+        break
+      }
+    }
+    const s = shown()
+    if (s !== history[history.length - 1]!.status) history.push({status: s, record: l.entry.id, lamport: l.entry.lamport, reason})
+  }
+  const trace = traceClaims(node.events)
+  for (const r of trace.orphanReleases) problem('release_without_claim', r, `release ${r.entry.id} by ${r.facts.holder}, who held no claim${r.facts.claim ? ` ${r.facts.claim}` : ''} of ${self.entry.id}`)
+  const claims = claimState(trace, now)
+  const running = !retired && base !== 'promoted' && claims.holder !== undefined && claims.lastClaimPos! > lastOutcome
+  const status: HypothesisStatus = retired ? 'retired' : base === 'promoted' ? 'promoted' : running ? 'running' : base
+  const last = history[history.length - 1]!
+  if (status !== last.status) history.push({status, reason: running ? `claim ${claims.holder!.claim} is live` : `claim lapsed at ${now.toISOString()} or was released`})
+  const h = claims.holder
+  const view: HypothesisView = {
+    id: self.entry.id,
+    lane: self.entry.lane,
+    lamport: self.entry.lamport,
+    status,
+    evidence_status: retired ? 'retired' : base,
+    because: retired ? [retired] : running ? [h!.claim] : because,
+    evidence,
+    proposals,
+    ...(h ? {claim: {holder: h.holder, claim: h.claim, since: h.since, expires_at: h.expires_at}} : {}),
+    contenders: claims.waiting.map(w => w.holder),
+    ...(merge ? {merge} : {}),
+    history,
+  }
+  return {view, problems, gaps: {proposal: proposals.length > 0, ...(holdout ? {holdout} : {})}}
+}

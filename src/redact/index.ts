@@ -1,0 +1,77 @@
+import os from 'node:os'
+
+/**
+ * Public-safe text: what events and the evidence graph pass every string through before it
+ * leaves the process. Redaction is by value (secrets found in the environment), by shape
+ * (things that look like keys or tokens) and by list (ids flagged private), so a secret
+ * that reaches a message by any route is caught, not only the fields we thought of.
+ */
+export type Redact = (text: string) => string
+
+export interface RedactOptions {
+  /** values of variables whose names look secret (…KEY, …TOKEN, …SECRET, …PASSWORD) are masked */
+  env?: NodeJS.ProcessEnv
+  secrets?: readonly string[]
+  /** ids to hide (held-out scenario ids when the split is private) */
+  private?: readonly string[]
+  /** the home folder, replaced by ~ (default os.homedir()) */
+  home?: string
+  /** replace every absolute path by <path> (public projections), not only home paths */
+  paths?: boolean
+}
+
+export const MASK = '[redacted]'
+export const PRIVATE = '[private]'
+
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
+// shapes of common credentials; ids (xx-<24 hex>), digests (sha256:<hex>) and git oids are not among them
+const SHAPES: RegExp[] = [
+  /\bsk-[A-Za-z0-9_-]{16,}/g,
+  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
+  /\bAKIA[0-9A-Z]{16}\b/g,
+  /\bAIza[0-9A-Za-z_-]{30,}/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+]
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi
+const ASSIGNED = /\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd)["']?\s*[:=]\s*["']?)([^\s"',;}]{4,})/gi
+const HOME_LIKE = /(?:\/home|\/Users)\/[^/\s"']+/g
+const ABS_PATH = /(?<![\w.~-])(?:\/(?:[\w.@+-]+))+\/?|\b[A-Za-z]:\\[^\s"']*/g
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+export function makeRedactor(o: RedactOptions = {}): Redact {
+  const secrets = [...(o.secrets ?? [])]
+  for (const [k, v] of Object.entries(o.env ?? {})) if (v && SECRET_NAME.test(k)) secrets.push(v)
+  // short values ("x", "1") would mangle ordinary text
+  const literal = [...new Set(secrets.filter(s => s.length >= 8))].sort((a, b) => b.length - a.length)
+  const byValue = literal.length ? new RegExp(literal.map(escape).join('|'), 'g') : undefined
+  const priv = (o.private ?? []).filter(Boolean)
+  const byId = priv.length ? new RegExp(`(?<![\\w-])(?:${[...priv].sort((a, b) => b.length - a.length).map(escape).join('|')})(?![\\w-])`, 'g') : undefined
+  const home = o.home ?? os.homedir()
+  return text => {
+    let s = text
+    if (byValue) s = s.replace(byValue, MASK)
+    for (const re of SHAPES) s = s.replace(re, MASK)
+    s = s.replace(BEARER, `$1 ${MASK}`).replace(ASSIGNED, `$1${MASK}`)
+    if (byId) s = s.replace(byId, PRIVATE)
+    if (home && home !== '/') s = s.split(home).join('~')
+    s = s.replace(HOME_LIKE, '~')
+    if (o.paths) s = s.replace(ABS_PATH, '<path>')
+    return s
+  }
+}
+
+/** A copy of a JSON-like value with every string passed through `redact` (keys included). */
+export function redactDeep<T>(value: T, redact: Redact): T {
+  if (typeof value === 'string') return redact(value) as T
+  if (Array.isArray(value)) return value.map(v => redactDeep(v, redact)) as T
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact)
+    return out as T
+  }
+  return value
+}

@@ -1,0 +1,59 @@
+import t from 'tap'
+import {GitRecordStore} from '../../src/store/index.js'
+import {exp, expJson} from '../helpers/cli.js'
+import {makeRepo} from '../helpers/repo.js'
+import {sampleDraft} from '../helpers/records.js'
+import {hypotheses} from '../../src/projections/index.js'
+
+// read in process: the hypotheses command's own output is checked in the second test
+async function status(cwd: string): Promise<string[]> {
+  const s = await GitRecordStore.open(cwd)
+  const list = hypotheses(await s.ledger(), new Date())
+  await s.close()
+  return list.map(h => h.status)
+}
+
+t.test('claim, release, retire and reopen: thin commands with clear refusals', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const hyp = (await s.append(sampleDraft('hypothesis', 1), {lane: 'seed'})).id
+  await s.close()
+  const c = await expJson<{claim: string; holder: string; expires_at: string}>(['claim', hyp.slice(0, 8), '--lane', 'a', '--ttl', '600'], {cwd: repo})
+  t.match(c, {holder: 'a', claim: /^cl-/})
+  t.same(await status(repo), ['running'])
+  const refused = await exp(['claim', hyp, '--lane', 'b'], {cwd: repo})
+  t.equal(refused.code, 4)
+  t.match(refused.stderr, `error: ${hyp} is claimed by a until ${c.expires_at}`)
+  const notHeld = await exp(['release', hyp, '--lane', 'b'], {cwd: repo})
+  t.equal(notHeld.code, 4)
+  t.match(notHeld.stderr, /cannot release .*: it is not claimed by b\nhint: only the holder releases a claim; a holds it/)
+  t.match((await exp(['release', hyp, '--lane', 'a', '--reason', 'done for today'], {cwd: repo})).stdout, new RegExp(`released ${hyp} \\(claim ${c.claim}\\) from a`))
+  t.equal((await exp(['retire', hyp, '--reason', 'no effect in three tries', '--lane', 'a'], {cwd: repo})).code, 0)
+  const retired = await exp(['claim', hyp, '--lane', 'b', '--json'], {cwd: repo})
+  t.equal(retired.code, 4)
+  t.match(JSON.parse(retired.stdout), {error: {code: 'E_STATE', hint: /exp reopen/}})
+  t.equal((await exp(['reopen', hyp, '--reason', 'new workflow', '--lane', 'b'], {cwd: repo})).code, 0)
+  t.same(await status(repo), ['proposed'])
+  const unknown = await exp(['claim', 'hy-000000000000000000000000'], {cwd: repo, env: {EXP_LANE: 'x'}})
+  t.equal(unknown.code, 3)
+  t.match(unknown.stderr, /unknown hypothesis: hy-0{24}\nhint: list hypotheses with `exp hypotheses`/)
+})
+
+t.test('hypotheses, graph formats, frontier text, and fsck reporting an illegal transition', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const hyp = (await s.append(sampleDraft('hypothesis', 2), {lane: 'a'})).id
+  const prop = (await s.append({...sampleDraft('proposal', 1), body: {...(sampleDraft('proposal', 1).body as object), hypothesis: hyp}, cites: [hyp]} as never, {lane: 'a'})).id
+  // an accept with validation evidence only: promotion without held-out evidence
+  const ev = (await s.append({kind: 'evaluation', body: {...(sampleDraft('evaluation').body as object), role: 'candidate', proposal: prop}, cites: [prop]} as never, {lane: 'a'})).id
+  const bad = (await s.append({kind: 'decision', body: {...(sampleDraft('decision').body as object), proposal: prop, verdict: 'accept', evaluations: [ev]}, cites: [prop, ev]} as never, {lane: 'a'})).id
+  await s.close()
+  const table = await exp(['hypotheses', '--status', 'active'], {cwd: repo})
+  t.match(table.stdout, new RegExp(`^ID +STATUS +LANE[^\\n]*\\n${hyp} +active +a +2`))
+  t.match((await exp(['graph', '--format', 'dot'], {cwd: repo})).stdout, new RegExp(`^digraph evidence \\{[\\s\\S]*"${prop}" -> "${hyp}" \\[label="tests"\\]`))
+  t.match((await exp(['frontier'], {cwd: repo, env: {EXP_LANE: 'b'}})).stdout, new RegExp(`agent b\\nselected  ${hyp}  run_dev_attempt`))
+  const f = await exp(['fsck'], {cwd: repo})
+  t.equal(f.code, 5)
+  t.match(f.stdout, new RegExp(`refs/research/lanes/a [0-9a-f]{12}: promoted_without_holdout: decision ${bad} accepts`))
+  t.match(f.stderr, /1 problem\(s\); 1 hypotheses replayed/)
+})

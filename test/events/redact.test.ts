@@ -1,0 +1,51 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {makeRedactor, redactDeep} from '../../src/redact/index.js'
+import {FileSink, MemorySink, NULL_SINK, openEventSink} from '../../src/events/index.js'
+import {tempDir} from '../helpers/repo.js'
+
+const KEY = 'sk-proj-AbCdEfGhIjKlMnOpQrStUv0123456789'
+
+t.test('secrets are masked by value, by shape and by assignment; ids, digests and oids are kept', async t => {
+  const r = makeRedactor({env: {OPENAI_API_KEY: 'plainsecretvalue42', PATH: '/usr/bin', SHORT_TOKEN: 'x'}, home: '/home/alice'})
+  const text = `key plainsecretvalue42 and ${KEY}, ghp_${'a'.repeat(36)}, AKIAABCDEFGHIJKLMNOP, Authorization: Bearer abc.def.ghijkl, password=hunter2222, /home/alice/work and /home/bob/x`
+  const out = r(text)
+  for (const leak of ['plainsecretvalue42', KEY, 'ghp_', 'AKIA', 'abc.def', 'hunter2222', '/home/']) t.notOk(out.includes(leak), leak)
+  t.match(out, /~\/work and ~\/x/)
+  const keep = `tr-${'a'.repeat(24)} sha256:${'b'.repeat(64)} ${'c'.repeat(40)} /usr/bin tokens=12`
+  t.equal(r(keep), keep)
+})
+
+t.test('private ids are hidden as whole words only', async t => {
+  const r = makeRedactor({private: ['onb-1', 'onb-12'], home: '/nonexistent'})
+  t.equal(r('onb-1 onb-12 onb-123 xonb-1'), '[private] [private] onb-123 xonb-1')
+  t.same(redactDeep({task: 'onb-1', list: ['onb-12', 3], nested: {'onb-1': true}}, r), {task: '[private]', list: ['[private]', 3], nested: {'[private]': true}})
+})
+
+t.test('a file sink numbers, stamps and redacts every event before it is written', async t => {
+  const file = path.join(tempDir(t), 'sub', 'events.jsonl')
+  const sink = new FileSink(file, {env: {OPENAI_API_KEY: KEY}, now: () => new Date('2026-01-01T00:00:00Z')})
+  sink.emit({event: 'attempt_recorded', run: 'mf-1', task: 'onb-3', reason: `crashed with ${KEY}`})
+  sink.hide(['onb-3'])
+  sink.emit({event: 'verification_completed', run: 'mf-1', task: 'onb-3', status: 'failed'})
+  await sink.close()
+  const text = fs.readFileSync(file, 'utf8')
+  t.notOk(text.includes(KEY))
+  const lines = text.trim().split('\n').map(l => JSON.parse(l))
+  t.same(lines.map(l => [l.seq, l.at, l.event, l.task]), [[1, '2026-01-01T00:00:00.000Z', 'attempt_recorded', 'onb-3'], [2, '2026-01-01T00:00:00.000Z', 'verification_completed', '[private]']])
+})
+
+t.test('no flag and no EXP_EVENTS: the null sink; EXP_EVENTS names a file relative to cwd', async t => {
+  t.equal(openEventSink(undefined, {env: {}}), NULL_SINK)
+  t.equal(NULL_SINK.enabled, false)
+  const dir = tempDir(t)
+  const sink = openEventSink(undefined, {env: {EXP_EVENTS: 'ev.jsonl'}, cwd: dir})
+  sink.emit({event: 'loop_completed', run: 'r'})
+  await sink.close()
+  t.ok(fs.existsSync(path.join(dir, 'ev.jsonl')))
+  t.throws(() => openEventSink(path.join(dir, 'ev.jsonl', 'nope'), {env: {}}), {code: 'E_USAGE'})
+  const m = new MemorySink({})
+  m.emit({event: 'recall_started', run: 'r', iteration: 2})
+  t.match(m.events, [{seq: 1, event: 'recall_started', iteration: 2}])
+})
