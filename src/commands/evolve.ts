@@ -6,21 +6,55 @@ import {evolve, type EvolveResult} from '../loop/evolve.js'
 import {deterministicMine} from '../loop/mine-step.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
+import {openEventSink} from '../events/index.js'
+import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 
 export default class Evolve extends ExpCommand {
   static summary = 'Run the loop: train, mine, propose, evaluate, promote — N iterations.'
   static description = `Each iteration runs the current main skill on train, mines the new traces, proposes a patch from recalled knowledge, evaluates it against the current skill on validation and applies the promotion policy (held-out only after validation passes). A dashboard is printed per iteration (skill version, training success, observed patterns, lines changed, validation before/after, regressions, decision).
+Lanes: several \`exp evolve --lane NAME\` may run at once, on one repository or on clones that \`exp sync\`. Each claims the hypothesis behind its candidate, leaves the knowledge of other lanes' claims alone, and retires (and rebases) a candidate when another lane promoted first.
 Resumable: kill it at any point and run the same command again; what is recorded is reused, nothing is duplicated. Deterministic: the same starting state gives the same record ids.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json']
+  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl']
   static flags = {
     ...runFlags,
-    iterations: Flags.integer({char: 'n', description: 'iterations to run', min: 1, default: 10}),
-    'budget-episodes': Flags.integer({description: 'stop before an iteration once this many new episodes were recorded', min: 1}),
-    skill: Flags.string({description: 'the skill to evolve (folder under skills/)', default: 'onboarding'}),
-    'train-repeat': Flags.integer({description: 'train episodes per scenario', min: 1, default: 3}),
-    'eval-repeat': Flags.integer({description: 'validation and held-out episodes per scenario', min: 1, default: 3}),
-    'max-rules': Flags.integer({description: 'rules per proposal (first candidate)', min: 1, default: 3}),
+    iterations: Flags.integer({
+      char: 'n',
+      description: 'iterations to run',
+      min: 1,
+      default: 10,
+    }),
+    'budget-episodes': Flags.integer({
+      description: 'stop before an iteration once this many new episodes were recorded',
+      min: 1,
+    }),
+    skill: Flags.string({
+      description: 'the skill to evolve (folder under skills/)',
+      default: 'onboarding',
+    }),
+    'train-repeat': Flags.integer({
+      description: 'train episodes per scenario',
+      min: 1,
+      default: 3,
+    }),
+    'eval-repeat': Flags.integer({
+      description: 'validation and held-out episodes per scenario',
+      min: 1,
+      default: 3,
+    }),
+    'max-rules': Flags.integer({
+      description: 'rules per proposal (first candidate)',
+      min: 1,
+      default: 3,
+    }),
+    'claim-ttl': Flags.integer({
+      description: 'seconds a claim of this lane holds without renewal',
+      min: 1,
+      default: DEFAULT_TTL_SECONDS,
+    }),
+    events: Flags.string({
+      description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted',
+    }),
   }
 
   async run(): Promise<EvolveResult> {
@@ -29,28 +63,40 @@ Resumable: kill it at any point and run the same command again; what is recorded
     const res = await withStore(this.workDir, async store => {
       const {options, config, mainRef} = await runContext(store, this.workDir, flags)
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
-      return evolve(store, {
-        ...options,
-        skill: flags.skill,
-        mainRef,
-        iterations: flags.iterations,
-        budgetEpisodes: flags['budget-episodes'],
-        trainRepeat: flags['train-repeat'],
-        evalRepeat: flags['eval-repeat'],
-        maxRules: flags['max-rules'],
-        recall: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200},
-        mine: deterministicMine,
-        onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
-        onIteration: r => {
-          if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
-          if (!json) this.log(`${renderDashboard(r)}\n`)
-        },
-      })
+      const events = openEventSink(flags.events, {cwd: this.workDir})
+      try {
+        return await evolve(store, {
+          ...options,
+          skill: flags.skill,
+          mainRef,
+          iterations: flags.iterations,
+          budgetEpisodes: flags['budget-episodes'],
+          trainRepeat: flags['train-repeat'],
+          evalRepeat: flags['eval-repeat'],
+          maxRules: flags['max-rules'],
+          recall: {
+            items: config.recall?.items ?? 8,
+            tokens: config.recall?.tokens ?? 1200,
+          },
+          mine: deterministicMine,
+          claimTtlSeconds: flags['claim-ttl'],
+          events,
+          onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
+          onIteration: r => {
+            if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
+            if (!json) this.log(`${renderDashboard(r)}\n`)
+          },
+        })
+      } finally {
+        await events.close()
+      }
     })
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
     if (!json) {
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`
-      this.log(`held-out: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}   promoted ${res.promoted}, rejected ${res.rejected}, ${res.episodes} new episodes${res.reached_85 ? `; 85% held-out reached after ${res.reached_85.episodes} episodes` : ''}`)
+      this.log(
+        `held-out: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}   promoted ${res.promoted}, rejected ${res.rejected}, ${res.episodes} new episodes${res.reached_85 ? `; 85% held-out reached after ${res.reached_85.episodes} episodes` : ''}`,
+      )
       if (res.stopped) this.log(`stopped: ${res.stopped}`)
     }
     return res

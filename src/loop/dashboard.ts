@@ -12,6 +12,10 @@ export interface IterationReport {
   holdout?: {baseline: number; candidate: number}
   decision?: {id: string; verdict: 'accept' | 'reject'; reasons: string[]; merge?: string}
   note?: string
+  /** hypotheses another lane held when this one built the same candidate */
+  blocked?: {hypothesis: string; holder: string}[]
+  /** candidates retired because main moved under them (and rebased, when anything was left) */
+  rebased?: {proposal: string; hypothesis: string; reason: string}[]
   episodes: number
 }
 
@@ -24,6 +28,8 @@ export function renderDashboard(r: IterationReport): string {
   if (!r.patterns.length) lines.push('  (nothing new)')
   for (const p of r.patterns.slice(0, 8)) lines.push(`  + ${p.rule ? renderRule(p.rule) : p.signature} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
   if (r.patterns.length > 8) lines.push(`  … and ${r.patterns.length - 8} more`)
+  for (const b of r.blocked ?? []) lines.push(`Skipped: ${b.hypothesis} (claimed by ${b.holder})`)
+  for (const x of r.rebased ?? []) lines.push(`Retired: ${x.proposal} (${x.reason})`)
   if (!r.proposal) {
     lines.push(`Candidate: none${r.note ? ` (${r.note})` : ''}`)
     return lines.join('\n')

@@ -2,12 +2,15 @@ import {hashObject} from '../store/git/objects.js'
 import {readRef} from '../store/git/refs.js'
 import {readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
-import {NotFoundError} from '../errors/index.js'
+import {ClaimedError, ExpError, NotFoundError} from '../errors/index.js'
+import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
+import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
+import {LoopEvents} from './events.js'
 import type {Rule} from '../agents/scripted/rules.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
-import {createProposal} from './proposal.js'
+import {createProposal, type CreatedProposal} from './proposal.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
-import {promoteProposal} from './promote.js'
+import {promoteProposal, type PromoteResult} from './promote.js'
 import {readPurposeAt} from './proposal.js'
 import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
@@ -16,7 +19,13 @@ import type {IterationReport} from './dashboard.js'
 export interface MineResult {
   evidence: string[]
   knowledge: string[]
-  patterns: {pattern: string; signature: string; support: number; failures: number; rule?: Rule}[]
+  patterns: {
+    pattern: string
+    signature: string
+    support: number
+    failures: number
+    rule?: Rule
+  }[]
 }
 export type MineStep = (store: GitRecordStore, ledger: Ledger, o: {manifest: string; lane: string; now?: () => Date}) => Promise<MineResult>
 
@@ -30,11 +39,14 @@ export interface EvolveOptions extends EvalRunOptions {
   maxRules?: number
   recall: {items: number; tokens: number}
   mine: MineStep
+  /** how long a claim of this lane holds without renewal (default 3600 s) */
+  claimTtlSeconds?: number
   onIteration?: (r: IterationReport) => void
   onStep?: (step: string) => void
 }
 
 export interface EvolveResult {
+  lane: string
   iterations: IterationReport[]
   holdout_before: number
   holdout_after: number
@@ -46,13 +58,31 @@ export interface EvolveResult {
   stopped?: string
 }
 
+/** How often one iteration rebases a candidate whose base went stale before giving up. */
+const MAX_REBASES = 2
+/** How many hypotheses one iteration may find claimed by other lanes before giving up. */
+const MAX_BLOCKED = 5
+
 /**
  * `exp evolve`: run train → mine → propose → eval → promote, N times. Every step is
  * idempotent (records keyed by content or by (manifest, scenario, repetition); branches and
  * merge commits deterministic), so after a kill the same command replays what is done for
  * free and continues; the same starting state gives the same record ids.
+ *
+ * Lanes work without a leader (docs/frontier.md): the hypothesis behind a candidate is
+ * claimed before its branch is built, knowledge behind other lanes' live claims is left
+ * alone, and a candidate whose base is no longer main's tip (another lane promoted) is
+ * retired with the reason and rebased onto the new main, or dropped when main already
+ * follows it. Episodes are content-addressed, so no lane runs an experiment twice.
  */
 export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<EvolveResult> {
+  const now = o.now ?? (() => new Date())
+  const work: LaneWork = {
+    store,
+    lane: o.lane,
+    ttlSeconds: o.claimTtlSeconds ?? DEFAULT_TTL_SECONDS,
+    now,
+  }
   let episodes = 0
   const count = (r: RunResult) => {
     episodes += r.recorded
@@ -63,77 +93,293 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
     const text = await readFileAt(store, main, skillPath(o.skill))
     if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
-    return {main, blob: hashObject('blob', text), version: (await readPurposeAt(store, main, o.skill)).version}
+    return {
+      main,
+      blob: hashObject('blob', text),
+      version: (await readPurposeAt(store, main, o.skill)).version,
+    }
   }
-  const holdoutOf = async (commit: string) => count(await runEvaluation(store, {...o, repo: store.repo, split: 'holdout', repeat: o.evalRepeat, skill: `${commit}:${skillPath(o.skill)}`, role: 'baseline'})).success_rate
-  o.onStep?.('held-out baseline')
-  const holdoutBefore = await holdoutOf((await mainSkill()).main)
-  const reports: IterationReport[] = []
-  let promoted = 0
-  let rejected = 0
-  let reached: EvolveResult['reached_85']
-  let stopped: string | undefined
-  for (let i = 1; i <= o.iterations; i++) {
-    if (o.budgetEpisodes !== undefined && episodes >= o.budgetEpisodes) {
-      stopped = `episode budget reached (${episodes} >= ${o.budgetEpisodes})`
-      break
+  const first = await mainSkill()
+  const events = o.events?.enabled ? new LoopEvents(o.events, `evolve/${o.lane}/${first.main.slice(0, 12)}`) : undefined
+  const holdoutOf = async (commit: string) =>
+    count(
+      await runEvaluation(store, {
+        ...o,
+        repo: store.repo,
+        split: 'holdout',
+        repeat: o.evalRepeat,
+        skill: `${commit}:${skillPath(o.skill)}`,
+        role: 'baseline',
+      }),
+    ).success_rate
+  try {
+    o.onStep?.('held-out baseline')
+    const holdoutBefore = await holdoutOf(first.main)
+    const reports: IterationReport[] = []
+    let promoted = 0
+    let rejected = 0
+    let reached: EvolveResult['reached_85']
+    let stopped: string | undefined
+    for (let i = 1; i <= o.iterations; i++) {
+      if (o.budgetEpisodes !== undefined && episodes >= o.budgetEpisodes) {
+        stopped = `episode budget reached (${episodes} >= ${o.budgetEpisodes})`
+        break
+      }
+      const s = await mainSkill()
+      events?.scheduled(i, {
+        lane: o.lane,
+        skill: o.skill,
+        version: s.version,
+        commit: s.main,
+      })
+      // the iteration tags events only: a manifest pins what ran, so iterations share episodes
+      const runOpts = {...o, eventIteration: i}
+      o.onStep?.(`iteration ${i}: train`)
+      const train = count(
+        await runEvaluation(store, {
+          ...runOpts,
+          repo: store.repo,
+          split: 'train',
+          repeat: o.trainRepeat,
+          skill: `${s.main}:${skillPath(o.skill)}`,
+        }),
+      )
+      o.onStep?.(`iteration ${i}: mine`)
+      const mined = await o.mine(store, await store.ledger(), {
+        manifest: train.manifest,
+        lane: o.lane,
+        now: o.now,
+      })
+      const report: IterationReport = {
+        iteration: i,
+        skill: {
+          name: o.skill,
+          version: s.version,
+          blob: s.blob,
+          commit: s.main,
+        },
+        training: {
+          manifest: train.manifest,
+          evaluation: train.evaluation,
+          passed: train.passed,
+          total: train.total,
+          rate: train.success_rate,
+        },
+        patterns: mined.patterns,
+        knowledge: mined.knowledge,
+        episodes: 0,
+      }
+      const finish = () => {
+        report.episodes = episodes
+        reports.push(report)
+        o.onIteration?.(report)
+      }
+      o.onStep?.(`iteration ${i}: propose`)
+      let created = await proposeClaimed(store, o, work, report)
+      events?.recall(
+        i,
+        created
+          ? {
+              recall: created.recall,
+              hypothesis: created.hypothesis,
+              knowledge: created.patch.knowledge,
+            }
+          : {knowledge: [], reason: report.note},
+      )
+      if (!created) {
+        report.note ??= 'no knowledge left that the skill does not already follow or that was not rejected'
+        finish()
+        continue
+      }
+      for (let rebases = 0; created;) {
+        report.proposal = {
+          id: created.proposal,
+          version: created.version,
+          branch: created.branch,
+          added: created.patch.rendered.size.added,
+          removed: created.patch.rendered.size.removed,
+          sections: created.patch.rendered.sections,
+        }
+        o.onStep?.(`iteration ${i}: eval`)
+        let ledger = await store.ledger()
+        const proposal = loadProposal(ledger, created.proposal)
+        const ev = await evaluateProposal(store, proposal, 'validation', {
+          ...runOpts,
+          repeat: o.evalRepeat,
+          snapshot: created.recall,
+        })
+        count(ev.baseline)
+        count(ev.candidate)
+        report.validation = {
+          baseline: ev.baseline.success_rate,
+          candidate: ev.candidate.success_rate,
+          wins: ev.comparison.wins,
+          losses: ev.comparison.losses,
+          mcnemar_p: ev.comparison.mcnemar_p,
+          evaluation: ev.candidate.evaluation,
+        }
+        report.regressions = ev.comparison.regressions.length
+        o.onStep?.(`iteration ${i}: promote`)
+        // renew the claim: the evaluation may have taken a while
+        await claimFor(work, created.hypothesis).catch(() => undefined)
+        ledger = await store.ledger()
+        let dec: PromoteResult | undefined
+        let moved = (await mainSkill()).main !== created.base && !decided(ledger, created.proposal)
+        if (!moved) {
+          try {
+            dec = await promoteProposal(store, ledger, proposal, {
+              ...runOpts,
+              repeat: o.evalRepeat,
+              snapshot: created.recall,
+            })
+          } catch (e) {
+            // another lane merged into main between the check and the merge
+            if (!(e instanceof ExpError && e.code === 'E_CONFLICT')) throw e
+            moved = true
+          }
+        }
+        if (moved) {
+          const tip = await mainSkill()
+          const next: CreatedProposal | undefined = rebases < MAX_REBASES ? await rebase(store, o, work, created, tip.main) : undefined
+          const why = `main moved from ${created.base.slice(0, 12)} to ${tip.main.slice(0, 12)} while ${o.lane} evaluated it; ${next ? `rebased as ${next.proposal}` : 'main already follows it, or nothing of it is left to try'}`
+          // the same statement on the new base (main moved, the skill did not) stays claimed and goes on
+          if (next?.hypothesis !== created.hypothesis) await retireStale(work, created.hypothesis, why)
+          ;(report.rebased ??= []).push({
+            proposal: created.proposal,
+            hypothesis: created.hypothesis,
+            reason: why,
+          })
+          delete report.validation
+          delete report.regressions
+          if (!next) {
+            delete report.proposal
+            report.note = why
+          }
+          // the rebased candidate is judged against the new main
+          if (next) report.skill = {name: o.skill, version: tip.version, blob: tip.blob, commit: tip.main}
+          created = next
+          rebases++
+          continue
+        }
+        if (dec!.holdout) {
+          // the two held-out runs of the promotion: count what they recorded
+          episodes += countNew(await store.ledger(), ledger, o.lane)
+          report.holdout = {
+            baseline: dec!.holdout.baseline,
+            candidate: dec!.holdout.candidate,
+          }
+        }
+        report.decision = {
+          id: dec!.decision,
+          verdict: dec!.verdict,
+          reasons: dec!.reasons,
+          merge: dec!.merge,
+        }
+        events?.decided(i, {
+          decision: dec!.decision,
+          verdict: dec!.verdict,
+          proposal: created.proposal,
+          snapshot: created.recall,
+          knowledge: created.patch.knowledge,
+          reasons: dec!.reasons,
+          merge: dec!.merge,
+        })
+        await releaseFor(work, created.hypothesis, `decided: ${dec!.verdict} (${dec!.decision})`)
+        if (dec!.verdict === 'accept') {
+          promoted++
+          if (!reached && dec!.holdout && dec!.holdout.candidate >= 0.85) reached = {iteration: i, episodes}
+        } else rejected++
+        break
+      }
+      finish()
     }
-    const s = await mainSkill()
-    o.onStep?.(`iteration ${i}: train`)
-    const train = count(await runEvaluation(store, {...o, repo: store.repo, split: 'train', repeat: o.trainRepeat, skill: `${s.main}:${skillPath(o.skill)}`}))
-    o.onStep?.(`iteration ${i}: mine`)
-    const mined = await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now})
-    const report: IterationReport = {
-      iteration: i,
-      skill: {name: o.skill, version: s.version, blob: s.blob, commit: s.main},
-      training: {manifest: train.manifest, evaluation: train.evaluation, passed: train.passed, total: train.total, rate: train.success_rate},
-      patterns: mined.patterns,
-      knowledge: mined.knowledge,
-      episodes: 0,
+    o.onStep?.('held-out after')
+    const after = await mainSkill()
+    const holdoutAfter = await holdoutOf(after.main)
+    if (!reached && holdoutBefore >= 0.85) reached = {iteration: 0, episodes: 0}
+    const result: EvolveResult = {
+      lane: o.lane,
+      iterations: reports,
+      holdout_before: holdoutBefore,
+      holdout_after: holdoutAfter,
+      promoted,
+      rejected,
+      episodes,
+      ...(reached ? {reached_85: reached} : {}),
+      ...(stopped ? {stopped} : {}),
     }
-    o.onStep?.(`iteration ${i}: propose`)
-    const created = await createProposal(store, await store.ledger(), {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now})
-    if (!created) {
-      report.note = 'no knowledge left that the skill does not already follow or that was not rejected'
-      report.episodes = episodes
-      reports.push(report)
-      o.onIteration?.(report)
-      continue
-    }
-    report.proposal = {id: created.proposal, version: created.version, branch: created.branch, added: created.patch.rendered.size.added, removed: created.patch.rendered.size.removed, sections: created.patch.rendered.sections}
-    o.onStep?.(`iteration ${i}: eval`)
-    let ledger = await store.ledger()
-    const proposal = loadProposal(ledger, created.proposal)
-    const ev = await evaluateProposal(store, proposal, 'validation', {...o, repeat: o.evalRepeat})
-    count(ev.baseline)
-    count(ev.candidate)
-    report.validation = {baseline: ev.baseline.success_rate, candidate: ev.candidate.success_rate, wins: ev.comparison.wins, losses: ev.comparison.losses, mcnemar_p: ev.comparison.mcnemar_p, evaluation: ev.candidate.evaluation}
-    report.regressions = ev.comparison.regressions.length
-    o.onStep?.(`iteration ${i}: promote`)
-    ledger = await store.ledger()
-    const dec = await promoteProposal(store, ledger, proposal, {...o, repeat: o.evalRepeat})
-    if (dec.holdout) {
-      // the two held-out runs of the promotion: count what they recorded
-      episodes += countNew(await store.ledger(), ledger)
-      report.holdout = {baseline: dec.holdout.baseline, candidate: dec.holdout.candidate}
-    }
-    report.decision = {id: dec.decision, verdict: dec.verdict, reasons: dec.reasons, merge: dec.merge}
-    if (dec.verdict === 'accept') {
-      promoted++
-      if (!reached && dec.holdout && dec.holdout.candidate >= 0.85) reached = {iteration: i, episodes}
-    } else rejected++
-    report.episodes = episodes
-    reports.push(report)
-    o.onIteration?.(report)
+    events?.completed({...result, iterations: reports.length})
+    return result
+  } catch (e) {
+    events?.failed(e)
+    throw e
   }
-  o.onStep?.('held-out after')
-  const after = await mainSkill()
-  const holdoutAfter = await holdoutOf(after.main)
-  if (!reached && holdoutBefore >= 0.85) reached = {iteration: 0, episodes: 0}
-  return {iterations: reports, holdout_before: holdoutBefore, holdout_after: holdoutAfter, promoted, rejected, episodes, ...(reached ? {reached_85: reached} : {}), ...(stopped ? {stopped} : {})}
 }
 
-/** Traces recorded between two ledgers (held-out traces live on private lanes, counted too). */
-function countNew(after: Ledger, before: Ledger): number {
-  return after.select({kinds: ['trace']}).length - before.select({kinds: ['trace']}).length
+/** A decision already names this proposal (a resumed run). */
+function decided(ledger: Ledger, proposal: string): boolean {
+  return ledger.select({kinds: ['decision'], cites: proposal}).length > 0
+}
+
+/**
+ * Propose and claim. Knowledge behind other lanes' live claims is left out; when another
+ * lane wins the claim of the very hypothesis built here, its knowledge joins that set and
+ * the proposer tries again.
+ */
+async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: LaneWork, report: IterationReport): Promise<CreatedProposal | undefined> {
+  const avoid = new Set<string>()
+  for (let tries = 0; tries < MAX_BLOCKED; tries++) {
+    const ledger = await store.ledger()
+    for (const c of foreignClaims(ledger, o.lane, work.now())) for (const k of c.knowledge) avoid.add(k)
+    try {
+      return await createProposal(store, ledger, {
+        skill: o.skill,
+        lane: o.lane,
+        mainRef: o.mainRef,
+        recall: o.recall,
+        maxRules: o.maxRules,
+        now: o.now,
+        avoid,
+        claim: h => claimFor(work, h),
+      })
+    } catch (e) {
+      if (!(e instanceof ClaimedError)) throw e
+      const h = String(e.data.hypothesis)
+      ;(report.blocked ??= []).push({
+        hypothesis: h,
+        holder: String(e.data.holder),
+      })
+      const after = await store.ledger()
+      const body = after.get(h) ? after.load<'hypothesis'>(h).body : undefined
+      for (const k of body?.knowledge ?? []) avoid.add(k)
+    }
+  }
+  report.note = `every candidate is claimed by another lane (${report.blocked!.map(b => `${b.hypothesis} by ${b.holder}`).join(', ')})`
+  return undefined
+}
+
+/** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */
+async function rebase(store: GitRecordStore, o: EvolveOptions, work: LaneWork, stale: CreatedProposal, tip: string): Promise<CreatedProposal | undefined> {
+  if (tip === stale.base) return undefined
+  try {
+    return await createProposal(store, await store.ledger(), {
+      skill: o.skill,
+      lane: o.lane,
+      mainRef: o.mainRef,
+      recall: o.recall,
+      maxRules: o.maxRules,
+      now: o.now,
+      only: new Set(stale.patch.knowledge),
+      claim: h => claimFor(work, h),
+    })
+  } catch (e) {
+    if (e instanceof ClaimedError) return undefined
+    throw e
+  }
+}
+
+/** Traces this lane recorded between two ledgers (held-out traces live on its private lane, counted too). */
+function countNew(after: Ledger, before: Ledger, lane: string): number {
+  const mine = (l: Ledger) => l.select({kinds: ['trace']}).filter(e => e.lane === lane).length
+  return mine(after) - mine(before)
 }

@@ -20,6 +20,15 @@ export interface ProposeOptions {
   recall: {items: number; tokens: number}
   maxRules?: number
   now?: () => Date
+  /** knowledge not to use: other lanes hold claims on hypotheses built from it */
+  avoid?: ReadonlySet<string>
+  /** use only this knowledge (rebasing a stale proposal onto the new main) */
+  only?: ReadonlySet<string>
+  /**
+   * Called once the hypothesis is recorded, before the branch and the proposal: claim it.
+   * Throwing (another lane holds it) stops here, so no two lanes build the same candidate.
+   */
+  claim?: (hypothesis: string) => Promise<void>
 }
 
 export interface CreatedProposal {
@@ -66,7 +75,9 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await readFileAt(store, main, skillPath(o.skill)))?.toString('utf8')
   if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
-  const knowledge = currentKnowledge(ledger).filter(k => !k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill))
+  const knowledge = currentKnowledge(ledger).filter(
+    k => (!k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill)) && !o.avoid?.has(k.record.id) && (!o.only || o.only.has(k.record.id)),
+  )
   const byId = new Map<string, KnowledgeItem>(knowledge.map(k => [k.record.id, k]))
   const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
   const recall = buildRecall(knowledge, {skill: o.skill, workflows, present: parseRules(text), items: o.recall.items, tokens: o.recall.tokens})
@@ -86,6 +97,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     knowledge: proposed.knowledge,
   }
   const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: proposed.knowledge}, {lane: o.lane, now})).id
+  await o.claim?.(hypothesisId)
   const key = `proposal/${o.skill}/${main}/${proposed.rendered.normalized}`
   const id = recordId('proposal', '', key)
   const branch = `exp/proposal/${id}`

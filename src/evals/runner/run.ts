@@ -3,7 +3,8 @@ import type {Agent} from '../../agents/types.js'
 import {recordId, type RecordDraft} from '../../records/index.js'
 import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, Split, VerificationBody} from '../../records/types.js'
 import type {Problem} from '../../scenarios/index.js'
-import type {RecordStore, RepoPaths} from '../../store/index.js'
+import type {Ledger, RecordStore, RepoPaths} from '../../store/index.js'
+import {sha256Hex} from '../../records/digest.js'
 import {GRADER_VERSION} from '../grader/version.js'
 import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
 import {runEpisode} from '../episode.js'
@@ -42,6 +43,8 @@ export interface RunOptions {
   decorate?: (full: EvaluationBody, verified: readonly VerifiedEpisode[]) => EvaluationBody
   /** lifecycle events (attempt, observation, verification per episode, then the summary) */
   events?: EventSink
+  /** the loop iteration named in events (unlike `iteration`, not part of the manifest) */
+  eventIteration?: number
   /** the memory snapshot the run was decided on, named in its events */
   snapshot?: string
   now?: () => Date
@@ -114,33 +117,62 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
     }
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
-    if (o.events?.enabled) ev = new RunEvents(o.events, {run: manifest, iteration: o.iteration, snapshot: o.snapshot})
+    if (o.events?.enabled) ev = new RunEvents(o.events, {run: manifest, iteration: o.iteration ?? o.eventIteration, snapshot: o.snapshot})
     const ledger = await store.ledger()
     const plan = dataset.scenarios.flatMap(scenario => Array.from({length: repeat}, (_, rep) => ({scenario, rep, vid: recordId('verification', '', `${episodeKey(manifest, scenario.id, rep)}/verification`)})))
     const verified: VerifiedEpisode[] = []
-    const pending = plan.filter(p => {
-      const e = ledger.get(p.vid)
-      if (e) verified.push({id: p.vid, body: ledger.load<'verification'>(e).body as VerificationBody})
-      return !e
-    })
+    const fromLedger = (l: Ledger, vid: string) => {
+      const e = l.get(vid)
+      if (e) verified.push({id: vid, body: l.load<'verification'>(e).body as VerificationBody})
+      return !!e
+    }
+    // each lane starts at its own place in the plan: lanes running the same experiment at
+    // once meet instead of racing through the same episodes (the records do not depend on order)
+    const pending = rotate(
+      plan.filter(p => !fromLedger(ledger, p.vid)),
+      o.lane,
+    )
     const resumed = verified.length
     const progress: RunProgress = {total: plan.length, done: resumed, passed: verified.filter(v => v.body.passed).length, invalid: verified.filter(v => !v.body.valid).length, resumed}
     o.onProgress?.({...progress})
     ev?.started({split: o.split, episodes: plan.length, resumed, privateScenarios: held ? dataset.scenarios.map(s => s.id) : undefined})
+    let recorded = 0
     let buffer: {drafts: RecordDraft[]; verified: VerifiedEpisode[]}[] = []
+    const started = new Set<string>()
+    let lastFlush = performance.now()
     const flush = async () => {
+      lastFlush = performance.now()
       if (!buffer.length) return
       const batch = buffer
       buffer = []
       const drafts = batch.flatMap(b => b.drafts)
-      await store.appendBatch(drafts, {lane: o.lane, private: held, now})
+      const results = await store.appendBatch(drafts, {lane: o.lane, private: held, now})
       for (const b of batch) verified.push(...b.verified)
-      ev?.episodes(drafts)
+      const fresh = drafts.filter((_, i) => results[i]!.status === 'created' || results[i]!.lane === o.lane)
+      recorded += fresh.filter(d => d.kind === 'trace').length
+      ev?.episodes(fresh)
+      // another lane is recording this very experiment: take what it has, skip it here
+      if (results.some(r => r.status === 'exists' && r.lane !== o.lane)) {
+        const now = await store.ledger()
+        for (const p of pending) {
+          if (started.has(p.vid)) continue
+          if (fromLedger(now, p.vid)) {
+            started.add(p.vid)
+            const v = verified[verified.length - 1]!.body
+            progress.done++
+            if (v.valid && v.passed) progress.passed++
+            if (!v.valid) progress.invalid++
+          }
+        }
+        o.onProgress?.({...progress})
+      }
     }
     let next = 0
     const worker = async () => {
       while (next < pending.length) {
         const p = pending[next++]!
+        if (started.has(p.vid)) continue
+        started.add(p.vid)
         const t0 = performance.now()
         const r = await runEpisode({scenario: p.scenario, agent, skills: [skill], seed: episodeSeed(seed, p.rep), repetition: p.rep, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
         const d = episodeDrafts(r, {manifest, agent: agentRef, skill: skillRef, wallMs: performance.now() - t0})
@@ -149,7 +181,8 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
         if (r.verdict.valid && r.verdict.passed) progress.passed++
         if (!r.verdict.valid) progress.invalid++
         o.onProgress?.({...progress})
-        if (buffer.length >= (o.batch ?? 64)) await flush()
+        // a full batch, or a second's worth: slow agents still show their work to other lanes
+        if (buffer.length >= (o.batch ?? 64) || performance.now() - lastFlush >= 1000) await flush()
       }
     }
     await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, worker))
@@ -169,7 +202,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       evaluation = (await store.append({kind: 'evaluation', body: full, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, now})).id
     }
     ev?.recorded([{id: evaluation}, ...(privateEvaluation ? [{id: privateEvaluation, private: true}] : [])])
-    ev?.completed({total: full.total, passed: full.passed, invalid: full.invalid, recorded: plan.length - resumed})
+    ev?.completed({total: full.total, passed: full.passed, invalid: full.invalid, recorded})
     return {
       manifest,
       evaluation,
@@ -181,7 +214,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       success_rate: full.success_rate,
       ci: full.ci as [number, number],
       resumed,
-      recorded: plan.length - resumed,
+      recorded,
       skill: skillRef,
       agent: agentRef,
       body: full,
@@ -202,7 +235,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
  * manifest again — a rerun, or the same skill as baseline of the next proposal — is the same
  * look, not a new one.
  */
-function holdoutLooks(ledger: import('../../store/index.js').Ledger, manifest: string): number {
+function holdoutLooks(ledger: Ledger, manifest: string): number {
   const seen = new Set<string>()
   for (const e of ledger.select({kinds: ['evaluation']})) {
     const r = ledger.load<'evaluation'>(e)
@@ -211,4 +244,11 @@ function holdoutLooks(ledger: import('../../store/index.js').Ledger, manifest: s
     seen.add(r.body.manifest)
   }
   return seen.size + 1
+}
+
+/** The plan from a place that depends on the lane only: the same order for the same lane. */
+function rotate<T>(items: T[], lane: string): T[] {
+  if (items.length < 2) return items
+  const at = Number.parseInt(sha256Hex(`lane\0${lane}`).slice(0, 8), 16) % items.length
+  return [...items.slice(at), ...items.slice(0, at)]
 }
