@@ -26,7 +26,7 @@ async function exampleRepo(t: Test): Promise<string> {
 t.test('a killed evolve started again finishes with no duplicate record, fsck clean, and the same ids as an uninterrupted run', async t => {
   const [a, b] = await Promise.all([exampleRepo(t), exampleRepo(t)])
   t.equal((await git(a, 'rev-parse', 'main')).trim(), (await git(b, 'rev-parse', 'main')).trim(), 'same starting state')
-  const args = ['evolve', '--iterations', '3', '--lane', 'me', '--json']
+  const args = ['evolve', '--iterations', '3', '--train-repeat', '2', '--eval-repeat', '2', '--lane', 'me', '--json']
   const straight = await expJson<EvolveJson>(args.slice(0, -1), {cwd: a})
   // b: killed once main has moved (after the first promotion), then started again
   const start = (await git(b, 'rev-parse', 'main')).trim()
