@@ -6,7 +6,7 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const all = readdirSync(path.join(root, 'bench')).filter(f => f.endsWith('.mjs') && !['lib.mjs', 'records.mjs'].includes(f) && !f.includes('child')).map(f => f.replace(/\.mjs$/, ''))
+const all = readdirSync(path.join(root, 'bench')).filter(f => f.endsWith('.mjs') && !['lib.mjs', 'records.mjs', 'loop-records.mjs'].includes(f) && !f.includes('child')).map(f => f.replace(/\.mjs$/, ''))
 const want = process.argv.slice(2).length ? process.argv.slice(2) : all
 let failed = 0
 for (const name of want) {

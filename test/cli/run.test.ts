@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {exp, expJson, BIN} from '../helpers/cli.js'
-import {git, GIT_ENV} from '../helpers/repo.js'
+import {git, GIT_ENV, node} from '../helpers/repo.js'
 import {benchmarkRepo} from '../helpers/research.js'
 import {startFakeLlm, completion, RETRY_NOW} from '../helpers/fake-llm.js'
 
@@ -34,7 +34,7 @@ t.test('exp run --json prints the ids, counts, rate and interval', async t => {
 t.test('a run killed with SIGKILL and started again records every episode exactly once', async t => {
   const repo = await benchmarkRepo(t)
   const args = [BIN, 'run', 'train', '--repeat', '6', '--concurrency', '2', '--lane', 'k']
-  const child = spawn(process.execPath, args, {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
+  const child = spawn(...node(args), {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
   const closed = new Promise(r => child.on('close', r))
   // wait until some episodes are recorded (the private lane is not used for train), then kill
   for (let i = 0; i < 400; i++) {

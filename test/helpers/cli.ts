@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {GIT_ENV} from './repo.js'
+import {GIT_ENV, node} from './repo.js'
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const BIN = path.join(ROOT, 'bin', 'run.js')
@@ -15,7 +15,7 @@ export interface CliResult {
 /** Run the built CLI (bin/run.js over dist/) as a real child process. */
 export function exp(args: string[], opts: {cwd: string; input?: string; env?: NodeJS.ProcessEnv}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {cwd: opts.cwd, env: {...GIT_ENV, ...opts.env}})
+    const child = spawn(...node([BIN, ...args]), {cwd: opts.cwd, env: {...GIT_ENV, ...opts.env}})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', d => (stdout += d))

@@ -1,7 +1,7 @@
 import {spawn, type ChildProcess} from 'node:child_process'
 import path from 'node:path'
 import {ROOT} from './cli.js'
-import {GIT_ENV} from './repo.js'
+import {GIT_ENV, node} from './repo.js'
 
 export const APPENDER = path.join(ROOT, 'test/fixtures/bin/appender.mjs')
 
@@ -14,7 +14,7 @@ export interface Appender {
 
 /** Start a real appender child process; `acked` fills with ids whose append returned. */
 export function startAppender(repo: string, lane: string, count: number, prefix: string, batch = 1): Appender {
-  const child = spawn(process.execPath, [APPENDER, repo, lane, String(count), prefix, String(batch)], {env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(...node([APPENDER, repo, lane, String(count), prefix, String(batch)]), {env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe']})
   const acked: string[] = []
   let buf = ''
   let onReady: () => void = () => undefined

@@ -1,7 +1,7 @@
 import t, {type Test} from 'tap'
 import {spawn} from 'node:child_process'
 import {exp, expJson, BIN} from '../helpers/cli.js'
-import {makeRepo, git, GIT_ENV} from '../helpers/repo.js'
+import {makeRepo, git, GIT_ENV, node} from '../helpers/repo.js'
 
 // the initial commit is pinned so that two repositories start from the same state
 const PINNED = {GIT_AUTHOR_DATE: '2026-11-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-11-01T00:00:00Z'}
@@ -30,7 +30,7 @@ t.test('a killed evolve started again finishes with no duplicate record, fsck cl
   const straight = await expJson<EvolveJson>(args.slice(0, -1), {cwd: a})
   // b: killed once main has moved (after the first promotion), then started again
   const start = (await git(b, 'rev-parse', 'main')).trim()
-  const child = spawn(process.execPath, [BIN, ...args], {cwd: b, env: GIT_ENV, stdio: 'ignore'})
+  const child = spawn(...node([BIN, ...args]), {cwd: b, env: GIT_ENV, stdio: 'ignore'})
   const closed = new Promise(r => child.on('close', r))
   for (let i = 0; i < 600; i++) {
     if ((await git(b, 'rev-parse', 'main')).trim() !== start) break
