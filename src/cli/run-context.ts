@@ -6,6 +6,7 @@ import type {EvalRunOptions} from '../loop/evaluate.js'
 import type {AgentOptions} from '../agents/registry.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
+import {openEventSink} from '../events/index.js'
 
 /** Flags shared by the commands that run episodes (run, eval, promote, evolve, gate). */
 export const runFlags = {
@@ -15,6 +16,7 @@ export const runFlags = {
   concurrency: Flags.integer({description: 'episodes in flight at once', min: 1}),
   lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
   'max-steps': Flags.integer({description: 'tool calls allowed per episode', min: 1}),
+  events: Flags.string({description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted'}),
 }
 
 export interface RunFlagValues {
@@ -24,6 +26,7 @@ export interface RunFlagValues {
   concurrency?: number
   lane?: string
   'max-steps'?: number
+  events?: string
 }
 
 export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentOptions {
@@ -53,6 +56,8 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     cwd,
     maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
     agentOptions: agentOptions(cfg, store),
+    // written synchronously, a line per event: nothing to flush when the command ends
+    events: openEventSink(flags.events, {cwd}),
   }
   return {options, config: cfg, root, mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`}
 }

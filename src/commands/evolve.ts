@@ -6,7 +6,6 @@ import {evolve, type EvolveResult} from '../loop/evolve.js'
 import {deterministicMine} from '../loop/mine-step.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
-import {openEventSink} from '../events/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 
 export default class Evolve extends ExpCommand {
@@ -52,9 +51,6 @@ Resumable: kill it at any point and run the same command again; what is recorded
       min: 1,
       default: DEFAULT_TTL_SECONDS,
     }),
-    events: Flags.string({
-      description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted',
-    }),
   }
 
   async run(): Promise<EvolveResult> {
@@ -63,7 +59,6 @@ Resumable: kill it at any point and run the same command again; what is recorded
     const res = await withStore(this.workDir, async store => {
       const {options, config, mainRef} = await runContext(store, this.workDir, flags)
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
-      const events = openEventSink(flags.events, {cwd: this.workDir})
       try {
         return await evolve(store, {
           ...options,
@@ -80,7 +75,6 @@ Resumable: kill it at any point and run the same command again; what is recorded
           },
           mine: deterministicMine,
           claimTtlSeconds: flags['claim-ttl'],
-          events,
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
           onIteration: r => {
             if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
@@ -88,7 +82,7 @@ Resumable: kill it at any point and run the same command again; what is recorded
           },
         })
       } finally {
-        await events.close()
+        await options.events?.close()
       }
     })
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')

@@ -3,7 +3,7 @@ import {ExpError} from './base.js'
 export {ExpError, isExpError, exitFor} from './base.js'
 export type {ExpErrorOptions} from './base.js'
 export {PatchConflictError, type PatchConflictReason} from './skills.js'
-export {ClaimedError, HypothesisStateError} from './research.js'
+export {CandidateTakenError, ClaimedError, HypothesisStateError} from './research.js'
 
 /** The folder is not inside a git repository (work tree or bare). */
 export class NotARepoError extends ExpError {

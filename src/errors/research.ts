@@ -19,3 +19,13 @@ export class HypothesisStateError extends ExpError {
     super('E_STATE', `cannot ${action} ${hypothesis}: it is ${status}`, {data: {hypothesis, status, action}, hint})
   }
 }
+
+/** Another lane built the same candidate (same skill, base and patch) from its own hypothesis. */
+export class CandidateTakenError extends ExpError {
+  constructor(proposal: string, lane: string, hypothesis: string | undefined, mine: string) {
+    super('E_CLAIMED', `proposal ${proposal} (the same patch on the same base) was built by lane ${lane}${hypothesis ? ` from ${hypothesis}` : ''}`, {
+      data: {proposal, holder: lane, hypothesis: hypothesis ?? null, mine},
+      hint: 'its evaluation is theirs; pick another item from `exp frontier`',
+    })
+  }
+}

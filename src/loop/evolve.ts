@@ -2,7 +2,7 @@ import {hashObject} from '../store/git/objects.js'
 import {readRef} from '../store/git/refs.js'
 import {readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
-import {ClaimedError, ExpError, NotFoundError} from '../errors/index.js'
+import {CandidateTakenError, ClaimedError, ExpError, NotFoundError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
 import {LoopEvents} from './events.js'
@@ -343,10 +343,13 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
         claim: h => claimFor(work, h),
       })
     } catch (e) {
-      if (!(e instanceof ClaimedError)) throw e
-      const h = String(e.data.hypothesis)
+      if (!(e instanceof ClaimedError || e instanceof CandidateTakenError)) throw e
+      // another lane holds the hypothesis, or built the same candidate from its own: its
+      // knowledge (and so its rules) is theirs for now, and this lane's claim goes back
+      const h = e instanceof CandidateTakenError ? String(e.data.mine) : String(e.data.hypothesis)
+      if (e instanceof CandidateTakenError) await releaseFor(work, h, `the same candidate was built by ${String(e.data.holder)}`)
       ;(report.blocked ??= []).push({
-        hypothesis: h,
+        hypothesis: e instanceof CandidateTakenError && e.data.hypothesis ? String(e.data.hypothesis) : h,
         holder: String(e.data.holder),
       })
       const after = await store.ledger()
@@ -373,7 +376,8 @@ async function rebase(store: GitRecordStore, o: EvolveOptions, work: LaneWork, s
       claim: h => claimFor(work, h),
     })
   } catch (e) {
-    if (e instanceof ClaimedError) return undefined
+    if (e instanceof CandidateTakenError) await releaseFor(work, String(e.data.mine), `the same candidate was built by ${String(e.data.holder)}`)
+    if (e instanceof ClaimedError || e instanceof CandidateTakenError) return undefined
     throw e
   }
 }

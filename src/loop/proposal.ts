@@ -5,9 +5,9 @@ import {hashObject} from '../store/git/objects.js'
 import {readRef} from '../store/git/refs.js'
 import {commitFiles, moveRef, readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
-import {NotFoundError} from '../errors/index.js'
+import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
 import type {Purpose} from '../skills/index.js'
-import {currentKnowledge, type KnowledgeItem} from './knowledge.js'
+import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
 import {buildRecall} from './recall.js'
 import {proposePatch, PROPOSER, type ProposedPatch, type RejectedPatch} from './proposer.js'
 import {knowledgePath, knowledgeYaml, purposePath, purposeText, skillPath} from './files.js'
@@ -75,8 +75,15 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await readFileAt(store, main, skillPath(o.skill)))?.toString('utf8')
   if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
-  const knowledge = currentKnowledge(ledger).filter(
-    k => (!k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill)) && !o.avoid?.has(k.record.id) && (!o.only || o.only.has(k.record.id)),
+  const all = currentKnowledge(ledger)
+  // knowledge to avoid takes its rule with it: another record of the same rule would build the same lines
+  const avoided = new Set(all.filter(k => o.avoid?.has(k.record.id) && k.rule).map(k => ruleKey(k.rule!)))
+  const knowledge = all.filter(
+    k =>
+      (!k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill)) &&
+      !o.avoid?.has(k.record.id) &&
+      !(k.rule && avoided.has(ruleKey(k.rule))) &&
+      (!o.only || o.only.has(k.record.id)),
   )
   const byId = new Map<string, KnowledgeItem>(knowledge.map(k => [k.record.id, k]))
   const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
@@ -100,6 +107,14 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
   await o.claim?.(hypothesisId)
   const key = `proposal/${o.skill}/${main}/${proposed.rendered.normalized}`
   const id = recordId('proposal', '', key)
+  // the same patch on the same base is the same candidate: if another lane built it from its
+  // own hypothesis, it is theirs (checked again when the append finds it)
+  const taken = (l: Ledger) => {
+    const e = l.get(id)
+    const other = e ? l.load<'proposal'>(e).body.hypothesis : undefined
+    if (e && other !== hypothesisId) throw new CandidateTakenError(id, e.lane, other, hypothesisId)
+  }
+  if (o.claim) taken(await store.ledger())
   const branch = `exp/proposal/${id}`
   const used = proposed.knowledge.map(k => byId.get(k)!.record)
   const nextPurpose: Purpose = {
@@ -136,6 +151,17 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     proposer: PROPOSER,
   }
   const draft: RecordDraft<'proposal'> = {kind: 'proposal', key, body, cites: [recallId, hypothesisId, ...proposed.knowledge]}
-  await store.append(draft, {lane: o.lane, now})
+  try {
+    await store.append(draft, {lane: o.lane, now})
+  } catch (e) {
+    if (e instanceof ConflictError) {
+      // lost the race by a hair: give the branch back to the winner's commit, then say so
+      const l = await store.ledger()
+      const winner = l.get(id) ? l.load<'proposal'>(id).body.head.commit : undefined
+      if (winner && (await readRef(store.commonDir, ref)) === head) await moveRef(store, ref, winner, head)
+      taken(l)
+    }
+    throw e
+  }
   return {proposal: id, hypothesis: hypothesisId, recall: recallId, branch, head, base: main, version, patch: proposed}
 }

@@ -26,7 +26,7 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   await git(repo, 'checkout', '-q', '-b', 'good')
   fs.writeFileSync(skill, withLine('7. Before `assign_device`, call `get_inventory` and only assign a model that is in stock.'))
   await git(repo, 'commit', '-qam', 'skill: check stock first')
-  const good = await exp(['gate', '--base', 'main', '--head', 'good'], {cwd: repo, env: {GITHUB_STEP_SUMMARY: path.join(repo, 'summary.md')}})
+  const good = await exp(['gate', '--base', 'main', '--head', 'good'], {cwd: repo, env: {GITHUB_STEP_SUMMARY: path.join(repo, 'summary.md'), EXP_EVENTS: path.join(repo, '.git', 'gate-events.jsonl')}})
   t.equal(good.code, 0, good.stderr)
   t.match(good.stdout, /## exp gate: PASS/)
   t.match(good.stdout, /\| validation \| [\d.]+% \| [\d.]+% \|/)
@@ -37,6 +37,9 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   await git(repo, 'checkout', '-q', '-b', 'sneaky', 'main')
   fs.appendFileSync(path.join(repo, 'scenarios', 'val-unknown-employee.yaml'), '\n# easier now\n')
   await git(repo, 'commit', '-qam', 'tweak a scenario')
+  // a long command streams lifecycle events (EXP_EVENTS here): the runs of the gate
+  const events = fs.readFileSync(path.join(repo, '.git', 'gate-events.jsonl'), 'utf8').trim().split('\n').map(l => JSON.parse(l) as {event: string})
+  t.ok(events.some(e => e.event === 'run_started') && events.some(e => e.event === 'run_completed'), 'gate events: runs started and completed')
   const sneaky = await exp(['gate', '--base', 'main', '--head', 'sneaky'], {cwd: repo})
   t.equal(sneaky.code, 6)
   t.match(sneaky.stdout, /protected: `scenarios\/val-unknown-employee.yaml`/)
