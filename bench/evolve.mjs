@@ -25,7 +25,6 @@ const rows = []
 const results = {}
 try {
   const repo = tempRepo('evolve')
-  git(repo, ['init', '-q', '-b', 'main'])
   await timeCommand(process.execPath, [BIN, 'init', '--example', 'onboarding'], {cwd: repo})
   const r = await expJson(repo, ['evolve', '--iterations', '10'], 'evolve')
   const res = r.res
@@ -38,7 +37,6 @@ try {
   results.single = {ms: r.ms, rss_mb: r.rssMB, episodes: res.episodes, holdout_before: res.holdout_before, holdout_after: res.holdout_after, promoted: res.promoted, rejected: res.rejected, reached_85: res.reached_85 ?? null, commits}
 
   const lanes = tempRepo('lanes')
-  git(lanes, ['init', '-q', '-b', 'main'])
   await timeCommand(process.execPath, [BIN, 'init', '--example', 'onboarding'], {cwd: lanes})
   const t0 = performance.now()
   const [a, b] = await Promise.all(['a', 'b'].map(l => expJson(lanes, ['evolve', '--iterations', '5', '--lane', l], `lane-${l}`)))

@@ -101,9 +101,15 @@ async function readCases(n) {
   results[`cold_${n}`] = {loose_exp_ms: le.ms, loose_native_ms: ln.ms, loose_rss_mb: le.rssMB, packed_exp_ms: pe.ms, packed_native_ms: pn.ms, packed_rss_mb: pe.rssMB, records: pe.size}
   if (n >= 100_000) {
     const w = await runNode(CHILD, ['warm', repo])
-    rows.push({case: `warm query (cache valid), ${n.toLocaleString()} records`, exp: fmtMs(w.ms), native: '', rss: `${w.rssMB.toFixed(0)} MB`, target: '<= 150 ms', ok: w.ms <= 150})
+    rows.push({case: `warm query (cache valid, in process), ${n.toLocaleString()} records`, exp: fmtMs(w.ms), native: '', rss: `${w.rssMB.toFixed(0)} MB`, target: '<= 150 ms', ok: w.ms <= 150})
     const inc = await runNode(CHILD, ['incremental', repo])
     rows.push({case: `incremental query (1 new record), ${n.toLocaleString()} records`, exp: fmtMs(inc.ms), native: '', rss: `${inc.rssMB.toFixed(0)} MB`, target: '<= 300 ms', ok: inc.ms <= 300})
+    // a new process: every lane read back from the cache files (what a CLI command pays after start-up)
+    const fresh = []
+    for (let k = 0; k < 3; k++) fresh.push(await runNode(CHILD, ['ledger', repo]))
+    const f = fresh.sort((a, b) => a.ms - b.ms)[1]
+    rows.push({case: `first query of a new process (cache valid), ${n.toLocaleString()} records`, exp: fmtMs(f.ms), native: '', rss: `${f.rssMB.toFixed(0)} MB`, target: ''})
+    results.fresh_process = {ms: f.ms, rss_mb: f.rssMB}
     results.warm = {ms: w.ms, rss_mb: w.rssMB}
     results.incremental = {ms: inc.ms, rss_mb: inc.rssMB}
   }

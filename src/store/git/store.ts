@@ -197,14 +197,43 @@ export class GitRecordStore implements RecordStore {
   }
 
   async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
-    const {entries, problems} = await this.refresh()
+    const {entries, problems, key, reread} = await this.refresh()
+    // lane tips name their content: the same tips give the same ledger, so a process that asks
+    // again (the loop does, many times per iteration) gets the one it built unless a lane moved
+    const memoKey = `${opts.includePrivate === false ? 'public' : 'all'}\n${key}`
+    if (!reread && this.memo?.key === memoKey) return this.memo.ledger
     const visible = opts.includePrivate === false ? entries.filter(e => !e.private) : entries
-    return new Ledger(visible, e => ('bytes' in e ? decodeRecord((e as MemEntry).bytes, e.id) : decodeRecord(this.cache.read(e as CachedEntry), e.id)), problems)
+    const ledger = new Ledger(visible, e => ('bytes' in e ? decodeRecord((e as MemEntry).bytes, e.id) : decodeRecord(this.cache.read(e as CachedEntry), e.id)), problems)
+    this.memo = {key: memoKey, ledger}
+    return ledger
   }
 
+  private memo: {key: string; ledger: Ledger} | undefined
+  /** per lane ref: the entries read at a tip, so an unchanged lane is not read from the cache files again */
+  private laneMemo = new Map<string, {tip: string; entries: LedgerEntry[]; problems: ReadProblem[]}>()
+
   /** Bring the cache up to the current lane tips, reading only new commits. */
-  private async refresh(): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]}> {
+  private async refresh(): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]; key: string; reread: boolean}> {
     const tips = await this.laneTips()
+    const key = [...tips].map(([ref, tip]) => `${ref} ${tip ?? '-'}`).sort().join('\n')
+    for (const ref of this.laneMemo.keys()) if (!tips.get(ref)) this.laneMemo.delete(ref)
+    // (the cache files the entries point into must still be there: the folder may be deleted at any time)
+    const usable = (ref: string, tip: string | undefined) => {
+      const m = this.laneMemo.get(ref)
+      return !!m && m.tip === tip && (!m.entries.length || !('file' in m.entries[0]!) || fs.existsSync((m.entries[0] as CachedEntry).file))
+    }
+    if (this.laneMemo.size && [...tips].every(([ref, tip]) => !tip || usable(ref, tip))) {
+      // nothing moved since the last ledger: no cache file to read, no lock to take
+      const entries: LedgerEntry[] = []
+      const problems: ReadProblem[] = []
+      for (const [ref, tip] of tips) {
+        if (!tip) continue
+        const m = this.laneMemo.get(ref)!
+        entries.push(...m.entries)
+        problems.push(...m.problems)
+      }
+      return {entries, problems, key, reread: false}
+    }
     const persist = this.opts.cache !== false && this.cache.tryLock()
     try {
       const state = persist || this.opts.cache !== false ? this.cache.loadState() : {format: 1, lanes: {} as Record<string, LaneState>}
@@ -214,6 +243,12 @@ export class GitRecordStore implements RecordStore {
       for (const [ref, tip] of tips) {
         if (!tip) continue
         let st: LaneState | undefined = state.lanes[ref]
+        if (usable(ref, tip)) {
+          const m = this.laneMemo.get(ref)!
+          entries.push(...m.entries)
+          problems.push(...m.problems)
+          continue
+        }
         if (st) {
           // a damaged cache (files removed by hand) is just no cache for that lane
           const cached = this.cachedEntries(ref, st)
@@ -221,12 +256,14 @@ export class GitRecordStore implements RecordStore {
           else if (st.tip === tip) {
             entries.push(...cached)
             problems.push(...st.problems)
+            this.laneMemo.set(ref, {tip, entries: cached, problems: st.problems})
             continue
           }
         }
         const lane = (await this.readLane(ref, tip, st, persist)) ?? (await this.readLane(ref, tip, undefined, persist))!
         entries.push(...lane.entries)
         problems.push(...lane.problems)
+        this.laneMemo.set(ref, {tip, entries: lane.entries, problems: lane.problems})
         if (persist) {
           state.lanes[ref] = lane.state!
           changed = true
@@ -240,7 +277,7 @@ export class GitRecordStore implements RecordStore {
         }
       }
       if (persist && changed) this.cache.saveState(state)
-      return {entries, problems}
+      return {entries, problems, key, reread: true}
     } finally {
       if (persist) this.cache.unlock()
     }
