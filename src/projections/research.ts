@@ -44,6 +44,17 @@ const LINKED_KINDS = new Set(['proposal', 'evaluation', 'decision', 'claim', 're
  * the proposal it names (an illegal order, reported by transitions.ts) is still linked.
  */
 export function researchIndex(ledger: Ledger, opts: IndexOptions = {}): ResearchIndex {
+  // a ledger never changes, and the store hands out the same one while no lane moves: the
+  // index is built once per ledger (and privacy), and only read after that
+  const key = opts.includePrivate === true ? 'all' : 'public'
+  let memo = built.get(ledger)
+  if (!memo) built.set(ledger, (memo = {}))
+  return (memo[key] ??= buildIndex(ledger, opts))
+}
+
+const built = new WeakMap<Ledger, {all?: ResearchIndex; public?: ResearchIndex}>()
+
+function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
   const hypotheses = new Map<string, HypothesisNode>()
   const proposals: ResearchIndex['proposals'] = new Map()
   const evaluations: ResearchIndex['evaluations'] = new Map()
