@@ -220,8 +220,11 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         }
         report.regressions = ev.comparison.regressions.length
         o.onStep?.(`iteration ${i}: promote`)
-        // renew the claim: the evaluation may have taken a while
-        await claimFor(work, created.hypothesis).catch(() => undefined)
+        // renew the claim: the evaluation may have taken a while (if it lapsed and another lane
+        // holds it now, the episodes are shared anyway: the decision still goes ahead here)
+        await claimFor(work, created.hypothesis).catch(e => {
+          if (!(e instanceof ExpError && (e.code === 'E_CLAIMED' || e.code === 'E_STATE'))) throw e
+        })
         ledger = await store.ledger()
         let dec: PromoteResult | undefined
         let moved = (await mainSkill()).main !== created.base && !decided(ledger, created.proposal)
