@@ -335,16 +335,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
     const ledger = await store.ledger()
     for (const c of foreignClaims(ledger, o.lane, work.now())) for (const k of c.knowledge) avoid.add(k)
     try {
-      return await createProposal(store, ledger, {
-        skill: o.skill,
-        lane: o.lane,
-        mainRef: o.mainRef,
-        recall: o.recall,
-        maxRules: o.maxRules,
-        now: o.now,
-        avoid,
-        claim: h => claimFor(work, h),
-      })
+      return await proposeAs(store, ledger, o, work, {avoid})
     } catch (e) {
       if (!(e instanceof ClaimedError || e instanceof CandidateTakenError)) throw e
       // another lane holds the hypothesis, or built the same candidate from its own: its
@@ -364,20 +355,16 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
   return undefined
 }
 
+/** createProposal for this lane, claiming the hypothesis before the candidate is built. */
+function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>}): Promise<CreatedProposal | undefined> {
+  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h)})
+}
+
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */
 async function rebase(store: GitRecordStore, o: EvolveOptions, work: LaneWork, stale: CreatedProposal, tip: string): Promise<CreatedProposal | undefined> {
   if (tip === stale.base) return undefined
   try {
-    return await createProposal(store, await store.ledger(), {
-      skill: o.skill,
-      lane: o.lane,
-      mainRef: o.mainRef,
-      recall: o.recall,
-      maxRules: o.maxRules,
-      now: o.now,
-      only: new Set(stale.patch.knowledge),
-      claim: h => claimFor(work, h),
-    })
+    return await proposeAs(store, await store.ledger(), o, work, {only: new Set(stale.patch.knowledge)})
   } catch (e) {
     if (e instanceof CandidateTakenError) await releaseFor(work, String(e.data.mine), `the same candidate was built by ${String(e.data.holder)}`)
     if (e instanceof ClaimedError || e instanceof CandidateTakenError) return undefined

@@ -56,29 +56,20 @@ export async function claimFor(w: LaneWork, hypothesis: string): Promise<void> {
 
 /** Give back this lane's claim, when it has one (a decided or retired hypothesis included). */
 export async function releaseFor(w: LaneWork, hypothesis: string, reason: string): Promise<void> {
-  try {
-    await releaseHypothesis(w.store, {
-      hypothesis,
-      lane: w.lane,
-      reason,
-      now: w.now,
-    })
-  } catch (e) {
-    if (!(e instanceof HypothesisStateError)) throw e
-  }
+  await unlessState(releaseHypothesis(w.store, {hypothesis, lane: w.lane, reason, now: w.now}))
 }
 
 /** Retire a hypothesis whose candidate went stale, with the reason, and release it. */
 export async function retireStale(w: LaneWork, hypothesis: string, reason: string): Promise<void> {
+  await unlessState(retireHypothesis(w.store, {hypothesis, lane: w.lane, reason, now: w.now}))
+  await releaseFor(w, hypothesis, 'retired')
+}
+
+/** Await a lifecycle write that may find the hypothesis already where it was going (not claimed, retired). */
+async function unlessState(write: Promise<unknown>): Promise<void> {
   try {
-    await retireHypothesis(w.store, {
-      hypothesis,
-      lane: w.lane,
-      reason,
-      now: w.now,
-    })
+    await write
   } catch (e) {
     if (!(e instanceof HypothesisStateError)) throw e
   }
-  await releaseFor(w, hypothesis, 'retired')
 }
