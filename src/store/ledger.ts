@@ -35,33 +35,96 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+export type RecordLoader = (e: LedgerEntry) => ExpRecord
+/** loads many bodies at once (an adapter can batch its reads); same order as asked */
+export type ManyLoader = (es: readonly LedgerEntry[]) => ExpRecord[]
+
+/** past this many entries in its own map, an extended ledger builds one flat map again */
+const OVERLAY_MAX = 8192
+
 /**
  * The ledger: every record across lanes in ledger order, deduplicated by id (the first in
  * ledger order wins; later copies are listed in `duplicates`). Bodies load on demand.
+ * A ledger never changes once built; `Ledger.extend` makes a new one from an old one.
  */
 export class Ledger {
-  readonly entries: readonly LedgerEntry[]
-  readonly duplicates: readonly LedgerEntry[]
-  private byId = new Map<string, LedgerEntry>()
+  private _entries: readonly LedgerEntry[] = []
+  private _duplicates: readonly LedgerEntry[] = []
+  /** ids of this ledger, over `base` (the map of the ledger this one extends, shared and never written) */
+  private own = new Map<string, LedgerEntry>()
+  private base: ReadonlyMap<string, LedgerEntry> | undefined
   private reverse: Map<string, LedgerEntry[]> | undefined
 
   constructor(
     entries: LedgerEntry[],
-    private readonly loader: (e: LedgerEntry) => ExpRecord,
+    private readonly loader: RecordLoader,
     readonly problems: readonly ReadProblem[] = [],
+    private readonly loadMany?: ManyLoader,
   ) {
     entries.sort(compareEntries)
     const unique: LedgerEntry[] = []
     const dups: LedgerEntry[] = []
     for (const e of entries) {
-      if (this.byId.has(e.id)) dups.push(e)
+      if (this.own.has(e.id)) dups.push(e)
       else {
-        this.byId.set(e.id, e)
+        this.own.set(e.id, e)
         unique.push(e)
       }
     }
-    this.entries = unique
-    this.duplicates = dups
+    this._entries = unique
+    this._duplicates = dups
+  }
+
+  /**
+   * `prev` plus entries new since it was built (records appended to its lanes, or new
+   * lanes): the same ledger as one built from all entries, made by a merge instead of a
+   * sort of everything. Undefined when a new entry's id is already in `prev` (a duplicate
+   * might then win its place): build it whole.
+   */
+  static extend(prev: Ledger, added: LedgerEntry[], problems: readonly ReadProblem[]): Ledger | undefined {
+    added.sort(compareEntries)
+    const seen = new Set<string>()
+    for (const e of added) {
+      if (seen.has(e.id) || prev.has(e.id)) return undefined
+      seen.add(e.id)
+    }
+    const next = new Ledger([], prev.loader, problems, prev.loadMany)
+    const old = prev._entries
+    // new records mostly sort after all old ones: copy the old prefix below the first new
+    // entry in one go, then merge the rest
+    let lo = 0
+    let hi = old.length
+    if (added.length) {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1
+        if (compareEntries(old[mid]!, added[0]!) <= 0) lo = mid + 1
+        else hi = mid
+      }
+    } else lo = old.length
+    const merged = old.slice(0, lo)
+    let i = lo
+    let j = 0
+    while (i < old.length && j < added.length) merged.push(compareEntries(old[i]!, added[j]!) <= 0 ? old[i++]! : added[j++]!)
+    while (i < old.length) merged.push(old[i++]!)
+    while (j < added.length) merged.push(added[j++]!)
+    next._entries = merged
+    next._duplicates = prev._duplicates
+    if ((prev.base ? prev.own.size : 0) + added.length > OVERLAY_MAX) {
+      for (const e of merged) next.own.set(e.id, e)
+    } else {
+      next.base = prev.base ?? prev.own
+      if (prev.base) for (const [id, e] of prev.own) next.own.set(id, e)
+      for (const e of added) next.own.set(e.id, e)
+    }
+    return next
+  }
+
+  get entries(): readonly LedgerEntry[] {
+    return this._entries
+  }
+
+  get duplicates(): readonly LedgerEntry[] {
+    return this._duplicates
   }
 
   get size(): number {
@@ -73,16 +136,16 @@ export class Ledger {
   }
 
   get(id: string): LedgerEntry | undefined {
-    return this.byId.get(id)
+    return this.own.get(id) ?? this.base?.get(id)
   }
 
   has(id: string): boolean {
-    return this.byId.has(id)
+    return this.own.has(id) || !!this.base?.has(id)
   }
 
   /** The record body of an entry (or id). */
   load<K extends Kind = Kind>(e: LedgerEntry | string): ExpRecord<K> {
-    const entry = typeof e === 'string' ? this.byId.get(e) : e
+    const entry = typeof e === 'string' ? this.get(e) : e
     if (!entry) throw new Error(`no record ${String(e)}`)
     return this.loader(entry) as ExpRecord<K>
   }
@@ -90,7 +153,7 @@ export class Ledger {
   select(f: LedgerFilter = {}): LedgerEntry[] {
     const kinds = f.kinds?.length ? new Set(f.kinds) : undefined
     const lanes = f.lanes?.length ? new Set(f.lanes) : undefined
-    const src = f.cites ? this.citedBy(f.cites) : this.entries
+    const src = f.cites ? this.citedBy(f.cites) : this._entries
     return src.filter(e =>
       (!kinds || kinds.has(e.kind)) &&
       (!lanes || lanes.has(e.lane)) &&
@@ -115,14 +178,15 @@ export class Ledger {
   records<K extends Kind>(f: LedgerFilter & {kinds: readonly K[]}): ExpRecord<K>[]
   records(f?: LedgerFilter): ExpRecord[]
   records(f: LedgerFilter = {}): ExpRecord[] {
-    return this.select(f).map(e => this.loader(e))
+    const es = this.select(f)
+    return this.loadMany ? this.loadMany(es) : es.map(e => this.loader(e))
   }
 
   /** Entries that cite `id`, in ledger order. */
   citedBy(id: string): LedgerEntry[] {
     if (!this.reverse) {
       this.reverse = new Map()
-      for (const e of this.entries) for (const c of e.cites) {
+      for (const e of this._entries) for (const c of e.cites) {
         let list = this.reverse.get(c)
         if (!list) this.reverse.set(c, (list = []))
         list.push(e)

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {prepare, seal, encodeRecord, decodeRecord, encodeFacts, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
+import {prepare, seal, encodeRecord, decodeRecord, encodeFacts, recordPath, utcTimestamp, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {ConflictError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
@@ -30,6 +30,31 @@ export interface GitStoreOptions {
 
 interface MemEntry extends LedgerEntry {
   bytes: Buffer
+}
+
+interface LaneRead {
+  ref: string
+  private: boolean
+  entries: readonly LedgerEntry[]
+  problems: readonly ReadProblem[]
+}
+
+/**
+ * The entries of `now` that are not in a ledger built from `before` (per lane ref), when
+ * every lane of `before` is still there and only grew (its old entries, the same objects,
+ * come first); undefined otherwise.
+ */
+function addedSince(before: Map<string, readonly LedgerEntry[]>, now: readonly LaneRead[]): LedgerEntry[] | undefined {
+  const refs = new Set(now.map(l => l.ref))
+  for (const ref of before.keys()) if (!refs.has(ref)) return undefined
+  const added: LedgerEntry[] = []
+  for (const l of now) {
+    const old = before.get(l.ref) ?? []
+    if (old === l.entries) continue
+    if (old.length > l.entries.length || (old.length && l.entries[old.length - 1] !== old[old.length - 1])) return undefined
+    for (let i = old.length; i < l.entries.length; i++) added.push(l.entries[i]!)
+  }
+  return added
 }
 
 /** The git adapter of the RecordStore port: each record is one commit on its lane ref. */
@@ -197,73 +222,83 @@ export class GitRecordStore implements RecordStore {
   }
 
   async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
-    const {entries, problems, key, reread} = await this.refresh()
-    // lane tips name their content: the same tips give the same ledger, so a process that asks
-    // again (the loop does, many times per iteration) gets the one it built unless a lane moved
-    const memoKey = `${opts.includePrivate === false ? 'public' : 'all'}\n${key}`
-    if (!reread && this.memo?.key === memoKey) return this.memo.ledger
-    const visible = opts.includePrivate === false ? entries.filter(e => !e.private) : entries
-    const ledger = new Ledger(visible, e => ('bytes' in e ? decodeRecord((e as MemEntry).bytes, e.id) : decodeRecord(this.cache.read(e as CachedEntry), e.id)), problems)
-    this.memo = {key: memoKey, ledger}
+    const {lanes, key} = await this.refresh()
+    const mode = opts.includePrivate === false ? 'public' : 'all'
+    const visible = mode === 'all' ? lanes : lanes.filter(l => !l.private)
+    const problems = lanes.flatMap(l => l.problems)
+    // lane tips name their content: the same lanes give the same ledger, so a process that asks
+    // again (the loop does, many times per iteration) gets the one it built; when lanes only
+    // grew, the new ledger is the last one plus the new entries (a merge, not a sort of all)
+    const memo = this.memo?.mode === mode ? this.memo : undefined
+    const added = memo && addedSince(memo.lanes, visible)
+    let ledger: Ledger | undefined
+    if (memo && added && !added.length && memo.key === key) ledger = memo.ledger
+    else if (memo && added) ledger = Ledger.extend(memo.ledger, added, problems)
+    ledger ??= new Ledger(visible.flatMap(l => l.entries), e => this.loadOne(e), problems, es => this.loadMany(es))
+    this.memo = {key, mode, ledger, lanes: new Map(visible.map(l => [l.ref, l.entries]))}
     return ledger
   }
 
-  private memo: {key: string; ledger: Ledger} | undefined
+  private loadOne(e: LedgerEntry): ExpRecord {
+    return decodeRecord('bytes' in e ? (e as MemEntry).bytes : this.cache.read(e as CachedEntry), e.id)
+  }
+
+  /** bodies of many entries: the cache reads each data file in a few large reads */
+  private loadMany(es: readonly LedgerEntry[]): ExpRecord[] {
+    const bufs = this.cache.readMany(es.filter(e => !('bytes' in e)) as CachedEntry[])
+    let k = 0
+    return es.map(e => decodeRecord('bytes' in e ? (e as MemEntry).bytes : bufs[k++]!, e.id))
+  }
+
+  private memo: {key: string; mode: 'all' | 'public'; ledger: Ledger; lanes: Map<string, readonly LedgerEntry[]>} | undefined
   /** per lane ref: the entries read at a tip, so an unchanged lane is not read from the cache files again */
-  private laneMemo = new Map<string, {tip: string; entries: LedgerEntry[]; problems: ReadProblem[]}>()
+  private laneMemo = new Map<string, {tip: string; gen?: number; entries: LedgerEntry[]; problems: ReadProblem[]}>()
 
   /** Bring the cache up to the current lane tips, reading only new commits. */
-  private async refresh(): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]; key: string; reread: boolean}> {
+  private async refresh(): Promise<{lanes: LaneRead[]; key: string}> {
     const tips = await this.laneTips()
     const key = [...tips].map(([ref, tip]) => `${ref} ${tip ?? '-'}`).sort().join('\n')
     for (const ref of this.laneMemo.keys()) if (!tips.get(ref)) this.laneMemo.delete(ref)
+    const live = [...tips].filter((t): t is [string, string] => !!t[1])
     // (the cache files the entries point into must still be there: the folder may be deleted at any time)
-    const usable = (ref: string, tip: string | undefined) => {
+    const filesThere = (entries: LedgerEntry[]) => !entries.length || !('file' in entries[0]!) || fs.existsSync((entries[0] as CachedEntry).file)
+    const usable = (ref: string, tip: string) => {
       const m = this.laneMemo.get(ref)
-      return !!m && m.tip === tip && (!m.entries.length || !('file' in m.entries[0]!) || fs.existsSync((m.entries[0] as CachedEntry).file))
+      return !!m && m.tip === tip && filesThere(m.entries)
     }
-    if (this.laneMemo.size && [...tips].every(([ref, tip]) => !tip || usable(ref, tip))) {
-      // nothing moved since the last ledger: no cache file to read, no lock to take
-      const entries: LedgerEntry[] = []
-      const problems: ReadProblem[] = []
-      for (const [ref, tip] of tips) {
-        if (!tip) continue
-        const m = this.laneMemo.get(ref)!
-        entries.push(...m.entries)
-        problems.push(...m.problems)
-      }
-      return {entries, problems, key, reread: false}
+    const remembered = (ref: string): LaneRead => {
+      const m = this.laneMemo.get(ref)!
+      return {ref, private: parseLaneRef(ref)!.private, entries: m.entries, problems: m.problems}
     }
+    // nothing moved since the last ledger: no cache file to read, no lock to take
+    if (this.laneMemo.size && live.every(([ref, tip]) => usable(ref, tip))) return {lanes: live.map(([ref]) => remembered(ref)), key}
     const persist = this.opts.cache !== false && this.cache.tryLock()
     try {
       const state = persist || this.opts.cache !== false ? this.cache.loadState() : {format: 1, lanes: {} as Record<string, LaneState>}
-      const entries: LedgerEntry[] = []
-      const problems: ReadProblem[] = []
+      const lanes: LaneRead[] = []
       let changed = false
-      for (const [ref, tip] of tips) {
-        if (!tip) continue
-        let st: LaneState | undefined = state.lanes[ref]
+      for (const [ref, tip] of live) {
         if (usable(ref, tip)) {
-          const m = this.laneMemo.get(ref)!
-          entries.push(...m.entries)
-          problems.push(...m.problems)
+          lanes.push(remembered(ref))
           continue
         }
+        let st: LaneState | undefined = state.lanes[ref]
+        let start: LedgerEntry[] | undefined
         if (st) {
+          // entries this process already holds for the cached tip need no second read of the index
+          const m = this.laneMemo.get(ref)
+          start = m && m.tip === st.tip && m.gen === st.gen && filesThere(m.entries) ? m.entries : this.cachedEntries(ref, st)
           // a damaged cache (files removed by hand) is just no cache for that lane
-          const cached = this.cachedEntries(ref, st)
-          if (!cached) st = undefined
+          if (!start) st = undefined
           else if (st.tip === tip) {
-            entries.push(...cached)
-            problems.push(...st.problems)
-            this.laneMemo.set(ref, {tip, entries: cached, problems: st.problems})
+            lanes.push({ref, private: parseLaneRef(ref)!.private, entries: start, problems: st.problems})
+            this.laneMemo.set(ref, {tip, gen: st.gen, entries: start, problems: st.problems})
             continue
           }
         }
-        const lane = (await this.readLane(ref, tip, st, persist)) ?? (await this.readLane(ref, tip, undefined, persist))!
-        entries.push(...lane.entries)
-        problems.push(...lane.problems)
-        this.laneMemo.set(ref, {tip, entries: lane.entries, problems: lane.problems})
+        const lane = (await this.readLane(ref, tip, st, persist, start)) ?? (await this.readLane(ref, tip, undefined, persist))!
+        lanes.push({ref, private: parseLaneRef(ref)!.private, entries: lane.entries, problems: lane.problems})
+        this.laneMemo.set(ref, {tip, gen: lane.state?.gen, entries: lane.entries, problems: lane.problems})
         if (persist) {
           state.lanes[ref] = lane.state!
           changed = true
@@ -277,7 +312,7 @@ export class GitRecordStore implements RecordStore {
         }
       }
       if (persist && changed) this.cache.saveState(state)
-      return {entries, problems, key, reread: true}
+      return {lanes, key}
     } finally {
       if (persist) this.cache.unlock()
     }
@@ -297,9 +332,9 @@ export class GitRecordStore implements RecordStore {
    * chunks of commits into the cache. Returns undefined when the cached tip is not an
    * ancestor of the new tip (the lane was rewritten): the caller then reads it from scratch.
    */
-  private async readLane(ref: string, tip: string, st: LaneState | undefined, persist: boolean): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]; state?: LaneState} | undefined> {
+  private async readLane(ref: string, tip: string, st: LaneState | undefined, persist: boolean, start?: LedgerEntry[]): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]; state?: LaneState} | undefined> {
     const info = parseLaneRef(ref)!
-    const entries: LedgerEntry[] = st ? this.cachedEntries(ref, st) ?? [] : []
+    const entries: LedgerEntry[] = st ? (start ? [...start] : this.cachedEntries(ref, st) ?? []) : []
     const problems: ReadProblem[] = [...(st?.problems ?? [])]
     let state = st
     let first = true
