@@ -7,7 +7,52 @@ import {InvalidInputError} from '../errors/index.js'
  * cannot round-trip through JSON has no stable digest.
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, '$')
+  try {
+    return fast(value)
+  } catch (e) {
+    // the slow walk knows where it is: it throws the same refusal naming the path
+    if (e === REFUSED) return write(value, '$')
+    throw e
+  }
+}
+
+const REFUSED = new Error('refused')
+
+/** The same serialization without tracking the path (records are serialized on every append). */
+function fast(v: unknown): string {
+  if (v === null) return 'null'
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v)
+    case 'boolean':
+      return v ? 'true' : 'false'
+    case 'number':
+      if (!Number.isFinite(v)) throw REFUSED
+      return Object.is(v, -0) ? '0' : JSON.stringify(v)
+    case 'object': {
+      if (Array.isArray(v)) {
+        let s = '['
+        for (let i = 0; i < v.length; i++) {
+          const x: unknown = v[i]
+          if (x === undefined) throw REFUSED
+          s += i ? `,${fast(x)}` : fast(x)
+        }
+        return `${s}]`
+      }
+      if (v instanceof Date) return JSON.stringify(v.toISOString())
+      const obj = v as Record<string, unknown>
+      const keys = Object.keys(obj).sort()
+      let s = '{'
+      for (const k of keys) {
+        const x = obj[k]
+        if (x === undefined) continue
+        s += `${s.length > 1 ? ',' : ''}${JSON.stringify(k)}:${fast(x)}`
+      }
+      return `${s}}`
+    }
+    default:
+      throw REFUSED
+  }
 }
 
 function write(v: unknown, at: string): string {

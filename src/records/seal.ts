@@ -23,15 +23,18 @@ export function prepare(draft: RecordDraft, file?: string): Prepared {
   const hit = memo.get(draft)
   if (hit) return hit
   const cites = normalizeCites(draft.cites)
-  // one canonical serialization gives the digest and, parsed back, the normalized draft
-  const subjectJson = canonicalJson(digestSubject({...draft, cites}))
-  const subject = JSON.parse(subjectJson) as {body: RecordDraft['body']; key?: string}
-  const clean: RecordDraft = {kind: draft.kind, body: subject.body, cites}
-  if (subject.key !== undefined) clean.key = subject.key
+  // one canonical serialization of the body gives the digest subject (keys sorted: body
+  // first) and, parsed back, the normalized body
+  if (draft.body === undefined) assertBody(draft.kind, undefined, file)
+  const bodyJson = canonicalJson(draft.body)
+  const {body: _body, ...rest} = digestSubject({...draft, cites}) as {body: unknown}
+  const subjectJson = `{"body":${bodyJson},${canonicalJson(rest).slice(1)}`
+  const clean: RecordDraft = {kind: draft.kind, body: JSON.parse(bodyJson) as RecordDraft['body'], cites}
+  if (draft.key !== undefined) clean.key = draft.key
   if (draft.volatile !== undefined) clean.volatile = JSON.parse(canonicalJson(draft.volatile)) as Record<string, unknown>
   assertBody(clean.kind, clean.body, file)
   const digest = `sha256:${sha256Hex(subjectJson)}`
-  const p: Prepared = {draft: clean, id: recordId(clean.kind, digest, clean.key), digest, bodyJson: canonicalJson(subject.body)}
+  const p: Prepared = {draft: clean, id: recordId(clean.kind, digest, clean.key), digest, bodyJson}
   memo.set(draft, p)
   return p
 }

@@ -37,6 +37,9 @@ export class IsoReader implements ObjectReader {
   async close(): Promise<void> {}
 }
 
+/** at most this many objects are tried loose, in process, before asking cat-file */
+const SMALL_READ = 64
+
 /** Read a loose object in process; undefined when it is not loose (packed or missing). */
 export function readLoose(gitdir: string, oid: string): {type: ObjectType; data: Buffer} | undefined {
   let raw: Buffer
@@ -68,11 +71,31 @@ export class NativeReader implements ObjectReader {
     return this.batch.read(oid)
   }
 
-  /** Bulk reads skip the in-process loose attempt: cat-file reads loose and packed alike, in C. */
-  readMany(oids: readonly string[]): Promise<(Buffer | Error)[]> {
-    this.batch ??= new CatFileBatch(this.gitdir)
-    const b = this.batch
-    return Promise.all(oids.map(oid => b.read(oid).then(o => o.data, (e: Error) => e)))
+  /**
+   * Bulk reads skip the in-process loose attempt: cat-file reads loose and packed alike, in C.
+   * A few objects (a lookup during an append) are tried loose first, so a small repository
+   * never needs the child process.
+   */
+  async readMany(oids: readonly string[]): Promise<(Buffer | Error)[]> {
+    const out: (Buffer | Error | undefined)[] = new Array(oids.length)
+    const rest: number[] = []
+    oids.forEach((oid, i) => {
+      if (oids.length <= SMALL_READ && fs.existsSync(path.join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))) {
+        try {
+          out[i] = readLoose(this.gitdir, oid)?.data
+        } catch (e) {
+          out[i] = e as Error
+        }
+      }
+      if (out[i] === undefined) rest.push(i)
+    })
+    if (rest.length) {
+      this.batch ??= new CatFileBatch(this.gitdir)
+      const b = this.batch
+      const got = await Promise.all(rest.map(i => b.read(oids[i]!).then(o => o.data, (e: Error) => e)))
+      rest.forEach((i, k) => (out[i] = got[k]))
+    }
+    return out as (Buffer | Error)[]
   }
 
   async close(): Promise<void> {

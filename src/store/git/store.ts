@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {prepare, seal, encodeRecord, decodeRecord, encodeFacts, recordPath, utcTimestamp, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
-import {ConflictError} from '../../errors/index.js'
+import {ConflictError, CorruptObjectError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
 import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, ReadProblem, RecordStore} from '../port.js'
@@ -11,7 +11,7 @@ import {RefLock} from './lock.js'
 import {encodeCommit, parseCommit, type Signature} from './objects.js'
 import {IsoReader, NativeReader, type ObjectReader} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
-import {MutableTree, lookupPath} from './tree.js'
+import {MutableTree, lookupPaths} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
 import {hasNativeGit} from './native.js'
 import {readGitConfig, configValue} from './config.js'
@@ -158,14 +158,20 @@ export class GitRecordStore implements RecordStore {
     const out = new Map<string, {digest: string; lane: string; ref: string; lamport: number; commit?: string}>()
     for (const [ref, tip] of tips) {
       if (!tip) continue
+      const want = items.filter(it => !out.has(it.id))
+      if (!want.length) break
       const {tree} = await this.commitInfo(tip)
-      for (const it of items) {
-        if (out.has(it.id)) continue
-        const e = await lookupPath(this.reader, tree, recordPath(it.kind, it.id))
-        if (!e) continue
-        const rec = decodeRecord((await this.reader.read(e.oid)).data, `${ref}:${recordPath(it.kind, it.id)}`)
+      const found = await lookupPaths(this.reader, tree, want.map(it => recordPath(it.kind, it.id)))
+      if (!found.size) continue
+      const hits = want.filter(it => found.has(recordPath(it.kind, it.id)))
+      const blobs = await this.reader.readMany(hits.map(it => found.get(recordPath(it.kind, it.id))!.oid))
+      hits.forEach((it, k) => {
+        const where = `${ref}:${recordPath(it.kind, it.id)}`
+        const data = blobs[k]!
+        if (data instanceof Error) throw new CorruptObjectError('object', `${where}: ${data.message}`, {where})
+        const rec = decodeRecord(data, where)
         out.set(it.id, {digest: rec.digest, lane: parseLaneRef(ref)!.lane, ref, lamport: rec.lamport})
-      }
+      })
     }
     return out
   }

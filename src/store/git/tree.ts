@@ -32,6 +32,41 @@ export async function lookupPath(reader: ObjectReader, root: string, path: strin
   return undefined
 }
 
+/**
+ * The entries at many paths under tree `root`, found level by level: the trees each level
+ * needs are read in one pipelined batch (a lookup per path would wait on each object in turn).
+ */
+export async function lookupPaths(reader: ObjectReader, root: string, paths: readonly string[]): Promise<Map<string, TreeEntry>> {
+  const out = new Map<string, TreeEntry>()
+  const trees = new Map<string, Map<string, TreeEntry>>()
+  let work = paths.map(p => ({tree: root, parts: p.split('/'), i: 0, path: p}))
+  while (work.length) {
+    const need = [...new Set(work.map(w => w.tree))].filter(oid => !trees.has(oid))
+    const missing = need.filter(oid => !treeCache.has(oid))
+    const got = missing.length ? await reader.readMany(missing) : []
+    for (const oid of need) {
+      let entries = treeCache.get(oid)
+      if (!entries) {
+        const data = got[missing.indexOf(oid)]!
+        if (data instanceof Error) throw new CorruptObjectError('tree', `${oid}: ${data.message}`, {oid})
+        entries = parseTree(data, oid)
+        if (treeCache.size >= TREE_CACHE_MAX) treeCache.delete(treeCache.keys().next().value!)
+        treeCache.set(oid, entries)
+      }
+      trees.set(oid, new Map(entries.map(e => [e.name, e])))
+    }
+    const next: typeof work = []
+    for (const w of work) {
+      const e = trees.get(w.tree)!.get(w.parts[w.i]!)
+      if (!e) continue
+      if (w.i === w.parts.length - 1) out.set(w.path, e)
+      else if (e.mode === '40000') next.push({...w, tree: e.oid, i: w.i + 1})
+    }
+    work = next
+  }
+  return out
+}
+
 interface Entry {
   mode: string
   name: string
