@@ -2,7 +2,7 @@ import js from '@eslint/js'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
-  {ignores: ['dist/**', 'node_modules/**', 'bench/results/**', '**/*.generated.ts', 'coverage/**', '.tap/**']},
+  {ignores: ['dist/**', 'schemas/compiled/**', 'node_modules/**', 'bench/results/**', '**/*.generated.ts', 'coverage/**', '.tap/**']},
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,9 +1,9 @@
 import {fileURLToPath} from 'node:url'
+import {createRequire} from 'node:module'
 import path from 'node:path'
 import type {ErrorObject} from 'ajv'
 import {SchemaError, type SchemaProblem} from '../errors/index.js'
 import {KINDS, type Kind} from './kinds.js'
-import * as compiled from './validators.generated.js'
 
 /** The folder of JSON Schemas shipped with the package (the same at write and read time). */
 export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas')
@@ -13,15 +13,27 @@ export interface CompiledValidator {
   errors?: ErrorObject[] | null
 }
 
+const requireCompiled = createRequire(import.meta.url)
+const loaded = new Map<string, CompiledValidator>()
+
 /**
  * The compiled validator of a schema path relative to schemas/. These are ajv's own
- * compiled functions, generated at development time (scripts/gen-validators.mjs), so
- * nothing is compiled when the CLI starts.
+ * compiled functions, generated at development time into schemas/compiled/ (one module per
+ * schema, scripts/gen-validators.mjs), so nothing is compiled when the CLI starts, and a
+ * command loads only the validators it uses.
  */
 export function validator(rel: string): CompiledValidator {
-  const name = 'v_' + rel.replace(/\.schema\.json$/, '').replace(/[^A-Za-z0-9]+/g, '_')
-  const v = (compiled as unknown as Record<string, CompiledValidator>)[name]
-  if (!v) throw new Error(`no compiled validator for schemas/${rel}: run npm run gen`)
+  let v = loaded.get(rel)
+  if (!v) {
+    const file = path.join(SCHEMA_DIR, 'compiled', `${rel.replace(/\.schema\.json$/, '').replace(/[^A-Za-z0-9]+/g, '_')}.cjs`)
+    try {
+      v = (requireCompiled(file) as {validate: CompiledValidator}).validate
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') throw new Error(`no compiled validator for schemas/${rel} (${file}): run npm run gen`)
+      throw e
+    }
+    loaded.set(rel, v)
+  }
   return v
 }
 
