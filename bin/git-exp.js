@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // `git exp <command>`: git finds this as `git-exp` on PATH and runs it with the rest of the arguments.
-import {execute} from '@oclif/core'
+import {execute} from '../dist/vendor/oclif.js'
 
 await execute({dir: import.meta.url})

@@ -1,4 +1,4 @@
-import {Command, Flags, type Interfaces} from '@oclif/core'
+import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
 import {isExpError, ExpError} from '../errors/index.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
 import type {GitRecordStore} from '../store/index.js'
 

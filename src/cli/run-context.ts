@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {Flags} from '@oclif/core'
+import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
 import type {GitRecordStore} from '../store/index.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'

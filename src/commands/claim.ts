@@ -1,4 +1,4 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {claimHypothesis, DEFAULT_TTL_SECONDS, type ClaimResult} from '../lifecycle/index.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../vendor/oclif.js'
 import {mkdtempSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'

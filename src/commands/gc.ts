@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {discoverRepo} from '../store/index.js'
 import {gc, type GcResult} from '../store/git/gc.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'

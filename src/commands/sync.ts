@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {discoverRepo} from '../store/index.js'
 import {sync, type SyncResult} from '../store/git/sync.js'

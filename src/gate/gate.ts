@@ -1,4 +1,4 @@
-import {parse as parseYaml} from 'yaml'
+import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile} from '../records/index.js'
 import type {ResearchContract} from '../records/types.js'
 import {runGit} from '../store/git/native.js'

@@ -1,4 +1,4 @@
-import {stringify} from 'yaml'
+import {stringify} from '../vendor/yaml.js'
 import type {ExpRecord} from '../records/index.js'
 import {renderRule, type Rule} from '../agents/scripted/rules.js'
 import {formatPurpose, type Purpose} from '../skills/index.js'

@@ -1,4 +1,4 @@
-import {parse as parseYaml} from 'yaml'
+import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
 import type {DecisionBody, EvaluationBody, PromotionPolicy} from '../records/types.js'
 import {hashObject} from '../store/git/objects.js'

@@ -1,4 +1,4 @@
-import {parse as parseYaml} from 'yaml'
+import {parse as parseYaml} from '../vendor/yaml.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../store/git/objects.js'

@@ -10,7 +10,7 @@ export async function parseYamlOrJson(text: string, file: string): Promise<unkno
       // fall through to the YAML parser, which reports line and column
     }
   }
-  const {parseDocument, LineCounter} = await import('yaml')
+  const {parseDocument, LineCounter} = await import('../vendor/yaml.js')
   const lc = new LineCounter()
   const doc = parseDocument(text, {lineCounter: lc, prettyErrors: false, uniqueKeys: true})
   const err = doc.errors[0]

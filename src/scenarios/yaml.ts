@@ -1,4 +1,4 @@
-import {isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node} from 'yaml'
+import {isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node} from '../vendor/yaml.js'
 
 /**
  * YAML with positions: parse once, then map any data path (['invariants', 3, 'equals'])

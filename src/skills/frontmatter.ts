@@ -1,4 +1,4 @@
-import {LineCounter, parseDocument, isMap, isPair, isScalar, type Document} from 'yaml'
+import {LineCounter, parseDocument, isMap, isPair, isScalar, type Document} from '../vendor/yaml.js'
 import {yamlMessage} from './text.js'
 
 /**

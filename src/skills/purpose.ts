@@ -1,6 +1,6 @@
 import {readFile, rename, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
-import {Document, LineCounter, parseDocument, isMap, isPair, isScalar, type Node} from 'yaml'
+import {Document, LineCounter, parseDocument, isMap, isPair, isScalar, type Node} from '../vendor/yaml.js'
 import type {ErrorObject} from 'ajv'
 import {NotFoundError, ParseError, SchemaError} from '../errors/index.js'
 import {problemsOf} from '../records/index.js'

@@ -1,4 +1,4 @@
-import {Flags} from '@oclif/core'
+import {Flags} from '../../vendor/oclif.js'
 import {mkdir, writeFile, access} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpCommand} from '../../cli/base.js'

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {Args} from '@oclif/core'
+import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '../../scenarios/index.js'
 

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import {Flags} from '@oclif/core'
+import {Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {formatProblem, listScenarios, type ScenarioListing} from '../../scenarios/index.js'
 

@@ -1,4 +1,4 @@
-import {Args} from '@oclif/core'
+import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {exitFor} from '../../errors/index.js'
 import {lintSkills, type LintProblem, type LintReport} from '../../skills/index.js'
