@@ -169,11 +169,13 @@ export class LedgerCache {
     else fs.truncateSync(idxFile, idxBytes)
     const lines: string[] = []
     const byKind = new Map<Kind, Buffer[]>()
+    const files = new Map<Kind, string>()
     const entries: CachedEntry[] = []
     for (const {entry: e, bytes} of add) {
       let chunks = byKind.get(e.kind)
       if (!chunks) {
         byKind.set(e.kind, (chunks = []))
+        files.set(e.kind, `${base}.${e.kind}.dat`)
         // a kind seen for the first time, or a tail a crashed writer left past the state
         const have = dat[e.kind]
         if (have === undefined) fs.writeFileSync(`${base}.${e.kind}.dat`, '')
@@ -181,7 +183,7 @@ export class LedgerCache {
       }
       const off = dat[e.kind] ?? 0
       lines.push(`${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${off}\t${bytes.length}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`)
-      entries.push({...e, off, len: bytes.length, file: `${base}.${e.kind}.dat`, lane, ref, private: isPrivate})
+      entries.push({...e, off, len: bytes.length, file: files.get(e.kind)!, lane, ref, private: isPrivate})
       chunks.push(bytes)
       dat[e.kind] = off + bytes.length
     }
