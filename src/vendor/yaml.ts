@@ -1,22 +1,11 @@
-import {createRequire} from 'node:module'
 import type * as Y from 'yaml'
+import {bundled} from './load.js'
 
 /**
- * yaml, through one seam: the single-file bundle scripts/vendor.mjs writes next to this
- * module at build time (~30 ms faster to load than the package's modules), or the package
- * itself when there is no bundle (running from src/). Types come from 'yaml' directly.
+ * yaml, through one seam: the bundle scripts/vendor.mjs builds (~30 ms faster to load than
+ * the package's modules), or the package when there is none. Types come from 'yaml'.
  */
-function load(): typeof Y {
-  const require = createRequire(import.meta.url)
-  try {
-    return require('./yaml.cjs') as typeof Y
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND' || !String((e as Error).message).includes('yaml.cjs')) throw e
-    return require('yaml') as typeof Y
-  }
-}
-
-const yaml = load()
+const yaml = bundled<typeof Y>('yaml.cjs', 'yaml')
 export const {Document, LineCounter, parseDocument, isMap, isPair, isScalar, isSeq, parse, stringify} = yaml
 export type Document<C extends Y.Node = Y.Node, S extends boolean = true> = Y.Document<C, S>
 export type LineCounter = Y.LineCounter
