@@ -10,15 +10,14 @@ export function canonicalJson(value: unknown): string {
   try {
     return fast(value)
   } catch (e) {
-    // the slow walk knows where it is: it throws the same refusal naming the path
-    if (e === REFUSED) return write(value, '$')
-    throw e
+    // a second walk finds where: only a refused value pays for tracking the path
+    throw (e === REFUSED && refusal(value, '$')) || e
   }
 }
 
 const REFUSED = new Error('refused')
 
-/** The same serialization without tracking the path (records are serialized on every append). */
+/** The serialization, without tracking where it is (records are serialized on every append). */
 function fast(v: unknown): string {
   if (v === null) return 'null'
   switch (typeof v) {
@@ -55,32 +54,25 @@ function fast(v: unknown): string {
   }
 }
 
-function write(v: unknown, at: string): string {
-  if (v === null) return 'null'
-  switch (typeof v) {
-    case 'string':
-      return JSON.stringify(v)
-    case 'boolean':
-      return v ? 'true' : 'false'
-    case 'number':
-      if (!Number.isFinite(v)) throw new InvalidInputError(`${at}: number ${v} is not finite`, {path: at})
-      return Object.is(v, -0) ? '0' : JSON.stringify(v)
-    case 'object': {
-      if (Array.isArray(v)) {
-        const parts = v.map((x, i) => {
-          if (x === undefined) throw new InvalidInputError(`${at}[${i}]: undefined is not allowed in arrays`, {path: `${at}[${i}]`})
-          return write(x, `${at}[${i}]`)
-        })
-        return `[${parts.join(',')}]`
-      }
-      if (v instanceof Date) return JSON.stringify(v.toISOString())
-      const obj = v as Record<string, unknown>
-      const keys = Object.keys(obj).filter(k => obj[k] !== undefined).sort()
-      return `{${keys.map(k => `${JSON.stringify(k)}:${write(obj[k], `${at}.${k}`)}`).join(',')}}`
+/** Where the first value `fast` refuses is (same walk order), as the error naming it. */
+function refusal(v: unknown, at: string): InvalidInputError | undefined {
+  if (typeof v === 'number') return Number.isFinite(v) ? undefined : new InvalidInputError(`${at}: number ${v} is not finite`, {path: at})
+  if (v === null || typeof v === 'string' || typeof v === 'boolean' || v instanceof Date) return undefined
+  if (typeof v !== 'object') return new InvalidInputError(`${at}: ${typeof v} cannot be stored in a record`, {path: at})
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i]
+      const e = x === undefined ? new InvalidInputError(`${at}[${i}]: undefined is not allowed in arrays`, {path: `${at}[${i}]`}) : refusal(x, `${at}[${i}]`)
+      if (e) return e
     }
-    default:
-      throw new InvalidInputError(`${at}: ${typeof v} cannot be stored in a record`, {path: at})
+    return undefined
   }
+  const obj = v as Record<string, unknown>
+  for (const k of Object.keys(obj).sort()) {
+    const e = obj[k] === undefined ? undefined : refusal(obj[k], `${at}.${k}`)
+    if (e) return e
+  }
+  return undefined
 }
 
 /** A deep copy through canonical JSON: drops undefined members, normalizes -0 and dates. */

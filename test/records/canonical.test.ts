@@ -10,6 +10,10 @@ t.test('canonical JSON rejects values without a stable form', async t => {
   t.throws(() => canonicalJson({x: NaN}), {code: 'E_INVALID_INPUT'})
   t.throws(() => canonicalJson([1, undefined]), {code: 'E_INVALID_INPUT'})
   t.throws(() => canonicalJson({f: () => 1}), {code: 'E_INVALID_INPUT'})
+  // the error names where the value is (the first refused one in key order)
+  t.throws(() => canonicalJson({b: {list: [1, 2, Infinity]}, a: {ok: true}}), {message: '$.b.list[2]: number Infinity is not finite'})
+  t.throws(() => canonicalJson({z: [undefined], a: [{n: 1n}]}), {message: '$.a[0].n: bigint cannot be stored in a record'})
+  t.throws(() => canonicalJson({x: [0, undefined]}), {message: '$.x[1]: undefined is not allowed in arrays'})
 })
 
 t.test('the digest ignores lane, lamport, time and volatile fields but not cites order', async t => {
