@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Writes the V8 code cache of the dist/vendor bundles (`<bundle>.v8`, see src/vendor/load.ts)
+// by running one real command, `exp append`, in a throwaway repository with
+// EXP_WRITE_CODE_CACHE set: the cache then holds every function that start-up, oclif's
+// config and parser, and the yaml reader compiled. Without it every command works the
+// same, ~20 ms slower to start, so a failure here is a warning, not a failed build.
+import {execFileSync} from 'node:child_process'
+import {mkdtempSync, rmSync, writeFileSync, existsSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const dir = mkdtempSync(path.join(os.tmpdir(), 'exp-code-cache-'))
+try {
+  execFileSync('git', ['init', '-q', dir])
+  writeFileSync(path.join(dir, 'note.yaml'), 'text: warms the code cache\n')
+  execFileSync(process.execPath, [path.join(root, 'bin/run.js'), 'append', 'note', 'note.yaml', '--lane', 'build'], {
+    cwd: dir,
+    env: {...process.env, EXP_WRITE_CODE_CACHE: '1'},
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  for (const f of ['oclif-core.cjs.v8', 'yaml.cjs.v8']) {
+    if (!existsSync(path.join(root, 'dist/vendor', f))) console.warn(`code-cache: dist/vendor/${f} was not written`)
+  }
+} catch (e) {
+  console.warn(`code-cache: not written (${e.message.split('\n')[0]}); commands start ~20 ms slower`)
+} finally {
+  rmSync(dir, {recursive: true, force: true})
+}
