@@ -73,9 +73,10 @@ export class ConflictError extends ExpError {
 
 export class LockedError extends ExpError {
   constructor(ref: string, owner: string, waitedMs: number) {
-    super('E_LOCKED', `lane ref ${ref} is locked by ${owner} (waited ${Math.round(waitedMs)} ms)`, {
+    const lane = ref.startsWith('refs/')
+    super('E_LOCKED', `${lane ? 'lane ref' : 'lock'} ${ref} is locked by ${owner} (waited ${Math.round(waitedMs)} ms)`, {
       data: {ref, owner, waitedMs},
-      hint: 'another writer is appending to this lane; retry later, or remove the .lock file if that process is gone',
+      hint: lane ? 'another writer is appending to this lane; retry later, or remove the .lock file if that process is gone' : `another exp process holds it; retry later, or remove .git/${ref}.lock if that process is gone`,
     })
   }
 }

@@ -26,10 +26,19 @@ export interface ClaimResult {
  * lane holds it already). Two clones can race offline, so after writing, the ledger is read
  * again: when an earlier claim of another lane is now visible, the claim waits in line and
  * this reports it (the ledger-order rule, not this check, is the arbiter).
+ *
+ * On one repository the read, the write and the second read hold the store's `claims`
+ * lock. Without it two lanes claiming at once could both win: lanes append in parallel, so
+ * a claim can get the same Lamport clock as another lane's claim that was being written at
+ * the same moment, sort before it, and become visible only after that lane's second read.
  */
 export async function claimHypothesis(store: RecordStore, o: ClaimOptions): Promise<ClaimResult> {
   const ttl = o.ttlSeconds ?? DEFAULT_TTL_SECONDS
   if (!Number.isInteger(ttl) || ttl < 1) throw new UsageError(`--ttl must be a whole number of seconds >= 1 (got ${ttl})`)
+  return store.exclusive('claims', () => claimLocked(store, o, ttl))
+}
+
+async function claimLocked(store: RecordStore, o: ClaimOptions, ttl: number): Promise<ClaimResult> {
   const now = o.now()
   const {view} = await findHypothesis(store, o.hypothesis, now)
   if (view.status === 'retired') throw new HypothesisStateError(view.id, 'retired', 'claim', 'reopen it first: `exp reopen HYP --reason TEXT`')

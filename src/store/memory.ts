@@ -92,5 +92,14 @@ export class MemoryRecordStore implements RecordStore {
       .sort((a, b) => (a.ref < b.ref ? -1 : 1))
   }
 
+  private held = new Map<string, Promise<unknown>>()
+
+  async exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const before = this.held.get(name) ?? Promise.resolve()
+    const run = before.then(fn, fn)
+    this.held.set(name, run.catch(() => undefined))
+    return run
+  }
+
   async close(): Promise<void> {}
 }

@@ -54,6 +54,13 @@ export interface RecordStore {
   appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]>
   ledger(opts?: LedgerOptions): Promise<Ledger>
   lanes(): Promise<LaneInfo[]>
+  /**
+   * Run `fn` while holding the repository-local lock `name`: every process on this
+   * repository (not other clones) that asks for the same name waits its turn. For the few
+   * read-decide-write steps whose decision must see every write that could be ordered
+   * before its own (claims). Appends never need it.
+   */
+  exclusive<T>(name: string, fn: () => Promise<T>, opts?: {timeoutMs?: number}): Promise<T>
   close(): Promise<void>
 }
 

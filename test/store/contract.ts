@@ -132,4 +132,20 @@ export function storeContract(t: Test, create: (t: Test) => Promise<RecordStore>
     t.equal(r.digest, recordDigest({kind: 'note', body: sampleDraft('note', 9).body}))
     await s.close()
   })
+
+  t.test('exclusive: one holder of a name at a time; a failing holder lets the next one in', async t => {
+    const s = await create(t)
+    const log: string[] = []
+    const job = (tag: string) => s.exclusive('claims', async () => {
+      log.push(`${tag}+`)
+      await new Promise(r => setTimeout(r, 15))
+      log.push(`${tag}-`)
+      return tag
+    })
+    t.same(await Promise.all(['a', 'b', 'c'].map(job)), ['a', 'b', 'c'])
+    for (let i = 0; i < log.length; i += 2) t.equal(log[i + 1], log[i]!.replace('+', '-'), `no overlap at ${log[i]}`)
+    await t.rejects(s.exclusive('claims', async () => Promise.reject(new Error('boom'))), /boom/)
+    t.equal(await s.exclusive('claims', async () => 1), 1, 'the lock was given back')
+    await s.close()
+  })
 }

@@ -391,6 +391,18 @@ export class GitRecordStore implements RecordStore {
     this.cache = new LedgerCache(this.commonDir)
   }
 
+  async exclusive<T>(name: string, fn: () => Promise<T>, opts: {timeoutMs?: number} = {}): Promise<T> {
+    if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`invalid lock name ${JSON.stringify(name)}`)
+    // git's lockfile protocol on a file that is not a ref: `.git/exp/locks/<name>.lock`, with
+    // the same waiting and stale-lock recovery as a lane's lock
+    const lock = await RefLock.acquire(this.commonDir, `exp/locks/${name}`, {timeoutMs: opts.timeoutMs})
+    try {
+      return await fn()
+    } finally {
+      await lock.release()
+    }
+  }
+
   async close(): Promise<void> {
     this.cache.close()
     await this.reader.close()
