@@ -6,8 +6,9 @@ import type {GitRecordStore, Ledger} from '../store/index.js'
 /**
  * Leaderless lanes (docs/frontier.md): each `exp evolve --lane X` claims the hypothesis it
  * builds a candidate for, leaves alone the knowledge behind other lanes' live claims, and
- * gives its claims back once the work is decided. Nothing here is a lock: the claims are
- * records, and the ledger order decides every race the same way in every clone.
+ * gives its claims back once the work is decided. The claims are records, and the ledger
+ * order decides every race the same way in every clone; the only lock is the local one a
+ * claim holds while it checks (lifecycle/claim.ts).
  */
 export interface LaneWork {
   store: GitRecordStore
