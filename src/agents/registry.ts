@@ -53,15 +53,13 @@ export async function loadAgent(spec: string, options: AgentOptions = {}): Promi
   return agent instanceof LazyAgent ? agent.load() : agent
 }
 
-// A path in a variable: tsc must not require the module, which lives on another branch
-// until merged. It is resolved relative to this file at run time.
 const SCRIPTED_MODULE = './scripted/index.js'
 
 function lazyScripted(options: unknown): Agent {
   return new LazyAgent('scripted', async () => {
     let mod: {createScriptedAgent?: (o?: unknown) => Agent; ScriptedAgent?: new (o?: unknown) => Agent}
     try {
-      mod = (await import(SCRIPTED_MODULE)) as typeof mod
+      mod = (await import('./scripted/index.js')) as typeof mod
     } catch (e) {
       throw new AgentUnavailableError('scripted', e instanceof Error ? e.message : String(e))
     }

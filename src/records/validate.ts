@@ -1,12 +1,12 @@
-import {fileURLToPath} from 'node:url'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import type {ErrorObject} from 'ajv'
 import {SchemaError, type SchemaProblem} from '../errors/index.js'
 import {KINDS, type Kind} from './kinds.js'
+import {PACKAGE_ROOT} from '../package-root.js'
 
 /** The folder of JSON Schemas shipped with the package (the same at write and read time). */
-export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas')
+export const SCHEMA_DIR = path.join(PACKAGE_ROOT, 'schemas')
 
 export interface CompiledValidator {
   (data: unknown): boolean

@@ -1,12 +1,11 @@
 import {cp, mkdir, readdir, access} from 'node:fs/promises'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 import {ExpError} from '../errors/index.js'
 import {runGit, hasNativeGit} from '../store/git/native.js'
 import type {RepoPaths} from '../store/index.js'
+import {PACKAGE_ROOT} from '../package-root.js'
 
-/** The package's own folder: the built-in benchmark ships with the tool. */
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+export {PACKAGE_ROOT}
 
 export const EXAMPLES = {
   onboarding: {
