@@ -1,6 +1,6 @@
 import type {Ledger} from '../store/index.js'
 import {NotFoundError, UsageError} from '../errors/index.js'
-import {skillTimeline, type MainCommit, type Promotion} from './mainline.js'
+import {skillTimeline, type MainCommit, type VersionPoint} from './mainline.js'
 import {evaluationNode, evaluationsOfProposal, failuresOf, knowledgeNode, unique, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
 
 export type {EvaluationNode, EvidenceNode, KnowledgeNode, TraceNode, Outcome} from './provenance-nodes.js'
@@ -42,14 +42,8 @@ export interface ProposalChain {
   missing: string[]
 }
 
-export interface VersionProvenance extends Partial<ProposalChain> {
-  skill: string
-  version: number
-  origin: 'initial' | 'promotion'
-  /** the promotion's merge commit, or the first main commit with the skill */
-  commit: string
-  skill_blob?: string
-  promotion?: Promotion
+/** A version point (its `commit` is the promotion's merge, or the first main commit with the skill) with its chain. */
+export interface VersionProvenance extends VersionPoint, Partial<ProposalChain> {
   failures: string[]
   missing: string[]
 }

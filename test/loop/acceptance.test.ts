@@ -1,16 +1,7 @@
 import t from 'tap'
 import {exp, expJson} from '../helpers/cli.js'
 import {makeRepo, git} from '../helpers/repo.js'
-
-interface EvolveJson {
-  iterations: {decision?: {verdict: string; merge?: string}}[]
-  holdout_before: number
-  holdout_after: number
-  promoted: number
-  rejected: number
-  episodes: number
-  reached_85?: {episodes: number}
-}
+import type {EvolveJson} from '../helpers/evolve.js'
 
 // The acceptance run of the issue, tried as a new user would: a fresh repository, the
 // built-in example, ten iterations with the scripted agent.

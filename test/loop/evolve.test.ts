@@ -1,30 +1,14 @@
-import t, {type Test} from 'tap'
+import t from 'tap'
 import {spawn} from 'node:child_process'
 import {exp, expJson, BIN} from '../helpers/cli.js'
-import {makeRepo, git, GIT_ENV, node} from '../helpers/repo.js'
+import {git, GIT_ENV, node} from '../helpers/repo.js'
+import {exampleRepo, type EvolveJson} from '../helpers/evolve.js'
 
 // the initial commit is pinned so that two repositories start from the same state
 const PINNED = {GIT_AUTHOR_DATE: '2026-11-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-11-01T00:00:00Z'}
 
-interface EvolveJson {
-  iterations: {iteration: number; proposal?: {id: string}; decision?: {id: string; verdict: string; merge?: string}}[]
-  holdout_before: number
-  holdout_after: number
-  promoted: number
-  rejected: number
-  episodes: number
-  reached_85?: {episodes: number}
-}
-
-async function exampleRepo(t: Test): Promise<string> {
-  const repo = await makeRepo(t, {empty: true})
-  const r = await exp(['init', '--example', 'onboarding'], {cwd: repo, env: PINNED})
-  t.equal(r.code, 0, r.stderr)
-  return repo
-}
-
 t.test('a killed evolve started again finishes with no duplicate record, fsck clean, and the same ids as an uninterrupted run', async t => {
-  const [a, b] = await Promise.all([exampleRepo(t), exampleRepo(t)])
+  const [a, b] = await Promise.all([exampleRepo(t, PINNED), exampleRepo(t, PINNED)])
   t.equal((await git(a, 'rev-parse', 'main')).trim(), (await git(b, 'rev-parse', 'main')).trim(), 'same starting state')
   const args = ['evolve', '--iterations', '3', '--train-repeat', '2', '--eval-repeat', '2', '--lane', 'me', '--json']
   const straight = await expJson<EvolveJson>(args.slice(0, -1), {cwd: a})

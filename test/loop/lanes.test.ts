@@ -1,21 +1,15 @@
-import t, {type Test} from 'tap'
+import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {exp, expJson} from '../helpers/cli.js'
-import {makeRepo, git, GIT_ENV} from '../helpers/repo.js'
+import {exampleRepo} from '../helpers/evolve.js'
+import {git, GIT_ENV} from '../helpers/repo.js'
 import {GitRecordStore, type Ledger} from '../../src/store/index.js'
 import {hypotheses} from '../../src/projections/index.js'
 import {runContext} from '../../src/cli/run-context.js'
 import {evolve} from '../../src/loop/evolve.js'
 import {deterministicMine} from '../../src/loop/mine-step.js'
-
-async function exampleRepo(t: Test): Promise<string> {
-  const repo = await makeRepo(t, {empty: true})
-  const r = await exp(['init', '--example', 'onboarding'], {cwd: repo})
-  t.equal(r.code, 0, r.stderr)
-  return repo
-}
 
 interface Lane {
   lane: string

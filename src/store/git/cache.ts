@@ -4,6 +4,7 @@ import os from 'node:os'
 import type {Kind} from '../../records/index.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
+import {alive} from './lock.js'
 
 /**
  * The derived projection cache under .git/exp/cache-v3/: per lane ref, an index file (one
@@ -268,14 +269,5 @@ export class LedgerCache {
   close(): void {
     for (const fd of this.fds.values()) fs.closeSync(fd)
     this.fds.clear()
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
 }

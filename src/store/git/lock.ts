@@ -25,7 +25,8 @@ function parseOwner(text: string): Owner {
   return m ? {pid: Number(m[1]), host: m[2], raw: text.trim()} : {raw: text.trim()}
 }
 
-function alive(pid: number): boolean {
+/** Whether a process of this host is running (EPERM: it is, under another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

@@ -1,0 +1,22 @@
+import type {Test} from 'tap'
+import {exp} from './cli.js'
+import {makeRepo} from './repo.js'
+
+/** What `exp evolve --json` prints, as far as the loop tests read it. */
+export interface EvolveJson {
+  iterations: {iteration: number; proposal?: {id: string}; decision?: {id: string; verdict: string; merge?: string}}[]
+  holdout_before: number
+  holdout_after: number
+  promoted: number
+  rejected: number
+  episodes: number
+  reached_85?: {episodes: number}
+}
+
+/** A fresh repository with the built-in example (`exp init --example onboarding`). */
+export async function exampleRepo(t: Test, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const repo = await makeRepo(t, {empty: true})
+  const r = await exp(['init', '--example', 'onboarding'], {cwd: repo, env})
+  t.equal(r.code, 0, r.stderr)
+  return repo
+}
