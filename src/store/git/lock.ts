@@ -120,7 +120,7 @@ export class RefLock {
     const start = Date.now()
     let lastOwner: Owner = {raw: ''}
     let lastStaleCheck = 0
-    const waiter = new LockWaiter(file)
+    let waiter: LockWaiter | undefined
     try {
       for (;;) {
         // synchronous: the lock is contended by many processes, and every thread-pool hop
@@ -129,6 +129,12 @@ export class RefLock {
         if (ino !== undefined) {
           const old = await readRef(commonDir, ref)
           return new RefLock(commonDir, ref, ino, old)
+        }
+        if (!waiter) {
+          // the watch is only set up once the lock was found taken (most appends never wait),
+          // and before trying again, so a release in between still wakes this waiter
+          waiter = new LockWaiter(file)
+          continue
         }
         const now = Date.now()
         // who holds it, and is it stale? checked at most every 250 ms: reading the owner on
@@ -146,7 +152,7 @@ export class RefLock {
         await waiter.wait(Math.min(250, opts.timeoutMs - waited + 1))
       }
     } finally {
-      waiter.close()
+      waiter?.close()
     }
   }
 
