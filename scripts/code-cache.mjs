@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Writes the V8 code cache of the dist/vendor bundles (`<bundle>.v8`, see src/vendor/load.ts)
+// Writes the V8 code cache of the dist/vendor bundles (`<bundle>.<hash>.v8`, see src/vendor/load.ts)
 // by running one real command, `exp append`, in a throwaway repository with
 // EXP_WRITE_CODE_CACHE set: the cache then holds every function that start-up, oclif's
 // config and parser, and the yaml reader compiled. Without it every command works the
 // same, ~20 ms slower to start, so a failure here is a warning, not a failed build.
 import {execFileSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync, existsSync} from 'node:fs'
+import {mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -20,8 +20,9 @@ try {
     env: {...process.env, EXP_WRITE_CODE_CACHE: '1'},
     stdio: ['ignore', 'ignore', 'pipe'],
   })
-  for (const f of ['oclif-core.cjs.v8', 'yaml.cjs.v8']) {
-    if (!existsSync(path.join(root, 'dist/vendor', f))) console.warn(`code-cache: dist/vendor/${f} was not written`)
+  const written = readdirSync(path.join(root, 'dist/vendor')).filter(f => f.endsWith('.v8'))
+  for (const b of ['oclif-core.cjs', 'yaml.cjs']) {
+    if (!written.some(f => f.startsWith(`${b}.`))) console.warn(`code-cache: no code cache was written for dist/vendor/${b}`)
   }
 } catch (e) {
   console.warn(`code-cache: not written (${e.message.split('\n')[0]}); commands start ~20 ms slower`)

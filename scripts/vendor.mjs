@@ -8,7 +8,8 @@ import {build} from 'esbuild'
 import {fileURLToPath} from 'node:url'
 import path from 'node:path'
 import {createRequire} from 'node:module'
-import {readFileSync, writeFileSync} from 'node:fs'
+import {readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {createHash} from 'node:crypto'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const require = createRequire(import.meta.url)
@@ -61,6 +62,10 @@ const bundles = [
 ]
 for (const b of bundles) {
   const outfile = path.join(root, 'dist/vendor', `${b.name}.cjs`)
+  // V8 checks a code cache against its source's length, not its content, so a cache is
+  // named by the content it was made from (the bundle's first line, read by
+  // src/vendor/load.ts); the caches of earlier bundles go (scripts/code-cache.mjs writes one)
+  for (const f of readdirSync(path.dirname(outfile))) if (f.startsWith(`${b.name}.cjs.`) && f.endsWith('.v8')) rmSync(path.join(path.dirname(outfile), f))
   await build({entryPoints: [b.entry], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: b.external, plugins: b.plugins, minify: true, logLevel: 'error', legalComments: 'inline'})
   // src/vendor/load.ts compiles a bundle with its V8 code cache (vm.Script), where node 20
   // loses the dynamic-import callback of a script built from a cache; so the bundle's
@@ -68,7 +73,8 @@ for (const b of bundles) {
   // import() when the bundle is require()d).
   const code = readFileSync(outfile, 'utf8')
   const imports = code.split('await import(').length - 1
-  writeFileSync(outfile, `if (typeof __expImport === 'undefined') var __expImport = (s) => import(s);\n${code.replaceAll('await import(', 'await __expImport(')}`)
+  const body = `if (typeof __expImport === 'undefined') var __expImport = (s) => import(s);\n${code.replaceAll('await import(', 'await __expImport(')}`
+  writeFileSync(outfile, `/*exp-bundle:${createHash('sha256').update(body).digest('hex').slice(0, 16)}*/${body}`)
   if (code.replace(/await import\(/g, '').match(/[^"'`\w.]import\(/)) throw new Error(`${b.name}: an import() that is not awaited; scripts/vendor.mjs must route it through __expImport`)
   if (b.name === 'oclif-core' && imports === 0) throw new Error('oclif-core: no import() found; has the bundle changed shape?')
 }

@@ -18,7 +18,7 @@ export const codeCache = new Map<string, 'used' | 'rejected' | 'none'>()
  * written by scripts/vendor.mjs at build time), or from the package itself when there is
  * no bundle (running from src/).
  *
- * The bundle is compiled with its V8 code cache (`<file>.v8`, written at build time by
+ * The bundle is compiled with its V8 code cache (`<file>.<content hash>.v8`, written at build time by
  * running one command with EXP_WRITE_CODE_CACHE set), which skips parsing and compiling
  * the functions that command used (~20 ms of every `exp` start). A cache that is missing,
  * or that V8 rejects (another node version), only gives that time back.
@@ -42,10 +42,13 @@ export function bundled<T>(file: string, pkg: string, dir = here): T {
  * when the script is built from a code cache.
  */
 function evaluate(filename: string, source: string): unknown {
-  const cacheFile = `${filename}.v8`
+  // V8 accepts a cache made from any source of the same length, so the cache is named by
+  // the bundle's content hash, which scripts/vendor.mjs writes on its first line
+  const tag = /^\/\*exp-bundle:([0-9a-f]{16})\*\//.exec(source)?.[1]
+  const cacheFile = tag ? `${filename}.${tag}.v8` : undefined
   let cachedData: Buffer | undefined
   try {
-    cachedData = readFileSync(cacheFile)
+    cachedData = cacheFile ? readFileSync(cacheFile) : undefined
   } catch {
     cachedData = undefined
   }
@@ -58,7 +61,7 @@ function evaluate(filename: string, source: string): unknown {
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void
   wrapper.call(mod.exports, mod.exports, createRequire(filename), mod, filename, dirname, (specifier: string) => import(specifier))
   mod.loaded = true
-  if (process.env[WRITE_CODE_CACHE]) {
+  if (process.env[WRITE_CODE_CACHE] && cacheFile) {
     // on exit, so the cache holds every function the command compiled, not only the top level
     process.once('exit', () => {
       const tmp = `${cacheFile}.${process.pid}.tmp`

@@ -8,8 +8,10 @@ import {bundled, codeCache, WRITE_CODE_CACHE} from '../../src/vendor/load.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
-// A bundle as scripts/vendor.mjs writes one: CommonJS, its import() routed through __expImport.
-const BUNDLE = `if (typeof __expImport === 'undefined') var __expImport = (s) => import(s);
+// A bundle as scripts/vendor.mjs writes one: its content tag first, CommonJS, its import()
+// routed through __expImport.
+const TAG = '0123456789abcdef'
+const BUNDLE = `/*exp-bundle:${TAG}*/if (typeof __expImport === 'undefined') var __expImport = (s) => import(s);
 const os = require('node:os')
 module.exports = {
   answer: 42,
@@ -55,12 +57,27 @@ t.test('no bundle: the package itself is loaded', async t => {
 
 t.test('a written code cache is used by the next process; a bad one is rejected and costs nothing else', async t => {
   const dir = bundleDir(t)
+  const cache = path.join(dir, `thing.cjs.${TAG}.v8`)
   const first = loadInChild(dir, {[WRITE_CODE_CACHE]: '1'})
   t.same(first, {answer: 42, sep: path.sep, cache: 'none'})
-  t.ok(fs.existsSync(path.join(dir, 'thing.cjs.v8')), 'the cache is written on exit')
+  t.ok(fs.existsSync(cache), 'the cache is written on exit, named by the content tag')
   t.same(loadInChild(dir), {answer: 42, sep: path.sep, cache: 'used'}, 'import() still works from a cached script')
-  fs.writeFileSync(path.join(dir, 'thing.cjs.v8'), 'not a code cache')
+  fs.writeFileSync(cache, 'not a code cache')
   t.same(loadInChild(dir), {answer: 42, sep: path.sep, cache: 'rejected'})
+})
+
+t.test('a cache is never used for other content, even of the same length (V8 would accept it)', async t => {
+  const dir = bundleDir(t)
+  loadInChild(dir, {[WRITE_CODE_CACHE]: '1'})
+  // same length, other content and other tag: the old cache must not be applied to it
+  const other = BUNDLE.replace(TAG, 'fedcba9876543210').replace('answer: 42', 'answer: 24')
+  t.equal(other.length, BUNDLE.length)
+  fs.writeFileSync(path.join(dir, 'thing.cjs'), other)
+  t.same(loadInChild(dir), {answer: 24, sep: path.sep, cache: 'none'})
+  // a bundle without a tag gets no cache at all
+  fs.writeFileSync(path.join(dir, 'thing.cjs'), BUNDLE.replace(/^\/\*exp-bundle:[0-9a-f]+\*\//, ''))
+  t.same(loadInChild(dir, {[WRITE_CODE_CACHE]: '1'}), {answer: 42, sep: path.sep, cache: 'none'})
+  t.same(fs.readdirSync(dir).filter(f => f.endsWith('.v8')), [`thing.cjs.${TAG}.v8`], 'nothing written for an untagged bundle')
 })
 
 t.test('the built CLI loads oclif and yaml from their bundles with the cache the build wrote', async t => {

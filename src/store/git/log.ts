@@ -71,38 +71,90 @@ export async function laneCommitsNative(gitDir: string, tip: string, stop?: stri
 
 /**
  * Stream a lane's commits, oldest first, in chunks, parsing `git log --raw` output as it
- * arrives: a 100,000-record lane never sits in memory as one string.
+ * arrives: a 100,000-record lane never sits in memory as one string. `git log` runs ahead of
+ * the consumer by up to `ahead` parsed chunks (its output is read whenever the event loop
+ * turns, not only when a chunk is asked for), so the walk of history overlaps with the
+ * reading and checking of the records already listed; then its output is paused.
  */
-export async function* laneCommitChunksNative(gitDir: string, tip: string, stop: string | undefined, size: number): AsyncGenerator<LaneCommit[]> {
+export async function* laneCommitChunksNative(gitDir: string, tip: string, stop: string | undefined, size: number, ahead = 2): AsyncGenerator<LaneCommit[]> {
   const args = ['--git-dir', gitDir, 'log', '--first-parent', '--reverse', '--no-renames', '--raw', '--no-abbrev', '--format=%x01%H%x02%P%x02%B%x03', tip]
   if (stop) args.push(`^${stop}`)
   const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe']})
   let stderr = ''
   child.stderr.on('data', d => (stderr += d))
   const closed = new Promise<number>(resolve => child.on('close', code => resolve(code ?? 1)))
-  let rest = ''
+  const ready: LaneCommit[][] = []
   let batch: LaneCommit[] = []
+  let rest = ''
+  let ended = false
+  let failure: Error | undefined
+  let wake: (() => void) | undefined
+  const notify = () => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
   const utf8 = new StringDecoder('utf8')
-  try {
-    for await (const data of child.stdout) {
-      rest += utf8.write(data as Buffer)
+  const out = child.stdout
+  out.on('data', (data: Buffer) => {
+    try {
+      rest += utf8.write(data)
       let start = rest.indexOf('\x01')
       let next = start >= 0 ? rest.indexOf('\x01', start + 1) : -1
       while (next >= 0) {
         batch.push(parseLogEntry(rest.slice(start + 1, next)))
         if (batch.length >= size) {
-          yield batch
+          ready.push(batch)
           batch = []
         }
         start = next
         next = rest.indexOf('\x01', start + 1)
       }
       rest = start >= 0 ? rest.slice(start) : rest
+      if (ready.length >= ahead) out.pause()
+    } catch (e) {
+      failure = e as Error
+      out.destroy()
     }
-    if (rest.startsWith('\x01')) batch.push(parseLogEntry(rest.slice(1)))
-    if (batch.length) yield batch
+    notify()
+  })
+  out.on('end', () => {
+    try {
+      if (rest.startsWith('\x01')) batch.push(parseLogEntry(rest.slice(1)))
+      if (batch.length) ready.push(batch)
+    } catch (e) {
+      failure = e as Error
+    }
+    ended = true
+    notify()
+  })
+  out.on('error', e => {
+    failure ??= e
+    ended = true
+    notify()
+  })
+  void closed.then(() => {
+    ended = true
+    notify()
+  })
+  let finished = false
+  try {
+    for (;;) {
+      if (failure) throw failure
+      const chunk = ready.shift()
+      if (chunk) {
+        if (ready.length < ahead) out.resume()
+        yield chunk
+        continue
+      }
+      if (ended) break
+      await new Promise<void>(resolve => (wake = resolve))
+    }
+    finished = true
   } finally {
-    if (child.exitCode === null) child.kill()
+    // stopped early (or failed): git log is not needed any more; at the end it exits itself,
+    // and its exit status must be seen, not hidden by a kill
+    if (!finished && child.exitCode === null) child.kill()
   }
   const code = await closed
   if (code !== 0 && code !== null && !child.killed) throw new CorruptObjectError('lane', `git log ${tip} failed: ${stderr.trim().split('\n').pop()}`)

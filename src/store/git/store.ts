@@ -197,7 +197,7 @@ export class GitRecordStore implements RecordStore {
   }
 
   /** The same, streamed in chunks (native: parsed from `git log` as it arrives). */
-  async *laneCommitChunks(tip: string, stop?: string, size = 2048): AsyncGenerator<LaneCommit[]> {
+  async *laneCommitChunks(tip: string, stop?: string, size = 1024): AsyncGenerator<LaneCommit[]> {
     if (this.native) {
       yield* laneCommitChunksNative(this.commonDir, tip, stop, size)
       return
@@ -208,22 +208,43 @@ export class GitRecordStore implements RecordStore {
 
   /** Read and check the records of commits; good ones become entries, bad ones problems. */
   async readRecords(ref: string, commits: LaneCommit[]): Promise<{add: {entry: LedgerEntry; bytes: Buffer}[]; problems: ReadProblem[]}> {
+    return this.checkRecords(ref, commits, await this.fetchRecords(commits))
+  }
+
+  /** The record blobs of commits, read in one batch (the first step of readRecords). */
+  private async fetchRecords(commits: LaneCommit[]): Promise<{located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}> {
+    const located = commits.map(c => recordChange(c))
+    return {located, got: await this.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))}
+  }
+
+  /** Check fetched records (the second step of readRecords, all in process). */
+  private async checkRecords(ref: string, commits: LaneCommit[], {located, got}: {located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}): Promise<{add: {entry: LedgerEntry; bytes: Buffer}[]; problems: ReadProblem[]}> {
     const info = parseLaneRef(ref)!
     const add: {entry: LedgerEntry; bytes: Buffer}[] = []
     const problems: ReadProblem[] = []
-    const located = commits.map(c => recordChange(c))
-    const got = await this.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))
     let gi = 0
-    commits.forEach((c, k) => {
+    for (const [k, c] of commits.entries()) {
+      // every so often a turn of the event loop: cat-file's answers for the next chunk are
+      // taken from its pipe (64 KiB), which would otherwise fill and stop it while this checks
+      if (k % 64 === 63) await new Promise(resolve => setImmediate(resolve))
       const loc = located[k]!
-      if ('problem' in loc) return void problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
+      if ('problem' in loc) {
+        problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
+        continue
+      }
       const data = got[gi++]!
-      if (data instanceof Error) return void problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: data.message})
+      if (data instanceof Error) {
+        problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: data.message})
+        continue
+      }
       const {record, problems: bad} = checkStoredRecord(data, c, {lane: info.lane, ...loc})
-      if (!record) return void problems.push(...bad.map(message => ({ref, commit: c.oid, path: loc.path, id: loc.id, message})))
+      if (!record) {
+        problems.push(...bad.map(message => ({ref, commit: c.oid, path: loc.path, id: loc.id, message})))
+        continue
+      }
       const facts = encodeFacts(record)
       add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites, ...(facts ? {facts} : {})}, bytes: data})
-    })
+    }
     return {add, problems}
   }
 
@@ -344,20 +365,40 @@ export class GitRecordStore implements RecordStore {
     const problems: ReadProblem[] = [...(st?.problems ?? [])]
     let state = st
     let first = true
+    // a pipeline: git log runs ahead (laneCommitChunksNative), and the blobs of the next
+    // chunk are requested from cat-file as soon as git log has listed it, so both git
+    // processes work while this one checks and caches the chunk before
+    const chunks = this.laneCommitChunks(tip, st?.tip)
+    const fetchNext = async () => {
+      const n = await chunks.next()
+      if (n.done) return undefined
+      const fetched = this.fetchRecords(n.value)
+      fetched.catch(() => undefined) // awaited in its turn; not unhandled until then
+      return {chunk: n.value, fetched}
+    }
     try {
-      for await (const chunk of this.laneCommitChunks(tip, st?.tip)) {
+      let cur = await fetchNext()
+      while (cur) {
+        const chunk = cur.chunk
         if (first && st && chunk[0]!.parents[0] !== st.tip) throw new Error('rewritten')
         first = false
-        const {add, problems: bad} = await this.readRecords(ref, chunk)
+        const fetched = await cur.fetched
+        const next = fetchNext()
+        next.catch(() => undefined) // awaited below; not unhandled until then
+        // one turn of the event loop: the next chunk, usually already listed, has its blobs requested
+        await new Promise(resolve => setImmediate(resolve))
+        const {add, problems: bad} = await this.checkRecords(ref, chunk, fetched)
         if (persist) {
           const res = this.cache.append(ref, state, tip, add, bad, info.lane, info.private)
           state = res.state
           entries.push(...res.entries)
         } else entries.push(...add.map(a => ({...a.entry, bytes: a.bytes}) as MemEntry))
         problems.push(...bad)
+        cur = await next
       }
       if (first && st) throw new Error('rewritten')
     } catch (e) {
+      await chunks.return(undefined)
       if (!st) throw e
       if (persist) this.cache.drop(ref, st)
       return undefined
