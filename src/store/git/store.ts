@@ -206,18 +206,13 @@ export class GitRecordStore implements RecordStore {
     for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size)
   }
 
-  /** Read and check the records of commits; good ones become entries, bad ones problems. */
-  async readRecords(ref: string, commits: LaneCommit[]): Promise<{add: {entry: LedgerEntry; bytes: Buffer}[]; problems: ReadProblem[]}> {
-    return this.checkRecords(ref, commits, await this.fetchRecords(commits))
-  }
-
-  /** The record blobs of commits, read in one batch (the first step of readRecords). */
+  /** The record blobs of commits, read in one batch (then checked by checkRecords). */
   private async fetchRecords(commits: LaneCommit[]): Promise<{located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}> {
     const located = commits.map(c => recordChange(c))
     return {located, got: await this.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))}
   }
 
-  /** Check fetched records (the second step of readRecords, all in process). */
+  /** Check fetched records in process: good ones become entries, bad ones problems. */
   private async checkRecords(ref: string, commits: LaneCommit[], {located, got}: {located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}): Promise<{add: {entry: LedgerEntry; bytes: Buffer}[]; problems: ReadProblem[]}> {
     const info = parseLaneRef(ref)!
     const add: {entry: LedgerEntry; bytes: Buffer}[] = []
