@@ -1,8 +1,9 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {readFile} from 'node:fs/promises'
 import {ExpCommand} from '../cli/base.js'
+import {NotFoundError} from '../errors/index.js'
 import {laneOf, withStore} from '../cli/context.js'
-import {appendFromText} from '../store/input.js'
+import {appendFromText, checkCiteFlags} from '../store/input.js'
 
 export default class Append extends ExpCommand {
   static summary = 'Validate a record body (YAML or JSON) and append it to a lane.'
@@ -40,20 +41,21 @@ Appending a record that already exists with the same content is a no-op; the sam
       file = kind
       kind = undefined
     }
-    const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(e => {
-      throw Object.assign(new Error(`cannot read ${file}: ${(e as Error).message}`), {code: 'ENOENT'})
+    const bytes = file === '-' ? await readStdin() : await readFile(file).catch(e => {
+      throw new NotFoundError('file', file!, `check the path (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}), or pass - to read stdin`)
     })
     const results = await withStore(this.workDir, async store => {
       const lane = await laneOf(store, flags.lane)
-      return appendFromText(store, text, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key})
+      await checkCiteFlags(store, flags.cite ?? [])
+      return appendFromText(store, bytes, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key})
     })
     if (flags.json) this.log(JSON.stringify(results.length === 1 && !flags.batch ? results[0] : results, null, 2))
     else for (const r of results) this.log(r.status === 'exists' ? `${r.id} (exists)` : r.id)
   }
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }

@@ -3,8 +3,8 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
 import {assertKind, summarize, type ExpRecord} from '../records/index.js'
-import {ExpError} from '../errors/index.js'
-import type {ReadProblem} from '../store/index.js'
+import {ExpError, InvalidInputError} from '../errors/index.js'
+import {validateLane, type ReadProblem} from '../store/index.js'
 
 export default class LedgerCmd extends ExpCommand {
   static summary = 'List records of every lane in ledger order (lamport, lane, id).'
@@ -16,8 +16,8 @@ export default class LedgerCmd extends ExpCommand {
     kind: Flags.string({description: 'only this kind (repeatable)', multiple: true}),
     lane: Flags.string({description: 'only this lane (repeatable)', multiple: true}),
     cites: Flags.string({description: 'only records that cite this id'}),
-    since: Flags.integer({description: 'only records with a lamport clock greater than this'}),
-    limit: Flags.integer({description: 'show at most this many (the last N in ledger order)'}),
+    since: Flags.integer({description: 'only records with a lamport clock greater than this', min: 0}),
+    limit: Flags.integer({description: 'show at most this many (the last N in ledger order)', min: 0}),
     'no-private': Flags.boolean({description: 'leave out private lanes'}),
     strict: Flags.boolean({description: 'exit non-zero when any record could not be read'}),
   }
@@ -25,6 +25,8 @@ export default class LedgerCmd extends ExpCommand {
   async run(): Promise<ExpRecord[]> {
     const {flags} = await this.parse(LedgerCmd)
     const kinds = (flags.kind ?? []).map(assertKind)
+    for (const l of flags.lane ?? []) validateLane(l, 'lane name (--lane)')
+    if (flags.cites !== undefined && !/^[a-z]{2}-[0-9a-f]{24}$/.test(flags.cites)) throw new InvalidInputError(`--cites ${JSON.stringify(flags.cites)} is not a record id (two letters, a dash, 24 hex digits)`, {flag: 'cites'}, 'copy the id from `exp ledger`')
     const {records, problems} = await withStore(this.workDir, async store => {
       const ledger = await store.ledger()
       let entries = ledger.select({kinds, lanes: flags.lane, cites: flags.cites, since: flags.since, includePrivate: !flags['no-private']})
