@@ -2,13 +2,15 @@ import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
+import {writeJsonRecords} from '../cli/json-stream.js'
 import {assertKind, summarize, type ExpRecord} from '../records/index.js'
-import {ExpError, InvalidInputError} from '../errors/index.js'
-import {validateLane, type ReadProblem} from '../store/index.js'
+import {InvalidInputError, exitFor} from '../errors/index.js'
+import {validateLane, LANE_FAILURES, type ReadProblem} from '../store/index.js'
 
 export default class LedgerCmd extends ExpCommand {
   static summary = 'List records of every lane in ledger order (lamport, lane, id).'
-  static description = 'Rebuilt from the lane refs alone (through the derived cache under .git/exp, which is refreshed incrementally). Records that cannot be read are skipped with a warning on stderr; --strict makes that an error.'
+  static description = `Rebuilt from the lane refs alone (through the derived cache under .git/exp, which is refreshed incrementally and checked against the records' digests). Records that cannot be read are skipped with a warning on stderr; --strict makes that an error. A lane that cannot be read at all is named on stderr with what to do, the other lanes are listed, and the command exits 5.
+With --json the records are written as a JSON array, one record per line, as they are stored (streamed: a ledger of any size is never one string in memory).`
   static enableJsonFlag = true
   static examples = ['<%= config.bin %> ledger', '<%= config.bin %> ledger --kind decision --json', '<%= config.bin %> ledger --cites kn-0123456789abcdef01234567', '<%= config.bin %> ledger --lane alice --since 120']
 
@@ -22,28 +24,42 @@ export default class LedgerCmd extends ExpCommand {
     strict: Flags.boolean({description: 'exit non-zero when any record could not be read'}),
   }
 
-  async run(): Promise<ExpRecord[]> {
+  async run(): Promise<ExpRecord[] | undefined> {
     const {flags} = await this.parse(LedgerCmd)
     const kinds = (flags.kind ?? []).map(assertKind)
     for (const l of flags.lane ?? []) validateLane(l, 'lane name (--lane)')
     if (flags.cites !== undefined && !/^[a-z]{2}-[0-9a-f]{24}$/.test(flags.cites)) throw new InvalidInputError(`--cites ${JSON.stringify(flags.cites)} is not a record id (two letters, a dash, 24 hex digits)`, {flag: 'cites'}, 'copy the id from `exp ledger`')
-    const {records, problems} = await withStore(this.workDir, async store => {
+    const json = this.jsonEnabled()
+    const problems = await withStore(this.workDir, async store => {
       const ledger = await store.ledger()
       let entries = ledger.select({kinds, lanes: flags.lane, cites: flags.cites, since: flags.since, includePrivate: !flags['no-private']})
       if (flags.limit !== undefined) entries = entries.slice(Math.max(0, entries.length - flags.limit))
-      return {records: entries.map(e => ledger.load(e)), problems: ledger.problems}
+      if (json) await writeJsonRecords(process.stdout, entries, es => ledger.recordBytes(es))
+      else {
+        const rows = entries.map(e => ledger.load(e))
+        this.log(table(rows.map(r => [r.lamport, r.lane, r.kind, r.id, summarize(r)]), ['LAMPORT', 'LANE', 'KIND', 'ID', 'SUMMARY']) || '(no records)')
+      }
+      for (const l of flags.lane ?? []) if (!ledger.entries.some(e => e.lane === l)) process.stderr.write(`note: no records on lane ${l} (\`exp lanes\` lists the lanes)\n`)
+      return ledger.problems
     })
-    warnProblems(this, problems)
-    if (!this.jsonEnabled()) {
-      this.log(table(records.map(r => [r.lamport, r.lane, r.kind, r.id, summarize(r)]), ['LAMPORT', 'LANE', 'KIND', 'ID', 'SUMMARY']) || '(no records)')
-    }
-    if (flags.strict && problems.length) throw new ExpError('E_CORRUPT', `${problems.length} record(s) could not be read`, {hint: 'run `exp fsck` for details'})
-    return records
+    reportProblems(problems, flags.strict)
+    return undefined
   }
 }
 
-export function warnProblems(cmd: {warn(s: string): unknown}, problems: readonly ReadProblem[]): void {
-  for (const p of problems.slice(0, 20)) process.stderr.write(`warning: skipped ${p.ref}${p.commit ? ` ${p.commit.slice(0, 12)}` : ''}${p.path ? ` ${p.path}` : ''}: ${p.message}\n`)
-  if (problems.length > 20) process.stderr.write(`warning: … and ${problems.length - 20} more (see \`exp fsck\`)\n`)
-  void cmd
+/**
+ * Records skipped are warnings (their lanes already were, by the store); a lane that could not
+ * be read at all, or any problem under --strict, sets the integrity exit status (5) after the
+ * output, so that what could be read is still printed.
+ */
+export function reportProblems(problems: readonly ReadProblem[], strict = false): void {
+  const records = problems.filter(p => !p.code.startsWith('lane-'))
+  for (const p of records.slice(0, 20)) process.stderr.write(`warning: skipped ${p.ref}${p.commit ? ` ${p.commit.slice(0, 12)}` : ''}${p.path ? ` ${p.path}` : ''}: ${p.message}\n`)
+  if (records.length > 20) process.stderr.write(`warning: … and ${records.length - 20} more (see \`exp fsck\`)\n`)
+  const failed = problems.filter(p => LANE_FAILURES.has(p.code))
+  if (failed.length || (strict && problems.length)) {
+    process.stderr.write(`error: ${failed.length ? `${failed.length} lane(s) could not be read: ${failed.map(p => p.ref).join(', ')}` : `${problems.length} record(s) could not be read`}\n`)
+    process.stderr.write('hint: run `exp fsck` for details and what to do\n')
+    process.exitCode = exitFor('E_INTEGRITY')
+  }
 }

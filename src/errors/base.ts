@@ -38,6 +38,7 @@ const EXIT: Record<string, number> = {
   E_SCHEMA: 2,
   E_UNKNOWN_KIND: 2,
   E_INVALID_NAME: 2,
+  E_TOO_LARGE: 2,
   E_NOT_A_REPO: 3,
   E_NOT_FOUND: 3,
   E_CONFLICT: 4,

@@ -100,3 +100,13 @@ export class InvalidInputError extends ExpError {
 }
 export {UnknownAgentError, AgentSpecError, LlmError, AgentUnavailableError} from './agent.js'
 export {SplitError, splitRefused} from './mining.js'
+
+/** A record whose file would exceed the size limit (git config exp.maxRecordBytes, default 1 MiB). */
+export class RecordTooLargeError extends ExpError {
+  constructor(kind: string, id: string, bytes: number, limit: number) {
+    super('E_TOO_LARGE', `${kind} record ${id} is ${bytes} bytes, more than the limit of ${limit}`, {
+      data: {kind, id, bytes, limit},
+      hint: 'store large content as an artifact (`exp append --artifact FILE`) and keep the record small, or raise the limit with `git config exp.maxRecordBytes SIZE`',
+    })
+  }
+}

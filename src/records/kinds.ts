@@ -46,6 +46,8 @@ export function kindOfId(id: string): Kind | undefined {
   return BY_PREFIX.get(id.slice(0, 2))
 }
 
+const TAGS = new Map(KIND_NAMES.map(k => [k, `${k}@${KINDS[k].version}`]))
+
 export function schemaTag(kind: Kind): string {
-  return `${kind}@${KINDS[kind].version}`
+  return TAGS.get(kind) ?? `${kind}@${KINDS[kind].version}`
 }

@@ -1,5 +1,6 @@
 import type {ExpRecord, RecordDraft, Kind} from '../records/index.js'
 import type {Ledger} from './ledger.js'
+import type {Problem} from './problems.js'
 
 export interface AppendOptions {
   lane: string
@@ -31,12 +32,9 @@ export interface LaneInfo {
   lastLamport: number
 }
 
-export interface ReadProblem {
+/** A problem met while reading lanes (records skipped, a lane that cannot be read): see problems.ts. */
+export interface ReadProblem extends Problem {
   ref: string
-  commit?: string
-  path?: string
-  id?: string
-  message: string
 }
 
 export interface LedgerOptions {

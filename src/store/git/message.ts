@@ -17,6 +17,15 @@ export function recordMessage(r: ExpRecord): string {
   return `${lines.join('\n')}\n`
 }
 
+const parsed = new WeakMap<object, RecordTrailers>()
+
+/** The trailers of a lane commit, parsed once however many readers ask. */
+export function trailersOf(c: {message: string}): RecordTrailers {
+  let t = parsed.get(c)
+  if (!t) parsed.set(c, (t = parseTrailers(c.message)))
+  return t
+}
+
 /** Read the Exp-* trailers of a commit message (last paragraph, `Key: value` lines). */
 export function parseTrailers(message: string): RecordTrailers {
   const out: RecordTrailers = {cites: []}
