@@ -339,6 +339,9 @@ export class GitRecordStore implements RecordStore {
         onChange()
         st = undefined
       } else if (st.tip === tip) {
+        // the cache stands for history only while history is there: a tip whose object is gone
+        // (a gc that raced an append) or is no commit is a lane that cannot be read, cache or not
+        await this.checkTip(ref, tip)
         this.laneMemo.set(ref, {tip, gen: st.gen, entries: start, problems: st.problems})
         return {entries: start, problems: st.problems, from: st.tip}
       }
@@ -346,6 +349,8 @@ export class GitRecordStore implements RecordStore {
     await this.checkTip(ref, tip)
     const ctx = {commonDir: this.commonDir, reader: this.reader, native: this.native, cache: this.cache}
     let lane = st ? await readLane(ctx, ref, tip, st, persist, start, watch) : undefined
+    // the lane read on from the cached tip: the new tip contains it
+    const from = lane ? st?.tip : undefined
     if (!lane) {
       if (st && persist) this.cache.drop(ref, st)
       lane = (await readLane(ctx, ref, tip, undefined, persist, undefined, watch))!
@@ -355,12 +360,17 @@ export class GitRecordStore implements RecordStore {
       state.lanes[ref] = lane.state!
       onChange()
     }
-    return {entries: lane.entries, problems: lane.problems, sawSeen: lane.sawWatch, from: st?.tip}
+    return {entries: lane.entries, problems: lane.problems, sawSeen: lane.sawWatch, from}
   }
 
   /** A lane tip must be a commit (a ref at a blob or tree is a lane that cannot be read). */
   private async checkTip(ref: string, tip: string): Promise<void> {
-    const o = await this.reader.read(tip)
+    let o
+    try {
+      o = await this.reader.read(tip)
+    } catch (e) {
+      throw new Error(`its tip ${tip.slice(0, 12)} is missing from the object database (${(e as Error).message.split('\n')[0]})`)
+    }
     if (o.type !== 'commit') throw new TipNotCommit(`${ref} points at ${tip.slice(0, 12)}, a ${o.type}, not a commit`)
   }
 
