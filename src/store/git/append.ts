@@ -93,10 +93,14 @@ export class LaneWriter {
         this.commitTree.set(parent, {tree: root, lamport})
         made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport, commit: parent})
       }
-      if (fresh.length) {
-        await sink.flush()
-        await lock.commit(parent!)
-      } else await lock.release()
+      try {
+        if (fresh.length) {
+          await sink.flush()
+          await lock.commit(parent!)
+        } else await lock.release()
+      } finally {
+        sink.done()
+      }
       return prepared.map(p => {
         const ex = existing.get(p.id)
         if (ex) return {id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: ex.lane, ref: ex.ref, lamport: ex.lamport, commit: ex.commit}

@@ -125,7 +125,8 @@ export class RefLock {
       for (;;) {
         // synchronous: the lock is contended by many processes, and every thread-pool hop
         // while holding it lengthens everyone's wait
-        const ino = createOwned(file)
+        // (a `git pack-refs --all` may remove the ref's empty folder at any moment: made again)
+        const ino = createOwnedIn(file)
         if (ino !== undefined) {
           const old = await readRef(commonDir, ref)
           return new RefLock(commonDir, ref, ino, old)
@@ -168,8 +169,17 @@ export class RefLock {
     // naming its owner) is held; then the lock goes. A writer killed at any point leaves either
     // the old or the new ref, and a lock whose dead owner is recognisable at once.
     const tmp = `${this.lockPath}.new`
-    fs.writeFileSync(tmp, `${next}\n`)
-    fs.renameSync(tmp, path.join(this.commonDir, this.ref))
+    // the folder holds our lock file, so maintenance cannot remove it; retried all the same
+    for (let attempt = 1; ; attempt++) {
+      try {
+        fs.writeFileSync(tmp, `${next}\n`)
+        fs.renameSync(tmp, path.join(this.commonDir, this.ref))
+        break
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 8) throw e
+        fs.mkdirSync(path.dirname(tmp), {recursive: true})
+      }
+    }
     this.done = true
     fs.rmSync(this.lockPath, {force: true})
   }
@@ -221,6 +231,18 @@ function createOwned(file: string): number | undefined {
     throw e
   } finally {
     fs.rmSync(tmp, {force: true})
+  }
+}
+
+/** createOwned, making the lock's folder again when maintenance removed it in between. */
+function createOwnedIn(file: string): number | undefined {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return createOwned(file)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 8) throw e
+      fs.mkdirSync(path.dirname(file), {recursive: true})
+    }
   }
 }
 
