@@ -45,6 +45,8 @@ const EXIT: Record<string, number> = {
   E_PATCH_CONFLICT: 4,
   E_LOCKED: 4,
   E_DIVERGED: 4,
+  E_REFUSED: 4,
+  E_SYNC: 1,
   E_DIRTY_TREE: 4,
   E_CLAIMED: 4,
   E_STATE: 4,

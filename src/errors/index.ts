@@ -110,3 +110,40 @@ export class RecordTooLargeError extends ExpError {
     })
   }
 }
+
+/** `exp sync` could not talk to the remote (fetch or push failed as a whole). */
+export class SyncError extends ExpError {
+  constructor(message: string, hint: string) {
+    super('E_SYNC', message, {hint})
+  }
+}
+
+interface RejectedRef {
+  ref: string
+  kind: string
+  reason: string
+}
+
+function listRejected(rs: readonly RejectedRef[]): string {
+  return rs.map(r => `${r.ref} (${r.reason})`).join('; ')
+}
+
+/** Lanes that moved on both sides: never overwritten; everything else was synced. */
+export class DivergedError extends ExpError {
+  constructor(rejected: readonly RejectedRef[], data: Record<string, unknown>) {
+    super('E_DIVERGED', `${rejected.length} ref(s) diverged and were not overwritten: ${listRejected(rejected)}`, {
+      data,
+      hint: 'give each writer its own lane (--lane, EXP_LANE or git config exp.lane); a diverged lane is never clobbered; the other refs were synced',
+    })
+  }
+}
+
+/** The remote refused refs (a hook, receive.fsckObjects, permissions); its reasons are in the message. */
+export class RefusedError extends ExpError {
+  constructor(refused: readonly RejectedRef[], diverged: readonly RejectedRef[], data: Record<string, unknown>) {
+    super('E_REFUSED', `the remote refused ${refused.length} ref(s): ${listRejected(refused)}${diverged.length ? `; and ${diverged.length} diverged: ${listRejected(diverged)}` : ''}`, {
+      data,
+      hint: 'the reason is the remote\'s (run `exp fsck` if it names a bad object); the other refs were synced',
+    })
+  }
+}
