@@ -1,7 +1,8 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {readFile} from 'node:fs/promises'
 import {ExpCommand} from '../cli/base.js'
-import {NotFoundError} from '../errors/index.js'
+import {NotFoundError, UsageError} from '../errors/index.js'
+import path from 'node:path'
 import {laneOf, withStore} from '../cli/context.js'
 import {appendFromText, checkCiteFlags} from '../store/input.js'
 
@@ -9,13 +10,15 @@ export default class Append extends ExpCommand {
   static summary = 'Validate a record body (YAML or JSON) and append it to a lane.'
   static description = `Each record becomes one commit on refs/research/lanes/<lane> (or refs/research/private/<lane> with --private). Prints the record id.
 The input is the record body, or a draft {kind?, body, cites?, key?}. With --batch the input is JSON Lines, one record per line, all appended in one locked step (all or nothing).
-Appending a record that already exists with the same content is a no-op; the same id with other content is a conflict.`
+Appending a record that already exists with the same content is a no-op; the same id with other content is a conflict.
+A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger content goes beside it with --artifact FILE: stored as its own blob in the lane, named in the record by path and SHA-256 digest (\`exp inspect ID --artifact NAME\` prints it).`
 
   static examples = [
     '<%= config.bin %> append note note.yaml',
     "echo '{\"text\":\"looks flaky\"}' | <%= config.bin %> append note -",
     '<%= config.bin %> append --batch records.jsonl --lane ci',
     '<%= config.bin %> append trace - --batch --private < traces.jsonl',
+    '<%= config.bin %> append note note.yaml --artifact run.log',
   ]
 
   static args = {
@@ -29,6 +32,7 @@ Appending a record that already exists with the same content is a no-op; the sam
     batch: Flags.boolean({description: 'read JSON Lines and append each line as its own record'}),
     cite: Flags.string({description: 'id this record cites (repeatable)', multiple: true}),
     key: Flags.string({description: 'explicit idempotency key (the id derives from it)'}),
+    artifact: Flags.string({description: 'a file to store beside the record, named in it by path and digest (repeatable; for content over the record size limit)', multiple: true}),
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 
@@ -44,10 +48,14 @@ Appending a record that already exists with the same content is a no-op; the sam
     const bytes = file === '-' ? await readStdin() : await readFile(file).catch(e => {
       throw new NotFoundError('file', file!, `check the path (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}), or pass - to read stdin`)
     })
+    if (flags.artifact?.length && flags.batch) throw new UsageError('--artifact goes with one record, not with --batch', 'append the record with its artifacts on its own')
+    const artifacts = await Promise.all((flags.artifact ?? []).map(async f => ({name: path.basename(f), content: await readFile(f).catch(e => {
+      throw new NotFoundError('file', f, `check the path given with --artifact (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+    })})))
     const results = await withStore(this.workDir, async store => {
       const lane = await laneOf(store, flags.lane)
       await checkCiteFlags(store, flags.cite ?? [])
-      return appendFromText(store, bytes, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key})
+      return appendFromText(store, bytes, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key, artifacts})
     })
     if (flags.json) this.log(JSON.stringify(results.length === 1 && !flags.batch ? results[0] : results, null, 2))
     else for (const r of results) this.log(r.status === 'exists' ? `${r.id} (exists)` : r.id)

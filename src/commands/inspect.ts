@@ -1,4 +1,4 @@
-import {Args} from '../vendor/oclif.js'
+import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {NotFoundError} from '../errors/index.js'
@@ -19,11 +19,17 @@ export interface InspectResult {
 export default class Inspect extends ExpCommand {
   static summary = 'Show one record: its body, commit and lane, what it cites and what cites it.'
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json']
+  static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json', '<%= config.bin %> inspect nt-0a1b2c3d4e5f60718293a4b5 --artifact run.log > run.log']
   static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}
+  static flags = {artifact: Flags.string({description: 'print the content of this artifact of the record (checked against its digest) instead'})}
 
-  async run(): Promise<InspectResult> {
-    const {args} = await this.parse(Inspect)
+  async run(): Promise<InspectResult | undefined> {
+    const {args, flags} = await this.parse(Inspect)
+    if (flags.artifact !== undefined) {
+      const bytes = await withStore(this.workDir, async store => store.readArtifact(args.id, flags.artifact!))
+      process.stdout.write(bytes)
+      return undefined
+    }
     const res = await withStore(this.workDir, async store => {
       const ledger = await store.ledger()
       const e = ledger.get(args.id)
@@ -40,6 +46,7 @@ export default class Inspect extends ExpCommand {
       this.log(`lane ${res.lane}${res.private ? ' (private)' : ''}  lamport ${r.lamport}  created ${r.created_at}`)
       this.log(`commit ${res.commit} on ${res.ref}`)
       this.log(`path ${res.path}  digest ${r.digest}`)
+      for (const a of r.artifacts ?? []) this.log(`artifact ${a.name}  ${a.size} bytes  ${a.digest}  (${a.path}; \`exp inspect ${r.id} --artifact ${a.name}\`)`)
       this.log(`cites: ${res.cites.length ? '' : '(nothing)'}`)
       for (const c of res.cites) this.log(`  ${c.id}${c.missing ? '  (not in this clone)' : `  ${c.kind}: ${c.summary}`}`)
       this.log(`cited by: ${res.cited_by.length ? '' : '(nothing)'}`)

@@ -147,3 +147,13 @@ export class RefusedError extends ExpError {
     })
   }
 }
+
+/** An artifact larger than git config exp.maxArtifactBytes (default 100 MiB). */
+export class ArtifactTooLargeError extends ExpError {
+  constructor(name: string, bytes: number, limit: number) {
+    super('E_TOO_LARGE', `artifact ${name} is ${bytes} bytes, more than the limit of ${limit}`, {
+      data: {name, bytes, limit},
+      hint: 'keep very large files outside the repository (git LFS, an object store) and record their digest, or raise the limit with `git config exp.maxArtifactBytes SIZE`',
+    })
+  }
+}

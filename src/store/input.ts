@@ -1,4 +1,4 @@
-import {assertKind, decodeUtf8, parseJsonLines, parseYamlOrJson, prepare, type Kind, type RecordDraft} from '../records/index.js'
+import {assertKind, decodeUtf8, parseJsonLines, parseYamlOrJson, prepare, type ArtifactInput, type Kind, type RecordDraft} from '../records/index.js'
 import {InvalidInputError, NotFoundError, isExpError, ExpError} from '../errors/index.js'
 import type {AppendResult, RecordStore} from './port.js'
 
@@ -10,6 +10,8 @@ export interface AppendTextOptions {
   private?: boolean
   cites?: string[]
   key?: string
+  /** files stored beside the record as artifacts (not with batch) */
+  artifacts?: ArtifactInput[]
 }
 
 /**
@@ -56,6 +58,7 @@ export async function appendFromText(store: RecordStore, input: string | Uint8Ar
       const d = toDraft(value, o.kind, where)
       if (o.cites?.length) d.cites = [...(d.cites ?? []), ...o.cites]
       if (o.key !== undefined) d.key = o.key
+      if (o.artifacts?.length) d.artifacts = [...(d.artifacts ?? []), ...o.artifacts]
       prepare(d, where)
       return d
     } catch (e) {

@@ -19,6 +19,16 @@ export function validateLane(name: string, what = 'lane name'): string {
   return name
 }
 
+/** Whether a string is a valid lane name (validateLane would accept it). */
+export function isLaneName(name: string): boolean {
+  try {
+    validateLane(name)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Turn any string (e.g. user@host) into a valid lane name. */
 export function sanitizeLane(raw: string): string {
   let s = raw.replace(/[^A-Za-z0-9._@+-]+/g, '-').replace(/\.{2,}/g, '.').replace(/^[^A-Za-z0-9]+/, '')

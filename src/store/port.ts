@@ -52,6 +52,8 @@ export interface RecordStore {
   appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]>
   ledger(opts?: LedgerOptions): Promise<Ledger>
   lanes(): Promise<LaneInfo[]>
+  /** The content of the artifact `name` of record `id`, checked against the digest the record names. */
+  readArtifact(id: string, name: string): Promise<Buffer>
   /**
    * Run `fn` while holding the repository-local lock `name`: every process on this
    * repository (not other clones) that asks for the same name waits its turn. For the few

@@ -1,5 +1,5 @@
 import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
-import {ConflictError, CorruptObjectError, RecordTooLargeError} from '../../errors/index.js'
+import {ArtifactTooLargeError, ConflictError, CorruptObjectError, RecordTooLargeError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import type {AppendOptions, AppendResult} from '../port.js'
 import {RefLock} from './lock.js'
@@ -19,6 +19,8 @@ export interface AppendContext {
   packThreshold: number
   /** the largest record file accepted (bytes) */
   maxRecordBytes(): Promise<number>
+  /** the largest artifact accepted (bytes) */
+  maxArtifactBytes(): Promise<number>
 }
 
 interface Existing {
@@ -44,10 +46,12 @@ export class LaneWriter {
     const ref = laneRef(lane, opts.private)
     const prepared = drafts.map(d => prepare(d))
     const limit = await this.ctx.maxRecordBytes()
+    const artifactLimit = await this.ctx.maxArtifactBytes()
     for (const p of prepared) {
       // the body alone is already too large: refused before any lock is taken
       const bytes = Buffer.byteLength(p.bodyJson)
       if (bytes > limit) throw new RecordTooLargeError(p.draft.kind, p.id, bytes, limit)
+      for (const a of p.artifacts ?? []) if (a.ref.size > artifactLimit) throw new ArtifactTooLargeError(a.ref.name, a.ref.size, artifactLimit)
     }
     const inBatch = new Map<string, string>()
     for (const p of prepared) {
@@ -86,6 +90,8 @@ export class LaneWriter {
         const record = seal(p, {lane, lamport: ++lamport, createdAt})
         const bytes = encodeRecord(record)
         if (bytes.length > limit) throw new RecordTooLargeError(record.kind, record.id, bytes.length, limit)
+        // artifacts go in with their record, in the same commit, at their content's path
+        for (const a of p.artifacts ?? []) await tree.insert(a.ref.path, sink.put('blob', Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength)))
         const blob = sink.put('blob', bytes)
         await tree.insert(recordPath(record.kind, record.id), blob)
         const root = tree.write(sink, ref)

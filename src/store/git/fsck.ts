@@ -1,10 +1,12 @@
-import {canonicalJson, decodeRecord, encodeFacts, recordDigest} from '../../records/index.js'
+import {artifactMatches, canonicalJson, decodeRecord, encodeFacts, recordDigest, type ArtifactRef} from '../../records/index.js'
 import type {LaneCommit} from './log.js'
 import {parseLaneRef} from '../lanes.js'
 import {Ledger} from '../ledger.js'
 import {problem, formatProblem as formatOne, type Problem, type StoreProblemCode} from '../problems.js'
 import type {GitRecordStore} from './store.js'
-import {recordChange} from './verify.js'
+import {recordChange, unnamedArtifacts} from './verify.js'
+import {parseCommit} from './objects.js'
+import {lookupPaths} from './tree.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {loadSeenTips} from './tips.js'
 import type {MemEntry} from './lane-read.js'
@@ -53,10 +55,11 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
     let prevLamport = 0
     const oids = new Set<string>()
     let count = 0
+    const named: {ref: ArtifactRef; id: string; commit: string}[] = []
     try {
       for await (const commits of store.laneCommitChunks(tip)) {
         for (const c of commits) oids.add(c.oid)
-        const r = await checkChunk(ref, lane, commits, prevLamport)
+        const r = await checkChunk(ref, lane, commits, prevLamport, named)
         prevLamport = r.lamport
         count += r.records
       }
@@ -64,6 +67,7 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
       problems.push(problem('lane-unreadable', `cannot walk the lane's history: ${(e as Error).message.split('\n')[0]}`, {ref, commit: tip}))
       continue
     }
+    await checkArtifacts(ref, parseCommit(o.data, tip).tree, named)
     const s = seenTips[ref]
     if (s && s.tip !== tip && !oids.has(s.tip)) {
       problems.push(problem('lane-rewound', `${ref} moved from ${s.tip.slice(0, 12)} (${s.records} records) to ${tip.slice(0, 12)} (${count} records), which does not contain it: records this clone had are no longer on the lane`, {ref, commit: tip}))
@@ -79,7 +83,24 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
   const ledger = new Ledger(entries, e => decodeRecord((e as MemEntry).bytes, e.id), problems.map(p => ({...p, ref: p.ref ?? ''})), undefined, es => es.map(e => (e as MemEntry).bytes))
   return {report: {lanes, records, problems}, ledger}
 
-  async function checkChunk(ref: string, lane: string, commits: LaneCommit[], prevLamport: number): Promise<{lamport: number; records: number}> {
+  /** Every artifact a record names is in the lane tree (artifacts are never removed) and hashes to its digest. */
+  async function checkArtifacts(ref: string, tree: string, named: {ref: ArtifactRef; id: string; commit: string}[]): Promise<void> {
+    if (!named.length) return
+    const found = await lookupPaths(store.reader, tree, [...new Set(named.map(n => n.ref.path))])
+    for (const n of named) {
+      const at = {ref, commit: n.commit, path: n.ref.path, id: n.id}
+      const f = found.get(n.ref.path)
+      if (!f) {
+        problems.push(problem('artifact-missing', `artifact ${n.ref.name} (${n.ref.path}) is not in the lane tree`, at))
+        continue
+      }
+      const bytes = await store.reader.read(f.oid).then(o => o.data, (e: Error) => e)
+      if (bytes instanceof Error) problems.push(problem('artifact-missing', `artifact ${n.ref.name}: ${bytes.message}`, at))
+      else if (!artifactMatches(n.ref, bytes)) problems.push(problem('artifact-digest', `artifact ${n.ref.name} does not hash to ${n.ref.digest.slice(0, 19)}… (or its size is not ${n.ref.size})`, at))
+    }
+  }
+
+  async function checkChunk(ref: string, lane: string, commits: LaneCommit[], prevLamport: number, named: {ref: ArtifactRef; id: string; commit: string}[]): Promise<{lamport: number; records: number}> {
     const info = parseLaneRef(ref)!
     const located = commits.map(c => recordChange(c))
     const got = await store.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))
@@ -108,6 +129,12 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
         problems.push(problem('record-not-canonical', 'record file is not in canonical JSON form (a key repeated or out of order inside the body)', at(c, loc.path, record.id)))
         good = false
       }
+      const stray = unnamedArtifacts(loc, record)
+      if (stray.length) {
+        problems.push(problem('commit-changes', `the commit adds ${stray.join(', ')}, which its record does not name`, at(c, stray[0], record.id)))
+        good = false
+      }
+      for (const a of record.artifacts ?? []) named.push({ref: a, id: record.id, commit: c.oid})
       const digest = good ? record.digest : recordDigest(record)
       if (good) {
         records++

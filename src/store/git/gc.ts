@@ -101,12 +101,14 @@ export function findGarbage(commonDir: string): string[] {
       }
       if (st.isDirectory()) walk(file)
       else {
-        const m = /\.lock\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e) ?? /\.(\d+)\.tmp$/.exec(e)
+        const m = /\.lock~(\d+)~[a-z0-9]+\.lock$/.exec(e) ?? /\.lock\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e) ?? /\.(\d+)\.tmp$/.exec(e)
         if (m && stale(file, Number(m[1]))) out.push(file)
+        // the new value of a ref whose lock is gone: its writer died between the two renames
+        // (`.lock.new`: the name versions before this one used)
+        else if (e.endsWith('~new.lock') && !fs.existsSync(`${file.slice(0, -'~new.lock'.length)}.lock`) && stale(file, undefined)) out.push(file)
+        else if (e.endsWith('.lock.new') && !fs.existsSync(file.slice(0, -'.new'.length)) && stale(file, undefined)) out.push(file)
         // a lock whose exp owner died (the next writer would break it; git commands would fail on it)
         else if (e.endsWith('.lock') && deadOwner(file)) out.push(file)
-        // the new value of a ref whose lock is gone: its writer died between the two renames
-        else if (e.endsWith('.lock.new') && !fs.existsSync(file.slice(0, -'.new'.length)) && stale(file, undefined)) out.push(file)
       }
     }
   }

@@ -8,7 +8,7 @@ import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {listTreeNative} from './tree-list.js'
-import {recordChange, type Located} from './verify.js'
+import {recordChange, unnamedArtifacts, type Located} from './verify.js'
 import {trailersOf} from './message.js'
 
 /** An entry read from history, its bytes kept when there is no cache to point into. */
@@ -66,6 +66,11 @@ async function checkChunk(ref: string, commits: LaneCommit[], {located, got}: Aw
       continue
     }
     const record = checked.ok.record
+    const stray = unnamedArtifacts(loc, record)
+    if (stray.length) {
+      problems.push({...problem('commit-changes', `the commit adds ${stray.join(', ')}, which its record does not name`, {ref, commit: c.oid, path: stray[0], id: loc.id}), ref})
+      continue
+    }
     const facts = encodeFacts(record)
     add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites, ...(facts ? {facts} : {})}, bytes: data, pre: checked.ok.pre, created: record.created_at})
   }

@@ -67,7 +67,8 @@ export function scanRefs(commonDir: string, prefix: string): {refs: Map<string, 
     for (const e of entries) {
       const child = `${rel}/${e.name}`
       if (e.isDirectory()) walk(child)
-      else if (e.isFile() && !e.name.includes('.lock')) {
+      // lock files and exp's own temp files (`.lock` in the name, or a `~`, which no ref name may hold)
+      else if (e.isFile() && !e.name.includes('.lock') && !e.name.includes('~')) {
         let text: string
         try {
           text = readFileSync(path.join(commonDir, child), 'utf8').trim()

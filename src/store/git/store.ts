@@ -1,8 +1,10 @@
 import fs from 'node:fs'
 import {execFileSync} from 'node:child_process'
-import {decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
-import {CorruptObjectError} from '../../errors/index.js'
-import {parseLaneRef} from '../lanes.js'
+import {artifactMatches, decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
+import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
+import {parseCommit} from './objects.js'
+import {lookupPath} from './tree.js'
+import {isLaneName, parseLaneRef} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
 import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, ReadProblem, RecordStore} from '../port.js'
 import {problem} from '../problems.js'
@@ -28,11 +30,14 @@ export interface GitStoreOptions {
   cache?: boolean
   /** the largest record file accepted, in bytes (default: git config exp.maxRecordBytes, else 1 MiB) */
   maxRecordBytes?: number
+  /** the largest artifact accepted, in bytes (default: git config exp.maxArtifactBytes, else 100 MiB) */
+  maxArtifactBytes?: number
   /** where warnings go (a lane that cannot be read, a rewound lane, a cache rebuilt); default: stderr */
   onWarning?: (message: string) => void
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024
+export const DEFAULT_MAX_ARTIFACT_BYTES = 100 * 1024 * 1024
 
 interface LaneRead {
   ref: string
@@ -74,6 +79,7 @@ export class GitRecordStore implements RecordStore {
       laneTips: () => this.laneTips(),
       packThreshold: opts.packThreshold ?? 16,
       maxRecordBytes: () => this.maxRecordBytes(),
+      maxArtifactBytes: () => this.maxArtifactBytes(),
     })
   }
 
@@ -103,6 +109,32 @@ export class GitRecordStore implements RecordStore {
     return v === undefined ? DEFAULT_MAX_RECORD_BYTES : parseSize(v, 'exp.maxRecordBytes')
   }
 
+  /** The largest artifact accepted: the option, else git config exp.maxArtifactBytes, else 100 MiB. */
+  async maxArtifactBytes(): Promise<number> {
+    if (this.opts.maxArtifactBytes !== undefined) return this.opts.maxArtifactBytes
+    const v = await this.config('exp.maxArtifactBytes')
+    return v === undefined ? DEFAULT_MAX_ARTIFACT_BYTES : parseSize(v, 'exp.maxArtifactBytes')
+  }
+
+  /**
+   * The content of an artifact of a record, read from the lane tree of the commit that
+   * holds the record and checked against its digest.
+   */
+  async readArtifact(id: string, name: string): Promise<Buffer> {
+    const ledger = await this.ledger()
+    const e = ledger.get(id)
+    if (!e) throw new NotFoundError('record id', id)
+    const ref = ledger.load(e).artifacts?.find(a => a.name === name)
+    if (!ref) throw new NotFoundError('artifact', `${name} of ${id}`, 'the record lists its artifacts: `exp inspect ID`')
+    const where = `${e.ref}:${ref.path}`
+    const c = await this.reader.read(e.commit)
+    const file = await lookupPath(this.reader, parseCommit(c.data, e.commit).tree, ref.path)
+    if (!file) throw new CorruptObjectError('artifact', `${where} is not in the lane tree`, {where})
+    const bytes = (await this.reader.read(file.oid)).data
+    if (!artifactMatches(ref, bytes)) throw new CorruptObjectError('artifact', `${where} does not hash to its digest ${ref.digest}`, {where})
+    return bytes
+  }
+
   /** Lane refs (public and private) and their tips. */
   async laneTips(): Promise<Map<string, string | undefined>> {
     return this.scanLanes().tips
@@ -112,8 +144,15 @@ export class GitRecordStore implements RecordStore {
   scanLanes(): {tips: Map<string, string | undefined>; bad: BadRef[]} {
     const {refs, bad} = scanRefs(this.commonDir, 'refs/research/')
     const tips = new Map<string, string | undefined>()
-    for (const [ref, oid] of refs) if (parseLaneRef(ref)) tips.set(ref, oid)
-    return {tips, bad: bad.filter(b => parseLaneRef(b.ref))}
+    const badLanes = bad.filter(b => parseLaneRef(b.ref))
+    for (const [ref, oid] of refs) {
+      const info = parseLaneRef(ref)
+      if (!info) continue
+      // (a packed ref under a name no lane may have, e.g. a temp file an older exp let git pack)
+      if (isLaneName(info.lane)) tips.set(ref, oid)
+      else badLanes.push({ref, reason: `${JSON.stringify(info.lane)} is not a lane name`})
+    }
+    return {tips, bad: badLanes}
   }
 
   private cfg: Map<string, string[]> | undefined

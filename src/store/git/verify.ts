@@ -1,4 +1,4 @@
-import {isKind, recordPath} from '../../records/index.js'
+import {isArtifactPath, isKind, recordPath} from '../../records/index.js'
 import {trailersOf} from './message.js'
 import type {LaneCommit} from './log.js'
 import type {Finding} from './record-bytes.js'
@@ -9,6 +9,8 @@ export interface Located {
   kind: string
   id: string
   lamport?: number
+  /** artifact files the commit adds beside its record (the record must name each) */
+  artifacts?: string[]
 }
 
 /** The one file a record commit must add, read from its trailers and checked against its diff. */
@@ -24,9 +26,19 @@ export function recordChange(c: LaneCommit): Located | {problem: Finding; path?:
   const path = recordPath(kind, id)
   if (c.problem) return bad(c.problem.code, c.problem.message, path)
   if (c.parents.length > 1) return bad('commit-merge', 'record commit is a merge; lanes are linear', path)
-  if (c.changes.length !== 1) return bad('commit-changes', `record commit changes ${c.changes.length} files (expected exactly one added record)`, path)
-  const ch = c.changes[0]!
+  // beside its record file a commit may add the artifacts the record names (content-addressed paths)
+  const added = c.changes.filter(x => isArtifactPath(x.path))
+  const changes = added.length ? c.changes.filter(x => !isArtifactPath(x.path)) : c.changes
+  const touched = added.find(x => x.status !== 'A')
+  if (touched) return bad('commit-changes', `record commit ${touched.status === 'M' ? 'modifies' : 'deletes'} ${touched.path}: artifacts are append-only`, touched.path)
+  if (changes.length !== 1) return bad('commit-changes', `record commit changes ${changes.length} files (expected exactly one added record)`, path)
+  const ch = changes[0]!
   if (ch.status !== 'A') return bad('commit-changes', `record commit ${ch.status === 'M' ? 'modifies' : 'deletes'} ${ch.path}: records are append-only`, ch.path)
   if (ch.path !== path) return bad('record-path', `record file is at ${ch.path}, expected ${path} for ${kind}/${id}`, ch.path)
-  return {path, blob: ch.blob, kind, id, lamport: t.lamport}
+  return {path, blob: ch.blob, kind, id, lamport: t.lamport, ...(added.length ? {artifacts: added.map(x => x.path)} : {})}
+}
+
+/** Artifact files a commit added that its record does not name (a record commit adds only its own). */
+export function unnamedArtifacts(loc: Located, record: {artifacts?: readonly {path: string}[]}): string[] {
+  return (loc.artifacts ?? []).filter(p => !record.artifacts?.some(a => a.path === p))
 }
