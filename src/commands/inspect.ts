@@ -3,6 +3,8 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
+import {LANE_FAILURES} from '../store/index.js'
+import {reportProblems} from '../cli/problems.js'
 
 export interface InspectResult {
   record: ExpRecord
@@ -35,11 +37,13 @@ export default class Inspect extends ExpCommand {
       const e = ledger.get(args.id)
       if (!e) {
         const near = ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id)
-        if (near.length === 1) return inspectOf(ledger, near[0]!)
+        if (near.length === 1) return {...inspectOf(ledger, near[0]!), problems: ledger.problems}
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : 'list ids with `exp ledger`')
       }
-      return inspectOf(ledger, args.id)
+      return {...inspectOf(ledger, args.id), problems: ledger.problems}
     })
+    const problems = res.problems
+    delete (res as {problems?: unknown}).problems
     if (!this.jsonEnabled()) {
       const r = res.record
       this.log(`${r.kind} ${r.id}  ${summarize(r)}`)
@@ -54,6 +58,8 @@ export default class Inspect extends ExpCommand {
       this.log('body:')
       this.log(JSON.stringify(r.body, null, 2))
     }
+    // the record is shown; lanes that could not be read are said, and set the status
+    reportProblems(problems.filter(p => LANE_FAILURES.has(p.code)))
     return res
   }
 }

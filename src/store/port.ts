@@ -30,6 +30,8 @@ export interface LaneInfo {
   tip: string
   records: number
   lastLamport: number
+  /** why the lane cannot be read (its records are then out of every view), when it cannot */
+  problem?: string
 }
 
 /** A problem met while reading lanes (records skipped, a lane that cannot be read): see problems.ts. */

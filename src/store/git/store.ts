@@ -7,7 +7,7 @@ import {lookupPath} from './tree.js'
 import {isLaneName, parseLaneRef} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
 import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, ReadProblem, RecordStore} from '../port.js'
-import {problem} from '../problems.js'
+import {problem, LANE_FAILURES} from '../problems.js'
 import {discoverRepo, type RepoPaths} from './repo.js'
 import {scanRefs, type BadRef} from './refs.js'
 import {RefLock} from './lock.js'
@@ -454,10 +454,14 @@ export class GitRecordStore implements RecordStore {
       s.last = Math.max(s.last, e.lamport)
       stats.set(e.ref, s)
     }
-    return [...tips].filter(([, tip]) => tip).map(([ref, tip]) => {
+    const failed = new Map(ledger.problems.filter(p => LANE_FAILURES.has(p.code)).map(p => [p.ref, p.message]))
+    // a lane ref that names no object is still a lane: listed, with its problem
+    for (const ref of failed.keys()) if (!tips.get(ref) && parseLaneRef(ref)) tips.set(ref, '')
+    return [...tips].filter(([ref, tip]) => tip !== undefined && (tip || failed.has(ref))).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([ref, tip]) => {
       const info = parseLaneRef(ref)!
       const s = stats.get(ref) ?? {records: 0, last: 0}
-      return {lane: info.lane, ref, private: info.private, tip: tip!, records: s.records, lastLamport: s.last}
+      const problem = failed.get(ref)
+      return {lane: info.lane, ref, private: info.private, tip: tip!, records: s.records, lastLamport: s.last, ...(problem ? {problem} : {})}
     })
   }
 
