@@ -2,7 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import os from 'node:os'
 import zlib from 'node:zlib'
-import {isKind, type Kind} from '../../records/index.js'
+import {isKind, kindConstant, type Kind} from '../../records/index.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {alive} from './lock.js'
@@ -58,9 +58,15 @@ export interface CachedEntry extends LedgerEntry {
   fresh?: boolean
 }
 
-/** A record to add to the cache: its entry, its bytes (checked) and the length of their digest-covered prefix. */
+/** A record to add to the cache: what its entry needs, its bytes (checked) and the length of their digest-covered prefix. */
 export interface CacheAdd {
-  entry: LedgerEntry
+  id: string
+  kind: Kind
+  digest: string
+  lamport: number
+  commit: string
+  cites: readonly string[]
+  facts: string | undefined
   bytes: Buffer
   pre: number
   /** the record's created_at */
@@ -195,8 +201,8 @@ export class LedgerCache {
       const t9 = text.indexOf('\t', t8 + 1)
       const nl = text.indexOf('\n', t9 + 1)
       if (t0 < 0 || t9 < 0 || nl < 0 || text.lastIndexOf('\n', t9) >= pos) fail(`line ${i + 1} is truncated`)
-      const kind = text.slice(t1 + 1, t2) as Kind
-      const limit = sizes.get(kind)
+      const kind = kindConstant(text.slice(t1 + 1, t2))!
+      const limit = kind && sizes.get(kind)
       const off = +text.slice(t4 + 1, t5)
       const len = +text.slice(t5 + 1, t6)
       const pre = +text.slice(t6 + 1, t7)
@@ -228,44 +234,15 @@ export class LedgerCache {
     return out
   }
 
-  /** Append new records of a lane (truncating any tail a crashed writer left). Returns the new state. */
-  append(ref: string, st: LaneState | undefined, tip: string, add: readonly CacheAdd[], problems: ReadProblem[], lane: string, isPrivate: boolean): {state: LaneState; entries: CachedEntry[]} {
+  /**
+   * Start adding records to a lane's cache files (truncating any tail a crashed writer left
+   * past the state): data first, as records arrive, in any order; the index last, in lane
+   * order (LaneWriter.finish).
+   */
+  writer(ref: string, st: LaneState | undefined, lane: string, isPrivate: boolean): LaneWriter {
     fs.mkdirSync(this.dir, {recursive: true})
     const gen = st?.gen ?? Date.now()
-    const base = this.base(ref, gen)
-    const idxFile = `${base}.idx`
-    const idxBytes = st?.idxBytes ?? 0
-    const dat: Partial<Record<Kind, number>> = {...st?.dat}
-    if (!st) fs.writeFileSync(idxFile, '')
-    else fs.truncateSync(idxFile, idxBytes)
-    const lines: string[] = []
-    const byKind = new Map<Kind, Buffer[]>()
-    const files = new Map<Kind, string>()
-    const entries: CachedEntry[] = []
-    for (const {entry: e, bytes, pre, created} of add) {
-      let chunks = byKind.get(e.kind)
-      if (!chunks) {
-        byKind.set(e.kind, (chunks = []))
-        files.set(e.kind, `${base}.${e.kind}.dat`)
-        // a kind seen for the first time, or a tail a crashed writer left past the state
-        const have = dat[e.kind]
-        if (have === undefined) fs.writeFileSync(`${base}.${e.kind}.dat`, '')
-        else fs.truncateSync(`${base}.${e.kind}.dat`, have)
-      }
-      const off = dat[e.kind] ?? 0
-      lines.push(`${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${off}\t${bytes.length}\t${pre}\t${created}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`)
-      entries.push({id: e.id, kind: e.kind, digest: e.digest, lane, ref, private: isPrivate, lamport: e.lamport, commit: e.commit, cites: e.cites, facts: e.facts, off, len: bytes.length, pre, created, file: files.get(e.kind)!, fresh: true})
-      chunks.push(bytes)
-      dat[e.kind] = off + bytes.length
-    }
-    for (const [kind, chunks] of byKind) fs.appendFileSync(`${base}.${kind}.dat`, Buffer.concat(chunks))
-    const idx = Buffer.from(lines.join(''), 'latin1')
-    fs.appendFileSync(idxFile, idx)
-    const last = add.length ? add[add.length - 1]!.entry.lamport : st?.lastLamport ?? 0
-    return {
-      state: {tip, gen, count: (st?.count ?? 0) + add.length, idxBytes: idxBytes + idx.length, dat, lastLamport: last, problems: [...(st?.problems ?? []), ...problems], crc: zlib.crc32(idx, st?.crc ?? 0)},
-      entries,
-    }
+    return new LaneWriter(this.base(ref, gen), gen, ref, st, lane, isPrivate)
   }
 
   /** Remove files of lanes that are gone or rebuilt. */
@@ -348,5 +325,87 @@ export class LedgerCache {
   close(): void {
     for (const fd of this.fds.values()) fs.closeSync(fd)
     this.fds.clear()
+  }
+}
+
+/** Records being added to one lane's cache files: see LedgerCache.writer. */
+export class LaneWriter {
+  private readonly dat: Partial<Record<Kind, number>>
+  private started = new Set<Kind>()
+  /** one file name string per kind, shared by the entries (100,000 copies of it added up) */
+  private files = new Map<Kind, string>()
+
+  constructor(private readonly base: string, private readonly gen: number, private readonly ref: string, private readonly st: LaneState | undefined, private readonly lane: string, private readonly isPrivate: boolean) {
+    this.dat = {...st?.dat}
+  }
+
+  /** Write the bytes of records to the data files; the entries that point at them (in the order given). */
+  addData(add: readonly CacheAdd[]): CachedEntry[] {
+    const byKind = new Map<Kind, Buffer[]>()
+    const entries: CachedEntry[] = new Array(add.length)
+    add.forEach((e, i) => {
+      const {bytes, pre, created} = e
+      let file = this.files.get(e.kind)
+      if (file === undefined) this.files.set(e.kind, (file = `${this.base}.${e.kind}.dat`))
+      let chunks = byKind.get(e.kind)
+      if (!chunks) {
+        byKind.set(e.kind, (chunks = []))
+        if (!this.started.has(e.kind)) {
+          this.started.add(e.kind)
+          // a kind seen for the first time, or a tail a crashed writer left past the state
+          const have = this.dat[e.kind]
+          if (have === undefined) fs.writeFileSync(file, '')
+          else fs.truncateSync(file, have)
+        }
+      }
+      const off = this.dat[e.kind] ?? 0
+      entries[i] = {id: e.id, kind: e.kind, digest: e.digest, lane: this.lane, ref: this.ref, private: this.isPrivate, lamport: e.lamport, commit: e.commit, cites: e.cites, facts: e.facts, off, len: bytes.length, pre, created, file, fresh: true}
+      chunks.push(bytes)
+      this.dat[e.kind] = off + bytes.length
+    })
+    for (const [kind, chunks] of byKind) {
+      // written from where the bytes are (no joined copy of the chunk)
+      const fd = fs.openSync(`${this.base}.${kind}.dat`, 'a')
+      try {
+        for (let i = 0; i < chunks.length; i += 1024) writeAll(fd, chunks.slice(i, i + 1024))
+      } finally {
+        fs.closeSync(fd)
+      }
+    }
+    return entries
+  }
+
+  /** Write the index lines of `entries` (the new ones, in lane order) and return the lane's new state. */
+  finish(entries: readonly CachedEntry[], tip: string, problems: ReadProblem[]): LaneState {
+    const idxFile = `${this.base}.idx`
+    const idxBytes = this.st?.idxBytes ?? 0
+    if (!this.st) fs.writeFileSync(idxFile, '')
+    else fs.truncateSync(idxFile, idxBytes)
+    let crc = this.st?.crc ?? 0
+    let size = idxBytes
+    // in slices: one string for 100,000 lines would be ~20 MB at once
+    for (let i = 0; i < entries.length; i += 4096) {
+      let text = ''
+      for (const e of entries.slice(i, i + 4096)) text += `${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${e.off}\t${e.len}\t${e.pre}\t${e.created}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`
+      const idx = Buffer.from(text, 'latin1')
+      fs.appendFileSync(idxFile, idx)
+      crc = zlib.crc32(idx, crc)
+      size += idx.length
+    }
+    const last = entries.length ? entries[entries.length - 1]!.lamport : this.st?.lastLamport ?? 0
+    return {tip, gen: this.gen, count: (this.st?.count ?? 0) + entries.length, idxBytes: size, dat: this.dat, lastLamport: last, problems, crc}
+  }
+}
+
+/** writev until every buffer is written (a write may be short). */
+function writeAll(fd: number, bufs: Buffer[]): void {
+  let rest = bufs
+  while (rest.length) {
+    let n = fs.writevSync(fd, rest)
+    while (rest.length && n >= rest[0]!.length) {
+      n -= rest[0]!.length
+      rest = rest.slice(1)
+    }
+    if (rest.length && n > 0) rest = [rest[0]!.subarray(n), ...rest.slice(1)]
   }
 }

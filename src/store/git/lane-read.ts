@@ -1,9 +1,9 @@
-import {encodeFacts, isKind, parseRecordPath, recordPath} from '../../records/index.js'
+import {encodeFacts, isKind, kindConstant, parseRecordPath, recordPath} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {problem} from '../problems.js'
-import type {LedgerCache, LaneState, CacheAdd} from './cache.js'
+import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
 import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
 import {checkRecordBytes} from './record-bytes.js'
@@ -31,13 +31,55 @@ export interface LaneReadResult {
   sawWatch: boolean
 }
 
-const CHUNK = 1024
+const CHUNK = 256
+const NO_CITES: readonly string[] = Object.freeze([])
+
+function memEntry(a: CacheAdd, ref: string): MemEntry {
+  const info = parseLaneRef(ref)!
+  return {id: a.id, kind: a.kind, digest: a.digest, lane: info.lane, ref, private: info.private, lamport: a.lamport, commit: a.commit, cites: a.cites, ...(a.facts ? {facts: a.facts} : {}), bytes: a.bytes}
+}
 const ID_RE = /^[a-z]{2}-[0-9a-f]{24}$/
 
+/**
+ * Memory for the record bytes of the chunks in flight, in 1 MiB slabs given back once a chunk
+ * is in the cache and used again. Streaming 100,000 records through fresh buffers left tens
+ * of MB of buffers waiting for a full garbage collection; reused slabs keep the peak flat.
+ */
+class Slabs {
+  private free: Buffer[] = []
+  static readonly SIZE = 1024 * 1024
+
+  /** A holder of the slabs of one chunk: copies bytes in, gives them all back at once. */
+  holder(): {keep: (data: Buffer) => Buffer; release: () => void} {
+    const mine: Buffer[] = []
+    let cur: Buffer | undefined
+    let used = 0
+    return {
+      keep: data => {
+        // a record larger than a slab gets its own buffer (not pooled)
+        if (data.length > Slabs.SIZE) return Buffer.from(data)
+        if (!cur || used + data.length > cur.length) {
+          cur = this.free.pop() ?? Buffer.allocUnsafeSlow(Slabs.SIZE)
+          mine.push(cur)
+          used = 0
+        }
+        const out = cur.subarray(used, used + data.length)
+        data.copy(out)
+        used += data.length
+        return out
+      },
+      release: () => {
+        for (const b of mine.splice(0)) if (this.free.length < 16) this.free.push(b)
+        cur = undefined
+      },
+    }
+  }
+}
+
 /** The record blobs of commits, read in one batch (then checked by checkChunk). */
-async function fetchRecords(reader: ObjectReader, commits: LaneCommit[]): Promise<{located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}> {
+async function fetchRecords(reader: ObjectReader, commits: LaneCommit[], keep?: (data: Buffer) => Buffer): Promise<{located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}> {
   const located = commits.map(c => recordChange(c))
-  return {located, got: await reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))}
+  return {located, got: await reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])), keep)}
 }
 
 /** Check fetched records in process: good ones become entries, bad ones problems. */
@@ -72,7 +114,8 @@ async function checkChunk(ref: string, commits: LaneCommit[], {located, got}: Aw
       continue
     }
     const facts = encodeFacts(record)
-    add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites, ...(facts ? {facts} : {})}, bytes: data, pre: checked.ok.pre, created: record.created_at})
+    // the kind as the one constant string, and one empty cites list for all: 100,000 entries stay in memory
+    add.push({id: record.id, kind: kindConstant(loc.kind)!, digest: record.digest, lamport: record.lamport, commit: c.oid, cites: record.cites.length ? record.cites : NO_CITES, facts, bytes: data, pre: checked.ok.pre, created: record.created_at})
   }
   return {add, problems}
 }
@@ -89,7 +132,7 @@ async function* fullChunksNative(commonDir: string, ref: string, tip: string, pr
   const tree = listTreeNative(commonDir, tip)
   tree.catch(() => undefined) // awaited below; not unhandled until then
   let files: Map<string, string> | undefined
-  for await (const chunk of laneCommitChunksNative(commonDir, tip, undefined, CHUNK, 2, false)) {
+  for await (const chunk of laneCommitChunksNative(commonDir, tip, undefined, CHUNK, 2, false, false)) {
     files ??= await tree
     for (const c of chunk) {
       const rec = trailersOf(c).record
@@ -98,7 +141,7 @@ async function* fullChunksNative(commonDir: string, ref: string, tip: string, pr
       const blob = files.get(p)
       // a claimed path keeps its key with an empty value: a second claim is told from a missing file
       if (blob === undefined) c.problem = {code: 'record-missing', message: `the record file ${p} named by this commit is not in the lane's tree (deleted or moved later)`}
-      else if (blob === '') c.problem = {code: 'commit-changes', message: `${p} was already added by an earlier commit: records are append-only`}
+      else if (blob === '') c.problem = {code: 'commit-changes', message: `${p} is added by another commit of this lane too: records are append-only`}
       else {
         files.set(p, '')
         c.changes = [{status: 'A', path: p, blob}]
@@ -116,32 +159,34 @@ async function* fullChunksNative(commonDir: string, ref: string, tip: string, pr
 
 /**
  * Read one lane from `st` (its cached state: only the commits since its tip, with their
- * diffs) or in full, streaming chunks of commits into the cache. Returns undefined when the
- * cached tip is not an ancestor of the new tip (the lane was rewritten): read it in full then.
- * Throws when the lane's history cannot be walked (missing objects, a tip that is no commit).
+ * diffs) or in full, writing the records to the cache as they are checked. Returns undefined
+ * when the cached tip is not an ancestor of the new tip (the lane was rewritten): read it in
+ * full then. Throws when the lane's history cannot be walked (missing objects).
+ * A full read with the git binary goes newest first (git streams as it walks, so nothing
+ * waits for the whole walk); the entries are put in lane order at the end.
  */
 export async function readLane(ctx: LaneReadContext, ref: string, tip: string, st: LaneState | undefined, persist: boolean, start: LedgerEntry[] | undefined, watch: string | undefined): Promise<LaneReadResult | undefined> {
   const info = parseLaneRef(ref)!
-  const entries: LedgerEntry[] = st ? [...(start ?? [])] : []
-  const problems: ReadProblem[] = [...(st?.problems ?? [])]
+  const newestFirst = !st && ctx.native
   const structural: ReadProblem[] = []
-  let state = st
+  const added: LedgerEntry[] = []
+  const found: ReadProblem[] = []
   let first = true
   let sawWatch = false
-  const chunks: AsyncGenerator<LaneCommit[]> = st
-    ? incrementalChunks(ctx, tip, st.tip)
-    : ctx.native
-      ? fullChunksNative(ctx.commonDir, ref, tip, structural)
-      : isoChunks(ctx.reader, tip)
+  const writer = persist ? ctx.cache.writer(ref, st, info.lane, info.private) : undefined
+  const chunks: AsyncGenerator<LaneCommit[]> = st ? incrementalChunks(ctx, tip, st.tip) : ctx.native ? fullChunksNative(ctx.commonDir, ref, tip, structural) : isoChunks(ctx.reader, tip)
   // a pipeline: git log runs ahead, and the blobs of the next chunk are requested from
   // cat-file as soon as git log has listed it, so both git processes work while this one
   // checks and caches the chunk before
+  // (bytes kept in entries, without a cache, must not be in slabs that are used again)
+  const slabs = writer ? new Slabs() : undefined
   const fetchNext = async () => {
     const n = await chunks.next()
     if (n.done) return undefined
-    const fetched = fetchRecords(ctx.reader, n.value)
+    const holder = slabs?.holder()
+    const fetched = fetchRecords(ctx.reader, n.value, holder?.keep)
     fetched.catch(() => undefined) // awaited in its turn; not unhandled until then
-    return {chunk: n.value, fetched}
+    return {chunk: n.value, fetched, holder}
   }
   try {
     let cur = await fetchNext()
@@ -156,26 +201,24 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
       // one turn of the event loop: the next chunk, usually already listed, has its blobs requested
       await new Promise(resolve => setImmediate(resolve))
       const {add, problems: bad} = await checkChunk(ref, chunk, fetched)
-      const found = [...structural.splice(0), ...bad]
-      if (persist) {
-        const res = ctx.cache.append(ref, state, tip, add, found, info.lane, info.private)
-        state = res.state
-        entries.push(...res.entries)
-      } else entries.push(...add.map(a => ({...a.entry, bytes: a.bytes}) as MemEntry))
-      problems.push(...found)
+      for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
+      cur.holder?.release()
+      for (const p of bad) found.push(p)
       cur = await next
     }
     if (first && st) return undefined
   } finally {
     await chunks.return(undefined)
   }
-  // problems found after the last chunk (files of the tree no commit added)
-  if (structural.length) {
-    problems.push(...structural)
-    if (persist && state) state = {...state, problems: [...state.problems, ...structural]}
+  if (newestFirst) {
+    added.reverse()
+    found.reverse()
   }
-  if (persist && !state) state = ctx.cache.append(ref, undefined, tip, [], [], info.lane, info.private).state
-  if (state) state = {...state, tip, problems}
+  // problems found after the last commit (files of the tree no commit added)
+  found.push(...structural)
+  const problems = [...(st?.problems ?? []), ...found]
+  const entries = st ? [...(start ?? []), ...added] : added
+  const state = writer?.finish(added as CachedEntry[], tip, problems)
   return {entries, problems, state, sawWatch}
 }
 

@@ -1,6 +1,6 @@
-import {createHash, hash} from 'node:crypto'
+import {hash} from 'node:crypto'
 import {isAscii, isUtf8} from 'node:buffer'
-import {canonicalJson, checkRecord, normalizeCites, recordDigest, recordId, schemaTag, type ExpRecord, type Kind} from '../../records/index.js'
+import {canonicalJson, checkRecord, recordDigest, recordId, schemaTag, type ExpRecord, type Kind} from '../../records/index.js'
 import type {StoreProblemCode} from '../problems.js'
 
 /**
@@ -30,11 +30,15 @@ export interface CheckedRecord {
   pre: number
 }
 
-/** The envelope fields after `cites`, in canonical order, as canonical JSON (`{"created_at":…}`). */
+/**
+ * The envelope fields after `cites`, in canonical order, as canonical JSON (`"created_at":…}`,
+ * without the opening brace). Called after the schema check: created_at, digest, id, kind,
+ * lane and schema match patterns of plain ASCII that JSON writes as they are; only the key
+ * and volatile need the serializer.
+ */
 function envelopeTail(r: ExpRecord): string {
   const {key, volatile} = r as ExpRecord & {key?: string; volatile?: unknown}
-  // the fields the envelope schema allows, in key order; only volatile needs the general serializer
-  return `{"created_at":${JSON.stringify(r.created_at)},"digest":${JSON.stringify(r.digest)},"id":${JSON.stringify(r.id)},${key === undefined ? '' : `"key":${JSON.stringify(key)},`}"kind":${JSON.stringify(r.kind)},"lamport":${JSON.stringify(r.lamport)},"lane":${JSON.stringify(r.lane)},"schema":${JSON.stringify(r.schema)}${volatile === undefined ? '' : `,"volatile":${canonicalJson(volatile)}`}}`
+  return `"created_at":"${r.created_at}","digest":"${r.digest}","id":"${r.id}",${key === undefined ? '' : `"key":${JSON.stringify(key)},`}"kind":"${r.kind}","lamport":${r.lamport},"lane":"${r.lane}","schema":"${r.schema}"${volatile === undefined ? '' : `,"volatile":${canonicalJson(volatile)}`}}`
 }
 
 /** `"key":…,"kind":…,"schema":…}`: what follows the file's prefix in the digest subject. */
@@ -42,8 +46,9 @@ function subjectSuffix(kind: string, schema: string, key: string | undefined): s
   return `${key === undefined ? '' : `"key":${JSON.stringify(key)},`}"kind":${JSON.stringify(kind)},"schema":${JSON.stringify(schema)}}`
 }
 
-function hashSubject(bytes: Buffer, pre: number, suffix: string): string {
-  return `sha256:${createHash('sha256').update(bytes.subarray(0, pre)).update(suffix, 'utf8').digest('hex')}`
+function sortedUnique(cites: readonly string[]): boolean {
+  for (let i = 1; i < cites.length; i++) if (!(cites[i - 1]! < cites[i]!)) return false
+  return true
 }
 
 function citesSegment(cites: readonly string[]): string {
@@ -82,12 +87,12 @@ export function checkRecordBytes(bytes: Buffer, expect: Expected): CheckResult {
   if (expect.lamport !== undefined && record.lamport !== expect.lamport) mismatch(`lamport ${record.lamport} does not match Exp-Lamport ${expect.lamport}`)
   if (record.lane !== expect.lane) mismatch(`record says lane ${record.lane} but sits on lane ${expect.lane}`)
   if (problems.length) return {record, problems}
-  const tail = `${envelopeTail(record).slice(1)}\n`
+  const tail = `${envelopeTail(record)}\n`
   const pre = bytes.length - Buffer.byteLength(tail)
   const cites = citesSegment(record.cites)
-  const canonicalTail = text.endsWith(tail) && bytes[pre - 1] === 0x2c && text.slice(0, text.length - tail.length).endsWith(cites) && normalizeCites(record.cites).join(' ') === record.cites.join(' ')
+  const canonicalTail = text.endsWith(tail) && bytes[pre - 1] === 0x2c && text.startsWith(cites, text.length - tail.length - cites.length) && sortedUnique(record.cites)
   const key = (record as {key?: string}).key
-  if (!canonicalTail || hashSubject(bytes, pre, subjectSuffix(record.kind, record.schema, key)) !== record.digest) {
+  if (!canonicalTail || !record.digest.endsWith(hashPrefix(bytes, pre, suffixOf(record.kind, record.schema, key)))) {
     const digest = recordDigest(record)
     if (digest === record.digest) problems.push({code: 'record-not-canonical', message: 'record file is not in canonical JSON form (keys sorted, no spaces): its bytes are not what its digest covers'})
     else problems.push({code: 'record-digest', message: `digest mismatch: stored ${record.digest.slice(0, 19)}…, content hashes to ${digest.slice(0, 19)}…`})
@@ -115,6 +120,16 @@ export interface IndexedRecord {
 /** subjectSuffix of unkeyed records, by kind (the same string for every record of a kind) */
 const SUFFIX = new Map<string, Buffer>()
 let scratch = Buffer.allocUnsafe(64 * 1024)
+
+/** subjectSuffix as bytes (the same for every unkeyed record of a kind: kept) */
+function suffixOf(kind: string, schema: string, key: string | undefined): Buffer {
+  let suffix = key === undefined ? SUFFIX.get(schema) : undefined
+  if (!suffix) {
+    suffix = Buffer.from(subjectSuffix(kind, schema, key), 'utf8')
+    if (key === undefined) SUFFIX.set(schema, suffix)
+  }
+  return suffix
+}
 
 /** sha256 (hex) of `bytes[0, pre)` followed by `suffix`, in one call over a reused buffer. */
 function hashPrefix(bytes: Buffer, pre: number, suffix: Buffer): string {
@@ -161,12 +176,7 @@ export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | und
   if (!(at === n - 2 || bytes.toString('latin1', at, at + 13) === ',"volatile":{')) return 'the record envelope differs from the index'
   const cites = citesSegment(e.cites)
   if (bytes.toString('latin1', pre - cites.length, pre) !== cites) return 'the cites differ from the index'
-  let suffix = key === undefined ? SUFFIX.get(e.kind) : undefined
-  if (!suffix) {
-    suffix = Buffer.from(subjectSuffix(e.kind, schema, key), 'utf8')
-    if (key === undefined) SUFFIX.set(e.kind, suffix)
-  }
-  if (e.digest.length !== 71 || !e.digest.endsWith(hashPrefix(bytes, pre, suffix))) return 'the record bytes do not hash to its digest'
+  if (e.digest.length !== 71 || !e.digest.endsWith(hashPrefix(bytes, pre, suffixOf(e.kind, schema, key)))) return 'the record bytes do not hash to its digest'
   if (recordId(e.kind, e.digest, key) !== e.id) return 'the id is not derived from the digest'
   return undefined
 }
