@@ -43,6 +43,20 @@ t.test("a record's text edited inside a data file is never returned: the ledger 
   t.notMatch(fs.readFileSync(file(repo, '.note.dat'), 'utf8'), /NOTE 9/)
 })
 
+t.test('every record of a data file rewritten: all read from history in one batch, and the cache rebuilt', async t => {
+  const {repo, records} = await cached(t)
+  const dat = file(repo, '.note.dat')
+  fs.writeFileSync(dat, fs.readFileSync(dat, 'utf8').replaceAll('"text":"note', '"text":"NOTE'))
+  const s = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  const ledger = await s.ledger()
+  t.same(ledger.records().map(r => r.body), records.map(r => r.body), 'each body is the one history has')
+  await s.close()
+  const again = await exp(['ledger', '--json'], {cwd: repo})
+  t.equal(again.stderr, '', 'the next read finds a clean cache')
+  t.same(JSON.parse(again.stdout), records)
+  t.equal(fs.readdirSync(path.join(repo, CACHE)).filter(f => f.startsWith('refs~research~lanes~a.') && f.endsWith('.note.dat')).length, 1, 'and only one generation of its files')
+})
+
 t.test('a lowered count in state.json, an edited index line, a truncated index: detected, the lane rebuilt, nothing hidden', async t => {
   const edits: [string, (repo: string) => void][] = [
     ['count lowered', repo => {

@@ -245,6 +245,25 @@ export class LedgerCache {
     return new LaneWriter(this.base(ref, gen), gen, ref, st, lane, isPrivate)
   }
 
+  /** Remove the files of a lane's other cache generations (an older cache, a damaged one). */
+  dropOthers(ref: string, gen: number): void {
+    const prefix = `${ref.replace(/\//g, '~')}.`
+    let names: string[]
+    try {
+      names = fs.readdirSync(this.dir)
+    } catch {
+      return
+    }
+    for (const n of names) {
+      // <gen>.idx or <gen>.<kind>.dat, exactly (lane `a` must not take lane `a.1`'s files)
+      const m = n.startsWith(prefix) && /^(\d{10,})\.(idx|[a-z]+\.dat)$/.exec(n.slice(prefix.length))
+      if (m && Number(m[1]) !== gen) {
+        this.closeFile(path.join(this.dir, n))
+        fs.rmSync(path.join(this.dir, n), {force: true})
+      }
+    }
+  }
+
   /** Remove files of lanes that are gone or rebuilt. */
   drop(ref: string, st: LaneState): void {
     const base = this.base(ref, st.gen)

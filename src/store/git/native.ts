@@ -100,7 +100,7 @@ export class CatFileBatch {
         if (--left === 0) resolve(out)
       }
       oids.forEach((oid, i) => this.queue.push({oid, resolve: o => settle(i, keep ? keep(o.data) : o.data), reject: e => settle(i, e)}))
-      this.child.stdin.write(`${oids.join('\n')}\n`)
+      this.child.stdin.write(Buffer.from(`${oids.join('\n')}\n`, 'latin1'))
     })
   }
 

@@ -222,41 +222,60 @@ export class GitRecordStore implements RecordStore {
   private bytesOf(es: readonly LedgerEntry[]): Buffer[] {
     const cached = es.filter(e => !('bytes' in e)) as CachedEntry[]
     const got = cached.length ? this.cache.readMany(cached) : []
+    const bad = cached.filter((_, k) => got[k] instanceof CacheMismatch)
+    const again = bad.length ? this.fromHistory(bad, got.find(g => g instanceof CacheMismatch) as CacheMismatch) : undefined
     let k = 0
+    let b = 0
     return es.map(e => {
       if ('bytes' in e) return (e as MemEntry).bytes
-      const b = got[k++]!
-      return b instanceof CacheMismatch ? this.fromHistory(e as CachedEntry, b) : b
+      const g = got[k++]!
+      return g instanceof CacheMismatch ? again![b++]! : g
     })
   }
 
-  /** A record whose cached copy did not check out, read from history (synchronously: loaders are). */
-  private fromHistory(e: CachedEntry, why: CacheMismatch): Buffer {
-    this.warn(`the cache of ${e.ref} does not match the records it holds (${why.message}): the lane is read from history and its cache rebuilt`)
-    this.invalidate(e.ref)
-    const where = `${e.ref}:${recordPath(e.kind, e.id)}`
-    if (!this.native) throw new CorruptObjectError('cache', `${where}: the cached copy does not match its digest`, {where})
-    let bytes: Buffer
-    try {
-      bytes = execFileSync('git', ['--git-dir', this.commonDir, 'cat-file', 'blob', `${e.commit}:${recordPath(e.kind, e.id)}`], {stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 30})
-    } catch (err) {
-      throw new CorruptObjectError('record', `${where}: ${(err as Error).message.split('\n')[0]}`, {where})
+  /**
+   * Records whose cached copies did not check out, read from history instead: one
+   * `git cat-file --batch` of COMMIT:PATH for all of them (synchronously: loaders are), each
+   * checked in full and against the entry that named it.
+   */
+  private fromHistory(es: readonly CachedEntry[], why: CacheMismatch): Buffer[] {
+    for (const ref of new Set(es.map(e => e.ref))) {
+      this.warn(`the cache of ${ref} does not match the records it holds (${why.message}): they are read from history and the cache rebuilt`)
+      this.invalidate(ref)
     }
-    const checked = checkRecordBytes(bytes, {lane: e.lane, kind: e.kind, id: e.id, lamport: e.lamport})
-    if (!checked.ok || checked.ok.record.digest !== e.digest) throw new CorruptObjectError('record', `${where}: ${checked.problems?.[0]?.message ?? 'it is not the record the index named'}`, {where})
-    return bytes
+    const where = (e: CachedEntry) => `${e.ref}:${recordPath(e.kind, e.id)}`
+    if (!this.native) throw new CorruptObjectError('cache', `${where(es[0]!)}: the cached copy does not match its digest`, {where: where(es[0]!)})
+    let out: Buffer
+    try {
+      out = execFileSync('git', ['--git-dir', this.commonDir, 'cat-file', '--batch'], {input: es.map(e => `${e.commit}:${recordPath(e.kind, e.id)}\n`).join(''), stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 1 << 30})
+    } catch (err) {
+      throw new CorruptObjectError('record', `${where(es[0]!)}: ${(err as Error).message.split('\n')[0]}`, {where: where(es[0]!)})
+    }
+    let pos = 0
+    return es.map(e => {
+      const nl = out.indexOf(10, pos)
+      const head = out.toString('latin1', pos, nl).split(' ')
+      const size = Number(head[2])
+      if (head[1] !== 'blob' || !Number.isSafeInteger(size)) throw new CorruptObjectError('record', `${where(e)} is not in history (${head.slice(1).join(' ')})`, {where: where(e)})
+      const bytes = out.subarray(nl + 1, nl + 1 + size)
+      pos = nl + 2 + size
+      const checked = checkRecordBytes(bytes, {lane: e.lane, kind: e.kind, id: e.id, lamport: e.lamport})
+      if (!checked.ok || checked.ok.record.digest !== e.digest) throw new CorruptObjectError('record', `${where(e)}: ${checked.problems?.[0]?.message ?? 'it is not the record the index named'}`, {where: where(e)})
+      return bytes
+    })
   }
 
-  /** Forget a lane's cache (in this process and on disk, when the cache lock is free). */
+  /**
+   * Forget a lane's cache (in this process, and on disk when the cache lock is free). Its files
+   * stay until the lane is cached again: entries of the ledger being read still point into them.
+   */
   private invalidate(ref: string): void {
     this.laneMemo.delete(ref)
     this.memo = undefined
     if (this.opts.cache === false || !this.cache.tryLock()) return
     try {
       const state = this.cache.loadState()
-      const st = state.lanes[ref]
-      if (st) {
-        this.cache.drop(ref, st)
+      if (state.lanes[ref]) {
         delete state.lanes[ref]
         this.cache.saveState(state)
       }
@@ -397,6 +416,8 @@ export class GitRecordStore implements RecordStore {
     this.laneMemo.set(ref, {tip, gen: lane.state?.gen, entries: lane.entries, problems: lane.problems})
     if (persist) {
       state.lanes[ref] = lane.state!
+      // files of the lane's earlier caches (dropped as damaged, or rebuilt) go now
+      this.cache.dropOthers(ref, lane.state!.gen)
       onChange()
     }
     return {entries: lane.entries, problems: lane.problems, sawSeen: lane.sawWatch, from}
