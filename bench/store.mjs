@@ -4,7 +4,7 @@ import {execFileSync} from 'node:child_process'
 import {readdirSync, writeFileSync, mkdtempSync, cpSync, rmSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {ROOT, ENV, tempRepo, cleanup, git, runNode, timeCommand, fmtMs, printTable, writeResults} from './lib.mjs'
+import {ROOT, ENV, tempRepo, cleanup, runNode, timeCommand, fmtMs, printTable, writeResults} from './lib.mjs'
 
 const CHILD = path.join(ROOT, 'bench/store-child.mjs')
 const BIN = path.join(ROOT, 'bin/run.js')
