@@ -137,6 +137,9 @@ export class RefLock {
         // (a `git pack-refs --all` may remove the ref's empty folder at any moment: made again)
         const ino = createOwnedIn(file)
         if (ino !== undefined) {
+          // owner temp files of writers killed between writing and linking them: the lock's
+          // holder is the one process that may remove them without racing their writer
+          sweepTemps(file)
           const old = await readRef(commonDir, ref)
           return new RefLock(commonDir, ref, ino, old)
         }
