@@ -4,7 +4,7 @@ import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
 import {evaluateProposal, loadProposal} from '../loop/evaluate.js'
-import type {Comparison} from '../loop/compare.js'
+import type {Comparison} from '../evals/compare.js'
 
 export interface EvalOutput {
   proposal: string

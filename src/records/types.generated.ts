@@ -102,6 +102,17 @@ export interface ScoreVector {
   latency_ms: number;
   trajectory_length: number;
 }
+/**
+ * The evaluator whose judgement a record carries: the built-in world + grader (`world`), or a contract's command evaluator (`command:<contract>`). The digest pins its semantics (tools, grader rules, or command and harness files).
+ *
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "EvaluatorRef".
+ */
+export interface EvaluatorRef {
+  id: string;
+  version: string;
+  digest: Digest;
+}
 
 /**
  * The envelope every research record carries (fixed across kinds). `body` is validated by the kind's own schema in schemas/records/. The digest covers schema, kind, key, cites and body; id, lane, lamport, created_at and volatile are excluded.
@@ -200,6 +211,20 @@ export interface EvaluationBody {
   proposal?: RecordId;
   skill: SkillRef;
   agent: AgentRef;
+  evaluator?: EvaluatorRef;
+  /**
+   * What the aggregates were computed from: the number of verifications and the digest of their sorted `id digest` lines. It pins their exact bytes, so a signature on this record covers them wherever they are stored.
+   */
+  evidence?: {
+    verifications: number;
+    digest: Digest;
+  };
+  /**
+   * A public held-out aggregate: scenario ids in per_scenario are keyed hashes (hs-…), the details stay on the private lane.
+   */
+  sealed?: {
+    scenario_ids: "keyed-hash";
+  };
   total: number;
   passed: number;
   failed: number;
@@ -371,6 +396,13 @@ export interface ManifestBody {
     tree: string;
     scenarios: string[];
     path?: string;
+    /**
+     * the sealed held-out file the scenarios were decrypted from
+     */
+    sealed?: {
+      path?: string;
+      blob: string;
+    };
   };
   skill: SkillRef;
   knowledge?: {
@@ -392,6 +424,10 @@ export interface ManifestBody {
     tool_version?: string;
   };
   agent: AgentRef;
+  evaluator?: EvaluatorRef;
+  limits?: {
+    max_steps?: number;
+  };
   seed: number;
   repeat: number;
   proposal?: RecordId;
@@ -549,6 +585,14 @@ export interface TraceBody {
     cached?: boolean;
   };
   status: "completed" | "invalid";
+  /**
+   * the agent was stopped when it asked for a call past this limit
+   */
+  step_limit?: number;
+  /**
+   * held-out: the task text is not stored (it stays in the sealed file); messages carry a placeholder where it was
+   */
+  sealed_task?: boolean;
   invalid_reason?: string;
   state_initial?: Digest;
   state_final?: Digest;
@@ -564,6 +608,7 @@ export interface VerificationBody {
   scenario: string;
   split: Split;
   repetition?: number;
+  evaluator?: EvaluatorRef;
   grader: {
     version: string;
     digest: Digest;
@@ -699,5 +744,28 @@ export interface PromotionPolicy {
     required?: boolean;
     must_not_worsen?: boolean;
     tolerance?: number;
+  };
+  /**
+   * Who may write evidence (docs/trust.md): the evaluators whose verifications count, and whether their records must carry a trusted git SSH signature.
+   */
+  evidence?: {
+    /**
+     * evaluator ids whose judgements count (default: [world])
+     *
+     * @minItems 1
+     */
+    evaluators?: [string, ...string[]];
+    /**
+     * verifications, evaluations and decisions count only from commits signed by a key of allowed_signers (and, when signers is set, by one of those principals)
+     */
+    require_signed_evidence?: boolean;
+    /**
+     * path on the main branch of git's allowed-signers file (default .research/allowed_signers)
+     */
+    allowed_signers?: string;
+    /**
+     * principals of the allowed-signers file that are trusted evaluator identities (default: all of them)
+     */
+    signers?: string[];
   };
 }
