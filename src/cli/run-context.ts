@@ -7,6 +7,12 @@ import type {AgentOptions} from '../agents/registry.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
 import {openEventSink} from '../events/index.js'
+import {findHoldoutKey} from '../scenarios/key.js'
+
+/** The repository's own held-out key file: inside .git, never in the work tree, never pushed. */
+export function holdoutKeyFile(commonDir: string): string {
+  return path.join(commonDir, 'exp', 'holdout.key')
+}
 
 /** Flags shared by the commands that run episodes (run, eval, promote, evolve, gate). */
 export const runFlags = {
@@ -59,5 +65,7 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     // written synchronously, a line per event: nothing to flush when the command ends
     events: openEventSink(flags.events, {cwd}),
   }
+  const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
+  if (key) options.holdoutKey = key
   return {options, config: cfg, root, mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`}
 }
