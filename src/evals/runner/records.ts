@@ -4,6 +4,7 @@ import {prepare} from '../../records/index.js'
 import {GRADER_DIGEST, GRADER_VERSION} from '../grader/version.js'
 import type {EpisodeResult} from '../episode.js'
 import {WORLD_EVALUATOR} from '../evaluator/world.js'
+import {taskMask} from './mask.js'
 
 /** Idempotency keys: an episode is (manifest, scenario, repetition), whatever lane or time. */
 export function episodeKey(manifest: string, scenario: string, repetition: number): string {
@@ -23,8 +24,6 @@ export function laneKey(key: string, lane: string): string {
   return `${key}@${lane}`
 }
 
-export const SEALED_TASK = '[sealed held-out task]'
-
 export interface EpisodeDraftOptions {
   manifest: string
   agent: AgentRef
@@ -32,14 +31,15 @@ export interface EpisodeDraftOptions {
   wallMs?: number
   /** the idempotency key (default: episodeKey of manifest, scenario, repetition) */
   key?: string
-  /** held-out: the task text is kept out of the record (it stays in the sealed split) */
+  /** held-out: the task text is kept out of the records (it stays in the sealed split) */
   sealTask?: boolean
 }
 
 /** The trace and the grader's verification of one episode, ready to append. */
 export function episodeDrafts(r: EpisodeResult, o: EpisodeDraftOptions): {trace: RecordDraft<'trace'>; verification: RecordDraft<'verification'>; traceId: string} {
   const key = o.key ?? episodeKey(o.manifest, r.scenario, r.repetition)
-  const hide = (s: string) => (o.sealTask && r.task ? s.split(r.task).join(SEALED_TASK) : s)
+  const m = o.sealTask ? taskMask(r.task) : undefined
+  const hide = <T>(v: T): T => (m ? m.mask(v) : v)
   const body: TraceBody = {
     manifest: o.manifest,
     scenario: r.scenario,
@@ -47,23 +47,23 @@ export function episodeDrafts(r: EpisodeResult, o: EpisodeDraftOptions): {trace:
     workflows: r.workflows,
     repetition: r.repetition,
     seed: r.seed,
-    task: o.sealTask ? SEALED_TASK : r.task,
+    task: hide(r.task),
     agent: o.agent,
     skill: o.skill,
-    messages: (o.sealTask ? r.messages.map(m => ({...m, content: hide(m.content)})) : r.messages) as TraceBody['messages'],
-    actions: r.actions as TraceBody['actions'],
-    final_answer: r.final_answer === null ? null : hide(r.final_answer),
+    messages: hide(r.messages) as TraceBody['messages'],
+    actions: hide(r.actions) as TraceBody['actions'],
+    final_answer: hide(r.final_answer),
     usage: r.usage,
     status: r.status,
     state_initial: r.state_initial,
     state_final: r.state_final,
   }
-  if (r.invalid_reason !== undefined) body.invalid_reason = r.invalid_reason
+  if (r.invalid_reason !== undefined) body.invalid_reason = hide(r.invalid_reason)
   if (r.step_limit !== undefined) body.step_limit = r.step_limit
   if (o.sealTask) body.sealed_task = true
   const trace: RecordDraft<'trace'> = {kind: 'trace', key, body, cites: [o.manifest], ...(o.wallMs === undefined ? {} : {volatile: {wall_ms: Math.round(o.wallMs)}})}
   const {id: traceId, digest: traceDigest} = prepare(trace)
-  const v = r.verdict
+  const v = hide(r.verdict)
   const vb: VerificationBody = {
     trace: traceId,
     trace_digest: traceDigest,
