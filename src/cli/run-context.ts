@@ -7,12 +7,10 @@ import type {AgentOptions} from '../agents/registry.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
 import {openEventSink} from '../events/index.js'
-import {findHoldoutKey} from '../scenarios/key.js'
+import {defaultKeyFile, findHoldoutKey} from '../scenarios/key.js'
+import {PACKAGE_ROOT} from '../package-root.js'
 
-/** The repository's own held-out key file: inside .git, never in the work tree, never pushed. */
-export function holdoutKeyFile(commonDir: string): string {
-  return path.join(commonDir, 'exp', 'holdout.key')
-}
+export const holdoutKeyFile = defaultKeyFile
 
 /** Flags shared by the commands that run episodes (run, eval, promote, evolve, gate). */
 export const runFlags = {
@@ -36,8 +34,11 @@ export interface RunFlagValues {
 }
 
 export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentOptions {
+  // what a command agent must never see: this repository, its git folders, a key file elsewhere, the package's own scenarios
+  const keyFile = process.env.EXP_HOLDOUT_KEY_FILE?.trim()
+  const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...(keyFile ? [path.resolve(keyFile)] : [])]
   return {
-    command: cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {},
+    command: {...(cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}), sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide}},
     openai: {
       cacheDir: path.join(store.commonDir, 'exp', 'llm-cache'),
       ...(cfg.openai?.base_url ? {baseURL: cfg.openai.base_url} : {}),

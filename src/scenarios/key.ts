@@ -1,7 +1,13 @@
 import {existsSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
+import path from 'node:path'
 import {SealedSplitError} from '../errors/index.js'
 import {parseKey} from './sealed.js'
+
+/** The repository's own held-out key file: inside the git folder, never in the work tree, never pushed. */
+export function defaultKeyFile(commonDir: string): string {
+  return path.join(commonDir, 'exp', 'holdout.key')
+}
 
 export interface HoldoutKey {
   key: Buffer

@@ -2,7 +2,7 @@ import {loadAgent, type AgentOptions} from '../../agents/registry.js'
 import type {Agent} from '../../agents/types.js'
 import {prepare, type RecordDraft} from '../../records/index.js'
 import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, Split, VerificationBody} from '../../records/types.js'
-import type {HoldoutKey, Problem} from '../../scenarios/index.js'
+import {defaultKeyFile, findHoldoutKey, type HoldoutKey, type Problem} from '../../scenarios/index.js'
 import type {Ledger, RecordStore, RepoPaths} from '../../store/index.js'
 import {sha256Hex} from '../../records/digest.js'
 import {GRADER_VERSION} from '../grader/version.js'
@@ -101,7 +101,8 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
   const repeat = o.repeat ?? 1
   const seed = o.seed ?? 42
   const redact = o.redact ?? makeRedactor({env: process.env})
-  const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key: o.holdoutKey})
+  const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
+  const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
   const skill: ResolvedSkill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
   const agent: Agent = await loadAgent(o.agent, o.agentOptions)
   let ev: RunEvents | undefined
