@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
@@ -8,7 +8,7 @@ import type {VerificationBody} from '../../src/records/types.js'
 
 const WEAKER = '7. Never call `grant_access`.'
 
-async function setup(t: Parameters<typeof makeRepo>[0]): Promise<{repo: string; skill: string; weaken: () => void}> {
+async function setup(t: Test): Promise<{repo: string; skill: string; weaken: () => void}> {
   const repo = await makeRepo(t)
   const init = await exp(['init', '--example', 'onboarding'], {cwd: repo})
   if (init.code !== 0) throw new Error(init.stderr)

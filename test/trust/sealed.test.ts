@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
@@ -12,7 +12,7 @@ const TASKS = HELD.map(f => (parse(fs.readFileSync(path.join(ROOT, 'scenarios', 
 
 type Run = {success_rate: number; passed: number; total: number; evaluation: string; private_evaluation?: string; body: {per_scenario: {scenario: string; passes: number}[]; sealed?: unknown}}
 
-async function sealedRepo(t: Parameters<typeof makeRepo>[0]): Promise<string> {
+async function sealedRepo(t: Test): Promise<string> {
   const repo = await makeRepo(t)
   const r = await exp(['init', '--example', 'onboarding'], {cwd: repo})
   t.equal(r.code, 0, r.stderr)
