@@ -12,7 +12,22 @@ export interface LoadedFile {
   problems: Problem[]
 }
 
+/**
+ * Parsed scenarios by their text: a process that loads the same scenarios again (the
+ * baseline and the candidate of one promotion, the trust checks' replay) parses each
+ * once, and every run shares one Scenario object (and its cached initial world state).
+ */
+const parsed = new Map<string, LoadedFile>()
+
 export function parseScenario(text: string, file: string): LoadedFile {
+  const hit = parsed.get(text)
+  if (hit && !hit.problems.length) return {...hit, file}
+  const loaded = parseText(text, file)
+  if (!loaded.problems.length && parsed.size < 10_000) parsed.set(text, loaded)
+  return loaded
+}
+
+function parseText(text: string, file: string): LoadedFile {
   const yaml = parseLocated(text)
   if (yaml.errors.length) return {file, yaml, problems: yaml.errors.map(e => ({file, line: e.line, column: e.column, message: `YAML: ${e.message}`}))}
   const issues = checkScenarioSchema(yaml.data)
