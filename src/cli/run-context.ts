@@ -1,7 +1,7 @@
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
-import type {GitRecordStore} from '../store/index.js'
+import {discoverRepo, type GitRecordStore} from '../store/index.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import type {AgentOptions} from '../agents/registry.js'
 import type {ResearchConfig} from '../records/types.js'
@@ -69,4 +69,15 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
   const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
   if (key) options.holdoutKey = key
   return {options, config: cfg, root, mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`}
+}
+
+/** The held-out key for a folder's repository (EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE, .git/exp/holdout.key), if any. */
+export async function holdoutKeyFor(dir: string): Promise<Buffer | undefined> {
+  let commonDir: string | undefined
+  try {
+    commonDir = discoverRepo(dir).commonDir
+  } catch {
+    commonDir = undefined
+  }
+  return (await findHoldoutKey({env: process.env, ...(commonDir ? {defaultFile: defaultKeyFile(commonDir)} : {})}))?.key
 }

@@ -18,7 +18,9 @@ Every clone with the same refs computes the same frontier for the same agent at 
     const {flags} = await this.parse(FrontierCmd)
     const res = await withStore(this.workDir, async store => {
       const authority = await authorityOf(store, this.workDir)
-      return frontier(authority.ledger, flags['agent-id'] ?? (await laneOf(store)), new Date(), {admit: id => authority.counts(id)})
+      const note = authority.ignoredNote()
+      if (note) this.note(note)
+      return frontier(authority.ledger, flags['agent-id'] ?? (await laneOf(store)), new Date(), {admit: authority.admit})
     })
     if (!this.jsonEnabled()) {
       const s = res.selected

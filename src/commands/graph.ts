@@ -18,7 +18,9 @@ export default class Graph extends ExpCommand {
     const {flags} = await this.parse(Graph)
     const g = await withStore(this.workDir, async store => {
       const authority = await authorityOf(store, this.workDir)
-      return graph(authority.ledger, {now: new Date(), env: process.env, admit: id => authority.counts(id)})
+      const note = authority.ignoredNote()
+      if (note) this.note(note)
+      return graph(authority.ledger, {now: new Date(), env: process.env, admit: authority.admit})
     })
     if (!this.jsonEnabled()) process.stdout.write(renderGraph(g, flags.format as GraphFormat))
     return g

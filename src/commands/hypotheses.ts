@@ -18,7 +18,9 @@ export default class Hypotheses extends ExpCommand {
     const {flags} = await this.parse(Hypotheses)
     const list = await withStore(this.workDir, async store => {
       const authority = await authorityOf(store, this.workDir)
-      return hypotheses(authority.ledger, new Date(), {status: flags.status as HypothesisView['status'] | undefined, admit: id => authority.counts(id)})
+      const note = authority.ignoredNote()
+      if (note) this.note(note)
+      return hypotheses(authority.ledger, new Date(), {status: flags.status as HypothesisView['status'] | undefined, admit: authority.admit})
     })
     if (!this.jsonEnabled()) {
       const rows = list.map(h => [h.id, h.status, h.lane, h.evidence, h.claim ? `${h.claim.holder} until ${h.claim.expires_at}` : '', h.because.join(' ')])

@@ -33,6 +33,15 @@ export class Authority {
     return this.standing(id).ok
   }
 
+  /** `counts` as one stable function, for projections that memoize by it (IndexOptions.admit) */
+  readonly admit = (id: string): boolean => this.counts(id)
+
+  /** How many evaluations and decisions of the public ledger do not stand: a line for read commands to print. */
+  ignoredNote(): string | undefined {
+    const n = this.ledger.select({kinds: ['evaluation', 'decision'], includePrivate: false}).filter(e => !this.counts(e.id)).length
+    return n ? `note: ${n} evaluation(s) or decision(s) do not stand and were ignored (run \`exp fsck\` for the reasons)` : undefined
+  }
+
   promotion(p: Promotion): Standing {
     const key = `merge:${p.commit}`
     let s = this.memo.get(key)
