@@ -135,7 +135,10 @@ export interface RecordEnvelope {
     | "decision"
     | "claim"
     | "release"
-    | "note";
+    | "note"
+    | "attempt"
+    | "observation"
+    | "verdict";
   id: RecordId;
   /**
    * Explicit idempotency key; when present the id derives from it instead of from the content.
@@ -155,6 +158,36 @@ export interface RecordEnvelope {
   volatile?: {
     [k: string]: unknown;
   };
+}
+
+/**
+ * An Experiment Attempt opened under a research contract (docs/contracts.md): its branch exp/attempt/<id>, the main commit it starts from, the contract that judges it, the hypothesis it tests. Its runs are observations; their judgements are verdicts. `resumes` names the needs_retry attempt this one resumes.
+ */
+export interface AttemptBody {
+  contract: {
+    name: string;
+    digest: Digest;
+    path?: string;
+    blob?: Oid;
+  };
+  branch: string;
+  base: {
+    commit: Oid;
+    branch?: string;
+  };
+  hypothesis?: RecordId;
+  /**
+   * the n-th attempt of this lane under this contract (its idempotency key)
+   */
+  ordinal: number;
+  resumes?: RecordId;
+  proposer?: {
+    name: string;
+    params?: {
+      [k: string]: unknown;
+    };
+  };
+  reason?: string;
 }
 
 /**
@@ -444,6 +477,73 @@ export interface NoteBody {
 }
 
 /**
+ * One run of a contract's evaluator command on one committed state of an attempt (an Observation: raw, not yet trusted). Pins the AttemptSpec: the source tree, the boundary, the evaluator, the command, the seed and the environment. The metrics file is the authority; stdout and stderr are diagnostics, kept (capped, redacted) on the private lane only.
+ */
+export interface ObservationBody {
+  attempt: RecordId;
+  contract: {
+    name: string;
+    digest: Digest;
+  };
+  split: "dev" | "holdout";
+  repetition: number;
+  /**
+   * 0 for the first run of this repetition; n for its n-th resumption
+   */
+  retry?: number;
+  source: {
+    commit: Oid;
+    tree: Oid;
+    base?: Oid;
+  };
+  boundary: {
+    clean: boolean;
+    changed: StringList;
+    outside?: StringList;
+    protected?: StringList;
+  };
+  evaluator: EvaluatorRef;
+  command?: string;
+  timeout_seconds?: number;
+  seed: number;
+  /**
+   * fingerprint: node, os, git and the interpreter the command starts
+   */
+  environment: {
+    [k: string]: unknown;
+  };
+  /**
+   * false when the evaluator was not started (a boundary violation)
+   */
+  ran: boolean;
+  exit_code?: number | null;
+  signal?: string | null;
+  timed_out?: boolean;
+  duration_ms?: number;
+  /**
+   * the metrics file as read (unverified)
+   */
+  metrics?: {
+    [k: string]: unknown;
+  };
+  metrics_error?: string;
+  artifacts?: {
+    path: string;
+    size: number;
+    digest: Digest;
+  }[];
+  missing_artifacts?: StringList;
+  /**
+   * private lane only: the tail of stdout, redacted
+   */
+  stdout?: string;
+  /**
+   * private lane only: the tail of stderr, redacted
+   */
+  stderr?: string;
+}
+
+/**
  * A skill patch (seed 002 §8-9): an ordinary branch with one commit, its diff, size, location and reason, and the knowledge it relies on.
  */
 export interface ProposalBody {
@@ -599,6 +699,58 @@ export interface TraceBody {
 }
 
 /**
+ * The Verification Record of a command evaluator (docs/contracts.md): the contract's validity rules applied to one observation, written by exp, never by the attempt or its agent. A timeout, a crash or a missing or unparseable metrics file is needs_retry evidence with a stop reason and a resume policy, never a plain failure.
+ */
+export interface VerdictBody {
+  observation: RecordId;
+  observation_digest: Digest;
+  attempt: RecordId;
+  contract: {
+    name: string;
+    digest: Digest;
+  };
+  split: "dev" | "holdout";
+  repetition: number;
+  source?: {
+    commit: Oid;
+    tree: Oid;
+    base?: Oid;
+  };
+  evaluator: EvaluatorRef;
+  valid: boolean;
+  outcome: "positive" | "neutral" | "negative" | "invalid";
+  metric?: {
+    name: string;
+    value: number;
+    direction?: "maximize" | "minimize";
+  };
+  verified_metrics?: {
+    [k: string]: unknown;
+  };
+  baseline?: {
+    value?: number;
+    verdict?: RecordId;
+    gain?: number;
+  };
+  violations: StringList;
+  needs_retry?: {
+    stop_reason:
+      | "timeout"
+      | "crash"
+      | "spawn"
+      | "missing_metrics"
+      | "unparseable_metrics"
+      | "non_finite_metric"
+      | "missing_artifacts";
+    resume: {
+      action: "retry" | "retry_longer" | "abandon";
+      timeout_seconds?: number;
+      retries_left?: number;
+    };
+  };
+}
+
+/**
  * The grader's verdict on one trace (seed 000 Verification Record). Written by the evaluator, never by the agent.
  */
 export interface VerificationBody {
@@ -714,6 +866,127 @@ export interface ResearchContract {
     max_attempts?: number;
     max_parallel_lanes?: number;
     max_episodes?: number;
+  };
+}
+
+/**
+ * .research/contracts/<name>.yaml: a research contract (docs/contracts.md). What an attempt may change and must not touch, the metric and its direction, the dev and held-out evaluations (a command whose metrics file is the only authority, or the built-in world), validity rules, evaluator-only data, the baseline, the budget and the promotion policy.
+ */
+export interface ResearchContractV2 {
+  version: 2;
+  name: string;
+  objective: string;
+  /**
+   * @minItems 1
+   */
+  editable_scope: [string, ...string[]];
+  protected_scope: string[];
+  metric: {
+    name: string;
+    direction: "maximize" | "minimize";
+    /**
+     * an improvement must exceed this (in metric units)
+     */
+    margin?: number;
+  };
+  dev_eval: {
+    /**
+     * command (default when `command` is set) or the built-in world
+     */
+    evaluator?: "command" | "world";
+    /**
+     * the world: which split of scenarios/
+     */
+    split?: "train" | "validation" | "holdout";
+    /**
+     * run in a fresh checkout of the attempt, without a shell (quoted like a shell would split it)
+     */
+    command?: string;
+    label?: string;
+    timeout_seconds?: number;
+    repetitions?: number;
+    required_artifacts?: string[];
+    /**
+     * JSON object of metrics the command writes, relative to its working folder (default metrics.json)
+     */
+    metrics_file?: string;
+  };
+  holdout_eval: {
+    /**
+     * command (default when `command` is set) or the built-in world
+     */
+    evaluator?: "command" | "world";
+    /**
+     * the world: which split of scenarios/
+     */
+    split?: "train" | "validation" | "holdout";
+    /**
+     * run in a fresh checkout of the attempt, without a shell (quoted like a shell would split it)
+     */
+    command?: string;
+    label?: string;
+    timeout_seconds?: number;
+    repetitions?: number;
+    required_artifacts?: string[];
+    /**
+     * JSON object of metrics the command writes, relative to its working folder (default metrics.json)
+     */
+    metrics_file?: string;
+  };
+  validity?: {
+    /**
+     * a NaN or infinite metric is invalid (default true)
+     */
+    finite_metrics?: boolean;
+    /**
+     * repetitions that may fail (timeout, crash, no metrics) before the whole evaluation needs a retry (default 0)
+     */
+    max_failed_repetitions?: number;
+    /**
+     * keys the metrics file must hold besides the metric
+     */
+    required_metrics?: string[];
+  };
+  /**
+   * globs of evaluator-only files: sealed into the contract's private file, given to the evaluator command in EXP_PRIVATE_DIR, never to the attempt's author or agent
+   */
+  private_data?: string[];
+  baseline?: {
+    /**
+     * the baseline is the main branch (default) or this revision, evaluated like an attempt
+     */
+    revision?: string;
+    /**
+     * or a fixed metric value to beat
+     */
+    value?: number;
+  };
+  budget?: {
+    max_attempts?: number;
+    max_parallel_lanes?: number;
+    max_wall_seconds?: number;
+    max_episodes?: number;
+  };
+  /**
+   * promotion needs held-out improvement beyond the margin and a clean boundary; with repetitions > 1 also a paired test
+   */
+  promotion?: {
+    holdout_required?: boolean;
+    /**
+     * significance of the paired test over repetitions (default 0.1)
+     */
+    paired_alpha?: number;
+    /**
+     * the skill loop: its promotion policy file (.research/policy.yaml)
+     */
+    policy?: string;
+  };
+  /**
+   * what a needs_retry attempt is resumed with
+   */
+  resume?: {
+    max_retries?: number;
+    timeout_multiplier?: number;
   };
 }
 
