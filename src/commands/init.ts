@@ -25,7 +25,7 @@ export default class Init extends ExpCommand {
       if (res.bare) this.log('bare repository: refspecs only (no work tree for .research/)')
       if (res.example) {
         for (const f of res.example.copied) this.log(`copied  ${f}`)
-        if (res.example.sealed) this.log(`sealed  ${res.example.sealed.scenarios} held-out scenarios into ${res.example.sealed.file}`)
+        if (res.example.sealed) this.log(`sealed  ${res.example.sealed.scenarios} evaluator-only file(s) into ${res.example.sealed.file}`)
         for (const a of res.example.sealed?.advice ?? []) this.log(`key     ${a}`)
         if (res.example.commit) this.log(`commit  ${res.example.commit.slice(0, 12)} exp: add the ${res.example.example} example`)
       }

@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {digestOf} from '../records/digest.js'
+import {digestOf, gitBlobId} from '../records/digest.js'
 import {problemsOf, validator} from '../records/validate.js'
 import {lineOf, parseLocated} from '../scenarios/yaml.js'
 import type {Problem} from '../scenarios/types.js'
@@ -100,7 +100,7 @@ export async function contractAt(ws: Workspace, commit: string, name: string): P
     const rel = `${CONTRACTS_DIR}/${name}.${ext}`
     const bytes = await ws.readFile(commit, rel)
     if (!bytes) continue
-    const p = parseContract(bytes.toString('utf8'), rel)
+    const p = parseContract(bytes.toString('utf8'), rel, gitBlobId(bytes))
     if (!p.contract) throw invalid(p)
     return p.contract
   }

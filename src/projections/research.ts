@@ -24,6 +24,10 @@ export interface ResearchIndex {
   hypotheses: Map<string, HypothesisNode>
   proposals: Map<string, Linked<'proposal'> & {hypothesis?: string}>
   evaluations: Map<string, Linked<'evaluation'>>
+  /** attempts of research contracts (baselines left out), and the hypothesis each tests */
+  attempts: Map<string, Linked<'attempt'> & {hypothesis?: string}>
+  /** verdicts of the command evaluator, by id */
+  verdicts: Map<string, Linked<'verdict'>>
   /** records naming a hypothesis that is not in the (public) ledger */
   dangling: {linked: AnyLinked; hypothesis: string}[]
   /** evaluations and decisions left out because `admit` refused them (evidence that does not stand) */
@@ -43,7 +47,7 @@ export interface IndexOptions {
   admit?: (id: string) => boolean
 }
 
-const LINKED_KINDS = new Set(['proposal', 'evaluation', 'decision', 'claim', 'release', 'note'])
+const LINKED_KINDS = new Set(['proposal', 'evaluation', 'decision', 'claim', 'release', 'note', 'attempt', 'verdict'])
 
 /**
  * Join the research records of a ledger by hypothesis, from the ledger index alone (kind,
@@ -68,6 +72,8 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
   const hypotheses = new Map<string, HypothesisNode>()
   const proposals: ResearchIndex['proposals'] = new Map()
   const evaluations: ResearchIndex['evaluations'] = new Map()
+  const attempts: ResearchIndex['attempts'] = new Map()
+  const verdicts: ResearchIndex['verdicts'] = new Map()
   const dangling: ResearchIndex['dangling'] = []
   const ignored: LedgerEntry[] = []
   const entries = ledger.entries
@@ -80,6 +86,9 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
     else if (e.kind === 'proposal') {
       const facts = ledger.facts(e as Linked<'proposal'>['entry'])
       proposals.set(e.id, {entry: e as Linked<'proposal'>['entry'], facts, pos, hypothesis: facts.hypothesis})
+    } else if (e.kind === 'attempt') {
+      const facts = ledger.facts(e as Linked<'attempt'>['entry'])
+      if (facts.ordinal > 0) attempts.set(e.id, {entry: e as Linked<'attempt'>['entry'], facts, pos, hypothesis: facts.hypothesis})
     }
   }
   // a proposal that names no hypothesis in its body is linked through what it cites
@@ -94,13 +103,18 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
   for (let pos = 0; pos < entries.length; pos++) {
     const e = entries[pos]!
     if (!LINKED_KINDS.has(e.kind) || (e.private && !all)) continue
-    if (opts.admit && (e.kind === 'evaluation' || e.kind === 'decision') && !opts.admit(e.id)) {
+    if (opts.admit && (e.kind === 'evaluation' || e.kind === 'decision' || e.kind === 'verdict') && !opts.admit(e.id)) {
       ignored.push(e)
       continue
     }
     if (e.kind === 'proposal') {
       const p = proposals.get(e.id)!
       link(p as AnyLinked, p.hypothesis)
+      continue
+    }
+    if (e.kind === 'attempt') {
+      const a = attempts.get(e.id)
+      if (a) link(a as AnyLinked, a.hypothesis)
       continue
     }
     const l = {entry: e, facts: ledger.facts(e)!, pos} as AnyLinked
@@ -111,7 +125,13 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
         break
       case 'decision': {
         const f = l.facts as FactsByKind['decision']
-        link(l, f.hypothesis ?? proposals.get(f.proposal)?.hypothesis)
+        link(l, f.hypothesis ?? proposals.get(f.proposal)?.hypothesis ?? attempts.get(f.proposal)?.hypothesis)
+        break
+      }
+      case 'verdict': {
+        const f = l.facts as FactsByKind['verdict']
+        verdicts.set(e.id, l as Linked<'verdict'>)
+        link(l, attempts.get(f.attempt)?.hypothesis)
         break
       }
       case 'note': {
@@ -131,5 +151,5 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
       }
     }
   }
-  return {ledger, hypotheses, proposals, evaluations, dangling, ignored}
+  return {ledger, hypotheses, proposals, evaluations, attempts, verdicts, dangling, ignored}
 }

@@ -177,7 +177,7 @@ export interface AttemptBody {
   };
   hypothesis?: RecordId;
   /**
-   * the n-th attempt of this lane under this contract (its idempotency key)
+   * the n-th attempt of this lane under this contract (its idempotency key); 0 for the baseline of the contract at a commit
    */
   ordinal: number;
   resumes?: RecordId;

@@ -3,6 +3,7 @@ import type {Promotion} from '../projections/mainline.js'
 import {checkDecision} from './decision.js'
 import {checkEvaluation} from './evaluation.js'
 import {checkPromotion} from './promotion.js'
+import {checkVerdict} from './verdict.js'
 import type {Standing, TrustInput, TrustProblem} from './types.js'
 
 /**
@@ -24,7 +25,7 @@ export class Authority {
     this.memo.set(id, {ok: false, class: 'inconsistent_evaluation', reason: 'its evidence cites itself'})
     const kind = this.ledger.get(id)?.kind
     const look = (x: string) => this.standing(x)
-    s = kind === 'decision' ? checkDecision(this.ledger, id, this.input, look) : checkEvaluation(this.ledger, id, this.input, look)
+    s = kind === 'decision' ? checkDecision(this.ledger, id, this.input, look) : kind === 'verdict' ? checkVerdict(this.ledger, id, this.input, look) : checkEvaluation(this.ledger, id, this.input, look)
     this.memo.set(id, s)
     return s
   }
@@ -38,7 +39,7 @@ export class Authority {
 
   /** How many evaluations and decisions of the public ledger do not stand: a line for read commands to print. */
   ignoredNote(): string | undefined {
-    const n = this.ledger.select({kinds: ['evaluation', 'decision'], includePrivate: false}).filter(e => !this.counts(e.id)).length
+    const n = this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: false}).filter(e => !this.counts(e.id)).length
     return n ? `note: ${n} evaluation(s) or decision(s) do not stand and were ignored (run \`exp fsck\` for the reasons)` : undefined
   }
 
@@ -52,7 +53,7 @@ export class Authority {
   /** Every evaluation and decision of the ledger that does not stand (public and private lanes). */
   problems(): TrustProblem[] {
     const out: TrustProblem[] = []
-    for (const e of this.ledger.select({kinds: ['evaluation', 'decision'], includePrivate: true})) {
+    for (const e of this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true})) {
       const s = this.standing(e.id)
       if (!s.ok) out.push({class: s.class, id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: s.reason})
     }

@@ -4,6 +4,7 @@ import type {Ledger} from '../store/index.js'
 import type {Comparison} from '../evals/compare.js'
 import {holdoutChecks, validationChecks, verdictOf} from '../loop/policy.js'
 import {signature} from './evaluation.js'
+import {checkAttemptDecision} from './verdict.js'
 import type {Standing, TrustInput} from './types.js'
 
 const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
@@ -24,8 +25,9 @@ export function checkDecision(ledger: Ledger, id: string, input: TrustInput, sta
   for (const ev of d.evaluations) {
     const s = standing(ev)
     if (!s.ok) return bad(`it rests on evaluation ${ev}, which does not stand: ${s.reason}`)
-    evals.push({id: ev, body: ledger.load<'evaluation'>(ledger.get(ev)!).body as EvaluationBody})
+    if (ledger.get(ev)?.kind === 'evaluation') evals.push({id: ev, body: ledger.load<'evaluation'>(ledger.get(ev)!).body as EvaluationBody})
   }
+  if (d.proposal.startsWith('at-')) return d.verdict === 'reject' ? {ok: true, level: 'verified'} : checkAttemptDecision(ledger, d, input)
   for (const x of evals) if (x.body.proposal !== undefined && x.body.proposal !== d.proposal) return bad(`evaluation ${x.id} is of proposal ${x.body.proposal}, not ${d.proposal}`)
   if (d.verdict === 'reject') return {ok: true, level: 'verified'}
   const policy = d.policy.blob ? input.policies?.get(d.policy.blob) : undefined

@@ -10,6 +10,8 @@ import {SEALED_FILE, unsealFiles} from '../scenarios/sealed.js'
 import type {Scenario} from '../scenarios/types.js'
 import {SignatureVerifier} from './ssh.js'
 import {Authority} from './authority.js'
+import {parseContract} from '../contracts/load.js'
+import type {Contract} from '../contracts/types.js'
 import {trustSettings, type SignatureCheck, type TrustInput} from './types.js'
 
 export const POLICY_PATH = '.research/policy.yaml'
@@ -36,7 +38,7 @@ export interface AuthorityOptions {
 export async function loadAuthority(ledger: Ledger, ws: Workspace, o: AuthorityOptions = {}): Promise<Authority> {
   const policy = o.policy ?? (o.at ? await policyAt(ws, o.at) : undefined)
   const settings = trustSettings(policy)
-  const input: TrustInput = {settings, policies: await decisionPolicies(ledger, ws)}
+  const input: TrustInput = {settings, policies: await decisionPolicies(ledger, ws), contracts: await contractsByDigest(ledger, ws)}
   if (settings.requireSigned) input.signatures = await signatures(ledger, ws, o.at, policy)
   if (o.replay) input.scenarios = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, o.scenariosDir)
   return new Authority(ledger, input)
@@ -71,11 +73,31 @@ async function decisionPolicies(ledger: Ledger, ws: Workspace): Promise<Map<stri
   return out
 }
 
+/** The contracts attempts and their decisions name, by digest, read from the blobs they pin. */
+async function contractsByDigest(ledger: Ledger, ws: Workspace): Promise<Map<string, Contract>> {
+  const blobs = new Map<string, string>()
+  for (const e of ledger.select({kinds: ['attempt'], includePrivate: true})) {
+    const c = ledger.load<'attempt'>(e).body.contract
+    if (c.blob) blobs.set(c.blob, c.path ?? `${c.name}.yaml`)
+  }
+  for (const e of ledger.select({kinds: ['decision'], includePrivate: true})) {
+    const p = ledger.load<'decision'>(e).body.policy
+    if (p.version === 'contract@2' && p.blob) blobs.set(p.blob, p.path ?? 'contract.yaml')
+  }
+  const out = new Map<string, Contract>()
+  for (const [blob, file] of blobs) {
+    const bytes = await ws.readBlob(blob)
+    const c = bytes ? parseContract(bytes.toString('utf8'), file, blob).contract : undefined
+    if (c) out.set(c.source.digest, c)
+  }
+  return out
+}
+
 async function signatures(ledger: Ledger, ws: Workspace, at: string | undefined, policy: PromotionPolicy | undefined): Promise<Map<string, SignatureCheck>> {
   const out = new Map<string, SignatureCheck>()
   const path = policy?.evidence?.allowed_signers ?? ALLOWED_SIGNERS
   const allowed = at ? await ws.readFile(at, path) : undefined
-  const entries = ledger.select({kinds: ['evaluation', 'decision'], includePrivate: true})
+  const entries = ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true})
   if (!allowed) {
     for (const e of entries) out.set(e.commit, {reason: `no allowed-signers file at ${path} on the main branch`})
     return out

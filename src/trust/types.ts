@@ -1,5 +1,6 @@
 import type {PromotionPolicy} from '../records/types.js'
 import type {Scenario} from '../scenarios/types.js'
+import type {Contract} from '../contracts/types.js'
 
 /**
  * What `exp fsck` reports and every projection skips (docs/trust.md):
@@ -35,6 +36,8 @@ export interface TrustInput {
   signatures?: ReadonlyMap<string, SignatureCheck>
   /** promotion policies by blob id: a decision names the blob it was decided under */
   policies?: ReadonlyMap<string, PromotionPolicy>
+  /** research contracts by digest: the verdicts and attempt decisions name the contract that judged them */
+  contracts?: ReadonlyMap<string, Contract>
   /**
    * For full replay: the scenarios a manifest ran, by id. Undefined for a manifest whose
    * scenarios this repository cannot open (not committed, or sealed without the key): its

@@ -4,7 +4,10 @@ import {firstParentLine} from '../store/git/history.js'
 import {readRef} from '../store/git/refs.js'
 import {lookupPath, readTree} from '../store/git/tree.js'
 import type {GitRecordStore} from '../store/git/store.js'
-import {ExpError} from '../errors/index.js'
+import {ExpError, WorktreeError} from '../errors/index.js'
+import {existsSync} from 'node:fs'
+import {rm} from 'node:fs/promises'
+import path from 'node:path'
 import type {CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
 
 /** The git adapter of the Workspace port, over the repository of a git record store. */
@@ -104,5 +107,33 @@ export class GitWorkspace implements Workspace {
 
   updateWorkTree(from: string, to: string): Promise<void> {
     return updateWorkTree(this.store, from, to)
+  }
+
+  async addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void> {
+    const git = (args: string[]) => runGit(['--git-dir', this.store.commonDir, ...args], {cwd: this.store.commonDir, allowFail: true})
+    if (existsSync(path.join(dir, '.git'))) return
+    let r
+    if (!o.branch) r = await git(['worktree', 'add', '--detach', '-q', dir, o.commit])
+    else if (await readRef(this.store.commonDir, `refs/heads/${o.branch}`)) r = await git(['worktree', 'add', '-q', dir, o.branch])
+    else r = await git(['worktree', 'add', '-q', '-b', o.branch, dir, o.commit])
+    if (r.code !== 0) throw new WorktreeError(dir, r.stderr.trim())
+  }
+
+  async removeWorktree(dir: string): Promise<void> {
+    await runGit(['--git-dir', this.store.commonDir, 'worktree', 'remove', '--force', dir], {cwd: this.store.commonDir, allowFail: true})
+    await rm(dir, {recursive: true, force: true})
+    await runGit(['--git-dir', this.store.commonDir, 'worktree', 'prune'], {cwd: this.store.commonDir, allowFail: true})
+  }
+
+  async commitWorktree(dir: string, message: string): Promise<string> {
+    const env = {GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'exp', GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'exp@exp.invalid', GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'exp', GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'exp@exp.invalid'}
+    await runGit(['add', '-A'], {cwd: dir})
+    const staged = await runGit(['diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
+    if (staged.code !== 0) await runGit(['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env})
+    return (await runGit(['rev-parse', 'HEAD'], {cwd: dir})).stdout.toString().trim()
+  }
+
+  async treeOf(commit: string): Promise<string> {
+    return (await readCommit(this.store, commit)).tree
   }
 }

@@ -56,4 +56,12 @@ export interface Workspace {
   dirtyFiles(): Promise<string[]>
   /** bring index and work tree from one commit to another (after a ref moved under them) */
   updateWorkTree(from: string, to: string): Promise<void>
+  /** a linked work tree at `dir`: on `branch` (created at `commit` when missing), or detached at `commit` */
+  addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void>
+  /** remove a linked work tree (its branch stays) */
+  removeWorktree(dir: string): Promise<void>
+  /** commit everything changed in a linked work tree onto its branch (nothing changed: the current commit) */
+  commitWorktree(dir: string, message: string): Promise<string>
+  /** the tree id of a commit */
+  treeOf(commit: string): Promise<string>
 }

@@ -16,7 +16,7 @@ async function sealedRepo(t: Test): Promise<string> {
   const repo = await makeRepo(t)
   const r = await exp(['init', '--example', 'onboarding'], {cwd: repo})
   t.equal(r.code, 0, r.stderr)
-  t.match(r.stdout, /sealed {2}16 held-out scenarios into scenarios\/holdout.sealed/)
+  t.match(r.stdout, /sealed {2}16 evaluator-only file\(s\) into scenarios\/holdout.sealed/)
   t.match(r.stdout, /EXP_HOLDOUT_KEY/, 'it says how to store the key as a CI secret')
   return repo
 }

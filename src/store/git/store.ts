@@ -33,7 +33,7 @@ export interface GitStoreOptions {
 }
 
 /** The records whose commits are signed when a signing key is configured: what decides (docs/trust.md). */
-const SIGNED_KINDS: ReadonlySet<Kind> = new Set(['evaluation', 'decision'])
+const SIGNED_KINDS: ReadonlySet<Kind> = new Set(['evaluation', 'decision', 'verdict'])
 
 interface MemEntry extends LedgerEntry {
   bytes: Buffer
