@@ -1,4 +1,3 @@
-import type {ResearchContract} from '../records/types.js'
 import {matchesAny} from './glob.js'
 
 export interface ScopeReport {

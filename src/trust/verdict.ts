@@ -1,7 +1,6 @@
 import {canonicalJson} from '../records/canonical.js'
 import type {DecisionBody, ObservationBody, VerdictBody} from '../records/types.js'
 import type {Ledger} from '../store/index.js'
-import type {Contract} from '../contracts/types.js'
 import {judgeObservation} from '../evals/evaluator/command.js'
 import {attemptChecks} from '../attempts/promote.js'
 import {summarizeSplit} from '../attempts/summary.js'
