@@ -92,21 +92,28 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const baseline = attempt.ordinal === 0 ? {verdicts: []} : await baselineOf(store, ws, attempt, contract, o)
   const verdicts: Judgement[] = []
   let ran = 0
+  // a resumed evaluation runs the repetitions it had not reached with the resumed timeout too
+  let longer: number | undefined
   for (let rep = 0; rep < spec.repetitions; rep++) {
     const before = latest(await store.ledger(), id, tree, o.split, rep)
     const v = before.verdict
     const resume = v?.body.needs_retry && v.body.needs_retry.resume.action !== 'abandon'
     if (v && !resume) {
       verdicts.push(v)
+      if (v.body.needs_retry) break
       continue
     }
     const retry = before.retry + 1
-    const timeout = resume && v.body.needs_retry!.resume.timeout_seconds ? v.body.needs_retry!.resume.timeout_seconds : spec.timeout_seconds
+    if (resume && v.body.needs_retry!.resume.timeout_seconds) longer = Math.max(longer ?? 0, v.body.needs_retry!.resume.timeout_seconds)
+    const timeout = longer ?? spec.timeout_seconds
     const bv = baseline.verdicts.find(b => b.body.repetition === rep && b.body.valid)
     const baseValue = baseline.value ?? bv?.body.metric?.value
     o.onProgress?.(`${o.split} #${rep}${retry ? ` retry ${retry}` : ''}: running ${spec.label}`)
-    verdicts.push(await runOne(store, ws, {id, attempt, contract, spec, evaluator, head, tree, boundary, rep, retry, timeout, baseValue, baseVerdict: bv?.id, o}))
+    const j = await runOne(store, ws, {id, attempt, contract, spec, evaluator, head, tree, boundary, rep, retry, timeout, baseValue, baseVerdict: bv?.id, o})
+    verdicts.push(j)
     ran++
+    // a repetition without a number stops the evaluation: the rest would most likely fail the same way
+    if (j.body.needs_retry || !boundary.clean) break
   }
   if (!boundary.clean) throw new BoundaryError(id, verdicts[0]?.body.violations ?? [])
   return {attempt: id, split: o.split, source: {commit: head, tree}, boundary, verdicts, baseline: {...(baseline.attempt ? {attempt: baseline.attempt} : {}), ...(baseline.value !== undefined ? {value: baseline.value} : {}), verdicts: baseline.verdicts}, summary: summarizeSplit(contract, verdicts, baseline.verdicts, baseline.value), ran}

@@ -20,3 +20,10 @@ export class BudgetError extends ExpError {
     super('E_BUDGET', `the budget of contract ${contract} is spent: ${detail}`, {data: {contract}, hint: 'raise budget.max_attempts in the contract (a reviewed change on main), or stop here'})
   }
 }
+
+/** A research agent did not answer as docs/research-protocol.md says. */
+export class ResearchAgentError extends ExpError {
+  constructor(agent: string, detail: string) {
+    super('E_RESEARCH_AGENT', `research agent ${agent}: ${detail}`, {data: {agent}, hint: 'docs/research-protocol.md describes what it must answer'})
+  }
+}
