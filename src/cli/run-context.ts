@@ -6,6 +6,7 @@ import type {EvalRunOptions} from '../loop/evaluate.js'
 import type {AgentOptions} from '../agents/registry.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
+import {mainRefOf} from './main-ref.js'
 import {openEventSink} from '../events/index.js'
 
 /** Flags shared by the commands that run episodes (run, eval, promote, evolve, gate). */
@@ -43,7 +44,7 @@ export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentO
 }
 
 /** Everything a run needs, from flags over .research/config.yaml over defaults. */
-export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
+export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues, warn?: (line: string) => void): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
   const root = store.repo.workDir ?? cwd
   const cfg = await loadConfig(root)
   const options: EvalRunOptions = {
@@ -59,5 +60,5 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     // written synchronously, a line per event: nothing to flush when the command ends
     events: openEventSink(flags.events, {cwd}),
   }
-  return {options, config: cfg, root, mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`}
+  return {options, config: cfg, root, mainRef: await mainRefOf(store.repo, cwd, undefined, warn)}
 }

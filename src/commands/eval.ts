@@ -25,7 +25,7 @@ export default class Eval extends ExpCommand {
   async run(): Promise<EvalOutput> {
     const {args, flags} = await this.parse(Eval)
     const out = await withStore(this.workDir, async store => {
-      const {options} = await runContext(store, this.workDir, flags)
+      const {options} = await runContext(store, this.workDir, flags, l => this.note(l))
       const proposal = loadProposal(await store.ledger(), args.proposal)
       const ev = await evaluateProposal(store, proposal, 'validation', {...options, repeat: flags.repeat})
       return {proposal: proposal.id, split: 'validation', baseline: {evaluation: ev.baseline.evaluation, success_rate: ev.baseline.success_rate}, candidate: {evaluation: ev.candidate.evaluation, success_rate: ev.candidate.success_rate}, comparison: ev.comparison}

@@ -57,7 +57,7 @@ Resumable: kill it at any point and run the same command again; what is recorded
     const {flags} = await this.parse(Evolve)
     const json = this.jsonEnabled()
     const res = await withStore(this.workDir, async store => {
-      const {options, config, mainRef} = await runContext(store, this.workDir, flags)
+      const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
       try {
         return await evolve(store, {

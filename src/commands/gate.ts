@@ -13,7 +13,7 @@ export default class Gate extends ExpCommand {
   static examples = ['<%= config.bin %> gate --base origin/main --head HEAD', 'GITHUB_BASE_REF=main <%= config.bin %> gate']
   static flags = {
     ...runFlags,
-    base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF, else main)'}),
+    base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch)'}),
     head: Flags.string({description: 'head revision', default: 'HEAD'}),
     repeat: Flags.integer({description: 'episodes per scenario', min: 1, default: 2}),
     lane: Flags.string({description: 'lane for the gate records', default: 'ci'}),
@@ -21,9 +21,9 @@ export default class Gate extends ExpCommand {
 
   async run(): Promise<GateResult> {
     const {flags} = await this.parse(Gate)
-    const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : 'main')
     const res = await withStore(this.workDir, async store => {
-      const {options} = await runContext(store, this.workDir, flags)
+      const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
+      const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
       return gate(store, {...options, base, head: flags.head, repeat: flags.repeat})
     })
     const md = gateMarkdown(res)

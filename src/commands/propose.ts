@@ -2,6 +2,7 @@ import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {loadConfig} from '../research/files.js'
+import {mainRefOf} from '../cli/main-ref.js'
 import {createProposal, type CreatedProposal} from '../loop/proposal.js'
 import {renderRule} from '../agents/scripted/rules.js'
 
@@ -25,7 +26,7 @@ export default class Propose extends ExpCommand {
       return createProposal(store, await store.ledger(), {
         skill: args.skill,
         lane: await laneOf(store, flags.lane),
-        mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`,
+        mainRef: await mainRefOf(store.repo, this.workDir, undefined, l => this.note(l)),
         maxRules: flags['max-rules'],
         recall: {items: flags.items ?? cfg.recall?.items ?? 8, tokens: flags.tokens ?? cfg.recall?.tokens ?? 1200},
       })
