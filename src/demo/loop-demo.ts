@@ -4,8 +4,7 @@ import path from 'node:path'
 import {ExpError} from '../errors/index.js'
 import {runGit} from '../store/git/native.js'
 import {GitRecordStore, discoverRepo} from '../store/index.js'
-import {initResearch} from '../research/init.js'
-import {addExample} from '../research/example.js'
+import {setUpResearch} from '../research/setup.js'
 import {evolve, type EvolveResult} from '../loop/evolve.js'
 import {deterministicMine} from '../loop/mine-step.js'
 import {renderDashboard} from '../loop/dashboard.js'
@@ -27,8 +26,7 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
   await mkdir(dir, {recursive: true})
   await runGit(['init', '-q', '-b', 'main', dir], {cwd: dir})
   const repo = discoverRepo(dir)
-  await initResearch(repo)
-  await addExample(repo, 'onboarding')
+  await setUpResearch(repo, {mainBranch: 'main', example: 'onboarding'})
   o.say(`repository: ${dir}`)
   o.say(`evolving skills/onboarding/SKILL.md with the scripted agent, ${o.iterations} iterations\n`)
   const store = await GitRecordStore.open(dir)
