@@ -1,5 +1,8 @@
+import {existsSync, statSync} from 'node:fs'
+import path from 'node:path'
 import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
-import {isExpError, ExpError} from '../errors/index.js'
+import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
+import {discoverRepo} from '../store/index.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -21,9 +24,27 @@ export abstract class ExpCommand extends Command {
     const argv = this.argv
     this.debugMode = argv.includes('--debug') || process.env.EXP_DEBUG === '1'
     const i = argv.findIndex(a => a === '-C' || a === '--cwd')
-    if (i >= 0 && argv[i + 1]) this.workDir = argv[i + 1]!
+    let dir: string | undefined
+    if (i >= 0 && argv[i + 1]) dir = argv[i + 1]!
     const eq = argv.find(a => a.startsWith('--cwd='))
-    if (eq) this.workDir = eq.slice('--cwd='.length)
+    if (eq) dir = eq.slice('--cwd='.length)
+    if (dir !== undefined) {
+      this.workDir = path.resolve(process.cwd(), dir)
+      if (!existsSync(this.workDir) || !statSync(this.workDir).isDirectory()) throw new NotFoundError('folder', dir, '-C takes an existing folder (like git -C)')
+    }
+  }
+
+  /**
+   * The top folder of the repository the command runs in (git rev-parse --show-toplevel,
+   * from -C or the current folder), so defaults such as skills/ and scenarios/ mean the
+   * repository's, from any subfolder; outside a repository, the folder itself.
+   */
+  protected repoRoot(): string {
+    try {
+      return discoverRepo(this.workDir).workDir ?? this.workDir
+    } catch {
+      return this.workDir
+    }
   }
 
   /** Print a line to stderr (progress, warnings): stdout stays for results. */
@@ -43,6 +64,9 @@ export abstract class ExpCommand extends Command {
     }
     // oclif's own parse/usage errors carry their exit code
     if (err.oclif?.exit !== undefined || (err as {code?: string}).code?.startsWith?.('EEXIT')) return super.catch(err)
+    // a file or folder that is not there is the user's to fix, not a bug to report
+    const missing = missingPath(err)
+    if (missing) return this.catch(new NotFoundError('file or folder', missing, 'check the path (relative paths are from the current folder, or from -C)'))
     const name = (err as {code?: string}).code
     if (json) process.stdout.write(`${JSON.stringify({error: {code: 'E_INTERNAL', message: err.message}}, null, 2)}\n`)
     process.stderr.write(`error: ${err.message}\n`)
@@ -50,6 +74,12 @@ export abstract class ExpCommand extends Command {
     else process.stderr.write(`hint: this is unexpected${name ? ` (${name})` : ''}; run again with --debug for the stack trace and report it\n`)
     process.exitCode = 1
   }
+}
+
+function missingPath(err: Error & {code?: string; path?: string}): string | undefined {
+  if ((err.code !== 'ENOENT' && err.code !== 'ENOTDIR') || typeof err.path !== 'string') return undefined
+  const rel = path.relative(process.cwd(), err.path)
+  return rel && !rel.startsWith('..') ? rel : err.path
 }
 
 export {ExpError}

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
+import {scenariosFolder} from '../../cli/folders.js'
 import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '../../scenarios/index.js'
 
 export default class ScenariosLint extends ExpCommand {
@@ -10,12 +11,12 @@ export default class ScenariosLint extends ExpCommand {
   static examples = ['<%= config.bin %> scenarios lint', '<%= config.bin %> scenarios lint path/to/scenarios --json']
 
   static args = {
-    dir: Args.string({description: 'folder of scenario YAML files', default: 'scenarios'}),
+    dir: Args.string({description: "folder of scenario YAML files (default: the repository's scenarios/, from any subfolder)"}),
   }
 
   async run(): Promise<LintReport> {
     const {args} = await this.parse(ScenariosLint)
-    const report = await lintScenarios(path.resolve(this.workDir, args.dir))
+    const report = await lintScenarios(await scenariosFolder(args.dir, {cwd: this.workDir, root: this.repoRoot()}))
     // paths relative to where the user stands, so file:line is clickable
     report.problems = report.problems.map(p => ({...p, file: shown(p.file)}))
     if (report.problems.length) {
