@@ -45,7 +45,7 @@ async function contractAt(store: GitRecordStore, commit: string): Promise<Pick<R
  * against base, on validation and held-out, recorded on the `ci` lane, and judged by the
  * promotion policy.
  */
-export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: string; head: string; repeat?: number}): Promise<GateResult> {
+export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: string; head: string; repeat?: number; approvedBy?: string}): Promise<GateResult> {
   const base = await resolveRev(store, o.base)
   const head = await resolveRev(store, o.head)
   if (!base) throw new NotFoundError('base revision', o.base, 'pass --base REF (in a pull request: origin/<target branch>)')
@@ -70,7 +70,7 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
       }
       const v = await pair('validation')
       const ho = await pair('holdout')
-      const checks = [...validationChecks(policy.policy, {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body}), ...holdoutChecks(policy.policy, {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, holdout: {candidate: ho.h.body, baseline: ho.b.body}})]
+      const checks = [...validationChecks(policy.policy, {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, approvedBy: o.approvedBy}), ...holdoutChecks(policy.policy, {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, holdout: {candidate: ho.h.body, baseline: ho.b.body}})]
       const {verdict, reasons: why} = verdictOf(checks)
       if (verdict === 'reject') reasons.push(...why.map(r => `${skill}: ${r}`))
       skills.push({skill, validation: {base: v.b.success_rate, head: v.h.success_rate, comparison: v.comparison, evaluations: [v.h.evaluation, v.b.evaluation]}, holdout: {base: ho.b.success_rate, head: ho.h.success_rate, evaluations: [ho.h.evaluation, ho.b.evaluation]}, checks, verdict})

@@ -680,6 +680,10 @@ export interface PromotionPolicy {
   success?: {
     must_improve?: boolean;
     min_delta?: number;
+    /**
+     * accept a candidate whose validation success is not worse (but not better) when a reviewer approved it (exp gate --approved-by); never applies to the automatic loop, which has no reviewer. Default false.
+     */
+    allow_neutral?: boolean;
   };
   regressions?: {
     max?: number;
