@@ -38,7 +38,7 @@ export function defaultInstall(version: string): string {
  * text; it must still not carry an Actions expression (`${{`), a newline, or start like an option.
  */
 export function checkInstallSpec(spec: string): string {
-  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : /[\0-\x1f\x7f]/.test(spec) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : undefined
+  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : undefined
   if (bad) throw new ExpError('E_USAGE', `--install ${JSON.stringify(spec)} cannot be used: ${bad}`, {hint: 'pass one npm install spec: a package@version, a tarball URL or path, or a git URL such as github:OWNER/REPO#TAG'})
   return spec
 }
