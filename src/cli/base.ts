@@ -67,6 +67,8 @@ export abstract class ExpCommand extends Command {
     // a file or folder that is not there is the user's to fix, not a bug to report
     const missing = missingPath(err)
     if (missing) return this.catch(new NotFoundError('file or folder', missing, 'check the path (relative paths are from the current folder, or from -C)'))
+    const inTheWay = (err as {code?: string}).code === 'EEXIST' ? shownPath((err as {path?: string}).path) : undefined
+    if (inTheWay) return this.catch(new ExpError('E_USAGE', `a file is in the way: ${inTheWay} (a folder is needed there)`, {hint: 'move or remove it, then run the command again'}))
     const name = (err as {code?: string}).code
     if (json) process.stdout.write(`${JSON.stringify({error: {code: 'E_INTERNAL', message: err.message}}, null, 2)}\n`)
     process.stderr.write(`error: ${err.message}\n`)
@@ -77,9 +79,13 @@ export abstract class ExpCommand extends Command {
 }
 
 function missingPath(err: Error & {code?: string; path?: string}): string | undefined {
-  if ((err.code !== 'ENOENT' && err.code !== 'ENOTDIR') || typeof err.path !== 'string') return undefined
-  const rel = path.relative(process.cwd(), err.path)
-  return rel && !rel.startsWith('..') ? rel : err.path
+  return err.code === 'ENOENT' || err.code === 'ENOTDIR' ? shownPath(err.path) : undefined
+}
+
+function shownPath(p: unknown): string | undefined {
+  if (typeof p !== 'string') return undefined
+  const rel = path.relative(process.cwd(), p)
+  return rel && !rel.startsWith('..') ? rel : p
 }
 
 export {ExpError}
