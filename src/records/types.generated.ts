@@ -204,6 +204,10 @@ export interface EvaluationBody {
   passed: number;
   failed: number;
   invalid: number;
+  /**
+   * of the invalid episodes, those that never got a fair run: agent program missing, endpoint unreachable or failing after retries, timeouts (not the agent's failure; a rerun retries them)
+   */
+  infrastructure?: number;
   success_rate: number;
   ci: Interval;
   ci_method?: "wilson";

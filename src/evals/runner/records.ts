@@ -9,13 +9,18 @@ export function episodeKey(manifest: string, scenario: string, repetition: numbe
   return `${manifest}/${scenario}/${repetition}`
 }
 
+/** A rerun of an episode that failed for infrastructure reasons is a new attempt with its own ids (src/evals/runner/attempts.ts). */
+export function attemptKey(key: string, attempt: number): string {
+  return attempt ? `${key}/retry-${attempt}` : key
+}
+
 export function manifestDraft(body: ManifestBody): RecordDraft<'manifest'> {
   return {kind: 'manifest', body}
 }
 
 /** The trace and the grader's verification of one episode, ready to append. */
-export function episodeDrafts(r: EpisodeResult, o: {manifest: string; agent: AgentRef; skill: SkillRef; wallMs?: number}): {trace: RecordDraft<'trace'>; verification: RecordDraft<'verification'>; traceId: string} {
-  const key = episodeKey(o.manifest, r.scenario, r.repetition)
+export function episodeDrafts(r: EpisodeResult, o: {manifest: string; agent: AgentRef; skill: SkillRef; wallMs?: number; attempt?: number}): {trace: RecordDraft<'trace'>; verification: RecordDraft<'verification'>; traceId: string} {
+  const key = attemptKey(episodeKey(o.manifest, r.scenario, r.repetition), o.attempt ?? 0)
   const body: TraceBody = {
     manifest: o.manifest,
     scenario: r.scenario,

@@ -1,6 +1,6 @@
 import {loadAgent, type AgentOptions} from '../../agents/registry.js'
 import type {Agent} from '../../agents/types.js'
-import {recordId, type RecordDraft} from '../../records/index.js'
+import type {RecordDraft} from '../../records/index.js'
 import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, Split, VerificationBody} from '../../records/types.js'
 import type {Problem} from '../../scenarios/index.js'
 import type {Ledger, RecordStore, RepoPaths} from '../../store/index.js'
@@ -11,9 +11,10 @@ import {runEpisode} from '../episode.js'
 import {episodeSeed} from '../prompt.js'
 import {loadDataset} from './dataset.js'
 import {resolveSkill, type ResolvedSkill} from './skill.js'
-import {episodeDrafts, episodeKey, manifestDraft} from './records.js'
+import {episodeDrafts, manifestDraft} from './records.js'
 import {summarize, publicAggregate, type VerifiedEpisode} from './summary.js'
 import {RunEvents} from './events.js'
+import {assertSomeRan, planAttempts} from './attempts.js'
 import type {EventSink} from '../../events/index.js'
 
 export const EXP_VERSION = '0.1.0'
@@ -36,6 +37,8 @@ export interface RunOptions {
   iteration?: number
   strict?: boolean
   maxSteps?: number
+  /** run again the episodes whose latest attempt failed for infrastructure reasons (default true) */
+  retryInvalid?: boolean
   /** episodes per append batch (one lock, one pack) */
   batch?: number
   agentOptions?: AgentOptions
@@ -72,6 +75,8 @@ export interface RunResult {
   success_rate: number
   ci: [number, number]
   resumed: number
+  /** episodes run again because their last attempt failed for infrastructure reasons */
+  retried: number
   recorded: number
   skill: SkillRef
   agent: AgentRef
@@ -119,7 +124,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
     if (o.events?.enabled) ev = new RunEvents(o.events, {run: manifest, iteration: o.iteration ?? o.eventIteration, snapshot: o.snapshot})
     const ledger = await store.ledger()
-    const plan = dataset.scenarios.flatMap(scenario => Array.from({length: repeat}, (_, rep) => ({scenario, rep, vid: recordId('verification', '', `${episodeKey(manifest, scenario.id, rep)}/verification`)})))
+    const {plan, retried} = planAttempts(ledger, manifest, dataset.scenarios.flatMap(scenario => Array.from({length: repeat}, (_, rep) => ({scenario, rep}))), o.retryInvalid ?? true)
     const verified: VerifiedEpisode[] = []
     const fromLedger = (l: Ledger, vid: string) => {
       const e = l.get(vid)
@@ -175,7 +180,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
         started.add(p.vid)
         const t0 = performance.now()
         const r = await runEpisode({scenario: p.scenario, agent, skills: [skill], seed: episodeSeed(seed, p.rep), repetition: p.rep, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
-        const d = episodeDrafts(r, {manifest, agent: agentRef, skill: skillRef, wallMs: performance.now() - t0})
+        const d = episodeDrafts(r, {manifest, agent: agentRef, skill: skillRef, wallMs: performance.now() - t0, attempt: p.attempt})
         buffer.push({drafts: [d.trace, d.verification], verified: [{id: p.vid, body: d.verification.body}]})
         progress.done++
         if (r.verdict.valid && r.verdict.passed) progress.passed++
@@ -188,6 +193,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, worker))
     await flush()
     verified.sort((a, b) => (a.id < b.id ? -1 : 1))
+    assertSomeRan(verified, agentRef.name)
     const base = {manifest, split: o.split, skill: skillRef, agent: agentRef, ...(o.role ? {role: o.role} : {}), ...(o.proposal ? {proposal: o.proposal} : {})}
     const summary = summarize(verified, base, repeat)
     const full = o.decorate ? o.decorate(summary, verified) : summary
@@ -214,6 +220,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       success_rate: full.success_rate,
       ci: full.ci as [number, number],
       resumed,
+      retried,
       recorded,
       skill: skillRef,
       agent: agentRef,
