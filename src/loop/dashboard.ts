@@ -17,6 +17,8 @@ export interface IterationReport {
   /** candidates retired because main moved under them (and rebased, when anything was left) */
   rebased?: {proposal: string; hypothesis: string; reason: string}[]
   episodes: number
+  /** finished by an earlier start of the same evolve run (rebuilt from its records, not run again) */
+  replayed?: boolean
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
