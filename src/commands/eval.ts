@@ -3,6 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
+import {num} from '../reports/format.js'
 import {evaluateProposal, loadProposal} from '../loop/evaluate.js'
 import type {Comparison} from '../loop/compare.js'
 
@@ -38,7 +39,7 @@ export default class Eval extends ExpCommand {
       this.log(`regressions: ${c.regressions.length ? '' : 'none'}`)
       for (const r of c.regressions) this.log(`  ${r.scenario}: ${r.invariants.join(', ')}`)
       const dims = Object.keys(c.scores_baseline) as (keyof typeof c.scores_baseline)[]
-      this.log(table(dims.map(d => [d, c.scores_baseline[d], c.scores_candidate[d]]), ['SCORE', 'BASELINE', 'CANDIDATE']))
+      this.log(table(dims.map(d => [d, num(c.scores_baseline[d]), num(c.scores_candidate[d])]), ['SCORE', 'BASELINE', 'CANDIDATE']))
       this.log(`next: exp promote ${out.proposal}`)
     }
     return out

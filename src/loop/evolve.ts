@@ -24,6 +24,7 @@ export interface MineResult {
   patterns: {
     pattern: string
     signature: string
+    description?: string
     support: number
     failures: number
     rule?: Rule
