@@ -3,6 +3,7 @@ import path from 'node:path'
 import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
 import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
+import {projectRoot} from './folders.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -35,16 +36,18 @@ export abstract class ExpCommand extends Command {
   }
 
   /**
-   * The top folder of the repository the command runs in (git rev-parse --show-toplevel,
-   * from -C or the current folder), so defaults such as skills/ and scenarios/ mean the
-   * repository's, from any subfolder; outside a repository, the folder itself.
+   * The folder defaults such as skills/ and scenarios/ are relative to: the repository the
+   * command runs in (git rev-parse --show-toplevel, from -C or the current folder), or the
+   * nearest folder below its top holding .research/ or `marker` (src/cli/folders.ts).
    */
-  protected repoRoot(): string {
+  protected repoRoot(marker?: string): string {
+    let top = this.workDir
     try {
-      return discoverRepo(this.workDir).workDir ?? this.workDir
+      top = discoverRepo(this.workDir).workDir ?? this.workDir
     } catch {
-      return this.workDir
+      // outside a repository: the folder itself
     }
+    return projectRoot(this.workDir, top, marker)
   }
 
   /** Print a line to stderr (progress, warnings): stdout stays for results. */

@@ -1,7 +1,22 @@
+import {existsSync} from 'node:fs'
 import {stat} from 'node:fs/promises'
 import path from 'node:path'
 import {NotFoundError} from '../errors/index.js'
 import {loadConfig} from '../research/files.js'
+
+/**
+ * The folder a command's defaults (skills/, scenarios/, results/, .research/) are relative to:
+ * the nearest folder from `cwd` up to the repository's top that holds `.research/` or
+ * `marker`, else the top. So a subfolder of a repository works like its top, and a project
+ * kept in a subfolder of a larger repository is found too.
+ */
+export function projectRoot(cwd: string, top: string, marker?: string): string {
+  const stop = path.resolve(top)
+  for (let d = path.resolve(cwd); ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, '.research')) || (marker && existsSync(path.join(d, marker)))) return d
+    if (d === stop || path.dirname(d) === d || !d.startsWith(stop)) return stop
+  }
+}
 
 /**
  * The scenarios folder a command reads: the one given (relative to the current folder), else

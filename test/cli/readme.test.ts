@@ -52,15 +52,17 @@ t.test("the README's tour runs as written on a master repository", async t => {
   t.match((await git(path.join(dir, 'origin.git'), 'for-each-ref', 'refs/research')), /refs\/research\/lanes\//, 'exp sync pushed the lanes')
 })
 
-t.test("the README's first command runs as written (after npm ci) and leaves the repository alone", async t => {
+t.test("the README's first command runs as written (after npm ci: no exp on PATH) and its follow-up line too", async t => {
   const env = userEnv(t)
+  // what `npm ci` leaves: node and git, no exp on PATH
+  env.PATH = (process.env.PATH ?? '').split(':').filter(d => d && !fs.existsSync(path.join(d, 'exp'))).join(':')
   const before = await git(ROOT, 'status', '--porcelain')
   const line = blocks('# Experience Compiler', '`exp` is')[0]!.split('\n')[0]!.replace(/\s+#.*$/, '')
   const r = await bash(line.replace(/^npm ci && /, ''), {cwd: ROOT, env})
   t.equal(r.code, 0, r.stderr)
   t.match(r.stdout, /held-out success: [\d.]+% -> [\d.]+%/)
   const explore = /^explore: (.+)$/m.exec(r.stdout)?.[1]
-  t.ok(explore)
+  t.match(explore!, /&& node \S+\/bin\/run\.js provenance onboarding &&/, 'the exp that ran, not an exp that is not there')
   const ran = await bash(explore!, {cwd: env.HOME!, env})
   t.equal(ran.code, 0, `the demo's follow-up commands: ${ran.stderr}`)
   t.equal(await git(ROOT, 'status', '--porcelain'), before, 'the repository it started in is untouched')

@@ -2,7 +2,7 @@ import t from 'tap'
 import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
-import {BIN, exp} from '../helpers/cli.js'
+import {BIN} from '../helpers/cli.js'
 import {GIT_ENV, tempDir} from '../helpers/repo.js'
 import {expInvocation, shellWord} from '../../src/cli/invocation.js'
 
@@ -13,26 +13,25 @@ const bash = (script: string, cwd: string, env: NodeJS.ProcessEnv) =>
 
 // Problem 7 of issue 13: after `npm ci && node bin/run.js demo` there is no `exp` on PATH,
 // and the demo's last line said `exp provenance onboarding`.
-t.test("the demo's follow-up commands run as printed, with or without exp on PATH", async t => {
+// test/cli/readme.test.ts runs the README's demo with no exp on PATH and its follow-up line as printed
+t.test('follow-up commands name the exp that runs now, and quote what a shell would split', async t => {
   const base = tempDir(t)
   const noExp = (process.env.PATH ?? '').split(':').filter(d => !fs.existsSync(path.join(d, 'exp'))).join(':')
-  const dir = path.join(base, 'a folder with spaces', 'demo')
-  const r = await exp(['demo', '--dir', dir, '-n', '1'], {cwd: base, env: {PATH: noExp}})
-  t.equal(r.code, 0, r.stderr)
-  const line = /^explore: (.+)$/m.exec(r.stdout)?.[1]
-  t.ok(line, r.stdout)
-  t.match(line!, /node \S*bin\/run\.js provenance onboarding/, 'exp as it was started, not a command that is not there')
-  const ran = await bash(line!, base, {PATH: noExp})
-  t.equal(ran.code, 0, ran.stderr)
-  t.match(ran.stdout, /onboarding v2/)
-  t.match(ran.stdout, /Exp-Promotes|merge [0-9a-f]{7}/)
-
-  // exp on PATH (npm install -g, npm link): the short form
   const bin = path.join(base, 'bin')
   fs.mkdirSync(bin)
+  t.equal(expInvocation(BIN, {PATH: noExp}), `node ${BIN}`, 'no exp on PATH: node and the path of this one')
   fs.symlinkSync(BIN, path.join(bin, 'exp'))
-  t.equal(expInvocation(BIN, {PATH: `${bin}:${noExp}`}), 'exp')
-  t.equal(expInvocation(BIN, {PATH: noExp}), `node ${BIN}`)
+  t.equal(expInvocation(BIN, {PATH: `${bin}:${noExp}`}), 'exp', 'this very exp on PATH (npm install -g, npm link): exp')
+  const other = path.join(base, 'other')
+  fs.mkdirSync(other)
+  fs.writeFileSync(path.join(other, 'exp'), '#!/bin/sh\n', {mode: 0o755})
+  t.equal(expInvocation(BIN, {PATH: `${other}:${noExp}`}), `node ${BIN}`, 'another exp on PATH is not this one')
+  t.equal(expInvocation(path.join(path.dirname(BIN), 'git-exp.js'), {PATH: `${bin}:${noExp}`}), 'exp', 'started as git exp')
   t.equal(shellWord("it's here"), `'it'\\''s here'`)
+  t.equal(shellWord('/tmp/a folder/demo'), `'/tmp/a folder/demo'`)
   t.equal(shellWord('/tmp/plain-path_1'), '/tmp/plain-path_1')
+  const dir = path.join(base, 'a folder with spaces')
+  fs.mkdirSync(dir)
+  const r = await bash(`cd ${shellWord(dir)} && pwd`, base, {})
+  t.equal(r.stdout.trim(), fs.realpathSync(dir), 'the quoted folder is one word to the shell')
 })

@@ -16,23 +16,29 @@ interface RunJson extends EvolveJson {
 t.test('an evolve run killed at random moments and started again ends exactly where an uninterrupted run ends', async t => {
   const [a, b] = await Promise.all([exampleRepo(t, PINNED), exampleRepo(t, PINNED)])
   t.equal((await git(a, 'rev-parse', 'main')).trim(), (await git(b, 'rev-parse', 'main')).trim(), 'same starting state')
-  const args = ['evolve', '--iterations', '3', '--train-repeat', '2', '--eval-repeat', '2', '--lane', 'me']
+  const args = ['evolve', '--iterations', '3', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me']
   const straight = await expJson<RunJson>(args, {cwd: a})
 
-  // b: four kills at random moments (SIGKILL: no cleanup), each start picking up where the last one died
+  // b: four kills (SIGKILL: no cleanup), each start picking up where the last one died: the
+  // first at a random moment after the first promotion moved main, the others at random
+  const start = (await git(b, 'rev-parse', 'main')).trim()
+  const moved = async () => {
+    for (let i = 0; i < 600 && (await git(b, 'rev-parse', 'main')).trim() === start; i++) await new Promise(r => setTimeout(r, 50))
+  }
   const delays: number[] = []
   for (let k = 0; k < 4; k++) {
     const child = spawn(...node([BIN, ...args]), {cwd: b, env: GIT_ENV, stdio: 'ignore'})
     const closed = new Promise<number | null>(r => child.on('close', code => r(code)))
-    const delay = 300 + Math.floor(Math.random() * 2700)
+    const delay = k === 0 ? Math.floor(Math.random() * 600) : 300 + Math.floor(Math.random() * 1700)
     delays.push(delay)
-    const finished = await Promise.race([closed.then(() => true), new Promise<boolean>(r => setTimeout(() => r(false), delay))])
+    const wait = k === 0 ? moved().then(() => new Promise(r => setTimeout(r, delay))) : new Promise(r => setTimeout(r, delay))
+    const finished = await Promise.race([closed.then(() => true), wait.then(() => false)])
     if (finished) break
     child.kill('SIGKILL')
     await closed
   }
   const resumed = await expJson<RunJson>(args, {cwd: b})
-  const why = `kills after ${delays.join(', ')} ms`
+  const why = `kills ${delays[0]} ms after the first promotion, then after ${delays.slice(1).join(', ')} ms`
   t.equal(resumed.iterations.length, straight.iterations.length, `the same number of iterations (${why})`)
   t.equal(resumed.promoted, straight.promoted, 'the same promotions')
   t.equal(resumed.rejected, straight.rejected)
