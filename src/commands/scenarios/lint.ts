@@ -16,7 +16,7 @@ export default class ScenariosLint extends ExpCommand {
 
   async run(): Promise<LintReport> {
     const {args} = await this.parse(ScenariosLint)
-    const report = await lintScenarios(await scenariosFolder(args.dir, {cwd: this.workDir, root: this.repoRoot()}))
+    const report = await lintScenarios(await scenariosFolder(args.dir, {cwd: this.workDir, root: this.repoRoot('scenarios')}))
     // paths relative to where the user stands, so file:line is clickable
     report.problems = report.problems.map(p => ({...p, file: shown(p.file)}))
     if (report.problems.length) {

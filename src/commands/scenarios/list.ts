@@ -17,7 +17,7 @@ export default class ScenariosList extends ExpCommand {
 
   async run(): Promise<ScenarioListing> {
     const {flags} = await this.parse(ScenariosList)
-    const listing = await listScenarios(await scenariosFolder(flags.dir, {cwd: this.workDir, root: this.repoRoot()}), {split: flags.split as 'train' | 'validation' | 'holdout' | undefined, tag: flags.tag})
+    const listing = await listScenarios(await scenariosFolder(flags.dir, {cwd: this.workDir, root: this.repoRoot('scenarios')}), {split: flags.split as 'train' | 'validation' | 'holdout' | undefined, tag: flags.tag})
     for (const p of listing.problems) this.note(`warning: ${formatProblem(p)}`)
     if (!this.jsonEnabled()) this.log(render(listing))
     return listing

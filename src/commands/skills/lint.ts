@@ -24,7 +24,7 @@ Without PATH, every folder under the repository's skills/ is checked (from any s
 
   public async run(): Promise<LintReport> {
     const {argv} = await this.parse(SkillsLint)
-    const root = this.repoRoot()
+    const root = this.repoRoot('skills')
     const report = await lintSkills(argv as string[], {cwd: this.workDir, skillsDir: path.join(root, (await loadConfig(root)).skills ?? 'skills')})
     for (const s of report.skills) for (const p of s.problems) this.log(formatProblem(p))
     const n = report.skills.length
