@@ -5,7 +5,7 @@ import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
 import {num} from '../reports/format.js'
 import {evaluateProposal, loadProposal} from '../loop/evaluate.js'
-import type {Comparison} from '../loop/compare.js'
+import type {Comparison} from '../evals/compare.js'
 
 export interface EvalOutput {
   proposal: string

@@ -31,6 +31,8 @@ config.yaml records the repository's default branch as main_branch (the branch H
       if (res.bare) this.log('bare repository: refspecs only (no work tree for .research/)')
       if (res.example) {
         for (const f of res.example.copied) this.log(`copied  ${f}`)
+        if (res.example.sealed) this.log(`sealed  ${res.example.sealed.scenarios} held-out scenarios into ${res.example.sealed.file}`)
+        for (const a of res.example.sealed?.advice ?? []) this.log(`key     ${a}`)
         if (res.example.commit) this.log(`commit  ${res.example.commit.slice(0, 12)} exp: add the ${res.example.example} example`)
       }
       this.log(`exp is set up in ${res.repo}`)

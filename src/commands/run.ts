@@ -1,7 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
-import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
-import {laneOf, withStore} from '../cli/context.js'
+import {withStore} from '../cli/context.js'
+import {runContext} from '../cli/run-context.js'
 import {ProgressBar} from '../cli/progress.js'
 import {table} from '../cli/table.js'
 import {ExpError} from '../errors/index.js'
@@ -9,9 +9,7 @@ import {runEvaluation, type RunResult} from '../evals/runner/run.js'
 import {infrastructureFailures} from '../evals/runner/attempts.js'
 import {isSplit} from '../evals/runner/records.js'
 import {formatProblem} from '../scenarios/index.js'
-import {loadConfig} from '../research/files.js'
 import {AGENT_SPECS} from '../agents/registry.js'
-import {openEventSink} from '../events/index.js'
 
 export default class Run extends ExpCommand {
   static summary = 'Run an agent on a split and record every episode as evidence.'
@@ -41,33 +39,22 @@ Agents: ${AGENT_SPECS.join(', ')}.`
     const {args, flags} = await this.parse(Run)
     if (!isSplit(args.split)) throw new ExpError('E_USAGE', `unknown split: ${args.split}`, {hint: 'use train, validation or holdout'})
     const res = await withStore(this.workDir, async store => {
-      const root = store.repo.workDir ?? this.workDir
-      const cfg = await loadConfig(root)
+      const {options, config} = await runContext(store, this.workDir, flags, l => this.note(l))
       const bar = new ProgressBar(`run ${args.split}`)
-      const events = openEventSink(flags.events, {cwd: this.workDir})
       try {
         return await runEvaluation(store, {
+          ...options,
           split: args.split as 'train',
-          agent: flags.agent ?? cfg.agent ?? 'scripted',
           skill: flags.skill,
-          repeat: flags.repeat ?? cfg.run?.repeat ?? 1,
-          concurrency: flags.concurrency ?? cfg.run?.concurrency ?? 4,
-          scenariosDir: path.resolve(this.workDir, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios')),
-          skillsDir: path.join(root, cfg.skills ?? 'skills'),
-          seed: flags.seed ?? cfg.seed ?? 42,
-          lane: await laneOf(store, flags.lane),
-          cwd: this.workDir,
+          repeat: flags.repeat ?? config.run?.repeat ?? 1,
           repo: store.repo,
           strict: flags.strict,
           retryInvalid: flags['retry-invalid'],
-          maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
-          agentOptions: {command: cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache'), ...(cfg.openai?.base_url ? {baseURL: cfg.openai.base_url} : {}), ...(cfg.openai?.timeout_ms ? {timeoutMs: cfg.openai.timeout_ms} : {}), ...(cfg.openai?.max_retries !== undefined ? {maxRetries: cfg.openai.max_retries} : {}), ...(cfg.openai?.api_key_env ? {apiKey: process.env[cfg.openai.api_key_env]} : {})}},
           onProgress: p => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
-          events,
         })
       } finally {
         bar.done()
-        await events.close()
+        await options.events?.close()
       }
     })
     for (const p of res.problems) process.stderr.write(`skipped ${formatProblem(p)}\n`)

@@ -4,6 +4,7 @@ export {ExpError, isExpError, exitFor} from './base.js'
 export type {ExpErrorOptions} from './base.js'
 export {PatchConflictError, type PatchConflictReason} from './skills.js'
 export {CandidateTakenError, ClaimedError, HypothesisStateError} from './research.js'
+export {SealedSplitError, UntrustedEvidenceError, SandboxError} from './trust.js'
 
 /** The folder is not inside a git repository (work tree or bare). */
 export class NotARepoError extends ExpError {

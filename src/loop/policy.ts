@@ -1,5 +1,5 @@
 import type {PromotionPolicy, EvaluationBody, ScoreVector} from '../records/types.js'
-import type {Comparison} from './compare.js'
+import type {Comparison} from '../evals/compare.js'
 
 export interface Check {
   name: string

@@ -5,6 +5,7 @@ import {hashObject} from '../store/git/objects.js'
 import {readRef} from '../store/git/refs.js'
 import {commitFiles, moveRef, readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
 import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
 import type {Purpose} from '../skills/index.js'
 import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
@@ -60,8 +61,8 @@ export function rejectedPatches(ledger: Ledger): RejectedPatch[] {
   return out
 }
 
-export async function readPurposeAt(store: GitRecordStore, commit: string, skill: string): Promise<Purpose> {
-  const text = await readFileAt(store, commit, purposePath(skill))
+export async function readPurposeAt(files: GitRecordStore | Pick<Workspace, 'readFile'>, commit: string, skill: string): Promise<Purpose> {
+  const text = 'readFile' in files ? await files.readFile(commit, purposePath(skill)) : await readFileAt(files, commit, purposePath(skill))
   return text ? (parseYaml(text.toString('utf8')) as Purpose) : {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
 }
 

@@ -26,6 +26,8 @@ export interface ResearchIndex {
   evaluations: Map<string, Linked<'evaluation'>>
   /** records naming a hypothesis that is not in the (public) ledger */
   dangling: {linked: AnyLinked; hypothesis: string}[]
+  /** evaluations and decisions left out because `admit` refused them (evidence that does not stand) */
+  ignored: LedgerEntry[]
 }
 
 export interface IndexOptions {
@@ -34,6 +36,11 @@ export interface IndexOptions {
    * projection that read them would differ between clones with the same public refs.
    */
   includePrivate?: boolean
+  /**
+   * Which evaluations and decisions count (docs/trust.md: an Authority's `counts`). Others
+   * are left out of every status, frontier and graph, and listed in `ignored`.
+   */
+  admit?: (id: string) => boolean
 }
 
 const LINKED_KINDS = new Set(['proposal', 'evaluation', 'decision', 'claim', 'release', 'note'])
@@ -47,18 +54,22 @@ export function researchIndex(ledger: Ledger, opts: IndexOptions = {}): Research
   // a ledger never changes, and the store hands out the same one while no lane moves: the
   // index is built once per ledger (and privacy), and only read after that
   const key = opts.includePrivate === true ? 'all' : 'public'
-  let memo = built.get(ledger)
-  if (!memo) built.set(ledger, (memo = {}))
+  const owner: object = opts.admit ?? ledger
+  let byLedger = built.get(owner)
+  if (!byLedger) built.set(owner, (byLedger = new WeakMap()))
+  let memo = byLedger.get(ledger)
+  if (!memo) byLedger.set(ledger, (memo = {}))
   return (memo[key] ??= buildIndex(ledger, opts))
 }
 
-const built = new WeakMap<Ledger, {all?: ResearchIndex; public?: ResearchIndex}>()
+const built = new WeakMap<object, WeakMap<Ledger, {all?: ResearchIndex; public?: ResearchIndex}>>()
 
 function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
   const hypotheses = new Map<string, HypothesisNode>()
   const proposals: ResearchIndex['proposals'] = new Map()
   const evaluations: ResearchIndex['evaluations'] = new Map()
   const dangling: ResearchIndex['dangling'] = []
+  const ignored: LedgerEntry[] = []
   const entries = ledger.entries
   const all = opts.includePrivate === true
   // pass 1: the things others link to (plain loops: this runs over every entry of the ledger)
@@ -83,6 +94,10 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
   for (let pos = 0; pos < entries.length; pos++) {
     const e = entries[pos]!
     if (!LINKED_KINDS.has(e.kind) || (e.private && !all)) continue
+    if (opts.admit && (e.kind === 'evaluation' || e.kind === 'decision') && !opts.admit(e.id)) {
+      ignored.push(e)
+      continue
+    }
     if (e.kind === 'proposal') {
       const p = proposals.get(e.id)!
       link(p as AnyLinked, p.hypothesis)
@@ -116,5 +131,5 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
       }
     }
   }
-  return {ledger, hypotheses, proposals, evaluations, dangling}
+  return {ledger, hypotheses, proposals, evaluations, dangling, ignored}
 }

@@ -4,6 +4,8 @@ import {ExpError, NotFoundError} from '../errors/index.js'
 import {runGit, hasNativeGit} from '../store/git/native.js'
 import type {RepoPaths} from '../store/index.js'
 import {PACKAGE_ROOT} from '../package-root.js'
+import {findHoldoutKey} from '../scenarios/key.js'
+import {keyAdvice, sealHoldout, writeNewKey} from './seal.js'
 
 export {PACKAGE_ROOT}
 
@@ -21,6 +23,8 @@ export interface ExampleResult {
   copied: string[]
   kept: string[]
   commit?: string
+  /** the held-out split, sealed as it was copied (docs/trust.md) */
+  sealed?: {file: string; scenarios: number; key_file: string; new_key: boolean; key_id: string; advice: string[]}
 }
 
 const exists = (p: string) => access(p).then(() => true, () => false)
@@ -48,14 +52,24 @@ export async function addExample(repo: RepoPaths, name: string): Promise<Example
     await cp(path.join(PACKAGE_ROOT, rel), dst, {recursive: true})
     copied.push(rel)
   }
+  let sealed: ExampleResult['sealed']
+  if (copied.includes('scenarios')) {
+    // the held-out split never reaches the work tree or a commit in the clear
+    const keyFile = path.join(repo.commonDir, 'exp', 'holdout.key')
+    const found = await findHoldoutKey({env: process.env, defaultFile: keyFile})
+    const key = found?.key ?? (await writeNewKey(keyFile))
+    const s = await sealHoldout(path.join(repo.workDir, 'scenarios'), key)
+    sealed = {file: s.file, scenarios: s.sealed.length, key_file: found?.source ?? keyFile, new_key: !found, key_id: s.key_id, advice: found ? [] : keyAdvice(keyFile, key)}
+  }
   for (const d of ['knowledge', 'experience']) await mkdir(path.join(repo.workDir, d), {recursive: true})
-  if (!(await hasNativeGit())) return {example: name as ExampleName, copied, kept}
+  const done = (commit?: string): ExampleResult => ({example: name as ExampleName, copied, kept, ...(commit ? {commit} : {}), ...(sealed ? {sealed} : {})})
+  if (!(await hasNativeGit())) return done()
   const git = (args: string[], allowFail = false) => runGit(args, {cwd: repo.workDir!, allowFail})
   await git(['add', '--', '.research', ...EXAMPLES[name as ExampleName].paths])
   const staged = (await git(['diff', '--cached', '--name-only'])).stdout.toString().trim()
-  if (!staged) return {example: name as ExampleName, copied, kept}
+  if (!staged) return done()
   const who = (await git(['config', 'user.email'], true)).code === 0 ? [] : ['-c', 'user.name=exp', '-c', 'user.email=exp@exp.invalid']
   await git([...who, 'commit', '-q', '-m', `exp: add the ${name} example\n\nThe built-in benchmark: ${EXAMPLES[name as ExampleName].description}.`])
   const commit = (await git(['rev-parse', 'HEAD'])).stdout.toString().trim()
-  return {example: name as ExampleName, copied, kept, commit}
+  return done(commit)
 }

@@ -79,4 +79,11 @@ holdout:
   required: true
   must_not_worsen: true
   tolerance: 0
+# who may write evidence (docs/trust.md)
+evidence:
+  # evaluators whose verifications count: the built-in world + grader
+  evaluators: [world]
+  # true: evidence counts only from commits signed (git SSH signing) by a key listed in
+  # .research/allowed_signers on this branch
+  require_signed_evidence: false
 `
