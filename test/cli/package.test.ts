@@ -117,7 +117,8 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   fs.writeFileSync(path.join(fakeBin, 'gh'), `#!/bin/sh\nexec '${process.execPath}' '${path.join(ROOT, 'test/fixtures/github/gh.mjs')}' "$@"\n`, {mode: 0o755})
   const state = path.join(work, 'github.json')
   fs.writeFileSync(state, JSON.stringify({next: 100, reviews: [], comments: []}))
-  const runner = path.join(work, 'runner-prefix')
+  // the runner's npm installs into the prefix installed above: the step really runs, the dependencies are there already
+  const runner = prefix
   const env = {...ENV, PATH: `${path.join(runner, 'bin')}:${fakeBin}:${process.env.PATH}`, npm_config_prefix: runner, GITHUB_REPOSITORY: 'acme/research', GITHUB_STEP_SUMMARY: path.join(work, 'summary.md'), FAKE_GH_STATE: state, EXP_LANE: ''}
   const context = (event: 'pull_request' | 'pull_request_review') => ({
     'github.event_name': event,
@@ -186,8 +187,14 @@ t.test('--install is passed as data: a shell expression in it is never run', asy
   t.equal((await sh('exp', ['init'], {cwd: repo, env})).code, 0)
   t.equal((await sh('exp', ['ci', 'init', '--install', 'x$(touch${IFS}pwned)`touch${IFS}pwned2`'], {cwd: repo, env})).code, 0)
   const file = path.join(repo, '.github', 'workflows', 'exp-gate.yml')
-  const run = await runJob(file, 'gate', {workspace: repo, context: {'github.event_name': 'pull_request', 'github.event.review.state': '', 'github.event.pull_request.base.ref': 'master'}, env: {...ENV, npm_config_prefix: path.join(work, 'inject-prefix'), PATH: process.env.PATH}, actions: {}, only: ['install exp']})
-  t.not(run.steps.find(s => s.name === 'install exp')!.code, 0, 'npm refuses the odd spec')
+  // npm as a recorder of its arguments: the spec must reach it as one literal word
+  const fake = path.join(work, 'fake-npm')
+  fs.mkdirSync(fake)
+  const argv = path.join(work, 'npm-argv.json')
+  fs.writeFileSync(path.join(fake, 'npm'), `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(argv)}, JSON.stringify(process.argv.slice(2)))\n`, {mode: 0o755})
+  const run = await runJob(file, 'gate', {workspace: repo, context: {'github.event_name': 'pull_request', 'github.event.review.state': '', 'github.event.pull_request.base.ref': 'master'}, env: {...ENV, PATH: `${fake}:${process.env.PATH}`}, actions: {}, only: ['install exp']})
+  t.equal(run.steps.find(s => s.name === 'install exp')!.code, 0)
+  t.same(JSON.parse(fs.readFileSync(argv, 'utf8')), ['install', '--global', '--no-audit', '--no-fund', 'x$(touch${IFS}pwned)`touch${IFS}pwned2`'], 'the spec is one literal argument')
   t.notOk(fs.existsSync(path.join(repo, 'pwned')) || fs.existsSync(path.join(repo, 'pwned2')), 'nothing in it ran')
   for (const bad of ['a b', 'x${{ github.token }}', '--registry=http://evil', 'a\nb']) {
     const r = await sh('exp', ['ci', 'init', '--install', bad, '--force'], {cwd: repo, env})
