@@ -6,6 +6,7 @@ import type {EvalRunOptions} from '../loop/evaluate.js'
 import type {AgentOptions} from '../agents/registry.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
+import {mainRefOf} from './main-ref.js'
 import {openEventSink} from '../events/index.js'
 import {defaultKeyFile, findHoldoutKey} from '../scenarios/key.js'
 import {PACKAGE_ROOT} from '../package-root.js'
@@ -50,7 +51,7 @@ export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentO
 }
 
 /** Everything a run needs, from flags over .research/config.yaml over defaults. */
-export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
+export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues, warn?: (line: string) => void): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
   const root = store.repo.workDir ?? cwd
   const cfg = await loadConfig(root)
   const options: EvalRunOptions = {
@@ -68,7 +69,7 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
   }
   const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
   if (key) options.holdoutKey = key
-  return {options, config: cfg, root, mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`}
+  return {options, config: cfg, root, mainRef: await mainRefOf(store.repo, cwd, undefined, warn)}
 }
 
 /** The held-out key for a folder's repository (EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE, .git/exp/holdout.key), if any. */

@@ -11,6 +11,6 @@ import {mainRefOf} from './main-ref.js'
  */
 export async function authorityOf(store: GitRecordStore, cwd: string, o: AuthorityOptions & {ledger?: Ledger; main?: string} = {}): Promise<Authority> {
   const ws = new GitWorkspace(store)
-  const tip = await ws.readRef(await mainRefOf(store, cwd, o.main))
+  const tip = await ws.readRef(await mainRefOf(store.repo, cwd, o.main))
   return loadAuthority(o.ledger ?? (await store.ledger()), ws, {...o, ...(tip ? {at: tip} : {})})
 }

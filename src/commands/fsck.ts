@@ -41,7 +41,7 @@ Prints one line per problem: ref, commit, path, what is wrong. Exits non-zero wh
       const extra = t.problems.map(p => ({ref: p.ref, commit: p.commit, id: p.record, rule: p.rule, message: `${p.rule}: ${p.message}`}))
       const key = flags.replay ? await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)}) : undefined
       const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
-      const mainRef = await mainRefOf(store, this.workDir, flags.main)
+      const mainRef = await mainRefOf(store.repo, this.workDir, flags.main)
       const promotions = (await readMainline(store, mainRef).catch(() => [])).flatMap(c => promotionOf(c) ?? [])
       const trust = [...authority.problems(), ...authority.promotionProblems(promotions)].map(p => ({ref: p.ref ?? mainRef, commit: p.commit, id: p.id, class: p.class, message: `${p.class}: ${p.id}: ${p.reason}`}))
       const evidence = {evaluations: ledger.select({kinds: ['evaluation'], includePrivate: true}).length, decisions: ledger.select({kinds: ['decision'], includePrivate: true}).length, promotions: promotions.length, replayed: !!flags.replay}

@@ -18,7 +18,7 @@ export default class ProvenanceCmd extends ExpCommand {
   async run(): Promise<Provenance> {
     const {args, flags} = await this.parse(ProvenanceCmd)
     const spec = parseSkillSpec(args.skill)
-    const res = await withStore(this.workDir, async store => readProvenance(store, {mainRef: await mainRefOf(store, this.workDir, flags.main), ...spec, trust: await authorityOf(store, this.workDir, {main: flags.main})}))
+    const res = await withStore(this.workDir, async store => readProvenance(store, {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...spec, trust: await authorityOf(store, this.workDir, {main: flags.main})}))
     if (!this.jsonEnabled()) this.log(flags.format === 'mermaid' ? renderMermaid(res) : renderProvenanceText(res))
     return res
   }

@@ -66,7 +66,7 @@ async function scenariosAt(ws: Workspace, commit: string, dir: string): Promise<
  * the gate itself — head against base, on validation and, with the held-out key, held-out —
  * without reusing any record that came with the pull request; records go to the gate's lane.
  */
-export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: string; head: string; repeat?: number}): Promise<GateResult> {
+export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: string; head: string; repeat?: number; approvedBy?: string}): Promise<GateResult> {
   const ws = new GitWorkspace(store)
   const base = await ws.resolve(o.base)
   const head = await ws.resolve(o.head)
@@ -99,7 +99,7 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
         }
         const v = await pair('validation')
         const ho = certified ? await pair('holdout') : undefined
-        const input = {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, ...(ho ? {holdout: {candidate: ho.h.body, baseline: ho.b.body}} : {})}
+        const input = {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, approvedBy: o.approvedBy, ...(ho ? {holdout: {candidate: ho.h.body, baseline: ho.b.body}} : {})}
         const checks = [...validationChecks(policy, input), ...(ho ? holdoutChecks(policy, input) : [])]
         const {verdict, reasons: why} = verdictOf(checks)
         if (verdict === 'reject') reasons.push(...why.map(r => `${skill}: ${r}`))

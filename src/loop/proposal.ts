@@ -18,6 +18,8 @@ export interface ProposeOptions {
   skill: string
   lane: string
   mainRef: string
+  /** propose on this commit instead of the main branch's tip (a resumed evolve run finishing an iteration that started there) */
+  base?: string
   recall: {items: number; tokens: number}
   maxRules?: number
   now?: () => Date
@@ -72,7 +74,7 @@ export async function readPurposeAt(files: GitRecordStore | Pick<Workspace, 'rea
  * commit's time from its parent, so a rerun after a kill finds everything already there.
  */
 export async function createProposal(store: GitRecordStore, ledger: Ledger, o: ProposeOptions): Promise<CreatedProposal | undefined> {
-  const main = await readRef(store.commonDir, o.mainRef)
+  const main = o.base ?? (await readRef(store.commonDir, o.mainRef))
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await readFileAt(store, main, skillPath(o.skill)))?.toString('utf8')
   if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)

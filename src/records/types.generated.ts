@@ -262,6 +262,10 @@ export interface EvaluationBody {
   passed: number;
   failed: number;
   invalid: number;
+  /**
+   * of the invalid episodes, those that never got a fair run: agent program missing, endpoint unreachable or failing after retries, timeouts (not the agent's failure; a rerun retries them)
+   */
+  infrastructure?: number;
   success_rate: number;
   ci: Interval;
   ci_method?: "wilson";
@@ -998,6 +1002,10 @@ export interface PromotionPolicy {
   success?: {
     must_improve?: boolean;
     min_delta?: number;
+    /**
+     * accept a candidate whose validation success is not worse (but not better) when a reviewer approved it (exp gate --approved-by); never applies to the automatic loop, which has no reviewer. Default false.
+     */
+    allow_neutral?: boolean;
   };
   regressions?: {
     max?: number;

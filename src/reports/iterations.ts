@@ -1,6 +1,7 @@
 import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {HistoryTrust, SkillTimeline} from '../projections/mainline.js'
 import {proposalChain, type ProposalChain} from '../projections/provenance.js'
+import {ruleText} from './rule-text.js'
 
 /** One iteration of the loop as history tells it (seed 002 §17): a proposal and what came before and after it. */
 export interface ReportIteration {
@@ -10,7 +11,8 @@ export interface ReportIteration {
   /** the train run of the skill the proposal was made on (the last one before it) */
   training?: {evaluation: string; passed: number; total: number; rate: number}
   /** evidence mined since the previous proposal */
-  patterns: {evidence: string; pattern: string; signature: string; support: number; failures: number}[]
+  /** text: the rule in words, as the terminal shows it */
+  patterns: {evidence: string; pattern: string; signature: string; text: string; support: number; failures: number}[]
   candidate: {version: number; added: number; removed: number; sections: string[]; lines: string[]; knowledge: string[]}
   validation?: {baseline: number; candidate: number; wins: number; losses: number; mcnemar_p: number; evaluation: string; baseline_evaluation: string}
   regressions: string[]
@@ -61,7 +63,7 @@ export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: Hi
     const version = num(p.base.version, timeline.versionAt.get(p.base.commit) ?? 1)
     const patterns = ledger.select({kinds: ['evidence']}).filter(x => x.lamport > previous && x.lamport < e.lamport).map(x => {
       const b = ledger.load<'evidence'>(x).body
-      return {evidence: x.id, pattern: b.pattern, signature: b.signature, support: b.support, failures: b.failures}
+      return {evidence: x.id, pattern: b.pattern, signature: b.signature, text: ruleText(b), support: b.support, failures: b.failures}
     })
     previous = e.lamport
     const cand = chain.evaluations.filter(x => x.split === 'validation' && x.role === 'candidate' && x.comparison).at(-1)

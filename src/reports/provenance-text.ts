@@ -1,6 +1,7 @@
 import type {EvaluationNode, EvidenceNode, KnowledgeNode, Provenance, ProposalChain, TraceNode, VersionProvenance} from '../projections/provenance.js'
 import {renderForest, type TreeNode} from './tree.js'
 import {pct, plural, short} from './format.js'
+import {ruleText} from './rule-text.js'
 
 /** Failing traces listed per evidence before the rest is counted (the JSON view has them all). */
 export const TRACES_SHOWN = 5
@@ -22,7 +23,7 @@ function traceNodes(traces: readonly TraceNode[]): TreeNode[] {
 
 function evidenceNode(e: EvidenceNode): TreeNode {
   if (e.missing) return {label: `evidence ${e.id} (not in this clone)`}
-  return {label: `evidence ${e.id} ${e.signature} (${e.pattern}, ${e.support} supporting, ${e.failures} against)`, children: traceNodes(e.traces)}
+  return {label: `evidence ${e.id} ${ruleText(e)} (${e.pattern}, ${e.support} supporting, ${e.failures} against)`, children: traceNodes(e.traces)}
 }
 
 function knowledgeNode(k: KnowledgeNode): TreeNode {

@@ -1,6 +1,6 @@
 import {cp, mkdir, access} from 'node:fs/promises'
 import path from 'node:path'
-import {ExpError} from '../errors/index.js'
+import {ExpError, NotFoundError} from '../errors/index.js'
 import {runGit, hasNativeGit} from '../store/git/native.js'
 import type {RepoPaths} from '../store/index.js'
 import {PACKAGE_ROOT} from '../package-root.js'
@@ -47,6 +47,9 @@ const exists = (p: string) => access(p).then(() => true, () => false)
 export async function addExample(repo: RepoPaths, name: string): Promise<ExampleResult> {
   if (!(name in EXAMPLES)) throw new ExpError('E_USAGE', `unknown example: ${name}`, {hint: `available: ${Object.keys(EXAMPLES).join(', ')}`})
   if (!repo.workDir) throw new ExpError('E_USAGE', 'an example needs a work tree (this repository is bare)', {hint: 'clone it first, then run `exp init --example` in the clone'})
+  const missing = []
+  for (const rel of EXAMPLES[name as ExampleName].paths) if (!(await exists(path.join(PACKAGE_ROOT, rel)))) missing.push(rel)
+  if (missing.length) throw new NotFoundError(`built-in example ${name}`, path.join(PACKAGE_ROOT, missing[0]!), 'this installation of exp is incomplete: reinstall it (npm install --global experience-compiler)')
   const copied: string[] = []
   const kept: string[] = []
   for (const rel of EXAMPLES[name]!.paths) {

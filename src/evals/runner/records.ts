@@ -11,6 +11,11 @@ export function episodeKey(manifest: string, scenario: string, repetition: numbe
   return `${manifest}/${scenario}/${repetition}`
 }
 
+/** A rerun of an episode that failed for infrastructure reasons is a new attempt with its own ids (src/evals/runner/attempts.ts). */
+export function attemptKey(key: string, attempt: number): string {
+  return attempt ? `${key}/retry-${attempt}` : key
+}
+
 export function manifestDraft(body: ManifestBody): RecordDraft<'manifest'> {
   return {kind: 'manifest', body}
 }

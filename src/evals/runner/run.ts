@@ -16,6 +16,7 @@ import {episodeDrafts, laneKey, manifestDraft} from './records.js'
 import {summarize, publicAggregate, evidenceOf, type VerifiedEpisode} from './summary.js'
 import {planEpisodes} from './plan.js'
 import {RunEvents} from './events.js'
+import {assertSomeRan, retryInfrastructure} from './attempts.js'
 import type {EventSink} from '../../events/index.js'
 
 export const EXP_VERSION = '0.1.0'
@@ -38,6 +39,8 @@ export interface RunOptions {
   iteration?: number
   strict?: boolean
   maxSteps?: number
+  /** run again the episodes whose latest attempt failed for infrastructure reasons (default true) */
+  retryInvalid?: boolean
   /** episodes per append batch (one lock, one pack) */
   batch?: number
   agentOptions?: AgentOptions
@@ -80,6 +83,8 @@ export interface RunResult {
   success_rate: number
   ci: [number, number]
   resumed: number
+  /** episodes run again because their last attempt failed for infrastructure reasons */
+  retried: number
   recorded: number
   skill: SkillRef
   agent: AgentRef
@@ -130,7 +135,8 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     }
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
     if (o.events?.enabled) ev = new RunEvents(o.events, {run: manifest, iteration: o.iteration ?? o.eventIteration, snapshot: o.snapshot})
-    const episodes = planEpisodes(await store.ledger(), {manifest, scenarios: dataset.scenarios, repeat, lane: o.lane, reuse: o.reuse ?? 'verified', evaluators: [evaluator.id]})
+    const ledger = await store.ledger()
+    const episodes = retryInfrastructure(ledger, planEpisodes(ledger, {manifest, scenarios: dataset.scenarios, repeat, lane: o.lane, reuse: o.reuse ?? 'verified', evaluators: [evaluator.id]}), {manifest, scenarios: dataset.scenarios, evaluators: [evaluator.id], retry: o.retryInvalid ?? true})
     const verified: VerifiedEpisode[] = [...episodes.reused]
     // each lane starts at its own place in the plan: lanes running the same experiment at
     // once meet instead of racing through the same episodes (the records do not depend on order)
@@ -200,6 +206,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, worker))
     await flush()
     verified.sort((a, b) => (a.id < b.id ? -1 : 1))
+    assertSomeRan(verified, agentRef.name)
     const base = {manifest, split: o.split, skill: skillRef, agent: agentRef, ...(o.role ? {role: o.role} : {}), ...(o.proposal ? {proposal: o.proposal} : {})}
     const summary = {...summarize(verified, base, repeat), evaluator, evidence: evidenceOf(verified)}
     const full = o.decorate ? o.decorate(summary, verified) : summary
@@ -226,6 +233,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       success_rate: full.success_rate,
       ci: full.ci as [number, number],
       resumed,
+      retried: episodes.retried,
       recorded,
       skill: skillRef,
       agent: agentRef,

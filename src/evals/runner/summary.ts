@@ -1,5 +1,6 @@
 import type {EvaluationBody, ScoreVector, VerificationBody} from '../../records/types.js'
 import {wilson, meanPassHatK, meanPassAtK, meanScoreVector} from '../stats/index.js'
+import {isInfrastructure} from '../../agents/invalid.js'
 import {digestOf} from '../../records/digest.js'
 import {sealedScenarioId} from '../../scenarios/sealed.js'
 
@@ -50,6 +51,8 @@ export function summarize(vs: readonly VerifiedEpisode[], base: Pick<EvaluationB
     passed,
     failed: valid.length - passed,
     invalid,
+    // infrastructure failures counted apart from the agent's own invalid episodes
+    ...(invalid ? {infrastructure: vs.filter(v => !v.body.valid && isInfrastructure(v.body.invalid_reason)).length} : {}),
     success_rate: valid.length ? passed / valid.length : 0,
     ci: [round(lo), round(hi)],
     ci_method: 'wilson',
