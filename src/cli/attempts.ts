@@ -20,7 +20,7 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
   return {
     ws,
     lane: await laneOf(store, flags.lane),
-    mainRef: await mainRefOf(store, cwd),
+    mainRef: await mainRefOf(store.repo, cwd),
     worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'),
     redact: makeRedactor({env: process.env}),
     seed: flags.seed ?? 42,
