@@ -135,11 +135,14 @@ async function baselineOf(store: RecordStore, ws: Workspace, attempt: AttemptBod
   const key = baselineKey(contract.name, commit)
   const id = attemptId(key)
   const body: AttemptBody = {contract: attempt.contract, branch: attempt.base.branch ?? 'main', base: {commit, ...(attempt.base.branch ? {branch: attempt.base.branch} : {})}, ordinal: 0, reason: `the baseline of ${contract.name} at ${commit.slice(0, 12)}`}
-  await store.append({kind: 'attempt', key, body, cites: []}, {lane: o.lane, now: o.now}).catch(e => {
-    if (!(e instanceof ConflictError)) throw e
-  })
-  const r = await evaluateAttempt(store, ws, id, o)
-  return {attempt: id, verdicts: r.verdicts}
+  // lanes of one repository evaluate a shared baseline one at a time: the second finds it recorded
+  return store.exclusive(`baseline-${contract.name}`, async () => {
+    await store.append({kind: 'attempt', key, body, cites: []}, {lane: o.lane, now: o.now}).catch(e => {
+      if (!(e instanceof ConflictError)) throw e
+    })
+    const r = await evaluateAttempt(store, ws, id, o)
+    return {attempt: id, verdicts: r.verdicts}
+  }, {timeoutMs: 30 * 60_000})
 }
 
 interface RunOne {
@@ -179,6 +182,7 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
     ran: false,
   }
   let body: ObservationBody = base
+  let wallMs: number | undefined
   let diagnostics: {stdout: string; stderr: string} | undefined
   if (r.boundary.clean) {
     const checkout = path.join(o.worktreeRoot, `eval-${r.id.slice(3, 15)}-${o.split}-${r.rep}-${r.retry}-${process.pid}`)
@@ -186,8 +190,10 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
     const priv = await unsealPrivateData(ws, r.attempt.base.commit, r.contract, o.holdoutKey)
     try {
       const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: o.redact})
-      const {stdout, stderr, ...rest} = res
+      // wall time differs between identical runs: it is kept out of the digest (the record's volatile part)
+      const {stdout, stderr, duration_ms, ...rest} = res
       diagnostics = {stdout: stdout ?? '', stderr: stderr ?? ''}
+      wallMs = duration_ms
       body = {...base, ...rest}
     } finally {
       await priv?.cleanup()
@@ -195,7 +201,7 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
     }
   }
   const key = observationKey(r.id, r.tree, o.split, r.rep, r.retry)
-  const obs: RecordDraft<'observation'> = {kind: 'observation', key, body, cites: [r.id]}
+  const obs: RecordDraft<'observation'> = {kind: 'observation', key, body, cites: [r.id], ...(wallMs === undefined ? {} : {volatile: {duration_ms: wallMs}})}
   const p = prepare(obs)
   const judged = judgeObservation(body, r.contract, r.baseValue === undefined ? undefined : {value: r.baseValue, ...(r.baseVerdict ? {verdict: r.baseVerdict} : {})})
   const verdict: VerdictBody = {observation: p.id, observation_digest: p.digest, attempt: r.id, contract: body.contract, split: o.split, repetition: r.rep, source: body.source, evaluator: r.evaluator, ...judged}

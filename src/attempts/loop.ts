@@ -5,7 +5,7 @@ import {execFile} from 'node:child_process'
 import type {AttemptBody, HypothesisBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {BoundaryError, BudgetError, ExpError, ResearchAgentError, WorktreeError} from '../errors/index.js'
+import {BoundaryError, BudgetError, ExpError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import {publicContract, type Contract} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
@@ -57,7 +57,11 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
   const say = o.onEvent ?? (() => {})
   let resumed = 0
   let stopped: string | undefined
-  const main = async () => (await ws.readRef(o.mainRef))!
+  const main = async () => {
+    const tip = await ws.readRef(o.mainRef)
+    if (!tip) throw new NotFoundError('branch', o.mainRef, `commit the contract on the main branch first (exp init --example tuning does)`)
+    return tip
+  }
   for (let ordinal = 1; ordinal <= o.attempts; ordinal++) {
     const contract = await contractAt(ws, await main(), o.contract)
     if (contract.budget.max_wall_seconds && (Date.now() - t0) / 1000 > contract.budget.max_wall_seconds) {

@@ -29,18 +29,18 @@ async function walk(root: string, dir = ''): Promise<string[]> {
 }
 
 /** Seal the private data of a contract from the work tree (and remove the plain files). */
-export async function sealPrivateData(root: string, contract: Contract, key: Buffer): Promise<{file: string; sealed: string[]}> {
+export async function sealPrivateData(root: string, contract: Contract, key: Buffer): Promise<{file: string; sealed: string[]; removed: string[]}> {
   const file = path.join(root, privatePath(contract.name))
   const byName = new Map<string, string>()
   if (existsSync(file)) for (const f of unsealFiles(await readFile(file, 'utf8'), key, file)) byName.set(f.name, f.content)
   const plain = (await walk(root)).filter(p => matchesAny(p, contract.private_data))
   for (const p of plain) byName.set(p, await readFile(path.join(root, p), 'utf8'))
-  if (!byName.size) return {file: privatePath(contract.name), sealed: []}
+  if (!byName.size) return {file: privatePath(contract.name), sealed: [], removed: []}
   if (plain.length || !existsSync(file)) {
     await writeFile(file, sealFiles([...byName.entries()].map(([name, content]) => ({name, content})), key))
     for (const p of plain) await rm(path.join(root, p))
   }
-  return {file: privatePath(contract.name), sealed: [...byName.keys()].sort()}
+  return {file: privatePath(contract.name), sealed: [...byName.keys()].sort(), removed: plain.sort()}
 }
 
 /** Open the sealed private data committed at `commit` into a new temporary folder (undefined: the contract has none). */

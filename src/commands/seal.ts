@@ -5,6 +5,10 @@ import {holdoutKeyFile} from '../cli/run-context.js'
 import {discoverRepo} from '../store/index.js'
 import {loadConfig} from '../research/files.js'
 import {keyAdvice, sealHoldout, writeNewKey, type SealResult} from '../research/seal.js'
+import {loadContract} from '../contracts/load.js'
+import {sealPrivateData} from '../attempts/private-data.js'
+import {keyId} from '../scenarios/sealed.js'
+import {ExpError} from '../errors/index.js'
 import {findHoldoutKey} from '../scenarios/key.js'
 import {runGit} from '../store/git/native.js'
 
@@ -23,25 +27,38 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
   static examples = ['<%= config.bin %> seal', 'EXP_HOLDOUT_KEY=$(cat key.hex) <%= config.bin %> seal --json', '<%= config.bin %> seal && git add scenarios && git commit -m "seal the held-out split"']
   static flags = {
     scenarios: Flags.string({description: 'folder of scenario files (default: config scenarios, else scenarios/)'}),
+    contract: Flags.string({description: "seal this research contract's evaluator-only data (its private_data globs) into .research/contracts/NAME.private.sealed instead"}),
   }
 
   async run(): Promise<SealCommandResult> {
     const {flags} = await this.parse(Seal)
     const repo = discoverRepo(this.workDir)
     const root = repo.workDir ?? this.workDir
-    const cfg = await loadConfig(root)
-    const dir = path.resolve(this.workDir, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios'))
     const file = holdoutKeyFile(repo.commonDir)
     const found = await findHoldoutKey({env: process.env, defaultFile: file})
     const key = found?.key ?? (await writeNewKey(file))
-    const res = await sealHoldout(dir, key)
-    const tracked = repo.workDir ? (await runGit(['log', '--all', '--format=', '--name-only', '--', ...res.sealed.map(n => path.relative(root, path.join(dir, n)))], {cwd: root, allowFail: true})).stdout.toString().split('\n').filter(Boolean) : []
+    let res: SealResult
+    let shown: string
+    if (flags.contract) {
+      const contract = await loadContract(root, flags.contract)
+      if (!contract.private_data.length) throw new ExpError('E_USAGE', `contract ${contract.name} names no private_data`, {hint: 'list evaluator-only files under private_data in the contract (docs/contracts.md)'})
+      const p = await sealPrivateData(root, contract, key)
+      res = {file: p.file, sealed: p.sealed, removed: p.removed, key_id: keyId(key)}
+      shown = '.research/contracts'
+    } else {
+      const cfg = await loadConfig(root)
+      const dir = path.resolve(this.workDir, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios'))
+      res = await sealHoldout(dir, key)
+      res = {...res, sealed: res.sealed.map(n => path.relative(root, path.join(dir, n))), removed: res.removed.map(n => path.relative(root, path.join(dir, n)))}
+      shown = path.relative(this.workDir, dir) || '.'
+    }
+    const tracked = repo.workDir ? (await runGit(['log', '--all', '--format=', '--name-only', '--', ...res.sealed], {cwd: root, allowFail: true})).stdout.toString().split('\n').filter(Boolean) : []
     const out: SealCommandResult = {...res, key_source: found?.source ?? file, new_key: !found, in_history: [...new Set(tracked)].sort()}
     if (!this.jsonEnabled()) {
-      this.log(`sealed ${res.sealed.length} held-out scenario(s) into ${res.file}${res.removed.length ? `; removed ${res.removed.length} plain file(s) from the work tree` : ''}`)
+      this.log(`sealed ${res.sealed.length} file(s) into ${res.file}${res.removed.length ? `; removed ${res.removed.length} plain file(s) from the work tree` : ''}`)
       if (!found) for (const line of keyAdvice(file, key)) this.log(line)
-      if (out.in_history.length) this.note(`warning: ${out.in_history.length} held-out file(s) are in git history in the clear (${out.in_history.slice(0, 3).join(', ')}${out.in_history.length > 3 ? ', …' : ''}): anyone with a clone can read them; consider new held-out scenarios`)
-      this.log(`next: git add ${path.relative(this.workDir, dir) || '.'} && git commit -m "seal the held-out split"`)
+      if (out.in_history.length) this.note(`warning: ${out.in_history.length} sealed file(s) are in git history in the clear (${out.in_history.slice(0, 3).join(', ')}${out.in_history.length > 3 ? ', …' : ''}): anyone with a clone can read them; consider new ones`)
+      this.log(`next: git add -A ${shown} && git commit -m "seal evaluator-only data"`)
     }
     return out
   }

@@ -48,8 +48,9 @@ export async function addExample(repo: RepoPaths, name: string): Promise<Example
   if (!(name in EXAMPLES)) throw new ExpError('E_USAGE', `unknown example: ${name}`, {hint: `available: ${Object.keys(EXAMPLES).join(', ')}`})
   if (!repo.workDir) throw new ExpError('E_USAGE', 'an example needs a work tree (this repository is bare)', {hint: 'clone it first, then run `exp init --example` in the clone'})
   const missing = []
-  for (const rel of EXAMPLES[name as ExampleName].paths) if (!(await exists(path.join(PACKAGE_ROOT, rel)))) missing.push(rel)
-  if (missing.length) throw new NotFoundError(`built-in example ${name}`, path.join(PACKAGE_ROOT, missing[0]!), 'this installation of exp is incomplete: reinstall it (npm install --global experience-compiler)')
+  const from = path.join(PACKAGE_ROOT, EXAMPLES[name]!.from ?? '')
+  for (const rel of EXAMPLES[name]!.paths) if (!(await exists(path.join(from, rel)))) missing.push(rel)
+  if (missing.length) throw new NotFoundError(`built-in example ${name}`, path.join(from, missing[0]!), 'this installation of exp is incomplete: reinstall it (npm install --global experience-compiler)')
   const copied: string[] = []
   const kept: string[] = []
   for (const rel of EXAMPLES[name]!.paths) {

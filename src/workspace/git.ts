@@ -120,9 +120,9 @@ export class GitWorkspace implements Workspace {
   }
 
   async removeWorktree(dir: string): Promise<void> {
+    // no `git worktree prune` here: it would also drop the entry of a work tree another process is adding right now
     await runGit(['--git-dir', this.store.commonDir, 'worktree', 'remove', '--force', dir], {cwd: this.store.commonDir, allowFail: true})
     await rm(dir, {recursive: true, force: true})
-    await runGit(['--git-dir', this.store.commonDir, 'worktree', 'prune'], {cwd: this.store.commonDir, allowFail: true})
   }
 
   async commitWorktree(dir: string, message: string): Promise<string> {
