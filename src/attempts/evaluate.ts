@@ -29,6 +29,8 @@ export interface EvaluateOptions {
   now?: () => Date
   /** base seed of the repetitions (repetition r runs with seed + r, for the attempt and its baseline alike) */
   seed?: number
+  /** the gate: a key of its own for the baseline, so nothing recorded before is reused */
+  nonce?: string
   onProgress?: (line: string) => void
 }
 
@@ -82,14 +84,14 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   // the contract that judges is the one on the attempt's base, never one the attempt edited
   const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
   const dir = path.join(o.worktreeRoot, id)
-  const head = attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, attempt, dir)
+  const head = attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, attempt, dir))
   const tree = await ws.treeOf(head)
-  const changed = attempt.ordinal === 0 ? [] : await ws.changedPaths(attempt.base.commit, head)
+  const changed = head === attempt.base.commit ? [] : await ws.changedPaths(attempt.base.commit, head)
   const scope = checkScope(changed, contract)
   const boundary = {clean: scope.ok, changed, ...(scope.outside.length ? {outside: scope.outside} : {}), ...(scope.protected.length ? {protected: scope.protected} : {})}
   const spec = o.split === 'dev' ? contract.dev_eval : contract.holdout_eval
   const evaluator = commandEvaluatorIdentity(contract, await harnessDigest(ws, attempt.base.commit, contract))
-  const baseline = attempt.ordinal === 0 ? {verdicts: []} : await baselineOf(store, ws, attempt, contract, o)
+  const baseline = attempt.ordinal === 0 && !attempt.head ? {verdicts: []} : await baselineOf(store, ws, attempt, contract, o)
   const verdicts: Judgement[] = []
   let ran = 0
   // a resumed evaluation runs the repetitions it had not reached with the resumed timeout too
@@ -132,7 +134,7 @@ async function headOf(ws: Workspace, attempt: AttemptBody, dir: string): Promise
 async function baselineOf(store: RecordStore, ws: Workspace, attempt: AttemptBody, contract: Contract, o: EvaluateOptions): Promise<{attempt?: string; value?: number; verdicts: Judgement[]}> {
   if (contract.baseline.value !== undefined) return {value: contract.baseline.value, verdicts: []}
   const commit = contract.baseline.revision ? ((await ws.resolve(contract.baseline.revision)) ?? attempt.base.commit) : attempt.base.commit
-  const key = baselineKey(contract.name, commit)
+  const key = o.nonce ? `${baselineKey(contract.name, commit)}/${o.nonce}` : baselineKey(contract.name, commit)
   const id = attemptId(key)
   const body: AttemptBody = {contract: attempt.contract, branch: attempt.base.branch ?? 'main', base: {commit, ...(attempt.base.branch ? {branch: attempt.base.branch} : {})}, ordinal: 0, reason: `the baseline of ${contract.name} at ${commit.slice(0, 12)}`}
   // lanes of one repository evaluate a shared baseline one at a time: the second finds it recorded

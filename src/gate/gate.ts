@@ -17,6 +17,10 @@ import {SEALED_FILE} from '../scenarios/sealed.js'
 import {GitWorkspace} from '../workspace/git.js'
 import type {Workspace} from '../workspace/port.js'
 import {checkScope, skillsTouched, type ScopeReport} from './scope.js'
+import {gateContracts, type GateContract} from './contracts.js'
+import {contractsAt} from '../contracts/load.js'
+import type {Contract} from '../contracts/types.js'
+import {makeRedactor} from '../redact/index.js'
 
 export interface GateSkill {
   skill: string
@@ -32,6 +36,8 @@ export interface GateResult {
   head: string
   scope: ScopeReport
   skills: GateSkill[]
+  /** research contracts judged by a command whose editable files changed (docs/contracts.md) */
+  contracts: GateContract[]
   passed: boolean
   /** false when the held-out split was sealed and could not be opened: validation only, not a promotion */
   certified: boolean
@@ -39,11 +45,17 @@ export interface GateResult {
   notes: string[]
 }
 
-async function contractAt(ws: Workspace, commit: string): Promise<Pick<ResearchContract, 'editable_scope' | 'protected_scope'>> {
+/**
+ * What a pull request may change, from the base: every research contract there (an editable
+ * path of any of them, protected by none), or a repository's older .research/contract.yaml.
+ */
+async function scopeAt(ws: Workspace, commit: string): Promise<{editable_scope: string[]; protected_scope: string[]; contracts: Contract[]}> {
+  const contracts = await contractsAt(ws, commit)
+  if (contracts.length) return {editable_scope: contracts.flatMap(c => c.editable_scope), protected_scope: contracts.flatMap(c => c.protected_scope), contracts}
   const bytes = await ws.readFile(commit, '.research/contract.yaml')
   const doc = (parseYaml(bytes ? bytes.toString('utf8') : CONTRACT_YAML) ?? {}) as ResearchContract
   assertResearchFile('contract', doc, '.research/contract.yaml')
-  return doc
+  return {editable_scope: doc.editable_scope, protected_scope: doc.protected_scope, contracts: []}
 }
 
 /** The base commit's scenarios, written to a temporary folder: what the gate judges with, whatever the head did to scenarios/. */
@@ -74,21 +86,26 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
   if (!head) throw new NotFoundError('head revision', o.head)
   const mb = (await ws.mergeBase(base, head)) ?? base
   const changed = await ws.changedPaths(mb, head)
-  const scope = checkScope(changed, await contractAt(ws, base))
+  const scopes = await scopeAt(ws, base)
+  const scope = checkScope(changed, scopes)
   const reasons: string[] = []
   const notes: string[] = []
   if (scope.outside.length) reasons.push(`outside the editable scope: ${scope.outside.join(', ')}`)
   if (scope.protected.length) reasons.push(`protected paths changed: ${scope.protected.join(', ')}`)
   const skills: GateSkill[] = []
+  let contracts: GateContract[] = []
   const sealed = !!(await ws.readFile(mb, `scenarios/${SEALED_FILE}`))
   const certified = !sealed || !!o.holdoutKey
   if (!certified) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
   if (scope.ok) {
-    const policy = (await loadPolicy(ws, base)).policy
+    contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
+    for (const c of contracts) if (c.verdict === 'reject') reasons.push(...c.checks.filter(x => !x.passed).map(x => `${c.contract}: ${x.name}: ${x.detail}`))
+    const touched = skillsTouched(changed)
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'exp-gate-'))
     try {
-      const scenariosDir = await scenariosAt(ws, mb, tmp)
-      for (const skill of skillsTouched(changed)) {
+      const policy = touched.length ? (await loadPolicy(ws, base)).policy : undefined
+      const scenariosDir = touched.length ? await scenariosAt(ws, mb, tmp) : ''
+      for (const skill of touched) {
         if (!(await ws.readFile(head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
         const pair = async (split: 'validation' | 'holdout') => {
           const common = {...o, scenariosDir, repo: store.repo, split, repeat: o.repeat ?? 2, reuse: 'none' as const}
@@ -100,7 +117,7 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
         const v = await pair('validation')
         const ho = certified ? await pair('holdout') : undefined
         const input = {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, approvedBy: o.approvedBy, ...(ho ? {holdout: {candidate: ho.h.body, baseline: ho.b.body}} : {})}
-        const checks = [...validationChecks(policy, input), ...(ho ? holdoutChecks(policy, input) : [])]
+        const checks = [...validationChecks(policy!, input), ...(ho ? holdoutChecks(policy!, input) : [])]
         const {verdict, reasons: why} = verdictOf(checks)
         if (verdict === 'reject') reasons.push(...why.map(r => `${skill}: ${r}`))
         skills.push({skill, validation: {base: v.b.success_rate, head: v.h.success_rate, comparison: v.comparison, evaluations: [v.h.evaluation, v.b.evaluation]}, ...(ho ? {holdout: {base: ho.b.success_rate, head: ho.h.success_rate, evaluations: [ho.h.evaluation, ho.b.evaluation]}} : {}), checks, verdict})
@@ -109,7 +126,7 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
       await rm(tmp, {recursive: true, force: true})
     }
   }
-  return {base: mb, head, scope, skills, passed: scope.ok && skills.every(s => s.verdict === 'accept'), certified, reasons, notes}
+  return {base: mb, head, scope, skills, contracts, passed: scope.ok && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified, reasons, notes}
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
@@ -131,6 +148,11 @@ export function gateMarkdown(r: GateResult): string {
     for (const k of s.checks) out.push(`- ${k.passed ? '✅' : '❌'} ${k.name}: ${k.detail}`)
     out.push('')
   }
-  if (!r.skills.length && r.scope.ok) out.push('No skill changed: nothing to evaluate.', '')
+  for (const c of r.contracts) {
+    out.push(`### contract ${c.contract}: ${c.verdict.toUpperCase()}`, '', `dev: ${c.dev.outcome}, ${c.dev.reason}`, ...(c.holdout ? [`held-out: ${c.holdout.outcome}, ${c.holdout.reason}`] : []), '')
+    for (const k of c.checks) out.push(`- ${k.passed ? '✅' : '❌'} ${k.name}: ${k.detail}`)
+    out.push('')
+  }
+  if (!r.skills.length && !r.contracts.length && r.scope.ok) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
   return out.join('\n')
 }

@@ -177,6 +177,12 @@ export interface AttemptBody {
   };
   hypothesis?: RecordId;
   /**
+   * a fixed commit to evaluate instead of a work tree (the gate: a pull request's head)
+   */
+  head?: {
+    commit: Oid;
+  };
+  /**
    * the n-th attempt of this lane under this contract (its idempotency key); 0 for the baseline of the contract at a commit
    */
   ordinal: number;

@@ -3,7 +3,7 @@ import path from 'node:path'
 import type {RepoPaths} from '../store/index.js'
 import {addResearchRefspecs} from '../store/git/setup.js'
 import {RESEARCH_DIR} from './files.js'
-import {configYaml, CONTRACT_YAML, POLICY_YAML} from './templates.js'
+import {configYaml, POLICY_YAML, SKILLS_CONTRACT_YAML} from './templates.js'
 
 export interface InitResult {
   repo: string
@@ -29,8 +29,8 @@ export async function writeResearchFiles(repo: RepoPaths, o: InitOptions = {}): 
   const created: string[] = []
   const kept: string[] = []
   if (!repo.workDir) return {created, kept}
-  await mkdir(path.join(repo.workDir, RESEARCH_DIR), {recursive: true})
-  for (const [name, text] of [['config.yaml', configYaml(o.mainBranch ?? 'main')], ['contract.yaml', CONTRACT_YAML], ['policy.yaml', POLICY_YAML]] as const) {
+  await mkdir(path.join(repo.workDir, RESEARCH_DIR, 'contracts'), {recursive: true})
+  for (const [name, text] of [['config.yaml', configYaml(o.mainBranch ?? 'main')], ['contracts/skills.yaml', SKILLS_CONTRACT_YAML], ['policy.yaml', POLICY_YAML]] as const) {
     const rel = `${RESEARCH_DIR}/${name}`
     const file = path.join(repo.workDir, rel)
     if (await exists(file)) kept.push(rel)

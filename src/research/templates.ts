@@ -87,3 +87,34 @@ evidence:
   # .research/allowed_signers on this branch
   require_signed_evidence: false
 `
+
+/** The skill loop's own research contract (docs/contracts.md): editable skills, judged by the world. */
+export const SKILLS_CONTRACT_YAML = `# The research contract of the skill loop (docs/contracts.md; schema: schemas/research/contract2.schema.json).
+# What an attempt or a pull request may change, what it must not touch, and how it is judged.
+version: 2
+name: skills
+objective: raise held-out task success of the skills without regressions
+# files a proposal may change (glob patterns)
+editable_scope:
+  - skills/**
+# files no proposal may change: data, graders, the contracts and the policy
+protected_scope:
+  - scenarios/**
+  - .research/**
+  - src/evals/**
+metric:
+  name: success_rate
+  direction: maximize
+dev_eval:
+  evaluator: world
+  split: validation
+holdout_eval:
+  evaluator: world
+  split: holdout
+promotion:
+  holdout_required: true
+  policy: .research/policy.yaml
+budget:
+  max_attempts: 8
+  max_parallel_lanes: 3
+`

@@ -41,7 +41,7 @@ t.test('renaming scenarios out of scenarios/ is a protected deletion; the gate j
 t.test('a weaker skill fails the gate even when its tests were moved, and records that come with the pull request are not reused', async t => {
   const {repo, weaken} = await setup(t)
   // the contract of this repository lets pull requests touch scenarios (a bad contract): the base's scenarios still judge
-  const contract = path.join(repo, '.research/contract.yaml')
+  const contract = path.join(repo, '.research/contracts/skills.yaml')
   fs.writeFileSync(contract, fs.readFileSync(contract, 'utf8').replace('  - scenarios/**\n', '').replace('editable_scope:\n  - skills/**', 'editable_scope:\n  - skills/**\n  - scenarios/**'))
   await git(repo, 'commit', '-qam', 'a loose contract')
   await git(repo, 'checkout', '-q', '-b', 'worse')
