@@ -52,9 +52,20 @@ export interface SplitEvaluation {
 }
 
 /** The digest of the protected files at a commit: the evaluator's code and data, as the contract's base has them. */
+const harnesses = new Map<string, Promise<string>>()
+
 async function harnessDigest(ws: Workspace, commit: string, contract: Contract): Promise<string> {
-  const files = (await ws.listFiles(commit)).filter(f => matchesAny(f.path, contract.protected_scope)).map(f => `${f.path} ${f.blob}`).sort()
-  return `sha256:${createHash('sha256').update(files.join('\n')).digest('hex')}`
+  // a commit never changes: one digest per (commit, contract) in a process
+  const key = `${commit}\0${contract.source.digest}`
+  let hit = harnesses.get(key)
+  if (!hit) {
+    hit = ws.listFiles(commit).then(all => {
+      const files = all.filter(f => matchesAny(f.path, contract.protected_scope)).map(f => `${f.path} ${f.blob}`).sort()
+      return `sha256:${createHash('sha256').update(files.join('\n')).digest('hex')}`
+    })
+    harnesses.set(key, hit)
+  }
+  return hit
 }
 
 function latest(ledger: Ledger, attempt: string, tree: string, split: ContractSplit, rep: number): {retry: number; verdict?: Judgement; observation?: {id: string; body: ObservationBody}} {
