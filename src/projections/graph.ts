@@ -75,6 +75,12 @@ export function graph(ledger: Ledger, o: GraphOptions): EvidenceGraph {
     nodes.set(p.entry.id, {id: p.entry.id, kind: 'proposal', label: label(`proposal ${p.facts.branch}`), lane: p.entry.lane})
     edges.push({from: p.entry.id, to: p.hypothesis, rel: 'tests'})
   }
+  // attempts of research contracts test hypotheses like proposals do (docs/contracts.md)
+  for (const a of ix.attempts.values()) {
+    if (!a.hypothesis || !nodes.has(a.hypothesis)) continue
+    nodes.set(a.entry.id, {id: a.entry.id, kind: 'proposal', label: label(`attempt ${a.facts.contract} #${a.facts.ordinal}`), lane: a.entry.lane})
+    edges.push({from: a.entry.id, to: a.hypothesis, rel: 'tests'})
+  }
   for (const e of ix.evaluations.values()) {
     const f = e.facts
     if (!f.proposal || !nodes.has(f.proposal)) continue

@@ -11,6 +11,8 @@ export interface MainCommit {
   trailers: Record<string, string[]>
   /** blob of skills/<name>/SKILL.md at this commit, per skill name (absent: no such file) */
   skills: Record<string, string>
+  /** names of the research contracts (.research/contracts/*.yaml) at this commit */
+  contracts?: string[]
 }
 
 /** A merge commit on main that promoted a proposal (DESIGN.md §2: Exp-Promotes, Exp-Evidence, Exp-Policy). */

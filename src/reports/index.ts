@@ -1,5 +1,6 @@
 import type {GitRecordStore, Ledger} from '../store/index.js'
 import type {HistoryTrust} from '../projections/mainline.js'
+import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
 import {provenance, type Provenance} from '../projections/provenance.js'
 import {blame, type Blame} from '../projections/blame.js'
 import {buildReport, type Report} from './model.js'
@@ -10,6 +11,7 @@ import {readBlameInput, readMainline, skillNamesAt} from './sources.js'
  * then hands them to a pure projection or model; the renderers are pure too.
  */
 export {renderProvenanceText} from './provenance-text.js'
+export {renderContractProvenance} from './contract-text.js'
 export {renderMermaid} from './mermaid.js'
 export {renderBlameText} from './blame-text.js'
 export {renderMarkdown} from './markdown.js'
@@ -39,4 +41,10 @@ export async function readReport(store: GitRecordStore, o: {mainRef: string; ski
   const tip = mainline[mainline.length - 1]
   const skills = o.skills ?? (tip ? await skillNamesAt(store, tip.oid) : [])
   return buildReport(o.trust?.ledger ?? (await store.ledger()), mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
+}
+
+/** The provenance of a research contract's editable files on main (docs/contracts.md). */
+export async function readContractProvenance(store: GitRecordStore, o: {mainRef: string; contract: string; trust?: ViewTrust}): Promise<ContractProvenance> {
+  const mainline = await readMainline(store, o.mainRef, [])
+  return contractProvenance(o.trust?.ledger ?? (await store.ledger()), mainline, o.contract, o.trust)
 }

@@ -36,7 +36,7 @@ export async function readMainline(store: GitRecordStore, mainRef: string, skill
   const tip = await tipOf(store, mainRef)
   const names = skills ?? (await skillNamesAt(store, tip))
   const out: MainCommit[] = []
-  let prev: {dir?: string; skills: Record<string, string>} = {skills: {}}
+  let prev: {dir?: string; skills: Record<string, string>; cdir?: string; contracts: string[]} = {skills: {}, contracts: []}
   for (const c of await firstParentLine(store, tip)) {
     // most commits leave skills/ alone: its tree oid unchanged means every blob unchanged
     const dir = (await lookupPath(store.reader, c.tree, 'skills'))?.oid
@@ -48,8 +48,11 @@ export async function readMainline(store: GitRecordStore, mainRef: string, skill
         if (e && e.mode !== '40000') blobs[n] = e.oid
       }
     }
-    prev = {dir, skills: blobs}
-    out.push({oid: c.oid, parents: c.parents, subject: c.message.split('\n')[0] ?? '', trailers: trailersOf(c.message), skills: blobs})
+    const cdir = (await lookupPath(store.reader, c.tree, '.research/contracts'))?.oid
+    let contracts = prev.contracts
+    if (cdir !== prev.cdir) contracts = cdir ? (await readTree(store.reader, cdir)).filter(e => /\.ya?ml$/.test(e.name)).map(e => e.name.replace(/\.ya?ml$/, '')).sort() : []
+    prev = {dir, skills: blobs, cdir, contracts}
+    out.push({oid: c.oid, parents: c.parents, subject: c.message.split('\n')[0] ?? '', trailers: trailersOf(c.message), skills: blobs, ...(contracts.length ? {contracts} : {})})
   }
   return out
 }
