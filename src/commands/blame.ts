@@ -5,6 +5,7 @@ import {authorityOf} from '../cli/trust.js'
 import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import type {Blame} from '../projections/blame.js'
 import {readBlame, renderBlameText} from '../reports/index.js'
+import {GitWorkspace} from '../workspace/git.js'
 
 export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
@@ -16,7 +17,7 @@ export default class BlameCmd extends ExpCommand {
 
   async run(): Promise<Blame> {
     const {args, flags} = await this.parse(BlameCmd)
-    const res = await withStore(this.workDir, async store => readBlame(store, {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), skill: args.skill, trust: await authorityOf(store, this.workDir, {main: flags.main})}))
+    const res = await withStore(this.workDir, async store => readBlame(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), skill: args.skill, trust: await authorityOf(store, this.workDir, {main: flags.main})}))
     if (!this.jsonEnabled()) this.log(renderBlameText(res))
     return res
   }

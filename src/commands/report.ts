@@ -5,6 +5,7 @@ import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
 import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import {readReport, writeReport, type Report} from '../reports/index.js'
+import {GitWorkspace} from '../workspace/git.js'
 
 export default class ReportCmd extends ExpCommand {
   static summary = 'Write the static report: iteration dashboards, success chart, provenance graph, rejections.'
@@ -20,7 +21,7 @@ export default class ReportCmd extends ExpCommand {
 
   async run(): Promise<Report> {
     const {flags} = await this.parse(ReportCmd)
-    const report = await withStore(this.workDir, async store => readReport(store, {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust: await authorityOf(store, this.workDir, {main: flags.main})}))
+    const report = await withStore(this.workDir, async store => readReport(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust: await authorityOf(store, this.workDir, {main: flags.main})}))
     const written = await writeReport(report, flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results'))
     if (!this.jsonEnabled()) for (const f of written.files) this.log(path.relative(process.cwd(), f) || f)
     return report

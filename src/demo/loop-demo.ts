@@ -9,6 +9,7 @@ import {evolve, type EvolveResult} from '../loop/evolve.js'
 import {deterministicMine} from '../loop/mine-step.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {readReport, writeReport} from '../reports/index.js'
+import {GitWorkspace} from '../workspace/git.js'
 
 export interface LoopDemoResult {
   dir: string
@@ -49,7 +50,7 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
       concurrency: 4,
       onIteration: r => o.say(`${renderDashboard(r)}\n`),
     })
-    const written = await writeReport(await readReport(store, {mainRef: 'refs/heads/main', skills: ['onboarding']}), path.join(dir, 'results'))
+    const written = await writeReport(await readReport(store, new GitWorkspace(store), {mainRef: 'refs/heads/main', skills: ['onboarding']}), path.join(dir, 'results'))
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`
     o.say(`held-out success: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}; promoted ${res.promoted}, rejected ${res.rejected}; ${res.episodes} episodes`)
     o.say(`report: ${written.files.find(f => f.endsWith('.html')) ?? written.files[0]}`)

@@ -1,6 +1,5 @@
 import type {Ledger} from '../store/index.js'
-import type {BlamedLine} from '../store/git/history.js'
-import {trailersOf} from '../store/git/history.js'
+import {trailersOf, type BlamedLine} from '../workspace/history.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from './mainline.js'
 
 export interface BlameLine {

@@ -1,4 +1,5 @@
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
 import type {HistoryTrust} from '../projections/mainline.js'
 import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
 import {provenance, type Provenance} from '../projections/provenance.js'
@@ -25,26 +26,26 @@ export interface ViewTrust extends HistoryTrust {
   readonly ledger: Ledger
 }
 
-export async function readProvenance(store: GitRecordStore, o: {mainRef: string; skill: string; version?: number; trust?: ViewTrust}): Promise<Provenance> {
-  const mainline = await readMainline(store, o.mainRef, [o.skill])
+export async function readProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; skill: string; version?: number; trust?: ViewTrust}): Promise<Provenance> {
+  const mainline = await readMainline(ws, o.mainRef, [o.skill])
   return provenance(o.trust?.ledger ?? (await store.ledger()), mainline, o)
 }
 
-export async function readBlame(store: GitRecordStore, o: {mainRef: string; skill: string; trust?: ViewTrust}): Promise<Blame> {
-  const input = await readBlameInput(store, o.mainRef, o.skill)
+export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: string; skill: string; trust?: ViewTrust}): Promise<Blame> {
+  const input = await readBlameInput(ws, o.mainRef, o.skill)
   return blame(o.trust?.ledger ?? (await store.ledger()), input, o.trust)
 }
 
 /** The report model of the given skills (default: every skill on main). */
-export async function readReport(store: GitRecordStore, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust}): Promise<Report> {
-  const mainline = await readMainline(store, o.mainRef, o.skills)
+export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust}): Promise<Report> {
+  const mainline = await readMainline(ws, o.mainRef, o.skills)
   const tip = mainline[mainline.length - 1]
-  const skills = o.skills ?? (tip ? await skillNamesAt(store, tip.oid) : [])
+  const skills = o.skills ?? (tip ? await skillNamesAt(ws, tip.oid) : [])
   return buildReport(o.trust?.ledger ?? (await store.ledger()), mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
 }
 
 /** The provenance of a research contract's editable files on main (docs/contracts.md). */
-export async function readContractProvenance(store: GitRecordStore, o: {mainRef: string; contract: string; trust?: ViewTrust}): Promise<ContractProvenance> {
-  const mainline = await readMainline(store, o.mainRef, [])
+export async function readContractProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; contract: string; trust?: ViewTrust}): Promise<ContractProvenance> {
+  const mainline = await readMainline(ws, o.mainRef, [])
   return contractProvenance(o.trust?.ledger ?? (await store.ledger()), mainline, o.contract, o.trust)
 }

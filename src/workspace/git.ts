@@ -1,6 +1,6 @@
 import {runGit} from '../store/git/native.js'
 import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
-import {firstParentLine} from '../store/git/history.js'
+import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../store/git/refs.js'
 import {lookupPath, readTree} from '../store/git/tree.js'
 import type {GitRecordStore} from '../store/git/store.js'
@@ -8,7 +8,7 @@ import {ExpError, WorktreeError} from '../errors/index.js'
 import {existsSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import path from 'node:path'
-import type {CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
+import type {BlamedLine, CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
 
 /** The git adapter of the Workspace port, over the repository of a git record store. */
 export class GitWorkspace implements Workspace {
@@ -135,5 +135,20 @@ export class GitWorkspace implements Workspace {
 
   async treeOf(commit: string): Promise<string> {
     return (await readCommit(this.store, commit)).tree
+  }
+
+  async pathId(commitOrTree: string, p: string): Promise<{oid: string; kind: 'tree' | 'blob'} | undefined> {
+    const o = await this.store.reader.read(commitOrTree)
+    const root = o.type === 'commit' ? (await readCommit(this.store, commitOrTree)).tree : commitOrTree
+    const e = await lookupPath(this.store.reader, root, p)
+    return e && e.mode !== '160000' ? {oid: e.oid, kind: e.mode === '40000' ? 'tree' : 'blob'} : undefined
+  }
+
+  async entries(tree: string): Promise<{name: string; oid: string; kind: 'tree' | 'blob'}[]> {
+    return (await readTree(this.store.reader, tree)).filter(e => e.mode !== '160000').map(e => ({name: e.name, oid: e.oid, kind: e.mode === '40000' ? 'tree' : 'blob'}))
+  }
+
+  blame(rev: string, file: string): Promise<BlamedLine[]> {
+    return blameFile(this.store, rev, file)
   }
 }

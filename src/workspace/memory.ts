@@ -4,7 +4,7 @@ import {mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {gitBlobId} from '../records/digest.js'
 import {ExpError, WorktreeError} from '../errors/index.js'
-import type {CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
+import type {BlamedLine, CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
 
 interface MemCommit {
   tree: Map<string, Buffer>
@@ -213,5 +213,52 @@ export class MemoryWorkspace implements Workspace {
 
   async treeOf(commit: string): Promise<string> {
     return this.get(commit).treeId
+  }
+
+  /** The sub-map of a folder, registered as a tree of its own. */
+  private subtree(files: ReadonlyMap<string, Buffer>, dir: string): Map<string, Buffer> | undefined {
+    const prefix = `${dir.replace(/\/$/, '')}/`
+    const sub = new Map([...files].filter(([p]) => p.startsWith(prefix)).map(([p, c]) => [p.slice(prefix.length), c]))
+    if (!sub.size) return undefined
+    this.trees.set(treeIdOf(sub), sub)
+    return sub
+  }
+
+  async pathId(commitOrTree: string, p: string): Promise<{oid: string; kind: 'tree' | 'blob'} | undefined> {
+    const files = this.commits.get(commitOrTree)?.tree ?? this.trees.get(commitOrTree)
+    if (!files) return undefined
+    const blob = files.get(p)
+    if (blob) return {oid: gitBlobId(blob), kind: 'blob'}
+    const sub = this.subtree(files, p)
+    return sub ? {oid: treeIdOf(sub), kind: 'tree'} : undefined
+  }
+
+  async entries(tree: string): Promise<{name: string; oid: string; kind: 'tree' | 'blob'}[]> {
+    const files = this.trees.get(tree)
+    if (!files) throw new ExpError('E_NOT_FOUND', `${tree} is not a tree`)
+    const out = new Map<string, {name: string; oid: string; kind: 'tree' | 'blob'}>()
+    for (const [p, c] of files) {
+      const [head, ...rest] = p.split('/')
+      if (!rest.length) out.set(head!, {name: head!, oid: gitBlobId(c), kind: 'blob'})
+      else if (!out.has(head!)) out.set(head!, {name: head!, oid: treeIdOf(this.subtree(files, head!)!), kind: 'tree'})
+    }
+    return [...out.values()].sort((a, b) => (a.name < b.name ? -1 : 1))
+  }
+
+  /** Each line to the oldest first-parent commit from which the file held it without interruption. */
+  async blame(rev: string, file: string): Promise<BlamedLine[]> {
+    const tip = (await this.resolve(rev)) ?? rev
+    const text = this.get(tip).tree.get(file)?.toString('utf8')
+    if (text === undefined) throw new ExpError('E_NOT_FOUND', `${file} is not in ${rev}`)
+    const chain = (await this.firstParents(tip)).reverse()
+    return text.replace(/\n$/, '').split('\n').map((line, i) => {
+      let commit = tip
+      for (const c of chain) {
+        const lines = this.get(c.oid).tree.get(file)?.toString('utf8').split('\n') ?? []
+        if (!lines.includes(line)) break
+        commit = c.oid
+      }
+      return {line: i + 1, text: line, commit, original_line: i + 1}
+    })
   }
 }

@@ -4,6 +4,10 @@
  * merges under compare-and-swap). The loop, the gate, the trust checks and the reports
  * speak to this port, never to git directly. Adapters: git (`git.ts`), memory (tests).
  */
+import type {BlamedLine} from './history.js'
+
+export type {BlamedLine} from './history.js'
+
 export interface FileWrite {
   path: string
   content: Buffer
@@ -64,4 +68,10 @@ export interface Workspace {
   commitWorktree(dir: string, message: string): Promise<string>
   /** the tree id of a commit */
   treeOf(commit: string): Promise<string>
+  /** the object at a path of a commit or tree (a folder is a tree), undefined when absent */
+  pathId(commitOrTree: string, path: string): Promise<{oid: string; kind: 'tree' | 'blob'} | undefined>
+  /** the entries of one folder (a tree id), without their content */
+  entries(tree: string): Promise<{name: string; oid: string; kind: 'tree' | 'blob'}[]>
+  /** which commit last changed each line of a file at a revision (git blame) */
+  blame(rev: string, file: string): Promise<BlamedLine[]>
 }

@@ -6,6 +6,7 @@ import {git} from '../helpers/repo.js'
 import {BAD} from '../helpers/promotions.js'
 import {pendingProposal} from '../helpers/trust.js'
 import {readProvenance} from '../../src/reports/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
 
 // Attack 2 of docs/trust.md: a hand-made merge on main that carries promotion trailers.
 
@@ -19,7 +20,7 @@ t.test('a hand-made merge with Exp-Promotes trailers is an unverified merge ever
   const merge = (await git(p.repo, 'rev-parse', 'main')).trim()
 
   // taken on faith, the merge would be a promotion
-  const naive = await readProvenance(p.store, {mainRef: 'refs/heads/main', skill: 'onboarding'})
+  const naive = await readProvenance(p.store, new GitWorkspace(p.store), {mainRef: 'refs/heads/main', skill: 'onboarding'})
   t.equal(naive.versions.length, 2)
   t.notOk(naive.versions[1]!.unverified, 'without the trust checks it passes as a promotion')
 

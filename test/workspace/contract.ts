@@ -43,6 +43,21 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.equal(await ws.mergeBase(a, main), main)
   })
 
+  t.test('paths, folder entries and blame', async t => {
+    const {ws, main} = await make(t, FILES)
+    const h = await ws.pathId(main, 'harness')
+    t.match(h, {kind: 'tree', oid: /^[0-9a-f]{40}$/})
+    t.same((await ws.entries(h!.oid)).map(e => [e.name, e.kind]), [['eval.py', 'blob']])
+    t.match(await ws.pathId(main, 'harness/eval.py'), {kind: 'blob'})
+    t.match(await ws.pathId(h!.oid, 'eval.py'), {kind: 'blob'}, 'a path inside a tree id')
+    t.equal(await ws.pathId(main, 'nope'), undefined)
+    t.same((await ws.entries(await ws.treeOf(main))).map(e => e.name).sort(), ['README.md', 'harness', 'params.json'])
+    const two = await ws.commitFiles({base: main, files: [{path: 'README.md', content: Buffer.from('hello\nworld\n')}], message: 'a second line'})
+    await ws.moveRef('refs/heads/main', two, main)
+    const lines = await ws.blame('main', 'README.md')
+    t.same(lines.map(l => [l.line, l.text, l.commit]), [[1, 'hello', main], [2, 'world', two]])
+  })
+
   t.test('refs move only from where they are expected', async t => {
     const {ws, main} = await make(t, FILES)
     const a = await ws.commitFiles({base: main, files: [{path: 'f', content: Buffer.from('1')}], message: 'f'})
