@@ -95,7 +95,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   // the contract that judges is the one on the attempt's base, never one the attempt edited
   const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
   const dir = path.join(o.worktreeRoot, id)
-  const head = attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, attempt, dir))
+  const head = attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, id, attempt, dir))
   const tree = await ws.treeOf(head)
   const changed = head === attempt.base.commit ? [] : await ws.changedPaths(attempt.base.commit, head)
   const scope = checkScope(changed, contract)
@@ -133,9 +133,14 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
 }
 
 /** The attempt's state: its work tree committed onto its branch (or the branch's tip when the work tree is gone). */
-async function headOf(ws: Workspace, attempt: AttemptBody, dir: string): Promise<string> {
+/** The message of an attempt's commit: what it tried, and the Exp-Attempt trailer blame follows. */
+export function attemptMessage(id: string, attempt: Pick<AttemptBody, 'reason' | 'ordinal' | 'contract'>): string {
+  return `attempt: ${attempt.reason ?? `#${attempt.ordinal} of ${attempt.contract.name}`}\n\nExp-Attempt: ${id}\n`
+}
+
+async function headOf(ws: Workspace, id: string, attempt: AttemptBody, dir: string): Promise<string> {
   const {existsSync} = await import('node:fs')
-  if (existsSync(path.join(dir, '.git'))) return ws.commitWorktree(dir, `attempt: ${attempt.reason ?? `#${attempt.ordinal} of ${attempt.contract.name}`}`)
+  if (existsSync(path.join(dir, '.git'))) return ws.commitWorktree(dir, attemptMessage(id, attempt))
   const tip = await ws.readRef(`refs/heads/${attempt.branch}`)
   if (!tip) throw new NotFoundError('attempt branch', attempt.branch, 'open it again with `exp attempt new`')
   return tip

@@ -11,7 +11,7 @@ import {publicContract, type Contract} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
 import {claimHypothesis} from '../lifecycle/claim.js'
 import {releaseHypothesis} from '../lifecycle/release.js'
-import {evaluateAttempt, type EvaluateOptions} from './evaluate.js'
+import {attemptMessage, evaluateAttempt, type EvaluateOptions} from './evaluate.js'
 import {openAttempt} from './open.js'
 import {promoteAttempt} from './promote.js'
 import {attemptViews} from './view.js'
@@ -88,7 +88,7 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
     })
     say(`#${ordinal} ${opened.id}: ${picked.move.reason}`)
     await applyMove(opened.dir, picked.move, contract)
-    await ws.commitWorktree(opened.dir, `attempt: ${picked.move.reason}`)
+    await ws.commitWorktree(opened.dir, attemptMessage(opened.id, {reason: picked.move.reason, ordinal, contract: {name: o.contract, digest: opened.contract.source.digest}}))
     await settle(store, ws, opened.id, o, say)
     await releaseHypothesis(store, {hypothesis: picked.hypothesis, lane: o.lane, now: o.now ?? (() => new Date())}).catch(() => undefined)
   }

@@ -2,6 +2,8 @@ import type {Ledger, RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import type {HistoryTrust} from '../projections/mainline.js'
 import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
+import {contractBlame, type ContractBlame} from '../projections/contract-blame.js'
+import {NotFoundError} from '../errors/index.js'
 import {provenance, type Provenance} from '../projections/provenance.js'
 import {blame, type Blame} from '../projections/blame.js'
 import {buildReport, type Report} from './model.js'
@@ -48,4 +50,21 @@ export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef:
 export async function readContractProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; contract: string; trust?: ViewTrust}): Promise<ContractProvenance> {
   const mainline = await readMainline(ws, o.mainRef, [])
   return contractProvenance(o.trust?.ledger ?? (await store.ledger()), mainline, o.contract, o.trust)
+}
+
+/** Blame of one editable file of a research contract on main (docs/contracts.md). */
+export async function readContractBlame(store: RecordStore, ws: Workspace, o: {mainRef: string; contract: string; path: string; trust?: ViewTrust}): Promise<ContractBlame> {
+  const tip = await ws.readRef(o.mainRef)
+  if (!tip || !(await ws.readFile(tip, o.path))) throw new NotFoundError('file on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${o.path}`, 'name an editable file of the contract, e.g. params.json')
+  const mainline = await readMainline(ws, o.mainRef, [])
+  const lines = await ws.blame(tip, o.path)
+  const messages = new Map<string, string>()
+  for (const oid of new Set(lines.map(l => l.commit))) messages.set(oid, (await ws.readCommit(oid)).message)
+  return contractBlame(o.trust?.ledger ?? (await store.ledger()), {contract: o.contract, path: o.path, lines, messages, mainline}, o.trust)
+}
+
+export function renderContractBlame(b: ContractBlame): string {
+  const who = b.lines.map(l => (l.origin === 'attempt' ? `${l.unverified ? 'UNVERIFIED ' : ''}#${l.ordinal ?? '?'} ${l.attempt}${l.merge ? ` merge ${l.merge.slice(0, 8)}` : ''}` : `${l.origin} ${l.commit.slice(0, 8)}`))
+  const width = Math.max(0, ...who.map(w => w.length))
+  return [`${b.path} on main (contract ${b.contract})`, ...b.lines.map((l, i) => `${String(l.line).padStart(3)}  ${who[i]!.padEnd(width)} | ${l.text}`)].join('\n')
 }

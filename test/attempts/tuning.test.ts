@@ -76,4 +76,6 @@ t.test('provenance of a contract, the graph and the frontier read attempts like 
   t.match(pj.versions[1], {origin: 'promotion', decision: {verdict: 'accept'}})
   const graph = await exp(['graph', '--format', 'mermaid'], {cwd: repo})
   t.match(graph.stdout, /attempt quad #1/)
+  const blame = await expJson<{lines: {origin: string; attempt?: string; merge?: string; decision?: string}[]}>(['blame', 'quad', 'params.json'], {cwd: repo})
+  t.ok(blame.lines.some(l => l.origin === 'attempt' && /^at-/.test(l.attempt!) && l.merge && /^dc-/.test(l.decision!)), 'a line of params.json leads to its attempt, merge and decision')
 })
