@@ -1,5 +1,6 @@
 import type {Ledger} from '../store/index.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from '../projections/mainline.js'
+import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
 import {provenance, type Provenance, type ProposalChain} from '../projections/provenance.js'
 import {iterationsOf, type ReportIteration} from './iterations.js'
 
@@ -45,6 +46,8 @@ export interface Report {
   main: {ref: string; commit: string}
   ledger: {records: number; lamport: number}
   skills: SkillReport[]
+  /** research contracts on main: each promoted attempt and the rejected ones (docs/contracts.md) */
+  contracts?: ContractProvenance[]
 }
 
 function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {
@@ -85,5 +88,6 @@ export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: 
     }))
     skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill, ...(o.trust ? {trust: o.trust} : {})}), rejected})
   }
-  return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills}
+  const contracts = (tip?.contracts ?? []).map(c => contractProvenance(ledger, mainline, c, o.trust)).filter(c => c.versions.length > 1 || c.rejected.length)
+  return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills, ...(contracts.length ? {contracts} : {})}
 }
