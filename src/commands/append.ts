@@ -1,8 +1,8 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {readFile} from 'node:fs/promises'
+import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
 import {NotFoundError, UsageError} from '../errors/index.js'
-import path from 'node:path'
 import {laneOf, withStore} from '../cli/context.js'
 import {appendFromText, checkCiteFlags} from '../store/input.js'
 
@@ -45,11 +45,11 @@ A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger conte
       file = kind
       kind = undefined
     }
-    const bytes = file === '-' ? await readStdin() : await readFile(file).catch(e => {
-      throw new NotFoundError('file', file!, `check the path (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}), or pass - to read stdin`)
+    const bytes = file === '-' ? await readStdin() : await readFile(path.resolve(this.workDir, file)).catch(e => {
+      throw new NotFoundError('input file', file!, `${(e as Error).message.split(',')[0]}: pass an existing file, or - to read stdin`)
     })
     if (flags.artifact?.length && flags.batch) throw new UsageError('--artifact goes with one record, not with --batch', 'append the record with its artifacts on its own')
-    const artifacts = await Promise.all((flags.artifact ?? []).map(async f => ({name: path.basename(f), content: await readFile(f).catch(e => {
+    const artifacts = await Promise.all((flags.artifact ?? []).map(async f => ({name: path.basename(f), content: await readFile(path.resolve(this.workDir, f)).catch(e => {
       throw new NotFoundError('file', f, `check the path given with --artifact (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
     })})))
     const results = await withStore(this.workDir, async store => {

@@ -1,22 +1,39 @@
 import {Args} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {authorityOf} from '../cli/trust.js'
 import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import type {Blame} from '../projections/blame.js'
-import {readBlame, renderBlameText} from '../reports/index.js'
+import {readBlame, readContractBlame, renderBlameText, renderContractBlame} from '../reports/index.js'
+import type {ContractBlame} from '../projections/contract-blame.js'
+import {contractAt} from '../contracts/load.js'
+import {GitWorkspace} from '../workspace/git.js'
 
 export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
   static description = `git blame of main's skills/SKILL/SKILL.md, read through the trailers: a line written by a proposal commit (Exp-Proposal) maps to the merge that promoted it (Exp-Promotes), its version, the decision, and the knowledge of the patch edit that added that line; lines of the first commit show as initial, later direct edits of main as edit.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> blame onboarding', '<%= config.bin %> blame onboarding --json']
-  static args = {skill: Args.string({description: 'skill name (folder under skills/)', required: true})}
+  static examples = ['<%= config.bin %> blame onboarding', '<%= config.bin %> blame onboarding --json', '<%= config.bin %> blame tuning params.json   # a research contract: each line to its attempt']
+  static args = {
+    skill: Args.string({description: 'skill name (folder under skills/), or a research contract', required: true}),
+    file: Args.string({description: 'a research contract: the editable file to blame (default: its first editable file)', required: false}),
+  }
   static flags = {...mainFlag}
 
-  async run(): Promise<Blame> {
+  async run(): Promise<Blame | ContractBlame> {
     const {args, flags} = await this.parse(BlameCmd)
-    const res = await withStore(this.workDir, async store => readBlame(store, {mainRef: await mainRefOf(store, this.workDir, flags.main), skill: args.skill}))
-    if (!this.jsonEnabled()) this.log(renderBlameText(res))
+    const res = await withStore(this.workDir, async store => {
+      const ws = new GitWorkspace(store)
+      const mainRef = await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l))
+      const trust = await authorityOf(store, this.workDir, {main: flags.main})
+      const tip = await ws.readRef(mainRef)
+      if (tip && !(await ws.readFile(tip, `skills/${args.skill}/SKILL.md`)) && (await ws.readFile(tip, `.research/contracts/${args.skill}.yaml`))) {
+        const contract = await contractAt(ws, tip, args.skill)
+        return readContractBlame(store, ws, {mainRef, contract: args.skill, path: args.file ?? contract.editable_scope.find(g => !/[*?[]/.test(g)) ?? contract.editable_scope[0]!, trust})
+      }
+      return readBlame(store, ws, {mainRef, skill: args.skill, trust})
+    })
+    if (!this.jsonEnabled()) this.log('contract' in res ? renderContractBlame(res) : renderBlameText(res))
     return res
   }
 }

@@ -41,6 +41,8 @@ export interface GraphOptions {
   /** label hypotheses with their statement (loads those bodies); default true */
   statements?: boolean
   env?: NodeJS.ProcessEnv
+  /** evidence that counts (an Authority's `counts`); what does not is left out */
+  admit?: (id: string) => boolean
 }
 
 const MAX_LABEL = 80
@@ -54,7 +56,7 @@ const MAX_LABEL = 80
  * redactor with every absolute path replaced.
  */
 export function graph(ledger: Ledger, o: GraphOptions): EvidenceGraph {
-  const ix = researchIndex(ledger)
+  const ix = researchIndex(ledger, o.admit ? {admit: o.admit} : {})
   const redact = makeRedactor({env: o.env ?? {}, paths: true})
   const label = (s: string) => {
     const one = redact(s).replace(/\s+/g, ' ').trim()
@@ -72,6 +74,12 @@ export function graph(ledger: Ledger, o: GraphOptions): EvidenceGraph {
     if (!p.hypothesis || !nodes.has(p.hypothesis)) continue
     nodes.set(p.entry.id, {id: p.entry.id, kind: 'proposal', label: label(`proposal ${p.facts.branch}`), lane: p.entry.lane})
     edges.push({from: p.entry.id, to: p.hypothesis, rel: 'tests'})
+  }
+  // attempts of research contracts test hypotheses like proposals do (docs/contracts.md)
+  for (const a of ix.attempts.values()) {
+    if (!a.hypothesis || !nodes.has(a.hypothesis)) continue
+    nodes.set(a.entry.id, {id: a.entry.id, kind: 'proposal', label: label(`attempt ${a.facts.contract} #${a.facts.ordinal}`), lane: a.entry.lane})
+    edges.push({from: a.entry.id, to: a.hypothesis, rel: 'tests'})
   }
   for (const e of ix.evaluations.values()) {
     const f = e.facts

@@ -1,10 +1,12 @@
 import type {ChartPoint, Report, SkillReport} from './model.js'
 import {dashboardLines} from './dashboard.js'
 import {renderChart} from './chart.js'
+import {renderProvenanceSvg} from './provenance-svg.js'
 import {versionNode, chainNodes} from './provenance-text.js'
 import {escapeHtml as h} from './escape.js'
 import type {TreeNode} from './tree.js'
 import {pct, short} from './format.js'
+import type {ContractProvenance} from '../projections/contract-provenance.js'
 
 const CSS = `
 body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;max-width:1040px;margin:2rem auto;padding:0 1rem}
@@ -18,6 +20,7 @@ ul.tree{list-style:none;padding-left:1.1rem;border-left:1px dotted #c5cad3;margi
 ul.tree li{margin:.1rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;word-break:break-all}
 details{margin:.4rem 0}summary{cursor:pointer}
 .exp-chart{max-width:100%;height:auto;border:1px solid #e1e4e8}
+div.graph{overflow-x:auto;border:1px solid #e1e4e8;margin:.5rem 0}
 `
 
 /** A provenance tree as nested lists: readable without any script or diagram library. */
@@ -49,7 +52,8 @@ function skillSection(s: SkillReport): string {
     }
     out.push('</ul>')
   }
-  out.push('<h3>Provenance</h3>', '<p>Each version of the skill, from the merge that promoted it down to the failing train traces its knowledge was mined from.</p>')
+  out.push('<h3>Provenance</h3>', '<p>Each version of the skill, from the merge that promoted it down to the failing train traces its knowledge was mined from (rejected proposals too; hover a node for its full text).</p>')
+  if (s.iterations.length) out.push(`<div class="graph">${renderProvenanceSvg(s.provenance, s.rejected.map(r => r.chain))}</div>`)
   for (const v of s.provenance.versions) {
     const n = versionNode(v)
     out.push(`<details${v.origin === 'promotion' ? ' open' : ''}><summary>${h(n.label)}</summary>${treeHtml(n.children ?? [], true)}</details>`)
@@ -61,6 +65,14 @@ function skillSection(s: SkillReport): string {
 export function renderHtml(r: Report): string {
   const title = 'Experience Compiler report'
   const intro = `<p>Main <code>${h(r.main.ref.replace(/^refs\/heads\//, ''))}</code> at <code>${h(short(r.main.commit))}</code>; ledger of ${r.ledger.records} records up to lamport ${r.ledger.lamport}. Rebuilt from the repository alone (<code>exp report</code>).</p>`
-  const body = r.skills.length ? r.skills.map(skillSection).join('\n') : '<p>No skill on main has a version yet.</p>'
+  const body = (r.skills.length ? r.skills.map(skillSection).join('\n') : '<p>No skill on main has a version yet.</p>') + (r.contracts ?? []).map(contractSection).join('\n')
   return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${title}</title>\n<style>${CSS}</style>\n</head>\n<body>\n<h1>${title}</h1>\n${intro}\n${body}\n</body>\n</html>\n`
+}
+
+/** A research contract: its promoted attempts with dev and held-out against the baseline, its rejections. */
+function contractSection(c: ContractProvenance): string {
+  const n = (x: number | undefined) => (x === undefined ? '–' : String(x))
+  const rows = c.versions.slice(1).map(v => `<tr><td>v${v.version}</td><td>#${v.attempt?.ordinal ?? '?'} <code>${h(v.attempt?.id ?? v.missing.join(' '))}</code></td><td>${h(v.attempt?.reason ?? '')}</td><td>${n(v.dev?.baseline)} → ${n(v.dev?.mean)}</td><td>${n(v.holdout?.baseline)} → ${n(v.holdout?.mean)}</td><td>${v.unverified ? `<strong>unverified</strong>: ${h(v.unverified)}` : 'promoted'}</td></tr>`)
+  const rejected = c.rejected.map(r => `<li>#${r.ordinal} <code>${h(r.id)}</code> (${h(r.lane)}) ${h(r.reason ?? '')}: ${h(r.why)}</li>`)
+  return `<section><h2>Contract ${h(c.contract)}</h2><p>v${c.main.version} on main; ${c.versions.length - 1} promotion(s), ${c.rejected.length} rejected attempt(s).</p><table><thead><tr><th>version</th><th>attempt</th><th>what</th><th>dev</th><th>held-out</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>${rejected.length ? `<ul>${rejected.join('')}</ul>` : ''}</section>`
 }

@@ -1,4 +1,9 @@
-import type {GitRecordStore} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
+import type {HistoryTrust} from '../projections/mainline.js'
+import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
+import {contractBlame, type ContractBlame} from '../projections/contract-blame.js'
+import {NotFoundError} from '../errors/index.js'
 import {provenance, type Provenance} from '../projections/provenance.js'
 import {blame, type Blame} from '../projections/blame.js'
 import {buildReport, type Report} from './model.js'
@@ -9,6 +14,7 @@ import {readBlameInput, readMainline, skillNamesAt} from './sources.js'
  * then hands them to a pure projection or model; the renderers are pure too.
  */
 export {renderProvenanceText} from './provenance-text.js'
+export {renderContractProvenance} from './contract-text.js'
 export {renderMermaid} from './mermaid.js'
 export {renderBlameText} from './blame-text.js'
 export {renderMarkdown} from './markdown.js'
@@ -17,20 +23,48 @@ export {renderChart} from './chart.js'
 export {writeReport, type WrittenReport} from './write.js'
 export type {Report, SkillReport, ChartPoint, RejectedProposal, ReportIteration} from './model.js'
 
-export async function readProvenance(store: GitRecordStore, o: {mainRef: string; skill: string; version?: number}): Promise<Provenance> {
-  const mainline = await readMainline(store, o.mainRef, [o.skill])
-  return provenance(await store.ledger(), mainline, o)
+/** The trust answers the history views use: an Authority over the same ledger (docs/trust.md). */
+export interface ViewTrust extends HistoryTrust {
+  readonly ledger: Ledger
 }
 
-export async function readBlame(store: GitRecordStore, o: {mainRef: string; skill: string}): Promise<Blame> {
-  const input = await readBlameInput(store, o.mainRef, o.skill)
-  return blame(await store.ledger(), input)
+export async function readProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; skill: string; version?: number; trust?: ViewTrust}): Promise<Provenance> {
+  const mainline = await readMainline(ws, o.mainRef, [o.skill])
+  return provenance(o.trust?.ledger ?? (await store.ledger()), mainline, o)
+}
+
+export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: string; skill: string; trust?: ViewTrust}): Promise<Blame> {
+  const input = await readBlameInput(ws, o.mainRef, o.skill)
+  return blame(o.trust?.ledger ?? (await store.ledger()), input, o.trust)
 }
 
 /** The report model of the given skills (default: every skill on main). */
-export async function readReport(store: GitRecordStore, o: {mainRef: string; skills?: readonly string[]}): Promise<Report> {
-  const mainline = await readMainline(store, o.mainRef, o.skills)
+export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust}): Promise<Report> {
+  const mainline = await readMainline(ws, o.mainRef, o.skills)
   const tip = mainline[mainline.length - 1]
-  const skills = o.skills ?? (tip ? await skillNamesAt(store, tip.oid) : [])
-  return buildReport(await store.ledger(), mainline, {mainRef: o.mainRef, skills})
+  const skills = o.skills ?? (tip ? await skillNamesAt(ws, tip.oid) : [])
+  return buildReport(o.trust?.ledger ?? (await store.ledger()), mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
+}
+
+/** The provenance of a research contract's editable files on main (docs/contracts.md). */
+export async function readContractProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; contract: string; trust?: ViewTrust}): Promise<ContractProvenance> {
+  const mainline = await readMainline(ws, o.mainRef, [])
+  return contractProvenance(o.trust?.ledger ?? (await store.ledger()), mainline, o.contract, o.trust)
+}
+
+/** Blame of one editable file of a research contract on main (docs/contracts.md). */
+export async function readContractBlame(store: RecordStore, ws: Workspace, o: {mainRef: string; contract: string; path: string; trust?: ViewTrust}): Promise<ContractBlame> {
+  const tip = await ws.readRef(o.mainRef)
+  if (!tip || !(await ws.readFile(tip, o.path))) throw new NotFoundError('file on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${o.path}`, 'name an editable file of the contract, e.g. params.json')
+  const mainline = await readMainline(ws, o.mainRef, [])
+  const lines = await ws.blame(tip, o.path)
+  const messages = new Map<string, string>()
+  for (const oid of new Set(lines.map(l => l.commit))) messages.set(oid, (await ws.readCommit(oid)).message)
+  return contractBlame(o.trust?.ledger ?? (await store.ledger()), {contract: o.contract, path: o.path, lines, messages, mainline}, o.trust)
+}
+
+export function renderContractBlame(b: ContractBlame): string {
+  const who = b.lines.map(l => (l.origin === 'attempt' ? `${l.unverified ? 'UNVERIFIED ' : ''}#${l.ordinal ?? '?'} ${l.attempt}${l.merge ? ` merge ${l.merge.slice(0, 8)}` : ''}` : `${l.origin} ${l.commit.slice(0, 8)}`))
+  const width = Math.max(0, ...who.map(w => w.length))
+  return [`${b.path} on main (contract ${b.contract})`, ...b.lines.map((l, i) => `${String(l.line).padStart(3)}  ${who[i]!.padEnd(width)} | ${l.text}`)].join('\n')
 }

@@ -4,6 +4,7 @@ import {renderMermaid} from './mermaid.js'
 import {renderForest} from './tree.js'
 import {versionNode} from './provenance-text.js'
 import {pct, short} from './format.js'
+import type {ContractProvenance} from '../projections/contract-provenance.js'
 
 /** The file the Markdown report links for a skill's chart (written beside report.md). */
 export const chartFile = (skill: string) => `chart-${skill}.svg`
@@ -45,5 +46,18 @@ function skillSection(s: SkillReport): string {
 export function renderMarkdown(r: Report): string {
   const head = ['# Experience Compiler report', '', `Main \`${r.main.ref.replace(/^refs\/heads\//, '')}\` at \`${short(r.main.commit)}\`; ledger of ${r.ledger.records} records up to lamport ${r.ledger.lamport}. Rebuilt from the repository alone (\`exp report\`).`, '']
   if (!r.skills.length) head.push('No skill on main has a version yet.', '')
-  return [...head, ...r.skills.map(skillSection)].join('\n')
+  return [...head, ...r.skills.map(skillSection), ...(r.contracts ?? []).map(contractSection)].join('\n')
+}
+
+const num = (x: number | undefined) => (x === undefined ? '–' : String(x))
+
+/** A research contract: its versions on main (dev and held-out against the baseline) and its rejected attempts. */
+function contractSection(c: ContractProvenance): string {
+  const out = [`## Contract ${c.contract}`, '', `v${c.main.version} on main; ${c.versions.length - 1} promotion(s), ${c.rejected.length} rejected attempt(s).`, '', '| version | attempt | what | dev | held-out | |', '| --- | --- | --- | --- | --- | --- |']
+  for (const v of c.versions.slice(1)) out.push(`| v${v.version} | #${v.attempt?.ordinal ?? '?'} \`${v.attempt?.id ?? v.missing.join(' ')}\` | ${v.attempt?.reason ?? ''} | ${num(v.dev?.baseline)} → ${num(v.dev?.mean)} | ${num(v.holdout?.baseline)} → ${num(v.holdout?.mean)} | ${v.unverified ? `**unverified**: ${v.unverified}` : 'promoted'} |`)
+  if (c.rejected.length) {
+    out.push('', 'Rejected:', '')
+    for (const r of c.rejected) out.push(`- #${r.ordinal} \`${r.id}\` (${r.lane})${r.reason ? ` ${r.reason}` : ''}: ${r.why}`)
+  }
+  return [...out, ''].join('\n')
 }

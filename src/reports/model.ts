@@ -1,5 +1,6 @@
 import type {Ledger} from '../store/index.js'
-import {skillTimeline, type MainCommit} from '../projections/mainline.js'
+import {skillTimeline, type HistoryTrust, type MainCommit} from '../projections/mainline.js'
+import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
 import {provenance, type Provenance, type ProposalChain} from '../projections/provenance.js'
 import {iterationsOf, type ReportIteration} from './iterations.js'
 
@@ -45,6 +46,8 @@ export interface Report {
   main: {ref: string; commit: string}
   ledger: {records: number; lamport: number}
   skills: SkillReport[]
+  /** research contracts on main: each promoted attempt and the rejected ones (docs/contracts.md) */
+  contracts?: ContractProvenance[]
 }
 
 function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {
@@ -64,13 +67,13 @@ function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {
 }
 
 /** The report model (pure): per skill, the iterations, the chart, the provenance of every version and the rejections. */
-export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: {mainRef: string; skills: readonly string[]}): Report {
+export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: {mainRef: string; skills: readonly string[]; trust?: HistoryTrust}): Report {
   const tip = mainline[mainline.length - 1]
   const skills: SkillReport[] = []
   for (const skill of o.skills) {
-    const timeline = skillTimeline(mainline, ledger, skill)
+    const timeline = skillTimeline(mainline, ledger, skill, o.trust)
     if (!timeline.versions.length) continue
-    const iterations = iterationsOf(ledger, timeline)
+    const iterations = iterationsOf(ledger, timeline, o.trust)
     const rejected = iterations.filter(it => it.decision?.verdict === 'reject').map((it): RejectedProposal => ({
       iteration: it.iteration,
       proposal: it.proposal,
@@ -83,7 +86,8 @@ export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: 
       knowledge: it.candidate.knowledge,
       chain: it.chain,
     }))
-    skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill}), rejected})
+    skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill, ...(o.trust ? {trust: o.trust} : {})}), rejected})
   }
-  return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills}
+  const contracts = (tip?.contracts ?? []).map(c => contractProvenance(ledger, mainline, c, o.trust)).filter(c => c.versions.length > 1 || c.rejected.length)
+  return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills, ...(contracts.length ? {contracts} : {})}
 }

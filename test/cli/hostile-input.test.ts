@@ -71,7 +71,7 @@ t.test('lenient input is refused with the file, field or flag named, a non-zero 
     [['append', 'note', '-', '--lane', 'x', '--cite', 'nt-0123456789abcdef01234567'], 'text: x', /unknown record id: nt-0123456789abcdef01234567 \(given with --cite\)/, 3],
     [['append', 'note', '-', '--lane', 'x', '--cite', 'not-an-id'], 'text: x', /--cite "not-an-id" is not a record id/, 2],
     [['append', 'note', '-', '--lane', ''], 'text: x', /invalid lane name \(--lane\) "": it is empty/, 2],
-    [['append', 'note', 'missing.yaml', '--lane', 'x'], '', /unknown file: missing\.yaml/, 3],
+    [['append', 'note', 'missing.yaml', '--lane', 'x'], '', /unknown input file: missing\.yaml/, 3],
     [['claim', 'hy-0123456789abcdef01234567', '--ttl', '99999999999999'], '', /--ttl|ttl/, 2],
     [['ledger', '--since', '-1'], '', /--since|since/, 2],
     [['ledger', '--lane', '../x'], '', /invalid lane name \(--lane\) "\.\.\/x"/, 2],
@@ -104,7 +104,7 @@ t.test('a YAML alias bomb in one scenario file is that file problem: the others 
   const ds = await loadDataset(dir, split)
   t.ok(ds.scenarios.length >= 1, 'run loads the good ones')
   t.equal(ds.problems.length, 2, 'and reports the bad ones')
-  await t.rejects(loadDataset(dir, split, true), {code: 'E_SCHEMA'}, '--strict stops')
+  await t.rejects(loadDataset(dir, split, {strict: true}), {code: 'E_SCHEMA'}, '--strict stops')
   const lint = await exp(['scenarios', 'lint', dir], {cwd: dir})
   t.not(lint.code, 0)
   t.match(lint.stdout, /zz-bomb\.yaml:1:1: YAML: too many alias expansions/)

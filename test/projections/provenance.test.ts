@@ -2,6 +2,7 @@ import t from 'tap'
 import {historyRepo} from '../helpers/promotions.js'
 import {git} from '../helpers/repo.js'
 import {readBlame, readProvenance} from '../../src/reports/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
 
 const MAIN = 'refs/heads/main'
 
@@ -10,7 +11,7 @@ t.test('provenance and blame over a repository with two promotions and a rejecti
   const [first, second] = h.accepted
 
   t.test('every version reaches back from its merge commit to the failing train traces', async t => {
-    const p = await readProvenance(h.store, {mainRef: MAIN, skill: 'onboarding'})
+    const p = await readProvenance(h.store, new GitWorkspace(h.store), {mainRef: MAIN, skill: 'onboarding'})
     t.equal(p.main.version, 3)
     t.equal(p.main.commit, (await git(h.repo, 'rev-parse', 'main')).trim())
     t.same(p.versions.map(v => [v.version, v.origin]), [[1, 'initial'], [2, 'promotion'], [3, 'promotion']])
@@ -37,14 +38,14 @@ t.test('provenance and blame over a repository with two promotions and a rejecti
   })
 
   t.test('SKILL@VERSION selects one version; an unknown version is not found', async t => {
-    const p = await readProvenance(h.store, {mainRef: MAIN, skill: 'onboarding', version: 2})
+    const p = await readProvenance(h.store, new GitWorkspace(h.store), {mainRef: MAIN, skill: 'onboarding', version: 2})
     t.same(p.versions.map(v => v.version), [2])
-    await t.rejects(readProvenance(h.store, {mainRef: MAIN, skill: 'onboarding', version: 9}), {code: 'E_NOT_FOUND'})
-    await t.rejects(readProvenance(h.store, {mainRef: MAIN, skill: 'nope'}), {code: 'E_NOT_FOUND'})
+    await t.rejects(readProvenance(h.store, new GitWorkspace(h.store), {mainRef: MAIN, skill: 'onboarding', version: 9}), {code: 'E_NOT_FOUND'})
+    await t.rejects(readProvenance(h.store, new GitWorkspace(h.store), {mainRef: MAIN, skill: 'nope'}), {code: 'E_NOT_FOUND'})
   })
 
   t.test('blame gives each added line its promotion and knowledge, and the rest to the initial commit', async t => {
-    const b = await readBlame(h.store, {mainRef: MAIN, skill: 'onboarding'})
+    const b = await readBlame(h.store, new GitWorkspace(h.store), {mainRef: MAIN, skill: 'onboarding'})
     t.equal(b.path, 'skills/onboarding/SKILL.md')
     const skill = (await git(h.repo, 'show', 'main:skills/onboarding/SKILL.md')).replace(/\n$/, '').split('\n')
     t.same(b.lines.map(l => l.text), skill, 'every line of main, in order')

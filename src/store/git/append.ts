@@ -3,7 +3,8 @@ import {ArtifactTooLargeError, ConflictError, CorruptObjectError, RecordTooLarge
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import type {AppendOptions, AppendResult} from '../port.js'
 import {RefLock} from './lock.js'
-import {encodeCommit, parseCommit, type Signature} from './objects.js'
+import {encodeCommit, parseCommit, type CommitData, type Signature} from './objects.js'
+import type {CommitSigner} from './sign.js'
 import type {ObjectReader} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPaths} from './tree.js'
@@ -21,7 +22,12 @@ export interface AppendContext {
   maxRecordBytes(): Promise<number>
   /** the largest artifact accepted (bytes) */
   maxArtifactBytes(): Promise<number>
+  /** the signer of evidence commits, when a signing key is configured (docs/trust.md) */
+  signer(): Promise<CommitSigner | undefined>
 }
+
+/** The records whose commits are signed when a signing key is configured: what decides (docs/trust.md). */
+const SIGNED_KINDS: ReadonlySet<Kind> = new Set(['evaluation', 'decision', 'verdict'])
 
 interface Existing {
   digest: string
@@ -95,7 +101,10 @@ export class LaneWriter {
         const blob = sink.put('blob', bytes)
         await tree.insert(recordPath(record.kind, record.id), blob)
         const root = tree.write(sink, ref)
-        parent = sink.put('commit', encodeCommit({tree: root, parents: parent ? [parent] : [], author: who, committer: who, message: recordMessage(record)}))
+        const commit: CommitData = {tree: root, parents: parent ? [parent] : [], author: who, committer: who, message: recordMessage(record)}
+        const signer = SIGNED_KINDS.has(record.kind) ? await this.ctx.signer() : undefined
+        if (signer) commit.gpgsig = await signer(encodeCommit(commit))
+        parent = sink.put('commit', encodeCommit(commit))
         this.commitTree.set(parent, {tree: root, lamport})
         made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport, commit: parent})
       }

@@ -2,23 +2,15 @@ import {hasNativeGit, runGit} from './native.js'
 import {readCommit, type CommitInfo} from './commits.js'
 import type {GitRecordStore} from './store.js'
 import {ExpError} from '../../errors/index.js'
+import {trailersOf, type BlamedLine} from '../../workspace/history.js'
+
+export {trailersOf, type BlamedLine}
 
 /**
  * Reading a branch's history as plain git sees it: the first-parent line (what the branch
  * was, commit by commit) and `git blame`. Nothing here knows what the commits mean.
  */
 
-/** The trailers of a commit message: `Key: value` lines of its last paragraph, by key, in order. */
-export function trailersOf(message: string): Record<string, string[]> {
-  const paragraphs = message.trim().split(/\n\s*\n/)
-  const last = paragraphs.length > 1 ? paragraphs[paragraphs.length - 1]! : ''
-  const out: Record<string, string[]> = {}
-  for (const line of last.split('\n')) {
-    const m = /^([A-Za-z][A-Za-z0-9-]*):\s*(.*)$/.exec(line.trim())
-    if (m) (out[m[1]!] ??= []).push(m[2]!.trim())
-  }
-  return out
-}
 
 /**
  * The first-parent line of `tip`, oldest first. Read through the object reader (no git
@@ -34,16 +26,6 @@ export async function firstParentLine(store: GitRecordStore, tip: string): Promi
   return out.reverse()
 }
 
-/** One line of `git blame --porcelain`. */
-export interface BlamedLine {
-  /** 1-based line number in the blamed revision */
-  line: number
-  text: string
-  /** the commit that last changed the line */
-  commit: string
-  /** the line's number in that commit */
-  original_line: number
-}
 
 /** `git blame --porcelain REV -- PATH`, parsed. Needs the git binary (isomorphic-git has no blame). */
 export async function blameFile(store: GitRecordStore, rev: string, file: string): Promise<BlamedLine[]> {

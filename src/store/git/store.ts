@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import os from 'node:os'
 import {execFileSync} from 'node:child_process'
 import {artifactMatches, decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
@@ -11,6 +12,7 @@ import {problem, LANE_FAILURES} from '../problems.js'
 import {discoverRepo, type RepoPaths} from './repo.js'
 import {scanRefs, type BadRef} from './refs.js'
 import {RefLock} from './lock.js'
+import {sshSigner, type CommitSigner} from './sign.js'
 import {IsoReader, NativeReader, type ObjectReader} from './reader.js'
 import {hasNativeGit, runGit} from './native.js'
 import {readGitConfig, configValue, parseSize} from './config.js'
@@ -34,6 +36,8 @@ export interface GitStoreOptions {
   maxArtifactBytes?: number
   /** where warnings go (a lane that cannot be read, a rewound lane, a cache rebuilt); default: stderr */
   onWarning?: (message: string) => void
+  /** sign the commits of evidence records (default: git config exp.signingKey, docs/trust.md) */
+  signer?: CommitSigner | null
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024
@@ -80,6 +84,7 @@ export class GitRecordStore implements RecordStore {
       packThreshold: opts.packThreshold ?? 16,
       maxRecordBytes: () => this.maxRecordBytes(),
       maxArtifactBytes: () => this.maxArtifactBytes(),
+      signer: () => this.signer(),
     })
   }
 
@@ -156,6 +161,19 @@ export class GitRecordStore implements RecordStore {
   }
 
   private cfg: Map<string, string[]> | undefined
+  private signing: Promise<CommitSigner | undefined> | undefined
+
+  /** exp.signingKey, else user.signingKey when git itself signs commits with SSH keys. */
+  private signer(): Promise<CommitSigner | undefined> {
+    if (this.opts.signer !== undefined) return Promise.resolve(this.opts.signer ?? undefined)
+    this.signing ??= (async () => {
+      const own = process.env.EXP_SIGNING_KEY || (await this.config('exp.signingkey'))
+      const gitKey = (await this.config('gpg.format')) === 'ssh' && (await this.config('commit.gpgsign')) === 'true' ? await this.config('user.signingkey') : undefined
+      const key = own ?? gitKey
+      return key ? sshSigner(key.replace(/^~(?=\/)/, os.homedir())) : undefined
+    })()
+    return this.signing
+  }
 
   /** A git config value (repository over global), read in process. */
   async config(key: string): Promise<string | undefined> {

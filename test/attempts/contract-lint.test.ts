@@ -1,0 +1,40 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp} from '../helpers/cli.js'
+import {makeRepo} from '../helpers/repo.js'
+import {CONTRACT} from '../helpers/contracts.js'
+import {parseContract} from '../../src/contracts/load.js'
+
+const at = (text: string) => parseContract(text, '.research/contracts/quad.yaml').problems.map(p => `${p.line}: ${p.message}`)
+
+t.test('contract problems name their line: YAML, schema, and the rules a schema cannot say', async t => {
+  t.same(at(CONTRACT), [], 'the documented contract is clean')
+  t.match(at(CONTRACT.replace('direction: maximize', 'direction: upward')), [/^12: metric.direction must be one of: maximize, minimize/])
+  t.match(at(CONTRACT.replace('  margin: 0.01\n', '  margin: 0.01\n  colour: red\n')), [/^14: metric.colour is not an allowed field/])
+  t.match(at(CONTRACT.replace('name: quad', 'name: other')), [/^2: name "other" does not match the file name "quad"/])
+  t.match(at(CONTRACT.replace('editable_scope:\n  - params.json', 'editable_scope:\n  - params.json\n  - eval.py')), [/eval.py" is also protected/])
+  t.match(at(CONTRACT.replace('  - .research/**\n', '')), [/protected_scope must cover .research/])
+  t.match(at(CONTRACT.replace('  - data/**\n', '')), [/private_data\[0\] "data\/secret.json" must be inside the protected scope/])
+  t.match(at(CONTRACT.replace('editable_scope:\n  - params.json', 'editable_scope:\n  - params.json\n  - metrics.json')), [/metrics_file "metrics.json" is editable: an attempt could write its own score/])
+  t.match(at(CONTRACT.replace('  - params.json', '  - ../outside')), [/must be a path inside the repository/])
+  t.match(at('version: 2\nname: quad\n  bad: [indent\n'), [/^\d+: YAML:/])
+  t.match(at(CONTRACT.replace('  command: python3 eval.py dev\n', '  evaluator: world\n  command: python3 eval.py dev\n')), [/the world evaluator runs no command/])
+})
+
+t.test('exp contract lint: file:line on stdout, non-zero exit, --json; an unknown contract names the ones there are', async t => {
+  const repo = await makeRepo(t)
+  fs.mkdirSync(path.join(repo, '.research/contracts'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.research/contracts/quad.yaml'), CONTRACT.replace('direction: maximize', 'direction: upward'))
+  const r = await exp(['contract', 'lint'], {cwd: repo})
+  t.equal(r.code, 1)
+  t.match(r.stdout, /^\.research\/contracts\/quad\.yaml:12: metric\.direction must be one of: maximize, minimize/m)
+  const j = await exp(['contract', 'lint', 'quad', '--json'], {cwd: repo})
+  t.match(JSON.parse(j.stdout), {error: {code: 'E_LINT', data: {problems: [{file: '.research/contracts/quad.yaml', line: 12}]}}})
+  const unknown = await exp(['contract', 'lint', 'nope'], {cwd: repo})
+  t.equal(unknown.code, 3)
+  t.match(unknown.stderr, /unknown contract: nope/)
+  const research = await exp(['research', 'nope', '--attempts', '1'], {cwd: repo})
+  t.equal(research.code, 3)
+  t.match(research.stderr, /unknown (contract|branch)/)
+})
