@@ -50,6 +50,21 @@ export abstract class ExpCommand extends Command {
     return projectRoot(this.workDir, top, marker)
   }
 
+  /**
+   * --json output. oclif colours it with one regular expression over the whole text, which
+   * overflows the stack on a record of a few MB: output that is not for a terminal, or large,
+   * is written as plain JSON.
+   */
+  logJson(json: unknown): void {
+    if (process.stdout.isTTY) {
+      const text = JSON.stringify(json, null, 2)
+      if (text.length <= 256 * 1024) return super.logJson(json)
+      process.stdout.write(`${text}\n`)
+      return
+    }
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+  }
+
   /** Print a line to stderr (progress, warnings): stdout stays for results. */
   protected note(msg: string): void {
     process.stderr.write(`${msg}\n`)

@@ -1,22 +1,24 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {NotFoundError} from '../errors/index.js'
 import {ExpCommand} from '../cli/base.js'
+import {NotFoundError, UsageError} from '../errors/index.js'
 import {laneOf, withStore} from '../cli/context.js'
-import {appendFromText} from '../store/input.js'
+import {appendFromText, checkCiteFlags} from '../store/input.js'
 
 export default class Append extends ExpCommand {
   static summary = 'Validate a record body (YAML or JSON) and append it to a lane.'
   static description = `Each record becomes one commit on refs/research/lanes/<lane> (or refs/research/private/<lane> with --private). Prints the record id.
 The input is the record body, or a draft {kind?, body, cites?, key?}. With --batch the input is JSON Lines, one record per line, all appended in one locked step (all or nothing).
-Appending a record that already exists with the same content is a no-op; the same id with other content is a conflict.`
+Appending a record that already exists with the same content is a no-op; the same id with other content is a conflict.
+A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger content goes beside it with --artifact FILE: stored as its own blob in the lane, named in the record by path and SHA-256 digest (\`exp inspect ID --artifact NAME\` prints it).`
 
   static examples = [
     '<%= config.bin %> append note note.yaml',
     "echo '{\"text\":\"looks flaky\"}' | <%= config.bin %> append note -",
     '<%= config.bin %> append --batch records.jsonl --lane ci',
     '<%= config.bin %> append trace - --batch --private < traces.jsonl',
+    '<%= config.bin %> append note note.yaml --artifact run.log',
   ]
 
   static args = {
@@ -30,6 +32,7 @@ Appending a record that already exists with the same content is a no-op; the sam
     batch: Flags.boolean({description: 'read JSON Lines and append each line as its own record'}),
     cite: Flags.string({description: 'id this record cites (repeatable)', multiple: true}),
     key: Flags.string({description: 'explicit idempotency key (the id derives from it)'}),
+    artifact: Flags.string({description: 'a file to store beside the record, named in it by path and digest (repeatable; for content over the record size limit)', multiple: true}),
     json: Flags.boolean({description: 'print the results as JSON'}),
   }
 
@@ -42,20 +45,25 @@ Appending a record that already exists with the same content is a no-op; the sam
       file = kind
       kind = undefined
     }
-    const text = file === '-' ? await readStdin() : await readFile(path.resolve(this.workDir, file), 'utf8').catch(e => {
-      throw new NotFoundError('input file', file, `${(e as Error).message.split(',')[0]}: pass an existing file, or - to read stdin`)
+    const bytes = file === '-' ? await readStdin() : await readFile(path.resolve(this.workDir, file)).catch(e => {
+      throw new NotFoundError('input file', file!, `${(e as Error).message.split(',')[0]}: pass an existing file, or - to read stdin`)
     })
+    if (flags.artifact?.length && flags.batch) throw new UsageError('--artifact goes with one record, not with --batch', 'append the record with its artifacts on its own')
+    const artifacts = await Promise.all((flags.artifact ?? []).map(async f => ({name: path.basename(f), content: await readFile(path.resolve(this.workDir, f)).catch(e => {
+      throw new NotFoundError('file', f, `check the path given with --artifact (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+    })})))
     const results = await withStore(this.workDir, async store => {
       const lane = await laneOf(store, flags.lane)
-      return appendFromText(store, text, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key})
+      await checkCiteFlags(store, flags.cite ?? [])
+      return appendFromText(store, bytes, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key, artifacts})
     })
     if (flags.json) this.log(JSON.stringify(results.length === 1 && !flags.batch ? results[0] : results, null, 2))
     else for (const r of results) this.log(r.status === 'exists' ? `${r.id} (exists)` : r.id)
   }
 }
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = []
   for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }

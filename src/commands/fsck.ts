@@ -2,7 +2,7 @@ import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {ExpError} from '../errors/index.js'
-import {fsck, formatProblem, type FsckProblem, type FsckReport} from '../store/git/fsck.js'
+import {fsckStore, formatProblem, type FsckProblem, type FsckReport} from '../store/git/fsck.js'
 import {checkTransitions, type TransitionRule} from '../projections/index.js'
 import {promotionOf} from '../projections/mainline.js'
 import {authorityOf} from '../cli/trust.js'
@@ -22,10 +22,10 @@ export interface FsckResult extends FsckReport {
 }
 
 export default class Fsck extends ExpCommand {
-  static summary = 'Check every record on every lane: schema, digest, ids, paths, Lamport order, cites, transitions, and whether evidence stands.'
-  static description = `Reads the lanes from history (not from the cache). Then replays every hypothesis in ledger order and reports illegal transitions (e.g. promoted without held-out evidence, an accept decision on a retired hypothesis, an evaluation with no proposal, a release without a claim; docs/frontier.md lists them all).
+  static summary = 'Check every record on every lane: refs, history, schema, digest, ids, paths, Lamport order, cites, rewinds, transitions, and whether evidence stands.'
+  static description = `Reads the lanes from history (never from the cache under .git/exp): lane refs, the walk of each lane, each record file, Lamport order, duplicate ids, dangling cites, artifacts, lanes rewound since this clone saw them (docs/store.md). Then replays every hypothesis in ledger order and reports illegal transitions (e.g. promoted without held-out evidence, an accept decision on a retired hypothesis, an evaluation with no proposal, a release without a claim; docs/frontier.md lists them all).
 Then checks the evidence (docs/trust.md): every evaluation must recompute from the verifications it cites, each of a trace of the same manifest, under an evaluator the policy names, signed when the policy requires it (classes forged_evaluation, inconsistent_evaluation, foreign_evaluator, unsigned_evidence); every accept decision must be what the policy gives on that evidence (forged_decision); every merge on main with Exp-Promotes must be named by a standing accept decision (unverified_promotion). With --replay, every verification's trace is also replayed in a fresh world and graded again (replay_mismatch); held-out episodes need the held-out key.
-Prints one line per problem: ref, commit, path, what is wrong. Exits non-zero when any problem is found.`
+Prints one line per problem: ref, commit, path, what is wrong; --json gives each problem's class (code) and a hint. Exits non-zero (5) when any problem is found.`
   static enableJsonFlag = true
   static examples = ['<%= config.bin %> fsck', '<%= config.bin %> fsck --replay', '<%= config.bin %> fsck --json']
   static flags = {
@@ -36,15 +36,15 @@ Prints one line per problem: ref, commit, path, what is wrong. Exits non-zero wh
   async run(): Promise<FsckResult> {
     const {flags} = await this.parse(Fsck)
     const report = await withStore(this.workDir, async store => {
-      const base = await fsck(store)
-      const ledger = await store.ledger()
+      // the layers above check the ledger fsck itself read from history, never the cache's
+      const {report: base, ledger} = await fsckStore(store)
       const t = checkTransitions(ledger, new Date())
-      const extra = t.problems.map(p => ({ref: p.ref, commit: p.commit, id: p.record, rule: p.rule, message: `${p.rule}: ${p.message}`}))
+      const extra = t.problems.map(p => ({code: p.rule, ref: p.ref, commit: p.commit, id: p.record, rule: p.rule, message: `${p.rule}: ${p.message}`}))
       const key = flags.replay ? await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)}) : undefined
       const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
       const mainRef = await mainRefOf(store.repo, this.workDir, flags.main)
       const promotions = (await readMainline(new GitWorkspace(store), mainRef).catch(() => [])).flatMap(c => promotionOf(c) ?? [])
-      const trust = [...authority.problems(), ...authority.promotionProblems(promotions)].map(p => ({ref: p.ref ?? mainRef, commit: p.commit, id: p.id, class: p.class, message: `${p.class}: ${p.id}: ${p.reason}`}))
+      const trust = [...authority.problems(), ...authority.promotionProblems(promotions)].map(p => ({code: p.class, ref: p.ref ?? mainRef, commit: p.commit, id: p.id, class: p.class, message: `${p.class}: ${p.id}: ${p.reason}`}))
       const evidence = {evaluations: ledger.select({kinds: ['evaluation'], includePrivate: true}).length, decisions: ledger.select({kinds: ['decision'], includePrivate: true}).length, promotions: promotions.length, replayed: !!flags.replay}
       return {...base, hypotheses: t.hypotheses, evidence, problems: [...base.problems, ...extra, ...trust]}
     })

@@ -1,8 +1,10 @@
-import {Args} from '../vendor/oclif.js'
+import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
+import {LANE_FAILURES} from '../store/index.js'
+import {reportProblems} from '../cli/problems.js'
 
 export interface InspectResult {
   record: ExpRecord
@@ -20,27 +22,36 @@ export default class Inspect extends ExpCommand {
   static summary = 'Show one record: its body, commit and lane, what it cites and what cites it.'
   static description = 'Finds the record on any lane (public or private), prints the lane, lamport clock, commit and lane ref that hold it, its canonical path and digest, what it cites (with their summaries, or a note when this clone lacks them), every record that cites it, and its body as JSON. A unique prefix of the id is enough.'
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json']
+  static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json', '<%= config.bin %> inspect nt-0a1b2c3d4e5f60718293a4b5 --artifact run.log > run.log']
   static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}
+  static flags = {artifact: Flags.string({description: 'print the content of this artifact of the record (checked against its digest) instead'})}
 
-  async run(): Promise<InspectResult> {
-    const {args} = await this.parse(Inspect)
+  async run(): Promise<InspectResult | undefined> {
+    const {args, flags} = await this.parse(Inspect)
+    if (flags.artifact !== undefined) {
+      const bytes = await withStore(this.workDir, async store => store.readArtifact(args.id, flags.artifact!))
+      process.stdout.write(bytes)
+      return undefined
+    }
     const res = await withStore(this.workDir, async store => {
       const ledger = await store.ledger()
       const e = ledger.get(args.id)
       if (!e) {
         const near = ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id)
-        if (near.length === 1) return inspectOf(ledger, near[0]!)
+        if (near.length === 1) return {...inspectOf(ledger, near[0]!), problems: ledger.problems}
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : 'list ids with `exp ledger`')
       }
-      return inspectOf(ledger, args.id)
+      return {...inspectOf(ledger, args.id), problems: ledger.problems}
     })
+    const problems = res.problems
+    delete (res as {problems?: unknown}).problems
     if (!this.jsonEnabled()) {
       const r = res.record
       this.log(`${r.kind} ${r.id}  ${summarize(r)}`)
       this.log(`lane ${res.lane}${res.private ? ' (private)' : ''}  lamport ${r.lamport}  created ${r.created_at}`)
       this.log(`commit ${res.commit} on ${res.ref}`)
       this.log(`path ${res.path}  digest ${r.digest}`)
+      for (const a of r.artifacts ?? []) this.log(`artifact ${a.name}  ${a.size} bytes  ${a.digest}  (${a.path}; \`exp inspect ${r.id} --artifact ${a.name}\`)`)
       this.log(`cites: ${res.cites.length ? '' : '(nothing)'}`)
       for (const c of res.cites) this.log(`  ${c.id}${c.missing ? '  (not in this clone)' : `  ${c.kind}: ${c.summary}`}`)
       this.log(`cited by: ${res.cited_by.length ? '' : '(nothing)'}`)
@@ -48,6 +59,8 @@ export default class Inspect extends ExpCommand {
       this.log('body:')
       this.log(JSON.stringify(r.body, null, 2))
     }
+    // the record is shown; lanes that could not be read are said, and set the status
+    reportProblems(problems.filter(p => LANE_FAILURES.has(p.code)))
     return res
   }
 }

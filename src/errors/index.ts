@@ -102,3 +102,60 @@ export class InvalidInputError extends ExpError {
 }
 export {UnknownAgentError, AgentSpecError, LlmError, AgentUnavailableError} from './agent.js'
 export {SplitError, splitRefused} from './mining.js'
+
+/** A record whose file would exceed the size limit (git config exp.maxRecordBytes, default 1 MiB). */
+export class RecordTooLargeError extends ExpError {
+  constructor(kind: string, id: string, bytes: number, limit: number) {
+    super('E_TOO_LARGE', `${kind} record ${id} is ${bytes} bytes, more than the limit of ${limit}`, {
+      data: {kind, id, bytes, limit},
+      hint: 'store large content as an artifact (`exp append --artifact FILE`) and keep the record small, or raise the limit with `git config exp.maxRecordBytes SIZE`',
+    })
+  }
+}
+
+/** `exp sync` could not talk to the remote (fetch or push failed as a whole). */
+export class SyncError extends ExpError {
+  constructor(message: string, hint: string) {
+    super('E_SYNC', message, {hint})
+  }
+}
+
+interface RejectedRef {
+  ref: string
+  kind: string
+  reason: string
+}
+
+function listRejected(rs: readonly RejectedRef[]): string {
+  return rs.map(r => `${r.ref} (${r.reason})`).join('; ')
+}
+
+/** Lanes that moved on both sides: never overwritten; everything else was synced. */
+export class DivergedError extends ExpError {
+  constructor(rejected: readonly RejectedRef[], data: Record<string, unknown>) {
+    super('E_DIVERGED', `${rejected.length} ref(s) diverged and were not overwritten: ${listRejected(rejected)}`, {
+      data,
+      hint: 'give each writer its own lane (--lane, EXP_LANE or git config exp.lane); a diverged lane is never clobbered; the other refs were synced',
+    })
+  }
+}
+
+/** The remote refused refs (a hook, receive.fsckObjects, permissions); its reasons are in the message. */
+export class RefusedError extends ExpError {
+  constructor(refused: readonly RejectedRef[], diverged: readonly RejectedRef[], data: Record<string, unknown>) {
+    super('E_REFUSED', `the remote refused ${refused.length} ref(s): ${listRejected(refused)}${diverged.length ? `; and ${diverged.length} diverged: ${listRejected(diverged)}` : ''}`, {
+      data,
+      hint: 'the reason is the remote\'s (run `exp fsck` if it names a bad object); the other refs were synced',
+    })
+  }
+}
+
+/** An artifact larger than git config exp.maxArtifactBytes (default 100 MiB). */
+export class ArtifactTooLargeError extends ExpError {
+  constructor(name: string, bytes: number, limit: number) {
+    super('E_TOO_LARGE', `artifact ${name} is ${bytes} bytes, more than the limit of ${limit}`, {
+      data: {name, bytes, limit},
+      hint: 'keep very large files outside the repository (git LFS, an object store) and record their digest, or raise the limit with `git config exp.maxArtifactBytes SIZE`',
+    })
+  }
+}

@@ -4,6 +4,8 @@ import type {RecordStore} from '../store/index.js'
 import {findHypothesis} from './lookup.js'
 
 export const DEFAULT_TTL_SECONDS = 3600
+/** a claim is a lease on work in progress: a year is already far longer than any needs */
+export const MAX_TTL_SECONDS = 366 * 24 * 3600
 
 export interface ClaimOptions {
   hypothesis: string
@@ -34,7 +36,7 @@ export interface ClaimResult {
  */
 export async function claimHypothesis(store: RecordStore, o: ClaimOptions): Promise<ClaimResult> {
   const ttl = o.ttlSeconds ?? DEFAULT_TTL_SECONDS
-  if (!Number.isInteger(ttl) || ttl < 1) throw new UsageError(`--ttl must be a whole number of seconds >= 1 (got ${ttl})`)
+  if (!Number.isInteger(ttl) || ttl < 1 || ttl > MAX_TTL_SECONDS) throw new UsageError(`--ttl must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS} (366 days) (got ${ttl})`, 'claim again before it lapses to renew it')
   return store.exclusive('claims', () => claimLocked(store, o, ttl))
 }
 

@@ -2,6 +2,8 @@ import {KINDS, schemaTag, type Kind} from './kinds.js'
 import {sha256Hex} from './digest.js'
 import {canonicalJson} from './canonical.js'
 import type {RecordDraft} from './types.js'
+import type {ArtifactRef} from './types.generated.js'
+import {artifactRefs} from './artifacts.js'
 
 export const ID_HEX = 24
 
@@ -9,15 +11,26 @@ export const ID_HEX = 24
  * The part of a record its digest covers. Lane, lamport, created_at, volatile measurements
  * and the id itself are excluded, so re-running the same work yields the same digest.
  */
-export function digestSubject(d: {kind: Kind; body: unknown; cites?: readonly string[]; key?: string; schema?: string}): unknown {
-  return {schema: d.schema ?? schemaTag(d.kind), kind: d.kind, key: d.key, cites: normalizeCites(d.cites), body: d.body}
+export function digestSubject(d: DigestFields): unknown {
+  // artifacts only when present: the digests of records without any stay what they were
+  return {schema: d.schema ?? schemaTag(d.kind), kind: d.kind, key: d.key, cites: normalizeCites(d.cites), body: d.body, artifacts: d.artifacts?.length ? d.artifacts : undefined}
+}
+
+/** What a digest covers: schema, kind, key, cites, body and the artifact references. */
+export interface DigestFields {
+  kind: Kind
+  body: unknown
+  cites?: readonly string[]
+  key?: string
+  schema?: string
+  artifacts?: readonly ArtifactRef[]
 }
 
 export function normalizeCites(cites: readonly string[] | undefined): string[] {
   return [...new Set(cites ?? [])].sort()
 }
 
-export function recordDigest(d: {kind: Kind; body: unknown; cites?: readonly string[]; key?: string; schema?: string}): string {
+export function recordDigest(d: DigestFields): string {
   return `sha256:${sha256Hex(canonicalJson(digestSubject(d)))}`
 }
 
@@ -28,7 +41,7 @@ export function recordId(kind: Kind, digest: string, key?: string): string {
 }
 
 export function identify(d: RecordDraft): {id: string; digest: string} {
-  const digest = recordDigest(d)
+  const digest = recordDigest({...d, artifacts: d.artifacts && artifactRefs(d.artifacts)})
   return {id: recordId(d.kind, digest, d.key), digest}
 }
 

@@ -36,6 +36,13 @@ export const KIND_NAMES = Object.keys(KINDS) as Kind[]
 
 const BY_PREFIX = new Map(KIND_NAMES.map(k => [KINDS[k].prefix, k]))
 
+const CONSTANT = new Map(KIND_NAMES.map(k => [k, k]))
+
+/** The kind name as the one constant string (a name sliced out of a text is a string of its own). */
+export function kindConstant(s: string): Kind | undefined {
+  return CONSTANT.get(s as Kind)
+}
+
 export function isKind(s: string): s is Kind {
   return Object.prototype.hasOwnProperty.call(KINDS, s)
 }
@@ -49,6 +56,8 @@ export function kindOfId(id: string): Kind | undefined {
   return BY_PREFIX.get(id.slice(0, 2))
 }
 
+const TAGS = new Map(KIND_NAMES.map(k => [k, `${k}@${KINDS[k].version}`]))
+
 export function schemaTag(kind: Kind): string {
-  return `${kind}@${KINDS[kind].version}`
+  return TAGS.get(kind) ?? `${kind}@${KINDS[kind].version}`
 }

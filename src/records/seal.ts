@@ -5,6 +5,8 @@ import {schemaTag} from './kinds.js'
 import {assertBody, checkEnvelope} from './validate.js'
 import {SchemaError, CorruptObjectError} from '../errors/index.js'
 import type {ExpRecord, RecordDraft} from './types.js'
+import type {ArtifactRef} from './types.generated.js'
+import {artifactRefs} from './artifacts.js'
 
 export interface Prepared {
   draft: RecordDraft
@@ -12,6 +14,8 @@ export interface Prepared {
   digest: string
   /** canonical JSON of the body, kept so sealing and encoding never canonicalize it again */
   bodyJson: string
+  /** the draft's artifacts: their references (in the record) and their content (blobs beside it) */
+  artifacts?: {ref: ArtifactRef; content: Uint8Array}[]
 }
 
 // Drafts are treated as immutable once prepared: a runner that identifies a trace (to cite
@@ -24,17 +28,19 @@ export function prepare(draft: RecordDraft, file?: string): Prepared {
   if (hit) return hit
   const cites = normalizeCites(draft.cites)
   // one canonical serialization of the body gives the digest subject (keys sorted: body
-  // first) and, parsed back, the normalized body
+  // first, after the artifacts when there are any) and, parsed back, the normalized body
   if (draft.body === undefined) assertBody(draft.kind, undefined, file)
   const bodyJson = canonicalJson(draft.body)
-  const {body: _body, ...rest} = digestSubject({...draft, cites}) as {body: unknown}
-  const subjectJson = `{"body":${bodyJson},${canonicalJson(rest).slice(1)}`
+  const refs = draft.artifacts?.length ? artifactRefs(draft.artifacts, file ? `${file}: artifacts` : 'artifacts') : undefined
+  const {body: _body, artifacts: _artifacts, ...rest} = digestSubject({kind: draft.kind, key: draft.key, cites, body: undefined}) as {body: unknown; artifacts?: unknown}
+  const subjectJson = `{${refs ? `"artifacts":${canonicalJson(refs)},` : ''}"body":${bodyJson},${canonicalJson(rest).slice(1)}`
   const clean: RecordDraft = {kind: draft.kind, body: JSON.parse(bodyJson) as RecordDraft['body'], cites}
   if (draft.key !== undefined) clean.key = draft.key
   if (draft.volatile !== undefined) clean.volatile = JSON.parse(canonicalJson(draft.volatile)) as Record<string, unknown>
   assertBody(clean.kind, clean.body, file)
   const digest = `sha256:${sha256Hex(subjectJson)}`
   const p: Prepared = {draft: clean, id: recordId(clean.kind, digest, clean.key), digest, bodyJson}
+  if (refs) p.artifacts = refs.map((ref, i) => ({ref, content: draft.artifacts![i]!.content}))
   memo.set(draft, p)
   return p
 }
@@ -52,6 +58,7 @@ export function seal(p: Prepared, at: {lane: string; lamport: number; createdAt:
     lamport: at.lamport,
     created_at: at.createdAt,
     cites: [...(d.cites ?? [])],
+    ...(p.artifacts ? {artifacts: p.artifacts.map(a => a.ref)} : {}),
     body: d.body,
     ...(d.volatile === undefined ? {} : {volatile: d.volatile}),
   } as ExpRecord
@@ -71,9 +78,10 @@ const sealedBody = new WeakMap<object, string>()
 export function encodeRecord(rec: ExpRecord): Buffer {
   const bodyJson = sealedBody.get(rec)
   if (bodyJson === undefined) return Buffer.from(canonicalJson(rec) + '\n', 'utf8')
-  const {body: _body, ...rest} = rec as ExpRecord & {body: unknown}
+  const {body: _body, artifacts, ...rest} = rec as ExpRecord & {body: unknown}
   const tail = canonicalJson(rest)
-  return Buffer.from(`{"body":${bodyJson}${tail.length > 2 ? `,${tail.slice(1)}` : '}'}\n`, 'utf8')
+  const head = artifacts ? `{"artifacts":${canonicalJson(artifacts)},"body":` : '{"body":'
+  return Buffer.from(`${head}${bodyJson}${tail.length > 2 ? `,${tail.slice(1)}` : '}'}\n`, 'utf8')
 }
 
 /** Parse record bytes; throws CorruptObjectError naming `where` when they are not JSON. */

@@ -2,9 +2,23 @@ import type {ExpRecord} from './types.js'
 
 const MAX = 72
 
+/**
+ * One line of plain text: whitespace, NUL and every other control character (C0, DEL, C1,
+ * the Unicode line separators) become single spaces. A summary is a commit subject: git cuts
+ * a message at a NUL (losing the trailers that index the record), and `git fsck --strict`
+ * refuses it.
+ */
+export function oneLine(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim()
+}
+
 function clip(s: string): string {
-  const one = s.replace(/\s+/g, ' ').trim()
-  return one.length > MAX ? `${one.slice(0, MAX - 1)}…` : one
+  const one = oneLine(s)
+  if (one.length <= MAX) return one
+  // never cut a surrogate pair in half (a lone surrogate is not valid UTF-8)
+  const cut = /[\ud800-\udbff]/.test(one[MAX - 2]!) ? MAX - 2 : MAX - 1
+  return `${one.slice(0, cut)}…`
 }
 
 /** One line describing a record, used as the commit subject `<kind>: <summary>`. */

@@ -103,6 +103,28 @@ export interface ScoreVector {
   trajectory_length: number;
 }
 /**
+ * Content too large for a record, stored beside it in the lane tree as its own blob and named here by path and SHA-256 digest (added by the same commit as the record).
+ *
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "ArtifactRef".
+ */
+export interface ArtifactRef {
+  /**
+   * The file name it was given (no folders).
+   */
+  name: string;
+  /**
+   * Where the blob sits in the lane tree: artifacts/<first two hex digits>/<SHA-256 hex>.
+   */
+  path: string;
+  digest: Digest;
+  /**
+   * Bytes.
+   */
+  size: number;
+  media_type?: string;
+}
+/**
  * The evaluator whose judgement a record carries: the built-in world + grader (`world`), or a contract's command evaluator (`command:<contract>`). The digest pins its semantics (tools, grader rules, or command and harness files).
  *
  * This interface was referenced by `SharedDefinitions`'s JSON-Schema
@@ -115,7 +137,7 @@ export interface EvaluatorRef {
 }
 
 /**
- * The envelope every research record carries (fixed across kinds). `body` is validated by the kind's own schema in schemas/records/. The digest covers schema, kind, key, cites and body; id, lane, lamport, created_at and volatile are excluded.
+ * The envelope every research record carries (fixed across kinds). `body` is validated by the kind's own schema in schemas/records/. The digest covers schema, kind, key, cites, body and artifacts (when present); id, lane, lamport, created_at and volatile are excluded.
  */
 export interface RecordEnvelope {
   /**
@@ -152,6 +174,12 @@ export interface RecordEnvelope {
   body: {
     [k: string]: unknown;
   };
+  /**
+   * Large content stored as blobs beside the record, named by path and digest (optional; covered by the digest). Records written before artifacts existed have none.
+   *
+   * @maxItems 100
+   */
+  artifacts?: ArtifactRef[];
   /**
    * Measurements that differ between identical reruns (wall-clock latency, host); excluded from the digest.
    */

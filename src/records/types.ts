@@ -1,5 +1,6 @@
 import type * as G from './types.generated.js'
 import type {Kind} from './kinds.js'
+import type {ArtifactInput} from './artifacts.js'
 
 export type * from './types.generated.js'
 
@@ -36,6 +37,8 @@ export interface RecordDraft<K extends Kind = Kind> {
   /** explicit idempotency key (e.g. an attempt id); the id then derives from the key, not the content */
   key?: string
   volatile?: Record<string, unknown>
+  /** large content stored beside the record as blobs, referenced from it by path and digest */
+  artifacts?: readonly ArtifactInput[]
 }
 
 export type {Kind} from './kinds.js'

@@ -1,6 +1,8 @@
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {checkScenarioSchema} from './schema.js'
+import {decodeUtf8} from '../records/index.js'
+import type {ExpError} from '../errors/index.js'
 import type {Problem, Scenario} from './types.js'
 import {lineOf, parseLocated, type LocatedYaml} from './yaml.js'
 import {loadSealedDir, sealedSummary} from './sealed-load.js'
@@ -39,7 +41,15 @@ function parseText(text: string, file: string): LoadedFile {
 }
 
 export async function loadScenarioFile(file: string): Promise<LoadedFile> {
-  return parseScenario(await readFile(file, 'utf8'), file)
+  let text: string
+  try {
+    text = decodeUtf8(await readFile(file), file)
+  } catch (e) {
+    // one unreadable file is that file's problem: the others still load
+    const d = (e as ExpError).data as {line?: number; col?: number} | undefined
+    return {file, problems: [{file, line: d?.line ?? 1, column: d?.col, message: (e as Error).message.replace(/^.*?: /, '')}]}
+  }
+  return parseScenario(text, file)
 }
 
 /** The scenario files of a folder (*.yaml, *.yml), sorted by name. */

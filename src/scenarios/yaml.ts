@@ -12,6 +12,9 @@ export interface LocatedYaml {
   errors: {line: number; column: number; message: string}[]
 }
 
+/** aliases a scenario may expand; more is refused as a possible alias bomb */
+export const MAX_SCENARIO_ALIASES = 50
+
 export function parseLocated(text: string): LocatedYaml {
   const lines = new LineCounter()
   const doc = parseDocument(text, {lineCounter: lines, prettyErrors: false, uniqueKeys: true, strict: true})
@@ -19,7 +22,17 @@ export function parseLocated(text: string): LocatedYaml {
     const {line, col} = lines.linePos(e.pos[0])
     return {line, column: col, message: e.message.split('\n')[0]!}
   })
-  const data = doc.errors.length ? undefined : doc.toJS({maxAliasCount: 50})
+  let data: unknown
+  if (!doc.errors.length) {
+    try {
+      data = doc.toJS({maxAliasCount: MAX_SCENARIO_ALIASES})
+    } catch (e) {
+      // an alias bomb (or an alias loop) is this file's problem, reported like a syntax
+      // error, never an exception that stops every other scenario from loading
+      const m = (e as Error).message ?? String(e)
+      errors.push({line: 1, column: 1, message: /alias/i.test(m) ? `too many alias expansions (more than ${MAX_SCENARIO_ALIASES}): refused as a possible alias bomb` : m.split('\n')[0]!})
+    }
+  }
   return {doc, lines, data, errors}
 }
 

@@ -17,7 +17,12 @@ export interface FrontmatterBlock {
   notMapping: boolean
   /** 1-based file line of each top-level key */
   keyLines: Map<string, number>
+  /** bytes of the block when it is over MAX_FRONTMATTER_BYTES (then it is not parsed) */
+  tooLarge?: number
 }
+
+/** A frontmatter larger than this is refused unparsed: it goes into every prompt that lists skills. */
+export const MAX_FRONTMATTER_BYTES = 64 * 1024
 
 const DELIM = /^---\s*$/
 
@@ -28,6 +33,8 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterBlock {
   if (close < 0) return {...none, unclosed: true}
   const block = lines.slice(0, close + 1)
   const yamlText = block.slice(1, -1).join('\n')
+  const bytes = Buffer.byteLength(yamlText)
+  if (bytes > MAX_FRONTMATTER_BYTES) return {...none, lines: block, tooLarge: bytes}
   const counter = new LineCounter()
   const doc = parseDocument(yamlText, {lineCounter: counter, prettyErrors: true, uniqueKeys: true})
   // the YAML starts on file line 2: shift every position by one line
@@ -35,8 +42,16 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterBlock {
   const keyLines = new Map<string, number>()
   let data: Record<string, unknown> = {}
   let notMapping = false
+  let value: unknown
   if (!errors.length) {
-    const value = doc.toJS() as unknown
+    try {
+      value = doc.toJS()
+    } catch (e) {
+      // an alias bomb is a problem of this file, not an exception for the whole lint
+      errors.push({message: (e as Error).message.split('\n')[0]!, line: 2, column: 1})
+    }
+  }
+  if (!errors.length) {
     if (value === null || value === undefined) data = {}
     else if (typeof value === 'object' && !Array.isArray(value)) data = value as Record<string, unknown>
     else notMapping = true

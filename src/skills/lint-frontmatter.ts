@@ -1,5 +1,5 @@
 import {parseFrontmatter, validateMetadata} from 'skills-ref'
-import type {FrontmatterBlock} from './frontmatter.js'
+import {MAX_FRONTMATTER_BYTES, type FrontmatterBlock} from './frontmatter.js'
 import type {RuleId} from './rules.js'
 
 /** A problem before it is tied to a file. */
@@ -56,6 +56,9 @@ export function specMessages(text: string, folder: string): string[] {
  */
 export function frontmatterProblems(fm: FrontmatterBlock, spec: readonly string[]): ProblemDraft[] {
   const out: ProblemDraft[] = []
+  if (fm.tooLarge !== undefined) {
+    return [{rule: 'frontmatter/size', line: 1, message: `the frontmatter is ${fm.tooLarge} bytes, more than ${MAX_FRONTMATTER_BYTES} (64 KiB): keep the fields short and move long text into the body`}]
+  }
   if (fm.unclosed) out.push({rule: 'frontmatter/unclosed', line: 1, message: 'the frontmatter opened on line 1 is never closed by a `---` line'})
   for (const e of fm.errors) out.push({rule: 'frontmatter/yaml', line: e.line, column: e.column, message: `invalid YAML in frontmatter: ${e.message}`})
   if (fm.notMapping) out.push({rule: 'frontmatter/not-mapping', line: 2, message: 'the frontmatter must be a YAML mapping of fields'})

@@ -9,6 +9,7 @@ export const RULES = {
   'frontmatter/unclosed': 'spec: the frontmatter is closed by a `---` line',
   'frontmatter/yaml': 'spec: the frontmatter is valid YAML (reported with line and column)',
   'frontmatter/not-mapping': 'spec: the frontmatter is a YAML mapping',
+  'frontmatter/size': 'exp: the frontmatter is at most 64 KiB (it is pasted into every agent prompt that lists skills)',
   'frontmatter/unknown-key': 'spec: only name, description, license, compatibility, metadata, allowed-tools',
   'name/required': 'spec: `name` is present and a non-empty string',
   'name/length': 'spec: `name` has at most 64 characters',

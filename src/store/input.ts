@@ -1,5 +1,5 @@
-import {assertKind, parseJsonLines, parseYamlOrJson, prepare, type Kind, type RecordDraft} from '../records/index.js'
-import {InvalidInputError, isExpError, ExpError} from '../errors/index.js'
+import {assertKind, decodeUtf8, parseJsonLines, parseYamlOrJson, prepare, type ArtifactInput, type Kind, type RecordDraft} from '../records/index.js'
+import {InvalidInputError, NotFoundError, isExpError, ExpError} from '../errors/index.js'
 import type {AppendResult, RecordStore} from './port.js'
 
 export interface AppendTextOptions {
@@ -10,6 +10,8 @@ export interface AppendTextOptions {
   private?: boolean
   cites?: string[]
   key?: string
+  /** files stored beside the record as artifacts (not with batch) */
+  artifacts?: ArtifactInput[]
 }
 
 /**
@@ -31,8 +33,23 @@ export function toDraft(doc: unknown, kind: string | undefined, where: string): 
   return {kind: assertKind(kind) as Kind, body: o as never}
 }
 
+const ID_RE = /^[a-z]{2}-[0-9a-f]{24}$/
+
+/**
+ * Ids given with --cite must name records this clone has: a typo would otherwise become a
+ * dangling cite for good (records never change). Cites written inside a draft may name
+ * records of other clones not synced yet; `exp fsck` reports those that stay dangling.
+ */
+export async function checkCiteFlags(store: RecordStore, cites: readonly string[]): Promise<void> {
+  if (!cites.length) return
+  for (const c of cites) if (!ID_RE.test(c)) throw new InvalidInputError(`--cite ${JSON.stringify(c)} is not a record id (two letters, a dash, 24 hex digits)`, {flag: 'cite', id: c}, 'copy the id from `exp ledger`')
+  const ledger = await store.ledger()
+  for (const c of cites) if (!ledger.has(c)) throw new NotFoundError('record id', `${c} (given with --cite)`, 'list ids with `exp ledger`; sync first if it was recorded in another clone')
+}
+
 /** Parse, validate every record first (nothing is written when one is bad), then append. */
-export async function appendFromText(store: RecordStore, text: string, o: AppendTextOptions): Promise<AppendResult[]> {
+export async function appendFromText(store: RecordStore, input: string | Uint8Array, o: AppendTextOptions): Promise<AppendResult[]> {
+  const text = typeof input === 'string' ? input : decodeUtf8(input, o.file)
   const docs = o.batch ? parseJsonLines(text, o.file) : [{line: 0, value: await parseYamlOrJson(text, o.file)}]
   if (!docs.length) throw new InvalidInputError(`${o.file}: no records to append`, {file: o.file})
   const drafts = docs.map(({line, value}) => {
@@ -41,6 +58,7 @@ export async function appendFromText(store: RecordStore, text: string, o: Append
       const d = toDraft(value, o.kind, where)
       if (o.cites?.length) d.cites = [...(d.cites ?? []), ...o.cites]
       if (o.key !== undefined) d.key = o.key
+      if (o.artifacts?.length) d.artifacts = [...(d.artifacts ?? []), ...o.artifacts]
       prepare(d, where)
       return d
     } catch (e) {

@@ -8,15 +8,25 @@ export const REJECTED_PREFIX = 'refs/research/rejected/'
 const LANE_RE = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$/
 
 /** Check a lane name: one ref component, nothing that escapes refs/research/ or upsets git. */
-export function validateLane(name: string): string {
-  if (typeof name !== 'string' || name.length === 0) throw new InvalidNameError('lane name', String(name), 'it is empty')
+export function validateLane(name: string, what = 'lane name'): string {
+  if (typeof name !== 'string' || name.length === 0) throw new InvalidNameError(what, String(name), 'it is empty')
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw new InvalidNameError('lane name', name, 'it contains control characters')
-  if (name.includes('..')) throw new InvalidNameError('lane name', name, "it contains '..'")
-  if (name.includes('/')) throw new InvalidNameError('lane name', name, "it contains '/' (a lane is a single ref component)")
-  if (name.includes('.lock') || name.endsWith('.')) throw new InvalidNameError('lane name', name, "it contains '.lock' or ends with '.'")
-  if (!LANE_RE.test(name)) throw new InvalidNameError('lane name', name, 'only letters, digits and . _ - @ + are allowed, starting with a letter or digit, at most 100 characters')
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw new InvalidNameError(what, name, 'it contains control characters')
+  if (name.includes('..')) throw new InvalidNameError(what, name, "it contains '..'")
+  if (name.includes('/')) throw new InvalidNameError(what, name, "it contains '/' (a lane is a single ref component)")
+  if (name.includes('.lock') || name.endsWith('.')) throw new InvalidNameError(what, name, "it contains '.lock' or ends with '.'")
+  if (!LANE_RE.test(name)) throw new InvalidNameError(what, name, 'only letters, digits and . _ - @ + are allowed, starting with a letter or digit, at most 100 characters')
   return name
+}
+
+/** Whether a string is a valid lane name (validateLane would accept it). */
+export function isLaneName(name: string): boolean {
+  try {
+    validateLane(name)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Turn any string (e.g. user@host) into a valid lane name. */
@@ -52,7 +62,8 @@ export interface LaneSources {
 
 /** Lane name from --lane, else EXP_LANE, else git config exp.lane, else a sanitized user@host. */
 export function resolveLane(src: LaneSources): {lane: string; source: 'flag' | 'env' | 'git-config' | 'user@host'} {
-  if (src.flag) return {lane: validateLane(src.flag), source: 'flag'}
+  // an empty --lane is a mistake (an unset variable in a script), not a request for the default
+  if (src.flag !== undefined) return {lane: validateLane(src.flag, 'lane name (--lane)'), source: 'flag'}
   const env = src.env ?? process.env
   if (env.EXP_LANE) return {lane: validateLane(env.EXP_LANE), source: 'env'}
   if (src.gitConfig) return {lane: validateLane(src.gitConfig), source: 'git-config'}

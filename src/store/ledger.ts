@@ -1,4 +1,4 @@
-import {hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
+import {encodeRecord, hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
 import type {ReadProblem} from './port.js'
 
 /** What the ledger knows of a record without reading its body. */
@@ -38,6 +38,8 @@ function cmp(a: string, b: string): number {
 export type RecordLoader = (e: LedgerEntry) => ExpRecord
 /** loads many bodies at once (an adapter can batch its reads); same order as asked */
 export type ManyLoader = (es: readonly LedgerEntry[]) => ExpRecord[]
+/** the record files (canonical JSON and a newline) of many entries, checked; same order as asked */
+export type BytesLoader = (es: readonly LedgerEntry[]) => Buffer[]
 
 /** past this many entries in its own map, an extended ledger builds one flat map again */
 const OVERLAY_MAX = 8192
@@ -60,8 +62,12 @@ export class Ledger {
     private readonly loader: RecordLoader,
     readonly problems: readonly ReadProblem[] = [],
     private readonly loadMany?: ManyLoader,
+    private readonly loadBytes?: BytesLoader,
   ) {
-    entries.sort(compareEntries)
+    // one lane's entries, or a merge done before, are in order already: a check is cheaper than a sort
+    let sorted = true
+    for (let i = 1; i < entries.length && sorted; i++) sorted = compareEntries(entries[i - 1]!, entries[i]!) <= 0
+    if (!sorted) entries.sort(compareEntries)
     const unique: LedgerEntry[] = []
     const dups: LedgerEntry[] = []
     for (const e of entries) {
@@ -88,7 +94,7 @@ export class Ledger {
       if (seen.has(e.id) || prev.has(e.id)) return undefined
       seen.add(e.id)
     }
-    const next = new Ledger([], prev.loader, problems, prev.loadMany)
+    const next = new Ledger([], prev.loader, problems, prev.loadMany, prev.loadBytes)
     const old = prev._entries
     // new records mostly sort after all old ones: copy the old prefix below the first new
     // entry in one go, then merge the rest
@@ -180,6 +186,16 @@ export class Ledger {
   records(f: LedgerFilter = {}): ExpRecord[] {
     const es = this.select(f)
     return this.loadMany ? this.loadMany(es) : es.map(e => this.loader(e))
+  }
+
+  /**
+   * The record files of entries (canonical JSON, one line each), as stored: what a streamed
+   * `--json` writes without parsing and serializing every record again.
+   */
+  recordBytes(es: readonly LedgerEntry[]): Buffer[] {
+    if (this.loadBytes) return this.loadBytes(es)
+    const records = this.loadMany ? this.loadMany(es) : es.map(e => this.loader(e))
+    return records.map(r => encodeRecord(r))
   }
 
   /** Entries that cite `id`, in ledger order. */

@@ -1,5 +1,5 @@
-import {encodeFacts, prepare, seal, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../records/index.js'
-import {ConflictError} from '../errors/index.js'
+import {encodeFacts, encodeRecord, prepare, seal, utcTimestamp, type ExpRecord, type RecordDraft, type Kind} from '../records/index.js'
+import {ArtifactTooLargeError, ConflictError, NotFoundError, RecordTooLargeError} from '../errors/index.js'
 import {laneRef, validateLane} from './lanes.js'
 import {Ledger, type LedgerEntry} from './ledger.js'
 import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, RecordStore} from './port.js'
@@ -12,10 +12,20 @@ interface Stored {
 }
 
 /** The in-memory adapter: same contract as the git store, for pure tests and projections. */
+export interface MemoryStoreOptions {
+  /** the largest record file accepted, in bytes (default 1 MiB, as the git adapter) */
+  maxRecordBytes?: number
+  /** the largest artifact accepted, in bytes (default 100 MiB) */
+  maxArtifactBytes?: number
+}
+
 export class MemoryRecordStore implements RecordStore {
+  constructor(private readonly opts: MemoryStoreOptions = {}) {}
+
   private lanesByRef = new Map<string, Stored[]>()
   private byId = new Map<string, Stored>()
   private seq = 0
+  private artifacts = new Map<string, Buffer>()
 
   async append<K extends Kind>(draft: RecordDraft<K>, opts: AppendOptions): Promise<AppendResult> {
     return (await this.appendBatch([draft], opts))[0]!
@@ -25,6 +35,14 @@ export class MemoryRecordStore implements RecordStore {
     const lane = validateLane(opts.lane)
     const ref = laneRef(lane, opts.private)
     const prepared = drafts.map(d => prepare(d))
+    const limit = this.opts.maxRecordBytes ?? 1024 * 1024
+    const artifactLimit = this.opts.maxArtifactBytes ?? 100 * 1024 * 1024
+    for (const p of prepared) {
+      for (const a of p.artifacts ?? []) if (a.ref.size > artifactLimit) throw new ArtifactTooLargeError(a.ref.name, a.ref.size, artifactLimit)
+      // the record as the git adapter would write it (lane and clock give its final size)
+      const bytes = encodeRecord(seal(p, {lane, lamport: this.maxLamport() + prepared.length, createdAt: utcTimestamp(new Date(0))})).length
+      if (bytes > limit) throw new RecordTooLargeError(p.draft.kind, p.id, bytes, limit)
+    }
     const fresh = new Map<string, string>()
     for (const p of prepared) {
       const have = this.byId.get(p.id)?.record.digest ?? fresh.get(p.id)
@@ -49,6 +67,7 @@ export class MemoryRecordStore implements RecordStore {
         continue
       }
       const record = seal(p, {lane, lamport: ++lamport, createdAt: now})
+      for (const a of p.artifacts ?? []) this.artifacts.set(a.ref.digest, Buffer.from(a.content))
       const stored = {record, ref, private: !!opts.private, commit: (++this.seq).toString(16).padStart(40, '0')}
       list.push(stored)
       this.byId.set(p.id, stored)
@@ -90,6 +109,14 @@ export class MemoryRecordStore implements RecordStore {
         return {lane: last.record.lane, ref, private: last.private, tip: last.commit, records: list.length, lastLamport: last.record.lamport}
       })
       .sort((a, b) => (a.ref < b.ref ? -1 : 1))
+  }
+
+  async readArtifact(id: string, name: string): Promise<Buffer> {
+    const s = this.byId.get(id)
+    if (!s) throw new NotFoundError('record id', id)
+    const ref = s.record.artifacts?.find(a => a.name === name)
+    if (!ref) throw new NotFoundError('artifact', `${name} of ${id}`)
+    return Buffer.from(this.artifacts.get(ref.digest)!)
   }
 
   private held = new Map<string, Promise<unknown>>()

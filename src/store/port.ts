@@ -1,5 +1,6 @@
 import type {ExpRecord, RecordDraft, Kind} from '../records/index.js'
 import type {Ledger} from './ledger.js'
+import type {Problem} from './problems.js'
 
 export interface AppendOptions {
   lane: string
@@ -29,14 +30,13 @@ export interface LaneInfo {
   tip: string
   records: number
   lastLamport: number
+  /** why the lane cannot be read (its records are then out of every view), when it cannot */
+  problem?: string
 }
 
-export interface ReadProblem {
+/** A problem met while reading lanes (records skipped, a lane that cannot be read): see problems.ts. */
+export interface ReadProblem extends Problem {
   ref: string
-  commit?: string
-  path?: string
-  id?: string
-  message: string
 }
 
 export interface LedgerOptions {
@@ -54,6 +54,8 @@ export interface RecordStore {
   appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]>
   ledger(opts?: LedgerOptions): Promise<Ledger>
   lanes(): Promise<LaneInfo[]>
+  /** The content of the artifact `name` of record `id`, checked against the digest the record names. */
+  readArtifact(id: string, name: string): Promise<Buffer>
   /**
    * Run `fn` while holding the repository-local lock `name`: every process on this
    * repository (not other clones) that asks for the same name waits its turn. For the few

@@ -133,6 +133,37 @@ export function storeContract(t: Test, create: (t: Test) => Promise<RecordStore>
     await s.close()
   })
 
+  t.test('a record over the size limit (1 MiB) is refused with its size, and nothing is written', async t => {
+    const s = await create(t)
+    await t.rejects(s.append({kind: 'note', body: {text: 'x'.repeat(1024 * 1024)}}, {lane: 'alice'}), {code: 'E_TOO_LARGE', message: /note record nt-[0-9a-f]{24} is \d+ bytes, more than the limit of 1048576/})
+    await t.rejects(s.appendBatch([sampleDraft('note', 1), {kind: 'note', body: {text: 'y'.repeat(1024 * 1024 - 100)}}], {lane: 'alice'}), {code: 'E_TOO_LARGE'}, 'a body just under the limit makes a record file over it')
+    t.equal((await s.ledger()).size, 0)
+    const ok = await s.append({kind: 'note', body: {text: 'z'.repeat(1024 * 1024 - 400)}}, {lane: 'alice'})
+    t.equal(ok.status, 'created', 'a record just under the limit is fine')
+    await s.close()
+  })
+
+  t.test('artifacts: stored beside the record, named by path and digest, covered by the digest, read back checked', async t => {
+    const s = await create(t)
+    const log = Buffer.from(`${'line of a long log\n'.repeat(100_000)}\u0000binary tail\u00ff`, 'latin1')
+    const a = await s.append({kind: 'note', body: {text: 'see the log'}, artifacts: [{name: 'run.log', content: log, media_type: 'text/plain'}]}, {lane: 'alice'})
+    const plain = await s.append({kind: 'note', body: {text: 'see the log'}}, {lane: 'alice'})
+    t.not(a.id, plain.id, 'the artifact is part of what the id derives from')
+    const other = await s.append({kind: 'note', body: {text: 'see the log'}, artifacts: [{name: 'run.log', content: Buffer.from('another log')}]}, {lane: 'bob'})
+    t.not(other.id, a.id, 'other content, another record')
+    const rec = (await s.ledger()).load(a.id)
+    t.same(rec.artifacts, [{name: 'run.log', path: `artifacts/${rec.artifacts![0]!.digest.slice(7, 9)}/${rec.artifacts![0]!.digest.slice(7)}`, digest: rec.artifacts![0]!.digest, size: log.length, media_type: 'text/plain'}])
+    t.equal(rec.digest, recordDigest(rec), 'the digest recomputes with its artifacts')
+    t.same(await s.readArtifact(a.id, 'run.log'), log, 'the content comes back byte for byte')
+    await t.rejects(s.readArtifact(a.id, 'other.log'), {code: 'E_NOT_FOUND'})
+    await t.rejects(s.readArtifact('nt-000000000000000000000000', 'run.log'), {code: 'E_NOT_FOUND'})
+    const again = await s.append({kind: 'note', body: {text: 'see the log'}, artifacts: [{name: 'run.log', content: log, media_type: 'text/plain'}]}, {lane: 'carol'})
+    t.equal(again.status, 'exists')
+    await t.rejects(s.append({kind: 'note', body: {text: 'two'}, artifacts: [{name: 'a', content: log}, {name: 'a', content: log}]}, {lane: 'alice'}), {code: 'E_INVALID_INPUT'})
+    await t.rejects(s.append({kind: 'note', body: {text: 'x'}, artifacts: [{name: '../etc/passwd', content: log}]}, {lane: 'alice'}), {code: 'E_INVALID_INPUT'})
+    await s.close()
+  })
+
   t.test('exclusive: one holder of a name at a time; a failing holder lets the next one in', async t => {
     const s = await create(t)
     const log: string[] = []

@@ -85,7 +85,7 @@ t.test('the store: kinds in their own data files, many bodies in few reads, incr
   t.equal(second.size, 55)
   t.equal(first.size, 40, 'an older ledger does not change')
   t.notOk(first.has(second.entries[second.size - 1]!.id))
-  const files = fs.readdirSync(path.join(repo, '.git/exp/cache-v3'))
+  const files = fs.readdirSync(path.join(repo, '.git/exp/cache-v4'))
   t.ok(files.some(f => f.endsWith('.note.dat')) && files.some(f => f.endsWith('.claim.dat')), 'one data file per kind')
   const fresh = await GitRecordStore.open(repo)
   const cold = await fresh.ledger()

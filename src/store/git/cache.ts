@@ -1,22 +1,33 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import os from 'node:os'
-import type {Kind} from '../../records/index.js'
+import zlib from 'node:zlib'
+import {isKind, kindConstant, type Kind} from '../../records/index.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {alive} from './lock.js'
+import {verifyCachedBytes} from './record-bytes.js'
 
 /**
- * The derived projection cache under .git/exp/cache-v3/: per lane ref, an index file (one
- * TSV line per record: commit, id, kind, digest, lamport, offset, length, cites, facts) and
- * one data file per record kind (the record bytes of that kind, in lane order), plus
- * state.json naming the lane tips they were built from. Append-only per lane, so an
- * incremental update only reads the commits new since the cached tip. Keeping each kind's
- * bytes together lets a query for one kind (all decisions, say) read them in a few large
- * reads instead of one read per record. Deleting the folder changes no answer.
+ * The derived projection cache under .git/exp/cache-v4/: per lane ref, an index file (one
+ * TSV line per record: commit, id, kind, digest, lamport, offset, length, prefix length,
+ * created_at, cites, facts) and one data file per record kind (the record bytes of that kind, in lane
+ * order), plus state.json naming the lane tips they were built from. Append-only per lane,
+ * so an incremental update only reads the commits new since the cached tip. Keeping each
+ * kind's bytes together lets a query for one kind (all decisions, say) read them in a few
+ * large reads instead of one read per record. Deleting the folder changes no answer.
+ *
+ * The cache is verified, never trusted: state.json keeps a CRC of each index and the sizes
+ * of the data files, so an index that was cut, edited or does not match its state is
+ * refused whole (the lane is then read from history again); and every record body read
+ * from a data file is checked against its digest and its index line (record-bytes.ts).
  */
-// 2: the facts column (records/facts.ts); 3: one data file per kind. Older caches are rebuilt.
-export const CACHE_FORMAT = 3
+// 2: the facts column (records/facts.ts); 3: one data file per kind; 4: the prefix column
+// and the index CRC (verified reads). Older caches are removed and rebuilt.
+export const CACHE_FORMAT = 4
+
+/** The cache does not agree with itself; the lane is read from history instead. */
+export class CacheMismatch extends Error {}
 
 export interface LaneState {
   tip: string
@@ -27,6 +38,8 @@ export interface LaneState {
   dat: Partial<Record<Kind, number>>
   lastLamport: number
   problems: ReadProblem[]
+  /** CRC-32 of the index file's first idxBytes bytes */
+  crc: number
 }
 
 export interface CacheState {
@@ -37,7 +50,27 @@ export interface CacheState {
 export interface CachedEntry extends LedgerEntry {
   off: number
   len: number
+  /** bytes of the record's digest-covered prefix (record-bytes.ts) */
+  pre: number
+  created: string
   file: string
+  /** the bytes were checked against history by this process when it wrote them (no second check) */
+  fresh?: boolean
+}
+
+/** A record to add to the cache: what its entry needs, its bytes (checked) and the length of their digest-covered prefix. */
+export interface CacheAdd {
+  id: string
+  kind: Kind
+  digest: string
+  lamport: number
+  commit: string
+  cites: readonly string[]
+  facts: string | undefined
+  bytes: Buffer
+  pre: number
+  /** the record's created_at */
+  created: string
 }
 
 const HOST = os.hostname()
@@ -60,11 +93,23 @@ export class LedgerCache {
   loadState(): CacheState {
     try {
       const s = JSON.parse(fs.readFileSync(path.join(this.dir, 'state.json'), 'utf8')) as CacheState
-      if (s.format === CACHE_FORMAT && s.lanes) return s
+      if (s.format === CACHE_FORMAT && s.lanes && typeof s.lanes === 'object') return s
     } catch {
       // no cache or unreadable: rebuild
     }
     return {format: CACHE_FORMAT, lanes: {}}
+  }
+
+  /** Remove caches of other formats (a version of exp that wrote them is gone or older). */
+  removeOldFormats(): void {
+    const parent = path.dirname(this.dir)
+    let names: string[]
+    try {
+      names = fs.readdirSync(parent)
+    } catch {
+      return
+    }
+    for (const n of names) if (/^cache-v\d+$/.test(n) && n !== path.basename(this.dir)) fs.rmSync(path.join(parent, n), {recursive: true, force: true})
   }
 
   saveState(s: CacheState): void {
@@ -107,17 +152,36 @@ export class LedgerCache {
     return path.join(this.dir, `${ref.replace(/\//g, '~')}.${gen}`)
   }
 
-  /** Read a lane's cached entries, up to the lengths recorded in state. */
+  /**
+   * Read a lane's cached entries, up to the lengths recorded in state, checking the index
+   * against its state (CRC, line count, sizes, offsets): throws CacheMismatch when they differ.
+   */
   readEntries(ref: string, st: LaneState, lane: string, isPrivate: boolean): CachedEntry[] {
     const base = this.base(ref, st.gen)
+    const fail = (why: string): never => {
+      throw new CacheMismatch(`${path.basename(base)}.idx: ${why}`)
+    }
+    if (!Number.isSafeInteger(st.idxBytes) || !Number.isSafeInteger(st.count) || st.idxBytes < 0 || st.count < 0 || typeof st.dat !== 'object' || st.dat === null) fail('its state is malformed')
     const buf = Buffer.allocUnsafe(st.idxBytes)
-    const fd = fs.openSync(`${base}.idx`, 'r')
+    let fd: number
     try {
-      if (fs.readSync(fd, buf, 0, st.idxBytes, 0) !== st.idxBytes) throw new Error(`${base}.idx is shorter than its state`)
+      fd = fs.openSync(`${base}.idx`, 'r')
+    } catch {
+      return fail('the index file is missing')
+    }
+    try {
+      if (fs.readSync(fd, buf, 0, st.idxBytes, 0) !== st.idxBytes) fail('the index is shorter than its state')
     } finally {
       fs.closeSync(fd)
     }
-    for (const [kind, bytes] of Object.entries(st.dat)) if (fs.statSync(`${base}.${kind}.dat`).size < bytes!) throw new Error(`${base}.${kind}.dat is shorter than its state`)
+    if (zlib.crc32(buf) !== st.crc) fail('the index does not match the CRC in its state (it was edited)')
+    const sizes = new Map<string, number>()
+    for (const [kind, bytes] of Object.entries(st.dat)) {
+      if (!isKind(kind) || !Number.isSafeInteger(bytes)) fail(`its state names a data file ${kind}`)
+      const size = fs.statSync(`${base}.${kind}.dat`, {throwIfNoEntry: false})?.size
+      if (size === undefined || size < bytes!) fail(`${kind}.dat is shorter than its state`)
+      sizes.set(kind, bytes!)
+    }
     const text = buf.toString('latin1')
     const out: CachedEntry[] = new Array(st.count)
     const files = new Map<string, string>()
@@ -133,9 +197,18 @@ export class LedgerCache {
       const t5 = text.indexOf('\t', t4 + 1)
       const t6 = text.indexOf('\t', t5 + 1)
       const t7 = text.indexOf('\t', t6 + 1)
-      const nl = text.indexOf('\n', t7 + 1)
-      if (nl < 0) throw new Error(`${base}.idx: line ${i + 1} is truncated`)
-      const kind = text.slice(t1 + 1, t2) as Kind
+      const t8 = text.indexOf('\t', t7 + 1)
+      const t9 = text.indexOf('\t', t8 + 1)
+      const nl = text.indexOf('\n', t9 + 1)
+      if (t0 < 0 || t9 < 0 || nl < 0 || text.lastIndexOf('\n', t9) >= pos) fail(`line ${i + 1} is truncated`)
+      const kind = kindConstant(text.slice(t1 + 1, t2))!
+      const limit = kind && sizes.get(kind)
+      const off = +text.slice(t4 + 1, t5)
+      const len = +text.slice(t5 + 1, t6)
+      const pre = +text.slice(t6 + 1, t7)
+      const lamport = +text.slice(t3 + 1, t4)
+      // offsets and lengths must lie within the data the state vouches for
+      if (limit === undefined || !(off >= 0 && len > 0 && off + len <= limit && pre > 0 && pre < len && lamport >= 1)) fail(`line ${i + 1} points outside its data file`)
       let file = files.get(kind)
       if (file === undefined) files.set(kind, (file = `${base}.${kind}.dat`))
       out[i] = {
@@ -143,11 +216,13 @@ export class LedgerCache {
         id: text.slice(t0 + 1, t1),
         kind,
         digest: text.slice(t2 + 1, t3),
-        lamport: +text.slice(t3 + 1, t4),
-        off: +text.slice(t4 + 1, t5),
-        len: +text.slice(t5 + 1, t6),
-        cites: t7 > t6 + 1 ? text.slice(t6 + 1, t7).split(' ') : NO_CITES,
-        facts: nl > t7 + 1 ? text.slice(t7 + 1, nl) : undefined,
+        lamport,
+        off,
+        len,
+        pre,
+        created: text.slice(t7 + 1, t8),
+        cites: t9 > t8 + 1 ? text.slice(t8 + 1, t9).split(' ') : NO_CITES,
+        facts: nl > t9 + 1 ? text.slice(t9 + 1, nl) : undefined,
         lane,
         ref,
         private: isPrivate,
@@ -155,46 +230,37 @@ export class LedgerCache {
       }
       pos = nl + 1
     }
+    if (pos !== st.idxBytes) fail(`it holds more lines than the ${st.count} its state counts`)
     return out
   }
 
-  /** Append new records of a lane (truncating any tail a crashed writer left). Returns the new state. */
-  append(ref: string, st: LaneState | undefined, tip: string, add: {entry: LedgerEntry; bytes: Buffer}[], problems: ReadProblem[], lane: string, isPrivate: boolean): {state: LaneState; entries: CachedEntry[]} {
+  /**
+   * Start adding records to a lane's cache files (truncating any tail a crashed writer left
+   * past the state): data first, as records arrive, in any order; the index last, in lane
+   * order (LaneWriter.finish).
+   */
+  writer(ref: string, st: LaneState | undefined, lane: string, isPrivate: boolean): LaneWriter {
     fs.mkdirSync(this.dir, {recursive: true})
     const gen = st?.gen ?? Date.now()
-    const base = this.base(ref, gen)
-    const idxFile = `${base}.idx`
-    const idxBytes = st?.idxBytes ?? 0
-    const dat: Partial<Record<Kind, number>> = {...st?.dat}
-    if (!st) fs.writeFileSync(idxFile, '')
-    else fs.truncateSync(idxFile, idxBytes)
-    const lines: string[] = []
-    const byKind = new Map<Kind, Buffer[]>()
-    const files = new Map<Kind, string>()
-    const entries: CachedEntry[] = []
-    for (const {entry: e, bytes} of add) {
-      let chunks = byKind.get(e.kind)
-      if (!chunks) {
-        byKind.set(e.kind, (chunks = []))
-        files.set(e.kind, `${base}.${e.kind}.dat`)
-        // a kind seen for the first time, or a tail a crashed writer left past the state
-        const have = dat[e.kind]
-        if (have === undefined) fs.writeFileSync(`${base}.${e.kind}.dat`, '')
-        else fs.truncateSync(`${base}.${e.kind}.dat`, have)
-      }
-      const off = dat[e.kind] ?? 0
-      lines.push(`${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${off}\t${bytes.length}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`)
-      entries.push({...e, off, len: bytes.length, file: files.get(e.kind)!, lane, ref, private: isPrivate})
-      chunks.push(bytes)
-      dat[e.kind] = off + bytes.length
+    return new LaneWriter(this.base(ref, gen), gen, ref, st, lane, isPrivate)
+  }
+
+  /** Remove the files of a lane's other cache generations (an older cache, a damaged one). */
+  dropOthers(ref: string, gen: number): void {
+    const prefix = `${ref.replace(/\//g, '~')}.`
+    let names: string[]
+    try {
+      names = fs.readdirSync(this.dir)
+    } catch {
+      return
     }
-    for (const [kind, chunks] of byKind) fs.appendFileSync(`${base}.${kind}.dat`, Buffer.concat(chunks))
-    const idx = Buffer.from(lines.join(''), 'latin1')
-    fs.appendFileSync(idxFile, idx)
-    const last = add.length ? add[add.length - 1]!.entry.lamport : st?.lastLamport ?? 0
-    return {
-      state: {tip, gen, count: (st?.count ?? 0) + add.length, idxBytes: idxBytes + idx.length, dat, lastLamport: last, problems: [...(st?.problems ?? []), ...problems]},
-      entries,
+    for (const n of names) {
+      // <gen>.idx or <gen>.<kind>.dat, exactly (lane `a` must not take lane `a.1`'s files)
+      const m = n.startsWith(prefix) && /^(\d{10,})\.(idx|[a-z]+\.dat)$/.exec(n.slice(prefix.length))
+      if (m && Number(m[1]) !== gen) {
+        this.closeFile(path.join(this.dir, n))
+        fs.rmSync(path.join(this.dir, n), {force: true})
+      }
     }
   }
 
@@ -224,18 +290,19 @@ export class LedgerCache {
     this.fds.delete(file)
   }
 
-  read(e: CachedEntry): Buffer {
+  private read(e: CachedEntry): Buffer {
     const buf = Buffer.allocUnsafe(e.len)
-    fs.readSync(this.fd(e.file), buf, 0, e.len, e.off)
+    if (fs.readSync(this.fd(e.file), buf, 0, e.len, e.off) !== e.len) return buf.subarray(0, 0)
     return buf
   }
 
   /**
-   * The bytes of many entries, in their order: entries of one data file that lie close
-   * together are read in one go (a kind's records are contiguous in its file).
+   * The bytes of many entries, in their order, each checked against its digest and its index
+   * line: a mismatch comes back as a CacheMismatch instead of the bytes. Entries of one data
+   * file that lie close together are read in one go (a kind's records are contiguous in its file).
    */
-  readMany(es: readonly CachedEntry[]): Buffer[] {
-    const out = new Array<Buffer>(es.length)
+  readMany(es: readonly CachedEntry[]): (Buffer | CacheMismatch)[] {
+    const out = new Array<Buffer | CacheMismatch>(es.length)
     const order = es.map((_, i) => i)
     order.sort((a, b) => {
       const x = es[a]!
@@ -252,14 +319,22 @@ export class LedgerCache {
         if (e.file !== first.file || e.off - end > READ_GAP || e.off + e.len - first.off > READ_MAX) break
         end = Math.max(end, e.off + e.len)
       }
-      if (j === i + 1) out[order[i]!] = this.read(first)
-      else {
-        const buf = Buffer.allocUnsafe(end - first.off)
-        fs.readSync(this.fd(first.file), buf, 0, buf.length, first.off)
-        for (let k = i; k < j; k++) {
-          const e = es[order[k]!]!
-          out[order[k]!] = buf.subarray(e.off - first.off, e.off - first.off + e.len)
+      let buf: Buffer
+      try {
+        if (j === i + 1) buf = this.read(first)
+        else {
+          buf = Buffer.allocUnsafe(end - first.off)
+          buf = buf.subarray(0, fs.readSync(this.fd(first.file), buf, 0, buf.length, first.off))
         }
+      } catch (e) {
+        buf = Buffer.alloc(0)
+        void e
+      }
+      for (let k = i; k < j; k++) {
+        const e = es[order[k]!]!
+        const bytes = buf.subarray(e.off - first.off, e.off - first.off + e.len)
+        const why = bytes.length !== e.len ? 'the data file is shorter than the index says' : e.fresh ? undefined : verifyCachedBytes(bytes, e)
+        out[order[k]!] = why === undefined ? bytes : new CacheMismatch(`${e.id} in ${path.basename(e.file)}: ${why}`)
       }
       i = j
     }
@@ -269,5 +344,87 @@ export class LedgerCache {
   close(): void {
     for (const fd of this.fds.values()) fs.closeSync(fd)
     this.fds.clear()
+  }
+}
+
+/** Records being added to one lane's cache files: see LedgerCache.writer. */
+export class LaneWriter {
+  private readonly dat: Partial<Record<Kind, number>>
+  private started = new Set<Kind>()
+  /** one file name string per kind, shared by the entries (100,000 copies of it added up) */
+  private files = new Map<Kind, string>()
+
+  constructor(private readonly base: string, private readonly gen: number, private readonly ref: string, private readonly st: LaneState | undefined, private readonly lane: string, private readonly isPrivate: boolean) {
+    this.dat = {...st?.dat}
+  }
+
+  /** Write the bytes of records to the data files; the entries that point at them (in the order given). */
+  addData(add: readonly CacheAdd[]): CachedEntry[] {
+    const byKind = new Map<Kind, Buffer[]>()
+    const entries: CachedEntry[] = new Array(add.length)
+    add.forEach((e, i) => {
+      const {bytes, pre, created} = e
+      let file = this.files.get(e.kind)
+      if (file === undefined) this.files.set(e.kind, (file = `${this.base}.${e.kind}.dat`))
+      let chunks = byKind.get(e.kind)
+      if (!chunks) {
+        byKind.set(e.kind, (chunks = []))
+        if (!this.started.has(e.kind)) {
+          this.started.add(e.kind)
+          // a kind seen for the first time, or a tail a crashed writer left past the state
+          const have = this.dat[e.kind]
+          if (have === undefined) fs.writeFileSync(file, '')
+          else fs.truncateSync(file, have)
+        }
+      }
+      const off = this.dat[e.kind] ?? 0
+      entries[i] = {id: e.id, kind: e.kind, digest: e.digest, lane: this.lane, ref: this.ref, private: this.isPrivate, lamport: e.lamport, commit: e.commit, cites: e.cites, facts: e.facts, off, len: bytes.length, pre, created, file, fresh: true}
+      chunks.push(bytes)
+      this.dat[e.kind] = off + bytes.length
+    })
+    for (const [kind, chunks] of byKind) {
+      // written from where the bytes are (no joined copy of the chunk)
+      const fd = fs.openSync(`${this.base}.${kind}.dat`, 'a')
+      try {
+        for (let i = 0; i < chunks.length; i += 1024) writeAll(fd, chunks.slice(i, i + 1024))
+      } finally {
+        fs.closeSync(fd)
+      }
+    }
+    return entries
+  }
+
+  /** Write the index lines of `entries` (the new ones, in lane order) and return the lane's new state. */
+  finish(entries: readonly CachedEntry[], tip: string, problems: ReadProblem[]): LaneState {
+    const idxFile = `${this.base}.idx`
+    const idxBytes = this.st?.idxBytes ?? 0
+    if (!this.st) fs.writeFileSync(idxFile, '')
+    else fs.truncateSync(idxFile, idxBytes)
+    let crc = this.st?.crc ?? 0
+    let size = idxBytes
+    // in slices: one string for 100,000 lines would be ~20 MB at once
+    for (let i = 0; i < entries.length; i += 4096) {
+      let text = ''
+      for (const e of entries.slice(i, i + 4096)) text += `${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${e.off}\t${e.len}\t${e.pre}\t${e.created}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`
+      const idx = Buffer.from(text, 'latin1')
+      fs.appendFileSync(idxFile, idx)
+      crc = zlib.crc32(idx, crc)
+      size += idx.length
+    }
+    const last = entries.length ? entries[entries.length - 1]!.lamport : this.st?.lastLamport ?? 0
+    return {tip, gen: this.gen, count: (this.st?.count ?? 0) + entries.length, idxBytes: size, dat: this.dat, lastLamport: last, problems, crc}
+  }
+}
+
+/** writev until every buffer is written (a write may be short). */
+function writeAll(fd: number, bufs: Buffer[]): void {
+  let rest = bufs
+  while (rest.length) {
+    let n = fs.writevSync(fd, rest)
+    while (rest.length && n >= rest[0]!.length) {
+      n -= rest[0]!.length
+      rest = rest.slice(1)
+    }
+    if (rest.length && n > 0) rest = [rest[0]!.subarray(n), ...rest.slice(1)]
   }
 }

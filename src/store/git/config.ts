@@ -1,4 +1,5 @@
 import {readFileSync} from 'node:fs'
+import {UsageError} from '../../errors/index.js'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -54,4 +55,13 @@ export function configValue(cfg: Map<string, string[]>, key: string): string | u
   const norm = key.slice(0, key.indexOf('.')).toLowerCase() + key.slice(key.indexOf('.'), dot) + key.slice(dot).toLowerCase()
   const v = cfg.get(norm)
   return v ? v[v.length - 1] : undefined
+}
+
+/** A size as git writes them (`1048576`, `512k`, `1m`, `2g`), in bytes; a bad value names its key. */
+export function parseSize(v: string, key: string): number {
+  const m = /^\s*(\d+)\s*([kmg]?)\s*$/i.exec(v)
+  if (!m) throw new UsageError(`git config ${key} is ${JSON.stringify(v)}, not a size (e.g. 1048576, 512k, 1m)`, `fix it with \`git config ${key} 1m\``)
+  const n = Number(m[1]) * {'': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3}[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g']
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`git config ${key} is ${JSON.stringify(v)}: a size is at least 1 byte`, `fix it with \`git config ${key} 1m\``)
+  return n
 }

@@ -1,16 +1,18 @@
-import {recordDigest, recordId} from '../../records/index.js'
+import {artifactMatches, canonicalJson, decodeRecord, encodeFacts, recordDigest, type ArtifactRef} from '../../records/index.js'
 import type {LaneCommit} from './log.js'
 import {parseLaneRef} from '../lanes.js'
+import {Ledger} from '../ledger.js'
+import {problem, formatProblem as formatOne, type Problem, type StoreProblemCode} from '../problems.js'
 import type {GitRecordStore} from './store.js'
-import {recordChange, checkStoredRecord} from './verify.js'
+import {recordChange, unnamedArtifacts} from './verify.js'
+import {parseCommit} from './objects.js'
+import {lookupPaths} from './tree.js'
+import {checkRecordBytes} from './record-bytes.js'
+import {loadSeenTips} from './tips.js'
+import type {MemEntry} from './lane-read.js'
 
-export interface FsckProblem {
-  ref: string
-  commit?: string
-  path?: string
-  id?: string
-  message: string
-}
+/** A problem `exp fsck` reports (the store's classes; other layers add their own codes). */
+export type FsckProblem = Problem
 
 export interface FsckReport {
   lanes: number
@@ -19,74 +21,146 @@ export interface FsckReport {
 }
 
 /**
- * Check every record on every lane from history alone (the cache is not trusted): schema,
- * digest, id derivation, id/path/trailer agreement, one added file per commit, Lamport
- * monotonicity along each lane, duplicate ids with different digests, dangling cites.
+ * Check every record on every lane from history alone — the projection cache is never read:
+ * lane refs (they must name commits), the walk of each lane (one added record file per
+ * commit, nothing modified, no merges), each record file (UTF-8, JSON, schema, canonical
+ * form, digest, id derivation, trailers, lane), Lamport order along each lane, duplicate ids
+ * with different digests, dangling cites, and lanes that no longer contain a tip this clone
+ * has seen (rewound). Returns the report and the ledger of the records that passed, built
+ * from the same reads, for checks of the layers above (hypothesis transitions, evidence).
  */
-export async function fsck(store: GitRecordStore, onProgress?: (done: number, lane: string) => void): Promise<FsckReport> {
+export async function fsckStore(store: GitRecordStore, onProgress?: (done: number, lane: string) => void): Promise<{report: FsckReport; ledger: Ledger}> {
   const problems: FsckProblem[] = []
   const seen = new Map<string, {digest: string; ref: string}>()
   const all: {id: string; cites: readonly string[]; ref: string; commit: string}[] = []
-  const tips = await store.laneTips()
+  const entries: MemEntry[] = []
+  const {tips, bad} = store.scanLanes()
+  for (const b of bad) problems.push(problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref}))
+  const seenTips = loadSeenTips(store.commonDir)
   let records = 0
-  const current = {ref: '', lane: ''}
+  let lanes = 0
   for (const [ref, tip] of tips) {
     if (!tip) continue
+    lanes++
     const lane = parseLaneRef(ref)!.lane
-    current.ref = ref
-    current.lane = lane
+    const o = await store.reader.read(tip).catch((e: Error) => e)
+    if (o instanceof Error) {
+      problems.push(problem('lane-unreadable', `${ref} cannot be read: its tip ${tip.slice(0, 12)} is missing (${o.message.split('\n')[0]})`, {ref, commit: tip}))
+      continue
+    }
+    if (o.type !== 'commit') {
+      problems.push(problem('lane-ref-not-commit', `${ref} points at ${tip.slice(0, 12)}, a ${o.type}, not a commit`, {ref, commit: tip}))
+      continue
+    }
     let prevLamport = 0
+    const oids = new Set<string>()
+    let count = 0
+    const named: {ref: ArtifactRef; id: string; commit: string}[] = []
     try {
       for await (const commits of store.laneCommitChunks(tip)) {
-        prevLamport = await checkChunk(commits, prevLamport)
+        for (const c of commits) oids.add(c.oid)
+        const r = await checkChunk(ref, lane, commits, prevLamport, named)
+        prevLamport = r.lamport
+        count += r.records
       }
     } catch (e) {
-      problems.push({ref, commit: tip, message: `cannot walk the lane's history: ${(e as Error).message.split('\n')[0]}`})
+      problems.push(problem('lane-unreadable', `cannot walk the lane's history: ${(e as Error).message.split('\n')[0]}`, {ref, commit: tip}))
       continue
+    }
+    await checkArtifacts(ref, parseCommit(o.data, tip).tree, named)
+    const s = seenTips[ref]
+    if (s && s.tip !== tip && !oids.has(s.tip)) {
+      problems.push(problem('lane-rewound', `${ref} moved from ${s.tip.slice(0, 12)} (${s.records} records) to ${tip.slice(0, 12)} (${count} records), which does not contain it: records this clone had are no longer on the lane`, {ref, commit: tip}))
     }
     onProgress?.(records, lane)
   }
-  for (const {id, cites, ref, commit} of all) {
-    for (const c of cites) if (!seen.has(c)) problems.push({ref, commit, id, message: `dangling cite: ${c} is not on any lane`})
+  for (const [ref, s] of Object.entries(seenTips)) {
+    if (!tips.has(ref) && !bad.some(b => b.ref === ref)) problems.push(problem('lane-rewound', `${ref} was deleted (it held ${s.records} records at ${s.tip.slice(0, 12)})`, {ref, commit: s.tip}))
   }
-  return {lanes: [...tips.values()].filter(Boolean).length, records, problems}
+  for (const {id, cites, ref, commit} of all) {
+    for (const c of cites) if (!seen.has(c)) problems.push(problem('dangling-cite', `dangling cite: ${c} is not on any lane`, {ref, commit, id}))
+  }
+  const ledger = new Ledger(entries, e => decodeRecord((e as MemEntry).bytes, e.id), problems.map(p => ({...p, ref: p.ref ?? ''})), undefined, es => es.map(e => (e as MemEntry).bytes))
+  return {report: {lanes, records, problems}, ledger}
 
-  async function checkChunk(commits: LaneCommit[], prevLamport: number): Promise<number> {
-    const ref = current.ref
-    const lane = current.lane
+  /** Every artifact a record names is in the lane tree (artifacts are never removed) and hashes to its digest. */
+  async function checkArtifacts(ref: string, tree: string, named: {ref: ArtifactRef; id: string; commit: string}[]): Promise<void> {
+    if (!named.length) return
+    const found = await lookupPaths(store.reader, tree, [...new Set(named.map(n => n.ref.path))])
+    for (const n of named) {
+      const at = {ref, commit: n.commit, path: n.ref.path, id: n.id}
+      const f = found.get(n.ref.path)
+      if (!f) {
+        problems.push(problem('artifact-missing', `artifact ${n.ref.name} (${n.ref.path}) is not in the lane tree`, at))
+        continue
+      }
+      const bytes = await store.reader.read(f.oid).then(o => o.data, (e: Error) => e)
+      if (bytes instanceof Error) problems.push(problem('artifact-missing', `artifact ${n.ref.name}: ${bytes.message}`, at))
+      else if (!artifactMatches(n.ref, bytes)) problems.push(problem('artifact-digest', `artifact ${n.ref.name} does not hash to ${n.ref.digest.slice(0, 19)}… (or its size is not ${n.ref.size})`, at))
+    }
+  }
+
+  async function checkChunk(ref: string, lane: string, commits: LaneCommit[], prevLamport: number, named: {ref: ArtifactRef; id: string; commit: string}[]): Promise<{lamport: number; records: number}> {
+    const info = parseLaneRef(ref)!
     const located = commits.map(c => recordChange(c))
     const got = await store.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))
     let gi = 0
+    let n = 0
+    const at = (c: LaneCommit, path: string | undefined, id: string | undefined) => ({ref, commit: c.oid, path, id})
     for (const [k, c] of commits.entries()) {
       const loc = located[k]!
       if ('problem' in loc) {
-        problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
+        problems.push(problem(loc.problem.code, loc.problem.message, at(c, loc.path, undefined)))
         continue
       }
       const bytes = got[gi++]!
       if (bytes instanceof Error) {
-        problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: `unreadable object ${loc.blob}: ${bytes.message}`})
+        problems.push(problem('record-unreadable', `unreadable object ${loc.blob}: ${bytes.message}`, at(c, loc.path, loc.id)))
         continue
       }
-      const {record, problems: bad} = checkStoredRecord(bytes, c, {lane, ...loc})
-      for (const message of bad) problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message})
+      const checked = checkRecordBytes(bytes, {lane, kind: loc.kind, id: loc.id, lamport: loc.lamport})
+      for (const f of checked.problems ?? []) problems.push(problem(f.code, f.message, at(c, loc.path, loc.id)))
+      const record = checked.ok?.record ?? checked.record
       if (!record) continue
-      records++
-      const digest = recordDigest(record)
-      if (digest !== record.digest) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `digest mismatch: stored ${record.digest.slice(0, 19)}…, content hashes to ${digest.slice(0, 19)}…`})
-      const id = recordId(record.kind, digest, record.key)
-      if (id !== record.id) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `id ${record.id} is not derived from its ${record.key === undefined ? 'content' : 'key'} (expected ${id})`})
-      if (record.lamport <= prevLamport) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `lamport ${record.lamport} is not greater than the previous record's ${prevLamport} on this lane`})
+      // the ledger proves bytes and digest agree; fsck also proves the bytes are the one
+      // canonical form of the record (no key repeated, none out of order anywhere)
+      let good = !!checked.ok
+      if (good && `${canonicalJson(record)}\n` !== bytes.toString('utf8')) {
+        problems.push(problem('record-not-canonical', 'record file is not in canonical JSON form (a key repeated or out of order inside the body)', at(c, loc.path, record.id)))
+        good = false
+      }
+      const stray = unnamedArtifacts(loc, record)
+      if (stray.length) {
+        problems.push(problem('commit-changes', `the commit adds ${stray.join(', ')}, which its record does not name`, at(c, stray[0], record.id)))
+        good = false
+      }
+      for (const a of record.artifacts ?? []) named.push({ref: a, id: record.id, commit: c.oid})
+      const digest = good ? record.digest : recordDigest(record)
+      if (good) {
+        records++
+        n++
+      }
+      if (record.lamport <= prevLamport) problems.push(problem('lamport-order', `lamport ${record.lamport} is not greater than the previous record's ${prevLamport} on this lane`, at(c, loc.path, record.id)))
       prevLamport = Math.max(prevLamport, record.lamport)
       const other = seen.get(record.id)
-      if (other && other.digest !== digest) problems.push({ref, commit: c.oid, path: loc.path, id: record.id, message: `duplicate id with a different digest (also on ${other.ref})`})
+      if (other && other.digest !== digest) problems.push(problem('duplicate-id', `duplicate id with a different digest (also on ${other.ref})`, at(c, loc.path, record.id)))
       if (!other) seen.set(record.id, {digest, ref})
       if (record.cites.length) all.push({id: record.id, cites: record.cites, ref, commit: c.oid})
+      if (!good) continue
+      const facts = encodeFacts(record)
+      entries.push({id: record.id, kind: record.kind, digest: record.digest, lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites, ...(facts ? {facts} : {}), bytes})
     }
-    return prevLamport
+    return {lamport: prevLamport, records: n}
   }
 }
 
-export function formatProblem(p: FsckProblem): string {
-  return `${p.ref}${p.commit ? ` ${p.commit.slice(0, 12)}` : ''}${p.path ? ` ${p.path}` : ''}: ${p.message}`
+/** Check every record on every lane from history alone (the report of fsckStore). */
+export async function fsck(store: GitRecordStore, onProgress?: (done: number, lane: string) => void): Promise<FsckReport> {
+  return (await fsckStore(store, onProgress)).report
 }
+
+export function formatProblem(p: FsckProblem): string {
+  return formatOne(p)
+}
+
+export type {StoreProblemCode}

@@ -1,30 +1,130 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import {ExpError} from '../../errors/index.js'
 import {hasNativeGit, runGit} from './native.js'
+import {alive} from './lock.js'
 import type {RepoPaths} from './repo.js'
-import fs from 'node:fs'
-import path from 'node:path'
 
 export interface GcResult {
   looseBefore: number
   packsBefore: number
   looseAfter: number
   packsAfter: number
+  /** temp files and pack keeps left by processes that died (removed) */
+  garbage: string[]
 }
+
+/** a temp file without an owner we can check is garbage once this old */
+const STALE_MS = 60 * 60 * 1000
+const HOST = os.hostname()
 
 function countObjects(commonDir: string): {loose: number; packs: number} {
   let loose = 0
   const objects = path.join(commonDir, 'objects')
-  for (const d of fs.readdirSync(objects)) if (/^[0-9a-f]{2}$/.test(d)) loose += fs.readdirSync(path.join(objects, d)).length
+  for (const d of fs.readdirSync(objects)) if (/^[0-9a-f]{2}$/.test(d)) loose += fs.readdirSync(path.join(objects, d)).filter(f => /^[0-9a-f]{38}$/.test(f)).length
   const packs = fs.existsSync(path.join(objects, 'pack')) ? fs.readdirSync(path.join(objects, 'pack')).filter(f => f.endsWith('.idx')).length : 0
   return {loose, packs}
 }
 
-/** Repository maintenance: pack loose objects and small packs into one, keep refs packed. */
+function list(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir)
+  } catch {
+    return []
+  }
+}
+
+/** Is a temp file garbage: its owner (a pid in its name or content) is dead here, or, without one, it is old. */
+function stale(file: string, pid: number | undefined): boolean {
+  if (pid !== undefined && pid !== process.pid) return !alive(pid)
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs > STALE_MS
+  } catch {
+    return false
+  }
+}
+
+/** A lock file written by an exp process of this host that is no longer running. */
+function deadOwner(file: string): boolean {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return false
+  }
+  const m = /^exp pid=(\d+) host=(\S+)/.exec(text)
+  return !!m && m[2] === HOST && Number(m[1]) !== process.pid && !alive(Number(m[1]))
+}
+
+/**
+ * Temp files a killed writer leaves: loose-object and pack temp files (named with the pid of
+ * the exp process that wrote them; git's own by age), pack keeps an append holds until its
+ * ref moves, locks and lock temp files, and the cache's and seen tips' temp files. Files of live
+ * processes are left alone.
+ */
+export function findGarbage(commonDir: string): string[] {
+  const out: string[] = []
+  const objects = path.join(commonDir, 'objects')
+  for (const d of list(objects)) {
+    if (!/^[0-9a-f]{2}$/.test(d)) continue
+    for (const f of list(path.join(objects, d))) {
+      const m = /^tmp_obj_(?:(\d+)_)?/.exec(f)
+      if (m && stale(path.join(objects, d, f), m[1] ? Number(m[1]) : undefined)) out.push(path.join(objects, d, f))
+    }
+  }
+  const packs = path.join(objects, 'pack')
+  for (const f of list(packs)) {
+    const file = path.join(packs, f)
+    const m = /^tmp_(?:pack|idx)_(?:(\d+)_)?/.exec(f)
+    if (m && stale(file, m[1] ? Number(m[1]) : undefined)) out.push(file)
+    if (f.endsWith('.keep')) {
+      let text = ''
+      try {
+        text = fs.readFileSync(file, 'utf8')
+      } catch {
+        continue
+      }
+      // only keeps exp wrote (git's and people's keeps are meant to stay)
+      const k = /^exp pid=(\d+) host=(\S+):/.exec(text)
+      if (k && k[2] === HOST && stale(file, Number(k[1]))) out.push(file)
+    }
+  }
+  const walk = (dir: string): void => {
+    for (const e of list(dir)) {
+      const file = path.join(dir, e)
+      let st: fs.Stats
+      try {
+        st = fs.statSync(file)
+      } catch {
+        continue
+      }
+      if (st.isDirectory()) walk(file)
+      else {
+        const m = /\.lock~(\d+)~[a-z0-9]+\.lock$/.exec(e) ?? /\.lock\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e) ?? /\.(\d+)\.tmp$/.exec(e)
+        if (m && stale(file, Number(m[1]))) out.push(file)
+        // the new value of a ref whose lock is gone: its writer died between the two renames
+        // (`.lock.new`: the name versions before this one used)
+        else if (e.endsWith('~new.lock') && !fs.existsSync(`${file.slice(0, -'~new.lock'.length)}.lock`) && stale(file, undefined)) out.push(file)
+        else if (e.endsWith('.lock.new') && !fs.existsSync(file.slice(0, -'.new'.length)) && stale(file, undefined)) out.push(file)
+        // a lock whose exp owner died (the next writer would break it; git commands would fail on it)
+        else if (e.endsWith('.lock') && deadOwner(file)) out.push(file)
+      }
+    }
+  }
+  walk(path.join(commonDir, 'refs'))
+  walk(path.join(commonDir, 'exp'))
+  return out
+}
+
+/** Repository maintenance: remove dead writers' temp files, pack loose objects and small packs into one, keep refs packed. */
 export async function gc(repo: RepoPaths, opts: {aggressive?: boolean} = {}): Promise<GcResult> {
   if (!(await hasNativeGit())) throw new ExpError('E_USAGE', 'exp gc needs the git binary (isomorphic-git cannot repack)', {hint: 'install git and run `exp gc` again'})
+  const garbage = findGarbage(repo.commonDir)
+  for (const f of garbage) fs.rmSync(f, {force: true})
   const before = countObjects(repo.commonDir)
   await runGit(['--git-dir', repo.commonDir, 'gc', '--quiet', ...(opts.aggressive ? ['--aggressive'] : [])], {cwd: repo.commonDir})
   await runGit(['--git-dir', repo.commonDir, 'pack-refs', '--all'], {cwd: repo.commonDir})
   const after = countObjects(repo.commonDir)
-  return {looseBefore: before.loose, packsBefore: before.packs, looseAfter: after.loose, packsAfter: after.packs}
+  return {looseBefore: before.loose, packsBefore: before.packs, looseAfter: after.loose, packsAfter: after.packs, garbage: garbage.map(f => path.relative(repo.commonDir, f))}
 }

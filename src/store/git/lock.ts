@@ -25,6 +25,11 @@ function parseOwner(text: string): Owner {
   return m ? {pid: Number(m[1]), host: m[2], raw: text.trim()} : {raw: text.trim()}
 }
 
+/** The file a ref's new value is written to before it is renamed over the ref. */
+export function newValuePath(commonDir: string, ref: string): string {
+  return path.join(commonDir, `${ref}~new.lock`)
+}
+
 /** Whether a process of this host is running (EPERM: it is, under another user). */
 export function alive(pid: number): boolean {
   try {
@@ -97,7 +102,11 @@ class LockWaiter {
  * the same file, so exp and git interlock), the old value is compared under the lock, and the
  * new value is renamed over the ref before the lock is removed.
  * A lock whose owner died (same host, pid gone) or that is older than staleMs is broken
- * under a second `.lock.break` lock, so two waiters never both break it.
+ * under a second `.lock~break.lock` lock, so two waiters never both break it.
+ *
+ * Every file this protocol makes beside a ref ends in `.lock` and holds a `~` (which no ref
+ * name may): git skips such files when it lists refs, so a `git pack-refs --all` running at
+ * the same time never packs one as a ref (a `<ref>.lock.new` was once packed as a lane).
  */
 export class RefLock {
   private done = false
@@ -125,8 +134,12 @@ export class RefLock {
       for (;;) {
         // synchronous: the lock is contended by many processes, and every thread-pool hop
         // while holding it lengthens everyone's wait
-        const ino = createOwned(file)
+        // (a `git pack-refs --all` may remove the ref's empty folder at any moment: made again)
+        const ino = createOwnedIn(file)
         if (ino !== undefined) {
+          // owner temp files of writers killed between writing and linking them: the lock's
+          // holder is the one process that may remove them without racing their writer
+          sweepTemps(file)
           const old = await readRef(commonDir, ref)
           return new RefLock(commonDir, ref, ino, old)
         }
@@ -164,12 +177,21 @@ export class RefLock {
       await this.release()
       throw new ExpError('E_CONFLICT', `ref ${this.ref} moved from ${this.old ?? '(none)'} to ${now ?? '(none)'} while it was locked`, {hint: 'another tool updated the ref without its lock; retry the command'})
     }
-    // The new value goes through `<ref>.lock.new`, renamed over the ref while the lock (still
+    // The new value goes through `<ref>~new.lock`, renamed over the ref while the lock (still
     // naming its owner) is held; then the lock goes. A writer killed at any point leaves either
     // the old or the new ref, and a lock whose dead owner is recognisable at once.
-    const tmp = `${this.lockPath}.new`
-    fs.writeFileSync(tmp, `${next}\n`)
-    fs.renameSync(tmp, path.join(this.commonDir, this.ref))
+    const tmp = newValuePath(this.commonDir, this.ref)
+    // the folder holds our lock file, so maintenance cannot remove it; retried all the same
+    for (let attempt = 1; ; attempt++) {
+      try {
+        fs.writeFileSync(tmp, `${next}\n`)
+        fs.renameSync(tmp, path.join(this.commonDir, this.ref))
+        break
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 8) throw e
+        fs.mkdirSync(path.dirname(tmp), {recursive: true})
+      }
+    }
     this.done = true
     fs.rmSync(this.lockPath, {force: true})
   }
@@ -211,7 +233,7 @@ function isStale(s: LockState, staleMs: number): boolean {
  * Returns the lock's inode, or undefined when the file already exists.
  */
 function createOwned(file: string): number | undefined {
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`
+  const tmp = `${file}~${process.pid}~${Math.random().toString(36).slice(2, 8)}.lock`
   fs.writeFileSync(tmp, `exp pid=${process.pid} host=${HOST} at=${new Date().toISOString()}\n`)
   try {
     fs.linkSync(tmp, file)
@@ -224,18 +246,30 @@ function createOwned(file: string): number | undefined {
   }
 }
 
+/** createOwned, making the lock's folder again when maintenance removed it in between. */
+function createOwnedIn(file: string): number | undefined {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return createOwned(file)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 8) throw e
+      fs.mkdirSync(path.dirname(file), {recursive: true})
+    }
+  }
+}
+
 /** Remove temp files of createOwned left by processes that died between write and link. */
 function sweepTemps(file: string): void {
   const dir = path.dirname(file)
   const base = path.basename(file)
   for (const f of fs.readdirSync(dir)) {
-    const m = f.startsWith(`${base}.`) && /\.(\d+)\.[a-z0-9]+\.tmp$/.exec(f)
+    const m = f.startsWith(`${base}~`) && /~(\d+)~[a-z0-9]+\.lock$/.exec(f)
     if (m && Number(m[1]) !== process.pid && !alive(Number(m[1]))) fs.rmSync(path.join(dir, f), {force: true})
   }
 }
 
 async function breakLock(file: string, seen: LockState): Promise<void> {
-  const breaker = `${file}.break`
+  const breaker = `${file}~break.lock`
   if (createOwned(breaker) === undefined) {
     // a breaker killed while breaking is recognised the same way as a dead lock owner
     const st = await statOwner(breaker)

@@ -4,6 +4,7 @@ import {readTree} from './tree.js'
 import {spawn} from 'node:child_process'
 import {StringDecoder} from 'node:string_decoder'
 import {CorruptObjectError} from '../../errors/index.js'
+import type {StoreProblemCode} from '../problems.js'
 
 export interface Change {
   status: 'A' | 'M' | 'D'
@@ -17,6 +18,8 @@ export interface LaneCommit {
   parents: string[]
   message: string
   changes: Change[]
+  /** what a reader already found wrong with it (reported instead of its record) */
+  problem?: {code: StoreProblemCode; message: string}
 }
 
 /** What changed between two trees, descending only into subtrees whose ids differ. */
@@ -70,14 +73,17 @@ export async function laneCommitsNative(gitDir: string, tip: string, stop?: stri
 }
 
 /**
- * Stream a lane's commits, oldest first, in chunks, parsing `git log --raw` output as it
+ * Stream a lane's commits, oldest first (or newest first), in chunks, parsing `git log --raw` output as it
  * arrives: a 100,000-record lane never sits in memory as one string. `git log` runs ahead of
  * the consumer by up to `ahead` parsed chunks (its output is read whenever the event loop
  * turns, not only when a chunk is asked for), so the walk of history overlaps with the
  * reading and checking of the records already listed; then its output is paused.
  */
-export async function* laneCommitChunksNative(gitDir: string, tip: string, stop: string | undefined, size: number, ahead = 2): AsyncGenerator<LaneCommit[]> {
-  const args = ['--git-dir', gitDir, 'log', '--first-parent', '--reverse', '--no-renames', '--raw', '--no-abbrev', '--format=%x01%H%x02%P%x02%B%x03', tip]
+export async function* laneCommitChunksNative(gitDir: string, tip: string, stop: string | undefined, size: number, ahead = 2, raw = true, oldestFirst = true): AsyncGenerator<LaneCommit[]> {
+  // without --raw git does not diff each commit against its parent (most of the walk's cost):
+  // a full read takes the files from the tip's tree instead (lane-read.ts); newest first, git
+  // streams commits as it walks instead of after the whole walk (--reverse has to wait)
+  const args = ['--git-dir', gitDir, 'log', '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x01%H%x02%P%x02%B%x03', tip]
   if (stop) args.push(`^${stop}`)
   const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe']})
   let stderr = ''

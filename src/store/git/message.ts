@@ -1,5 +1,5 @@
 import type {ExpRecord} from '../../records/index.js'
-import {summarize} from '../../records/index.js'
+import {summarize, oneLine} from '../../records/index.js'
 
 /** Trailers that let plain `git log` index the ledger (DESIGN.md §2). */
 export interface RecordTrailers {
@@ -10,9 +10,20 @@ export interface RecordTrailers {
 }
 
 export function recordMessage(r: ExpRecord): string {
-  const lines = [`${r.kind}: ${summarize(r)}`, '', `Exp-Record: ${r.kind}/${r.id}`, `Exp-Schema: ${r.schema}`, `Exp-Lamport: ${r.lamport}`]
+  // the subject is clipped to one line of printable text whatever the record holds; the
+  // trailer values are ids, tags and numbers the envelope schema already restricts
+  const lines = [oneLine(`${r.kind}: ${summarize(r)}`), '', `Exp-Record: ${r.kind}/${r.id}`, `Exp-Schema: ${r.schema}`, `Exp-Lamport: ${r.lamport}`]
   if (r.cites.length) lines.push(`Exp-Cites: ${r.cites.join(' ')}`)
   return `${lines.join('\n')}\n`
+}
+
+const parsed = new WeakMap<object, RecordTrailers>()
+
+/** The trailers of a lane commit, parsed once however many readers ask. */
+export function trailersOf(c: {message: string}): RecordTrailers {
+  let t = parsed.get(c)
+  if (!t) parsed.set(c, (t = parseTrailers(c.message)))
+  return t
 }
 
 /** Read the Exp-* trailers of a commit message (last paragraph, `Key: value` lines). */

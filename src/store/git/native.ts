@@ -83,6 +83,27 @@ export class CatFileBatch {
     })
   }
 
+  /**
+   * Many objects, asked for in one write; failures come back as Errors, in order. `keep`, when
+   * given, copies each object out of the pipe's buffer as it arrives (into memory the caller
+   * reuses), so those buffers die young instead of being held by the answers.
+   */
+  readBatch(oids: readonly string[], keep?: (data: Buffer) => Buffer): Promise<(Buffer | Error)[]> {
+    const out = new Array<Buffer | Error>(oids.length)
+    if (!oids.length) return Promise.resolve(out)
+    if (this.dead) return Promise.resolve(out.fill(this.dead))
+    if (this.head === this.queue.length) this.hold(true)
+    return new Promise(resolve => {
+      let left = oids.length
+      const settle = (i: number, v: Buffer | Error) => {
+        out[i] = v
+        if (--left === 0) resolve(out)
+      }
+      oids.forEach((oid, i) => this.queue.push({oid, resolve: o => settle(i, keep ? keep(o.data) : o.data), reject: e => settle(i, e)}))
+      this.child.stdin.write(Buffer.from(`${oids.join('\n')}\n`, 'latin1'))
+    })
+  }
+
   /** Keep the event loop alive only while answers are awaited: an idle reader never holds a process open. */
   private hold(on: boolean): void {
     const handles = [this.child, this.child.stdout, this.child.stdin, this.child.stderr] as unknown as {ref(): void; unref(): void}[]
@@ -110,7 +131,8 @@ export class CatFileBatch {
         this.want = {type: parts[1] as ObjectType, size: Number(parts[2])}
       }
       if (this.buf.length < this.want.size + 1) return
-      const data = Buffer.from(this.buf.subarray(0, this.want.size))
+      // a view, not a copy: the chunk it lies in is never written again (a new one is made for what follows)
+      const data = this.buf.subarray(0, this.want.size)
       const type = this.want.type
       this.buf = this.buf.subarray(this.want.size + 1)
       this.want = undefined

@@ -8,8 +8,8 @@ import {CatFileBatch} from './native.js'
 /** Reads git objects by id. Two adapters: isomorphic-git (in process) and native `git cat-file --batch`. */
 export interface ObjectReader {
   read(oid: string): Promise<{type: ObjectType; data: Buffer}>
-  /** many objects at once (pipelined where the adapter can); failures come back as Errors */
-  readMany(oids: readonly string[]): Promise<(Buffer | Error)[]>
+  /** many objects at once (pipelined where the adapter can); failures come back as Errors; `keep` may copy each one where the caller wants it */
+  readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer): Promise<(Buffer | Error)[]>
   close(): Promise<void>
 }
 
@@ -29,6 +29,7 @@ export class IsoReader implements ObjectReader {
   }
 
   async readMany(oids: readonly string[]): Promise<(Buffer | Error)[]> {
+    // (each object is its own buffer here already: nothing to gain from copying)
     const out: (Buffer | Error)[] = []
     for (const oid of oids) out.push(await this.read(oid).then(o => o.data, (e: Error) => e))
     return out
@@ -76,7 +77,7 @@ export class NativeReader implements ObjectReader {
    * A few objects (a lookup during an append) are tried loose first, so a small repository
    * never needs the child process.
    */
-  async readMany(oids: readonly string[]): Promise<(Buffer | Error)[]> {
+  async readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer): Promise<(Buffer | Error)[]> {
     const out: (Buffer | Error | undefined)[] = new Array(oids.length)
     const rest: number[] = []
     oids.forEach((oid, i) => {
@@ -92,7 +93,7 @@ export class NativeReader implements ObjectReader {
     if (rest.length) {
       this.batch ??= new CatFileBatch(this.gitdir)
       const b = this.batch
-      const got = await Promise.all(rest.map(i => b.read(oids[i]!).then(o => o.data, (e: Error) => e)))
+      const got = await b.readBatch(rest.map(i => oids[i]!), keep)
       rest.forEach((i, k) => (out[i] = got[k]))
     }
     return out as (Buffer | Error)[]

@@ -41,9 +41,21 @@ export async function readRef(commonDir: string, ref: string, packed?: Map<strin
   return readLoose(commonDir, ref) ?? (packed ?? readPackedRefs(commonDir)).get(ref)
 }
 
+/** A ref file that does not name an object (garbage text, a symbolic ref, a folder where a file should be). */
+export interface BadRef {
+  ref: string
+  reason: string
+}
+
 /** All refs under a prefix (e.g. `refs/research/`), loose overriding packed, sorted by name. */
 export async function listRefs(commonDir: string, prefix: string): Promise<Map<string, string>> {
+  return scanRefs(commonDir, prefix).refs
+}
+
+/** The same, and the ref files under the prefix that do not hold an object id (reported, not skipped silently). */
+export function scanRefs(commonDir: string, prefix: string): {refs: Map<string, string>; bad: BadRef[]} {
   const out = new Map<string, string>()
+  const bad: BadRef[] = []
   for (const [name, oid] of readPackedRefs(commonDir)) if (name.startsWith(prefix)) out.set(name, oid)
   const walk = (rel: string): void => {
     let entries
@@ -55,17 +67,23 @@ export async function listRefs(commonDir: string, prefix: string): Promise<Map<s
     for (const e of entries) {
       const child = `${rel}/${e.name}`
       if (e.isDirectory()) walk(child)
-      else if (e.isFile() && !e.name.includes('.lock')) {
-        let v: string | undefined
+      // lock files and exp's own temp files (`.lock` in the name, or a `~`, which no ref name may hold)
+      else if (e.isFile() && !e.name.includes('.lock') && !e.name.includes('~')) {
+        let text: string
         try {
-          v = readLoose(commonDir, child)
+          text = readFileSync(path.join(commonDir, child), 'utf8').trim()
         } catch {
-          v = undefined
+          continue // removed since the listing: it is gone, not broken
         }
-        if (v) out.set(child, v)
+        if (OID_RE.test(text)) out.set(child, text)
+        else {
+          // a loose ref file shadows any packed value: the ref is broken, not its packed copy
+          out.delete(child)
+          bad.push({ref: child, reason: text.startsWith('ref: ') ? `it is a symbolic ref (${text.slice(0, 80)})` : `it holds ${JSON.stringify(text.slice(0, 60))}, not an object id`})
+        }
       }
     }
   }
   walk(prefix.replace(/\/$/, ''))
-  return new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)))
+  return {refs: new Map([...out.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))), bad: bad.sort((a, b) => (a.ref < b.ref ? -1 : 1))}
 }

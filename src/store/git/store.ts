@@ -1,25 +1,27 @@
 import fs from 'node:fs'
 import os from 'node:os'
-import path from 'node:path'
-import {prepare, seal, encodeRecord, decodeRecord, encodeFacts, recordPath, utcTimestamp, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
-import {ConflictError, CorruptObjectError} from '../../errors/index.js'
-import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
+import {execFileSync} from 'node:child_process'
+import {artifactMatches, decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
+import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
+import {parseCommit} from './objects.js'
+import {lookupPath} from './tree.js'
+import {isLaneName, parseLaneRef} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
 import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, ReadProblem, RecordStore} from '../port.js'
+import {problem, LANE_FAILURES} from '../problems.js'
 import {discoverRepo, type RepoPaths} from './repo.js'
-import {listRefs} from './refs.js'
+import {scanRefs, type BadRef} from './refs.js'
 import {RefLock} from './lock.js'
-import {encodeCommit, parseCommit, type CommitData, type Signature} from './objects.js'
 import {sshSigner, type CommitSigner} from './sign.js'
 import {IsoReader, NativeReader, type ObjectReader} from './reader.js'
-import {LooseSink, PackSink, type ObjectSink} from './writer.js'
-import {MutableTree, lookupPaths} from './tree.js'
-import {recordMessage, parseTrailers} from './message.js'
-import {hasNativeGit} from './native.js'
-import {readGitConfig, configValue} from './config.js'
+import {hasNativeGit, runGit} from './native.js'
+import {readGitConfig, configValue, parseSize} from './config.js'
 import {laneCommitsIso, laneCommitsNative, laneCommitChunksNative, type LaneCommit} from './log.js'
-import {recordChange, checkStoredRecord} from './verify.js'
-import {LedgerCache, type LaneState, type CachedEntry} from './cache.js'
+import {LedgerCache, CacheMismatch, type LaneState, type CachedEntry} from './cache.js'
+import {readLane, type MemEntry} from './lane-read.js'
+import {checkRecordBytes} from './record-bytes.js'
+import {loadSeenTips, saveSeenTips} from './tips.js'
+import {LaneWriter} from './append.js'
 
 export interface GitStoreOptions {
   /** use the native git fast paths (cat-file, log) when a git binary exists; default: auto */
@@ -28,16 +30,18 @@ export interface GitStoreOptions {
   packThreshold?: number
   /** keep the projection cache under .git/exp (default true) */
   cache?: boolean
+  /** the largest record file accepted, in bytes (default: git config exp.maxRecordBytes, else 1 MiB) */
+  maxRecordBytes?: number
+  /** the largest artifact accepted, in bytes (default: git config exp.maxArtifactBytes, else 100 MiB) */
+  maxArtifactBytes?: number
+  /** where warnings go (a lane that cannot be read, a rewound lane, a cache rebuilt); default: stderr */
+  onWarning?: (message: string) => void
   /** sign the commits of evidence records (default: git config exp.signingKey, docs/trust.md) */
   signer?: CommitSigner | null
 }
 
-/** The records whose commits are signed when a signing key is configured: what decides (docs/trust.md). */
-const SIGNED_KINDS: ReadonlySet<Kind> = new Set(['evaluation', 'decision', 'verdict'])
-
-interface MemEntry extends LedgerEntry {
-  bytes: Buffer
-}
+export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024
+export const DEFAULT_MAX_ARTIFACT_BYTES = 100 * 1024 * 1024
 
 interface LaneRead {
   ref: string
@@ -45,6 +49,7 @@ interface LaneRead {
   entries: readonly LedgerEntry[]
   problems: readonly ReadProblem[]
 }
+
 
 /**
  * The entries of `now` that are not in a ledger built from `before` (per lane ref), when
@@ -66,10 +71,21 @@ function addedSince(before: Map<string, readonly LedgerEntry[]>, now: readonly L
 
 /** The git adapter of the RecordStore port: each record is one commit on its lane ref. */
 export class GitRecordStore implements RecordStore {
-  private commitTree = new Map<string, {tree: string; lamport: number}>()
   private cache: LedgerCache
+  private writer: LaneWriter
+  private warned = new Set<string>()
   private constructor(readonly repo: RepoPaths, readonly reader: ObjectReader, readonly native: boolean, private readonly opts: GitStoreOptions) {
     this.cache = new LedgerCache(repo.commonDir)
+    this.writer = new LaneWriter({
+      commonDir: repo.commonDir,
+      reader,
+      config: key => this.config(key),
+      laneTips: () => this.laneTips(),
+      packThreshold: opts.packThreshold ?? 16,
+      maxRecordBytes: () => this.maxRecordBytes(),
+      maxArtifactBytes: () => this.maxArtifactBytes(),
+      signer: () => this.signer(),
+    })
   }
 
   static async open(where: string | RepoPaths = process.cwd(), opts: GitStoreOptions = {}): Promise<GitRecordStore> {
@@ -87,110 +103,61 @@ export class GitRecordStore implements RecordStore {
     return (await this.appendBatch([draft], opts))[0]!
   }
 
-  async appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]> {
-    const lane = validateLane(opts.lane)
-    const ref = laneRef(lane, opts.private)
-    const prepared = drafts.map(d => prepare(d))
-    const inBatch = new Map<string, string>()
-    for (const p of prepared) {
-      const have = inBatch.get(p.id)
-      if (have !== undefined && have !== p.digest) throw new ConflictError(p.id, have, p.digest, lane)
-      inBatch.set(p.id, p.digest)
-    }
-    const lock = await RefLock.acquire(this.commonDir, ref, {timeoutMs: opts.lockTimeoutMs})
-    try {
-      const tips = await this.laneTips()
-      tips.set(ref, lock.old)
-      const existing = await this.findExisting(prepared.map(p => ({id: p.id, kind: p.draft.kind})), tips)
-      for (const p of prepared) {
-        const ex = existing.get(p.id)
-        if (ex && ex.digest !== p.digest) throw new ConflictError(p.id, ex.digest, p.digest, ex.lane)
-      }
-      let lamport = 0
-      for (const tip of tips.values()) if (tip) lamport = Math.max(lamport, (await this.commitInfo(tip)).lamport)
-      const createdAt = utcTimestamp((opts.now ?? (() => new Date()))())
-      const firstSeen = new Set<string>()
-      const fresh = prepared.filter(p => !existing.has(p.id) && !firstSeen.has(p.id) && firstSeen.add(p.id))
-      const sink: ObjectSink = fresh.length >= (this.opts.packThreshold ?? 16) ? new PackSink(this.commonDir) : new LooseSink(this.commonDir)
-      const tree = new MutableTree(this.reader, lock.old ? (await this.commitInfo(lock.old)).tree : undefined)
-      const who = await this.signature(lane, createdAt)
-      let parent = lock.old
-      const made = new Map<string, AppendResult>()
-      for (const p of fresh) {
-        const record = seal(p, {lane, lamport: ++lamport, createdAt})
-        const blob = sink.put('blob', encodeRecord(record))
-        await tree.insert(recordPath(record.kind, record.id), blob)
-        const root = tree.write(sink, ref)
-        const commit: CommitData = {tree: root, parents: parent ? [parent] : [], author: who, committer: who, message: recordMessage(record)}
-        const signer = SIGNED_KINDS.has(record.kind) ? await this.signer() : undefined
-        if (signer) commit.gpgsig = await signer(encodeCommit(commit))
-        parent = sink.put('commit', encodeCommit(commit))
-        this.commitTree.set(parent, {tree: root, lamport})
-        made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport, commit: parent})
-      }
-      if (fresh.length) {
-        await sink.flush()
-        await lock.commit(parent!)
-      } else await lock.release()
-      return prepared.map(p => {
-        const ex = existing.get(p.id)
-        if (ex) {
-          return {id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: ex.lane, ref: ex.ref, lamport: ex.lamport, commit: ex.commit}
-        }
-        return made.get(p.id)!
-      })
-    } catch (e) {
-      await lock.release()
-      throw e
-    }
+  appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]> {
+    return this.writer.appendBatch(drafts, opts)
+  }
+
+  /** The largest record file accepted: the option, else git config exp.maxRecordBytes, else 1 MiB. */
+  async maxRecordBytes(): Promise<number> {
+    if (this.opts.maxRecordBytes !== undefined) return this.opts.maxRecordBytes
+    const v = await this.config('exp.maxRecordBytes')
+    return v === undefined ? DEFAULT_MAX_RECORD_BYTES : parseSize(v, 'exp.maxRecordBytes')
+  }
+
+  /** The largest artifact accepted: the option, else git config exp.maxArtifactBytes, else 100 MiB. */
+  async maxArtifactBytes(): Promise<number> {
+    if (this.opts.maxArtifactBytes !== undefined) return this.opts.maxArtifactBytes
+    const v = await this.config('exp.maxArtifactBytes')
+    return v === undefined ? DEFAULT_MAX_ARTIFACT_BYTES : parseSize(v, 'exp.maxArtifactBytes')
+  }
+
+  /**
+   * The content of an artifact of a record, read from the lane tree of the commit that
+   * holds the record and checked against its digest.
+   */
+  async readArtifact(id: string, name: string): Promise<Buffer> {
+    const ledger = await this.ledger()
+    const e = ledger.get(id)
+    if (!e) throw new NotFoundError('record id', id)
+    const ref = ledger.load(e).artifacts?.find(a => a.name === name)
+    if (!ref) throw new NotFoundError('artifact', `${name} of ${id}`, 'the record lists its artifacts: `exp inspect ID`')
+    const where = `${e.ref}:${ref.path}`
+    const c = await this.reader.read(e.commit)
+    const file = await lookupPath(this.reader, parseCommit(c.data, e.commit).tree, ref.path)
+    if (!file) throw new CorruptObjectError('artifact', `${where} is not in the lane tree`, {where})
+    const bytes = (await this.reader.read(file.oid)).data
+    if (!artifactMatches(ref, bytes)) throw new CorruptObjectError('artifact', `${where} does not hash to its digest ${ref.digest}`, {where})
+    return bytes
   }
 
   /** Lane refs (public and private) and their tips. */
   async laneTips(): Promise<Map<string, string | undefined>> {
-    const out = new Map<string, string | undefined>()
-    for (const [ref, oid] of await listRefs(this.commonDir, 'refs/research/')) if (parseLaneRef(ref)) out.set(ref, oid)
-    return out
+    return this.scanLanes().tips
   }
 
-  private async commitInfo(oid: string): Promise<{tree: string; lamport: number}> {
-    let hit = this.commitTree.get(oid)
-    if (!hit) {
-      const o = await this.reader.read(oid)
-      const c = parseCommit(o.data, oid)
-      hit = {tree: c.tree, lamport: parseTrailers(c.message).lamport ?? 0}
-      this.commitTree.set(oid, hit)
+  /** Lane refs and their tips, and the lane ref files that do not name an object. */
+  scanLanes(): {tips: Map<string, string | undefined>; bad: BadRef[]} {
+    const {refs, bad} = scanRefs(this.commonDir, 'refs/research/')
+    const tips = new Map<string, string | undefined>()
+    const badLanes = bad.filter(b => parseLaneRef(b.ref))
+    for (const [ref, oid] of refs) {
+      const info = parseLaneRef(ref)
+      if (!info) continue
+      // (a packed ref under a name no lane may have, e.g. a temp file an older exp let git pack)
+      if (isLaneName(info.lane)) tips.set(ref, oid)
+      else badLanes.push({ref, reason: `${JSON.stringify(info.lane)} is not a lane name`})
     }
-    return hit
-  }
-
-  /** Records already present on any lane, by id: looked up by canonical path in each lane's tip tree. */
-  private async findExisting(items: {id: string; kind: Kind}[], tips: Map<string, string | undefined>): Promise<Map<string, {digest: string; lane: string; ref: string; lamport: number; commit?: string}>> {
-    const out = new Map<string, {digest: string; lane: string; ref: string; lamport: number; commit?: string}>()
-    for (const [ref, tip] of tips) {
-      if (!tip) continue
-      const want = items.filter(it => !out.has(it.id))
-      if (!want.length) break
-      const {tree} = await this.commitInfo(tip)
-      const found = await lookupPaths(this.reader, tree, want.map(it => recordPath(it.kind, it.id)))
-      if (!found.size) continue
-      const hits = want.filter(it => found.has(recordPath(it.kind, it.id)))
-      const blobs = await this.reader.readMany(hits.map(it => found.get(recordPath(it.kind, it.id))!.oid))
-      hits.forEach((it, k) => {
-        const where = `${ref}:${recordPath(it.kind, it.id)}`
-        const data = blobs[k]!
-        if (data instanceof Error) throw new CorruptObjectError('object', `${where}: ${data.message}`, {where})
-        const rec = decodeRecord(data, where)
-        out.set(it.id, {digest: rec.digest, lane: parseLaneRef(ref)!.lane, ref, lamport: rec.lamport})
-      })
-    }
-    return out
-  }
-
-  private async signature(lane: string, createdAt: string): Promise<Signature> {
-    const time = Math.floor(Date.parse(createdAt) / 1000)
-    const name = process.env.GIT_AUTHOR_NAME ?? (await this.config('user.name')) ?? 'exp'
-    const email = process.env.GIT_AUTHOR_EMAIL ?? (await this.config('user.email')) ?? `${lane}@exp.invalid`
-    return {name, email, time}
+    return {tips, bad: badLanes}
   }
 
   private cfg: Map<string, string[]> | undefined
@@ -229,48 +196,19 @@ export class GitRecordStore implements RecordStore {
     for (let i = 0; i < all.length; i += size) yield all.slice(i, i + size)
   }
 
-  /** The record blobs of commits, read in one batch (then checked by checkRecords). */
-  private async fetchRecords(commits: LaneCommit[]): Promise<{located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}> {
-    const located = commits.map(c => recordChange(c))
-    return {located, got: await this.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))}
-  }
-
-  /** Check fetched records in process: good ones become entries, bad ones problems. */
-  private async checkRecords(ref: string, commits: LaneCommit[], {located, got}: {located: ReturnType<typeof recordChange>[]; got: (Buffer | Error)[]}): Promise<{add: {entry: LedgerEntry; bytes: Buffer}[]; problems: ReadProblem[]}> {
-    const info = parseLaneRef(ref)!
-    const add: {entry: LedgerEntry; bytes: Buffer}[] = []
-    const problems: ReadProblem[] = []
-    let gi = 0
-    for (const [k, c] of commits.entries()) {
-      // every so often a turn of the event loop: cat-file's answers for the next chunk are
-      // taken from its pipe (64 KiB), which would otherwise fill and stop it while this checks
-      if (k % 64 === 63) await new Promise(resolve => setImmediate(resolve))
-      const loc = located[k]!
-      if ('problem' in loc) {
-        problems.push({ref, commit: c.oid, path: loc.path, message: loc.problem})
-        continue
-      }
-      const data = got[gi++]!
-      if (data instanceof Error) {
-        problems.push({ref, commit: c.oid, path: loc.path, id: loc.id, message: data.message})
-        continue
-      }
-      const {record, problems: bad} = checkStoredRecord(data, c, {lane: info.lane, ...loc})
-      if (!record) {
-        problems.push(...bad.map(message => ({ref, commit: c.oid, path: loc.path, id: loc.id, message})))
-        continue
-      }
-      const facts = encodeFacts(record)
-      add.push({entry: {id: record.id, kind: record.kind, digest: record.digest, lane: info.lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites, ...(facts ? {facts} : {})}, bytes: data})
-    }
-    return {add, problems}
+  /** Say something once per process (a lane that cannot be read is reported by every read otherwise). */
+  private warn(message: string): void {
+    if (this.warned.has(message)) return
+    this.warned.add(message)
+    if (this.opts.onWarning) this.opts.onWarning(message)
+    else process.stderr.write(`warning: ${message}\n`)
   }
 
   async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
-    const {lanes, key} = await this.refresh()
+    const {lanes, key, laneProblems} = await this.refresh()
     const mode = opts.includePrivate === false ? 'public' : 'all'
     const visible = mode === 'all' ? lanes : lanes.filter(l => !l.private)
-    const problems = lanes.flatMap(l => l.problems)
+    const problems = [...laneProblems, ...lanes.flatMap(l => l.problems)]
     // lane tips name their content: the same lanes give the same ledger, so a process that asks
     // again (the loop does, many times per iteration) gets the one it built; when lanes only
     // grew, the new ledger is the last one plus the new entries (a merge, not a sort of all)
@@ -279,30 +217,107 @@ export class GitRecordStore implements RecordStore {
     let ledger: Ledger | undefined
     if (memo && added && !added.length && memo.key === key) ledger = memo.ledger
     else if (memo && added) ledger = Ledger.extend(memo.ledger, added, problems)
-    ledger ??= new Ledger(visible.flatMap(l => l.entries), e => this.loadOne(e), problems, es => this.loadMany(es))
+    ledger ??= new Ledger(visible.flatMap(l => l.entries), e => this.loadOne(e), problems, es => this.loadMany(es), es => this.bytesOf(es))
     this.memo = {key, mode, ledger, lanes: new Map(visible.map(l => [l.ref, l.entries]))}
     return ledger
   }
 
   private loadOne(e: LedgerEntry): ExpRecord {
-    return decodeRecord('bytes' in e ? (e as MemEntry).bytes : this.cache.read(e as CachedEntry), e.id)
+    return decodeRecord(this.bytesOf([e])[0]!, e.id)
   }
 
   /** bodies of many entries: the cache reads each data file in a few large reads */
   private loadMany(es: readonly LedgerEntry[]): ExpRecord[] {
-    const bufs = this.cache.readMany(es.filter(e => !('bytes' in e)) as CachedEntry[])
+    const bytes = this.bytesOf(es)
+    return es.map((e, k) => decodeRecord(bytes[k]!, e.id))
+  }
+
+  /**
+   * The record files of entries, each checked: bytes kept in memory were checked when read
+   * from history; bytes from the cache are checked against their digest and index line, and
+   * a mismatch is read from history instead (and the lane's cache dropped).
+   */
+  private bytesOf(es: readonly LedgerEntry[]): Buffer[] {
+    const cached = es.filter(e => !('bytes' in e)) as CachedEntry[]
+    const got = cached.length ? this.cache.readMany(cached) : []
+    const bad = cached.filter((_, k) => got[k] instanceof CacheMismatch)
+    const again = bad.length ? this.fromHistory(bad, got.find(g => g instanceof CacheMismatch) as CacheMismatch) : undefined
     let k = 0
-    return es.map(e => decodeRecord('bytes' in e ? (e as MemEntry).bytes : bufs[k++]!, e.id))
+    let b = 0
+    return es.map(e => {
+      if ('bytes' in e) return (e as MemEntry).bytes
+      const g = got[k++]!
+      return g instanceof CacheMismatch ? again![b++]! : g
+    })
+  }
+
+  /**
+   * Records whose cached copies did not check out, read from history instead: one
+   * `git cat-file --batch` of COMMIT:PATH for all of them (synchronously: loaders are), each
+   * checked in full and against the entry that named it.
+   */
+  private fromHistory(es: readonly CachedEntry[], why: CacheMismatch): Buffer[] {
+    for (const ref of new Set(es.map(e => e.ref))) {
+      this.warn(`the cache of ${ref} does not match the records it holds (${why.message}): they are read from history and the cache rebuilt`)
+      this.invalidate(ref)
+    }
+    const where = (e: CachedEntry) => `${e.ref}:${recordPath(e.kind, e.id)}`
+    if (!this.native) throw new CorruptObjectError('cache', `${where(es[0]!)}: the cached copy does not match its digest`, {where: where(es[0]!)})
+    let out: Buffer
+    try {
+      out = execFileSync('git', ['--git-dir', this.commonDir, 'cat-file', '--batch'], {input: es.map(e => `${e.commit}:${recordPath(e.kind, e.id)}\n`).join(''), stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 1 << 30})
+    } catch (err) {
+      throw new CorruptObjectError('record', `${where(es[0]!)}: ${(err as Error).message.split('\n')[0]}`, {where: where(es[0]!)})
+    }
+    let pos = 0
+    return es.map(e => {
+      const nl = out.indexOf(10, pos)
+      const head = out.toString('latin1', pos, nl).split(' ')
+      const size = Number(head[2])
+      if (head[1] !== 'blob' || !Number.isSafeInteger(size)) throw new CorruptObjectError('record', `${where(e)} is not in history (${head.slice(1).join(' ')})`, {where: where(e)})
+      const bytes = out.subarray(nl + 1, nl + 1 + size)
+      pos = nl + 2 + size
+      const checked = checkRecordBytes(bytes, {lane: e.lane, kind: e.kind, id: e.id, lamport: e.lamport})
+      if (!checked.ok || checked.ok.record.digest !== e.digest) throw new CorruptObjectError('record', `${where(e)}: ${checked.problems?.[0]?.message ?? 'it is not the record the index named'}`, {where: where(e)})
+      return bytes
+    })
+  }
+
+  /**
+   * Forget a lane's cache (in this process, and on disk when the cache lock is free). Its files
+   * stay until the lane is cached again: entries of the ledger being read still point into them.
+   */
+  private invalidate(ref: string): void {
+    this.laneMemo.delete(ref)
+    this.memo = undefined
+    if (this.opts.cache === false || !this.cache.tryLock()) return
+    try {
+      const state = this.cache.loadState()
+      if (state.lanes[ref]) {
+        delete state.lanes[ref]
+        this.cache.saveState(state)
+      }
+    } finally {
+      this.cache.unlock()
+    }
   }
 
   private memo: {key: string; mode: 'all' | 'public'; ledger: Ledger; lanes: Map<string, readonly LedgerEntry[]>} | undefined
   /** per lane ref: the entries read at a tip, so an unchanged lane is not read from the cache files again */
   private laneMemo = new Map<string, {tip: string; gen?: number; entries: LedgerEntry[]; problems: ReadProblem[]}>()
+  /** whether a seen tip is contained in a lane tip, by "seen tip contained-in tip" */
+  private contains = new Map<string, boolean>()
 
-  /** Bring the cache up to the current lane tips, reading only new commits. */
-  private async refresh(): Promise<{lanes: LaneRead[]; key: string}> {
-    const tips = await this.laneTips()
-    const key = [...tips].map(([ref, tip]) => `${ref} ${tip ?? '-'}`).sort().join('\n')
+  /**
+   * Bring the cache up to the current lane tips, reading only new commits. A lane that cannot
+   * be read (its ref names no commit, objects of its history are missing) is a problem of that
+   * lane: the others read as usual. A lane that moved to a commit not containing the tip seen
+   * before is read as it is now, and reported.
+   */
+  private async refresh(): Promise<{lanes: LaneRead[]; key: string; laneProblems: ReadProblem[]}> {
+    const {tips, bad} = this.scanLanes()
+    const badRefs: ReadProblem[] = bad.map(b => ({...problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref}), ref: b.ref}))
+    const key = [...[...tips].map(([ref, tip]) => `${ref} ${tip ?? '-'}`), ...bad.map(b => `${b.ref} !`)].sort().join('\n')
     for (const ref of this.laneMemo.keys()) if (!tips.get(ref)) this.laneMemo.delete(ref)
     const live = [...tips].filter((t): t is [string, string] => !!t[1])
     // (the cache files the entries point into must still be there: the folder may be deleted at any time)
@@ -315,40 +330,55 @@ export class GitRecordStore implements RecordStore {
       const m = this.laneMemo.get(ref)!
       return {ref, private: parseLaneRef(ref)!.private, entries: m.entries, problems: m.problems}
     }
+    const useCache = this.opts.cache !== false
     // nothing moved since the last ledger: no cache file to read, no lock to take
-    if (this.laneMemo.size && live.every(([ref, tip]) => usable(ref, tip))) return {lanes: live.map(([ref]) => remembered(ref)), key}
-    const persist = this.opts.cache !== false && this.cache.tryLock()
+    if (this.laneMemo.size && live.every(([ref, tip]) => usable(ref, tip)) && this.lastKey === key) {
+      return {lanes: live.map(([ref]) => remembered(ref)), key, laneProblems: this.lastLaneProblems}
+    }
+    const laneProblems = badRefs
+    for (const p of badRefs) this.warn(`${p.message}; the other lanes are read as usual (${p.hint})`)
+    const persist = useCache && this.cache.tryLock()
     try {
-      const state = persist || this.opts.cache !== false ? this.cache.loadState() : {format: 1, lanes: {} as Record<string, LaneState>}
+      if (persist) this.cache.removeOldFormats()
+      const state = useCache ? this.cache.loadState() : {format: 0, lanes: {} as Record<string, LaneState>}
+      const seen = loadSeenTips(this.commonDir)
+      let seenChanged = false
       const lanes: LaneRead[] = []
+      const rewinds: ReadProblem[] = []
       let changed = false
       for (const [ref, tip] of live) {
-        if (usable(ref, tip)) {
-          lanes.push(remembered(ref))
+        let read: {entries: LedgerEntry[]; problems: ReadProblem[]; sawSeen?: boolean; from?: string}
+        try {
+          read = usable(ref, tip) ? {...this.laneMemo.get(ref)!} : await this.readOne(ref, tip, state, persist, seen[ref]?.tip, () => (changed = true))
+        } catch (e) {
+          const p = laneFailure(ref, tip, e)
+          laneProblems.push(p)
+          this.warn(`${p.message}; the other lanes are read as usual (${p.hint})`)
+          if (state.lanes[ref] && persist) {
+            this.cache.drop(ref, state.lanes[ref]!)
+            delete state.lanes[ref]
+            changed = true
+          }
           continue
         }
-        let st: LaneState | undefined = state.lanes[ref]
-        let start: LedgerEntry[] | undefined
-        if (st) {
-          // entries this process already holds for the cached tip need no second read of the index
-          const m = this.laneMemo.get(ref)
-          start = m && m.tip === st.tip && m.gen === st.gen && filesThere(m.entries) ? m.entries : this.cachedEntries(ref, st)
-          // a damaged cache (files removed by hand) is just no cache for that lane
-          if (!start) st = undefined
-          else if (st.tip === tip) {
-            lanes.push({ref, private: parseLaneRef(ref)!.private, entries: start, problems: st.problems})
-            this.laneMemo.set(ref, {tip, gen: st.gen, entries: start, problems: st.problems})
-            continue
-          }
-        }
-        const lane = (await this.readLane(ref, tip, st, persist, start)) ?? (await this.readLane(ref, tip, undefined, persist))!
-        lanes.push({ref, private: parseLaneRef(ref)!.private, entries: lane.entries, problems: lane.problems})
-        this.laneMemo.set(ref, {tip, gen: lane.state?.gen, entries: lane.entries, problems: lane.problems})
-        if (persist) {
-          state.lanes[ref] = lane.state!
-          changed = true
+        lanes.push({ref, private: parseLaneRef(ref)!.private, entries: read.entries, problems: read.problems})
+        const s = seen[ref]
+        if (s && s.tip !== tip && !(await this.contained(s.tip, tip, read))) {
+          const p = {...problem('lane-rewound', `${ref} moved from ${s.tip.slice(0, 12)} (${s.records} records) to ${tip.slice(0, 12)} (${read.entries.length} records), which does not contain it: records this clone had are no longer on the lane`, {ref, commit: tip}), ref}
+          rewinds.push(p)
+          this.warn(`${p.message} (${p.hint})`)
+        } else if (!s || s.tip !== tip || s.records !== read.entries.length) {
+          seen[ref] = {tip, records: read.entries.length}
+          seenChanged = true
         }
       }
+      for (const [ref, s] of Object.entries(seen)) {
+        if (tips.has(ref) || bad.some(b => b.ref === ref)) continue
+        const p = {...problem('lane-rewound', `${ref} was deleted (it held ${s.records} records at ${s.tip.slice(0, 12)})`, {ref, commit: s.tip}), ref}
+        rewinds.push(p)
+        this.warn(`${p.message} (${p.hint})`)
+      }
+      laneProblems.push(...rewinds)
       for (const ref of Object.keys(state.lanes)) {
         if (!tips.get(ref)) {
           if (persist) this.cache.drop(ref, state.lanes[ref]!)
@@ -357,9 +387,89 @@ export class GitRecordStore implements RecordStore {
         }
       }
       if (persist && changed) this.cache.saveState(state)
-      return {lanes, key}
+      if (persist && seenChanged) saveSeenTips(this.commonDir, seen)
+      this.lastKey = key
+      this.lastLaneProblems = laneProblems
+      return {lanes, key, laneProblems}
     } finally {
       if (persist) this.cache.unlock()
+    }
+  }
+
+  /** the lane tips of the last refresh, and the lane problems found then */
+  private lastKey: string | undefined
+  private lastLaneProblems: ReadProblem[] = []
+
+  /** One lane at `tip`: from this process's memory, the cache, incrementally, or in full. */
+  private async readOne(ref: string, tip: string, state: {lanes: Record<string, LaneState>}, persist: boolean, watch: string | undefined, onChange: () => void): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]; sawSeen?: boolean; from?: string}> {
+    let st: LaneState | undefined = state.lanes[ref]
+    let start: LedgerEntry[] | undefined
+    if (st) {
+      // entries this process already holds for the cached tip need no second read of the index
+      const m = this.laneMemo.get(ref)
+      start = m && m.tip === st.tip && m.gen === st.gen && fs.existsSync(String((m.entries[0] as CachedEntry | undefined)?.file ?? '')) ? m.entries : this.cachedEntries(ref, st)
+      if (!start) {
+        // a damaged cache (edited, cut, files removed) is no cache for that lane
+        if (persist) this.cache.drop(ref, st)
+        delete state.lanes[ref]
+        onChange()
+        st = undefined
+      } else if (st.tip === tip) {
+        // the cache stands for history only while history is there: a tip whose object is gone
+        // (a gc that raced an append) or is no commit is a lane that cannot be read, cache or not
+        await this.checkTip(ref, tip)
+        this.laneMemo.set(ref, {tip, gen: st.gen, entries: start, problems: st.problems})
+        return {entries: start, problems: st.problems, from: st.tip}
+      }
+    }
+    await this.checkTip(ref, tip)
+    const ctx = {commonDir: this.commonDir, reader: this.reader, native: this.native, cache: this.cache}
+    let lane = st ? await readLane(ctx, ref, tip, st, persist, start, watch) : undefined
+    // the lane read on from the cached tip: the new tip contains it
+    const from = lane ? st?.tip : undefined
+    if (!lane) {
+      if (st && persist) this.cache.drop(ref, st)
+      lane = (await readLane(ctx, ref, tip, undefined, persist, undefined, watch))!
+    }
+    this.laneMemo.set(ref, {tip, gen: lane.state?.gen, entries: lane.entries, problems: lane.problems})
+    if (persist) {
+      state.lanes[ref] = lane.state!
+      // files of the lane's earlier caches (dropped as damaged, or rebuilt) go now
+      this.cache.dropOthers(ref, lane.state!.gen)
+      onChange()
+    }
+    return {entries: lane.entries, problems: lane.problems, sawSeen: lane.sawWatch, from}
+  }
+
+  /** A lane tip must be a commit (a ref at a blob or tree is a lane that cannot be read). */
+  private async checkTip(ref: string, tip: string): Promise<void> {
+    let o
+    try {
+      o = await this.reader.read(tip)
+    } catch (e) {
+      throw new Error(`its tip ${tip.slice(0, 12)} is missing from the object database (${(e as Error).message.split('\n')[0]})`)
+    }
+    if (o.type !== 'commit') throw new TipNotCommit(`${ref} points at ${tip.slice(0, 12)}, a ${o.type}, not a commit`)
+  }
+
+  /** Whether the lane at `tip` (just read) still contains `seen`, a tip seen before. */
+  private async contained(seen: string, tip: string, read: {sawSeen?: boolean; from?: string}): Promise<boolean> {
+    if (read.sawSeen || read.from === seen) return true
+    const k = `${seen} ${tip}`
+    let v = this.contains.get(k)
+    if (v === undefined) {
+      v = await this.isAncestor(seen, tip)
+      this.contains.set(k, v)
+    }
+    return v
+  }
+
+  private async isAncestor(a: string, b: string): Promise<boolean> {
+    if (this.native) return (await runGit(['--git-dir', this.commonDir, 'merge-base', '--is-ancestor', a, b], {cwd: this.commonDir, allowFail: true})).code === 0
+    try {
+      return (await laneCommitsIso(this.reader, b)).some(c => c.oid === a)
+    } catch {
+      return false
     }
   }
 
@@ -367,63 +477,10 @@ export class GitRecordStore implements RecordStore {
     const info = parseLaneRef(ref)!
     try {
       return this.cache.readEntries(ref, st, info.lane, info.private)
-    } catch {
-      return undefined
-    }
-  }
-
-  /**
-   * Read one lane from `st` (the cached state, incremental) or from scratch, streaming
-   * chunks of commits into the cache. Returns undefined when the cached tip is not an
-   * ancestor of the new tip (the lane was rewritten): the caller then reads it from scratch.
-   */
-  private async readLane(ref: string, tip: string, st: LaneState | undefined, persist: boolean, start?: LedgerEntry[]): Promise<{entries: LedgerEntry[]; problems: ReadProblem[]; state?: LaneState} | undefined> {
-    const info = parseLaneRef(ref)!
-    const entries: LedgerEntry[] = st ? (start ? [...start] : this.cachedEntries(ref, st) ?? []) : []
-    const problems: ReadProblem[] = [...(st?.problems ?? [])]
-    let state = st
-    let first = true
-    // a pipeline: git log runs ahead (laneCommitChunksNative), and the blobs of the next
-    // chunk are requested from cat-file as soon as git log has listed it, so both git
-    // processes work while this one checks and caches the chunk before
-    const chunks = this.laneCommitChunks(tip, st?.tip)
-    const fetchNext = async () => {
-      const n = await chunks.next()
-      if (n.done) return undefined
-      const fetched = this.fetchRecords(n.value)
-      fetched.catch(() => undefined) // awaited in its turn; not unhandled until then
-      return {chunk: n.value, fetched}
-    }
-    try {
-      let cur = await fetchNext()
-      while (cur) {
-        const chunk = cur.chunk
-        if (first && st && chunk[0]!.parents[0] !== st.tip) throw new Error('rewritten')
-        first = false
-        const fetched = await cur.fetched
-        const next = fetchNext()
-        next.catch(() => undefined) // awaited below; not unhandled until then
-        // one turn of the event loop: the next chunk, usually already listed, has its blobs requested
-        await new Promise(resolve => setImmediate(resolve))
-        const {add, problems: bad} = await this.checkRecords(ref, chunk, fetched)
-        if (persist) {
-          const res = this.cache.append(ref, state, tip, add, bad, info.lane, info.private)
-          state = res.state
-          entries.push(...res.entries)
-        } else entries.push(...add.map(a => ({...a.entry, bytes: a.bytes}) as MemEntry))
-        problems.push(...bad)
-        cur = await next
-      }
-      if (first && st) throw new Error('rewritten')
     } catch (e) {
-      await chunks.return(undefined)
-      if (!st) throw e
-      if (persist) this.cache.drop(ref, st)
+      if (e instanceof CacheMismatch) this.warn(`the cache of ${ref} does not match its state (${e.message}): the lane is read from history and its cache rebuilt`)
       return undefined
     }
-    if (persist && !state) state = this.cache.append(ref, undefined, tip, [], [], info.lane, info.private).state
-    if (state) state = {...state, tip, problems}
-    return {entries, problems, state}
   }
 
   async lanes(): Promise<LaneInfo[]> {
@@ -436,18 +493,24 @@ export class GitRecordStore implements RecordStore {
       s.last = Math.max(s.last, e.lamport)
       stats.set(e.ref, s)
     }
-    return [...tips].filter(([, tip]) => tip).map(([ref, tip]) => {
+    const failed = new Map(ledger.problems.filter(p => LANE_FAILURES.has(p.code)).map(p => [p.ref, p.message]))
+    // a lane ref that names no object is still a lane: listed, with its problem
+    for (const ref of failed.keys()) if (!tips.get(ref) && parseLaneRef(ref)) tips.set(ref, '')
+    return [...tips].filter(([ref, tip]) => tip !== undefined && (tip || failed.has(ref))).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([ref, tip]) => {
       const info = parseLaneRef(ref)!
       const s = stats.get(ref) ?? {records: 0, last: 0}
-      return {lane: info.lane, ref, private: info.private, tip: tip!, records: s.records, lastLamport: s.last}
+      const problem = failed.get(ref)
+      return {lane: info.lane, ref, private: info.private, tip: tip!, records: s.records, lastLamport: s.last, ...(problem ? {problem} : {})}
     })
   }
 
   /** Remove the derived cache (it is rebuilt on the next read). */
   dropCache(): void {
     this.cache.close()
-    fs.rmSync(path.dirname(this.cache.dir), {recursive: true, force: true})
+    fs.rmSync(this.cache.dir, {recursive: true, force: true})
     this.cache = new LedgerCache(this.commonDir)
+    this.laneMemo.clear()
+    this.memo = undefined
   }
 
   async exclusive<T>(name: string, fn: () => Promise<T>, opts: {timeoutMs?: number} = {}): Promise<T> {
@@ -467,3 +530,13 @@ export class GitRecordStore implements RecordStore {
     await this.reader.close()
   }
 }
+
+class TipNotCommit extends Error {}
+
+/** What a lane that could not be read is reported as. */
+function laneFailure(ref: string, tip: string, e: unknown): ReadProblem {
+  const msg = (e as Error).message.split('\n')[0]!
+  if (e instanceof TipNotCommit) return {...problem('lane-ref-not-commit', msg, {ref, commit: tip}), ref}
+  return {...problem('lane-unreadable', `${ref} cannot be read: ${msg}`, {ref, commit: tip}), ref}
+}
+

@@ -1,20 +1,30 @@
 import fs from 'node:fs'
+import path from 'node:path'
 import {listRefs, readRef} from './refs.js'
 import {runGit, hasNativeGit} from './native.js'
 import {RefLock} from './lock.js'
 import {readGitConfig, configValue} from './config.js'
+import {loadSeenTips} from './tips.js'
 import type {RepoPaths} from './repo.js'
-import {NotFoundError, ExpError} from '../../errors/index.js'
+import {NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 
 export interface RefUpdate {
   ref: string
   from?: string
   to: string
+  /** a lane brought back to (or past) a tip this clone had seen before it was rewound */
+  restored?: boolean
 }
 
+/**
+ * A ref sync did not move. `diverged`: both sides have records the other lacks (two writers
+ * used one lane name); `refused`: the remote would not take it (a hook, `receive.fsckObjects`,
+ * permissions), with the remote's reason; `moved`: the local ref moved while sync ran.
+ */
 export interface Rejection {
   ref: string
   direction: 'fetch' | 'push'
+  kind: 'diverged' | 'refused' | 'moved'
   reason: string
 }
 
@@ -41,24 +51,41 @@ async function snapshot(repo: RepoPaths): Promise<Map<string, string>> {
   return out
 }
 
+/** A remote given as a path (not a URL, not `host:path`). */
+function isPath(url: string): boolean {
+  return !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !/^[^/\\]+:/.test(url)
+}
+
 export function resolveRemote(repo: RepoPaths, remote?: string): {name: string; url: string} {
   const cfg = readGitConfig(repo.commonDir)
   const name = remote ?? configValue(cfg, 'exp.remote') ?? 'origin'
   const url = configValue(cfg, `remote.${name}.url`)
   if (url) return {name, url}
-  if (remote && (remote.includes('/') || remote.includes(':'))) return {name: remote, url: remote}
+  if (remote && (remote.includes('/') || remote.includes(':') || remote.startsWith('.'))) return {name: remote, url: remote}
   throw new NotFoundError('remote', name, 'add one with `git remote add origin URL`, or pass a path or URL to `exp sync`')
+}
+
+/** The line of git's stderr that says what went wrong (its first fatal/error line), not the advice after it. */
+function gitReason(stderr: string): string {
+  const lines = stderr.split('\n').map(l => l.trim()).filter(Boolean)
+  const line = lines.find(l => /^(fatal|error):/.test(l)) ?? lines.find(l => /rejected|denied|refused/i.test(l)) ?? lines[lines.length - 1] ?? 'no reason given'
+  return line.replace(/^(fatal|error):\s*/, '')
 }
 
 /**
  * Fetch then push the research refs in one step. Refspecs are non-forcing: a lane that
  * diverged (two writers used one lane name in two clones) is rejected and reported, never
- * overwritten. http(s) goes through isomorphic-git; paths and ssh through the git binary.
+ * overwritten, and every other lane is still synced. http(s) goes through isomorphic-git;
+ * paths and ssh through the git binary.
  */
 export async function sync(repo: RepoPaths, remote?: string): Promise<SyncResult> {
   const r = resolveRemote(repo, remote)
+  if (isPath(r.url)) {
+    const where = path.resolve(repo.workDir ?? repo.commonDir, r.url)
+    if (!fs.existsSync(where)) throw new NotFoundError('remote repository', `${r.url} (no such folder)`, 'pass the path of a git repository (a bare one, usually), or a URL')
+  }
   if (/^https?:\/\//.test(r.url)) return syncHttp(repo, r)
-  if (!(await hasNativeGit())) throw new ExpError('E_USAGE', `remote ${r.name} (${r.url}) needs the git binary (isomorphic-git only speaks http/https)`, {hint: 'install git, or use an http(s) remote'})
+  if (!(await hasNativeGit())) throw new UsageError(`remote ${r.name} (${r.url}) needs the git binary (isomorphic-git only speaks http/https)`, 'install git, or use an http(s) remote')
   return syncNative(repo, r)
 }
 
@@ -68,15 +95,49 @@ export function trackingRef(remote: string, ref: string): string {
   return ref.startsWith('refs/research/') ? `refs/exp/remotes/${name}/research/${ref.slice('refs/research/'.length)}` : `refs/exp/remotes/${name}/proposal/${ref.slice('refs/heads/exp/proposal/'.length)}`
 }
 
+/**
+ * Move local refs to what the remote has, where that is a fast-forward: one ref at a time,
+ * under its lock, compare-and-swap. A lane this clone had seen at a tip it no longer contains
+ * (rewound) comes back when the remote still has it.
+ */
+async function fastForward(dir: string, remoteRefs: Map<string, string>, isAncestor: (a: string, b: string) => Promise<boolean>, fetchObjects?: (ref: string) => Promise<void>): Promise<{fetched: RefUpdate[]; rejected: Rejection[]}> {
+  const fetched: RefUpdate[] = []
+  const rejected: Rejection[] = []
+  const seen = loadSeenTips(dir)
+  for (const [ref, oid] of remoteRefs) {
+    const local = await readRef(dir, ref)
+    if (local === oid) continue
+    if (local && (await isAncestor(oid, local))) continue // we are ahead: the push sends it
+    await fetchObjects?.(ref)
+    if (local && !(await isAncestor(local, oid))) {
+      rejected.push({ref, direction: 'fetch', kind: 'diverged', reason: 'non-fast-forward: both sides have records the other lacks (two writers used one lane name)'})
+      continue
+    }
+    const lock = await RefLock.acquire(dir, ref)
+    if (lock.old !== local) {
+      await lock.release()
+      rejected.push({ref, direction: 'fetch', kind: 'moved', reason: 'the local ref moved during sync; run sync again'})
+      continue
+    }
+    await lock.commit(oid)
+    const s = seen[ref]
+    const restored = !!s && s.tip !== local && (s.tip === oid || (await isAncestor(s.tip, oid))) && !(local && (await isAncestor(s.tip, local)))
+    fetched.push({ref, from: local, to: oid, ...(restored ? {restored} : {})})
+  }
+  return {fetched, rejected}
+}
+
 async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Promise<SyncResult> {
   const dir = repo.commonDir
   const target = r.url === r.name ? r.url : r.name
   const track = (ref: string) => trackingRef(r.name, ref)
   const specs = [`+refs/research/*:${track('refs/research/x').replace(/x$/, '*')}`, '^refs/research/private/*', `+refs/heads/exp/proposal/*:${track('refs/heads/exp/proposal/x').replace(/x$/, '*')}`]
-  const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', target, ...specs], {cwd: dir, allowFail: true})
-  if (f.code !== 0) throw new ExpError('E_SYNC', `git fetch from ${r.name} failed: ${f.stderr.trim().split('\n').pop()}`, {hint: 'check the remote URL and your access to it'})
-  const fetched: RefUpdate[] = []
-  const rejected: Rejection[] = []
+  // --refmap= : the fetch refspecs a remote has configured (`exp init` adds non-forcing ones
+  // into refs/research/*) must not apply to this fetch: sync moves lanes itself, one checked
+  // fast-forward at a time, and a configured refspec made every later sync fail on a lane
+  // that had moved on both sides
+  const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, allowFail: true})
+  if (f.code !== 0) throw new SyncError(`git fetch from ${r.name} failed: ${gitReason(f.stderr)}`, 'check the remote URL and your access to it')
   const remoteRefs = new Map<string, string>()
   for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${r.name.replace(/[^A-Za-z0-9._-]+/g, '_')}/`)) {
     const rest = k.split('/').slice(4).join('/')
@@ -84,23 +145,7 @@ async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Prom
     if (carried(ref)) remoteRefs.set(ref, v)
   }
   const isAncestor = async (a: string, b: string) => a === b || (await runGit(['--git-dir', dir, 'merge-base', '--is-ancestor', a, b], {cwd: dir, allowFail: true})).code === 0
-  for (const [ref, oid] of remoteRefs) {
-    const local = await readRef(dir, ref)
-    if (local === oid) continue
-    if (local && (await isAncestor(oid, local))) continue // we are ahead: the push sends it
-    if (local && !(await isAncestor(local, oid))) {
-      rejected.push({ref, direction: 'fetch', reason: 'non-fast-forward: the lane diverged (two writers used one lane name)'})
-      continue
-    }
-    const lock = await RefLock.acquire(dir, ref)
-    if (lock.old !== local) {
-      await lock.release()
-      rejected.push({ref, direction: 'fetch', reason: 'the local ref moved during sync; run sync again'})
-      continue
-    }
-    await lock.commit(oid)
-    fetched.push({ref, from: local, to: oid})
-  }
+  const {fetched, rejected} = await fastForward(dir, remoteRefs, isAncestor)
   const after = await snapshot(repo)
   const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH], {cwd: dir, allowFail: true})
   const pushed: RefUpdate[] = []
@@ -108,11 +153,22 @@ async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Prom
     const m = /^([ +*!=-])\t([^:]+):(\S+)\t(.*)$/.exec(line)
     if (!m) continue
     if (m[1] === '!') {
-      if (!rejected.some(x => x.ref === m[3])) rejected.push({ref: m[3]!, direction: 'push', reason: m[4]!.replace(/^\[rejected\]\s*/, '').replace(/[()]/g, '')})
+      if (!rejected.some(x => x.ref === m[3])) rejected.push(pushRejection(m[3]!, m[4]!, p.stderr))
     } else if (m[1] !== '=') pushed.push({ref: m[3]!, from: remoteRefs.get(m[3]!), to: after.get(m[2]!) ?? ''})
   }
-  if (p.code !== 0 && !rejected.length) throw new ExpError('E_SYNC', `git push to ${r.name} failed: ${p.stderr.trim().split('\n').pop()}`, {hint: 'check that you may push to the remote'})
+  if (p.code !== 0 && !rejected.length) throw new SyncError(`git push to ${r.name} failed: ${gitReason(p.stderr)}`, 'check that you may push to the remote')
   return {remote: r.name, url: r.url, transport: 'git', fetched, pushed, rejected}
+}
+
+/** `[rejected] (non-fast-forward)` is a divergence; `[remote rejected] (reason)` a refusal, with the remote's words. */
+function pushRejection(ref: string, summary: string, stderr: string): Rejection {
+  const reason = /\(([^)]*)\)/.exec(summary)?.[1] ?? summary
+  if (/^\[remote rejected\]/.test(summary) || !/non-fast-forward|fetch first|stale info/.test(reason)) {
+    // the remote's own explanation (e.g. an fsck error) is on stderr, prefixed `remote:`
+    const detail = stderr.split('\n').map(l => l.trim()).filter(l => /^remote: (error|fatal)/.test(l)).map(l => l.replace(/^remote: /, ''))[0]
+    return {ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${reason}${detail ? ` (${detail})` : ''}`}
+  }
+  return {ref, direction: 'push', kind: 'diverged', reason: 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'}
 }
 
 async function syncHttp(repo: RepoPaths, r: {name: string; url: string}): Promise<SyncResult> {
@@ -124,38 +180,26 @@ async function syncHttp(repo: RepoPaths, r: {name: string; url: string}): Promis
   for (const prefix of SYNC_PREFIXES) {
     for (const x of await git.listServerRefs({http, url: r.url, prefix, protocolVersion: 2})) if (carried(x.ref)) server.set(x.ref, x.oid)
   }
-  const fetched: RefUpdate[] = []
-  const pushed: RefUpdate[] = []
-  const rejected: Rejection[] = []
   const isAncestor = async (anc: string, desc: string): Promise<boolean> => anc === desc || git.isDescendent({fs, gitdir, oid: desc, ancestor: anc, depth: -1, cache}).catch(() => false)
-  for (const [ref, oid] of server) {
-    const local = await readRef(gitdir, ref)
-    if (local === oid) continue
-    if (local && (await isAncestor(oid, local).catch(() => false))) continue // we are ahead: push will send it
+  const fetchObjects = async (ref: string) => {
     await git.fetch({fs, http, gitdir, url: r.url, remoteRef: ref, ref, singleBranch: true, tags: false, cache})
-    if (local && !(await isAncestor(local, oid))) {
-      rejected.push({ref, direction: 'fetch', reason: 'non-fast-forward (the lane diverged: two writers used one lane name)'})
-      continue
-    }
-    const lock = await RefLock.acquire(gitdir, ref)
-    if (lock.old !== local) {
-      await lock.release()
-      rejected.push({ref, direction: 'fetch', reason: 'the local ref moved during sync; run sync again'})
-      continue
-    }
-    await lock.commit(oid)
-    fetched.push({ref, from: local, to: oid})
   }
+  const {fetched, rejected} = await fastForward(gitdir, server, isAncestor, fetchObjects)
+  const pushed: RefUpdate[] = []
   for (const [ref, local] of await snapshot(repo)) {
     const remoteOid = server.get(ref)
     if (remoteOid === local) continue
     if (remoteOid && !(await isAncestor(remoteOid, local))) {
-      if (!rejected.some(x => x.ref === ref)) rejected.push({ref, direction: 'push', reason: 'non-fast-forward (the remote has records this clone does not)'})
+      if (!rejected.some(x => x.ref === ref)) rejected.push({ref, direction: 'push', kind: 'diverged', reason: 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'})
       continue
     }
-    const res = await git.push({fs, http, gitdir, url: r.url, ref, remoteRef: ref, force: false, cache})
-    if (res.ok) pushed.push({ref, from: remoteOid, to: local})
-    else rejected.push({ref, direction: 'push', reason: String(res.error ?? 'rejected')})
+    try {
+      const res = await git.push({fs, http, gitdir, url: r.url, ref, remoteRef: ref, force: false, cache})
+      if (res.ok) pushed.push({ref, from: remoteOid, to: local})
+      else rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${String(res.error ?? 'rejected')}`})
+    } catch (e) {
+      rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${(e as Error).message.split('\n')[0]}`})
+    }
   }
   return {remote: r.name, url: r.url, transport: 'isomorphic-git', fetched, pushed, rejected}
 }

@@ -1,4 +1,5 @@
 import fs, {promises as fsp} from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {createHash, randomBytes} from 'node:crypto'
@@ -11,7 +12,39 @@ export interface ObjectSink {
   /** `deltaKey` names a lineage (e.g. a tree path): a pack may store the object as a delta of the key's previous version */
   put(type: ObjectType, data: Buffer, deltaKey?: string): string
   flush(): Promise<void>
+  /** after the ref moved (or the append failed): the objects no longer need protecting from a concurrent repack */
+  done(): void
   readonly count: number
+}
+
+const HOST = os.hostname()
+/** how often a write is retried when maintenance (git gc, prune, pack-refs) removed its folder under it */
+const ATTEMPTS = 8
+
+/**
+ * Write `bytes` to `file` through a temp file in the same folder, renamed into place. A
+ * `git gc` or `git prune` running at the same time may remove an empty object folder between
+ * our mkdir and our write, or (with --prune=now) our temp file itself: the folder is made
+ * again and the write retried. The temp file never outlives a failure.
+ */
+export function writeAtomic(dir: string, file: string, bytes: Buffer, tmpName: () => string): void {
+  for (let attempt = 1; ; attempt++) {
+    const tmp = path.join(dir, tmpName())
+    try {
+      try {
+        fs.writeFileSync(tmp, bytes, {mode: 0o444})
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+        fs.mkdirSync(dir, {recursive: true})
+        fs.writeFileSync(tmp, bytes, {mode: 0o444})
+      }
+      fs.renameSync(tmp, file)
+      return
+    } catch (e) {
+      fs.rmSync(tmp, {force: true})
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= ATTEMPTS) throw e
+    }
+  }
 }
 
 /** Loose objects, written tmp-then-rename like git (used for small appends). */
@@ -35,25 +68,26 @@ export class LooseSink implements ObjectSink {
     for (const [oid, {type, data}] of this.pending) {
       const dir = path.join(this.commonDir, 'objects', oid.slice(0, 2))
       const file = path.join(dir, oid.slice(2))
-      if (fs.existsSync(file)) continue
-      const tmp = path.join(dir, `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`)
+      // an object that is there already is freshened, as git does: `git prune` removes
+      // unreachable objects by age, and this one is about to be reachable again
+      if (freshen(file)) continue
       const raw = Buffer.concat([Buffer.from(`${type} ${data.length}\0`), data])
       const bytes = type === 'blob' && data.length > 256 ? deflate(raw) : zlibStored(raw)
-      try {
-        fs.writeFileSync(tmp, bytes, {mode: 0o444})
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
-        fs.mkdirSync(dir, {recursive: true})
-        fs.writeFileSync(tmp, bytes, {mode: 0o444})
-      }
-      try {
-        fs.renameSync(tmp, file)
-      } catch (e) {
-        fs.rmSync(tmp, {force: true})
-        throw e
-      }
+      writeAtomic(dir, file, bytes, () => `tmp_obj_${process.pid}_${randomBytes(4).toString('hex')}`)
     }
     this.pending.clear()
+  }
+
+  done(): void {}
+}
+
+function freshen(file: string): boolean {
+  try {
+    const now = new Date()
+    fs.utimesSync(file, now, now)
+    return true
+  } catch {
+    return false
   }
 }
 
@@ -119,6 +153,8 @@ export class PackSink implements ObjectSink {
     return oid
   }
 
+  private keep: string | undefined
+
   async flush(): Promise<void> {
     if (!this.entries.length) return
     const head = Buffer.alloc(12)
@@ -130,27 +166,48 @@ export class PackSink implements ObjectSink {
     const packSum = hash.digest()
     const name = packSum.toString('hex')
     const dir = path.join(this.commonDir, 'objects', 'pack')
-    await fsp.mkdir(dir, {recursive: true})
-    const tmp = randomBytes(6).toString('hex')
+    const tmp = `${process.pid}_${randomBytes(6).toString('hex')}`
     const tmpPack = path.join(dir, `tmp_pack_${tmp}`)
     const tmpIdx = path.join(dir, `tmp_idx_${tmp}`)
-    const fh = await fsp.open(tmpPack, 'w', 0o444)
+    const base = path.join(dir, `pack-${name}`)
     try {
-      await fh.write(head)
-      for (let i = 0; i < this.chunks.length; i += 1024) await fh.writev(this.chunks.slice(i, i + 1024))
-      await fh.write(packSum)
+      for (let attempt = 1; ; attempt++) {
+        await fsp.mkdir(dir, {recursive: true})
+        try {
+          const fh = await fsp.open(tmpPack, 'w', 0o444)
+          try {
+            await fh.write(head)
+            for (let i = 0; i < this.chunks.length; i += 1024) await fh.writev(this.chunks.slice(i, i + 1024))
+            await fh.write(packSum)
+          } finally {
+            await fh.close()
+          }
+          await fsp.writeFile(tmpIdx, this.index(packSum), {mode: 0o444})
+          // the .pack first, then a .keep (a `git repack -a -d` running now must not drop a pack
+          // no ref reaches yet), the .idx last: readers find packs through their index
+          await fsp.rename(tmpPack, `${base}.pack`)
+          await fsp.writeFile(`${base}.keep`, `exp pid=${process.pid} host=${HOST}: until the lane ref moves\n`)
+          this.keep = `${base}.keep`
+          await fsp.rename(tmpIdx, `${base}.idx`)
+          break
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= ATTEMPTS) throw e
+        }
+      }
     } finally {
-      await fh.close()
+      // whatever happened, no temp file stays behind ("garbage found" in git count-objects)
+      await Promise.all([fsp.rm(tmpPack, {force: true}), fsp.rm(tmpIdx, {force: true})])
     }
-    await fsp.writeFile(tmpIdx, this.index(packSum), {mode: 0o444})
-    // the .pack first, the .idx last: readers find packs through their index
-    await fsp.rename(tmpPack, path.join(dir, `pack-${name}.pack`))
-    await fsp.rename(tmpIdx, path.join(dir, `pack-${name}.idx`))
     this.chunks = []
     this.entries = []
     this.offset = 12
     this.seen.clear()
     this.lineage.clear()
+  }
+
+  done(): void {
+    if (this.keep) fs.rmSync(this.keep, {force: true})
+    this.keep = undefined
   }
 
   private index(packSum: Buffer): Buffer {

@@ -1,0 +1,178 @@
+import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
+import {ArtifactTooLargeError, ConflictError, CorruptObjectError, RecordTooLargeError} from '../../errors/index.js'
+import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
+import type {AppendOptions, AppendResult} from '../port.js'
+import {RefLock} from './lock.js'
+import {encodeCommit, parseCommit, type CommitData, type Signature} from './objects.js'
+import type {CommitSigner} from './sign.js'
+import type {ObjectReader} from './reader.js'
+import {LooseSink, PackSink, type ObjectSink} from './writer.js'
+import {MutableTree, lookupPaths} from './tree.js'
+import {recordMessage, parseTrailers} from './message.js'
+
+export interface AppendContext {
+  commonDir: string
+  reader: ObjectReader
+  config(key: string): Promise<string | undefined>
+  /** the lane refs and their tips */
+  laneTips(): Promise<Map<string, string | undefined>>
+  /** batches at least this large are written as one pack file */
+  packThreshold: number
+  /** the largest record file accepted (bytes) */
+  maxRecordBytes(): Promise<number>
+  /** the largest artifact accepted (bytes) */
+  maxArtifactBytes(): Promise<number>
+  /** the signer of evidence commits, when a signing key is configured (docs/trust.md) */
+  signer(): Promise<CommitSigner | undefined>
+}
+
+/** The records whose commits are signed when a signing key is configured: what decides (docs/trust.md). */
+const SIGNED_KINDS: ReadonlySet<Kind> = new Set(['evaluation', 'decision', 'verdict'])
+
+interface Existing {
+  digest: string
+  lane: string
+  ref: string
+  lamport: number
+  commit?: string
+}
+
+/**
+ * Appends to lanes (docs/architecture.md, "The store"): drafts are validated and identified
+ * before anything is locked; then, under the lane's lock, existing ids are looked up in every
+ * lane's tip tree, Lamport clocks continue from the highest tip, objects are written, and only
+ * then the ref moves.
+ */
+export class LaneWriter {
+  private commitTree = new Map<string, {tree: string; lamport: number}>()
+  constructor(private readonly ctx: AppendContext) {}
+
+  async appendBatch(drafts: readonly RecordDraft[], opts: AppendOptions): Promise<AppendResult[]> {
+    const lane = validateLane(opts.lane)
+    const ref = laneRef(lane, opts.private)
+    const prepared = drafts.map(d => prepare(d))
+    const limit = await this.ctx.maxRecordBytes()
+    const artifactLimit = await this.ctx.maxArtifactBytes()
+    for (const p of prepared) {
+      // the body alone is already too large: refused before any lock is taken
+      const bytes = Buffer.byteLength(p.bodyJson)
+      if (bytes > limit) throw new RecordTooLargeError(p.draft.kind, p.id, bytes, limit)
+      for (const a of p.artifacts ?? []) if (a.ref.size > artifactLimit) throw new ArtifactTooLargeError(a.ref.name, a.ref.size, artifactLimit)
+    }
+    const inBatch = new Map<string, string>()
+    for (const p of prepared) {
+      const have = inBatch.get(p.id)
+      if (have !== undefined && have !== p.digest) throw new ConflictError(p.id, have, p.digest, lane)
+      inBatch.set(p.id, p.digest)
+    }
+    const lock = await RefLock.acquire(this.ctx.commonDir, ref, {timeoutMs: opts.lockTimeoutMs})
+    try {
+      const own = lock.old ? await this.ownTip(ref, lock.old) : undefined
+      // other lanes whose tip cannot be read are left out: their records are out of every
+      // view until they are repaired (the ledger says so), and must not stop this lane
+      const tips = new Map<string, {tree: string; lamport: number}>()
+      const all = await this.ctx.laneTips()
+      all.set(ref, lock.old)
+      for (const [r, tip] of [...all].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+        const info = r === ref ? own : tip ? await this.commitInfo(tip).catch(() => undefined) : undefined
+        if (info) tips.set(r, info)
+      }
+      const existing = await this.findExisting(prepared.map(p => ({id: p.id, kind: p.draft.kind})), tips)
+      for (const p of prepared) {
+        const ex = existing.get(p.id)
+        if (ex && ex.digest !== p.digest) throw new ConflictError(p.id, ex.digest, p.digest, ex.lane)
+      }
+      let lamport = 0
+      for (const t of tips.values()) lamport = Math.max(lamport, t.lamport)
+      const createdAt = utcTimestamp((opts.now ?? (() => new Date()))())
+      const firstSeen = new Set<string>()
+      const fresh = prepared.filter(p => !existing.has(p.id) && !firstSeen.has(p.id) && firstSeen.add(p.id))
+      const sink: ObjectSink = fresh.length >= this.ctx.packThreshold ? new PackSink(this.ctx.commonDir) : new LooseSink(this.ctx.commonDir)
+      const tree = new MutableTree(this.ctx.reader, own?.tree)
+      const who = await this.signature(lane, createdAt)
+      let parent = lock.old
+      const made = new Map<string, AppendResult>()
+      for (const p of fresh) {
+        const record = seal(p, {lane, lamport: ++lamport, createdAt})
+        const bytes = encodeRecord(record)
+        if (bytes.length > limit) throw new RecordTooLargeError(record.kind, record.id, bytes.length, limit)
+        // artifacts go in with their record, in the same commit, at their content's path
+        for (const a of p.artifacts ?? []) await tree.insert(a.ref.path, sink.put('blob', Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength)))
+        const blob = sink.put('blob', bytes)
+        await tree.insert(recordPath(record.kind, record.id), blob)
+        const root = tree.write(sink, ref)
+        const commit: CommitData = {tree: root, parents: parent ? [parent] : [], author: who, committer: who, message: recordMessage(record)}
+        const signer = SIGNED_KINDS.has(record.kind) ? await this.ctx.signer() : undefined
+        if (signer) commit.gpgsig = await signer(encodeCommit(commit))
+        parent = sink.put('commit', encodeCommit(commit))
+        this.commitTree.set(parent, {tree: root, lamport})
+        made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport, commit: parent})
+      }
+      try {
+        if (fresh.length) {
+          await sink.flush()
+          await lock.commit(parent!)
+        } else await lock.release()
+      } finally {
+        sink.done()
+      }
+      return prepared.map(p => {
+        const ex = existing.get(p.id)
+        if (ex) return {id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: ex.lane, ref: ex.ref, lamport: ex.lamport, commit: ex.commit}
+        return made.get(p.id)!
+      })
+    } catch (e) {
+      await lock.release()
+      throw e
+    }
+  }
+
+  /** The tip of the lane being appended to: it must be a readable commit, or the append would drop its history. */
+  private async ownTip(ref: string, tip: string): Promise<{tree: string; lamport: number}> {
+    try {
+      return await this.commitInfo(tip)
+    } catch (e) {
+      throw new CorruptObjectError('lane', `${ref} points at ${tip}, which cannot be read as a commit (${(e as Error).message}); nothing was appended`, {ref, tip})
+    }
+  }
+
+  private async commitInfo(oid: string): Promise<{tree: string; lamport: number}> {
+    let hit = this.commitTree.get(oid)
+    if (!hit) {
+      const o = await this.ctx.reader.read(oid)
+      if (o.type !== 'commit') throw new CorruptObjectError('commit', `${oid} is a ${o.type}, not a commit`, {oid})
+      const c = parseCommit(o.data, oid)
+      hit = {tree: c.tree, lamport: parseTrailers(c.message).lamport ?? 0}
+      this.commitTree.set(oid, hit)
+    }
+    return hit
+  }
+
+  /** Records already present on any lane, by id: looked up by canonical path in each lane's tip tree. */
+  private async findExisting(items: {id: string; kind: Kind}[], tips: Map<string, {tree: string}>): Promise<Map<string, Existing>> {
+    const out = new Map<string, Existing>()
+    for (const [ref, {tree}] of tips) {
+      const want = items.filter(it => !out.has(it.id))
+      if (!want.length) break
+      const found = await lookupPaths(this.ctx.reader, tree, want.map(it => recordPath(it.kind, it.id)))
+      if (!found.size) continue
+      const hits = want.filter(it => found.has(recordPath(it.kind, it.id)))
+      const blobs = await this.ctx.reader.readMany(hits.map(it => found.get(recordPath(it.kind, it.id))!.oid))
+      hits.forEach((it, k) => {
+        const where = `${ref}:${recordPath(it.kind, it.id)}`
+        const data = blobs[k]!
+        if (data instanceof Error) throw new CorruptObjectError('object', `${where}: ${data.message}`, {where})
+        const rec = decodeRecord(data, where)
+        out.set(it.id, {digest: rec.digest, lane: parseLaneRef(ref)!.lane, ref, lamport: rec.lamport})
+      })
+    }
+    return out
+  }
+
+  private async signature(lane: string, createdAt: string): Promise<Signature> {
+    const time = Math.floor(Date.parse(createdAt) / 1000)
+    const name = process.env.GIT_AUTHOR_NAME ?? (await this.ctx.config('user.name')) ?? 'exp'
+    const email = process.env.GIT_AUTHOR_EMAIL ?? (await this.ctx.config('user.email')) ?? `${lane}@exp.invalid`
+    return {name, email, time}
+  }
+}

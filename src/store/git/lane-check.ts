@@ -1,0 +1,122 @@
+import {encodeFacts, kindConstant} from '../../records/index.js'
+import {parseLaneRef} from '../lanes.js'
+import type {ReadProblem} from '../port.js'
+import {problem} from '../problems.js'
+import type {CacheAdd} from './cache.js'
+import type {LaneCommit} from './log.js'
+import type {ObjectReader} from './reader.js'
+import {checkRecordBytes, type Finding} from './record-bytes.js'
+import {recordChange, unnamedArtifacts, type Located} from './verify.js'
+
+const NO_CITES: readonly string[] = Object.freeze([])
+const SLAB = 1024 * 1024
+
+/**
+ * Memory for the record bytes of the chunks in flight, in 1 MiB slabs given back once a chunk
+ * is in the cache and used again. Streaming 100,000 records through fresh buffers left tens
+ * of MB of buffers waiting for a full garbage collection; reused slabs keep the peak flat.
+ */
+export class Slabs {
+  private free: Buffer[] = []
+
+  holder(): SlabHolder {
+    return new SlabHolder(this.free)
+  }
+}
+
+/** The slabs of one chunk: bytes are copied in as they arrive, and all given back at once. */
+export class SlabHolder {
+  private slabs: Buffer[] = []
+  private used = 0
+
+  constructor(private readonly free: Buffer[]) {}
+
+  /** Copy `data` (a view into a pipe's buffer) into this chunk's slabs. */
+  keep = (data: Buffer): Buffer => {
+    // a record larger than a slab gets its own buffer (not used again)
+    if (data.length > SLAB) return Buffer.from(data)
+    let cur = this.slabs[this.slabs.length - 1]
+    if (!cur || this.used + data.length > cur.length) {
+      this.slabs.push((cur = this.free.pop() ?? Buffer.allocUnsafeSlow(SLAB)))
+      this.used = 0
+    }
+    const out = cur.subarray(this.used, this.used + data.length)
+    data.copy(out)
+    this.used += data.length
+    return out
+  }
+
+  release(): void {
+    for (const b of this.slabs.splice(0)) if (this.free.length < 16) this.free.push(b)
+  }
+}
+
+export interface Fetched {
+  located: ReturnType<typeof recordChange>[]
+  got: (Buffer | Error)[]
+}
+
+/** The record blobs of commits, read in one batch (then checked by one of the checks below). */
+export async function fetchRecords(reader: ObjectReader, commits: LaneCommit[], keep?: (data: Buffer) => Buffer): Promise<Fetched> {
+  const located = commits.map(c => recordChange(c))
+  return {located, got: await reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])), keep)}
+}
+
+type Outcome = {add: CacheAdd[]; problems: ReadProblem[]}
+
+/** Walk a chunk's commits with what was fetched for them: commit problems, unreadable blobs, and each record's bytes. */
+function walk(ref: string, commits: LaneCommit[], {located, got}: Fetched, out: Outcome, onRecord: (c: LaneCommit, loc: Located, data: Buffer, k: number) => void): void {
+  let gi = 0
+  for (const [k, c] of commits.entries()) {
+    const loc = located[k]!
+    if ('problem' in loc) {
+      out.problems.push({...problem(loc.problem.code, loc.problem.message, {ref, commit: c.oid, path: loc.path}), ref})
+      continue
+    }
+    const data = got[gi++]!
+    if (data instanceof Error) out.problems.push({...problem('record-unreadable', `unreadable object ${loc.blob}: ${data.message}`, {ref, commit: c.oid, path: loc.path, id: loc.id}), ref})
+    else onRecord(c, loc, data, k)
+  }
+}
+
+/** The entry of a checked record, or the problems it has. */
+function settle(ref: string, c: LaneCommit, loc: Located, data: Buffer, r: Checked, out: Outcome): void {
+  const at = (path: string | undefined) => ({ref, commit: c.oid, path, id: loc.id})
+  if (r.problems) {
+    for (const f of r.problems) out.problems.push({...problem(f.code, f.message, at(loc.path)), ref})
+    return
+  }
+  const stray = unnamedArtifacts(loc, {artifacts: r.artifacts?.map(path => ({path}))})
+  if (stray.length) {
+    out.problems.push({...problem('commit-changes', `the commit adds ${stray.join(', ')}, which its record does not name`, at(stray[0])), ref})
+    return
+  }
+  // the kind as the one constant string, and one empty cites list for all: 100,000 entries stay in memory
+  out.add.push({id: r.id, kind: kindConstant(loc.kind)!, digest: r.digest, lamport: r.lamport, commit: c.oid, cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: data, pre: r.pre, created: r.created})
+}
+
+/** What the checks found: the entry's fields when the record passed, its problems otherwise. */
+export type Checked = {id: string; digest: string; lamport: number; cites: string[]; facts: string | undefined; pre: number; created: string; artifacts?: string[]; problems?: undefined} | {problems: Finding[]}
+
+/** What the checks of one record file give (record-bytes.ts). */
+export function checkOne(data: Buffer, expect: {lane: string; kind: string; id: string; lamport?: number}): Checked {
+  const r = checkRecordBytes(data, expect)
+  if (!r.ok) return {problems: r.problems as Finding[]}
+  const rec = r.ok.record
+  return {id: rec.id, digest: rec.digest, lamport: rec.lamport, cites: rec.cites, facts: encodeFacts(rec), pre: r.ok.pre, created: rec.created_at, ...(rec.artifacts?.length ? {artifacts: rec.artifacts.map(a => a.path)} : {})}
+}
+
+/** Check fetched records in this thread: good ones become entries, bad ones problems. */
+export async function checkInProcess(ref: string, commits: LaneCommit[], fetched: Fetched): Promise<Outcome> {
+  const lane = parseLaneRef(ref)!.lane
+  const out: Outcome = {add: [], problems: []}
+  const records: [LaneCommit, Located, Buffer][] = []
+  walk(ref, commits, fetched, out, (c, loc, data) => records.push([c, loc, data]))
+  for (const [k, [c, loc, data]] of records.entries()) {
+    // every so often a turn of the event loop: cat-file's answers for the next chunk are
+    // taken from its pipe (64 KiB), which would otherwise fill and stop it while this checks
+    if (k % 64 === 63) await new Promise(resolve => setImmediate(resolve))
+    settle(ref, c, loc, data, checkOne(data, {lane, kind: loc.kind, id: loc.id, lamport: loc.lamport}), out)
+  }
+  return out
+}

@@ -1,0 +1,182 @@
+import {hash} from 'node:crypto'
+import {isAscii, isUtf8} from 'node:buffer'
+import {canonicalJson, checkRecord, recordDigest, recordId, schemaTag, type ExpRecord, type Kind} from '../../records/index.js'
+import type {StoreProblemCode} from '../problems.js'
+
+/**
+ * Checks of a record file's bytes, without serializing the record again.
+ *
+ * A record file is the canonical JSON of the record (keys sorted) and a newline. Its digest
+ * covers the canonical JSON of {artifacts?, body, cites, key?, kind, schema}; sorted, those
+ * keys begin the record file in the same order, up to and including `cites`. So the digest
+ * subject is the file's own prefix (everything before `"created_at"`) followed by
+ * `"key":…,"kind":…,"schema":…}`: one hash of bytes already in memory proves that the body
+ * and cites are exactly what the digest names. The envelope after the prefix is small and
+ * is compared field by field. A file that is not canonical JSON fails the hash and is
+ * refused (exp never writes one; `exp fsck` names it).
+ */
+
+/** What a record file must agree with: its commit's trailers and the lane it sits on. */
+export interface Expected {
+  lane: string
+  kind: string
+  id: string
+  lamport?: number
+}
+
+export interface CheckedRecord {
+  record: ExpRecord
+  /** byte offset where the envelope tail (`"created_at":…`) starts; the digest covers what is before */
+  pre: number
+}
+
+/**
+ * The envelope fields after `cites`, in canonical order, as canonical JSON (`"created_at":…}`,
+ * without the opening brace). Called after the schema check: created_at, digest, id, kind,
+ * lane and schema match patterns of plain ASCII that JSON writes as they are; only the key
+ * and volatile need the serializer.
+ */
+function envelopeTail(r: ExpRecord): string {
+  const {key, volatile} = r as ExpRecord & {key?: string; volatile?: unknown}
+  return `"created_at":"${r.created_at}","digest":"${r.digest}","id":"${r.id}",${key === undefined ? '' : `"key":${JSON.stringify(key)},`}"kind":"${r.kind}","lamport":${r.lamport},"lane":"${r.lane}","schema":"${r.schema}"${volatile === undefined ? '' : `,"volatile":${canonicalJson(volatile)}`}}`
+}
+
+/** `"key":…,"kind":…,"schema":…}`: what follows the file's prefix in the digest subject. */
+function subjectSuffix(kind: string, schema: string, key: string | undefined): string {
+  return `${key === undefined ? '' : `"key":${JSON.stringify(key)},`}"kind":${JSON.stringify(kind)},"schema":${JSON.stringify(schema)}}`
+}
+
+function sortedUnique(cites: readonly string[]): boolean {
+  for (let i = 1; i < cites.length; i++) if (!(cites[i - 1]! < cites[i]!)) return false
+  return true
+}
+
+function citesSegment(cites: readonly string[]): string {
+  return `"cites":${JSON.stringify(cites)},`
+}
+
+/**
+ * Check the bytes of a record file read from history: UTF-8, JSON, schema, canonical form,
+ * digest, id derivation, and agreement with the commit's trailers and the lane.
+ */
+export interface Finding {
+  code: StoreProblemCode
+  message: string
+}
+
+/** `ok` when the file passed; otherwise its problems, and the record when it parsed and fits its schema. */
+export type CheckResult = {ok: CheckedRecord; record?: undefined; problems?: undefined} | {ok?: undefined; record?: ExpRecord; problems: Finding[]}
+
+export function checkRecordBytes(bytes: Buffer, expect: Expected): CheckResult {
+  const bad = (code: StoreProblemCode, message: string) => ({problems: [{code, message}]})
+  if (!isUtf8(bytes)) return bad('record-invalid', 'record file is not valid UTF-8')
+  const text = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')
+  let record: ExpRecord
+  try {
+    record = JSON.parse(text) as ExpRecord
+  } catch (e) {
+    return bad('record-invalid', `record file is not valid JSON (${(e as Error).message})`)
+  }
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return bad('record-invalid', 'record file is not a JSON object')
+  const schema = checkRecord(record)
+  if (schema.length) return {problems: schema.map(p => ({code: 'record-invalid', message: `schema: ${p.path || '(root)'} ${p.message}`}))}
+  const problems: Finding[] = []
+  const mismatch = (message: string) => problems.push({code: 'record-mismatch', message})
+  if (record.id !== expect.id) mismatch(`record id ${record.id} does not match its path/trailer ${expect.id}`)
+  if (record.kind !== expect.kind) mismatch(`record kind ${record.kind} does not match trailer ${expect.kind}`)
+  if (expect.lamport !== undefined && record.lamport !== expect.lamport) mismatch(`lamport ${record.lamport} does not match Exp-Lamport ${expect.lamport}`)
+  if (record.lane !== expect.lane) mismatch(`record says lane ${record.lane} but sits on lane ${expect.lane}`)
+  if (problems.length) return {record, problems}
+  const tail = `${envelopeTail(record)}\n`
+  const pre = bytes.length - Buffer.byteLength(tail)
+  const cites = citesSegment(record.cites)
+  const canonicalTail = text.endsWith(tail) && bytes[pre - 1] === 0x2c && text.startsWith(cites, text.length - tail.length - cites.length) && sortedUnique(record.cites)
+  const key = (record as {key?: string}).key
+  if (!canonicalTail || !record.digest.endsWith(hashPrefix(bytes, pre, suffixOf(record.kind, record.schema, key)))) {
+    const digest = recordDigest(record)
+    if (digest === record.digest) problems.push({code: 'record-not-canonical', message: 'record file is not in canonical JSON form (keys sorted, no spaces): its bytes are not what its digest covers'})
+    else problems.push({code: 'record-digest', message: `digest mismatch: stored ${record.digest.slice(0, 19)}…, content hashes to ${digest.slice(0, 19)}…`})
+  }
+  const id = recordId(record.kind, record.digest, key)
+  if (id !== record.id) problems.push({code: 'record-id', message: `id ${record.id} is not derived from its ${key === undefined ? 'content' : 'key'} (expected ${id})`})
+  if (problems.length) return {record, problems}
+  return {ok: {record, pre}}
+}
+
+/** What the cache index claims about a record, to be checked against the bytes it points to. */
+export interface IndexedRecord {
+  id: string
+  kind: Kind
+  digest: string
+  lamport: number
+  lane: string
+  cites: readonly string[]
+  /** the record's created_at */
+  created: string
+  /** bytes of the digest-covered prefix */
+  pre: number
+}
+
+/** subjectSuffix of unkeyed records, by kind (the same string for every record of a kind) */
+const SUFFIX = new Map<string, Buffer>()
+let scratch = Buffer.allocUnsafe(64 * 1024)
+
+/** subjectSuffix as bytes (the same for every unkeyed record of a kind: kept) */
+function suffixOf(kind: string, schema: string, key: string | undefined): Buffer {
+  let suffix = key === undefined ? SUFFIX.get(schema) : undefined
+  if (!suffix) {
+    suffix = Buffer.from(subjectSuffix(kind, schema, key), 'utf8')
+    if (key === undefined) SUFFIX.set(schema, suffix)
+  }
+  return suffix
+}
+
+/** sha256 (hex) of `bytes[0, pre)` followed by `suffix`, in one call over a reused buffer. */
+function hashPrefix(bytes: Buffer, pre: number, suffix: Buffer): string {
+  const n = pre + suffix.length
+  if (scratch.length < n) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2))
+  bytes.copy(scratch, 0, 0, pre)
+  suffix.copy(scratch, pre)
+  return hash('sha256', scratch.subarray(0, n), 'hex')
+}
+
+/**
+ * Check bytes read from the projection cache against the index line that points to them:
+ * the digest over the prefix (body and cites), the envelope after it byte for byte, and the
+ * id derivation. Returns the reason of the first mismatch, or undefined when they agree.
+ * The cache is derived data anyone can edit: nothing it holds is returned unchecked.
+ * (`volatile`, which no digest covers, is the one part not compared.)
+ */
+export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | undefined {
+  const n = bytes.length
+  const pre = e.pre
+  if (!(pre > 8 && pre < n - 2) || bytes[pre - 1] !== 0x2c || bytes[n - 1] !== 0x0a || bytes[n - 2] !== 0x7d) return 'the record bytes are not where the index says'
+  const schema = schemaTag(e.kind)
+  // the envelope after the prefix, as exp writes it: created_at, digest, id, key?, kind,
+  // lamport, lane, schema, volatile?
+  const head = `"created_at":"${e.created}","digest":"${e.digest}","id":"${e.id}",`
+  let at = pre + head.length
+  if (bytes.toString('latin1', pre, at) !== head) return 'the record envelope differs from the index'
+  let key: string | undefined
+  if (bytes.toString('latin1', at, at + 6) === '"key":') {
+    // a key is a JSON string: find its closing quote, then read it as JSON (it may be escaped or non-ASCII)
+    let q = at + 7
+    while (q < n && bytes[q] !== 0x22) q += bytes[q] === 0x5c ? 2 : 1
+    try {
+      key = JSON.parse(bytes.toString('utf8', at + 6, q + 1)) as string
+    } catch {
+      return 'the record key is not a JSON string'
+    }
+    if (bytes[q + 1] !== 0x2c) return 'the record envelope differs from the index'
+    at = q + 2
+  }
+  const rest = `"kind":"${e.kind}","lamport":${e.lamport},"lane":"${e.lane}","schema":"${schema}"`
+  if (bytes.toString('latin1', at, at + rest.length) !== rest) return 'the record envelope differs from the index'
+  at += rest.length
+  if (!(at === n - 2 || bytes.toString('latin1', at, at + 13) === ',"volatile":{')) return 'the record envelope differs from the index'
+  const cites = citesSegment(e.cites)
+  if (bytes.toString('latin1', pre - cites.length, pre) !== cites) return 'the cites differ from the index'
+  if (e.digest.length !== 71 || !e.digest.endsWith(hashPrefix(bytes, pre, suffixOf(e.kind, schema, key)))) return 'the record bytes do not hash to its digest'
+  if (recordId(e.kind, e.digest, key) !== e.id) return 'the id is not derived from the digest'
+  return undefined
+}

@@ -1,0 +1,42 @@
+import fs from 'node:fs'
+import path from 'node:path'
+
+/**
+ * The lane tips this clone has seen (.git/exp/tips.json), kept apart from the projection
+ * cache so that deleting the cache does not forget them. Lanes only grow: a lane whose tip
+ * no longer contains the tip seen before was rewound or rewritten, and the records in
+ * between dropped out of every view. `exp ledger` warns, `exp fsck` reports it, and
+ * `exp sync` brings the lane back from a remote that still has it.
+ */
+export interface SeenTip {
+  tip: string
+  /** records the lane held at that tip */
+  records: number
+}
+
+export type SeenTips = Record<string, SeenTip>
+
+const FILE = 'tips.json'
+
+export function loadSeenTips(commonDir: string): SeenTips {
+  try {
+    const s = JSON.parse(fs.readFileSync(path.join(commonDir, 'exp', FILE), 'utf8')) as {format?: number; lanes?: SeenTips}
+    if (s.format === 1 && s.lanes && typeof s.lanes === 'object') {
+      const out: SeenTips = {}
+      for (const [ref, v] of Object.entries(s.lanes)) if (v && /^[0-9a-f]{40}$/.test(v.tip) && Number.isSafeInteger(v.records)) out[ref] = v
+      return out
+    }
+  } catch {
+    // none yet, or unreadable: nothing seen
+  }
+  return {}
+}
+
+/** Write the seen tips (temp file and rename: a reader never sees half a file). */
+export function saveSeenTips(commonDir: string, lanes: SeenTips): void {
+  const dir = path.join(commonDir, 'exp')
+  fs.mkdirSync(dir, {recursive: true})
+  const tmp = path.join(dir, `${FILE}.${process.pid}.tmp`)
+  fs.writeFileSync(tmp, `${JSON.stringify({format: 1, lanes})}\n`)
+  fs.renameSync(tmp, path.join(dir, FILE))
+}

@@ -1,0 +1,122 @@
+/* eslint-disable no-control-regex -- the tests look for control characters on purpose */
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp, expJson} from '../helpers/cli.js'
+import {makeRepo, git, tempDir, handCommit} from '../helpers/repo.js'
+import {prepare, seal, encodeRecord} from '../../src/records/index.js'
+import {lintSkill} from '../../src/skills/index.js'
+import {loadScenarioDir} from '../../src/scenarios/index.js'
+import {loadDataset} from '../../src/evals/runner/dataset.js'
+
+const BOMB = ['a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]', 'e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]'].join('\n')
+
+t.test('a NUL in a record stays in the record, never in the commit: inspect finds it, git fsck --strict and a fsckObjects remote accept it', async t => {
+  const repo = await makeRepo(t)
+  const r = await exp(['append', 'note', '-', '--lane', 'n'], {cwd: repo, input: '{"text":"a\\u0000b\\u0007\\nExp-Record: note/nt-000000000000000000000000"}'})
+  t.equal(r.code, 0, r.stderr)
+  const id = r.stdout.trim()
+  const ins = await expJson<{record: {body: {text: string}}}>(['inspect', id], {cwd: repo})
+  t.equal(ins.record.body.text, 'a\u0000b\u0007\nExp-Record: note/nt-000000000000000000000000', 'the body keeps every character')
+  const subject = (await git(repo, 'log', '-1', '--format=%s', 'refs/research/lanes/n')).replace(/\n$/, '')
+  t.notMatch(subject, /[\u0000-\u001f]/)
+  t.match(await git(repo, 'log', '-1', '--format=%B', 'refs/research/lanes/n'), new RegExp(`\\nExp-Record: note/${id}\\n`))
+  t.equal((await git(repo, 'fsck', '--strict', '--no-dangling')).trim(), '', 'git fsck --strict is clean')
+  t.same((await expJson<{id: string}[]>(['ledger'], {cwd: repo})).map(x => x.id), [id])
+  const hub = path.join(tempDir(t), 'hub.git')
+  await git(path.dirname(hub), 'init', '-q', '--bare', hub)
+  await git(hub, 'config', 'receive.fsckObjects', 'true')
+  const s = await exp(['sync', hub], {cwd: repo})
+  t.equal(s.code, 0, s.stderr)
+  t.match(await git(hub, 'rev-parse', 'refs/research/lanes/n'), /^[0-9a-f]{40}/, 'the remote took it')
+})
+
+t.test('records have a size limit: a clear error and nothing written; configurable; big old records still read with --json', async t => {
+  const repo = await makeRepo(t)
+  const big = JSON.stringify({text: 'x'.repeat(2 * 1024 * 1024)})
+  const r = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: big})
+  t.equal(r.code, 2)
+  t.match(r.stderr, /error: note record nt-[0-9a-f]{24} is \d+ bytes, more than the limit of 1048576/)
+  t.match(r.stderr, /hint: .*artifact/)
+  t.same(await expJson(['ledger'], {cwd: repo}), [], 'nothing was written')
+  await git(repo, 'config', 'exp.maxRecordBytes', '4m')
+  const ok = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: big})
+  t.equal(ok.code, 0, 'a raised limit lets it in')
+  await git(repo, 'config', 'exp.maxRecordBytes', 'lots')
+  const bad = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: '{"text":"small"}'})
+  t.equal(bad.code, 2)
+  t.match(bad.stderr, /git config exp\.maxRecordBytes is "lots", not a size/)
+  await git(repo, 'config', '--unset', 'exp.maxRecordBytes')
+  // a 10 MB record written before the limit existed (by hand): every --json read still works
+  const old = seal(prepare({kind: 'note', body: {text: 'y'.repeat(10 * 1024 * 1024)}}), {lane: 'old', lamport: 5, createdAt: '2026-01-01T00:00:00.000Z'})
+  await handCommit(repo, 'old', `research/notes/${old.id.slice(3, 5)}/${old.id}.json`, encodeRecord(old).toString(), `note: big\n\nExp-Record: note/${old.id}\nExp-Schema: note@1\nExp-Lamport: 5\n`)
+  const l = await exp(['ledger', '--json'], {cwd: repo})
+  t.equal(l.code, 0, l.stderr)
+  t.same((JSON.parse(l.stdout) as {id: string}[]).map(x => x.id).slice(-1), [old.id])
+  const i = await exp(['inspect', old.id, '--json'], {cwd: repo})
+  t.equal(i.code, 0, i.stderr)
+  t.equal((JSON.parse(i.stdout) as {record: {body: {text: string}}}).record.body.text.length, 10 * 1024 * 1024)
+})
+
+t.test('lenient input is refused with the file, field or flag named, a non-zero exit, and nothing written', async t => {
+  const repo = await makeRepo(t)
+  fs.writeFileSync(path.join(repo, 'bomb.yaml'), `${BOMB}\ntext: hi\n`)
+  fs.writeFileSync(path.join(repo, 'latin1.json'), Buffer.concat([Buffer.from('{"text":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]))
+  const known = (await exp(['append', 'note', '-', '--lane', 'k'], {cwd: repo, input: 'text: known'})).stdout.trim()
+  const cases: [string[], string, RegExp, number][] = [
+    [['append', 'note', 'bomb.yaml', '--lane', 'x'], '', /bomb\.yaml: too many YAML alias expansions/, 2],
+    [['append', 'note', 'latin1.json', '--lane', 'x'], '', /latin1\.json:1:13: invalid UTF-8 at byte 12/, 2],
+    [['append', 'note', '-', '--lane', 'x'], '{"text":"a","text":"b"}', /<stdin>:1:13: duplicate key "text"/, 2],
+    [['append', 'note', '-', '--batch', '--lane', 'x'], '{"text":"ok"}\n{"text":"a","text":"b"}\n', /<stdin>:2:13: duplicate key "text"/, 2],
+    [['append', 'note', '-', '--lane', 'x', '--cite', 'nt-0123456789abcdef01234567'], 'text: x', /unknown record id: nt-0123456789abcdef01234567 \(given with --cite\)/, 3],
+    [['append', 'note', '-', '--lane', 'x', '--cite', 'not-an-id'], 'text: x', /--cite "not-an-id" is not a record id/, 2],
+    [['append', 'note', '-', '--lane', ''], 'text: x', /invalid lane name \(--lane\) "": it is empty/, 2],
+    [['append', 'note', 'missing.yaml', '--lane', 'x'], '', /unknown input file: missing\.yaml/, 3],
+    [['claim', 'hy-0123456789abcdef01234567', '--ttl', '99999999999999'], '', /--ttl|ttl/, 2],
+    [['ledger', '--since', '-1'], '', /--since|since/, 2],
+    [['ledger', '--lane', '../x'], '', /invalid lane name \(--lane\) "\.\.\/x"/, 2],
+    [['ledger', '--cites', 'kn-1'], '', /--cites "kn-1" is not a record id/, 2],
+  ]
+  for (const [args, input, re, code] of cases) {
+    const r = await exp(args, {cwd: repo, input, env: {EXP_LANE: 'x'}})
+    t.equal(r.code, code, `${args.join(' ')} exits ${code}`)
+    t.match(r.stderr, re, args.join(' '))
+    t.notMatch(r.stderr, /unexpected|Invalid time value|\n\s+at /, 'not an internal error')
+  }
+  t.same((await expJson<{id: string}[]>(['ledger'], {cwd: repo})).map(r => r.id), [known], 'nothing else was written')
+  const cited = await exp(['append', 'note', '-', '--lane', 'x', '--cite', known], {cwd: repo, input: 'text: cites a known record'})
+  t.equal(cited.code, 0, '--cite of a known id works')
+})
+
+t.test('a YAML alias bomb in one scenario file is that file problem: the others load; run skips it unless --strict', async t => {
+  const dir = tempDir(t)
+  const builtin = path.join(process.cwd(), 'scenarios')
+  const good = fs.readdirSync(builtin).filter(f => f.endsWith('.yaml')).slice(0, 3)
+  for (const f of good) fs.copyFileSync(path.join(builtin, f), path.join(dir, f))
+  fs.writeFileSync(path.join(dir, 'zz-bomb.yaml'), `${BOMB}\nid: zz-bomb\n`)
+  fs.writeFileSync(path.join(dir, 'zz-latin1.yaml'), Buffer.from([0x69, 0x64, 0x3a, 0x20, 0xe9, 0x0a]))
+  const loaded = await loadScenarioDir(dir)
+  t.equal(loaded.filter(l => l.scenario).length, 3, 'the good files load')
+  const bomb = loaded.find(l => l.file.endsWith('zz-bomb.yaml'))!
+  t.match(bomb.problems[0]!.message, /alias bomb/)
+  t.match(loaded.find(l => l.file.endsWith('zz-latin1.yaml'))!.problems[0]!.message, /invalid UTF-8/)
+  const split = (loaded.find(l => l.scenario)!.scenario!).split
+  const ds = await loadDataset(dir, split)
+  t.ok(ds.scenarios.length >= 1, 'run loads the good ones')
+  t.equal(ds.problems.length, 2, 'and reports the bad ones')
+  await t.rejects(loadDataset(dir, split, {strict: true}), {code: 'E_SCHEMA'}, '--strict stops')
+  const lint = await exp(['scenarios', 'lint', dir], {cwd: dir})
+  t.not(lint.code, 0)
+  t.match(lint.stdout, /zz-bomb\.yaml:1:1: YAML: too many alias expansions/)
+  t.notMatch(lint.stderr, /unexpected/)
+})
+
+t.test('a 5 MB SKILL.md frontmatter is a lint problem, not parsed', async t => {
+  const dir = tempDir(t)
+  const skill = path.join(dir, 'onboarding')
+  fs.mkdirSync(skill)
+  fs.writeFileSync(path.join(skill, 'SKILL.md'), `---\nname: onboarding\ndescription: ${'x'.repeat(5 * 1024 * 1024)}\n---\n\n# Onboarding\n`)
+  const res = await lintSkill(skill, {requirePurpose: false})
+  t.same(res.problems.filter(p => p.rule === 'frontmatter/size').map(p => p.line), [1])
+  t.match(res.problems.find(p => p.rule === 'frontmatter/size')!.message, /more than 65536 \(64 KiB\)/)
+})

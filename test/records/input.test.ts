@@ -1,0 +1,43 @@
+/* eslint-disable no-control-regex -- the tests look for control characters on purpose */
+import t from 'tap'
+import {decodeUtf8, parseJsonLines, parseYamlOrJson, oneLine, summarize, seal, prepare} from '../../src/records/index.js'
+import {duplicateKey} from '../../src/records/json-keys.js'
+import {recordMessage, parseTrailers} from '../../src/store/git/message.js'
+
+const BOMB = ['a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]', 'e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]', 'text: hi'].join('\n')
+
+t.test('invalid UTF-8 is refused with its position, never replaced by U+FFFD', async t => {
+  t.equal(decodeUtf8(Buffer.from('text: héllo'), 'f.yaml'), 'text: héllo')
+  t.throws(() => decodeUtf8(Buffer.from([0x74, 0x3a, 0x20, 0x61, 0xff]), 'f.yaml'), {code: 'E_PARSE', message: /^f\.yaml:1:5: invalid UTF-8 at byte 4/})
+  t.throws(() => decodeUtf8(Buffer.concat([Buffer.from('a\nbc '), Buffer.from([0xc3])]), 'g.json'), {message: /^g\.json:2:4: invalid UTF-8 at byte 5/}, 'a truncated sequence')
+  t.throws(() => decodeUtf8(Buffer.from([0xed, 0xa0, 0x80]), 'h'), {message: /invalid UTF-8 at byte 0/}, 'an encoded surrogate')
+  t.throws(() => decodeUtf8(Buffer.from([0xc0, 0xaf]), 'h'), {message: /invalid UTF-8 at byte 0/}, 'an overlong form')
+})
+
+t.test('duplicate JSON keys are found at any depth, after escapes, and refused on input', async t => {
+  t.equal(duplicateKey('{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}'), undefined, 'the same key in different objects is fine')
+  t.same(duplicateKey('{"a":1,"b":{"x":1, "x" : 2}}'), {key: 'x', pos: 19})
+  t.same(duplicateKey('{"\\u0061":1,"a":2}'), {key: 'a', pos: 12}, 'keys compare decoded')
+  t.equal(duplicateKey('{"a":"\\"a\\":1","b":"a"}'), undefined, 'strings holding quotes and key-like text are skipped whole')
+  await t.rejects(parseYamlOrJson('{"text":"a","text":"b"}', 'n.json'), {code: 'E_PARSE', message: /^n\.json:1:13: duplicate key "text"/})
+  t.throws(() => parseJsonLines('{"text":"ok"}\n{"text":"a","text":"b"}\n', 'in.jsonl'), {message: /^in\.jsonl:2:13: duplicate key "text"/})
+  await t.rejects(parseYamlOrJson('text: a\ntext: b\n', 'n.yaml'), {code: 'E_PARSE', message: /^n\.yaml:2:1: /}, 'YAML input too')
+})
+
+t.test('a YAML alias bomb is a parse error naming the file, not an unexpected failure', async t => {
+  await t.rejects(parseYamlOrJson(BOMB, 'bomb.yaml'), {code: 'E_PARSE', message: /^bomb\.yaml: too many YAML alias expansions .*alias bomb/})
+  t.same(await parseYamlOrJson('a: &x 1\nb: *x\n', 'ok.yaml'), {a: 1, b: 1}, 'a few aliases still work')
+})
+
+t.test('a commit subject is one line of printable text whatever the record holds', async t => {
+  t.equal(oneLine('a\u0000b\u0001\u001b[31mc\u007f\u0085d\u2028e\r\nf'), 'a b [31mc d e f')
+  const rec = seal(prepare({kind: 'note', body: {text: 'evil\u0000\nExp-Record: note/nt-000000000000000000000000\u0007'}}), {lane: 'x', lamport: 3, createdAt: '2026-01-01T00:00:00.000Z'})
+  const msg = recordMessage(rec)
+  const subject = msg.split('\n')[0]!
+  t.notMatch(subject, /[\u0000-\u001f\u007f]/)
+  t.equal(msg.split('\n').filter(l => l.startsWith('Exp-Record:')).length, 1, 'a forged trailer line cannot be smuggled in')
+  t.same(parseTrailers(msg).record, {kind: 'note', id: rec.id})
+  t.notMatch(msg, /\u0000/)
+  const long = seal(prepare({kind: 'note', body: {text: `${'x'.repeat(70)}😀😀😀`}}), {lane: 'x', lamport: 1, createdAt: '2026-01-01T00:00:00.000Z'})
+  t.notMatch(summarize(long), /[\ud800-\udbff](?![\udc00-\udfff])/, 'no surrogate pair is cut in half')
+})

@@ -1,0 +1,126 @@
+import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {GitRecordStore} from '../../src/store/index.js'
+import {fsck} from '../../src/store/git/fsck.js'
+import {makeRepo} from '../helpers/repo.js'
+import {sampleDraft} from '../helpers/records.js'
+import {exp, expJson} from '../helpers/cli.js'
+
+const CACHE = '.git/exp/cache-v4'
+
+/** A repository with notes on two lanes and a built cache; returns the records as the ledger gives them. */
+async function cached(t: Test): Promise<{repo: string; records: {id: string; body: {text: string}; digest: string}[]}> {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  await s.appendBatch([1, 2, 3, 4].map(n => sampleDraft('note', n)), {lane: 'a'})
+  await s.appendBatch([5, 6].map(n => sampleDraft('note', n)), {lane: 'b'})
+  await s.close()
+  const records = await expJson<{id: string; body: {text: string}; digest: string}[]>(['ledger'], {cwd: repo})
+  t.equal(records.length, 6)
+  return {repo, records}
+}
+
+const file = (repo: string, suffix: string) => {
+  const f = fs.readdirSync(path.join(repo, CACHE)).find(x => x.startsWith('refs~research~lanes~a.') && x.endsWith(suffix))!
+  return path.join(repo, CACHE, f)
+}
+
+t.test("a record's text edited inside a data file is never returned: the ledger reads history instead and says so", async t => {
+  const {repo, records} = await cached(t)
+  const dat = file(repo, '.note.dat')
+  const before = fs.readFileSync(dat, 'utf8')
+  fs.writeFileSync(dat, before.replace('"text":"note 2"', '"text":"NOTE 9"')) // same length: offsets still fit
+  const l = await exp(['ledger', '--json'], {cwd: repo})
+  t.equal(l.code, 0)
+  t.same(JSON.parse(l.stdout), records, 'the original records, next to their digests')
+  t.notMatch(l.stdout, /NOTE 9/)
+  t.match(l.stderr, /warning: the cache of refs\/research\/lanes\/a does not match .*digest/)
+  const one = records[1]!
+  const i = await expJson<{record: {body: {text: string}}}>(['inspect', one.id], {cwd: repo})
+  t.equal(i.record.body.text, 'note 2', 'inspect gives the original too')
+  t.same(await expJson(['ledger'], {cwd: repo}), records, 'and the cache was rebuilt: the next read is clean')
+  t.notMatch(fs.readFileSync(file(repo, '.note.dat'), 'utf8'), /NOTE 9/)
+})
+
+t.test('every record of a data file rewritten: all read from history in one batch, and the cache rebuilt', async t => {
+  const {repo, records} = await cached(t)
+  const dat = file(repo, '.note.dat')
+  fs.writeFileSync(dat, fs.readFileSync(dat, 'utf8').replaceAll('"text":"note', '"text":"NOTE'))
+  const s = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  const ledger = await s.ledger()
+  t.same(ledger.records().map(r => r.body), records.map(r => r.body), 'each body is the one history has')
+  await s.close()
+  const again = await exp(['ledger', '--json'], {cwd: repo})
+  t.equal(again.stderr, '', 'the next read finds a clean cache')
+  t.same(JSON.parse(again.stdout), records)
+  t.equal(fs.readdirSync(path.join(repo, CACHE)).filter(f => f.startsWith('refs~research~lanes~a.') && f.endsWith('.note.dat')).length, 1, 'and only one generation of its files')
+})
+
+t.test('a lowered count in state.json, an edited index line, a truncated index: detected, the lane rebuilt, nothing hidden', async t => {
+  const edits: [string, (repo: string) => void][] = [
+    ['count lowered', repo => {
+      const f = path.join(repo, CACHE, 'state.json')
+      const st = JSON.parse(fs.readFileSync(f, 'utf8'))
+      st.lanes['refs/research/lanes/a'].count = 2
+      fs.writeFileSync(f, JSON.stringify(st))
+    }],
+    ['count and index size lowered together', repo => {
+      const f = path.join(repo, CACHE, 'state.json')
+      const st = JSON.parse(fs.readFileSync(f, 'utf8'))
+      const lanes = st.lanes['refs/research/lanes/a']
+      const idx = fs.readFileSync(file(repo, '.idx'), 'latin1')
+      lanes.count = 2
+      lanes.idxBytes = idx.split('\n').slice(0, 2).join('\n').length + 1
+      fs.writeFileSync(f, JSON.stringify(st))
+    }],
+    ['an index line edited (lamport)', repo => {
+      const f = file(repo, '.idx')
+      const lines = fs.readFileSync(f, 'latin1').split('\n')
+      const cols = lines[1]!.split('\t')
+      cols[4] = '99'
+      lines[1] = cols.join('\t')
+      fs.writeFileSync(f, lines.join('\n'), 'latin1')
+    }],
+    ['an index line edited (offset past the data)', repo => {
+      const f = file(repo, '.idx')
+      fs.writeFileSync(f, fs.readFileSync(f, 'latin1').replace(/\t(\d+)\t(\d+)\t(\d+)\t/, '\t$1\t9999999\t$3\t'), 'latin1')
+    }],
+    ['the index cut short', repo => fs.truncateSync(file(repo, '.idx'), 30)],
+    ['state.json is not JSON', repo => fs.writeFileSync(path.join(repo, CACHE, 'state.json'), '{"format": 4, "lanes": ')],
+    ['state.json names a data file of an unknown kind', repo => {
+      const f = path.join(repo, CACHE, 'state.json')
+      const st = JSON.parse(fs.readFileSync(f, 'utf8'))
+      st.lanes['refs/research/lanes/a'].dat = {'../../x': 1}
+      fs.writeFileSync(f, JSON.stringify(st))
+    }],
+  ]
+  for (const [what, edit] of edits) {
+    const {repo, records} = await cached(t)
+    edit(repo)
+    const l = await exp(['ledger', '--json'], {cwd: repo})
+    t.equal(l.code, 0, `${what}: exit 0`)
+    t.same(JSON.parse(l.stdout), records, `${what}: every record, as it is in history`)
+    t.notMatch(l.stderr, /unexpected|\n\s+at /, `${what}: no crash`)
+    const s = await GitRecordStore.open(repo, {onWarning: () => undefined})
+    t.same((await s.ledger()).records().map(r => r.id), records.map(r => r.id), `${what}: in process too`)
+    await s.close()
+  }
+})
+
+t.test('fsck never reads the cache: the same report with a garbled, missing or unreadable cache', async t => {
+  const {repo} = await cached(t)
+  const clean = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(clean.code, 0)
+  for (const f of fs.readdirSync(path.join(repo, CACHE))) fs.writeFileSync(path.join(repo, CACHE, f), 'garbage\tgarbage\n')
+  const garbled = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(garbled.code, 0, garbled.stderr)
+  t.same(JSON.parse(garbled.stdout), JSON.parse(clean.stdout))
+  fs.rmSync(path.join(repo, '.git/exp'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.git/exp'), 'a file where the cache folder should be')
+  const s = await GitRecordStore.open(repo)
+  const report = await fsck(s)
+  t.same(report.problems, [])
+  t.equal(report.records, 6)
+  await s.close()
+})

@@ -1,0 +1,81 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {GitRecordStore} from '../../src/store/index.js'
+import {fsck} from '../../src/store/git/fsck.js'
+import {findGarbage} from '../../src/store/git/gc.js'
+import {makeRepo, git} from '../helpers/repo.js'
+import {startAppender} from '../helpers/procs.js'
+import {exp} from '../helpers/cli.js'
+
+/** Every temp file and pack keep under .git (what `git count-objects -v` calls garbage, and more). */
+function leftovers(repo: string): string[] {
+  const out: string[] = []
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
+      const p = path.join(dir, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (/^tmp_|\.keep$|\.tmp$|\.lock(\.new)?$/.test(e.name)) out.push(path.relative(repo, p))
+    }
+  }
+  walk(path.join(repo, '.git'))
+  return out.filter(f => !f.endsWith('write.lock'))
+}
+
+t.test('appends in child processes survive git gc, pack-refs --all, repack -ad and exp gc running at the same time', async t => {
+  const repo = await makeRepo(t)
+  // single appends (loose objects, the lane folder re-created) and batches (packs with a keep)
+  const procs = [startAppender(repo, 'single', 60, 's'), startAppender(repo, 'single2', 60, 't'), startAppender(repo, 'batched', 200, 'b', 20)]
+  let running = true
+  const done = Promise.all(procs.map(p => p.done)).finally(() => (running = false))
+  const maintenance = ['gc -q', 'pack-refs --all', 'repack -ad -q', 'exp gc']
+  let rounds = 0
+  while (running) {
+    const m = maintenance[rounds++ % maintenance.length]!
+    if (m === 'exp gc') await exp(['gc'], {cwd: repo})
+    else await git(repo, ...m.split(' ')).catch(() => undefined) // a maintenance step may lose a race; an append must not
+  }
+  const codes = await done
+  t.same(codes, [0, 0, 0], 'every append succeeded')
+  t.ok(rounds >= 4, `${rounds} maintenance steps ran alongside`)
+  const s = await GitRecordStore.open(repo)
+  const ledger = await s.ledger()
+  const acked = procs.flatMap(p => p.acked)
+  t.equal(acked.length, 320)
+  t.same(acked.filter(id => !ledger.has(id)), [], 'every acknowledged record is there')
+  t.same((await fsck(s)).problems, [], 'fsck is clean')
+  await s.close()
+  t.equal((await git(repo, 'fsck', '--strict', '--no-dangling')).trim(), '', 'and so is git fsck')
+  t.same(leftovers(repo), [], 'no temp file, keep or lock left behind')
+  t.match(await git(repo, 'count-objects', '-v'), /garbage: 0/)
+})
+
+t.test('what killed writers leave (temp objects, temp packs, keeps) is removed by exp gc, and only that', async t => {
+  const repo = await makeRepo(t)
+  for (let round = 0; round < 6; round++) {
+    const p = startAppender(repo, 'killed', 5000, `k${round}`, round % 2 ? 400 : 1)
+    await p.ready
+    await new Promise(r => setTimeout(r, 150 + round * 40))
+    p.child.kill('SIGKILL')
+    await p.done
+  }
+  // and a leftover of each kind for certain, named as a dead exp process names them
+  const dead = 2 ** 22 + 12345
+  fs.writeFileSync(path.join(repo, '.git/objects/pack', `tmp_pack_${dead}_abcdef`), 'x')
+  fs.writeFileSync(path.join(repo, '.git/objects/pack', 'pack-0000000000000000000000000000000000000000.keep'), `exp pid=${dead} host=${(await import('node:os')).hostname()}: until the lane ref moves\n`)
+  fs.mkdirSync(path.join(repo, '.git/objects/ab'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.git/objects/ab', `tmp_obj_${dead}_0011`), 'x')
+  // a keep someone made on purpose, and a temp file of this (live) process, stay
+  fs.writeFileSync(path.join(repo, '.git/objects/pack', 'pack-1111111111111111111111111111111111111111.keep'), 'kept by hand\n')
+  fs.writeFileSync(path.join(repo, '.git/objects/ab', `tmp_obj_${process.pid}_0022`), 'x')
+  const found = findGarbage(path.join(repo, '.git')).map(f => path.basename(f))
+  t.ok(found.includes(`tmp_pack_${dead}_abcdef`) && found.includes(`tmp_obj_${dead}_0011`) && found.includes('pack-0000000000000000000000000000000000000000.keep'))
+  t.notOk(found.includes('pack-1111111111111111111111111111111111111111.keep') || found.includes(`tmp_obj_${process.pid}_0022`), 'what is not garbage is not touched')
+  const r = await exp(['gc', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.ok((JSON.parse(r.stdout) as {garbage: string[]}).garbage.length >= 3)
+  t.same(leftovers(repo).sort(), ['.git/objects/ab/tmp_obj_' + process.pid + '_0022', '.git/objects/pack/pack-1111111111111111111111111111111111111111.keep'].sort())
+  const s = await GitRecordStore.open(repo)
+  t.same((await fsck(s)).problems, [])
+  await s.close()
+})

@@ -1,0 +1,131 @@
+import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {makeRepo, git, gitIn, tempDir} from '../helpers/repo.js'
+import {exp, expJson} from '../helpers/cli.js'
+
+interface SyncJson {
+  fetched: {ref: string; restored?: boolean}[]
+  pushed: {ref: string}[]
+  rejected: {ref: string; kind: string; reason: string}[]
+}
+
+/** A bare hub that checks every object it receives, and two clones of it, each set up with `exp init`. */
+async function hubAndClones(t: Test): Promise<{hub: string; c1: string; c2: string}> {
+  const root = tempDir(t)
+  const hub = path.join(root, 'hub.git')
+  await git(root, 'init', '-q', '--bare', '-b', 'main', hub)
+  await git(hub, 'config', 'receive.fsckObjects', 'true')
+  const seed = await makeRepo(t)
+  await git(seed, 'push', '-q', hub, 'main')
+  const clones: string[] = []
+  for (const name of ['c1', 'c2']) {
+    const c = path.join(root, name)
+    await git(root, 'clone', '-q', hub, c)
+    const init = await exp(['init'], {cwd: c})
+    t.equal(init.code, 0, `exp init in ${name}: ${init.stderr}`)
+    clones.push(c)
+  }
+  return {hub, c1: clones[0]!, c2: clones[1]!}
+}
+
+const append = async (cwd: string, lane: string, text: string) => {
+  const r = await exp(['append', 'note', '-', '--lane', lane], {cwd, input: `text: ${text}`})
+  if (r.code !== 0) throw new Error(r.stderr)
+  return r.stdout.trim()
+}
+const syncJson = async (cwd: string): Promise<{code: number; json: SyncJson; stderr: string}> => {
+  const r = await exp(['sync', '--json'], {cwd})
+  const out = JSON.parse(r.stdout) as SyncJson | {error: {data: SyncJson}}
+  return {code: r.code, json: 'error' in out ? out.error.data : out, stderr: r.stderr}
+}
+
+t.test('exp init in both clones, then sync again and again: it keeps working, and counts what moved', async t => {
+  const {c1, c2} = await hubAndClones(t)
+  await append(c1, 'c1', 'one')
+  t.equal((await syncJson(c1)).code, 0)
+  await append(c1, 'c1', 'two')
+  const second = await syncJson(c1)
+  t.equal(second.code, 0, `the second sync works too: ${second.stderr}`)
+  t.same(second.json.pushed.map(p => p.ref), ['refs/research/lanes/c1'])
+  await append(c2, 'c2', 'three')
+  await append(c2, 'c2b', 'four')
+  const fromC2 = await syncJson(c2)
+  t.equal(fromC2.code, 0, fromC2.stderr)
+  t.same(fromC2.json.fetched.map(f => f.ref), ['refs/research/lanes/c1'], 'what moved is counted')
+  t.same(fromC2.json.pushed.map(p => p.ref).sort(), ['refs/research/lanes/c2', 'refs/research/lanes/c2b'])
+  const text = await exp(['sync'], {cwd: c1})
+  t.equal(text.code, 0, text.stderr)
+  t.match(text.stdout, /synced with origin \(git\): 2 fetched, 0 pushed, 0 not synced/)
+  // plain git fetch with the refspecs exp init configured works too
+  await git(c1, 'fetch', '-q', 'origin')
+  t.equal((await expJson<unknown[]>(['ledger'], {cwd: c1})).length, 4)
+  t.equal((await expJson<unknown[]>(['ledger'], {cwd: c2})).length, 4)
+})
+
+t.test('a diverged lane is reported as diverged and every other lane still syncs', async t => {
+  const {c1, c2} = await hubAndClones(t)
+  await append(c1, 'shared', 'from c1')
+  t.equal((await syncJson(c1)).code, 0)
+  await append(c2, 'shared', 'from c2 (same lane name, other history)')
+  await append(c2, 'mine', 'c2 only')
+  await append(c1, 'c1only', 'c1 only')
+  t.equal((await syncJson(c1)).code, 0)
+  const r = await syncJson(c2)
+  t.equal(r.code, 4)
+  t.same(r.json.rejected.map(x => [x.ref, x.kind]), [['refs/research/lanes/shared', 'diverged']])
+  t.same(r.json.fetched.map(f => f.ref), ['refs/research/lanes/c1only'], 'the other lanes were fetched')
+  t.same(r.json.pushed.map(p => p.ref), ['refs/research/lanes/mine'], 'and pushed')
+  t.match(r.stderr, /1 ref\(s\) diverged and were not overwritten: refs\/research\/lanes\/shared/)
+})
+
+t.test('a push the remote refuses is reported as refused, with the remote reason; the others go through', async t => {
+  const {hub, c1} = await hubAndClones(t)
+  const hook = path.join(hub, 'hooks', 'update')
+  fs.writeFileSync(hook, '#!/bin/sh\ncase "$1" in refs/research/lanes/blocked) echo "lane blocked by policy" >&2; exit 1;; esac\nexit 0\n', {mode: 0o755})
+  await append(c1, 'blocked', 'x')
+  await append(c1, 'open', 'y')
+  const r = await syncJson(c1)
+  t.equal(r.code, 4)
+  t.same(r.json.rejected.map(x => [x.ref, x.kind]), [['refs/research/lanes/blocked', 'refused']])
+  t.match(r.json.rejected[0]!.reason, /the remote refused it: hook declined/)
+  t.same(r.json.pushed.map(p => p.ref), ['refs/research/lanes/open'])
+  t.match(r.stderr, /error: the remote refused 1 ref\(s\)/)
+  t.notMatch(r.stderr, /diverged/)
+})
+
+t.test('an old commit with a NUL in its message is refused by a receive.fsckObjects remote, and said so', async t => {
+  const {c1} = await hubAndClones(t)
+  await append(c1, 'old', 'fine')
+  const tip = (await git(c1, 'rev-parse', 'refs/research/lanes/old')).trim()
+  const tree = (await git(c1, 'rev-parse', 'refs/research/lanes/old^{tree}')).trim()
+  const body = `tree ${tree}\nparent ${tip}\nauthor a <a@x> 1700000000 +0000\ncommitter a <a@x> 1700000000 +0000\n\nnote: a\u0000b\n\nExp-Record: note/nt-000000000000000000000000\n`
+  const bad = await gitIn(c1, ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], body)
+  await git(c1, 'update-ref', 'refs/research/lanes/old', bad)
+  const r = await syncJson(c1)
+  t.equal(r.code, 4)
+  t.same(r.json.rejected.map(x => [x.ref, x.kind]), [['refs/research/lanes/old', 'refused']])
+  t.match(r.json.rejected[0]!.reason, /nul|NUL/i)
+})
+
+t.test('exp sync of a path that does not exist says so plainly', async t => {
+  const repo = await makeRepo(t)
+  const r = await exp(['sync', '/nonexistent/hub.git'], {cwd: repo})
+  t.equal(r.code, 3)
+  t.match(r.stderr, /^error: unknown remote repository: \/nonexistent\/hub\.git \(no such folder\)\nhint: /)
+})
+
+t.test('a lane rewound in one clone is restored by exp sync from a remote that has it', async t => {
+  const {c1} = await hubAndClones(t)
+  for (let i = 0; i < 12; i++) await append(c1, 'p', `record ${i}`)
+  t.equal((await syncJson(c1)).code, 0)
+  t.equal((await expJson<unknown[]>(['ledger'], {cwd: c1})).length, 12)
+  await git(c1, 'update-ref', 'refs/research/lanes/p', 'refs/research/lanes/p~10')
+  t.match((await exp(['ledger'], {cwd: c1})).stderr, /refs\/research\/lanes\/p moved from/)
+  const r = await exp(['sync'], {cwd: c1})
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /fetched refs\/research\/lanes\/p [0-9a-f]{8}\.\.[0-9a-f]{8} \(restored/)
+  const after = await exp(['ledger', '--json'], {cwd: c1})
+  t.equal((JSON.parse(after.stdout) as unknown[]).length, 12)
+  t.notMatch(after.stderr, /moved from/, 'the warning is gone')
+})
