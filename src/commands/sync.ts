@@ -5,8 +5,8 @@ import {sync, type SyncResult} from '../store/git/sync.js'
 import {DivergedError, RefusedError} from '../errors/index.js'
 
 export default class Sync extends ExpCommand {
-  static summary = 'Fetch and push the research lanes and proposal branches in one step.'
-  static description = `Carries refs/research/* (never refs/research/private/*) and refs/heads/exp/proposal/*. Refspecs are non-forcing: a lane that diverged (two writers used one lane name in two clones) is reported, never overwritten, and every other ref is still synced; the command then exits 4. A ref the remote refuses (a hook, receive.fsckObjects) is reported with the remote's reason, as a refusal. A lane that was rewound in this clone comes back from a remote that still has it.
+  static summary = 'Fetch and push the research lanes, proposal branches and attempt branches in one step.'
+  static description = `Carries refs/research/* (never refs/research/private/*), refs/heads/exp/proposal/* and refs/heads/exp/attempt/*. Refspecs are non-forcing: a lane that diverged (two writers used one lane name in two clones) is reported, never overwritten, and every other ref is still synced; the command then exits 4. A ref the remote refuses (a hook, receive.fsckObjects) is reported with the remote's reason, as a refusal. A lane that was rewound in this clone comes back from a remote that still has it.
 Sync uses its own refspecs (the fetch refspecs of the remote's config, e.g. those \`exp init\` adds, do not apply to it).
 Works with a local path or ssh remote (through the git binary) and with an http(s) remote (through isomorphic-git).`
   static enableJsonFlag = true

@@ -69,6 +69,26 @@ for (const [name, url] of [
 }
 let SERVER: {url: string; close: () => Promise<void>} | undefined
 
+for (const transport of ['git', 'http'] as const) {
+  t.test(`sync (${transport}) carries proposal and attempt branches to the other clone, never other branches`, async t => {
+    const {a, b} = await twoClones(t, async bare => {
+      if (transport === 'git') return bare
+      SERVER = await startGitHttpServer(path.dirname(bare))
+      return `${SERVER.url}/${path.basename(bare)}`
+    })
+    t.teardown(async () => SERVER?.close())
+    await git(a, 'branch', 'exp/attempt/tuning/at-1')
+    await git(a, 'branch', 'exp/proposal/pr-1')
+    await git(a, 'branch', 'scratch')
+    const ra = await sync(discoverRepo(a))
+    t.same(ra.pushed.map(p => p.ref).sort(), ['refs/heads/exp/attempt/tuning/at-1', 'refs/heads/exp/proposal/pr-1'])
+    const rb = await sync(discoverRepo(b))
+    t.same(rb.fetched.map(p => p.ref).sort(), ['refs/heads/exp/attempt/tuning/at-1', 'refs/heads/exp/proposal/pr-1'])
+    t.equal(await git(b, 'rev-parse', 'refs/heads/exp/attempt/tuning/at-1'), await git(a, 'rev-parse', 'HEAD'))
+    t.equal((await git(b, 'branch', '--list', 'scratch')).trim(), '', 'an ordinary branch is not carried')
+  })
+}
+
 t.test('records appended by exp in one clone are fetched by plain git and listed in another', async t => {
   const root = tempDir(t)
   const src = await makeRepo(t)

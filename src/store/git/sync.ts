@@ -37,9 +37,9 @@ export interface SyncResult {
   rejected: Rejection[]
 }
 
-/** What sync carries: public research refs and proposal branches; never refs/research/private/. */
-export const SYNC_PREFIXES = ['refs/research/', 'refs/heads/exp/proposal/']
-const PUSH = ['refs/research/*:refs/research/*', '^refs/research/private/*', 'refs/heads/exp/proposal/*:refs/heads/exp/proposal/*']
+/** What sync carries: public research refs, proposal and attempt branches; never refs/research/private/. */
+export const SYNC_PREFIXES = ['refs/research/', 'refs/heads/exp/proposal/', 'refs/heads/exp/attempt/']
+const PUSH = ['refs/research/*:refs/research/*', '^refs/research/private/*', 'refs/heads/exp/proposal/*:refs/heads/exp/proposal/*', 'refs/heads/exp/attempt/*:refs/heads/exp/attempt/*']
 
 function carried(ref: string): boolean {
   return SYNC_PREFIXES.some(p => ref.startsWith(p)) && !ref.startsWith('refs/research/private/')
@@ -92,7 +92,9 @@ export async function sync(repo: RepoPaths, remote?: string): Promise<SyncResult
 /** Remote-tracking namespace a native fetch lands in before local refs move (never forced into lanes). */
 export function trackingRef(remote: string, ref: string): string {
   const name = remote.replace(/[^A-Za-z0-9._-]+/g, '_')
-  return ref.startsWith('refs/research/') ? `refs/exp/remotes/${name}/research/${ref.slice('refs/research/'.length)}` : `refs/exp/remotes/${name}/proposal/${ref.slice('refs/heads/exp/proposal/'.length)}`
+  if (ref.startsWith('refs/research/')) return `refs/exp/remotes/${name}/research/${ref.slice('refs/research/'.length)}`
+  if (ref.startsWith('refs/heads/exp/attempt/')) return `refs/exp/remotes/${name}/attempt/${ref.slice('refs/heads/exp/attempt/'.length)}`
+  return `refs/exp/remotes/${name}/proposal/${ref.slice('refs/heads/exp/proposal/'.length)}`
 }
 
 /**
@@ -131,7 +133,7 @@ async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Prom
   const dir = repo.commonDir
   const target = r.url === r.name ? r.url : r.name
   const track = (ref: string) => trackingRef(r.name, ref)
-  const specs = [`+refs/research/*:${track('refs/research/x').replace(/x$/, '*')}`, '^refs/research/private/*', `+refs/heads/exp/proposal/*:${track('refs/heads/exp/proposal/x').replace(/x$/, '*')}`]
+  const specs = [`+refs/research/*:${track('refs/research/x').replace(/x$/, '*')}`, '^refs/research/private/*', `+refs/heads/exp/proposal/*:${track('refs/heads/exp/proposal/x').replace(/x$/, '*')}`, `+refs/heads/exp/attempt/*:${track('refs/heads/exp/attempt/x').replace(/x$/, '*')}`]
   // --refmap= : the fetch refspecs a remote has configured (`exp init` adds non-forcing ones
   // into refs/research/*) must not apply to this fetch: sync moves lanes itself, one checked
   // fast-forward at a time, and a configured refspec made every later sync fail on a lane
