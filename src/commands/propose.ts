@@ -3,7 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {loadConfig} from '../research/files.js'
 import {createProposal, type CreatedProposal} from '../loop/proposal.js'
-import {renderRule} from '../agents/scripted/rules.js'
+import {renderRule} from '../knowledge/index.js'
 
 export default class Propose extends ExpCommand {
   static summary = 'Propose a patch of a skill from recalled knowledge, as a branch exp/proposal/<id>.'

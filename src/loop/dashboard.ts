@@ -1,4 +1,4 @@
-import {renderRule, type Rule} from '../agents/scripted/rules.js'
+import {renderRule, type Rule} from '../knowledge/index.js'
 
 export interface IterationReport {
   iteration: number

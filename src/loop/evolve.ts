@@ -6,7 +6,7 @@ import {CandidateTakenError, ClaimedError, ExpError, NotFoundError} from '../err
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
 import {LoopEvents} from './events.js'
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
 import {createProposal, type CreatedProposal} from './proposal.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'

@@ -1,5 +1,4 @@
 import {mineFromLedger} from '../mining/index.js'
-import type {Rule} from '../agents/scripted/rules.js'
 import type {MineStep} from './evolve.js'
 
 /** The deterministic miner as the loop's mining step: evidence first, then the knowledge that cites it. */
@@ -10,6 +9,6 @@ export const deterministicMine: MineStep = async (store, ledger, o) => {
   return {
     evidence: evidence.map(e => e.id),
     knowledge: knowledge.map(k => k.id),
-    patterns: r.evidence.map(d => ({pattern: d.body.pattern, signature: d.body.signature, support: d.body.support, failures: d.body.failures, ...(d.body.rule ? {rule: d.body.rule as unknown as Rule} : {})})),
+    patterns: r.evidence.map(d => ({pattern: d.body.pattern, signature: d.body.signature, support: d.body.support, failures: d.body.failures, ...(d.body.rule ? {rule: d.body.rule} : {})})),
   }
 }

@@ -11,7 +11,7 @@ import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
 import {buildRecall} from './recall.js'
 import {proposePatch, PROPOSER, type ProposedPatch, type RejectedPatch} from './proposer.js'
 import {knowledgePath, knowledgeYaml, purposePath, purposeText, skillPath} from './files.js'
-import {parseRules} from '../agents/scripted/rules.js'
+import {parseRules} from '../knowledge/index.js'
 
 export interface ProposeOptions {
   skill: string

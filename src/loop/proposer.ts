@@ -1,4 +1,4 @@
-import {parseRules, renderRule, type Rule} from '../agents/scripted/rules.js'
+import {parseRules, renderRule, type Rule} from '../knowledge/index.js'
 import {renderPatch, type SkillPatch, type RenderedPatch} from '../skills/index.js'
 import type {RecallBody} from '../records/types.js'
 import type {KnowledgeItem} from './knowledge.js'

@@ -1,7 +1,7 @@
 import type {RecallBody} from '../records/types.js'
 import type {KnowledgeItem} from './knowledge.js'
 import {ruleKey} from './knowledge.js'
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 
 export interface RecallOptions {
   skill: string

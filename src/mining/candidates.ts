@@ -1,4 +1,4 @@
-import {renderRule, type Guard, type Rule} from '../agents/scripted/rules.js'
+import {renderRule, type Guard, type Rule} from '../knowledge/index.js'
 import {heldAt, itemOf, linked, reusedAfter} from './guards.js'
 import type {Context} from './judge.js'
 import {hasApprovalFlag, RESULT_CONDITIONS, reportsState, resultHolds, STATES} from './shapes.js'

@@ -1,10 +1,10 @@
 import {learnHeld} from './guards.js'
 import type {Context} from './judge.js'
-import type {View} from './types.js'
+import type {MineOptions, View} from './types.js'
 import {Vocabulary} from './vocabulary.js'
 
 /** Learn, once per mining run, what the predicates need to know about the whole trace set. */
-export function contextOf(views: readonly View[]): Context {
+export function contextOf(views: readonly View[], tools: MineOptions['tools'] = []): Context {
   const failedIn = new Map<string, Set<string>>()
   const calledIn = new Map<string, Set<string>>()
   const writes = new Set<string>()
@@ -21,5 +21,5 @@ export function contextOf(views: readonly View[]): Context {
       tasks.add(v.task)
     }
   }
-  return {vocab: Vocabulary.learn(views), held: learnHeld(views), failedIn, calledIn, writes, repeated: views.length > new Set(views.map(v => v.task)).size}
+  return {vocab: Vocabulary.learn(views, tools), held: learnHeld(views), failedIn, calledIn, writes, repeated: views.length > new Set(views.map(v => v.task)).size}
 }

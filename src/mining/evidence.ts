@@ -1,4 +1,4 @@
-import {renderRule, type Rule} from '../agents/scripted/rules.js'
+import {renderRule, type Rule} from '../knowledge/index.js'
 import type {EvidenceBody} from '../records/types.js'
 import {contextOf} from './context.js'
 import {failureFindings, type Finding} from './findings.js'
@@ -20,7 +20,7 @@ const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing
 export function mineEvidence(traces: readonly MinedTrace[], options: MineOptions = {}): EvidenceBody[] {
   const o = {...MINE_DEFAULTS, ...options}
   const {views} = usable(traces)
-  const ctx = contextOf(views)
+  const ctx = contextOf(views, options.tools)
   const window = {traces: views.length, manifests: [...new Set(traces.map(t => t.body.manifest))].sort()}
   const rules = mineRules(views, ctx, o).map(m => ruleEvidence(m, views, window))
   const taken = new Set(rules.map(r => r.signature))
@@ -58,7 +58,7 @@ function ruleEvidence({rule, tally: t}: MinedRule, views: readonly View[], windo
     description,
     workflows: workflowsOf(t.supporting, views),
     tools: toolsOf(rule),
-    rule: {...rule} as Record<string, unknown>,
+    rule: {...rule},
     supporting: t.supporting,
     counterexamples: t.counterexamples,
     support: t.supporting.length,

@@ -1,4 +1,4 @@
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 import {coveredBefore, exhausted, heldAt, reusedAfter, type HeldSource} from './guards.js'
 import {reportsState, requiresApproval, resultHolds} from './shapes.js'
 import type {Call, View} from './types.js'

@@ -1,4 +1,4 @@
-import {RESULTS, STATES as STATE_PHRASES, renderRule, type Rule} from '../agents/scripted/rules.js'
+import {RESULTS, STATES as STATE_PHRASES, renderRule, type Rule} from '../knowledge/index.js'
 import {prepare, type RecordDraft} from '../records/index.js'
 import type {EvidenceBody, KnowledgeBody} from '../records/types.js'
 import {CONFIDENCE_FORMULA, confidenceOf} from './score.js'
@@ -79,7 +79,7 @@ function claimOf(signature: string, group: Identified<EvidenceBody>[], prev: Ide
   // runs judged before and not judged again keep their verdict
   const supporting = sorted([...prev.flatMap(p => p.body.evidence.supporting_runs).filter(id => !fresh.counter.has(id)), ...fresh.supporting])
   const counterexamples = sorted([...prev.flatMap(p => p.body.evidence.counterexamples).filter(id => !fresh.supporting.has(id)), ...fresh.counter])
-  const rule = first.rule as Rule | undefined
+  const rule = first.rule
   const tools = sorted(group.flatMap(e => e.body.tools))
   const body: KnowledgeBody = {
     slug: slugOf(signature),
@@ -96,7 +96,7 @@ function claimOf(signature: string, group: Identified<EvidenceBody>[], prev: Ide
     affected_tools: tools,
     miner: {...MINER},
   }
-  if (rule) body.rule = {...rule} as Record<string, unknown>
+  if (rule) body.rule = {...rule}
   return body
 }
 
@@ -107,8 +107,8 @@ function sameRuns(a: KnowledgeBody, b: KnowledgeBody): boolean {
 
 /** Same trigger, different response. */
 export function contradicts(a: KnowledgeBody, b: KnowledgeBody): boolean {
-  const ra = a.rule as Rule | undefined
-  const rb = b.rule as Rule | undefined
+  const ra = a.rule
+  const rb = b.rule
   return !!ra && !!rb && triggerOf(ra) === triggerOf(rb) && ruleKey(ra) !== ruleKey(rb)
 }
 

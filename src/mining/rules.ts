@@ -1,4 +1,4 @@
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 import {exhausted, reusedAfter} from './guards.js'
 import {candidates} from './candidates.js'
 import type {Context} from './judge.js'

@@ -1,4 +1,4 @@
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 import {wilson} from '../evals/stats/wilson.js'
 import {judge, type Context} from './judge.js'
 import type {View} from './types.js'

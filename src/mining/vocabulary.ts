@@ -1,3 +1,4 @@
+import type {ResultSchema} from '../knowledge/index.js'
 import type {View} from './types.js'
 
 /**
@@ -23,8 +24,12 @@ export class Vocabulary {
   /** tool → field → normalized values; `scalar` marks fields that hold one string */
   private readonly fields = new Map<string, Map<string, {scalar: boolean; values: Set<string>}>>()
 
-  static learn(views: readonly View[]): Vocabulary {
+  /** tool → the JSON Schema of its result, when the tool catalog declares one */
+  private readonly schemas = new Map<string, ResultSchema>()
+
+  static learn(views: readonly View[], tools: readonly {name: string; returns?: ResultSchema}[] = []): Vocabulary {
     const v = new Vocabulary()
+    for (const t of tools) if (t.returns) v.schemas.set(t.name, t.returns)
     for (const view of views) for (const c of view.calls) if (c.ok && isRecord(c.result)) v.add(c.tool, c.result)
     return v
   }
@@ -40,6 +45,10 @@ export class Vocabulary {
       if (typeof x === 'string') f.scalar = true
       for (const s of strings) if (norm(s).length >= MIN_CHARS) f.values.add(norm(s))
     }
+  }
+
+  schemaOf(tool: string): ResultSchema | undefined {
+    return this.schemas.get(tool)
   }
 
   /** Does this result of `tool` hold a value that the task text contradicts? */

@@ -1,6 +1,6 @@
 import type {EvaluationBody, KnowledgeBody, ScoreVector} from '../../src/records/types.js'
-import type {Rule} from '../../src/agents/scripted/rules.js'
-import {renderRule} from '../../src/agents/scripted/rules.js'
+import type {Rule} from '../../src/knowledge/index.js'
+import {renderRule} from '../../src/knowledge/index.js'
 import type {Comparison} from '../../src/loop/compare.js'
 
 export const SCORES: ScoreVector = {success: 0.5, violations: 0.2, tool_calls: 5, errors: 0.2, tokens: 20000, latency_ms: 800, trajectory_length: 12}
@@ -31,7 +31,7 @@ export function knowledge(rule: Rule, o: {slug?: string; support?: number; failu
     claim: {type: 'procedure', text: renderRule(rule)},
     scope: {workflows: o.workflows ?? ['onboarding']},
     conditions: [],
-    rule: rule as unknown as Record<string, unknown>,
+    rule,
     evidence: {supporting_runs: [], counterexamples: [], evidence_ids: []},
     statistics: {support: o.support ?? 8, failures: o.failures ?? 2},
     confidence: o.confidence ?? 0.7,

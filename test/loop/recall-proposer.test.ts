@@ -3,13 +3,13 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {buildRecall} from '../../src/loop/recall.js'
 import {proposePatch} from '../../src/loop/proposer.js'
-import {parseRules, renderRule} from '../../src/agents/scripted/rules.js'
+import {parseRules, renderRule} from '../../src/knowledge/index.js'
 import type {KnowledgeItem} from '../../src/loop/knowledge.js'
 import type {ExpRecord} from '../../src/records/index.js'
 import {prepare, seal} from '../../src/records/index.js'
 import {knowledge, INVENTORY, BLOCKERS, POLICY, NOT_FOUND} from '../helpers/loop.js'
 import {ROOT} from '../helpers/cli.js'
-import type {Rule} from '../../src/agents/scripted/rules.js'
+import type {Rule} from '../../src/knowledge/index.js'
 
 const SKILL = readFileSync(path.join(ROOT, 'skills/onboarding/SKILL.md'), 'utf8')
 let lamport = 0

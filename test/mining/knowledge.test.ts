@@ -1,6 +1,6 @@
 import t from 'tap'
 import type {ChatFn, ChatMessage} from '../../src/agents/openai/chat.js'
-import {renderRule, type Rule} from '../../src/agents/scripted/rules.js'
+import {renderRule, type Rule} from '../../src/knowledge/index.js'
 import {CONFIDENCE_FORMULA, confidenceOf, draftClaimTexts, mergeKnowledge, mineEvidence, type Identified} from '../../src/mining/index.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
 import type {EvidenceBody, KnowledgeBody} from '../../src/records/types.js'

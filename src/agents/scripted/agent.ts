@@ -1,7 +1,7 @@
 import type {Agent, AgentContext, AgentInput, AgentOutcome, SkillText, ToolInvoker, ToolSpec} from '../types.js'
 import {play} from './plan.js'
 import {Draws, fnv1a} from './random.js'
-import {parseRules, renderRule, type Rule} from './rules.js'
+import {parseRules, renderRule, type Rule} from '../../knowledge/index.js'
 import {Session, Stop} from './session.js'
 import {parseTask, type TaskFacts} from './task.js'
 

@@ -1,4 +1,4 @@
-import {parseRule, type Rule} from './rules.js'
+import {parseRule, type Rule} from '../../knowledge/index.js'
 
 /**
  * The naive agent's habits: the expert rules it *sometimes* follows without being told,

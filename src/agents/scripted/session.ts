@@ -3,7 +3,7 @@ import {FALLBACKS, HABITS, type Habit} from './habits.js'
 import {argumentValue, learn, sameOpenTicket, type Memory} from './memory.js'
 import {resultChars, toolMessage} from './transcript.js'
 import {Draws} from './random.js'
-import {RESULTS, type ResultCondition, type Rule} from './rules.js'
+import {RESULTS, type ResultCondition, type Rule} from '../../knowledge/index.js'
 import {contradicts} from './checks.js'
 
 /**
