@@ -1,14 +1,20 @@
-import type {Rule} from '../knowledge/index.js'
+import {renderConditions, triggerOf, type Rule} from '../knowledge/index.js'
 import {exhausted, reusedAfter} from './guards.js'
 import {candidates} from './candidates.js'
+import {unexplainedRuns} from './explain.js'
 import type {Context} from './judge.js'
-import {passes, tally, type Tally, type Thresholds} from './score.js'
-import {preference, ruleKey, triggerOf} from './signature.js'
+import {confidenceOf, passes, tally, type Tally, type Thresholds} from './score.js'
+import {separate} from './separate.js'
+import {preference, ruleKey} from './signature.js'
 import type {View} from './types.js'
 
 export interface MinedRule {
   rule: Rule
   tally: Tally
+  /** counterexamples nothing explains (docs/mining.md): a rule with any is never proposed */
+  unexplained: string[]
+  /** counterexamples of the rule without its conditions, which the conditions leave out */
+  excluded: string[]
 }
 
 /**
@@ -27,22 +33,42 @@ export function rank(a: MinedRule, b: MinedRule): number {
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+/** A trigger and the situation its conditions name: variants about different situations do not compete. */
+const situation = (r: Rule) => `${triggerOf(r)}|${r.when ? renderConditions(r.when) : ''}|${r.unless ? renderConditions(r.unless) : ''}`
 
 /**
- * Every candidate judged against every run; those with enough support and lift survive. Per
- * trigger only the best variant is kept (the others say the same thing less well). A check is
- * kept only before an action it serves: one that passing runs take right after the check (no
- * other action in between), or the alternative its guard leads to. A run that skipped a read
- * skipped it before every later action too; the same check "missing" before those is a shadow.
- * Rules doing the same pre-calls for every held item keep only the best-ranked one.
+ * Every candidate judged against every run; those with enough support and lift survive. Then
+ * the counterexamples of each candidate are explained where they can be (explain.ts), and for
+ * those left unexplained the narrowest condition that leaves them out is searched (separate.ts):
+ * conditioned variants join the candidates. Per trigger and situation only the best variant is
+ * kept. A check is kept only before an action it serves: one that passing runs take right after
+ * the check (no other action in between), or the alternative its guard leads to. Rules doing
+ * the same pre-calls for every held item keep only the best-ranked one.
  */
 export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & {maxCalls: number}): MinedRule[] {
-  const kept = candidates(views, ctx, o.maxCalls)
-    .map(rule => ({rule, tally: tally(rule, views, ctx)}))
-    .filter(m => passes(m.rule, m.tally, o))
-    .sort(select)
+  const base = candidates(views, ctx, o.maxCalls).map(rule => ({rule, tally: tally(rule, views, ctx), unexplained: [] as string[], excluded: [] as string[]}))
+  const first = keep(base.filter(m => passes(m.rule, m.tally, o)), views, ctx).map(m => m.rule)
+  // a trigger one kept rule already accounts for needs no condition invented for another variant
+  const settled = new Set(base.filter(m => first.includes(m.rule) && !unexplainedRuns(m.rule, m.tally, views, ctx, first.filter(r => triggerOf(r) !== triggerOf(m.rule))).length).map(m => triggerOf(m.rule)))
+  const variants: MinedRule[] = []
+  for (const m of base) {
+    if (m.tally.supporting.length < o.minSupport || !m.tally.counterexamples.length || settled.has(triggerOf(m.rule))) continue
+    const others = first.filter(r => triggerOf(r) !== triggerOf(m.rule))
+    const refuted = unexplainedRuns(m.rule, m.tally, views, ctx, others)
+    if (refuted.length) for (const v of separate(m.rule, m.tally, refuted, views, ctx, o, others)) variants.push({...v, unexplained: []})
+  }
+  const kept = keep([...base, ...variants].filter(m => passes(m.rule, m.tally, o)), views, ctx)
+  return kept
+    .map(m => {
+      const unexplained = unexplainedRuns(m.rule, m.tally, views, ctx, kept.filter(k => triggerOf(k.rule) !== triggerOf(m.rule)).map(k => k.rule))
+      return {...m, unexplained, tally: {...m.tally, confidence: confidenceOf(m.tally.supporting.length, unexplained.length)}}
+    })
+    .sort(rank)
+}
+
+function keep(list: readonly MinedRule[], views: readonly View[], ctx: Context): MinedRule[] {
   const best = new Map<string, MinedRule>()
-  for (const m of kept) if (!best.has(triggerOf(m.rule))) best.set(triggerOf(m.rule), m)
+  for (const m of [...list].sort(select)) if (!best.has(situation(m.rule))) best.set(situation(m.rule), m)
   const out: MinedRule[] = []
   const claimed = new Set<string>()
   for (const m of [...best.values()].sort(rank)) {
@@ -58,13 +84,15 @@ export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & 
   return out.sort(rank)
 }
 
-/** Does a passing run take the rule's action right after its check, or the path its guard opens? */
+/** Does a passing run take the rule's action (or one of its calls) right after its check, or the path its guard opens? */
 function serves(r: Extract<Rule, {kind: 'before'}>, views: readonly View[], ctx: Context): boolean {
   const check = r.calls[0]!.tool
   return views.some(v => v.passed && v.calls.some(c => {
     if (c.tool !== check || !c.ok) return false
     if (r.guard === 'reuse_open' && reusedAfter(v.calls, c, r.tool)) return true
     if (r.guard === 'in_stock' && exhausted(c, c.args)) return true
-    return v.calls.slice(c.i + 1).find(y => ctx.writes.has(y.tool))?.tool === r.tool
+    // the next action is the rule's own: the action, or a call the rule makes before it
+    const next = v.calls.slice(c.i + 1).find(y => ctx.writes.has(y.tool))?.tool
+    return next === r.tool || r.calls.some(p => p.tool === next)
   }))
 }

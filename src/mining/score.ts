@@ -29,9 +29,9 @@ export interface Tally {
   confidence: number
 }
 
-export const CONFIDENCE_FORMULA = 'wilson_lower_95(support / (support + failures)), z = 1.96; support = supporting runs, failures = counterexamples'
+export const CONFIDENCE_FORMULA = 'wilson_lower_95(support / (support + unexplained)), z = 1.96; support = supporting runs, unexplained = counterexamples nothing explains (all of them for a finding without a rule)'
 
-/** The stated confidence of a claim: the 95% Wilson lower bound of its supporting share. */
+/** The stated confidence of a claim: the 95% Wilson lower bound of its supporting share, against the counterexamples nothing explains. */
 export function confidenceOf(support: number, failures: number): number {
   return round(wilson(support, support + failures, {z: 1.96}).low)
 }

@@ -50,4 +50,4 @@ export interface MineOptions {
 export const MINE_DEFAULTS: Required<Omit<MineOptions, 'tools'>> = {minSupport: 3, minLift: 0.25, minFollowedPassed: 1, maxCalls: 3}
 
 /** Name and version written into every evidence record; bump the version when a predicate changes. */
-export const MINER = {name: 'exp-miner', version: '1'} as const
+export const MINER = {name: 'exp-miner', version: '2'} as const

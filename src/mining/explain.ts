@@ -1,0 +1,85 @@
+import {requiresApproval, type BeforeRule, type Rule} from '../knowledge/index.js'
+import {appliesAt, lookupAt} from './facts.js'
+import {exhausted, reusedAfter} from './guards.js'
+import {judge, type Context} from './judge.js'
+import type {Tally} from './score.js'
+import type {Call, View} from './types.js'
+import {followsWith} from './view.js'
+
+/**
+ * Which counterexamples of a rule are explained (docs/mining.md, "Unexplained
+ * counterexamples"). A counterexample is evidence against a rule only when the rule made, or
+ * would have made, a difference to the run's actions and the outcome went the other way:
+ *
+ * - a run that followed the rule and failed is explained when following it changed nothing
+ *   the run did (the checks were reads and no guard fired), when the run broke another kept
+ *   rule, when another run of the same task followed the rule and passed (following it is
+ *   compatible with success in that world: the failure came from elsewhere), or when the runs
+ *   of its task that broke the rule all failed too (breaking it did no better);
+ * - a run that broke the rule and passed is explained when following it would have changed
+ *   nothing: the action it guards failed anyway, the checks only read, the read would not have
+ *   asked for the conditional call, no item was exhausted, there was nothing to reuse.
+ *
+ * What remains is unexplained: the rule as written is refuted there, and only a condition
+ * that leaves those runs out can make it a claim worth proposing.
+ */
+export function unexplainedRuns(rule: Rule, t: Tally, views: readonly View[], ctx: Context, others: readonly Rule[]): string[] {
+  const byId = new Map(views.map(v => [v.id, v]))
+  const taskOf = (ids: readonly string[]) => new Set(ids.map(id => byId.get(id)!.task))
+  const passedFollowing = taskOf(t.followedPassed)
+  const passedBreaking = taskOf(t.violatedPassed)
+  const failedBreaking = taskOf(t.violatedFailed)
+  const out: string[] = []
+  for (const id of t.followedFailed) {
+    const v = byId.get(id)!
+    // breaking the rule did no better in this task: the task is hard for other reasons
+    const noBetter = failedBreaking.has(v.task) && !passedBreaking.has(v.task)
+    if (!changedActions(rule, v, ctx) || passedFollowing.has(v.task) || noBetter || others.some(o => broke(o, v, ctx))) continue
+    out.push(id)
+  }
+  for (const id of t.violatedPassed) if (wouldChange(rule, byId.get(id)!, ctx)) out.push(id)
+  return out.sort()
+}
+
+/**
+ * Did the run break a rule? Its judge says so, or, for a reaction to a failure that runs of this
+ * task hit, the run neither hit it nor reacted as the rule says (it went on as if nothing were wrong).
+ */
+function broke(r: Rule, v: View, ctx: Context): boolean {
+  const verdict = judge(r, v, ctx)
+  if (verdict) return verdict === 'violated'
+  return r.kind === 'on_error' && !!ctx.failedIn.get(`${r.tool}!${r.code}`)?.has(v.task) && !v.calls.some(c => c.tool === r.tool && !c.ok && c.code === r.code) && !followsWith(v.calls, r.calls, false)
+}
+
+/** Did following the rule change what the run did? Only a `Before` rule made of reads, whose guard did not fire, changes nothing. */
+function changedActions(r: Rule, v: View, ctx: Context): boolean {
+  if (r.kind !== 'before') return true
+  if (r.guard === 'each_held' || r.calls.some(c => ctx.writes.has(c.tool))) return true
+  const check = r.calls[0]!.tool
+  if (r.guard === 'in_stock') return v.calls.some(c => c.tool === check && c.ok && exhausted(c, c.args))
+  if (r.guard === 'reuse_open') return v.calls.some(c => c.tool === check && c.ok && reusedAfter(v.calls, c, r.tool))
+  return false
+}
+
+/** Would following the rule have changed what a run that broke it did? */
+function wouldChange(r: Rule, v: View, ctx: Context): boolean {
+  if (r.kind !== 'before') return true
+  // a precaution before an action that did not take place (it failed) changes nothing
+  return v.calls.some(t => t.tool === r.tool && t.ok && appliesAt(r, v, t.i, t.args, ctx) && beforeWouldChange(r, v, t, ctx))
+}
+
+function beforeWouldChange(r: BeforeRule, v: View, t: Call, ctx: Context): boolean {
+  const look = lookupAt(v, t.i, t.args, ctx)
+  if (r.guard === 'each_held') return true
+  for (const [k, pre] of r.calls.entries()) {
+    if (!ctx.writes.has(pre.tool)) continue
+    if (pre.when !== 'policy_requires') return true
+    if (r.calls.slice(0, k).some(read => requiresApproval(look(read.tool)))) return true
+  }
+  const check = r.calls[0]!.tool
+  const answer = look(check)
+  if (r.guard === 'in_stock') return answer !== undefined && exhausted({i: -1, tool: check, args: t.args, ok: true, wrote: false, result: answer}, t.args)
+  // another run of the task reused a record the check listed: this one would have too
+  if (r.guard === 'reuse_open') return ctx.reusedIn.get(`${check}>${r.tool}`)?.has(v.task) ?? false
+  return false
+}
