@@ -3,6 +3,7 @@ import {renderPatch, type SkillPatch, type RenderedPatch} from '../skills/index.
 import type {RecallBody} from '../records/types.js'
 import type {KnowledgeItem} from './knowledge.js'
 import {ruleKey} from './knowledge.js'
+import {explained} from './recall.js'
 
 export const PROPOSER = {name: 'deterministic', version: '1'}
 
@@ -48,7 +49,8 @@ function candidates<T>(items: readonly T[], k: number): T[][] {
  * follow becomes procedure lines, rendered in the skill's rule language. It never proposes
  * a patch equal (after normalization) to a rejected one unless it cites knowledge the
  * rejected one did not (new evidence), and leaves out knowledge whose rejected patch was
- * inert (no validation outcome changed). Returns undefined when there is nothing new.
+ * inert (no validation outcome changed) and rules with counterexamples nothing explains.
+ * Returns undefined when there is nothing new.
  */
 export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   const present = new Set(parseRules(input.text).map(ruleKey))
@@ -57,7 +59,7 @@ export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   const inert = new Set(input.rejected.filter(r => r.inert).flatMap(r => r.knowledge))
   const usable = input.recall.items
     .map(i => input.knowledge.get(i.knowledge))
-    .filter((k): k is KnowledgeItem => !!k && !!k.rule && !present.has(ruleKey(k.rule)) && !inert.has(k.record.id))
+    .filter((k): k is KnowledgeItem => !!k && !!k.rule && explained(k.record.body) && !present.has(ruleKey(k.rule)) && !inert.has(k.record.id))
   // one knowledge item per rule: the best-ranked one
   const seen = new Set<string>()
   const items = usable.filter(k => {

@@ -17,12 +17,21 @@ export interface RecallOptions {
 export const RECALL_WEIGHTS = {relevance: 1, support: 1, confidence: 2, recency: 0.5, novelty: 2, redundancy: 1}
 
 const tokensOf = (text: string) => Math.ceil(text.length / 4)
+
+/**
+ * A rule may be proposed only when every counterexample is explained (docs/mining.md): a
+ * claim recorded before the miner checked (format 1) has not been.
+ */
+export function explained(b: {unexplained?: readonly string[]}): boolean {
+  return Array.isArray(b.unexplained) && b.unexplained.length === 0
+}
 const round = (x: number) => Math.round(x * 1e4) / 1e4
 
 /**
  * The bounded, cited context for one proposal (pure): knowledge scoped to the skill's
  * workflows, ranked deterministically with a score breakdown, cut to an item and a token
- * budget. Ties break on slug then id, so every clone ranks alike.
+ * budget. Ties break on slug then id, so every clone ranks alike. A rule whose
+ * counterexamples are not all explained is left out with the reason.
  */
 export function buildRecall(knowledge: readonly KnowledgeItem[], o: RecallOptions): {body: RecallBody; cites: string[]} {
   const scope = new Set(o.workflows)
@@ -40,6 +49,10 @@ export function buildRecall(knowledge: readonly KnowledgeItem[], o: RecallOption
     }
     if (b.status === 'rejected' || b.status === 'deprecated') {
       excluded.push({knowledge: k.record.id, reason: `status ${b.status}`})
+      continue
+    }
+    if (b.rule && !explained(b)) {
+      excluded.push({knowledge: k.record.id, reason: b.unexplained ? `${b.unexplained.length} counterexample(s) its conditions do not explain` : 'counterexamples never checked for an explanation (format 1)'})
       continue
     }
     const relevance = b.scope.workflows.length ? overlap / b.scope.workflows.length : 0.5

@@ -25,13 +25,14 @@ export function evaluation(rate: number, scores: Partial<ScoreVector> = {}, comp
 }
 
 /** A knowledge body carrying a rule of the skill language. */
-export function knowledge(rule: Rule, o: {slug?: string; support?: number; failures?: number; confidence?: number; workflows?: string[]} = {}): KnowledgeBody {
+export function knowledge(rule: Rule, o: {slug?: string; support?: number; failures?: number; confidence?: number; workflows?: string[]; unexplained?: string[]} = {}): KnowledgeBody {
   return {
     slug: o.slug ?? renderRule(rule).toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60).replace(/-+$/, ''),
     claim: {type: 'procedure', text: renderRule(rule)},
     scope: {workflows: o.workflows ?? ['onboarding']},
     conditions: [],
     rule,
+    unexplained: o.unexplained ?? [],
     evidence: {supporting_runs: [], counterexamples: [], evidence_ids: []},
     statistics: {support: o.support ?? 8, failures: o.failures ?? 2},
     confidence: o.confidence ?? 0.7,

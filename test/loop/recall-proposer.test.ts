@@ -66,3 +66,18 @@ t.test('the proposer never repeats a rejected patch unless new evidence is cited
   const expert = SKILL.replace('## Failure handling', `${renderRule(INVENTORY)}\n${renderRule(BLOCKERS)}\n\n## Failure handling`)
   t.equal(proposePatch({skill: 'onboarding', text: expert, recall, knowledge: map, rejected: [], maxRules: 2}), undefined)
 })
+
+t.test('a rule whose counterexamples are not all explained is never recalled nor proposed, and the recall says why', async t => {
+  const refuted = item(POLICY, {confidence: 0.95, unexplained: ['tr-000000000000000000000001']})
+  const old = item(BLOCKERS, {confidence: 0.9})
+  delete old.record.body.unexplained
+  const fine = item(INVENTORY, {confidence: 0.5})
+  const ks = [refuted, old, fine]
+  const recall = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  t.same(recall.items.map(i => i.knowledge), [fine.record.id])
+  t.same(recall.excluded!.filter(x => x.knowledge !== fine.record.id).map(x => x.reason).sort(), ['1 counterexample(s) its conditions do not explain', 'counterexamples never checked for an explanation (format 1)'])
+  // even handed the refuted claim directly, the proposer leaves it out
+  const all = {...recall, items: ks.map((k, i) => ({knowledge: k.record.id, rank: i + 1, score: 1, breakdown: {relevance: 1, support: 1, confidence: 1, recency: 1, novelty: 1, redundancy: 0}, tokens: 10, text: k.record.body.claim.text}))}
+  const p = proposePatch({skill: 'onboarding', text: SKILL, recall: all, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 3})!
+  t.same(p.rules, [INVENTORY])
+})
