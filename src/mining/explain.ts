@@ -4,7 +4,7 @@ import {exhausted, reusedAfter} from './guards.js'
 import {judge, type Context} from './judge.js'
 import type {Tally} from './score.js'
 import type {Call, View} from './types.js'
-import {followsWith} from './view.js'
+import {agrees, followsWith} from './view.js'
 
 /**
  * Which counterexamples of a rule are explained (docs/mining.md, "Unexplained
@@ -42,22 +42,33 @@ export function unexplainedRuns(rule: Rule, t: Tally, views: readonly View[], ct
 }
 
 /**
- * Did the run break a rule? Its judge says so, or, for a reaction to a failure that runs of this
+ * Did the run break a rule in a way that matters? Its judge says so and following it would have
+ * changed what the run did, or, for a reaction to a failure that runs of this
  * task hit, the run neither hit it nor reacted as the rule says (it went on as if nothing were wrong).
  */
-function broke(r: Rule, v: View, ctx: Context): boolean {
+export function broke(r: Rule, v: View, ctx: Context): boolean {
   const verdict = judge(r, v, ctx)
-  if (verdict) return verdict === 'violated'
+  // breaking a check that would have changed nothing (a read) is no cause of failure
+  if (verdict) return verdict === 'violated' && wouldChange(r, v, ctx)
   return r.kind === 'on_error' && !!ctx.failedIn.get(`${r.tool}!${r.code}`)?.has(v.task) && !v.calls.some(c => c.tool === r.tool && !c.ok && c.code === r.code) && !followsWith(v.calls, r.calls, false)
 }
 
-/** Did following the rule change what the run did? Only a `Before` rule made of reads, whose guard did not fire, changes nothing. */
+/**
+ * Did following the rule change what the run did? A `Before` rule changed something only where
+ * it speaks and made an action before it (the conditional call was made), or its guard fired.
+ */
 function changedActions(r: Rule, v: View, ctx: Context): boolean {
   if (r.kind !== 'before') return true
-  if (r.guard === 'each_held' || r.calls.some(c => ctx.writes.has(c.tool))) return true
+  if (r.guard === 'each_held') return true
+  const actions = r.calls.filter(c => ctx.writes.has(c.tool)).map(c => c.tool)
+  for (const t of v.calls) {
+    if (t.tool !== r.tool || !appliesAt(r, v, t.i, t.args, ctx)) continue
+    if (v.calls.some(c => c.i < t.i && actions.includes(c.tool) && agrees(c, t))) return true
+  }
   const check = r.calls[0]!.tool
-  if (r.guard === 'in_stock') return v.calls.some(c => c.tool === check && c.ok && exhausted(c, c.args))
-  if (r.guard === 'reuse_open') return v.calls.some(c => c.tool === check && c.ok && reusedAfter(v.calls, c, r.tool))
+  const spoke = (c: Call) => c.tool === check && c.ok && appliesAt(r, v, c.i, c.args, ctx)
+  if (r.guard === 'in_stock') return v.calls.some(c => spoke(c) && exhausted(c, c.args))
+  if (r.guard === 'reuse_open') return v.calls.some(c => spoke(c) && reusedAfter(v.calls, c, r.tool))
   return false
 }
 

@@ -96,15 +96,17 @@ function judgeOnError(r: Extract<Rule, {kind: 'on_error'}>, v: View, ctx: Contex
   if (failed.length) return undefined
   // a run of a task where this failure happens, reacting without hitting it: it saw the failure coming
   if (!ctx.failedIn.get(`${r.tool}!${r.code}`)?.has(v.task)) return undefined
-  const at = foreseenAt(v.calls, r.calls, ctx.writes)
+  // it began the reaction right after a read: the rest of the reaction must follow from there
+  const at = foreseenAt(v.calls, r.calls.slice(0, 1), ctx.writes)
   if (at < 0 || !appliesAt(r, v, at, v.calls[at]!.args, ctx)) return undefined
-  return !r.stop || at + r.calls.length === v.calls.length ? 'followed' : 'violated'
+  return followsWith(v.calls.slice(at), r.calls, r.stop) ? 'followed' : 'violated'
 }
 
 function judgeNever(r: Extract<Rule, {kind: 'never'}>, v: View, ctx: Context): Verdict {
   const plausible = ctx.calledIn.get(v.task)?.has(r.tool) ?? false
   const calls = v.calls.filter(c => c.tool === r.tool)
-  const speaking = calls.filter(c => appliesAt(r, v, c.i, c.args, ctx))
+  // a call that failed did not happen: only calls that went through break "never"
+  const speaking = calls.filter(c => (c.ok || r.while) && appliesAt(r, v, c.i, c.args, ctx))
   if (r.when?.length || r.unless?.length) {
     // calls the conditions leave out are no evidence; a run that never made the call is judged by what it knew at its end
     if (calls.length && !speaking.length) return undefined

@@ -1,4 +1,4 @@
-import {RESULTS, STATES as STATE_PHRASES, renderCondition, renderRule, type Rule} from '../knowledge/index.js'
+import {RESULTS, STATES as STATE_PHRASES, renderCondition, renderConditions, renderRule, type Rule} from '../knowledge/index.js'
 import {prepare, type RecordDraft} from '../records/index.js'
 import type {EvidenceBody, KnowledgeBody} from '../records/types.js'
 import {CONFIDENCE_FORMULA, confidenceOf} from './score.js'
@@ -120,11 +120,18 @@ function sameRuns(a: KnowledgeBody, b: KnowledgeBody): boolean {
   return eq(a.evidence.supporting_runs, b.evidence.supporting_runs) && eq(a.evidence.counterexamples, b.evidence.counterexamples) && eq(a.unexplained ?? [], b.unexplained ?? [])
 }
 
-/** Same trigger, different response. */
+/**
+ * Same trigger, different response, about the same situation: two rules whose conditions name
+ * different situations (both have some, and they differ) speak about different runs and do not
+ * contradict each other; a rule without conditions speaks wherever the other does.
+ */
 export function contradicts(a: KnowledgeBody, b: KnowledgeBody): boolean {
   const ra = a.rule
   const rb = b.rule
-  return !!ra && !!rb && triggerOf(ra) === triggerOf(rb) && ruleKey(ra) !== ruleKey(rb)
+  if (!ra || !rb || triggerOf(ra) !== triggerOf(rb) || ruleKey(ra) === ruleKey(rb)) return false
+  const situation = (r: Rule) => [r.when, r.unless].map(c => (c?.length ? renderConditions(c) : '')).join('|')
+  const [sa, sb] = [situation(ra), situation(rb)]
+  return sa === '|' || sb === '|' || sa === sb
 }
 
 /** When the claim applies, in words: its trigger, then its conditions and exceptions. */

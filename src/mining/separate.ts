@@ -1,5 +1,5 @@
 import type {Condition, Rule} from '../knowledge/index.js'
-import {unexplainedRuns} from './explain.js'
+import {broke, unexplainedRuns} from './explain.js'
 import {atomKey, atomsAt, occurrences} from './facts.js'
 import type {Context} from './judge.js'
 import {tally, type Tally} from './score.js'
@@ -25,7 +25,9 @@ export const MIN_TASKS = 2
  * holds wherever the rule is refuted). Each is checked by judging every run again; a variant
  * is kept when its conditions leave no counterexample unexplained and it still has `minSupport`
  * supporting runs. A `when` condition must hold in every task where the rule visibly makes the
- * difference (there, runs following it passed and runs breaking it failed): anything else is a
+ * difference (there, runs following it passed and runs breaking it failed, and no other kept
+ * rule explains the failure), and there must be two such tasks at least; an `unless`
+ * exception in none of those tasks, and refuting runs of two tasks at least. Anything else is a
  * coincidence of the tasks at hand. Variants about different situations (supports that do not
  * overlap) are all returned, the one keeping most supporting runs first.
  */
@@ -44,7 +46,9 @@ export function separate(rule: Rule, base: Tally, refuted: readonly string[], vi
   const taskOf = new Map(views.map(v => [v.id, v.task]))
   const tasks = (ids: readonly string[]) => new Set(ids.map(id => taskOf.get(id)!))
   const fp = tasks(base.followedPassed)
-  const strong = [...tasks(base.violatedFailed)].filter(x => fp.has(x))
+  // …where a run that broke it and failed broke no other kept rule (else that rule explains the task)
+  const clean = base.violatedFailed.filter(id => !others.some(r => broke(r, byId.get(id)!, ctx)))
+  const strong = [...tasks(clean)].filter(x => fp.has(x))
   // an exception is a situation too: seen refuting the rule in one task only, it is that task's coincidence
   const refutedTasks = tasks(refuted).size
   const atoms = new Map<string, Condition>()
@@ -62,7 +66,7 @@ export function separate(rule: Rule, base: Tally, refuted: readonly string[], vi
     // an exception must be seen not to hold (its read known) where the rule is borne out
     const outsideIn = base.supporting.filter((_, x) => !support[x]!.has(k) && known(support[x]!, a.source))
     const outside = outsideIn.length
-    if (inAgainst === against.length && outside >= o.minSupport && refutedTasks >= MIN_TASKS && tasks(outsideIn).size >= MIN_TASKS) tried.push({unless: [a], score: outside, pref: PREFERENCE[a.test] + 0.5, key: `unless ${k}`})
+    if (inAgainst === against.length && outside >= o.minSupport && refutedTasks >= MIN_TASKS && tasks(outsideIn).size >= MIN_TASKS && strong.length && !strong.some(x => holdsIn.has(x))) tried.push({unless: [a], score: outside, pref: PREFERENCE[a.test] + 0.5, key: `unless ${k}`})
   }
   tried.sort((x, y) => y.score - x.score || x.pref - y.pref || (x.key < y.key ? -1 : 1))
   const out: Variant[] = []

@@ -52,7 +52,7 @@ t.test('each expert rule added alone to the initial skill raises train and valid
   const base = {train: await rate([INITIAL()], 'train'), validation: await rate([INITIAL()], 'validation')}
   t.comment(`initial train ${pct(base.train)} validation ${pct(base.validation)}`)
   const rules = parseRules(EXPERT().content)
-  t.equal(rules.length, 11)
+  t.equal(rules.length, 15)
   for (const rule of rules) {
     const line = renderRule(rule)
     const skills = [{name: 'onboarding', content: `${INITIAL().content}\n- ${line}\n`}]

@@ -39,7 +39,7 @@ function withRules(lines: readonly string[]): SkillText {
 }
 
 t.test('mining is deterministic on real traces too', async t => {
-  t.equal(traces.length, 34 * REPS)
+  t.equal(traces.length, scenarios.filter(s => s.split === 'train').length * REPS)
   t.equal(JSON.stringify(mineEvidence(shuffled(traces))), JSON.stringify(evidence))
 })
 

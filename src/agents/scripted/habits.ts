@@ -50,7 +50,7 @@ export const HABITS: readonly Habit[] = [
   habit('check-blockers', 'Never call `complete_onboarding` while the workflow has open blockers.', 0.55),
   habit('read-policy', 'Before `grant_access`, call `get_policy` and `request_approval` when the policy requires it.', 0.55),
   habit('retry-approval', 'If `grant_access` fails with `APPROVAL_REQUIRED`, call `request_approval`, then `grant_access`.', 0.75),
-  habit('ask-delegate', 'If `request_approval` fails with `APPROVER_ON_LEAVE`, call `request_approval`.', 0.45),
+  habit('ask-delegate', 'If `request_approval` fails with `APPROVER_ON_LEAVE`, call `request_approval`.', 0.55),
   habit('escalate-refusal', 'If `grant_access` fails with `ROLE_NOT_ALLOWED`, call `add_blocker`, then `escalate`.', 0.35, 0.6),
   habit('refuse-employment', 'If `grant_access` fails with `EMPLOYMENT_NOT_ALLOWED`, call `deny_request`.', 0.4, 0.6),
   habit('search-tickets', 'Before `create_ticket`, call `search_tickets` and reuse an open ticket with the same subject.', 0.55),

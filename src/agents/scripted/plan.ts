@@ -82,8 +82,9 @@ async function onboard(s: Session, e: EmployeeView): Promise<void> {
     if (item.type === 'device' && !e.devices.some(d => d.model === item.model)) await provisionDevice(s, item.model)
     if (item.type === 'access' && !e.access.includes(item.system)) await provisionAccess(s, item.system)
   }
-  // devices the task asks for on top of the checklist
+  // devices and systems the task asks for on top of the checklist
   for (const model of s.memory.person.models) if (!wf.items.some(i => i.type === 'device' && i.model === model)) await provisionDevice(s, model)
+  for (const system of s.memory.person.systems) if (!wf.items.some(i => i.type === 'access' && i.system === system)) await provisionAccess(s, system)
   await complete(s, 'complete_onboarding')
 }
 

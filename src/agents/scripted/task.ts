@@ -80,7 +80,7 @@ function mentions(text: string): Mention[] {
     const after = text.slice(at + m[0].length, at + m[0].length + 12).toLowerCase()
     if (!m[3] && /(reports to|reporting to|manager is|manager,|manager|approved by|approver is|delegate is|deputy|the) $/.test(before)) continue
     if (!m[3] && /^ ?(team|department|group|system|access|account|office|floor)\b/.test(after)) continue
-    out.push({at, end: at + m[0].length, name: m[1], ...(m[3] ? {id: m[3]} : {})})
+    out.push({at, end: at + m[0].length, name: m[1]!.replace(/'s$/, ''), ...(m[3] ? {id: m[3]} : {})})
   }
   // the same person named twice ("Dan Evans (E-1031) … Dan will …") is one person
   return out
@@ -153,13 +153,15 @@ function personFacts(text: string, mention: Mention | undefined): PersonFacts {
   const systems = [
     ...listAfter(/access to ((?:the )?[A-Za-z][\w-]*(?:(?:,| and| plus| as well as) (?:the )?[A-Za-z][\w-]*)*)/g, text),
     ...listAfter(/revoke (?:her |his |their )?((?:the )?[A-Za-z][\w-]*(?:(?:,| and) (?:the )?[A-Za-z][\w-]*)*) access/gi, text),
+    // "needs vpn access", "wants crm and slack access"
+    ...listAfter(/\b(?:needs?|wants?|requests?|asks? for|would like|give (?:him|her|them)|grant (?:him|her|them)) (?:the )?([A-Za-z][\w-]*(?:(?:,| and) (?:the )?[A-Za-z][\w-]*)*) access\b/gi, text),
   ]
   if (systems.length && !intents.has('onboard') && !intents.has('offboard')) intents.add('access')
   const models = [...lower.matchAll(/\bmodel ([a-z0-9][a-z0-9-]*[a-z0-9])/g)].map(m => m[1]!)
   if (models.length && !intents.has('onboard')) intents.add('hardware')
   const ticketId = /\bTCK-\d{4}\b/.exec(text)?.[0]
-  const ticketAsk = /\b(?:log|open|raise|file|create|submit) (?:a|an) (?:new )?(?:\w+ )?ticket\b(?: (?:for|about|to) ([^.;\n]+))?/i.exec(text)
-  if (ticketAsk || has(/\bticket for\b/, lower)) intents.add('ticket')
+  const ticketAsk = /\b(?:log|open|raise|file|create|submit)\s+(?:a|an)\s+(?:new\s+)?(?:\w+\s+)?ticket\b(?:\s*(?:for|about|to|because|since|as|:)\s+([^.;\n]+))?/i.exec(text)
+  if (ticketAsk || has(/\bticket\s+for\b/, lower)) intents.add('ticket')
   const manager = /(?:reports to|reporting to|manager is|manager,) ([A-Z][a-z]+ [A-Z][a-z]+)/.exec(text)?.[1]
   const f: PersonFacts = {text, intents, systems: [...new Set(systems)], models: [...new Set(models)], claims: {}, deviceWords: DEVICE_WORDS.filter(w => lower.includes(w))}
   if (mention?.id) f.employeeId = mention.id
@@ -184,11 +186,9 @@ function departmentsOf(text: string): string[] {
   return [...new Set(found.sort((a, b) => a.at - b.at).map(f => norm(f.name)))]
 }
 
-/** "as a software engineer", "as our new paralegal", "…, the sales rep, …". */
+/** "as a software engineer", "as our new paralegal". */
 function roleOf(text: string): string | undefined {
-  const as = /\bas (?:a|an|our) (?:new )?([a-z][a-z -]+?)(?=[,.;]| in | on | at | for | starting| from| who| and |$)/i.exec(text)?.[1]
-  const the = /, (?:the|our) ([a-z][a-z -]+?),/.exec(text)?.[1]
-  let role = (as ?? the)?.toLowerCase().trim()
+  let role = /\bas (?:a|an|our) (?:new )?([a-z][a-z -]+?)(?=[,.;]| in | on | at | for | starting| from| who| and |$)/i.exec(text)?.[1]?.toLowerCase().trim()
   if (!role) return undefined
   for (const [re, id] of SYNONYMS) role = role.replace(re, id)
   return norm(role)
@@ -196,7 +196,7 @@ function roleOf(text: string): string | undefined {
 
 /**
  * What a ticket is about: the other sentences about the person and the words after "a ticket
- * for/about" ("… for facilities to collect his badge"). The subject of a new ticket is those
+ * for/about/because" ("… for facilities to collect his badge"). The subject of a new ticket is those
  * words when they say something, else the other sentences ("… for the helpdesk" names a team).
  */
 function problemOf(text: string, after: string | undefined): {problem: string; subject: string} {
@@ -208,6 +208,10 @@ function problemOf(text: string, after: string | undefined): {problem: string; s
 }
 
 export function parseTask(text: string): TaskFacts {
-  const people = segments(text).map(s => personFacts(s.parts.join(' '), s.mention))
-  return {text, people}
+  // a line break inside a sentence is not the end of it
+  const flat = text.replace(/\s*\n\s*/g, ' ').trim()
+  const all = segments(flat).map(s => personFacts(s.parts.join(' '), s.mention))
+  // a person the task asks nothing for ("Fiona Walsh is away this week") is context, not a subject
+  const asked = all.filter(p => p.intents.size || p.ticketId)
+  return {text, people: asked.length ? asked : all.slice(0, 1)}
 }

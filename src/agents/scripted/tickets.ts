@@ -10,7 +10,12 @@ const STOP = new Set([
 ])
 
 // one word for what is written as two: "log into" is a login
-const PHRASES: [RegExp, string][] = [[/\b(log|logs|logged|logging|sign|signs|signed|signing) ?(in|into|on)\b/g, 'login'], [/\bset ?up\b/g, 'setup'], [/\bwi-?fi\b/g, 'wifi'], [/\be-?mail\b/g, 'email']]
+// and one word for a thing with several names (plain English, not a list of tasks)
+const PHRASES: [RegExp, string][] = [
+  [/\b(log|logs|logged|logging|sign|signs|signed|signing) ?(in|into|on)\b/g, 'login'], [/\bset ?up\b/g, 'setup'],
+  [/\b(wi-?fi|wireless)\b/g, 'wifi'], [/\b(e-?mail|mailbox|inbox|mail)\b/g, 'email'], [/\b(screen|display)\b/g, 'monitor'],
+  [/\b(notebook)\b/g, 'laptop'], [/\b(cellphone|mobile|smartphone)\b/g, 'phone'], [/\b(keycard|key card|access card)\b/g, 'badge'],
+]
 const plainWords = (text: string) => PHRASES.reduce((t, [re, w]) => t.replace(re, w), text.toLowerCase()).split(/[^a-z0-9]+/).filter(w => w.length >= 2 && !STOP.has(w))
 
 /** Content words, lightly stemmed (`dropping` ~ `drop`, `keys` ~ `key`). */
