@@ -4,6 +4,7 @@ import {laneOf, withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
 import {splitRefused} from '../errors/index.js'
 import {confidenceOf, mineFromLedger} from '../mining/index.js'
+import {TOOL_SPECS} from '../world/catalog.js'
 
 export interface MineResult {
   evidence: string[]
@@ -27,7 +28,7 @@ export default class Mine extends ExpCommand {
     const {flags} = await this.parse(Mine)
     if (flags.split !== 'train') throw splitRefused(flags.split)
     const {mined, result} = await withStore(this.workDir, async store => {
-      const mined = mineFromLedger(await store.ledger(), {manifest: flags.manifest})
+      const mined = mineFromLedger(await store.ledger(), {manifest: flags.manifest, tools: TOOL_SPECS})
       const lane = await laneOf(store, flags.lane)
       // evidence first: knowledge cites it
       const evidence = await store.appendBatch(mined.evidence, {lane})
@@ -35,7 +36,7 @@ export default class Mine extends ExpCommand {
       return {mined, result: {evidence: evidence.map(r => r.id), knowledge: knowledge.map(r => r.id), skipped: mined.skipped}}
     })
     if (!this.jsonEnabled()) {
-      const rows = mined.evidence.map(e => [e.body.pattern, e.body.signature, e.body.support, e.body.failures, confidenceOf(e.body.support, e.body.failures).toFixed(3)])
+      const rows = mined.evidence.map(e => [e.body.pattern, e.body.signature, e.body.support, e.body.failures, confidenceOf(e.body.support, e.body.unexplained?.length ?? e.body.failures).toFixed(3)])
       this.log(table(rows, ['PATTERN', 'SIGNATURE', 'SUPPORT', 'FAILURES', 'CONFIDENCE']) || '(nothing found)')
       this.log(`${mined.traces} train trace(s) mined, ${mined.skipped} skipped; ${result.evidence.length} evidence, ${result.knowledge.length} new knowledge record(s)`)
     }

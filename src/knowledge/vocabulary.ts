@@ -16,7 +16,7 @@ export const RESULTS = {
 } as const
 export const STATES = {
   open_blockers: 'the workflow has open blockers',
-  holds_items: 'the employee still holds devices or access',
+  holds_items: 'the workflow has open items',
 } as const
 
 export type When = keyof typeof WHEN

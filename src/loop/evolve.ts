@@ -141,6 +141,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           repo: store.repo,
           split: 'train',
           repeat: o.trainRepeat,
+          // fresh runs each iteration (the miner learns from all of them); validation and
+          // held-out keep their seeds, so that comparisons stay paired
+          seed: (o.seed ?? 42) + i - 1,
           skill: `${s.main}:${skillPath(o.skill)}`,
         }),
       )

@@ -1,4 +1,4 @@
-import {parseRules, renderRule, type Rule} from '../knowledge/index.js'
+import {parseRules, renderConditions, renderRule, triggerOf, type Rule} from '../knowledge/index.js'
 import {renderPatch, type SkillPatch, type RenderedPatch} from '../skills/index.js'
 import type {RecallBody} from '../records/types.js'
 import type {KnowledgeItem} from './knowledge.js'
@@ -60,11 +60,17 @@ export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   const usable = input.recall.items
     .map(i => input.knowledge.get(i.knowledge))
     .filter((k): k is KnowledgeItem => !!k && !!k.rule && explained(k.record.body) && !present.has(ruleKey(k.rule)) && !inert.has(k.record.id))
-  // one knowledge item per rule: the best-ranked one
+  // one knowledge item per trigger: the best-ranked one (two answers to one trigger in one patch
+  // would speak over each other), and none about a situation the skill already answers (a rule
+  // with other conditions, or none, may still add a situation; the agent prefers the most
+  // specific rule that speaks)
+  const situation = (r: Rule) => `${triggerOf(r)}|${[r.when, r.unless].map(c => (c?.length ? renderConditions(c) : '')).join('|')}`
+  const inSkill = parseRules(input.text)
   const seen = new Set<string>()
   const items = usable.filter(k => {
-    const key = ruleKey(k.rule!)
-    if (seen.has(key)) return false
+    const r = k.rule!
+    const key = triggerOf(r)
+    if (seen.has(key) || inSkill.some(x => situation(x) === situation(r))) return false
     seen.add(key)
     return true
   })

@@ -55,6 +55,8 @@ export function contextOf(views: readonly View[], tools: MineOptions['tools'] = 
       }
     }
   }
+  const firstArgs = new Map<string, Record<string, unknown>>()
+  for (const v of views) for (const c of v.calls) if (!firstArgs.has(`${v.task}>${c.tool}`)) firstArgs.set(`${v.task}>${c.tool}`, c.args)
   const readTools = [...new Set(views.flatMap(v => v.calls.map(c => c.tool)))].filter(t => !writes.has(t)).sort()
-  return {vocab: Vocabulary.learn(views, tools), held: learnHeld(views), failedIn, calledIn, writes, repeated: views.length > new Set(views.map(v => v.task)).size, reads, readTools, values, reusedIn}
+  return {vocab: Vocabulary.learn(views, tools), held: learnHeld(views), failedIn, calledIn, writes, repeated: views.length > new Set(views.map(v => v.task)).size, reads, readTools, values, reusedIn, firstArgs}
 }

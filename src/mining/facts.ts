@@ -10,16 +10,20 @@ import {agrees} from './view.js'
  * one task is the same in every run, so what `get_employee` answered there is what it would
  * have answered here (docs/mining.md, "Conditions").
  */
-export function lookupAt(v: View, at: number, args: Record<string, unknown>, ctx: Context): (source: string) => unknown {
+export function lookupAt(v: View, at: number, args: Record<string, unknown>, ctx: Context, linked = false): (source: string) => unknown {
+  const fits = (c: Call) => agrees(c, {args} as Call) && (!linked || shares(c.args, args))
   return source => {
     for (let x = Math.min(at, v.calls.length) - 1; x >= 0; x--) {
       const c = v.calls[x]!
-      if (c.tool === source && c.ok && agrees(c, {args} as Call)) return c.result
+      if (c.tool === source && c.ok && fits(c)) return c.result
     }
-    for (const c of ctx.reads.get(v.task) ?? []) if (c.tool === source && agrees(c, {args} as Call)) return c.result
+    for (const c of ctx.reads.get(v.task) ?? []) if (c.tool === source && fits(c)) return c.result
     return undefined
   }
 }
+
+/** Do two calls name the same thing (an argument both take, with one value)? */
+const shares = (a: Record<string, unknown>, b: Record<string, unknown>) => Object.entries(a).some(([k, x]) => typeof x === 'string' && b[k] === x)
 
 /**
  * Does the rule speak at this position of the run (its when/unless conditions)? Where a
@@ -41,14 +45,16 @@ export function categorical(values: ReadonlySet<string> | undefined): boolean {
 }
 
 /**
- * The atoms of a condition that hold at a position: for every read whose result is known
- * there (made earlier, or by another run of the task), each top-level field gives `is` (a
+ * The atoms of a condition that hold at a position: for every read about the same thing as the
+ * call (they share an argument) whose result is known there (made earlier, or by another run
+ * of the task), each top-level field gives `is` (a
  * boolean, or a string of a categorical field), `not_empty` / `empty`, `above 0` (a positive
  * count), and for lists `includes the <arg>` / `excludes …` for each string argument of the call.
  */
 export function atomsAt(v: View, at: number, args: Record<string, unknown>, ctx: Context): Condition[] {
   const out: Condition[] = []
-  const look = lookupAt(v, at, args, ctx)
+  // only reads about the same thing as the call (sharing an argument) can say something about it
+  const look = lookupAt(v, at, args, ctx, true)
   for (const source of ctx.readTools) {
     const result = look(source)
     if (!isRecord(result)) continue
@@ -79,12 +85,14 @@ export function occurrences(r: Rule, v: View, ctx: Context): {at: number; args: 
     }
     case 'on_error': {
       const hits = v.calls.filter(c => c.tool === r.tool && !c.ok && c.code === r.code)
-      return hits.length ? hits.map(at) : v.calls.filter(c => !ctx.writes.has(c.tool)).slice(-1).map(at)
+      // a run that saw the failure coming: the failing call other runs of its task made
+      return hits.length ? hits.map(at) : [{at: v.calls.length, args: ctx.firstArgs.get(`${v.task}>${r.tool}`) ?? {}}]
     }
     case 'on_result': return v.calls.filter(c => c.tool === r.tool && c.ok).map(at)
     case 'never': {
       const calls = v.calls.filter(c => c.tool === r.tool)
-      return calls.length ? calls.map(at) : [{at: v.calls.length, args: {}}]
+      // a run that did not make the call: the call other runs of its task made, at its end
+      return calls.length ? calls.map(at) : [{at: v.calls.length, args: ctx.firstArgs.get(`${v.task}>${r.tool}`) ?? {}}]
     }
   }
 }

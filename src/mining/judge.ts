@@ -3,7 +3,7 @@ import {appliesAt} from './facts.js'
 import {coveredBefore, exhausted, heldAt, reusedAfter, type HeldSource} from './guards.js'
 import {reportsState, requiresApproval, resultHolds} from './shapes.js'
 import type {Call, View} from './types.js'
-import {agrees, followsWith, foreseenAt} from './view.js'
+import {agrees, followsWith} from './view.js'
 import type {Vocabulary} from './vocabulary.js'
 
 /** What the predicates know about the whole trace set (learned once per mining run). */
@@ -26,6 +26,8 @@ export interface Context {
   values: ReadonlyMap<string, ReadonlySet<string>>
   /** `check>tool` → tasks where a run acted on a record the check listed instead of calling the tool */
   reusedIn: ReadonlyMap<string, ReadonlySet<string>>
+  /** `task>tool` → the arguments of the first call of the tool in a run of the task */
+  firstArgs: ReadonlyMap<string, Record<string, unknown>>
 }
 
 export type Verdict = 'followed' | 'violated' | undefined
@@ -96,9 +98,11 @@ function judgeOnError(r: Extract<Rule, {kind: 'on_error'}>, v: View, ctx: Contex
   if (failed.length) return undefined
   // a run of a task where this failure happens, reacting without hitting it: it saw the failure coming
   if (!ctx.failedIn.get(`${r.tool}!${r.code}`)?.has(v.task)) return undefined
-  // it began the reaction right after a read: the rest of the reaction must follow from there
-  const at = foreseenAt(v.calls, r.calls.slice(0, 1), ctx.writes)
-  if (at < 0 || !appliesAt(r, v, at, v.calls[at]!.args, ctx)) return undefined
+  // it began reacting after a read (the read that showed it the failure coming), with any call
+  // of the reaction: the whole reaction must follow from there
+  const first = v.calls.findIndex(c => !ctx.writes.has(c.tool))
+  const at = first < 0 ? -1 : v.calls.findIndex(c => c.i > first && r.calls.includes(c.tool))
+  if (at < 0 || !appliesAt(r, v, at, ctx.firstArgs.get(`${v.task}>${r.tool}`) ?? {}, ctx)) return undefined
   return followsWith(v.calls.slice(at), r.calls, r.stop) ? 'followed' : 'violated'
 }
 
@@ -110,7 +114,7 @@ function judgeNever(r: Extract<Rule, {kind: 'never'}>, v: View, ctx: Context): V
   if (r.when?.length || r.unless?.length) {
     // calls the conditions leave out are no evidence; a run that never made the call is judged by what it knew at its end
     if (calls.length && !speaking.length) return undefined
-    if (!calls.length && !appliesAt(r, v, v.calls.length, {}, ctx)) return undefined
+    if (!calls.length && !appliesAt(r, v, v.calls.length, ctx.firstArgs.get(`${v.task}>${r.tool}`) ?? {}, ctx)) return undefined
   }
   if (!r.while) return speaking.length ? 'violated' : plausible ? 'followed' : undefined
   const s = r.while

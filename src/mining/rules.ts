@@ -18,13 +18,15 @@ export interface MinedRule {
 }
 
 /**
- * Which variant of a trigger to keep: the one that best separates passing from failing runs
- * (lift, to one decimal: smaller differences are noise with a few runs per task), then the one
- * that accounts for more runs, then confidence, then preference.
+ * Which variant of a trigger to keep: one whose counterexamples are all explained, then the one
+ * that best separates passing from failing runs (lift, to one decimal: smaller differences are
+ * noise with a few runs per task), then the one that accounts for more runs, then confidence,
+ * then preference.
  */
 function select(a: MinedRule, b: MinedRule): number {
   const lift = (m: MinedRule) => Math.round(m.tally.lift! * 10)
-  return lift(b) - lift(a) || b.tally.supporting.length - a.tally.supporting.length || b.tally.confidence - a.tally.confidence || preference(b.rule) - preference(a.rule) || cmp(ruleKey(a.rule), ruleKey(b.rule))
+  const refuted = (m: MinedRule) => (m.unexplained.length ? 1 : 0)
+  return refuted(a) - refuted(b) || lift(b) - lift(a) || b.tally.supporting.length - a.tally.supporting.length || b.tally.confidence - a.tally.confidence || preference(b.rule) - preference(a.rule) || cmp(ruleKey(a.rule), ruleKey(b.rule))
 }
 
 /** Rank order: confidence, then within-task contrast, then support, then preference, then the key. */
@@ -40,24 +42,26 @@ const situation = (r: Rule) => `${triggerOf(r)}|${r.when ? renderConditions(r.wh
  * Every candidate judged against every run; those with enough support and lift survive. Then
  * the counterexamples of each candidate are explained where they can be (explain.ts), and for
  * those left unexplained the narrowest condition that leaves them out is searched (separate.ts):
- * conditioned variants join the candidates. Per trigger and situation only the best variant is
- * kept. A check is kept only before an action it serves: one that passing runs take right after
+ * conditioned variants join the candidates. Per trigger the best variant is kept, and the
+ * variants whose conditions name another situation. A check is kept only before an action it serves: one that passing runs take right after
  * the check (no other action in between), or the alternative its guard leads to. Rules doing
  * the same pre-calls for every held item keep only the best-ranked one.
  */
 export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & {maxCalls: number}): MinedRule[] {
   const base = candidates(views, ctx, o.maxCalls).map(rule => ({rule, tally: tally(rule, views, ctx), unexplained: [] as string[], excluded: [] as string[]}))
   const first = keep(base.filter(m => passes(m.rule, m.tally, o)), views, ctx).map(m => m.rule)
-  // a trigger one kept rule already accounts for needs no condition invented for another variant
-  const settled = new Set(base.filter(m => first.includes(m.rule) && !unexplainedRuns(m.rule, m.tally, views, ctx, first.filter(r => triggerOf(r) !== triggerOf(m.rule))).length).map(m => triggerOf(m.rule)))
+  // a trigger one kept rule accounts for without a single counterexample needs no condition invented for another variant
+  const settled = new Set(base.filter(m => first.includes(m.rule) && !m.tally.counterexamples.length).map(m => triggerOf(m.rule)))
   const variants: MinedRule[] = []
   for (const m of base) {
-    if (m.tally.supporting.length < o.minSupport || !m.tally.counterexamples.length || settled.has(triggerOf(m.rule))) continue
+    if (m.tally.supporting.length < o.minSupport || !m.tally.counterexamples.length) continue
     const others = first.filter(r => triggerOf(r) !== triggerOf(m.rule))
-    const refuted = unexplainedRuns(m.rule, m.tally, views, ctx, others)
-    if (refuted.length) for (const v of separate(m.rule, m.tally, refuted, views, ctx, o, others)) variants.push({...v, unexplained: []})
+    m.unexplained = unexplainedRuns(m.rule, m.tally, views, ctx, others)
+    if (m.unexplained.length && !settled.has(triggerOf(m.rule))) for (const v of separate(m.rule, m.tally, m.unexplained, views, ctx, o, others)) variants.push({...v, unexplained: []})
   }
-  const kept = keep([...base, ...variants].filter(m => passes(m.rule, m.tally, o)), views, ctx)
+  const pool = [...base, ...variants]
+  for (const m of pool) if (stopRefuted(m, pool, views)) m.unexplained = m.unexplained.length ? m.unexplained : m.tally.followedFailed
+  const kept = keep(pool.filter(m => passes(m.rule, m.tally, o)), views, ctx)
   return kept
     .map(m => {
       const unexplained = unexplainedRuns(m.rule, m.tally, views, ctx, kept.filter(k => triggerOf(k.rule) !== triggerOf(m.rule)).map(k => k.rule))
@@ -66,12 +70,66 @@ export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & 
     .sort(rank)
 }
 
+/**
+ * "and stop" against the same reaction without it: among the runs that reacted, did those that
+ * stopped do better than those that went on, in the tasks where both happened? When going on did
+ * at least as well, the stop is refuted (its stopping runs count as unexplained); with no task
+ * showing both, the data cannot tell and the preference decides.
+ */
+function stopRefuted(m: MinedRule, pool: readonly MinedRule[], views: readonly View[]): boolean {
+  const r = m.rule
+  if ((r.kind !== 'on_error' && r.kind !== 'on_result') || !r.stop) return false
+  // the same reaction without "and stop" (and without conditions), on the runs this rule speaks about
+  const core = ruleKey({...r, stop: false, when: undefined, unless: undefined} as Rule)
+  const plain = pool.find(x => x.rule.kind === r.kind && !x.rule.stop && ruleKey({...x.rule, when: undefined, unless: undefined} as Rule) === core)
+  if (!plain) return false
+  const byId = new Map(views.map(v => [v.id, v]))
+  const stopped = new Set([...m.tally.followedPassed, ...m.tally.followedFailed])
+  const speaks = new Set([...stopped, ...m.tally.violatedPassed, ...m.tally.violatedFailed])
+  const cells = new Map<string, {sp: number; sn: number; cp: number; cn: number}>()
+  for (const id of [...plain.tally.followedPassed, ...plain.tally.followedFailed]) {
+    if (!speaks.has(id)) continue
+    const v = byId.get(id)!
+    const c = cells.get(v.task) ?? {sp: 0, sn: 0, cp: 0, cn: 0}
+    cells.set(v.task, c)
+    if (stopped.has(id)) {
+      if (v.passed) c.sp++
+      else c.sn++
+    } else if (v.passed) c.cp++
+    else c.cn++
+  }
+  let stopRate = 0
+  let goRate = 0
+  let both = 0
+  for (const c of cells.values()) {
+    if (!(c.sp + c.sn) || !(c.cp + c.cn)) continue
+    both++
+    stopRate += c.sp / (c.sp + c.sn)
+    goRate += c.cp / (c.cp + c.cn)
+  }
+  return both > 0 && goRate >= stopRate
+}
+
+/**
+ * Per trigger, the best variant; then other variants only when their conditions name another
+ * situation with supporting runs of its own (a contractor, pending information…).
+ */
 function keep(list: readonly MinedRule[], views: readonly View[], ctx: Context): MinedRule[] {
-  const best = new Map<string, MinedRule>()
-  for (const m of [...list].sort(select)) if (!best.has(situation(m.rule))) best.set(situation(m.rule), m)
+  const best: MinedRule[] = []
+  const byTrigger = new Map<string, MinedRule[]>()
+  for (const m of [...list].sort(select)) {
+    const chosen = byTrigger.get(triggerOf(m.rule)) ?? []
+    byTrigger.set(triggerOf(m.rule), chosen)
+    // one variant per situation; the situation without conditions is one of them
+    if (chosen.some(c => situation(c.rule) === situation(m.rule))) continue
+    const core = (r: Rule) => ruleKey({...r, when: undefined, unless: undefined} as Rule)
+    if (chosen.length && m.tally.supporting.every(id => chosen.some(c => core(c.rule) === core(m.rule) && c.tally.supporting.includes(id)))) continue
+    chosen.push(m)
+    best.push(m)
+  }
   const out: MinedRule[] = []
   const claimed = new Set<string>()
-  for (const m of [...best.values()].sort(rank)) {
+  for (const m of best.sort(rank)) {
     const r = m.rule
     if (r.kind !== 'before') out.push(m)
     else if (r.guard === 'each_held') {

@@ -5,6 +5,17 @@ import type {Context} from './judge.js'
 import {tally, type Tally} from './score.js'
 import type {View} from './types.js'
 
+/**
+ * An exception in the form that reads best: "unless … includes" and "unless … is V" stay
+ * exceptions; "unless … does not include / is empty / is not empty" say the same as a plain
+ * condition on the other test (a condition whose read is unknown never holds either way).
+ */
+function exception(a: Condition): {when?: Condition[]; unless?: Condition[]} {
+  const flip: Partial<Record<Condition['test'], Condition['test']>> = {excludes: 'includes', empty: 'not_empty', not_empty: 'empty'}
+  const other = flip[a.test]
+  return other ? {when: [{...a, test: other}]} : {unless: [a]}
+}
+
 export interface Variant {
   rule: Rule
   tally: Tally
@@ -66,7 +77,7 @@ export function separate(rule: Rule, base: Tally, refuted: readonly string[], vi
     // an exception must be seen not to hold (its read known) where the rule is borne out
     const outsideIn = base.supporting.filter((_, x) => !support[x]!.has(k) && known(support[x]!, a.source))
     const outside = outsideIn.length
-    if (inAgainst === against.length && outside >= o.minSupport && refutedTasks >= MIN_TASKS && tasks(outsideIn).size >= MIN_TASKS && strong.length && !strong.some(x => holdsIn.has(x))) tried.push({unless: [a], score: outside, pref: PREFERENCE[a.test] + 0.5, key: `unless ${k}`})
+    if (inAgainst === against.length && outside >= o.minSupport && refutedTasks >= MIN_TASKS && tasks(outsideIn).size >= MIN_TASKS && strong.length && !strong.some(x => holdsIn.has(x))) tried.push({...exception(a), score: outside, pref: PREFERENCE[a.test] + 0.5, key: `unless ${k}`})
   }
   tried.sort((x, y) => y.score - x.score || x.pref - y.pref || (x.key < y.key ? -1 : 1))
   const out: Variant[] = []

@@ -5,9 +5,10 @@ import type {View} from './types.js'
  * "A record that contradicts the task", detected without knowing the domain: the miner
  * learns, per tool, which values each top-level field of its results takes across the
  * trace set (departments, roles, managers… whatever the records hold). A record contradicts
- * its task when the task text mentions a known value of one of the record's fields that the
- * record itself does not hold anywhere — e.g. the task names a team or a manager, and the
- * record names another.
+ * its task when the task text mentions known values of one of the record's fields and the
+ * record holds none of them anywhere — e.g. the task names a team or a manager, and the
+ * record names another (a task naming two people names two values of `name`: a record holding
+ * one of them agrees).
  */
 const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()
 // shorter values ("it", "a") collide with ordinary words of a task
@@ -69,7 +70,9 @@ export class Vocabulary {
       if (typeof x === 'string') held.add(norm(x))
       else if (Array.isArray(x)) for (const e of x) if (typeof e === 'string') held.add(norm(e))
     }
-    return own.some(m => byField.get(m.field)!.scalar && typeof result[m.field] === 'string' && !held.has(m.value))
+    // a task may name several values of one field (two people, two teams): the record must hold one of them
+    const fields = new Set(own.filter(m => byField.get(m.field)!.scalar && typeof result[m.field] === 'string').map(m => m.field))
+    return [...fields].some(f => !own.some(m => m.field === f && held.has(m.value)))
   }
 }
 

@@ -16,7 +16,7 @@ export interface EmployeeView {
   devices: {assignment_id: string; model: string}[]
   access: string[]
   approvals?: {approval_id: string; system: string; approver: string}[]
-  workflows: {id: string; type: string; status: string; items: ({type: 'device'; model: string} | {type: 'access'; system: string})[]; open_blockers: number}[]
+  workflows: {id: string; type: string; status: string; items: ({type: 'device'; model: string} | {type: 'access'; system: string})[]; open_blockers: number; open_items?: number}[]
 }
 
 /** One successful call the agent made: the results its rules' conditions read. */

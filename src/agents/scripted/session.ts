@@ -2,7 +2,7 @@ import type {ToolError, ToolInvoker, ToolSpec} from '../types.js'
 import {conditionSources, isRecord, RESULTS, requiresApproval, resultShows, ruleApplies, triggerOf, type BeforeRule, type ResultCondition, type ResultSchema, type Rule} from '../../knowledge/index.js'
 import {Calls, SKIPPED, Stop, type Outcome} from './calls.js'
 import {contradicts} from './checks.js'
-import type {Fallbacks, Habit, Profile} from './habits.js'
+import {asFollowed, type Fallbacks, type Habit, type Profile} from './habits.js'
 import {latestAbout, sameOpenTicket, type Memory} from './memory.js'
 import type {Draws} from './random.js'
 
@@ -19,6 +19,7 @@ export {Stop, type Outcome} from './calls.js'
 export class Session extends Calls {
   private readonly active: readonly Rule[]
   private readonly taken: ReadonlySet<string>
+  private readonly habits: ReadonlySet<Rule>
 
   constructor(
     invoke: ToolInvoker,
@@ -30,8 +31,11 @@ export class Session extends Calls {
     baseTokens: number,
   ) {
     super(invoke, tools, memory, baseTokens)
-    this.taken = new Set(skill.map(triggerOf))
-    const fired = profile.habits.filter(h => !this.taken.has(triggerOf(h.rule)) && this.draws.u(h.name) < h.p).map(h => h.rule)
+    // a skill rule without conditions takes its trigger from the habits everywhere; one with
+    // conditions only where it speaks (see `quiet`)
+    this.taken = new Set(skill.filter(r => !r.when?.length && !r.unless?.length).map(triggerOf))
+    const fired = profile.habits.filter(h => !this.taken.has(triggerOf(h.rule)) && this.draws.u(h.name) < h.p).map(h => this.followed(h))
+    this.habits = new Set(fired)
     this.active = fired.length ? [...skill, ...fired] : skill
   }
 
@@ -64,18 +68,34 @@ export class Session extends Calls {
     return this.send(tool, args, opts.once)
   }
 
-  /** Does a rule speak about this call? Reads a condition's source first when the agent has not read it yet. */
+  /**
+   * Does a rule apply to this call? Reads a condition's source first when the agent has not read
+   * it yet. A habit keeps quiet where a skill rule about its trigger speaks: applies, or names
+   * this situation as its exception.
+   */
   private async applies(r: Rule, args: Record<string, unknown>): Promise<boolean> {
+    if (this.habits.has(r)) for (const x of this.skill) if (triggerOf(x) === triggerOf(r) && (await this.speaks(x, args))) return false
     if (!r.when?.length && !r.unless?.length) return true
-    for (const src of conditionSources(r)) if (latestAbout(this.memory, src, args) === undefined && this.has(src)) await this.raw(src, {}, {once: true})
+    await this.readSources(r, args)
     return ruleApplies(r, s => latestAbout(this.memory, s, args), args)
+  }
+
+  /** A skill rule speaks about a call when its `when` conditions hold (its exceptions are part of what it says). */
+  private async speaks(r: Rule, args: Record<string, unknown>): Promise<boolean> {
+    if (!r.when?.length) return true
+    await this.readSources(r, args)
+    return ruleApplies({when: r.when}, s => latestAbout(this.memory, s, args), args)
+  }
+
+  private async readSources(r: Rule, args: Record<string, unknown>): Promise<void> {
+    for (const src of conditionSources(r)) if (latestAbout(this.memory, src, args) === undefined && this.has(src)) await this.raw(src, {}, {once: true})
   }
 
   /** React to a failure (a real one, or one the agent foresaw from a read). */
   async onFailure(tool: string, error: ToolError, informed: boolean, args: Record<string, unknown> = {}): Promise<Outcome> {
     let rule: Rule | undefined
-    for (const r of this.skill) if (r.kind === 'on_error' && r.tool === tool && r.code === error.code && (await this.applies(r, args))) rule ??= r
-    rule ??= this.habit(tool, error.code, informed)
+    for (const r of specificFirst(this.skill)) if (r.kind === 'on_error' && r.tool === tool && r.code === error.code && (await this.applies(r, args))) rule ??= r
+    rule ??= await this.habit(tool, error.code, informed, args)
     if (!rule || rule.kind !== 'on_error') return {ok: false, error}
     const m = this.memory
     m.reason = `${tool} failed with ${error.code}: ${error.message}`
@@ -97,28 +117,42 @@ export class Session extends Calls {
     return {ok: false, error, handled: true}
   }
 
-  private habit(tool: string, code: string, informed: boolean): Rule | undefined {
+  private async habit(tool: string, code: string, informed: boolean, args: Record<string, unknown>): Promise<Rule | undefined> {
     const h: Habit | undefined = this.profile.habits.find(x => x.rule.kind === 'on_error' && x.rule.tool === tool && x.rule.code === code)
     if (!h || this.taken.has(triggerOf(h.rule))) return undefined
-    return this.draws.u(h.name) < (informed ? (h.informed ?? h.p) : h.p) ? h.rule : undefined
+    for (const x of this.skill) if (triggerOf(x) === triggerOf(h.rule) && (await this.speaks(x, args))) return undefined
+    return this.draws.u(h.name) < (informed ? (h.informed ?? h.p) : h.p) ? this.followed(h) : undefined
+  }
+
+  /** A habit as this episode follows it (its slip on "and stop" drawn once). */
+  private followed(h: Habit): Rule {
+    return asFollowed(h, h.slip !== undefined && this.draws.u(`${h.name}/slip`) < h.slip, h.half !== undefined && this.draws.u(`${h.name}/half`) < h.half)
   }
 
   private async forbidden(tool: string, args: Record<string, unknown>): Promise<boolean> {
     for (const r of this.active) {
       if (r.kind !== 'never' || r.tool !== tool || !(await this.applies(r, args))) continue
       if (!r.while) return true
-      if (r.while === 'open_blockers') {
-        const m = this.memory
-        let open = m.blockersAdded + (m.employee?.workflows.find(w => w.id === m.workflowId)?.open_blockers ?? 0)
-        if (m.workflowId && this.has('get_workflow')) {
-          const wf = await this.send('get_workflow', {workflow_id: m.workflowId})
-          if (wf.ok) open = wf.result.open_blockers
-        }
-        if (open > 0) return true
-      }
-      if (r.while === 'holds_items' && (this.memory.employee?.devices.length || this.memory.employee?.access.length)) return true
+      const wf = await this.workflowNow()
+      if (r.while === 'open_blockers' && (wf?.open_blockers ?? 0) > 0) return true
+      if (r.while === 'holds_items' && (wf?.open_items ?? 0) > 0) return true
     }
     return false
+  }
+
+  /**
+   * The workflow at hand as it is now: read again when the agent can (get_workflow), else what
+   * the employee record said, plus the blockers the agent added since.
+   */
+  private async workflowNow(): Promise<{open_blockers: number; open_items: number} | undefined> {
+    const m = this.memory
+    if (!m.workflowId) return undefined
+    if (this.has('get_workflow')) {
+      const wf = await this.send('get_workflow', {workflow_id: m.workflowId})
+      if (wf.ok) return wf.result
+    }
+    const seen = m.employee?.workflows.find(w => w.id === m.workflowId)
+    return seen && {open_blockers: seen.open_blockers + m.blockersAdded, open_items: seen.open_items ?? 0}
   }
 
   /** Run the checks of a `Before` rule; returns an outcome when the action must not happen. */
@@ -175,8 +209,11 @@ export class Session extends Calls {
   }
 
   private async afterResult(tool: string, result: unknown, args: Record<string, unknown>): Promise<void> {
-    for (const r of this.active) {
-      if (r.kind !== 'on_result' || r.tool !== tool || !this.holds(r.result, tool, result) || !(await this.applies(r, args))) continue
+    const answered = new Set<string>()
+    for (const r of specificFirst(this.active)) {
+      if (r.kind !== 'on_result' || r.tool !== tool || answered.has(r.result) || !this.holds(r.result, tool, result) || !(await this.applies(r, args))) continue
+      // one answer per situation: the most specific rule that speaks
+      answered.add(r.result)
       this.memory.situation = 'identity'
       this.memory.reason = `${tool} returned ${RESULTS[r.result]}; needs a human decision`
       for (const t of r.calls) await this.raw(t)
@@ -188,6 +225,12 @@ export class Session extends Calls {
     const schema = this.tools.get(tool)?.returns as ResultSchema | undefined
     return resultShows(c, result, {schema, contradicts: rec => contradicts(this.memory.person, rec as never)})
   }
+}
+
+/** Rules with conditions before those without (stable otherwise): where both speak, the one about this situation wins. */
+function specificFirst(rules: readonly Rule[]): Rule[] {
+  const n = (r: Rule) => (r.when?.length ?? 0) + (r.unless?.length ?? 0)
+  return rules.map((r, i) => ({r, i})).sort((a, b) => n(b.r) - n(a.r) || a.i - b.i).map(x => x.r)
 }
 
 /** The part of a result about the item of a call: the result itself, or the listed record naming one of the call's values. */
