@@ -16,7 +16,7 @@ export const grantAccess = defineTool<{employee_id: string; system: string}>({
     const s = tx.get('systems')[system]
     if (!s) return fail('NOT_FOUND', `no access system ${system}`)
     if (e.status === 'terminated') return fail('EMPLOYEE_INACTIVE', `${employee_id} is terminated`)
-    if (!s.allowed_roles.includes(e.role)) return fail('ROLE_NOT_ALLOWED', `role ${e.role} may not hold ${system}`)
+    if (s.allowed_roles.length && !s.allowed_roles.includes(e.role)) return fail('ROLE_NOT_ALLOWED', `role ${e.role} may not hold ${system}`)
     if (s.allowed_employment.length && !s.allowed_employment.includes(e.employment_type)) return fail('EMPLOYMENT_NOT_ALLOWED', `${system} is for ${s.allowed_employment.join(', ')} only; ${employee_id} is a ${e.employment_type}`)
     const key = accessKey(employee_id, system)
     const current = tx.get('access')[key]

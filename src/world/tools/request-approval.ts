@@ -18,7 +18,7 @@ export const requestApproval = defineTool<{employee_id: string; system: string; 
     if (!e) return fail('NOT_FOUND', `no employee with id ${employee_id}`)
     const s = tx.get('systems')[system]
     if (!s) return fail('NOT_FOUND', `no access system ${system}`)
-    if (!s.allowed_roles.includes(e.role)) return fail('ROLE_NOT_ALLOWED', `role ${e.role} may not hold ${system}`)
+    if (s.allowed_roles.length && !s.allowed_roles.includes(e.role)) return fail('ROLE_NOT_ALLOWED', `role ${e.role} may not hold ${system}`)
     if (!s.approval.required) return ok({status: 'not_required', system})
     let approver = s.approval.approver === 'manager' ? e.manager : 'security'
     if (!approver) return fail('NO_APPROVER', `${employee_id} has no manager on record to approve ${system}`)
