@@ -1,9 +1,10 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {runContext, runFlags} from '../cli/run-context.js'
+import {agentOptions, runContext, runFlags} from '../cli/run-context.js'
 import {evolve, type EvolveResult} from '../loop/evolve.js'
-import {deterministicMine} from '../loop/mine-step.js'
+import {deterministicMine, mineStep} from '../loop/mine-step.js'
+import {drafter, mineDrafter, proposalDrafter} from '../loop/llm.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
@@ -14,7 +15,7 @@ export default class Evolve extends ExpCommand {
 Lanes: several \`exp evolve --lane NAME\` may run at once, on one repository or on clones that \`exp sync\`. Each claims the hypothesis behind its candidate, leaves the knowledge of other lanes' claims alone, and retires (and rebases) a candidate when another lane promoted first.
 Resumable: kill it at any point and run the same command again; what is recorded is reused, nothing is duplicated. Deterministic: the same starting state gives the same record ids.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl']
+  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
   static flags = {
     ...runFlags,
     iterations: Flags.integer({
@@ -46,6 +47,12 @@ Resumable: kill it at any point and run the same command again; what is recorded
       min: 1,
       default: 3,
     }),
+    proposer: Flags.string({
+      description: 'openai:MODEL: a model drafts the words of each proposal (lines, reasons); which knowledge, rules and section stay deterministic; prompts and responses are recorded, redacted',
+    }),
+    'miner-drafts': Flags.string({
+      description: 'openai:MODEL: a model words the claims the miner states; rules, runs, statistics and links stay the miner\'s; exchanges recorded, redacted',
+    }),
     'claim-ttl': Flags.integer({
       description: 'seconds a claim of this lane holds without renewal',
       min: 1,
@@ -73,7 +80,8 @@ Resumable: kill it at any point and run the same command again; what is recorded
             items: config.recall?.items ?? 8,
             tokens: config.recall?.tokens ?? 1200,
           },
-          mine: deterministicMine,
+          mine: flags['miner-drafts'] ? mineStep({draft: mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(config, store).openai))}) : deterministicMine,
+          ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(config, store).openai))} : {}),
           claimTtlSeconds: flags['claim-ttl'],
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
           onIteration: r => {

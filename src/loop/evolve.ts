@@ -8,7 +8,7 @@ import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from '.
 import {LoopEvents} from './events.js'
 import type {Rule} from '../knowledge/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
-import {createProposal, type CreatedProposal} from './proposal.js'
+import {createProposal, type CreatedProposal, type ProposalDrafter} from './proposal.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {promoteProposal, type PromoteResult} from './promote.js'
 import {readPurposeAt} from './proposal.js'
@@ -39,6 +39,8 @@ export interface EvolveOptions extends EvalRunOptions {
   maxRules?: number
   recall: {items: number; tokens: number}
   mine: MineStep
+  /** an LLM drafts the words of each proposal (`--proposer openai:MODEL`); its scope stays deterministic */
+  draft?: ProposalDrafter
   /** how long a claim of this lane holds without renewal (default 3600 s) */
   claimTtlSeconds?: number
   onIteration?: (r: IterationReport) => void
@@ -360,7 +362,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
 function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>}): Promise<CreatedProposal | undefined> {
-  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h)})
+  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */
