@@ -9,7 +9,7 @@ export {PACKAGE_ROOT}
 
 export const EXAMPLES = {
   onboarding: {
-    description: 'Acme IT onboarding: 99 scenarios (train, validation, holdout), the initial onboarding skill',
+    description: 'Acme IT onboarding: 103 scenarios (train, validation, holdout), the initial onboarding skill',
     paths: ['scenarios', 'skills/onboarding'],
   },
 } as const
