@@ -17,11 +17,27 @@ export const INVALID_CODES = [
   'max_steps', // more tool calls than ctx.maxSteps
   'tool_error', // the runner's tool invoker threw (a bug on our side, not the agent's)
   'aborted', // ctx.signal fired
-  'http', // the LLM endpoint kept failing after retries
+  'http', // the LLM endpoint kept answering with an HTTP error (5xx, 429, ...) after retries
+  'connection', // the LLM endpoint could not be reached (connection refused, DNS) after retries
   'malformed_response', // the LLM endpoint answered with a body we cannot use
 ] as const
 
 export type InvalidCode = (typeof INVALID_CODES)[number]
+
+/**
+ * The codes that say the episode never got a fair run: the agent program is missing, its
+ * endpoint unreachable or failing, or it ran out of time. They are infrastructure failures,
+ * not the agent's: counted apart in an evaluation, said loudly by `exp run`, and retried when
+ * the same run is started again (docs/agents.md). A crash, a protocol error or too many steps
+ * is the agent's own doing and stays as recorded.
+ */
+export const INFRASTRUCTURE_CODES: readonly InvalidCode[] = ['spawn', 'connection', 'http', 'timeout', 'step_timeout', 'aborted']
+
+/** Whether an invalid episode's reason names an infrastructure failure. */
+export function isInfrastructure(reason: string | undefined): boolean {
+  const code = reason === undefined ? undefined : invalidCode(reason)
+  return code !== undefined && INFRASTRUCTURE_CODES.includes(code)
+}
 
 export function invalidReason(code: InvalidCode, detail: string): string {
   return `${code}: ${detail}`

@@ -1,5 +1,9 @@
+import {existsSync, statSync} from 'node:fs'
+import path from 'node:path'
 import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
-import {isExpError, ExpError} from '../errors/index.js'
+import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
+import {discoverRepo} from '../store/index.js'
+import {projectRoot} from './folders.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -21,9 +25,29 @@ export abstract class ExpCommand extends Command {
     const argv = this.argv
     this.debugMode = argv.includes('--debug') || process.env.EXP_DEBUG === '1'
     const i = argv.findIndex(a => a === '-C' || a === '--cwd')
-    if (i >= 0 && argv[i + 1]) this.workDir = argv[i + 1]!
+    let dir: string | undefined
+    if (i >= 0 && argv[i + 1]) dir = argv[i + 1]!
     const eq = argv.find(a => a.startsWith('--cwd='))
-    if (eq) this.workDir = eq.slice('--cwd='.length)
+    if (eq) dir = eq.slice('--cwd='.length)
+    if (dir !== undefined) {
+      this.workDir = path.resolve(process.cwd(), dir)
+      if (!existsSync(this.workDir) || !statSync(this.workDir).isDirectory()) throw new NotFoundError('folder', dir, '-C takes an existing folder (like git -C)')
+    }
+  }
+
+  /**
+   * The folder defaults such as skills/ and scenarios/ are relative to: the repository the
+   * command runs in (git rev-parse --show-toplevel, from -C or the current folder), or the
+   * nearest folder below its top holding .research/ or `marker` (src/cli/folders.ts).
+   */
+  protected repoRoot(marker?: string): string {
+    let top = this.workDir
+    try {
+      top = discoverRepo(this.workDir).workDir ?? this.workDir
+    } catch {
+      // outside a repository: the folder itself
+    }
+    return projectRoot(this.workDir, top, marker)
   }
 
   /** Print a line to stderr (progress, warnings): stdout stays for results. */
@@ -43,6 +67,11 @@ export abstract class ExpCommand extends Command {
     }
     // oclif's own parse/usage errors carry their exit code
     if (err.oclif?.exit !== undefined || (err as {code?: string}).code?.startsWith?.('EEXIT')) return super.catch(err)
+    // a file or folder that is not there is the user's to fix, not a bug to report
+    const missing = missingPath(err)
+    if (missing) return this.catch(new NotFoundError('file or folder', missing, 'check the path (relative paths are from the current folder, or from -C)'))
+    const inTheWay = (err as {code?: string}).code === 'EEXIST' ? shownPath((err as {path?: string}).path) : undefined
+    if (inTheWay) return this.catch(new ExpError('E_USAGE', `a file is in the way: ${inTheWay} (a folder is needed there)`, {hint: 'move or remove it, then run the command again'}))
     const name = (err as {code?: string}).code
     if (json) process.stdout.write(`${JSON.stringify({error: {code: 'E_INTERNAL', message: err.message}}, null, 2)}\n`)
     process.stderr.write(`error: ${err.message}\n`)
@@ -50,6 +79,16 @@ export abstract class ExpCommand extends Command {
     else process.stderr.write(`hint: this is unexpected${name ? ` (${name})` : ''}; run again with --debug for the stack trace and report it\n`)
     process.exitCode = 1
   }
+}
+
+function missingPath(err: Error & {code?: string; path?: string}): string | undefined {
+  return err.code === 'ENOENT' || err.code === 'ENOTDIR' ? shownPath(err.path) : undefined
+}
+
+function shownPath(p: unknown): string | undefined {
+  if (typeof p !== 'string') return undefined
+  const rel = path.relative(process.cwd(), p)
+  return rel && !rel.startsWith('..') ? rel : p
 }
 
 export {ExpError}

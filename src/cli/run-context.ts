@@ -1,12 +1,17 @@
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
-import type {GitRecordStore} from '../store/index.js'
+import {discoverRepo, type GitRecordStore} from '../store/index.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import type {AgentOptions} from '../agents/registry.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
+import {mainRefOf} from './main-ref.js'
 import {openEventSink} from '../events/index.js'
+import {defaultKeyFile, findHoldoutKey} from '../scenarios/key.js'
+import {PACKAGE_ROOT} from '../package-root.js'
+
+export const holdoutKeyFile = defaultKeyFile
 
 /** Flags shared by the commands that run episodes (run, eval, promote, evolve, gate). */
 export const runFlags = {
@@ -30,8 +35,11 @@ export interface RunFlagValues {
 }
 
 export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentOptions {
+  // what a command agent must never see: this repository, its git folders, a key file elsewhere, the package's own scenarios
+  const keyFile = process.env.EXP_HOLDOUT_KEY_FILE?.trim()
+  const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...(keyFile ? [path.resolve(keyFile)] : [])]
   return {
-    command: cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {},
+    command: {...(cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}), sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide}},
     openai: {
       cacheDir: path.join(store.commonDir, 'exp', 'llm-cache'),
       ...(cfg.openai?.base_url ? {baseURL: cfg.openai.base_url} : {}),
@@ -43,7 +51,7 @@ export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentO
 }
 
 /** Everything a run needs, from flags over .research/config.yaml over defaults. */
-export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
+export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues, warn?: (line: string) => void): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
   const root = store.repo.workDir ?? cwd
   const cfg = await loadConfig(root)
   const options: EvalRunOptions = {
@@ -59,5 +67,18 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     // written synchronously, a line per event: nothing to flush when the command ends
     events: openEventSink(flags.events, {cwd}),
   }
-  return {options, config: cfg, root, mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`}
+  const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
+  if (key) options.holdoutKey = key
+  return {options, config: cfg, root, mainRef: await mainRefOf(store.repo, cwd, undefined, warn)}
+}
+
+/** The held-out key for a folder's repository (EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE, .git/exp/holdout.key), if any. */
+export async function holdoutKeyFor(dir: string): Promise<Buffer | undefined> {
+  let commonDir: string | undefined
+  try {
+    commonDir = discoverRepo(dir).commonDir
+  } catch {
+    commonDir = undefined
+  }
+  return (await findHoldoutKey({env: process.env, ...(commonDir ? {defaultFile: defaultKeyFile(commonDir)} : {})}))?.key
 }

@@ -1,5 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {NotFoundError} from '../errors/index.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {appendFromText} from '../store/input.js'
@@ -40,8 +42,8 @@ Appending a record that already exists with the same content is a no-op; the sam
       file = kind
       kind = undefined
     }
-    const text = file === '-' ? await readStdin() : await readFile(file, 'utf8').catch(e => {
-      throw Object.assign(new Error(`cannot read ${file}: ${(e as Error).message}`), {code: 'ENOENT'})
+    const text = file === '-' ? await readStdin() : await readFile(path.resolve(this.workDir, file), 'utf8').catch(e => {
+      throw new NotFoundError('input file', file, `${(e as Error).message.split(',')[0]}: pass an existing file, or - to read stdin`)
     })
     const results = await withStore(this.workDir, async store => {
       const lane = await laneOf(store, flags.lane)

@@ -1,6 +1,7 @@
 import {Args} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {authorityOf} from '../cli/trust.js'
 import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import type {Blame} from '../projections/blame.js'
 import {readBlame, renderBlameText} from '../reports/index.js'
@@ -15,7 +16,7 @@ export default class BlameCmd extends ExpCommand {
 
   async run(): Promise<Blame> {
     const {args, flags} = await this.parse(BlameCmd)
-    const res = await withStore(this.workDir, async store => readBlame(store, {mainRef: await mainRefOf(store, this.workDir, flags.main), skill: args.skill}))
+    const res = await withStore(this.workDir, async store => readBlame(store, {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), skill: args.skill, trust: await authorityOf(store, this.workDir, {main: flags.main})}))
     if (!this.jsonEnabled()) this.log(renderBlameText(res))
     return res
   }

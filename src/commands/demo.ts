@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
 import {runLoopDemo, type LoopDemoResult} from '../demo/loop-demo.js'
+import {expInvocation, shellWord} from '../cli/invocation.js'
 
 export default class Demo extends ExpCommand {
   static summary = 'The main job on the built-in benchmark, in a fresh repository (no API key needed).'
@@ -18,6 +19,6 @@ export default class Demo extends ExpCommand {
   async run(): Promise<LoopDemoResult> {
     const {flags} = await this.parse(Demo)
     const dir = flags.dir ? path.resolve(this.workDir, flags.dir) : mkdtempSync(path.join(os.tmpdir(), 'exp-demo-'))
-    return runLoopDemo(dir, {iterations: flags.iterations, say: line => !this.jsonEnabled() && this.log(line)})
+    return runLoopDemo(dir, {iterations: flags.iterations, say: line => !this.jsonEnabled() && this.log(line), exp: expInvocation(), quote: shellWord})
   }
 }

@@ -3,8 +3,9 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
+import {num} from '../reports/format.js'
 import {evaluateProposal, loadProposal} from '../loop/evaluate.js'
-import type {Comparison} from '../loop/compare.js'
+import type {Comparison} from '../evals/compare.js'
 
 export interface EvalOutput {
   proposal: string
@@ -25,7 +26,7 @@ export default class Eval extends ExpCommand {
   async run(): Promise<EvalOutput> {
     const {args, flags} = await this.parse(Eval)
     const out = await withStore(this.workDir, async store => {
-      const {options} = await runContext(store, this.workDir, flags)
+      const {options} = await runContext(store, this.workDir, flags, l => this.note(l))
       const proposal = loadProposal(await store.ledger(), args.proposal)
       const ev = await evaluateProposal(store, proposal, 'validation', {...options, repeat: flags.repeat})
       return {proposal: proposal.id, split: 'validation', baseline: {evaluation: ev.baseline.evaluation, success_rate: ev.baseline.success_rate}, candidate: {evaluation: ev.candidate.evaluation, success_rate: ev.candidate.success_rate}, comparison: ev.comparison}
@@ -38,7 +39,7 @@ export default class Eval extends ExpCommand {
       this.log(`regressions: ${c.regressions.length ? '' : 'none'}`)
       for (const r of c.regressions) this.log(`  ${r.scenario}: ${r.invariants.join(', ')}`)
       const dims = Object.keys(c.scores_baseline) as (keyof typeof c.scores_baseline)[]
-      this.log(table(dims.map(d => [d, c.scores_baseline[d], c.scores_candidate[d]]), ['SCORE', 'BASELINE', 'CANDIDATE']))
+      this.log(table(dims.map(d => [d, num(c.scores_baseline[d]), num(c.scores_candidate[d])]), ['SCORE', 'BASELINE', 'CANDIDATE']))
       this.log(`next: exp promote ${out.proposal}`)
     }
     return out

@@ -13,9 +13,10 @@ export default class Evolve extends ExpCommand {
   static summary = 'Run the loop: train, mine, propose, evaluate, promote — N iterations.'
   static description = `Each iteration runs the current main skill on train, mines the new traces, proposes a patch from recalled knowledge, evaluates it against the current skill on validation and applies the promotion policy (held-out only after validation passes). A dashboard is printed per iteration (skill version, training success, observed patterns, lines changed, validation before/after, regressions, decision).
 Lanes: several \`exp evolve --lane NAME\` may run at once, on one repository or on clones that \`exp sync\`. Each claims the hypothesis behind its candidate, leaves the knowledge of other lanes' claims alone, and retires (and rebases) a candidate when another lane promoted first.
-Resumable: kill it at any point and run the same command again; what is recorded is reused, nothing is duplicated. Deterministic: the same starting state gives the same record ids.`
+A run is identified by its options: kill it at any point and run the same command again, and it finishes that run (from the last iteration it finished, on the main that iteration left) with the same decisions, SKILL.md and held-out result as a run nobody killed; nothing is duplicated. Started again once finished, it says so: --continue starts a new run from the current main.
+It stops early, and says why, when no candidate is left or when validation is at 100% and a candidate was rejected; an iteration whose skill did not change reuses the last train run and mining.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
+  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
   static flags = {
     ...runFlags,
     iterations: Flags.integer({
@@ -53,6 +54,9 @@ Resumable: kill it at any point and run the same command again; what is recorded
     'miner-drafts': Flags.string({
       description: 'openai:MODEL: a model words the claims the miner states; rules, runs, statistics and links stay the miner\'s; exchanges recorded, redacted',
     }),
+    continue: Flags.boolean({
+      description: 'when the run with these options has finished, start a new one from the current main',
+    }),
     'claim-ttl': Flags.integer({
       description: 'seconds a claim of this lane holds without renewal',
       min: 1,
@@ -64,7 +68,7 @@ Resumable: kill it at any point and run the same command again; what is recorded
     const {flags} = await this.parse(Evolve)
     const json = this.jsonEnabled()
     const res = await withStore(this.workDir, async store => {
-      const {options, config, mainRef} = await runContext(store, this.workDir, flags)
+      const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
       try {
         return await evolve(store, {
@@ -83,10 +87,13 @@ Resumable: kill it at any point and run the same command again; what is recorded
           mine: flags['miner-drafts'] ? mineStep({draft: mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(config, store).openai))}) : deterministicMine,
           ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(config, store).openai))} : {}),
           claimTtlSeconds: flags['claim-ttl'],
+          continue: flags.continue,
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
           onIteration: r => {
             if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
-            if (!json) this.log(`${renderDashboard(r)}\n`)
+            if (json) return
+            if (r.replayed) this.log(`Iteration ${r.iteration}: done by an earlier start of this run (${r.decision ? `${r.decision.verdict.toUpperCase()}, decision ${r.decision.id}` : `no decision: ${r.note ?? 'no candidate'}`})`)
+            else this.log(`${renderDashboard(r)}\n`)
           },
         })
       } finally {
@@ -96,6 +103,8 @@ Resumable: kill it at any point and run the same command again; what is recorded
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
     if (!json) {
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`
+      if (res.run.finished_before) this.log(`evolve run ${res.run.id}/${res.run.generation} has finished already (${res.iterations.length} of ${flags.iterations} iteration(s)${res.stopped ? `, stopped: ${res.stopped}` : ''}); \`exp evolve --continue\` with the same options starts a new run from the current main`)
+      else if (res.run.resumed) this.log(`evolve run ${res.run.id}/${res.run.generation}: resumed after ${res.run.resumed} finished iteration(s)`)
       this.log(
         `held-out: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}   promoted ${res.promoted}, rejected ${res.rejected}, ${res.episodes} new episodes${res.reached_85 ? `; 85% held-out reached after ${res.reached_85.episodes} episodes` : ''}`,
       )

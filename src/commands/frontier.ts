@@ -1,6 +1,7 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
+import {authorityOf} from '../cli/trust.js'
 import {frontier, type Frontier} from '../projections/index.js'
 
 export default class FrontierCmd extends ExpCommand {
@@ -15,7 +16,12 @@ Every clone with the same refs computes the same frontier for the same agent at 
 
   async run(): Promise<Frontier> {
     const {flags} = await this.parse(FrontierCmd)
-    const res = await withStore(this.workDir, async store => frontier(await store.ledger(), flags['agent-id'] ?? (await laneOf(store)), new Date()))
+    const res = await withStore(this.workDir, async store => {
+      const authority = await authorityOf(store, this.workDir)
+      const note = authority.ignoredNote()
+      if (note) this.note(note)
+      return frontier(authority.ledger, flags['agent-id'] ?? (await laneOf(store)), new Date(), {admit: authority.admit})
+    })
     if (!this.jsonEnabled()) {
       const s = res.selected
       this.log(`agent ${res.agent_id}`)

@@ -1,36 +1,58 @@
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {ExpError} from '../errors/index.js'
 import {fsck, formatProblem, type FsckProblem, type FsckReport} from '../store/git/fsck.js'
 import {checkTransitions, type TransitionRule} from '../projections/index.js'
+import {promotionOf} from '../projections/mainline.js'
+import {authorityOf} from '../cli/trust.js'
+import {mainRefOf} from '../cli/main-ref.js'
+import {holdoutKeyFile} from '../cli/run-context.js'
+import {readMainline} from '../reports/sources.js'
+import {findHoldoutKey} from '../scenarios/key.js'
+import type {TrustProblemClass} from '../trust/types.js'
 
 export interface FsckResult extends FsckReport {
   /** hypotheses replayed for illegal status transitions */
   hypotheses: number
-  problems: (FsckProblem & {rule?: TransitionRule})[]
+  /** evaluations and decisions checked against their evidence (docs/trust.md) */
+  evidence: {evaluations: number; decisions: number; promotions: number; replayed: boolean}
+  problems: (FsckProblem & {rule?: TransitionRule; class?: TrustProblemClass})[]
 }
 
 export default class Fsck extends ExpCommand {
-  static summary = 'Check every record on every lane: schema, digest, ids, paths, Lamport order, cites, hypothesis transitions.'
+  static summary = 'Check every record on every lane: schema, digest, ids, paths, Lamport order, cites, transitions, and whether evidence stands.'
   static description = `Reads the lanes from history (not from the cache). Then replays every hypothesis in ledger order and reports illegal transitions (e.g. promoted without held-out evidence, an accept decision on a retired hypothesis, an evaluation with no proposal, a release without a claim; docs/frontier.md lists them all).
+Then checks the evidence (docs/trust.md): every evaluation must recompute from the verifications it cites, each of a trace of the same manifest, under an evaluator the policy names, signed when the policy requires it (classes forged_evaluation, inconsistent_evaluation, foreign_evaluator, unsigned_evidence); every accept decision must be what the policy gives on that evidence (forged_decision); every merge on main with Exp-Promotes must be named by a standing accept decision (unverified_promotion). With --replay, every verification's trace is also replayed in a fresh world and graded again (replay_mismatch); held-out episodes need the held-out key.
 Prints one line per problem: ref, commit, path, what is wrong. Exits non-zero when any problem is found.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> fsck', '<%= config.bin %> fsck --json']
+  static examples = ['<%= config.bin %> fsck', '<%= config.bin %> fsck --replay', '<%= config.bin %> fsck --json']
+  static flags = {
+    replay: Flags.boolean({description: 'also replay every verification in a fresh world and grade it again (slower)'}),
+    main: Flags.string({description: 'branch whose promotion merges to check (default: config main_branch)'}),
+  }
 
   async run(): Promise<FsckResult> {
-    await this.parse(Fsck)
+    const {flags} = await this.parse(Fsck)
     const report = await withStore(this.workDir, async store => {
       const base = await fsck(store)
-      const t = checkTransitions(await store.ledger(), new Date())
+      const ledger = await store.ledger()
+      const t = checkTransitions(ledger, new Date())
       const extra = t.problems.map(p => ({ref: p.ref, commit: p.commit, id: p.record, rule: p.rule, message: `${p.rule}: ${p.message}`}))
-      return {...base, hypotheses: t.hypotheses, problems: [...base.problems, ...extra]}
+      const key = flags.replay ? await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)}) : undefined
+      const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
+      const mainRef = await mainRefOf(store.repo, this.workDir, flags.main)
+      const promotions = (await readMainline(store, mainRef).catch(() => [])).flatMap(c => promotionOf(c) ?? [])
+      const trust = [...authority.problems(), ...authority.promotionProblems(promotions)].map(p => ({ref: p.ref ?? mainRef, commit: p.commit, id: p.id, class: p.class, message: `${p.class}: ${p.id}: ${p.reason}`}))
+      const evidence = {evaluations: ledger.select({kinds: ['evaluation'], includePrivate: true}).length, decisions: ledger.select({kinds: ['decision'], includePrivate: true}).length, promotions: promotions.length, replayed: !!flags.replay}
+      return {...base, hypotheses: t.hypotheses, evidence, problems: [...base.problems, ...extra, ...trust]}
     })
     if (!this.jsonEnabled()) {
       for (const p of report.problems) this.log(formatProblem(p))
-      this.note(`${report.records} records on ${report.lanes} lanes, ${report.problems.length} problem(s); ${report.hypotheses} hypotheses replayed`)
+      this.note(`${report.records} records on ${report.lanes} lanes, ${report.problems.length} problem(s); ${report.hypotheses} hypotheses replayed; ${report.evidence.evaluations} evaluations, ${report.evidence.decisions} decisions and ${report.evidence.promotions} promotion merges checked${report.evidence.replayed ? ', every episode replayed' : ''}`)
     }
     if (report.problems.length) {
-      throw new ExpError('E_INTEGRITY', `fsck found ${report.problems.length} problem(s)`, {hint: 'a bad record is never rewritten: append a corrected record, or fetch the lane again from a remote that has it', data: {...report}})
+      throw new ExpError('E_INTEGRITY', `fsck found ${report.problems.length} problem(s)`, {hint: 'a bad record is never rewritten: append a corrected record, or fetch the lane again from a remote that has it; evidence that does not stand is ignored by every view (docs/trust.md)', data: {...report}})
     }
     return report
   }

@@ -1,34 +1,59 @@
 import {Flags} from '../vendor/oclif.js'
-import {appendFile} from 'node:fs/promises'
+import {appendFile, writeFile} from 'node:fs/promises'
+import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
-import {ExpError} from '../errors/index.js'
+import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, type GateResult} from '../gate/gate.js'
+import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
+import {gateComment, gateErrorComment} from '../gate/comment.js'
 
 export default class Gate extends ExpCommand {
   static summary = 'The pull-request gate: scope check, then head against base on validation and held-out.'
-  static description = `What CI runs on a pull request. Fails when the diff touches anything outside the contract's editable scope (default skills/**) or a protected path (scenarios/, .research/, graders). Otherwise every changed skill is evaluated, head against base, on validation and held-out, the records go to the \`ci\` lane (held-out details to its private ref), a Markdown summary is printed (and appended to $GITHUB_STEP_SUMMARY when set), and the command exits non-zero when the promotion policy fails. Contract and policy are read from the base.`
+  static description = `What CI runs on a pull request. Fails when the diff touches anything outside the contract's editable scope (default skills/**) or a protected path (scenarios/, .research/, graders). Otherwise every changed skill is evaluated, head against base, on validation and held-out, the records go to the \`ci\` lane (held-out details to its private ref), a Markdown summary is printed (and appended to $GITHUB_STEP_SUMMARY when set), and the command exits non-zero when the promotion policy fails. Contract and policy are read from the base.
+--junit FILE writes the checks as JUnit XML, --comment FILE the Markdown of the pull-request comment (its first line is a marker the workflow of \`exp ci init\` uses to update one comment instead of adding more); both are written when the gate fails too.
+--approved-by NAME says a maintainer approved this head: with success.allow_neutral in the policy, a candidate that is not worse on validation (no regressions, held-out not worse) then passes.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> gate --base origin/main --head HEAD', 'GITHUB_BASE_REF=main <%= config.bin %> gate']
+  static examples = [
+    '<%= config.bin %> gate',
+    '<%= config.bin %> gate --base origin/main --head HEAD --junit exp-gate.xml --comment exp-gate.md',
+    'GITHUB_BASE_REF=main <%= config.bin %> gate',
+    '<%= config.bin %> gate --base main --head reword --approved-by alice',
+  ]
   static flags = {
     ...runFlags,
-    base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF, else main)'}),
+    base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch)'}),
     head: Flags.string({description: 'head revision', default: 'HEAD'}),
     repeat: Flags.integer({description: 'episodes per scenario', min: 1, default: 2}),
     lane: Flags.string({description: 'lane for the gate records', default: 'ci'}),
+    junit: Flags.string({description: 'also write the result as JUnit XML to this file'}),
+    comment: Flags.string({description: 'also write the pull-request comment (Markdown) to this file'}),
+    'approved-by': Flags.string({description: 'a maintainer who approved this head (lets a not-worse candidate pass when the policy sets success.allow_neutral)'}),
   }
 
   async run(): Promise<GateResult> {
     const {flags} = await this.parse(Gate)
-    const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : 'main')
-    const res = await withStore(this.workDir, async store => {
-      const {options} = await runContext(store, this.workDir, flags)
-      return gate(store, {...options, base, head: flags.head, repeat: flags.repeat})
-    })
+    const out = (f: string) => path.resolve(this.workDir, f)
+    let res: GateResult
+    try {
+      res = await withStore(this.workDir, async store => {
+        const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
+        const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
+        return gate(store, {...options, base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by']})
+      })
+    } catch (e) {
+      // the reports say the gate could not run, so CI shows why instead of an old result
+      const message = e instanceof Error ? e.message : String(e)
+      if (flags.junit) await writeFile(out(flags.junit), gateErrorJUnit(message))
+      if (flags.comment) await writeFile(out(flags.comment), gateErrorComment(message, isExpError(e) ? e.hint : undefined))
+      throw e
+    }
     const md = gateMarkdown(res)
     if (!this.jsonEnabled()) this.log(md)
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
+    if (flags.junit) await writeFile(out(flags.junit), gateJUnit(res))
+    if (flags.comment) await writeFile(out(flags.comment), gateComment(res, {approvedBy: flags['approved-by']}))
     if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? 'the candidate does not satisfy .research/policy.yaml' : 'a pull request may only change the editable scope of .research/contract.yaml', data: {...res}})
     return res
   }

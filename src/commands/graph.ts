@@ -1,6 +1,7 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {authorityOf} from '../cli/trust.js'
 import {graph, renderGraph, GRAPH_FORMATS, type EvidenceGraph, type GraphFormat} from '../projections/index.js'
 
 export default class Graph extends ExpCommand {
@@ -15,7 +16,12 @@ export default class Graph extends ExpCommand {
 
   async run(): Promise<EvidenceGraph> {
     const {flags} = await this.parse(Graph)
-    const g = await withStore(this.workDir, async store => graph(await store.ledger(), {now: new Date(), env: process.env}))
+    const g = await withStore(this.workDir, async store => {
+      const authority = await authorityOf(store, this.workDir)
+      const note = authority.ignoredNote()
+      if (note) this.note(note)
+      return graph(authority.ledger, {now: new Date(), env: process.env, admit: authority.admit})
+    })
     if (!this.jsonEnabled()) process.stdout.write(renderGraph(g, flags.format as GraphFormat))
     return g
   }

@@ -1,6 +1,7 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {authorityOf} from '../cli/trust.js'
 import {table} from '../cli/table.js'
 import {hypotheses, STATUSES, type HypothesisView} from '../projections/index.js'
 
@@ -15,7 +16,12 @@ export default class Hypotheses extends ExpCommand {
 
   async run(): Promise<HypothesisView[]> {
     const {flags} = await this.parse(Hypotheses)
-    const list = await withStore(this.workDir, async store => hypotheses(await store.ledger(), new Date(), {status: flags.status as HypothesisView['status'] | undefined}))
+    const list = await withStore(this.workDir, async store => {
+      const authority = await authorityOf(store, this.workDir)
+      const note = authority.ignoredNote()
+      if (note) this.note(note)
+      return hypotheses(authority.ledger, new Date(), {status: flags.status as HypothesisView['status'] | undefined, admit: authority.admit})
+    })
     if (!this.jsonEnabled()) {
       const rows = list.map(h => [h.id, h.status, h.lane, h.evidence, h.claim ? `${h.claim.holder} until ${h.claim.expires_at}` : '', h.because.join(' ')])
       this.log(table(rows, ['ID', 'STATUS', 'LANE', 'EVIDENCE', 'CLAIMED BY', 'BECAUSE']) || '(no hypotheses)')

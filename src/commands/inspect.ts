@@ -18,6 +18,7 @@ export interface InspectResult {
 
 export default class Inspect extends ExpCommand {
   static summary = 'Show one record: its body, commit and lane, what it cites and what cites it.'
+  static description = 'Finds the record on any lane (public or private), prints the lane, lamport clock, commit and lane ref that hold it, its canonical path and digest, what it cites (with their summaries, or a note when this clone lacks them), every record that cites it, and its body as JSON. A unique prefix of the id is enough.'
   static enableJsonFlag = true
   static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json']
   static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}

@@ -5,6 +5,7 @@ import type {LaneInfo} from '../store/index.js'
 
 export default class Lanes extends ExpCommand {
   static summary = 'List lanes with their tip, record count and last lamport clock.'
+  static description = 'One line per lane ref under refs/research/lanes/ and refs/research/private/: public or private (never pushed), the tip commit, how many records it holds and the highest lamport clock among them. Lanes are per agent or per person; see docs/frontier.md.'
   static enableJsonFlag = true
   static examples = ['<%= config.bin %> lanes', '<%= config.bin %> lanes --json']
 

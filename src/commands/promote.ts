@@ -18,7 +18,7 @@ Reject: a decision record with the reasons; the branch is kept under refs/resear
   async run(): Promise<PromoteResult> {
     const {args, flags} = await this.parse(Promote)
     const res = await withStore(this.workDir, async store => {
-      const {options, mainRef} = await runContext(store, this.workDir, flags)
+      const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const ledger = await store.ledger()
       return promoteProposal(store, ledger, loadProposal(ledger, args.proposal), {...options, repeat: flags.repeat, mainRef})
     })

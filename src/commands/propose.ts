@@ -2,6 +2,7 @@ import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {loadConfig} from '../research/files.js'
+import {mainRefOf} from '../cli/main-ref.js'
 import {createProposal, type CreatedProposal} from '../loop/proposal.js'
 import {renderRule} from '../knowledge/index.js'
 import {drafter, proposalDrafter} from '../loop/llm.js'
@@ -11,7 +12,7 @@ export default class Propose extends ExpCommand {
   static summary = 'Propose a patch of a skill from recalled knowledge, as a branch exp/proposal/<id>.'
   static description = `Builds a recall record (knowledge scoped to the skill, ranked with a score breakdown, within an item and token budget), turns the top knowledge the skill does not yet follow into procedure lines, records the hypothesis it tests, and writes an ordinary branch exp/proposal/<id> with one commit changing SKILL.md, PURPOSE.yaml and the knowledge files it relies on, plus a proposal record citing the recall and the knowledge. A patch equal to a rejected one is never proposed again unless new evidence is cited. The executing agent never sees knowledge or recall: only the skill.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> propose onboarding', '<%= config.bin %> propose onboarding --max-rules 1 --json', '<%= config.bin %> propose onboarding --proposer openai:gpt-4o-mini']
+  static examples = ['<%= config.bin %> propose onboarding', '<%= config.bin %> propose onboarding --max-rules 1 --json', 'p=$(<%= config.bin %> propose onboarding -q) && <%= config.bin %> eval "$p" && <%= config.bin %> promote "$p"', '<%= config.bin %> propose onboarding --proposer openai:gpt-4o-mini']
   static args = {skill: Args.string({description: 'skill name (folder under skills/)', required: true})}
   static flags = {
     lane: Flags.string({description: 'lane to record on'}),
@@ -19,6 +20,7 @@ export default class Propose extends ExpCommand {
     items: Flags.integer({description: 'recall item budget'}),
     tokens: Flags.integer({description: 'recall token budget'}),
     proposer: Flags.string({description: 'openai:MODEL: a model drafts the lines and reasons; which knowledge, rules and section stay deterministic; the exchanges are recorded (redacted) in a note citing the proposal'}),
+    quiet: Flags.boolean({char: 'q', description: 'print only the proposal id (nothing when there is nothing to propose), for scripts'}),
   }
 
   async run(): Promise<CreatedProposal | {proposal: null; reason: string}> {
@@ -28,17 +30,18 @@ export default class Propose extends ExpCommand {
       return createProposal(store, await store.ledger(), {
         skill: args.skill,
         lane: await laneOf(store, flags.lane),
-        mainRef: `refs/heads/${cfg.main_branch ?? 'main'}`,
+        mainRef: await mainRefOf(store.repo, this.workDir, undefined, l => this.note(l)),
         maxRules: flags['max-rules'],
         recall: {items: flags.items ?? cfg.recall?.items ?? 8, tokens: flags.tokens ?? cfg.recall?.tokens ?? 1200},
         ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(cfg, store).openai))} : {}),
       })
     })
     if (!res) {
-      if (!this.jsonEnabled()) this.log('nothing to propose: no recalled knowledge with a rule the skill does not follow yet (or every such patch was rejected without new evidence); run `exp mine` after new train runs')
+      if (!this.jsonEnabled() && !flags.quiet) this.log('nothing to propose: no recalled knowledge with a rule the skill does not follow yet (or every such patch was rejected without new evidence); run `exp mine` after new train runs')
       return {proposal: null, reason: 'nothing new to propose'}
     }
-    if (!this.jsonEnabled()) {
+    if (flags.quiet && !this.jsonEnabled()) this.log(res.proposal)
+    else if (!this.jsonEnabled()) {
       this.log(`proposal ${res.proposal} on branch ${res.branch} (${res.head.slice(0, 12)})`)
       this.log(`hypothesis ${res.hypothesis}, recall ${res.recall}`)
       for (const r of res.patch.rules) this.log(`  + ${renderRule(r)}`)

@@ -1,6 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {authorityOf} from '../cli/trust.js'
 import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import {parseSkillSpec, type Provenance} from '../projections/provenance.js'
 import {readProvenance, renderMermaid, renderProvenanceText} from '../reports/index.js'
@@ -17,7 +18,7 @@ export default class ProvenanceCmd extends ExpCommand {
   async run(): Promise<Provenance> {
     const {args, flags} = await this.parse(ProvenanceCmd)
     const spec = parseSkillSpec(args.skill)
-    const res = await withStore(this.workDir, async store => readProvenance(store, {mainRef: await mainRefOf(store, this.workDir, flags.main), ...spec}))
+    const res = await withStore(this.workDir, async store => readProvenance(store, {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...spec, trust: await authorityOf(store, this.workDir, {main: flags.main})}))
     if (!this.jsonEnabled()) this.log(flags.format === 'mermaid' ? renderMermaid(res) : renderProvenanceText(res))
     return res
   }

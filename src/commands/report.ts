@@ -2,6 +2,7 @@ import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {authorityOf} from '../cli/trust.js'
 import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import {readReport, writeReport, type Report} from '../reports/index.js'
 
@@ -13,14 +14,14 @@ export default class ReportCmd extends ExpCommand {
   static examples = ['<%= config.bin %> report', '<%= config.bin %> report --out site/ --skill onboarding', '<%= config.bin %> report --json']
   static flags = {
     ...mainFlag,
-    out: Flags.string({description: 'folder to write into', default: 'results'}),
+    out: Flags.string({description: 'folder to write into (default: results/ at the top of the repository)'}),
     skill: Flags.string({description: 'only this skill (repeatable; default: every skill on main)', multiple: true}),
   }
 
   async run(): Promise<Report> {
     const {flags} = await this.parse(ReportCmd)
-    const report = await withStore(this.workDir, async store => readReport(store, {mainRef: await mainRefOf(store, this.workDir, flags.main), ...(flags.skill?.length ? {skills: flags.skill} : {})}))
-    const written = await writeReport(report, path.resolve(this.workDir, flags.out))
+    const report = await withStore(this.workDir, async store => readReport(store, {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust: await authorityOf(store, this.workDir, {main: flags.main})}))
+    const written = await writeReport(report, flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results'))
     if (!this.jsonEnabled()) for (const f of written.files) this.log(path.relative(process.cwd(), f) || f)
     return report
   }

@@ -4,8 +4,7 @@ import path from 'node:path'
 import {ExpError} from '../errors/index.js'
 import {runGit} from '../store/git/native.js'
 import {GitRecordStore, discoverRepo} from '../store/index.js'
-import {initResearch} from '../research/init.js'
-import {addExample} from '../research/example.js'
+import {setUpResearch} from '../research/setup.js'
 import {evolve, type EvolveResult} from '../loop/evolve.js'
 import {deterministicMine} from '../loop/mine-step.js'
 import {renderDashboard} from '../loop/dashboard.js'
@@ -22,13 +21,12 @@ export interface LoopDemoResult {
  * started from): init the onboarding example, evolve the skill with the scripted agent (no
  * API key), write the report, and say where everything is.
  */
-export async function runLoopDemo(dir: string, o: {iterations: number; say: (line: string) => unknown}): Promise<LoopDemoResult> {
+export async function runLoopDemo(dir: string, o: {iterations: number; say: (line: string) => unknown; exp?: string; quote?: (s: string) => string}): Promise<LoopDemoResult> {
   if (existsSync(dir) && readdirSync(dir).length) throw new ExpError('E_USAGE', `${dir} is not empty`, {hint: 'pass --dir with a new or empty folder, or leave it out to use a temp folder'})
   await mkdir(dir, {recursive: true})
   await runGit(['init', '-q', '-b', 'main', dir], {cwd: dir})
   const repo = discoverRepo(dir)
-  await initResearch(repo)
-  await addExample(repo, 'onboarding')
+  await setUpResearch(repo, {mainBranch: 'main', example: 'onboarding'})
   o.say(`repository: ${dir}`)
   o.say(`evolving skills/onboarding/SKILL.md with the scripted agent, ${o.iterations} iterations\n`)
   const store = await GitRecordStore.open(dir)
@@ -55,7 +53,9 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`
     o.say(`held-out success: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}; promoted ${res.promoted}, rejected ${res.rejected}; ${res.episodes} episodes`)
     o.say(`report: ${written.files.find(f => f.endsWith('.html')) ?? written.files[0]}`)
-    o.say(`explore: cd ${dir} && git log --graph --oneline main && exp provenance onboarding && exp blame onboarding && exp ledger --kind decision`)
+    // printed to be pasted as is: the exp that runs now, the folder quoted for the shell
+    const exp = o.exp ?? 'exp'
+    o.say(`explore: cd ${(o.quote ?? (s => s))(dir)} && git log --graph --oneline main && ${exp} provenance onboarding && ${exp} blame onboarding && ${exp} ledger --kind decision`)
     return {dir, evolve: res, report: written.files}
   } finally {
     await store.close()

@@ -39,3 +39,17 @@ export class AgentUnavailableError extends ExpError {
     super('E_AGENT_UNAVAILABLE', `agent ${name} cannot be loaded: ${detail}`, {data: {name}, hint: 'rebuild exp (npm run build) or reinstall it', exit: 1})
   }
 }
+
+/**
+ * Not one episode of a run could run: the agent program is missing, its endpoint refused or
+ * kept failing, or every episode timed out. The episodes are recorded as invalid (what
+ * happened), no evaluation is; running the same command again retries them.
+ */
+export class AgentInfrastructureError extends ExpError {
+  constructor(agent: string, episodes: number, reasons: readonly {reason: string; count: number}[]) {
+    super('E_AGENT_INFRA', `no episode could run: all ${episodes} failed for infrastructure reasons, not the agent's (${agent}): ${reasons.slice(0, 3).map(r => `${r.reason}${r.count > 1 ? ` (${r.count}x)` : ''}`).join('; ')}`, {
+      data: {agent, episodes, reasons},
+      hint: 'fix the agent command, the endpoint (OPENAI_BASE_URL, the server) or the timeouts, then run the same command again: it retries these episodes (--no-retry-invalid keeps them)',
+    })
+  }
+}

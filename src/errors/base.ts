@@ -49,6 +49,13 @@ const EXIT: Record<string, number> = {
   E_STATE: 4,
   E_CORRUPT: 5,
   E_INTEGRITY: 5,
+  E_UNTRUSTED: 5,
+  E_SEALED: 7,
+  E_SANDBOX: 2,
+  E_WORKTREE: 4,
+  E_BOUNDARY: 6,
+  E_BUDGET: 6,
+  E_RESEARCH_AGENT: 1,
   E_POLICY: 6,
   E_LINT: 1,
 }

@@ -8,6 +8,7 @@ import {isoTime, World, type Step} from '../world/world.js'
 import {grade} from './grader/grade.js'
 import type {Verdict} from './grader/types.js'
 import {DEFAULT_MAX_STEPS, SYSTEM_PROMPT} from './prompt.js'
+import {redactDeep, type Redact} from '../redact/index.js'
 
 /**
  * The pure episode runner: no git, no store, no wall clock. It builds the world from the
@@ -24,6 +25,12 @@ export interface EpisodeOptions {
   maxSteps?: number
   system?: string
   tools?: readonly ToolSpec[]
+  /**
+   * Applied to everything that comes from the agent before it reaches the world or a
+   * record: tool arguments (so the world never holds a secret an agent passed), messages,
+   * the final answer and failure reasons (docs/trust.md: redaction on every write).
+   */
+  redact?: Redact
 }
 
 /** One recorded call: the `actions[]` item of a trace body. */
@@ -53,6 +60,8 @@ export interface EpisodeResult {
   usage: {tool_calls: number; tokens_in: number; tokens_out: number; latency_ms: number; cached?: boolean}
   status: 'completed' | 'invalid'
   invalid_reason?: string
+  /** the agent asked for a call past this many: the runner stopped it */
+  step_limit?: number
   state_initial: string
   state_final: string
   verdict: Verdict
@@ -86,7 +95,7 @@ async function play(o: EpisodeOptions): Promise<Played> {
       abort?.abort()
       throw new StepLimitReached(maxSteps)
     }
-    const step = world.invoke(call)
+    const step = world.invoke(o.redact ? {...call, arguments: redactDeep(call.arguments ?? {}, o.redact)} : call)
     steps.push(step)
     return step.outcome
   }
@@ -101,12 +110,23 @@ async function play(o: EpisodeOptions): Promise<Played> {
         return abort.signal
       },
     }
-    const outcome = await o.agent.run(input, invoke, ctx)
+    const raw = await o.agent.run(input, invoke, ctx)
+    const outcome = o.redact ? redactOutcome(raw, o.redact) : raw
     if (outcome.invalid) return {world, steps, outcome, invalid: outcome.invalid.reason, truncated}
     return {world, steps, outcome, truncated}
   } catch (e) {
     if (e instanceof StepLimitReached || truncated !== undefined) return {world, steps, truncated}
-    return {world, steps, invalid: `agent error: ${e instanceof Error ? e.message : String(e)}`}
+    const why = `agent error: ${e instanceof Error ? e.message : String(e)}`
+    return {world, steps, invalid: o.redact ? o.redact(why) : why}
+  }
+}
+
+function redactOutcome(o: AgentOutcome, redact: Redact): AgentOutcome {
+  return {
+    ...o,
+    finalAnswer: o.finalAnswer === null ? null : redact(o.finalAnswer),
+    messages: redactDeep(o.messages, redact),
+    ...(o.invalid ? {invalid: {reason: redact(o.invalid.reason)}} : {}),
   }
 }
 
@@ -158,5 +178,6 @@ export async function runEpisode(o: EpisodeOptions): Promise<EpisodeResult> {
   }
   if (usage?.cached !== undefined) result.usage.cached = usage.cached
   if (p.invalid !== undefined) result.invalid_reason = p.invalid
+  if (p.truncated !== undefined) result.step_limit = p.truncated
   return result
 }

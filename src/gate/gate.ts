@@ -1,23 +1,32 @@
+import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile} from '../records/index.js'
 import type {ResearchContract} from '../records/types.js'
-import {runGit} from '../store/git/native.js'
-import {readFileAt, resolveRev} from '../store/git/commits.js'
 import type {GitRecordStore} from '../store/index.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import {runEvaluation} from '../evals/runner/run.js'
-import {compareRuns, type Comparison} from '../loop/compare.js'
+import {compareRuns, type Comparison} from '../evals/compare.js'
 import {holdoutChecks, validationChecks, verdictOf, type Check} from '../loop/policy.js'
-import {policyAt} from '../loop/promote.js'
+import {loadPolicy} from '../loop/promote.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import {skillPath} from '../loop/files.js'
 import {CONTRACT_YAML} from '../research/templates.js'
+import {SEALED_FILE} from '../scenarios/sealed.js'
+import {GitWorkspace} from '../workspace/git.js'
+import type {Workspace} from '../workspace/port.js'
 import {checkScope, skillsTouched, type ScopeReport} from './scope.js'
+import {gateContracts, type GateContract} from './contracts.js'
+import {contractsAt} from '../contracts/load.js'
+import type {Contract} from '../contracts/types.js'
+import {makeRedactor} from '../redact/index.js'
 
 export interface GateSkill {
   skill: string
   validation: {base: number; head: number; comparison: Comparison; evaluations: string[]}
-  holdout: {base: number; head: number; evaluations: string[]}
+  /** absent when the held-out split is sealed and no key is available (the gate cannot certify) */
+  holdout?: {base: number; head: number; evaluations: string[]}
   checks: Check[]
   verdict: 'accept' | 'reject'
 }
@@ -27,63 +36,105 @@ export interface GateResult {
   head: string
   scope: ScopeReport
   skills: GateSkill[]
+  /** research contracts judged by a command whose editable files changed (docs/contracts.md) */
+  contracts: GateContract[]
   passed: boolean
+  /** false when the held-out split was sealed and could not be opened: validation only, not a promotion */
+  certified: boolean
   reasons: string[]
-}
-
-async function contractAt(store: GitRecordStore, commit: string): Promise<Pick<ResearchContract, 'editable_scope' | 'protected_scope'>> {
-  const bytes = await readFileAt(store, commit, '.research/contract.yaml')
-  const doc = (parseYaml(bytes ? bytes.toString('utf8') : CONTRACT_YAML) ?? {}) as ResearchContract
-  assertResearchFile('contract', doc, '.research/contract.yaml')
-  return doc
+  notes: string[]
 }
 
 /**
- * `exp gate`: what CI runs on a pull request. The contract and the policy come from the BASE
- * (a pull request cannot loosen its own gate). Fails when the diff leaves the editable
- * scope or touches a protected path; otherwise every changed skill is evaluated, head
- * against base, on validation and held-out, recorded on the `ci` lane, and judged by the
- * promotion policy.
+ * What a pull request may change, from the base: every research contract there (an editable
+ * path of any of them, protected by none), or a repository's older .research/contract.yaml.
  */
-export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: string; head: string; repeat?: number}): Promise<GateResult> {
-  const base = await resolveRev(store, o.base)
-  const head = await resolveRev(store, o.head)
+async function scopeAt(ws: Workspace, commit: string): Promise<{editable_scope: string[]; protected_scope: string[]; contracts: Contract[]}> {
+  const contracts = await contractsAt(ws, commit)
+  if (contracts.length) return {editable_scope: contracts.flatMap(c => c.editable_scope), protected_scope: contracts.flatMap(c => c.protected_scope), contracts}
+  const bytes = await ws.readFile(commit, '.research/contract.yaml')
+  const doc = (parseYaml(bytes ? bytes.toString('utf8') : CONTRACT_YAML) ?? {}) as ResearchContract
+  assertResearchFile('contract', doc, '.research/contract.yaml')
+  return {editable_scope: doc.editable_scope, protected_scope: doc.protected_scope, contracts: []}
+}
+
+/** The base commit's scenarios, written to a temporary folder: what the gate judges with, whatever the head did to scenarios/. */
+async function scenariosAt(ws: Workspace, commit: string, dir: string): Promise<string> {
+  const files = await ws.listFiles(commit, 'scenarios')
+  if (!files.length) throw new NotFoundError('scenarios on the base', `${commit.slice(0, 12)}:scenarios/`, 'commit the scenarios on the main branch (`exp init --example onboarding` does)')
+  const out = await mkdtemp(path.join(dir, 'exp-gate-scenarios-'))
+  for (const f of files) {
+    await mkdir(path.dirname(path.join(out, f.path)), {recursive: true})
+    await writeFile(path.join(out, f.path), f.content)
+  }
+  return out
+}
+
+/**
+ * `exp gate`: what CI runs on a pull request (docs/trust.md). Everything that judges comes
+ * from the BASE: the contract, the policy, the scenarios (a pull request cannot loosen its
+ * own gate or move its own tests). Changed paths are read without rename detection, so a
+ * renamed protected file is a protected deletion. Every changed skill is then evaluated by
+ * the gate itself — head against base, on validation and, with the held-out key, held-out —
+ * without reusing any record that came with the pull request; records go to the gate's lane.
+ */
+export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: string; head: string; repeat?: number; approvedBy?: string}): Promise<GateResult> {
+  const ws = new GitWorkspace(store)
+  const base = await ws.resolve(o.base)
+  const head = await ws.resolve(o.head)
   if (!base) throw new NotFoundError('base revision', o.base, 'pass --base REF (in a pull request: origin/<target branch>)')
   if (!head) throw new NotFoundError('head revision', o.head)
-  const mb = (await runGit(['--git-dir', store.commonDir, 'merge-base', base, head], {cwd: store.commonDir, allowFail: true})).stdout.toString().trim() || base
-  const changed = (await runGit(['--git-dir', store.commonDir, 'diff', '--name-only', mb, head], {cwd: store.commonDir})).stdout.toString().split('\n').filter(Boolean)
-  const scope = checkScope(changed, await contractAt(store, base))
+  const mb = (await ws.mergeBase(base, head)) ?? base
+  const changed = await ws.changedPaths(mb, head)
+  const scopes = await scopeAt(ws, base)
+  const scope = checkScope(changed, scopes)
   const reasons: string[] = []
+  const notes: string[] = []
   if (scope.outside.length) reasons.push(`outside the editable scope: ${scope.outside.join(', ')}`)
   if (scope.protected.length) reasons.push(`protected paths changed: ${scope.protected.join(', ')}`)
   const skills: GateSkill[] = []
+  let contracts: GateContract[] = []
+  const sealed = !!(await ws.readFile(mb, `scenarios/${SEALED_FILE}`))
+  const certified = !sealed || !!o.holdoutKey
+  if (!certified) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
   if (scope.ok) {
-    const policy = await policyAt(store, base)
-    for (const skill of skillsTouched(changed)) {
-      if (!(await readFileAt(store, head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
-      const pair = async (split: 'validation' | 'holdout') => {
-        const common = {...o, repo: store.repo, split, repeat: o.repeat ?? 2}
-        const b = await runEvaluation(store, {...common, skill: `${mb}:${skillPath(skill)}`, role: 'gate-base'})
-        let comparison: Comparison | undefined
-        const h = await runEvaluation(store, {...common, skill: `${head}:${skillPath(skill)}`, role: 'gate-head', decorate: (full, verified) => ({...full, comparison: (comparison = compareRuns(b.private_evaluation ?? b.evaluation, b.verified, verified))})})
-        return {b, h, comparison: comparison!}
+    contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
+    for (const c of contracts) if (c.verdict === 'reject') reasons.push(...c.checks.filter(x => !x.passed).map(x => `${c.contract}: ${x.name}: ${x.detail}`))
+    const touched = skillsTouched(changed)
+    const tmp = await mkdtemp(path.join(os.tmpdir(), 'exp-gate-'))
+    try {
+      const policy = touched.length ? (await loadPolicy(ws, base)).policy : undefined
+      const scenariosDir = touched.length ? await scenariosAt(ws, mb, tmp) : ''
+      for (const skill of touched) {
+        if (!(await ws.readFile(head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
+        const pair = async (split: 'validation' | 'holdout') => {
+          const common = {...o, scenariosDir, repo: store.repo, split, repeat: o.repeat ?? 2, reuse: 'none' as const}
+          const b = await runEvaluation(store, {...common, skill: `${mb}:${skillPath(skill)}`, role: 'gate-base'})
+          let comparison: Comparison | undefined
+          const h = await runEvaluation(store, {...common, skill: `${head}:${skillPath(skill)}`, role: 'gate-head', decorate: (full, verified) => ({...full, comparison: (comparison = compareRuns(b.private_evaluation ?? b.evaluation, b.verified, verified))})})
+          return {b, h, comparison: comparison!}
+        }
+        const v = await pair('validation')
+        const ho = certified ? await pair('holdout') : undefined
+        const input = {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, approvedBy: o.approvedBy, ...(ho ? {holdout: {candidate: ho.h.body, baseline: ho.b.body}} : {})}
+        const checks = [...validationChecks(policy!, input), ...(ho ? holdoutChecks(policy!, input) : [])]
+        const {verdict, reasons: why} = verdictOf(checks)
+        if (verdict === 'reject') reasons.push(...why.map(r => `${skill}: ${r}`))
+        skills.push({skill, validation: {base: v.b.success_rate, head: v.h.success_rate, comparison: v.comparison, evaluations: [v.h.evaluation, v.b.evaluation]}, ...(ho ? {holdout: {base: ho.b.success_rate, head: ho.h.success_rate, evaluations: [ho.h.evaluation, ho.b.evaluation]}} : {}), checks, verdict})
       }
-      const v = await pair('validation')
-      const ho = await pair('holdout')
-      const checks = [...validationChecks(policy.policy, {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body}), ...holdoutChecks(policy.policy, {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, holdout: {candidate: ho.h.body, baseline: ho.b.body}})]
-      const {verdict, reasons: why} = verdictOf(checks)
-      if (verdict === 'reject') reasons.push(...why.map(r => `${skill}: ${r}`))
-      skills.push({skill, validation: {base: v.b.success_rate, head: v.h.success_rate, comparison: v.comparison, evaluations: [v.h.evaluation, v.b.evaluation]}, holdout: {base: ho.b.success_rate, head: ho.h.success_rate, evaluations: [ho.h.evaluation, ho.b.evaluation]}, checks, verdict})
+    } finally {
+      await rm(tmp, {recursive: true, force: true})
     }
   }
-  return {base: mb, head, scope, skills, passed: scope.ok && skills.every(s => s.verdict === 'accept'), reasons}
+  return {base: mb, head, scope, skills, contracts, passed: scope.ok && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified, reasons, notes}
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
 /** The Markdown a CI job shows (also appended to $GITHUB_STEP_SUMMARY). */
 export function gateMarkdown(r: GateResult): string {
-  const out = [`## exp gate: ${r.passed ? 'PASS' : 'FAIL'}`, '', `base \`${r.base.slice(0, 12)}\`, head \`${r.head.slice(0, 12)}\`, ${r.scope.changed.length} file(s) changed.`, '']
+  const out = [`## exp gate: ${r.passed ? 'PASS' : 'FAIL'}${r.passed && !r.certified ? ' (validation only, not certified)' : ''}`, '', `base \`${r.base.slice(0, 12)}\`, head \`${r.head.slice(0, 12)}\`, ${r.scope.changed.length} file(s) changed.`, '']
+  for (const n of r.notes) out.push(`> ${n}`, '')
   if (!r.scope.ok) {
     out.push('### Scope', '')
     for (const p of r.scope.outside) out.push(`- outside the editable scope: \`${p}\``)
@@ -91,12 +142,17 @@ export function gateMarkdown(r: GateResult): string {
     out.push('')
   }
   for (const s of r.skills) {
-    out.push(`### ${s.skill}: ${s.verdict.toUpperCase()}`, '', '| split | base | head |', '| --- | --- | --- |', `| validation | ${pct(s.validation.base)} | ${pct(s.validation.head)} |`, `| holdout | ${pct(s.holdout.base)} | ${pct(s.holdout.head)} |`, '')
+    out.push(`### ${s.skill}: ${s.verdict.toUpperCase()}`, '', '| split | base | head |', '| --- | --- | --- |', `| validation | ${pct(s.validation.base)} | ${pct(s.validation.head)} |`, `| holdout | ${s.holdout ? pct(s.holdout.base) : 'sealed'} | ${s.holdout ? pct(s.holdout.head) : 'sealed'} |`, '')
     const c = s.validation.comparison
     out.push(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; McNemar p ${c.mcnemar_p.toFixed(3)}; regressions ${c.regressions.length}`, '')
     for (const k of s.checks) out.push(`- ${k.passed ? '✅' : '❌'} ${k.name}: ${k.detail}`)
     out.push('')
   }
-  if (!r.skills.length && r.scope.ok) out.push('No skill changed: nothing to evaluate.', '')
+  for (const c of r.contracts) {
+    out.push(`### contract ${c.contract}: ${c.verdict.toUpperCase()}`, '', `dev: ${c.dev.outcome}, ${c.dev.reason}`, ...(c.holdout ? [`held-out: ${c.holdout.outcome}, ${c.holdout.reason}`] : []), '')
+    for (const k of c.checks) out.push(`- ${k.passed ? '✅' : '❌'} ${k.name}: ${k.detail}`)
+    out.push('')
+  }
+  if (!r.skills.length && !r.contracts.length && r.scope.ok) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
   return out.join('\n')
 }

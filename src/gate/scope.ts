@@ -1,4 +1,3 @@
-import type {ResearchContract} from '../records/types.js'
 import {matchesAny} from './glob.js'
 
 export interface ScopeReport {
@@ -9,7 +8,7 @@ export interface ScopeReport {
 }
 
 /** Which changed paths a pull request may not touch: outside the editable scope, or protected. */
-export function checkScope(changed: readonly string[], contract: Pick<ResearchContract, 'editable_scope' | 'protected_scope'>): ScopeReport {
+export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []))
   return {changed: [...changed], outside, protected: prot, ok: !outside.length && !prot.length}

@@ -1,10 +1,11 @@
-import {renderRule, type Rule} from '../knowledge/index.js'
+import type {Rule} from '../knowledge/index.js'
+import {ruleText} from '../reports/rule-text.js'
 
 export interface IterationReport {
   iteration: number
   skill: {name: string; version: number; blob: string; commit: string}
   training: {manifest: string; evaluation: string; passed: number; total: number; rate: number}
-  patterns: {pattern: string; signature: string; support: number; failures: number; rule?: Rule}[]
+  patterns: {pattern: string; signature: string; description?: string; support: number; failures: number; rule?: Rule}[]
   knowledge: string[]
   proposal?: {id: string; version: number; branch: string; added: number; removed: number; sections: string[]}
   validation?: {baseline: number; candidate: number; wins: number; losses: number; mcnemar_p: number; evaluation: string}
@@ -17,6 +18,8 @@ export interface IterationReport {
   /** candidates retired because main moved under them (and rebased, when anything was left) */
   rebased?: {proposal: string; hypothesis: string; reason: string}[]
   episodes: number
+  /** finished by an earlier start of the same evolve run (rebuilt from its records, not run again) */
+  replayed?: boolean
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
@@ -26,7 +29,7 @@ export function renderDashboard(r: IterationReport): string {
   const lines = [`Iteration ${r.iteration}`, `Current skill: ${r.skill.name} v${r.skill.version} (${r.skill.commit.slice(0, 8)})`, 'Training:', `  ${r.training.passed} / ${r.training.total} success (${pct(r.training.rate)})`]
   lines.push('Observed patterns:')
   if (!r.patterns.length) lines.push('  (nothing new)')
-  for (const p of r.patterns.slice(0, 8)) lines.push(`  + ${p.rule ? renderRule(p.rule) : p.signature} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
+  for (const p of r.patterns.slice(0, 8)) lines.push(`  + ${ruleText(p)} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
   if (r.patterns.length > 8) lines.push(`  … and ${r.patterns.length - 8} more`)
   for (const b of r.blocked ?? []) lines.push(`Skipped: ${b.hypothesis} (claimed by ${b.holder})`)
   for (const x of r.rebased ?? []) lines.push(`Retired: ${x.proposal} (${x.reason})`)

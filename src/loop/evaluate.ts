@@ -3,7 +3,7 @@ import type {ExpRecord} from '../records/index.js'
 import type {Split} from '../records/types.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
 import {runEvaluation, type RunOptions, type RunResult} from '../evals/runner/run.js'
-import {compareRuns, type Comparison} from './compare.js'
+import {compareRuns, type Comparison} from '../evals/compare.js'
 import {skillPath} from './files.js'
 
 export type EvalRunOptions = Omit<RunOptions, 'split' | 'skill' | 'purpose' | 'role' | 'proposal' | 'decorate' | 'repo'>

@@ -1,6 +1,6 @@
 import {hashObject} from '../store/git/objects.js'
 import {readRef} from '../store/git/refs.js'
-import {readFileAt} from '../store/git/commits.js'
+import {readCommit, readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
 import {CandidateTakenError, ClaimedError, ExpError, NotFoundError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
@@ -14,6 +14,8 @@ import {promoteProposal, type PromoteResult} from './promote.js'
 import {readPurposeAt} from './proposal.js'
 import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
+import {doneNote, iterationNote, readRun, runIdentity, startNote, type RunIteration, type RunState} from './evolve-run.js'
+import {replayedReport} from './evolve-replay.js'
 
 /** The mining step behind its seam: the deterministic miner by default (src/mining). */
 export interface MineResult {
@@ -22,6 +24,7 @@ export interface MineResult {
   patterns: {
     pattern: string
     signature: string
+    description?: string
     support: number
     failures: number
     rule?: Rule
@@ -43,6 +46,8 @@ export interface EvolveOptions extends EvalRunOptions {
   draft?: ProposalDrafter
   /** how long a claim of this lane holds without renewal (default 3600 s) */
   claimTtlSeconds?: number
+  /** start a new run when the run with these options has finished (exp evolve --continue) */
+  continue?: boolean
   onIteration?: (r: IterationReport) => void
   onStep?: (step: string) => void
 }
@@ -58,6 +63,8 @@ export interface EvolveResult {
   /** when the main skill first reached 85% held-out success: after how many episodes */
   reached_85?: {iteration: number; episodes: number}
   stopped?: string
+  /** which run this is (options digest and generation), how much of it an earlier start did, whether it was finished already */
+  run: {id: string; generation: number; start: string; resumed: number; finished_before: boolean}
 }
 
 /** How often one iteration rebases a candidate whose base went stale before giving up. */
@@ -65,11 +72,25 @@ const MAX_REBASES = 2
 /** How many hypotheses one iteration may find claimed by other lanes before giving up. */
 const MAX_BLOCKED = 5
 
+interface SkillAt {
+  main: string
+  blob: string
+  version: number
+}
+
 /**
- * `exp evolve`: run train → mine → propose → eval → promote, N times. Every step is
- * idempotent (records keyed by content or by (manifest, scenario, repetition); branches and
- * merge commits deterministic), so after a kill the same command replays what is done for
- * free and continues; the same starting state gives the same record ids.
+ * `exp evolve`: run train → mine → propose → eval → promote, N times. A run is identified by
+ * its options (src/loop/evolve-run.ts): started again after a kill, it goes on from the last
+ * iteration it finished, on the main that iteration left, so it ends with the same decisions,
+ * SKILL.md and held-out result as a run nobody killed; started again once finished, it says
+ * so (a new run needs `continue`). Every step is idempotent (records keyed by content or by
+ * (manifest, scenario, repetition); branches and merge commits deterministic), so the
+ * iteration that was interrupted replays what it had done for free.
+ *
+ * It stops early when no candidate is left (and says why), or when validation is at 100%
+ * and a candidate was rejected (nothing can improve it; a reviewer can still accept a
+ * not-worse change through the gate's allow_neutral). An iteration whose skill did not
+ * change since the last one reuses that one's train run and mining instead of running them.
  *
  * Lanes work without a leader (docs/frontier.md): the hypothesis behind a candidate is
  * claimed before its branch is built, knowledge behind other lanes' live claims is left
@@ -90,19 +111,30 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     episodes += r.recorded
     return r
   }
-  const mainSkill = async () => {
+  const tip = async () => {
     const main = await readRef(store.commonDir, o.mainRef)
     if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
+    return main
+  }
+  const skillAt = async (main: string): Promise<SkillAt> => {
     const text = await readFileAt(store, main, skillPath(o.skill))
     if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
-    return {
-      main,
-      blob: hashObject('blob', text),
-      version: (await readPurposeAt(store, main, o.skill)).version,
-    }
+    return {main, blob: hashObject('blob', text), version: (await readPurposeAt(store, main, o.skill)).version}
   }
-  const first = await mainSkill()
-  const events = o.events?.enabled ? new LoopEvents(o.events, `evolve/${o.lane}/${first.main.slice(0, 12)}`) : undefined
+  const mainSkill = async () => skillAt(await tip())
+
+  // which run this is, and how far an earlier start of it got
+  const identity = runIdentity({...o, agent: o.agent})
+  let state = readRun(await store.ledger(), identity, {next: o.continue})
+  const resumed = state.iterations.length
+  const finishedBefore = !!state.finished
+  if (state.start === undefined) {
+    const first = await tip()
+    await store.append(startNote(state, {skill: o.skill, lane: o.lane, iterations: o.iterations, start: first}), {lane: o.lane, now: o.now})
+    state = {...state, start: first}
+  }
+  const start = state.start!
+  const events = o.events?.enabled && !finishedBefore ? new LoopEvents(o.events, `evolve/${o.lane}/${start.slice(0, 12)}`) : undefined
   const holdoutOf = async (commit: string) =>
     count(
       await runEvaluation(store, {
@@ -116,18 +148,50 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     ).success_rate
   try {
     o.onStep?.('held-out baseline')
-    const holdoutBefore = await holdoutOf(first.main)
+    const holdoutBefore = await holdoutOf(start)
     const reports: IterationReport[] = []
     let promoted = 0
     let rejected = 0
-    let reached: EvolveResult['reached_85']
-    let stopped: string | undefined
-    for (let i = 1; i <= o.iterations; i++) {
+    let stopped: string | undefined = state.finished?.stopped
+    // the iterations an earlier start finished: rebuilt from their records, never run again
+    let expected = start
+    for (const it of state.iterations) {
+      const ledger = await store.ledger()
+      const at = await skillAt(expected)
+      const r = replayedReport(ledger, it, {skill: o.skill, base: {commit: at.main, blob: at.blob, version: at.version}})
+      if (r.decision?.verdict === 'accept') promoted++
+      else if (r.decision) rejected++
+      reports.push(r)
+      o.onIteration?.(r)
+      expected = it.main
+      episodes = it.episodes
+    }
+    let last: {main: string; train: RunResult; mined: MineResult} | undefined
+    const record = async (it: RunIteration) => {
+      await store.append(iterationNote(state, it, o.iterations), {lane: o.lane, now: o.now})
+      state = {...state, iterations: [...state.iterations, it]}
+    }
+    for (let i = state.iterations.length + 1; !finishedBefore && !stopped && i <= o.iterations; i++) {
       if (o.budgetEpisodes !== undefined && episodes >= o.budgetEpisodes) {
         stopped = `episode budget reached (${episodes} >= ${o.budgetEpisodes})`
         break
       }
-      const s = await mainSkill()
+      const s = await skillAt(expected)
+      // killed after this iteration decided but before its note: the decision is its outcome
+      const ledger0 = await store.ledger()
+      const done = decidedSince(ledger0, o.lane, expected, state)
+      if (done) {
+        const it = {iteration: i, main: done.accept ? done.merge! : expected, decision: done.id, episodes}
+        const r = replayedReport(ledger0, it, {skill: o.skill, base: {commit: s.main, blob: s.blob, version: s.version}})
+        if (done.accept) promoted++
+        else rejected++
+        reports.push(r)
+        o.onIteration?.(r)
+        await record(it)
+        expected = it.main
+        stopped = saturated(r)
+        continue
+      }
       events?.scheduled(i, {
         lane: o.lane,
         skill: o.skill,
@@ -136,25 +200,31 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       })
       // the iteration tags events only: a manifest pins what ran, so iterations share episodes
       const runOpts = {...o, eventIteration: i}
-      o.onStep?.(`iteration ${i}: train`)
-      const train = count(
-        await runEvaluation(store, {
-          ...runOpts,
-          repo: store.repo,
-          split: 'train',
-          repeat: o.trainRepeat,
-          // fresh runs each iteration (the miner learns from all of them); validation and
-          // held-out keep their seeds, so that comparisons stay paired
-          seed: (o.seed ?? 42) + i - 1,
-          skill: `${s.main}:${skillPath(o.skill)}`,
-        }),
-      )
-      o.onStep?.(`iteration ${i}: mine`)
-      const mined = await o.mine(store, await store.ledger(), {
-        manifest: train.manifest,
-        lane: o.lane,
-        now: o.now,
-      })
+      // nothing changed since the last iteration (its candidate was rejected): the same train
+      // run and the same mining, not run again
+      if (last?.main !== s.main) {
+        o.onStep?.(`iteration ${i}: train`)
+        const train = count(
+          await runEvaluation(store, {
+            ...runOpts,
+            repo: store.repo,
+            split: 'train',
+            repeat: o.trainRepeat,
+            // fresh runs for each new skill (the miner learns from all of them, docs/mining.md);
+            // validation and held-out keep their seeds, so that comparisons stay paired
+            seed: (o.seed ?? 42) + i - 1,
+            skill: `${s.main}:${skillPath(o.skill)}`,
+          }),
+        )
+        o.onStep?.(`iteration ${i}: mine`)
+        const mined = await o.mine(store, await store.ledger(), {
+          manifest: train.manifest,
+          lane: o.lane,
+          now: o.now,
+        })
+        last = {main: s.main, train, mined}
+      }
+      const {train, mined} = last
       const report: IterationReport = {
         iteration: i,
         skill: {
@@ -174,13 +244,15 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         knowledge: mined.knowledge,
         episodes: 0,
       }
-      const finish = () => {
+      const finish = async (it: Omit<RunIteration, 'iteration' | 'episodes'>) => {
         report.episodes = episodes
         reports.push(report)
         o.onIteration?.(report)
+        await record({iteration: i, episodes, ...it})
+        expected = it.main
       }
       o.onStep?.(`iteration ${i}: propose`)
-      let created = await proposeClaimed(store, o, work, report)
+      let created = await proposeClaimed(store, o, work, report, s.main)
       events?.recall(
         i,
         created
@@ -193,9 +265,11 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       )
       if (!created) {
         report.note ??= 'no knowledge left that the skill does not already follow or that was not rejected'
-        finish()
-        continue
+        stopped = `no candidate left: ${report.note}`
+        await finish({main: s.main, note: report.note})
+        break
       }
+      let dec: PromoteResult | undefined
       for (let rebases = 0; created;) {
         report.proposal = {
           id: created.proposal,
@@ -231,8 +305,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           if (!(e instanceof ExpError && (e.code === 'E_CLAIMED' || e.code === 'E_STATE'))) throw e
         })
         ledger = await store.ledger()
-        let dec: PromoteResult | undefined
-        let moved = (await mainSkill()).main !== created.base && !decided(ledger, created.proposal)
+        const head = await tip()
+        // main moved under the candidate, and not by this run's own merge of it (a kill between merge and decision)
+        let moved = head !== created.base && !decided(ledger, created.proposal) && !(await mergedBy(store, head, created))
         if (!moved) {
           try {
             dec = await promoteProposal(store, ledger, proposal, {
@@ -247,9 +322,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           }
         }
         if (moved) {
-          const tip = await mainSkill()
-          const next: CreatedProposal | undefined = rebases < MAX_REBASES ? await rebase(store, o, work, created, tip.main) : undefined
-          const why = `main moved from ${created.base.slice(0, 12)} to ${tip.main.slice(0, 12)} while ${o.lane} evaluated it; ${next ? `rebased as ${next.proposal}` : 'main already follows it, or nothing of it is left to try'}`
+          const now = await mainSkill()
+          const next: CreatedProposal | undefined = rebases < MAX_REBASES ? await rebase(store, o, work, created, now.main) : undefined
+          const why = `main moved from ${created.base.slice(0, 12)} to ${now.main.slice(0, 12)} while ${o.lane} evaluated it; ${next ? `rebased as ${next.proposal}` : 'main already follows it, or nothing of it is left to try'}`
           // the same statement on the new base (main moved, the skill did not) stays claimed and goes on
           if (next?.hypothesis !== created.hypothesis) await retireStale(work, created.hypothesis, why)
           ;(report.rebased ??= []).push({
@@ -264,9 +339,11 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
             report.note = why
           }
           // the rebased candidate is judged against the new main
-          if (next) report.skill = {name: o.skill, version: tip.version, blob: tip.blob, commit: tip.main}
+          if (next) report.skill = {name: o.skill, version: now.version, blob: now.blob, commit: now.main}
           created = next
           rebases++
+          dec = undefined
+          if (!next) await finish({main: now.main, note: why})
           continue
         }
         if (dec!.holdout) {
@@ -293,18 +370,18 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           merge: dec!.merge,
         })
         await releaseFor(work, created.hypothesis, `decided: ${dec!.verdict} (${dec!.decision})`)
-        if (dec!.verdict === 'accept') {
-          promoted++
-          if (!reached && dec!.holdout && dec!.holdout.candidate >= 0.85) reached = {iteration: i, episodes}
-        } else rejected++
+        if (dec!.verdict === 'accept') promoted++
+        else rejected++
+        await finish({main: dec!.verdict === 'accept' ? dec!.merge! : created.base, decision: dec!.decision})
+        stopped = saturated(report)
         break
       }
-      finish()
     }
     o.onStep?.('held-out after')
-    const after = await mainSkill()
-    const holdoutAfter = await holdoutOf(after.main)
-    if (!reached && holdoutBefore >= 0.85) reached = {iteration: 0, episodes: 0}
+    const after = finishedBefore ? expected : await tip()
+    const holdoutAfter = await holdoutOf(after)
+    const reached = reached85(reports, holdoutBefore)
+    if (!finishedBefore) await store.append(doneNote(state, {iterations: reports.length, promoted, rejected, stopped}), {lane: o.lane, now: o.now})
     const result: EvolveResult = {
       lane: o.lane,
       iterations: reports,
@@ -315,6 +392,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       episodes,
       ...(reached ? {reached_85: reached} : {}),
       ...(stopped ? {stopped} : {}),
+      run: {id: identity, generation: state.generation, start, resumed, finished_before: finishedBefore},
     }
     events?.completed({...result, iterations: reports.length})
     return result
@@ -322,6 +400,38 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     events?.failed(e)
     throw e
   }
+}
+
+/** Validation is at 100% and a candidate was still rejected: nothing the loop proposes can pass. */
+function saturated(r: IterationReport): string | undefined {
+  if (r.decision?.verdict !== 'reject' || !r.validation || r.validation.baseline < 1) return undefined
+  return 'validation is at 100%: no candidate can improve it (a not-worse change can still pass the gate with a reviewer\'s approval: success.allow_neutral)'
+}
+
+/** When the main skill first reached 85% held-out success, after how many episodes. */
+function reached85(reports: readonly IterationReport[], before: number): EvolveResult['reached_85'] {
+  if (before >= 0.85) return {iteration: 0, episodes: 0}
+  const r = reports.find(x => x.decision?.verdict === 'accept' && x.holdout && x.holdout.candidate >= 0.85)
+  return r ? {iteration: r.iteration, episodes: r.episodes} : undefined
+}
+
+/** A decision this lane made since the run's last note on a proposal based on `base`: the outcome of an iteration killed before its note. */
+function decidedSince(ledger: Ledger, lane: string, base: string, s: RunState): {id: string; accept: boolean; merge?: string} | undefined {
+  const marks = ledger.select({kinds: ['note']}).filter(e => e.lane === lane && ledger.load<'note'>(e).body.text.startsWith(`evolve run ${s.identity}/${s.generation}`))
+  const since = marks.at(-1)?.lamport ?? 0
+  for (const e of ledger.select({kinds: ['decision']})) {
+    if (e.lane !== lane || e.lamport <= since) continue
+    const d = ledger.load<'decision'>(e).body
+    const p = ledger.get(d.proposal)
+    if (p && ledger.load<'proposal'>(p).body.base.commit === base) return {id: e.id, accept: d.verdict === 'accept', ...(d.merge ? {merge: d.merge.commit} : {})}
+  }
+  return undefined
+}
+
+/** `head` is this candidate's own promotion merge (made before a kill, its decision not yet recorded). */
+async function mergedBy(store: GitRecordStore, head: string, c: CreatedProposal): Promise<boolean> {
+  const commit = await readCommit(store, head)
+  return commit.parents[0] === c.base && commit.message.includes(`Exp-Promotes: ${c.proposal}`)
 }
 
 /** A decision already names this proposal (a resumed run). */
@@ -334,13 +444,13 @@ function decided(ledger: Ledger, proposal: string): boolean {
  * lane wins the claim of the very hypothesis built here, its knowledge joins that set and
  * the proposer tries again.
  */
-async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: LaneWork, report: IterationReport): Promise<CreatedProposal | undefined> {
+async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: LaneWork, report: IterationReport, base: string): Promise<CreatedProposal | undefined> {
   const avoid = new Set<string>()
   for (let tries = 0; tries < MAX_BLOCKED; tries++) {
     const ledger = await store.ledger()
     for (const c of foreignClaims(ledger, o.lane, work.now())) for (const k of c.knowledge) avoid.add(k)
     try {
-      return await proposeAs(store, ledger, o, work, {avoid})
+      return await proposeAs(store, ledger, o, work, {avoid, base})
     } catch (e) {
       if (!(e instanceof ClaimedError || e instanceof CandidateTakenError)) throw e
       // another lane holds the hypothesis, or built the same candidate from its own: its
@@ -361,7 +471,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 }
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
-function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>}): Promise<CreatedProposal | undefined> {
+function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
   return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 

@@ -23,7 +23,7 @@ export function mineStep(o: {draft?: MineDrafter} = {}): MineStep {
     return {
       evidence: evidence.map(e => e.id),
       knowledge: knowledge.map(k => k.id),
-      patterns: r.evidence.map(d => ({pattern: d.body.pattern, signature: d.body.signature, support: d.body.support, failures: d.body.failures, ...(d.body.rule ? {rule: d.body.rule} : {})})),
+      patterns: r.evidence.map(d => ({pattern: d.body.pattern, signature: d.body.signature, description: d.body.description, support: d.body.support, failures: d.body.failures, ...(d.body.rule ? {rule: d.body.rule} : {})})),
     }
   }
 }

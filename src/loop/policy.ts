@@ -1,5 +1,5 @@
 import type {PromotionPolicy, EvaluationBody, ScoreVector} from '../records/types.js'
-import type {Comparison} from './compare.js'
+import type {Comparison} from '../evals/compare.js'
 
 export interface Check {
   name: string
@@ -13,6 +13,8 @@ export interface PolicyInput {
   baseline: EvaluationBody
   /** held-out, when it has been looked at */
   holdout?: {candidate: EvaluationBody; baseline: EvaluationBody}
+  /** who reviewed and approved this candidate (exp gate --approved-by); the automatic loop never sets it */
+  approvedBy?: string
 }
 
 const COST_DIMS: (keyof ScoreVector)[] = ['violations', 'tool_calls', 'errors', 'tokens', 'latency_ms', 'trajectory_length']
@@ -26,7 +28,12 @@ export function validationChecks(p: PromotionPolicy, i: PolicyInput): Check[] {
   const minDelta = p.success?.min_delta ?? 0
   if (p.success?.must_improve ?? true) {
     const delta = c.success_rate - b.success_rate
-    checks.push({name: 'success improves', passed: delta > minDelta, detail: `validation ${pct(b.success_rate)} -> ${pct(c.success_rate)} (${delta >= 0 ? '+' : ''}${(delta * 100).toFixed(1)} points, needs > ${(minDelta * 100).toFixed(1)})`})
+    const shown = `validation ${pct(b.success_rate)} -> ${pct(c.success_rate)} (${delta >= 0 ? '+' : ''}${(delta * 100).toFixed(1)} points`
+    // allow_neutral: a candidate that is not worse (a rewording, or any change once validation
+    // is saturated) passes when a reviewer approved it; without an approval it still has to improve
+    const neutral = delta <= minDelta && delta >= -1e-9 && p.success?.allow_neutral === true
+    if (neutral && i.approvedBy) checks.push({name: 'success improves', passed: true, detail: `${shown}: not worse, accepted as neutral, approved by ${i.approvedBy}; allow_neutral)`})
+    else checks.push({name: 'success improves', passed: delta > minDelta, detail: `${shown}, needs > ${(minDelta * 100).toFixed(1)}${neutral ? '; not worse: an approving review would accept it (allow_neutral)' : ''})`})
   }
   const maxReg = p.regressions?.max ?? 0
   const reg = c.comparison.regressions.length

@@ -2,14 +2,16 @@ import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
 import type {DecisionBody, EvaluationBody, PromotionPolicy} from '../records/types.js'
 import {hashObject} from '../store/git/objects.js'
-import {readRef} from '../store/git/refs.js'
-import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readFileAt, updateWorkTree} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
-import {ExpError, NotFoundError} from '../errors/index.js'
+import {ExpError, NotFoundError, UntrustedEvidenceError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
+import {GitWorkspace} from '../workspace/git.js'
+import type {Workspace} from '../workspace/port.js'
+import {loadAuthority, POLICY_PATH} from '../trust/load.js'
+import type {Authority} from '../trust/authority.js'
 import {evaluateProposal, type EvalRunOptions} from './evaluate.js'
 import {holdoutChecks, validationChecks, verdictOf, type Check} from './policy.js'
-import type {Comparison} from './compare.js'
+import type {Comparison} from '../evals/compare.js'
 import {purposePath, purposeText} from './files.js'
 import {readPurposeAt} from './proposal.js'
 
@@ -26,6 +28,8 @@ export interface PromoteResult {
   rejected_ref?: string
   holdout?: {baseline: number; candidate: number; evaluations: string[]}
   validation: {baseline: number; candidate: number}
+  /** validation evaluations of this proposal that did not stand and were not used (forged, inconsistent, unsigned) */
+  ignored?: {id: string; reason: string}[]
 }
 
 export interface LoadedPolicy {
@@ -36,30 +40,64 @@ export interface LoadedPolicy {
   path: string
 }
 
-/** The policy as committed on main (what a pull request cannot change without review). */
-export async function policyAt(store: GitRecordStore, commit: string): Promise<LoadedPolicy> {
-  const path = '.research/policy.yaml'
-  const bytes = await readFileAt(store, commit, path)
-  if (!bytes) throw new NotFoundError('promotion policy', `${commit.slice(0, 12)}:${path}`, 'run `exp init` and commit .research/policy.yaml')
+/** The policy as committed at `commit` (main: what a pull request cannot change without review). */
+export async function loadPolicy(ws: Workspace, commit: string): Promise<LoadedPolicy> {
+  const bytes = await ws.readFile(commit, POLICY_PATH)
+  if (!bytes) throw new NotFoundError('promotion policy', `${commit.slice(0, 12)}:${POLICY_PATH}`, 'run `exp init` and commit .research/policy.yaml')
   const policy = parseYaml(bytes.toString('utf8')) as PromotionPolicy
-  assertResearchFile('policy', policy, path)
-  return {policy, version: policy.version, digest: digestOf(policy), blob: hashObject('blob', bytes), path}
+  assertResearchFile('policy', policy, POLICY_PATH)
+  return {policy, version: policy.version, digest: digestOf(policy), blob: hashObject('blob', bytes), path: POLICY_PATH}
 }
 
-/** The latest validation comparison recorded for a proposal: candidate and baseline evaluations. */
-export function validationOf(ledger: Ledger, proposal: string): {candidate: ExpRecord<'evaluation'>; baseline: ExpRecord<'evaluation'>} | undefined {
-  const found = ledger.select({kinds: ['evaluation'], cites: undefined}).map(e => ledger.load<'evaluation'>(e)).filter(r => r.body.proposal === proposal && r.body.role === 'candidate' && r.body.split === 'validation' && r.body.comparison)
-  const candidate = found[found.length - 1]
-  if (!candidate) return undefined
-  const b = ledger.get(candidate.body.comparison!.baseline)
-  return b ? {candidate, baseline: ledger.load<'evaluation'>(b)} : undefined
+/** @deprecated the store-based form; use loadPolicy(workspace, commit) */
+export function policyAt(store: GitRecordStore, commit: string): Promise<LoadedPolicy> {
+  return loadPolicy(new GitWorkspace(store), commit)
+}
+
+/** Every validation candidate evaluation recorded for a proposal, on any lane, in ledger order. */
+export function candidateEvaluations(ledger: Ledger, proposal: string): ExpRecord<'evaluation'>[] {
+  return ledger.select({kinds: ['evaluation']}).map(e => ledger.load<'evaluation'>(e)).filter(r => r.body.proposal === proposal && r.body.role === 'candidate' && r.body.split === 'validation' && r.body.comparison)
+}
+
+export interface ValidationEvidence {
+  /** the latest comparison that stands, if any */
+  found?: {candidate: ExpRecord<'evaluation'>; baseline: ExpRecord<'evaluation'>}
+  /** later ones that did not stand, with why */
+  ignored: {id: string; reason: string}[]
+}
+
+/**
+ * The latest validation comparison of a proposal that stands (docs/trust.md): its numbers
+ * and its baseline's recompute from verifications whose traces replay in a fresh world.
+ * Evaluations that do not stand are skipped, whoever wrote them, and listed.
+ */
+export function validationOf(authority: Authority, proposal: string): ValidationEvidence {
+  const ledger = authority.ledger
+  const ignored: ValidationEvidence['ignored'] = []
+  const found = candidateEvaluations(ledger, proposal)
+  for (let i = found.length - 1; i >= 0; i--) {
+    const candidate = found[i]!
+    const s = authority.standing(candidate.id)
+    if (!s.ok) {
+      ignored.push({id: candidate.id, reason: s.reason})
+      continue
+    }
+    // what a promotion rests on is replayed, not only recomputed
+    const baseline = candidate.body.comparison!.baseline
+    if (s.level !== 'replayed' || authority.standing(baseline).ok !== true || (authority.standing(baseline) as {level?: string}).level !== 'replayed') {
+      ignored.push({id: candidate.id, reason: 'its episodes cannot be replayed here: the scenarios of its manifest (or its baseline\'s) are not in this repository'})
+      continue
+    }
+    return {found: {candidate, baseline: ledger.load<'evaluation'>(ledger.get(baseline)!)}, ignored}
+  }
+  return {ignored}
 }
 
 /** A merge commit on main's first-parent line that promoted `proposal` (a resumed promotion). */
-async function findPromotion(store: GitRecordStore, tip: string, proposal: string): Promise<string | undefined> {
+async function findPromotion(ws: Workspace, tip: string, proposal: string): Promise<string | undefined> {
   let oid: string | undefined = tip
   for (let i = 0; oid && i < 500; i++) {
-    const c = await readCommit(store, oid)
+    const c = await ws.readCommit(oid)
     if (c.parents.length > 1 && c.message.includes(`Exp-Promotes: ${proposal}`)) return oid
     oid = c.parents[0]
   }
@@ -68,28 +106,35 @@ async function findPromotion(store: GitRecordStore, tip: string, proposal: strin
 
 /**
  * `exp promote PROPOSAL`: apply the versioned policy. Validation first (success, regressions,
- * cost tolerances); only then the sealed held-out split is looked at (and counted). Accept:
- * a merge commit of the proposal branch into main with Exp-Promotes / Exp-Evidence /
+ * cost tolerances), on the latest validation evidence that stands — replayed and recomputed,
+ * never taken on faith; only then the sealed held-out split is looked at (and counted).
+ * Accept: a merge commit of the proposal branch into main with Exp-Promotes / Exp-Evidence /
  * Exp-Policy trailers, then a decision record. Reject: a decision record with the reasons,
  * the branch kept under refs/research/rejected/<id>. Resumable at every step.
  */
 export async function promoteProposal(store: GitRecordStore, ledger: Ledger, proposal: ExpRecord<'proposal'>, o: PromoteOptions): Promise<PromoteResult> {
+  const ws = new GitWorkspace(store)
   const p = proposal.body
-  const previous = ledger.select({kinds: ['decision'], cites: proposal.id}).map(e => ledger.load<'decision'>(e)).find(d => d.body.proposal === proposal.id)
-  const val = validationOf(ledger, proposal.id)
-  if (!val) throw new ExpError('E_USAGE', `proposal ${proposal.id} has no validation evaluation yet`, {hint: `run \`exp eval ${proposal.id}\` first`})
-  if (previous) return resultOf(previous, val)
-  const main = await readRef(store.commonDir, o.mainRef)
+  const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef)
-  const onMain = checkedOutBranch(store) === o.mainRef
-  const dirty = onMain ? await dirtyFiles(store) : []
+  const policy = await loadPolicy(ws, main)
+  const replay = candidateEvaluations(ledger, proposal.id).flatMap(c => [c.id, c.body.comparison!.baseline])
+  const authority = await loadAuthority(ledger, ws, {at: main, policy: policy.policy, replay, holdoutKey: o.holdoutKey?.key, scenariosDir: o.scenariosDir})
+  const evidence = validationOf(authority, proposal.id)
+  const val = evidence.found
+  if (!val && evidence.ignored.length) throw new UntrustedEvidenceError(`no validation evaluation of ${proposal.id} stands: ${evidence.ignored.map(x => `${x.id}: ${x.reason}`).join('; ')}`, `run \`exp eval ${proposal.id}\` to evaluate it again`, {ignored: evidence.ignored})
+  if (!val) throw new ExpError('E_USAGE', `proposal ${proposal.id} has no validation evaluation yet`, {hint: `run \`exp eval ${proposal.id}\` first`})
+  const ignored = evidence.ignored.length ? {ignored: evidence.ignored} : {}
+  const previous = ledger.select({kinds: ['decision'], cites: proposal.id}).map(e => ledger.load<'decision'>(e)).find(d => d.body.proposal === proposal.id && authority.counts(d.id))
+  if (previous) return {...resultOf(previous, val), ...ignored}
+  const onMain = ws.checkedOutBranch() === o.mainRef
+  const dirty = onMain ? await ws.dirtyFiles() : []
   if (dirty.length) throw new ExpError('E_DIRTY_TREE', `${o.mainRef.replace('refs/heads/', '')} is checked out and has uncommitted changes: ${dirty.slice(0, 5).join(', ')}`, {hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})
-  const policy = await policyAt(store, main)
   const input = {candidate: val.candidate.body as EvaluationBody & {comparison: Comparison}, baseline: val.baseline.body}
   const checks: Check[] = validationChecks(policy.policy, input)
   const evaluations = [val.candidate.id, val.baseline.id]
   let holdout: PromoteResult['holdout']
-  const already = await findPromotion(store, main, proposal.id)
+  const already = await findPromotion(ws, main, proposal.id)
   if (!already && main !== p.base.commit) checks.push({name: 'based on the current main', passed: false, detail: `main moved from ${p.base.commit.slice(0, 12)} to ${main.slice(0, 12)}: rebase the patch and evaluate it again`})
   if (checks.every(c => c.passed)) {
     const h = await evaluateProposal(store, proposal, 'holdout', o)
@@ -110,30 +155,30 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
   }
   if (holdout) body.holdout_looks = (await store.ledger()).load<'evaluation'>(holdout.evaluations[0]!).body.holdout_looks ?? 1
   if (verdict === 'accept') {
-    const merge = already ?? (await mergeProposal(store, proposal, {main, mainRef: o.mainRef, evaluations, policy, validation: input, onMain}))
+    const merge = already ?? (await mergeProposal(ws, proposal, {main, mainRef: o.mainRef, evaluations, policy, validation: input, onMain}))
     body.merge = {commit: merge, branch: p.branch}
   } else {
     const ref = `${REJECTED_PREFIX}${proposal.id}`
-    const have = await readRef(store.commonDir, ref)
-    if (have !== p.head.commit) await moveRef(store, ref, p.head.commit, have)
-    await deleteRef(store, `refs/heads/${p.branch}`)
+    const have = await ws.readRef(ref)
+    if (have !== p.head.commit) await ws.moveRef(ref, p.head.commit, have)
+    await ws.deleteRef(`refs/heads/${p.branch}`)
     body.rejected_ref = ref
   }
   const cites = [proposal.id, ...(p.hypothesis ? [p.hypothesis] : []), ...evaluations]
   const decision = (await store.append({kind: 'decision', body, cites}, {lane: o.lane, now: o.now})).id
-  return {decision, verdict, checks, reasons, merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}}
+  return {decision, verdict, checks, reasons, merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
 }
 
-async function mergeProposal(store: GitRecordStore, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}; onMain: boolean}): Promise<string> {
+async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}; onMain: boolean}): Promise<string> {
   const p = proposal.body
-  const purpose = await readPurposeAt(store, p.head.commit, p.skill)
+  const purpose = await readPurposeAt(ws, p.head.commit, p.skill)
   const accepted = {...purpose, status: 'accepted' as const, evaluation: {previous_score: o.validation.baseline.success_rate, candidate_score: o.validation.candidate.success_rate, evaluations: o.evaluations}}
   const version = purpose.version
   const message = `exp: promote ${p.skill} v${version} (${proposal.id})\n\nvalidation ${(o.validation.baseline.success_rate * 100).toFixed(1)}% -> ${(o.validation.candidate.success_rate * 100).toFixed(1)}%, ${p.patch.size.added} line(s) added in ${p.patch.sections.join(', ')}.\n${p.reason}\n\nExp-Promotes: ${proposal.id}\nExp-Evidence: ${o.evaluations.join(' ')}\nExp-Policy: ${o.policy.version} ${o.policy.digest}\n`
   // the proposal is based on main's tip (checked above), so the merge tree is the branch's tree plus PURPOSE.yaml marked accepted
-  const merge = await commitFiles(store, {base: p.head.commit, parents: [o.main, p.head.commit], message, files: [{path: purposePath(p.skill), content: Buffer.from(purposeText(accepted))}]})
-  await moveRef(store, o.mainRef, merge, o.main)
-  if (o.onMain) await updateWorkTree(store, o.main, merge)
+  const merge = await ws.commitFiles({base: p.head.commit, parents: [o.main, p.head.commit], message, files: [{path: purposePath(p.skill), content: Buffer.from(purposeText(accepted))}]})
+  await ws.moveRef(o.mainRef, merge, o.main)
+  if (o.onMain) await ws.updateWorkTree(o.main, merge)
   return merge
 }
 

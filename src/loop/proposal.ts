@@ -5,6 +5,7 @@ import {hashObject} from '../store/git/objects.js'
 import {readRef} from '../store/git/refs.js'
 import {commitFiles, moveRef, readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
 import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
 import type {Purpose} from '../skills/index.js'
 import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
@@ -18,6 +19,8 @@ export interface ProposeOptions {
   skill: string
   lane: string
   mainRef: string
+  /** propose on this commit instead of the main branch's tip (a resumed evolve run finishing an iteration that started there) */
+  base?: string
   recall: {items: number; tokens: number}
   maxRules?: number
   now?: () => Date
@@ -64,8 +67,8 @@ export function rejectedPatches(ledger: Ledger): RejectedPatch[] {
   return out
 }
 
-export async function readPurposeAt(store: GitRecordStore, commit: string, skill: string): Promise<Purpose> {
-  const text = await readFileAt(store, commit, purposePath(skill))
+export async function readPurposeAt(files: GitRecordStore | Pick<Workspace, 'readFile'>, commit: string, skill: string): Promise<Purpose> {
+  const text = 'readFile' in files ? await files.readFile(commit, purposePath(skill)) : await readFileAt(files, commit, purposePath(skill))
   return text ? (parseYaml(text.toString('utf8')) as Purpose) : {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
 }
 
@@ -77,7 +80,7 @@ export async function readPurposeAt(store: GitRecordStore, commit: string, skill
  * commit's time from its parent, so a rerun after a kill finds everything already there.
  */
 export async function createProposal(store: GitRecordStore, ledger: Ledger, o: ProposeOptions): Promise<CreatedProposal | undefined> {
-  const main = await readRef(store.commonDir, o.mainRef)
+  const main = o.base ?? (await readRef(store.commonDir, o.mainRef))
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await readFileAt(store, main, skillPath(o.skill)))?.toString('utf8')
   if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)

@@ -1,7 +1,7 @@
 import type {Ledger} from '../store/index.js'
 import type {BlamedLine} from '../store/git/history.js'
 import {trailersOf} from '../store/git/history.js'
-import {skillTimeline, type MainCommit} from './mainline.js'
+import {skillTimeline, type HistoryTrust, type MainCommit} from './mainline.js'
 
 export interface BlameLine {
   line: number
@@ -22,6 +22,8 @@ export interface BlameLine {
   knowledge: string[]
   /** how the knowledge was found: the edit whose lines match this one, or (no match) the whole proposal */
   match?: 'edit' | 'proposal'
+  /** the merge that brought it is not backed by a standing accept decision: why */
+  unverified?: string
 }
 
 export interface Blame {
@@ -45,13 +47,13 @@ export interface BlameInput {
  * trailers to the promotion that merged it, the proposal and the knowledge of the edit that
  * wrote it. A renumbered list line matches no edit: it gets the proposal's knowledge.
  */
-export function blame(ledger: Ledger, input: BlameInput): Blame {
-  const timeline = skillTimeline(input.mainline, ledger, input.skill)
+export function blame(ledger: Ledger, input: BlameInput, trust?: HistoryTrust): Blame {
+  const timeline = skillTimeline(input.mainline, ledger, input.skill, trust)
   const tip = input.mainline[input.mainline.length - 1]
   const merges = new Map([...timeline.promotions.values()].map(v => [v.commit, v.promotion!.proposal]))
   const accepted = new Map<string, string | undefined>()
   const acceptedDecision = (proposal: string) => {
-    if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => ledger.load<'decision'>(d).body.verdict === 'accept')?.id)
+    if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => ledger.load<'decision'>(d).body.verdict === 'accept' && (!trust || trust.counts(d.id)))?.id)
     return accepted.get(proposal)
   }
   const lines = input.lines.map((l): BlameLine => {
@@ -64,7 +66,7 @@ export function blame(ledger: Ledger, input: BlameInput): Blame {
       return {...base, origin: version === 1 ? 'initial' : 'edit', version}
     }
     const promoted = timeline.promotions.get(proposal)
-    const out: BlameLine = {...base, origin: 'promotion', proposal, ...(promoted ? {version: promoted.version, merge: promoted.commit} : {})}
+    const out: BlameLine = {...base, origin: 'promotion', proposal, ...(promoted ? {version: promoted.version, merge: promoted.commit} : {}), ...(promoted?.unverified ? {unverified: promoted.unverified} : {})}
     const e = ledger.get(proposal)
     if (e?.kind !== 'proposal') return out
     const p = ledger.load<'proposal'>(e).body

@@ -41,6 +41,8 @@ export interface GraphOptions {
   /** label hypotheses with their statement (loads those bodies); default true */
   statements?: boolean
   env?: NodeJS.ProcessEnv
+  /** evidence that counts (an Authority's `counts`); what does not is left out */
+  admit?: (id: string) => boolean
 }
 
 const MAX_LABEL = 80
@@ -54,7 +56,7 @@ const MAX_LABEL = 80
  * redactor with every absolute path replaced.
  */
 export function graph(ledger: Ledger, o: GraphOptions): EvidenceGraph {
-  const ix = researchIndex(ledger)
+  const ix = researchIndex(ledger, o.admit ? {admit: o.admit} : {})
   const redact = makeRedactor({env: o.env ?? {}, paths: true})
   const label = (s: string) => {
     const one = redact(s).replace(/\s+/g, ' ').trim()

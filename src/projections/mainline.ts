@@ -24,6 +24,16 @@ export interface Promotion {
   policy?: {version: string; digest: string}
 }
 
+/**
+ * What the history views ask of the trust checks (docs/trust.md; an Authority answers):
+ * whether a promotion merge is backed by a standing accept decision, and whether an
+ * evaluation or decision counts. Without it every record is taken as it is.
+ */
+export interface HistoryTrust {
+  promotion(p: Promotion): {ok: boolean; reason?: string}
+  counts(id: string): boolean
+}
+
 /** One version of a skill: 1 where it first appears on main, +1 at each promotion of it. */
 export interface VersionPoint {
   skill: string
@@ -32,6 +42,8 @@ export interface VersionPoint {
   commit: string
   skill_blob?: string
   promotion?: Promotion
+  /** a merge with promotion trailers that no standing accept decision names: why (the version is kept, marked) */
+  unverified?: string
 }
 
 export interface SkillTimeline {
@@ -67,7 +79,7 @@ function promotes(c: MainCommit, p: Promotion, ledger: Ledger, skill: string, be
 }
 
 /** The versions of `skill` along main (commits oldest first), pure. */
-export function skillTimeline(commits: readonly MainCommit[], ledger: Ledger, skill: string): SkillTimeline {
+export function skillTimeline(commits: readonly MainCommit[], ledger: Ledger, skill: string, trust?: HistoryTrust): SkillTimeline {
   const versions: VersionPoint[] = []
   const versionAt = new Map<string, number>()
   const promotions = new Map<string, VersionPoint>()
@@ -76,6 +88,8 @@ export function skillTimeline(commits: readonly MainCommit[], ledger: Ledger, sk
     const p = promotionOf(c)
     if (p && versions.length && promotes(c, p, ledger, skill, blob)) {
       const v: VersionPoint = {skill, version: versions.length + 1, origin: 'promotion', commit: c.oid, skill_blob: c.skills[skill], promotion: p}
+      const s = trust?.promotion(p)
+      if (s && !s.ok) v.unverified = s.reason ?? 'no standing accept decision names this merge'
       versions.push(v)
       promotions.set(p.proposal, v)
     } else if (!versions.length && c.skills[skill]) versions.push({skill, version: 1, origin: 'initial', commit: c.oid, skill_blob: c.skills[skill]})

@@ -1,6 +1,6 @@
 import type {Ledger} from '../store/index.js'
 import {NotFoundError, UsageError} from '../errors/index.js'
-import {skillTimeline, type MainCommit, type VersionPoint} from './mainline.js'
+import {skillTimeline, type HistoryTrust, type MainCommit, type VersionPoint} from './mainline.js'
 import {evaluationNode, evaluationsOfProposal, failuresOf, knowledgeNode, unique, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
 
 export type {EvaluationNode, EvidenceNode, KnowledgeNode, TraceNode, Outcome} from './provenance-nodes.js'
@@ -37,6 +37,8 @@ export interface ProposalChain {
   /** public evaluations of the proposal, validation before holdout, baseline before candidate */
   evaluations: EvaluationNode[]
   decision?: DecisionNode
+  /** evaluations and decisions of this proposal that do not stand (docs/trust.md), left out of the chain */
+  ignored?: string[]
   failures: string[]
   /** ids the chain cites that this clone does not have (or keeps private) */
   missing: string[]
@@ -58,7 +60,7 @@ const SPLIT_ORDER = ['train', 'validation', 'holdout']
 const ROLE_ORDER = ['run', 'baseline', 'gate-base', 'candidate', 'gate-head']
 
 /** The chain behind one proposal, read from the ledger (pure). Undefined when the proposal is not in it. */
-export function proposalChain(ledger: Ledger, id: string, extraEvaluations: readonly string[] = []): ProposalChain | undefined {
+export function proposalChain(ledger: Ledger, id: string, extraEvaluations: readonly string[] = [], trust?: HistoryTrust): ProposalChain | undefined {
   const e = ledger.get(id)
   if (!e || e.kind !== 'proposal') return undefined
   const b = ledger.load<'proposal'>(e).body
@@ -87,7 +89,13 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
     const item = chain.recall?.items.find(i => i.knowledge === k)
     return knowledgeNode(ledger, k, item ? {rank: item.rank, score: item.score} : undefined)
   })
-  const decisions = ledger.select({kinds: ['decision'], cites: id}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body})).filter(d => d.body.proposal === id)
+  const ignored: string[] = []
+  const counts = (x: string) => {
+    if (!trust || trust.counts(x)) return true
+    ignored.push(x)
+    return false
+  }
+  const decisions = ledger.select({kinds: ['decision'], cites: id}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body})).filter(d => d.body.proposal === id && counts(d.id))
   // a promotion that was resumed may leave one decision per attempt: an accepting one is the answer
   const d = decisions.find(x => x.body.verdict === 'accept') ?? decisions[decisions.length - 1]
   if (d) {
@@ -96,6 +104,7 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
   }
   const evalIds = unique([...(d?.body.evaluations ?? []), ...extraEvaluations, ...evaluationsOfProposal(ledger, id)])
   for (const x of evalIds) {
+    if (ledger.get(x) && !ledger.get(x)!.private && !counts(x)) continue
     const n = evaluationNode(ledger, x)
     if (n) chain.evaluations.push(n)
     else if (!ledger.get(x)?.private) missing.push(x)
@@ -106,6 +115,7 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
     for (const ev of k.evidence) if (ev.missing) missing.push(ev.id)
   }
   chain.failures = failuresOf(chain.knowledge)
+  if (ignored.length) chain.ignored = unique(ignored)
   chain.missing = unique(missing)
   return chain
 }
@@ -115,16 +125,16 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
  * first appears, +1 at each promotion merge — with the chain that produced it, back to the
  * failing train traces the knowledge was mined from.
  */
-export function provenance(ledger: Ledger, mainline: readonly MainCommit[], o: {skill: string; version?: number}): Provenance {
-  const timeline = skillTimeline(mainline, ledger, o.skill)
+export function provenance(ledger: Ledger, mainline: readonly MainCommit[], o: {skill: string; version?: number; trust?: HistoryTrust}): Provenance {
+  const timeline = skillTimeline(mainline, ledger, o.skill, o.trust)
   const tip = mainline[mainline.length - 1]
   if (!tip || !timeline.versions.length) throw new NotFoundError('skill on main', o.skill, 'list skills with `ls skills/` on the main branch')
   const points = o.version === undefined ? timeline.versions : timeline.versions.filter(v => v.version === o.version)
   if (!points.length) throw new NotFoundError('skill version', `${o.skill}@${o.version}`, `versions on main: 1..${timeline.versions.length}`)
   const versions = points.map((v): VersionProvenance => {
-    const base = {skill: o.skill, version: v.version, origin: v.origin, commit: v.commit, ...(v.skill_blob ? {skill_blob: v.skill_blob} : {})}
+    const base = {skill: o.skill, version: v.version, origin: v.origin, commit: v.commit, ...(v.skill_blob ? {skill_blob: v.skill_blob} : {}), ...(v.unverified ? {unverified: v.unverified} : {})}
     if (!v.promotion) return {...base, failures: [], missing: []}
-    const chain = proposalChain(ledger, v.promotion.proposal, v.promotion.evaluations)
+    const chain = proposalChain(ledger, v.promotion.proposal, v.promotion.evaluations, o.trust)
     if (!chain) return {...base, promotion: v.promotion, failures: [], missing: [v.promotion.proposal]}
     return {...base, promotion: v.promotion, ...chain}
   })

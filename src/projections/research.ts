@@ -24,8 +24,14 @@ export interface ResearchIndex {
   hypotheses: Map<string, HypothesisNode>
   proposals: Map<string, Linked<'proposal'> & {hypothesis?: string}>
   evaluations: Map<string, Linked<'evaluation'>>
+  /** attempts of research contracts (baselines left out), and the hypothesis each tests */
+  attempts: Map<string, Linked<'attempt'> & {hypothesis?: string}>
+  /** verdicts of the command evaluator, by id */
+  verdicts: Map<string, Linked<'verdict'>>
   /** records naming a hypothesis that is not in the (public) ledger */
   dangling: {linked: AnyLinked; hypothesis: string}[]
+  /** evaluations and decisions left out because `admit` refused them (evidence that does not stand) */
+  ignored: LedgerEntry[]
 }
 
 export interface IndexOptions {
@@ -34,9 +40,14 @@ export interface IndexOptions {
    * projection that read them would differ between clones with the same public refs.
    */
   includePrivate?: boolean
+  /**
+   * Which evaluations and decisions count (docs/trust.md: an Authority's `counts`). Others
+   * are left out of every status, frontier and graph, and listed in `ignored`.
+   */
+  admit?: (id: string) => boolean
 }
 
-const LINKED_KINDS = new Set(['proposal', 'evaluation', 'decision', 'claim', 'release', 'note'])
+const LINKED_KINDS = new Set(['proposal', 'evaluation', 'decision', 'claim', 'release', 'note', 'attempt', 'verdict'])
 
 /**
  * Join the research records of a ledger by hypothesis, from the ledger index alone (kind,
@@ -47,18 +58,24 @@ export function researchIndex(ledger: Ledger, opts: IndexOptions = {}): Research
   // a ledger never changes, and the store hands out the same one while no lane moves: the
   // index is built once per ledger (and privacy), and only read after that
   const key = opts.includePrivate === true ? 'all' : 'public'
-  let memo = built.get(ledger)
-  if (!memo) built.set(ledger, (memo = {}))
+  const owner: object = opts.admit ?? ledger
+  let byLedger = built.get(owner)
+  if (!byLedger) built.set(owner, (byLedger = new WeakMap()))
+  let memo = byLedger.get(ledger)
+  if (!memo) byLedger.set(ledger, (memo = {}))
   return (memo[key] ??= buildIndex(ledger, opts))
 }
 
-const built = new WeakMap<Ledger, {all?: ResearchIndex; public?: ResearchIndex}>()
+const built = new WeakMap<object, WeakMap<Ledger, {all?: ResearchIndex; public?: ResearchIndex}>>()
 
 function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
   const hypotheses = new Map<string, HypothesisNode>()
   const proposals: ResearchIndex['proposals'] = new Map()
   const evaluations: ResearchIndex['evaluations'] = new Map()
+  const attempts: ResearchIndex['attempts'] = new Map()
+  const verdicts: ResearchIndex['verdicts'] = new Map()
   const dangling: ResearchIndex['dangling'] = []
+  const ignored: LedgerEntry[] = []
   const entries = ledger.entries
   const all = opts.includePrivate === true
   // pass 1: the things others link to (plain loops: this runs over every entry of the ledger)
@@ -69,6 +86,9 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
     else if (e.kind === 'proposal') {
       const facts = ledger.facts(e as Linked<'proposal'>['entry'])
       proposals.set(e.id, {entry: e as Linked<'proposal'>['entry'], facts, pos, hypothesis: facts.hypothesis})
+    } else if (e.kind === 'attempt') {
+      const facts = ledger.facts(e as Linked<'attempt'>['entry'])
+      if (facts.ordinal > 0) attempts.set(e.id, {entry: e as Linked<'attempt'>['entry'], facts, pos, hypothesis: facts.hypothesis})
     }
   }
   // a proposal that names no hypothesis in its body is linked through what it cites
@@ -83,9 +103,18 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
   for (let pos = 0; pos < entries.length; pos++) {
     const e = entries[pos]!
     if (!LINKED_KINDS.has(e.kind) || (e.private && !all)) continue
+    if (opts.admit && (e.kind === 'evaluation' || e.kind === 'decision' || e.kind === 'verdict') && !opts.admit(e.id)) {
+      ignored.push(e)
+      continue
+    }
     if (e.kind === 'proposal') {
       const p = proposals.get(e.id)!
       link(p as AnyLinked, p.hypothesis)
+      continue
+    }
+    if (e.kind === 'attempt') {
+      const a = attempts.get(e.id)
+      if (a) link(a as AnyLinked, a.hypothesis)
       continue
     }
     const l = {entry: e, facts: ledger.facts(e)!, pos} as AnyLinked
@@ -96,7 +125,13 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
         break
       case 'decision': {
         const f = l.facts as FactsByKind['decision']
-        link(l, f.hypothesis ?? proposals.get(f.proposal)?.hypothesis)
+        link(l, f.hypothesis ?? proposals.get(f.proposal)?.hypothesis ?? attempts.get(f.proposal)?.hypothesis)
+        break
+      }
+      case 'verdict': {
+        const f = l.facts as FactsByKind['verdict']
+        verdicts.set(e.id, l as Linked<'verdict'>)
+        link(l, attempts.get(f.attempt)?.hypothesis)
         break
       }
       case 'note': {
@@ -116,5 +151,5 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
       }
     }
   }
-  return {ledger, hypotheses, proposals, evaluations, dangling}
+  return {ledger, hypotheses, proposals, evaluations, attempts, verdicts, dangling, ignored}
 }

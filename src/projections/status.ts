@@ -34,6 +34,7 @@ export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Deri
   const openClaims = new Set<string>()
   const proposals: string[] = []
   const verdicts = new Map<string, string>()
+  const tallies: Record<string, Map<number, FactsByKind['verdict']>> = {}
   const shown = (): HypothesisStatus => (retired ? 'retired' : base === 'promoted' ? 'promoted' : openClaims.size ? 'running' : base)
   const history: StatusStep[] = [{status: 'proposed', record: self.entry.id, lamport: self.entry.lamport, reason: 'hypothesis recorded'}]
   const setBase = (s: Base, why: string[]) => {
@@ -46,9 +47,31 @@ export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Deri
     let reason = `${l.entry.kind} ${l.entry.id}`
     switch (l.entry.kind) {
       case 'proposal':
+      case 'attempt':
         proposals.push(l.entry.id)
         setBase('active', [l.entry.id])
         break
+      case 'verdict': {
+        evidence++
+        const f = (l as Linked<'verdict'>).facts
+        if (!proposals.includes(f.attempt)) {
+          problem('evaluation_without_proposal', l, `verdict ${l.entry.id} of ${self.entry.id} has no attempt recorded before it`)
+          continue
+        }
+        lastOutcome = l.pos
+        openClaims.clear()
+        const tally = (tallies[`${f.attempt}\u0000${f.split}`] ??= new Map())
+        tally.set(f.repetition, f)
+        const j = judgeVerdicts([...tally.values()])
+        if (f.split === 'holdout') holdout = j === 'needs_retry' ? 'invalid' : j
+        reason = `${f.split} verdict ${l.entry.id} of attempt ${f.attempt}: ${j}`
+        if (f.split === 'dev') {
+          if (j === 'needs_retry') setBase('needs_retry', [l.entry.id, f.attempt])
+          else if (j === 'supports') setBase('supported', [l.entry.id])
+          else if (j === 'contradicts') setBase('contradicted', [l.entry.id])
+        }
+        break
+      }
       case 'evaluation': {
         evidence++
         const ev = l as Linked<'evaluation'>
@@ -79,6 +102,21 @@ export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Deri
         }
         verdicts.set(f.proposal, f.verdict)
         const evs = f.evaluations.map(id => ix.evaluations.get(id)?.facts).filter((x): x is FactsByKind['evaluation'] => !!x && isCandidate(x))
+        const own = f.evaluations.map(id => ix.verdicts.get(id)?.facts).filter((x): x is FactsByKind['verdict'] => !!x && x.attempt === f.proposal)
+        if (ix.attempts.has(f.proposal)) {
+          if (f.verdict === 'reject') {
+            const dev = own.filter(x => x.split === 'dev')
+            if (dev.length && judgeVerdicts(dev) === 'needs_retry') setBase('needs_retry', [l.entry.id, f.proposal])
+            else setBase('contradicted', [l.entry.id])
+          } else if (retired) problem('accept_while_retired', l, `decision ${l.entry.id} accepts attempt ${f.proposal} of retired hypothesis ${self.entry.id}`)
+          else if (!own.some(x => x.split === 'holdout' && x.valid)) problem('promoted_without_holdout', l, `decision ${l.entry.id} accepts attempt ${f.proposal} without a valid held-out verdict among its evidence`)
+          else if (!own.some(x => x.split === 'dev' && x.valid)) problem('promoted_without_dev_evidence', l, `decision ${l.entry.id} accepts attempt ${f.proposal} without a valid dev verdict among its evidence`)
+          else {
+            setBase('promoted', [l.entry.id])
+            merge = f.merge
+          }
+          break
+        }
         if (f.verdict === 'reject') {
           // a rejection resting only on crashed or timed-out runs says nothing about the idea
           if (evs.length && evs.every(isInvalid)) setBase('needs_retry', [l.entry.id, f.proposal])
@@ -140,4 +178,17 @@ export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Deri
     history,
   }
   return {view, problems, gaps: {proposal: proposals.length > 0, ...(holdout ? {holdout} : {})}}
+}
+
+/**
+ * What the verdicts of one attempt on one split say, the latest per repetition: a
+ * resumable run left without a number first (needs_retry), else the majority of outcomes.
+ */
+function judgeVerdicts(vs: readonly FactsByKind['verdict'][]): Judgement | 'needs_retry' {
+  if (vs.some(v => !v.valid && v.resume !== undefined && v.resume !== 'abandon')) return 'needs_retry'
+  const valid = vs.filter(v => v.valid)
+  if (!valid.length) return 'invalid'
+  const pos = valid.filter(v => v.outcome === 'positive').length
+  const neg = valid.filter(v => v.outcome === 'negative').length
+  return pos > neg ? 'supports' : neg > pos ? 'contradicts' : 'inconclusive'
 }

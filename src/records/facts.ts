@@ -17,12 +17,14 @@ export interface FactsByKind {
   proposal: {branch: string; hypothesis?: string}
   evaluation: {split: Split; role?: string; proposal?: string; passed: number; failed: number; invalid: number; success_rate: number; diff?: number; regressions?: number; baseline?: string}
   decision: {proposal: string; verdict: 'accept' | 'reject'; evaluations: string[]; hypothesis?: string; merge?: {commit: string; branch: string}}
+  attempt: {contract: string; ordinal: number; branch: string; hypothesis?: string; resumes?: string}
+  verdict: {attempt: string; split: 'dev' | 'holdout'; repetition: number; valid: boolean; outcome: 'positive' | 'neutral' | 'negative' | 'invalid'; resume?: 'retry' | 'retry_longer' | 'abandon'}
 }
 
 export type FactKind = keyof FactsByKind
 export type Facts<K extends FactKind = FactKind> = FactsByKind[K]
 
-export const FACT_KINDS: ReadonlySet<Kind> = new Set<Kind>(['hypothesis', 'claim', 'release', 'note', 'proposal', 'evaluation', 'decision'])
+export const FACT_KINDS: ReadonlySet<Kind> = new Set<Kind>(['hypothesis', 'claim', 'release', 'note', 'proposal', 'evaluation', 'decision', 'attempt', 'verdict'])
 
 export function hasFacts(kind: Kind): kind is FactKind {
   return FACT_KINDS.has(kind)
@@ -48,6 +50,8 @@ export function recordFacts(r: ExpRecord): Facts | undefined {
       const b = r.body
       return clean({proposal: b.proposal, verdict: b.verdict, evaluations: b.evaluations, hypothesis: b.hypothesis, merge: b.merge && {commit: b.merge.commit, branch: b.merge.branch}})
     }
+    case 'attempt': return clean({contract: r.body.contract.name, ordinal: r.body.ordinal, branch: r.body.branch, hypothesis: r.body.hypothesis, resumes: r.body.resumes})
+    case 'verdict': return clean({attempt: r.body.attempt, split: r.body.split, repetition: r.body.repetition, valid: r.body.valid, outcome: r.body.outcome, resume: r.body.needs_retry?.resume.action})
     default: return undefined
   }
 }

@@ -27,6 +27,9 @@ export const KINDS: Readonly<Record<Kind, KindInfo>> = {
   claim: {prefix: 'cl', dir: 'research/claims', version: 1},
   release: {prefix: 'rl', dir: 'research/releases', version: 1},
   note: {prefix: 'nt', dir: 'research/notes', version: 1},
+  attempt: {prefix: 'at', dir: 'research/attempts', version: 1},
+  observation: {prefix: 'ob', dir: 'experience/observations', version: 1},
+  verdict: {prefix: 'vd', dir: 'experience/verdicts', version: 1},
 }
 
 export const KIND_NAMES = Object.keys(KINDS) as Kind[]

@@ -23,5 +23,8 @@ export function summarize(r: ExpRecord): string {
     case 'claim': return clip(`${r.body.hypothesis} by ${r.body.holder}`)
     case 'release': return clip(`${r.body.hypothesis} by ${r.body.holder}`)
     case 'note': return clip(r.body.text)
+    case 'attempt': return clip(`${r.body.contract.name} #${r.body.ordinal} on ${r.body.branch}`)
+    case 'observation': return clip(`${r.body.contract.name} ${r.body.split} #${r.body.repetition}${r.body.retry ? ` retry ${r.body.retry}` : ''} ${r.body.ran ? (r.body.timed_out ? 'timed out' : `exit ${r.body.exit_code ?? r.body.signal}`) : 'not run'}`)
+    case 'verdict': return clip(`${r.body.contract.name} ${r.body.split} #${r.body.repetition} ${r.body.outcome}${r.body.metric ? ` ${r.body.metric.name}=${r.body.metric.value}` : ''}${r.body.needs_retry ? ` needs_retry (${r.body.needs_retry.stop_reason})` : ''}`)
   }
 }

@@ -174,6 +174,17 @@ export interface PreCall {
   tool: string;
   when?: "policy_requires";
 }
+/**
+ * The evaluator whose judgement a record carries: the built-in world + grader (`world`), or a contract's command evaluator (`command:<contract>`). The digest pins its semantics (tools, grader rules, or command and harness files).
+ *
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "EvaluatorRef".
+ */
+export interface EvaluatorRef {
+  id: string;
+  version: string;
+  digest: Digest;
+}
 
 /**
  * The envelope every research record carries (fixed across kinds). `body` is validated by the kind's own schema in schemas/records/. The digest covers schema, kind, key, cites and body; id, lane, lamport, created_at and volatile are excluded.
@@ -196,7 +207,10 @@ export interface RecordEnvelope {
     | "decision"
     | "claim"
     | "release"
-    | "note";
+    | "note"
+    | "attempt"
+    | "observation"
+    | "verdict";
   id: RecordId;
   /**
    * Explicit idempotency key; when present the id derives from it instead of from the content.
@@ -216,6 +230,42 @@ export interface RecordEnvelope {
   volatile?: {
     [k: string]: unknown;
   };
+}
+
+/**
+ * An Experiment Attempt opened under a research contract (docs/contracts.md): its branch exp/attempt/<id>, the main commit it starts from, the contract that judges it, the hypothesis it tests. Its runs are observations; their judgements are verdicts. `resumes` names the needs_retry attempt this one resumes.
+ */
+export interface AttemptBody {
+  contract: {
+    name: string;
+    digest: Digest;
+    path?: string;
+    blob?: Oid;
+  };
+  branch: string;
+  base: {
+    commit: Oid;
+    branch?: string;
+  };
+  hypothesis?: RecordId;
+  /**
+   * a fixed commit to evaluate instead of a work tree (the gate: a pull request's head)
+   */
+  head?: {
+    commit: Oid;
+  };
+  /**
+   * the n-th attempt of this lane under this contract (its idempotency key); 0 for the baseline of the contract at a commit
+   */
+  ordinal: number;
+  resumes?: RecordId;
+  proposer?: {
+    name: string;
+    params?: {
+      [k: string]: unknown;
+    };
+  };
+  reason?: string;
 }
 
 /**
@@ -272,10 +322,28 @@ export interface EvaluationBody {
   proposal?: RecordId;
   skill: SkillRef;
   agent: AgentRef;
+  evaluator?: EvaluatorRef;
+  /**
+   * What the aggregates were computed from: the number of verifications and the digest of their sorted `id digest` lines. It pins their exact bytes, so a signature on this record covers them wherever they are stored.
+   */
+  evidence?: {
+    verifications: number;
+    digest: Digest;
+  };
+  /**
+   * A public held-out aggregate: scenario ids in per_scenario are keyed hashes (hs-…), the details stay on the private lane.
+   */
+  sealed?: {
+    scenario_ids: "keyed-hash";
+  };
   total: number;
   passed: number;
   failed: number;
   invalid: number;
+  /**
+   * of the invalid episodes, those that never got a fair run: agent program missing, endpoint unreachable or failing after retries, timeouts (not the agent's failure; a rerun retries them)
+   */
+  infrastructure?: number;
   success_rate: number;
   ci: Interval;
   ci_method?: "wilson";
@@ -450,6 +518,13 @@ export interface ManifestBody {
     tree: string;
     scenarios: string[];
     path?: string;
+    /**
+     * the sealed held-out file the scenarios were decrypted from
+     */
+    sealed?: {
+      path?: string;
+      blob: string;
+    };
   };
   skill: SkillRef;
   knowledge?: {
@@ -471,6 +546,10 @@ export interface ManifestBody {
     tool_version?: string;
   };
   agent: AgentRef;
+  evaluator?: EvaluatorRef;
+  limits?: {
+    max_steps?: number;
+  };
   seed: number;
   repeat: number;
   proposal?: RecordId;
@@ -484,6 +563,73 @@ export interface NoteBody {
   text: string;
   about?: IdList;
   action?: "comment" | "retire" | "reopen";
+}
+
+/**
+ * One run of a contract's evaluator command on one committed state of an attempt (an Observation: raw, not yet trusted). Pins the AttemptSpec: the source tree, the boundary, the evaluator, the command, the seed and the environment. The metrics file is the authority; stdout and stderr are diagnostics, kept (capped, redacted) on the private lane only.
+ */
+export interface ObservationBody {
+  attempt: RecordId;
+  contract: {
+    name: string;
+    digest: Digest;
+  };
+  split: "dev" | "holdout";
+  repetition: number;
+  /**
+   * 0 for the first run of this repetition; n for its n-th resumption
+   */
+  retry?: number;
+  source: {
+    commit: Oid;
+    tree: Oid;
+    base?: Oid;
+  };
+  boundary: {
+    clean: boolean;
+    changed: StringList;
+    outside?: StringList;
+    protected?: StringList;
+  };
+  evaluator: EvaluatorRef;
+  command?: string;
+  timeout_seconds?: number;
+  seed: number;
+  /**
+   * fingerprint: node, os, git and the interpreter the command starts
+   */
+  environment: {
+    [k: string]: unknown;
+  };
+  /**
+   * false when the evaluator was not started (a boundary violation)
+   */
+  ran: boolean;
+  exit_code?: number | null;
+  signal?: string | null;
+  timed_out?: boolean;
+  duration_ms?: number;
+  /**
+   * the metrics file as read (unverified)
+   */
+  metrics?: {
+    [k: string]: unknown;
+  };
+  metrics_error?: string;
+  artifacts?: {
+    path: string;
+    size: number;
+    digest: Digest;
+  }[];
+  missing_artifacts?: StringList;
+  /**
+   * private lane only: the tail of stdout, redacted
+   */
+  stdout?: string;
+  /**
+   * private lane only: the tail of stderr, redacted
+   */
+  stderr?: string;
 }
 
 /**
@@ -628,9 +774,69 @@ export interface TraceBody {
     cached?: boolean;
   };
   status: "completed" | "invalid";
+  /**
+   * the agent was stopped when it asked for a call past this limit
+   */
+  step_limit?: number;
+  /**
+   * held-out: the task text is not stored (it stays in the sealed file); messages carry a placeholder where it was
+   */
+  sealed_task?: boolean;
   invalid_reason?: string;
   state_initial?: Digest;
   state_final?: Digest;
+}
+
+/**
+ * The Verification Record of a command evaluator (docs/contracts.md): the contract's validity rules applied to one observation, written by exp, never by the attempt or its agent. A timeout, a crash or a missing or unparseable metrics file is needs_retry evidence with a stop reason and a resume policy, never a plain failure.
+ */
+export interface VerdictBody {
+  observation: RecordId;
+  observation_digest: Digest;
+  attempt: RecordId;
+  contract: {
+    name: string;
+    digest: Digest;
+  };
+  split: "dev" | "holdout";
+  repetition: number;
+  source?: {
+    commit: Oid;
+    tree: Oid;
+    base?: Oid;
+  };
+  evaluator: EvaluatorRef;
+  valid: boolean;
+  outcome: "positive" | "neutral" | "negative" | "invalid";
+  metric?: {
+    name: string;
+    value: number;
+    direction?: "maximize" | "minimize";
+  };
+  verified_metrics?: {
+    [k: string]: unknown;
+  };
+  baseline?: {
+    value?: number;
+    verdict?: RecordId;
+    gain?: number;
+  };
+  violations: StringList;
+  needs_retry?: {
+    stop_reason:
+      | "timeout"
+      | "crash"
+      | "spawn"
+      | "missing_metrics"
+      | "unparseable_metrics"
+      | "non_finite_metric"
+      | "missing_artifacts";
+    resume: {
+      action: "retry" | "retry_longer" | "abandon";
+      timeout_seconds?: number;
+      retries_left?: number;
+    };
+  };
 }
 
 /**
@@ -643,6 +849,7 @@ export interface VerificationBody {
   scenario: string;
   split: Split;
   repetition?: number;
+  evaluator?: EvaluatorRef;
   grader: {
     version: string;
     digest: Digest;
@@ -752,6 +959,127 @@ export interface ResearchContract {
 }
 
 /**
+ * .research/contracts/<name>.yaml: a research contract (docs/contracts.md). What an attempt may change and must not touch, the metric and its direction, the dev and held-out evaluations (a command whose metrics file is the only authority, or the built-in world), validity rules, evaluator-only data, the baseline, the budget and the promotion policy.
+ */
+export interface ResearchContractV2 {
+  version: 2;
+  name: string;
+  objective: string;
+  /**
+   * @minItems 1
+   */
+  editable_scope: [string, ...string[]];
+  protected_scope: string[];
+  metric: {
+    name: string;
+    direction: "maximize" | "minimize";
+    /**
+     * an improvement must exceed this (in metric units)
+     */
+    margin?: number;
+  };
+  dev_eval: {
+    /**
+     * command (default when `command` is set) or the built-in world
+     */
+    evaluator?: "command" | "world";
+    /**
+     * the world: which split of scenarios/
+     */
+    split?: "train" | "validation" | "holdout";
+    /**
+     * run in a fresh checkout of the attempt, without a shell (quoted like a shell would split it)
+     */
+    command?: string;
+    label?: string;
+    timeout_seconds?: number;
+    repetitions?: number;
+    required_artifacts?: string[];
+    /**
+     * JSON object of metrics the command writes, relative to its working folder (default metrics.json)
+     */
+    metrics_file?: string;
+  };
+  holdout_eval: {
+    /**
+     * command (default when `command` is set) or the built-in world
+     */
+    evaluator?: "command" | "world";
+    /**
+     * the world: which split of scenarios/
+     */
+    split?: "train" | "validation" | "holdout";
+    /**
+     * run in a fresh checkout of the attempt, without a shell (quoted like a shell would split it)
+     */
+    command?: string;
+    label?: string;
+    timeout_seconds?: number;
+    repetitions?: number;
+    required_artifacts?: string[];
+    /**
+     * JSON object of metrics the command writes, relative to its working folder (default metrics.json)
+     */
+    metrics_file?: string;
+  };
+  validity?: {
+    /**
+     * a NaN or infinite metric is invalid (default true)
+     */
+    finite_metrics?: boolean;
+    /**
+     * repetitions that may fail (timeout, crash, no metrics) before the whole evaluation needs a retry (default 0)
+     */
+    max_failed_repetitions?: number;
+    /**
+     * keys the metrics file must hold besides the metric
+     */
+    required_metrics?: string[];
+  };
+  /**
+   * globs of evaluator-only files: sealed into the contract's private file, given to the evaluator command in EXP_PRIVATE_DIR, never to the attempt's author or agent
+   */
+  private_data?: string[];
+  baseline?: {
+    /**
+     * the baseline is the main branch (default) or this revision, evaluated like an attempt
+     */
+    revision?: string;
+    /**
+     * or a fixed metric value to beat
+     */
+    value?: number;
+  };
+  budget?: {
+    max_attempts?: number;
+    max_parallel_lanes?: number;
+    max_wall_seconds?: number;
+    max_episodes?: number;
+  };
+  /**
+   * promotion needs held-out improvement beyond the margin and a clean boundary; with repetitions > 1 also a paired test
+   */
+  promotion?: {
+    holdout_required?: boolean;
+    /**
+     * significance of the paired test over repetitions (default 0.1)
+     */
+    paired_alpha?: number;
+    /**
+     * the skill loop: its promotion policy file (.research/policy.yaml)
+     */
+    policy?: string;
+  };
+  /**
+   * what a needs_retry attempt is resumed with
+   */
+  resume?: {
+    max_retries?: number;
+    timeout_multiplier?: number;
+  };
+}
+
+/**
  * .research/policy.yaml: the promotion policy as data. Versioned; every decision cites its version and digest. Never one scalar.
  */
 export interface PromotionPolicy {
@@ -759,6 +1087,10 @@ export interface PromotionPolicy {
   success?: {
     must_improve?: boolean;
     min_delta?: number;
+    /**
+     * accept a candidate whose validation success is not worse (but not better) when a reviewer approved it (exp gate --approved-by); never applies to the automatic loop, which has no reviewer. Default false.
+     */
+    allow_neutral?: boolean;
   };
   regressions?: {
     max?: number;
@@ -778,5 +1110,28 @@ export interface PromotionPolicy {
     required?: boolean;
     must_not_worsen?: boolean;
     tolerance?: number;
+  };
+  /**
+   * Who may write evidence (docs/trust.md): the evaluators whose verifications count, and whether their records must carry a trusted git SSH signature.
+   */
+  evidence?: {
+    /**
+     * evaluator ids whose judgements count (default: [world])
+     *
+     * @minItems 1
+     */
+    evaluators?: [string, ...string[]];
+    /**
+     * verifications, evaluations and decisions count only from commits signed by a key of allowed_signers (and, when signers is set, by one of those principals)
+     */
+    require_signed_evidence?: boolean;
+    /**
+     * path on the main branch of git's allowed-signers file (default .research/allowed_signers)
+     */
+    allowed_signers?: string;
+    /**
+     * principals of the allowed-signers file that are trusted evaluator identities (default: all of them)
+     */
+    signers?: string[];
   };
 }

@@ -18,6 +18,9 @@ export interface BodyByKind {
   claim: G.ClaimBody
   release: G.ReleaseBody
   note: G.NoteBody
+  attempt: G.AttemptBody
+  observation: G.ObservationBody
+  verdict: G.VerdictBody
 }
 
 /** A sealed, stored record: the envelope with a typed body. */

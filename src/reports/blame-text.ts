@@ -4,7 +4,7 @@ import {short} from './format.js'
 function who(l: BlameLine): string {
   const v = l.version === undefined ? 'v?' : `v${l.version}`
   switch (l.origin) {
-    case 'promotion': return `${v} merge ${l.merge ? short(l.merge) : '(not merged on main)'} ${l.proposal} ${l.knowledge.join(',') || '-'}${l.match === 'proposal' ? '*' : ''}`
+    case 'promotion': return `${v} ${l.unverified ? 'UNVERIFIED merge' : 'merge'} ${l.merge ? short(l.merge) : '(not merged on main)'} ${l.proposal} ${l.knowledge.join(',') || '-'}${l.match === 'proposal' ? '*' : ''}`
     case 'initial': return `${v} initial ${short(l.commit)}`
     case 'edit': return `${v} edit ${short(l.commit)}`
     case 'unknown': return `v? commit ${short(l.commit)}`

@@ -12,7 +12,7 @@ export function dashboardLines(it: ReportIteration): string[] {
   lines.push(it.training ? `  ${it.training.passed} / ${it.training.total} success (${pct(it.training.rate)})` : '  (no train run recorded before this proposal)')
   lines.push('Observed patterns:')
   if (!it.patterns.length) lines.push('  (nothing new mined since the previous iteration)')
-  for (const p of it.patterns.slice(0, PATTERNS_SHOWN)) lines.push(`  + ${p.signature} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
+  for (const p of it.patterns.slice(0, PATTERNS_SHOWN)) lines.push(`  + ${p.text} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
   if (it.patterns.length > PATTERNS_SHOWN) lines.push(`  … and ${it.patterns.length - PATTERNS_SHOWN} more`)
   lines.push(`Candidate v${c.version} (${it.proposal}):`, `  ${c.added + c.removed} line(s) modified in ${c.sections.join(', ') || '(no section)'}`)
   for (const l of c.lines) lines.push(`  + ${l}`)

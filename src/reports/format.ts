@@ -2,3 +2,9 @@
 export const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 export const short = (oid: string) => oid.slice(0, 12)
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+/** A measured number for people: integers as they are, thousands grouped, fractions to two places (22767.8125 -> 22,767.81). */
+export const num = (x: number) => {
+  if (!Number.isFinite(x)) return String(x)
+  const [whole, frac] = (Number.isInteger(x) ? String(x) : x.toFixed(2)).split('.')
+  return `${whole!.replace(/\B(?=(\d{3})+$)/g, ',')}${frac ? `.${frac}` : ''}`
+}

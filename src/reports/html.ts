@@ -1,6 +1,7 @@
 import type {ChartPoint, Report, SkillReport} from './model.js'
 import {dashboardLines} from './dashboard.js'
 import {renderChart} from './chart.js'
+import {renderProvenanceSvg} from './provenance-svg.js'
 import {versionNode, chainNodes} from './provenance-text.js'
 import {escapeHtml as h} from './escape.js'
 import type {TreeNode} from './tree.js'
@@ -18,6 +19,7 @@ ul.tree{list-style:none;padding-left:1.1rem;border-left:1px dotted #c5cad3;margi
 ul.tree li{margin:.1rem 0;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12.5px;word-break:break-all}
 details{margin:.4rem 0}summary{cursor:pointer}
 .exp-chart{max-width:100%;height:auto;border:1px solid #e1e4e8}
+div.graph{overflow-x:auto;border:1px solid #e1e4e8;margin:.5rem 0}
 `
 
 /** A provenance tree as nested lists: readable without any script or diagram library. */
@@ -49,7 +51,8 @@ function skillSection(s: SkillReport): string {
     }
     out.push('</ul>')
   }
-  out.push('<h3>Provenance</h3>', '<p>Each version of the skill, from the merge that promoted it down to the failing train traces its knowledge was mined from.</p>')
+  out.push('<h3>Provenance</h3>', '<p>Each version of the skill, from the merge that promoted it down to the failing train traces its knowledge was mined from (rejected proposals too; hover a node for its full text).</p>')
+  if (s.iterations.length) out.push(`<div class="graph">${renderProvenanceSvg(s.provenance, s.rejected.map(r => r.chain))}</div>`)
   for (const v of s.provenance.versions) {
     const n = versionNode(v)
     out.push(`<details${v.origin === 'promotion' ? ' open' : ''}><summary>${h(n.label)}</summary>${treeHtml(n.children ?? [], true)}</details>`)

@@ -1,6 +1,7 @@
 import type {Ledger, LedgerEntry} from '../store/index.js'
-import type {SkillTimeline} from '../projections/mainline.js'
+import type {HistoryTrust, SkillTimeline} from '../projections/mainline.js'
 import {proposalChain, type ProposalChain} from '../projections/provenance.js'
+import {ruleText} from './rule-text.js'
 
 /** One iteration of the loop as history tells it (seed 002 §17): a proposal and what came before and after it. */
 export interface ReportIteration {
@@ -10,7 +11,8 @@ export interface ReportIteration {
   /** the train run of the skill the proposal was made on (the last one before it) */
   training?: {evaluation: string; passed: number; total: number; rate: number}
   /** evidence mined since the previous proposal */
-  patterns: {evidence: string; pattern: string; signature: string; support: number; failures: number}[]
+  /** text: the rule in words, as the terminal shows it */
+  patterns: {evidence: string; pattern: string; signature: string; text: string; support: number; failures: number}[]
   candidate: {version: number; added: number; removed: number; sections: string[]; lines: string[]; knowledge: string[]}
   validation?: {baseline: number; candidate: number; wins: number; losses: number; mcnemar_p: number; evaluation: string; baseline_evaluation: string}
   regressions: string[]
@@ -24,9 +26,10 @@ export interface ReportIteration {
 const num = (s: string | undefined, fallback: number) => (s !== undefined && /^\d+$/.test(s) ? Number(s) : fallback)
 
 /** Held-out success by SKILL.md blob: the same blob is the same skill, whichever run measured it (last measurement wins). */
-function holdoutByBlob(ledger: Ledger): Map<string, number> {
+function holdoutByBlob(ledger: Ledger, trust?: HistoryTrust): Map<string, number> {
   const out = new Map<string, number>()
   for (const e of ledger.select({kinds: ['evaluation'], includePrivate: false})) {
+    if (trust && !trust.counts(e.id)) continue
     const b = ledger.load<'evaluation'>(e).body
     if (b.split === 'holdout') out.set(b.skill.blob, b.success_rate)
   }
@@ -44,23 +47,23 @@ function trainingBefore(ledger: Ledger, trains: readonly LedgerEntry[], p: Ledge
  * with the train evaluation before it, the evidence mined since the previous proposal, its
  * evaluations and its decision.
  */
-export function iterationsOf(ledger: Ledger, timeline: SkillTimeline): ReportIteration[] {
+export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: HistoryTrust): ReportIteration[] {
   const skill = timeline.skill
   const proposals = ledger.select({kinds: ['proposal']}).filter(e => ledger.load<'proposal'>(e).body.skill === skill)
   const trains = ledger.select({kinds: ['evaluation'], includePrivate: false}).filter(e => {
     const b = ledger.load<'evaluation'>(e).body
-    return b.split === 'train' && b.skill.name === skill
+    return b.split === 'train' && b.skill.name === skill && (!trust || trust.counts(e.id))
   })
-  const holdout = holdoutByBlob(ledger)
+  const holdout = holdoutByBlob(ledger, trust)
   const out: ReportIteration[] = []
   let previous = 0
   for (const [i, e] of proposals.entries()) {
-    const chain = proposalChain(ledger, e.id)!
+    const chain = proposalChain(ledger, e.id, [], trust)!
     const p = chain.proposal
     const version = num(p.base.version, timeline.versionAt.get(p.base.commit) ?? 1)
     const patterns = ledger.select({kinds: ['evidence']}).filter(x => x.lamport > previous && x.lamport < e.lamport).map(x => {
       const b = ledger.load<'evidence'>(x).body
-      return {evidence: x.id, pattern: b.pattern, signature: b.signature, support: b.support, failures: b.failures}
+      return {evidence: x.id, pattern: b.pattern, signature: b.signature, text: ruleText(b), support: b.support, failures: b.failures}
     })
     previous = e.lamport
     const cand = chain.evaluations.filter(x => x.split === 'validation' && x.role === 'candidate' && x.comparison).at(-1)

@@ -1,6 +1,7 @@
 import type {Provenance, ProposalChain, VersionProvenance} from '../projections/provenance.js'
 import {TRACES_SHOWN} from './provenance-text.js'
 import {pct, short} from './format.js'
+import {ruleText} from './rule-text.js'
 
 /** Mermaid node ids: letters, digits and `_` only. */
 const nid = (id: string) => id.replace(/[^A-Za-z0-9]/g, '_')
@@ -40,7 +41,7 @@ function addChain(g: Graph, c: ProposalChain): string {
     const kn = g.node(k.id, `knowledge ${k.id}\n${k.slug || '(not in this clone)'}`)
     g.edge(kn, rc ?? pr)
     for (const e of k.evidence) {
-      const ed = g.node(e.id, `evidence ${e.id}\n${e.signature || '(not in this clone)'}`)
+      const ed = g.node(e.id, `evidence ${e.id}\n${e.missing ? '(not in this clone)' : ruleText(e)}`)
       g.edge(ed, kn)
       const failed = e.traces.filter(t => t.outcome === 'failed')
       for (const t of failed.slice(0, TRACES_SHOWN)) g.edge(g.node(t.id, `failed trace ${t.id}\n${t.scenario ?? ''}`, 'failure'), ed)

@@ -1,5 +1,5 @@
 import type {Ledger} from '../store/index.js'
-import {skillTimeline, type MainCommit} from '../projections/mainline.js'
+import {skillTimeline, type HistoryTrust, type MainCommit} from '../projections/mainline.js'
 import {provenance, type Provenance, type ProposalChain} from '../projections/provenance.js'
 import {iterationsOf, type ReportIteration} from './iterations.js'
 
@@ -64,13 +64,13 @@ function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {
 }
 
 /** The report model (pure): per skill, the iterations, the chart, the provenance of every version and the rejections. */
-export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: {mainRef: string; skills: readonly string[]}): Report {
+export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: {mainRef: string; skills: readonly string[]; trust?: HistoryTrust}): Report {
   const tip = mainline[mainline.length - 1]
   const skills: SkillReport[] = []
   for (const skill of o.skills) {
-    const timeline = skillTimeline(mainline, ledger, skill)
+    const timeline = skillTimeline(mainline, ledger, skill, o.trust)
     if (!timeline.versions.length) continue
-    const iterations = iterationsOf(ledger, timeline)
+    const iterations = iterationsOf(ledger, timeline, o.trust)
     const rejected = iterations.filter(it => it.decision?.verdict === 'reject').map((it): RejectedProposal => ({
       iteration: it.iteration,
       proposal: it.proposal,
@@ -83,7 +83,7 @@ export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: 
       knowledge: it.candidate.knowledge,
       chain: it.chain,
     }))
-    skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill}), rejected})
+    skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill, ...(o.trust ? {trust: o.trust} : {})}), rejected})
   }
   return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills}
 }

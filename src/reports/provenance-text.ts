@@ -1,6 +1,7 @@
 import type {EvaluationNode, EvidenceNode, KnowledgeNode, Provenance, ProposalChain, TraceNode, VersionProvenance} from '../projections/provenance.js'
 import {renderForest, type TreeNode} from './tree.js'
 import {pct, plural, short} from './format.js'
+import {ruleText} from './rule-text.js'
 
 /** Failing traces listed per evidence before the rest is counted (the JSON view has them all). */
 export const TRACES_SHOWN = 5
@@ -22,7 +23,7 @@ function traceNodes(traces: readonly TraceNode[]): TreeNode[] {
 
 function evidenceNode(e: EvidenceNode): TreeNode {
   if (e.missing) return {label: `evidence ${e.id} (not in this clone)`}
-  return {label: `evidence ${e.id} ${e.signature} (${e.pattern}, ${e.support} supporting, ${e.failures} against)`, children: traceNodes(e.traces)}
+  return {label: `evidence ${e.id} ${ruleText(e)} (${e.pattern}, ${e.support} supporting, ${e.failures} against)`, children: traceNodes(e.traces)}
 }
 
 function knowledgeNode(k: KnowledgeNode): TreeNode {
@@ -58,14 +59,16 @@ export function chainNodes(c: ProposalChain): TreeNode[] {
     children: [...edits, ...(c.hypothesis ? [{label: `hypothesis ${c.hypothesis.id}: ${c.hypothesis.statement}`}] : []), recall],
   })
   if (c.missing.length) nodes.push({label: `not in this clone: ${c.missing.join(' ')}`})
+  if (c.ignored?.length) nodes.push({label: `ignored, evidence that does not stand (exp fsck): ${c.ignored.join(' ')}`})
   return nodes
 }
 
 export function versionNode(v: VersionProvenance): TreeNode {
   if (v.origin === 'initial') return {label: `${v.skill} v${v.version}  initial, commit ${short(v.commit)}`}
-  const head = `${v.skill} v${v.version}  promoted by merge ${short(v.commit)} (${v.promotion?.proposal ?? '?'})`
-  if (!v.proposal) return {label: head, children: [{label: `not in this clone: ${v.missing.join(' ')}`}]}
-  return {label: `${head}, ${plural(v.failures.length, 'failing trace')} behind it`, children: chainNodes(v as VersionProvenance & ProposalChain)}
+  const head = v.unverified ? `${v.skill} v${v.version}  UNVERIFIED merge ${short(v.commit)} (${v.promotion?.proposal ?? '?'})` : `${v.skill} v${v.version}  promoted by merge ${short(v.commit)} (${v.promotion?.proposal ?? '?'})`
+  const warn = v.unverified ? [{label: `not a promotion: ${v.unverified}`}] : []
+  if (!v.proposal) return {label: head, children: [...warn, {label: `not in this clone: ${v.missing.join(' ')}`}]}
+  return {label: `${head}, ${plural(v.failures.length, 'failing trace')} behind it`, children: [...warn, ...chainNodes(v as VersionProvenance & ProposalChain)]}
 }
 
 /** `exp provenance` as text: one tree per version, newest last. */

@@ -1,26 +1,40 @@
-import {cp, mkdir, readdir, access} from 'node:fs/promises'
+import {cp, mkdir, access} from 'node:fs/promises'
 import path from 'node:path'
-import {ExpError} from '../errors/index.js'
+import {ExpError, NotFoundError} from '../errors/index.js'
 import {runGit, hasNativeGit} from '../store/git/native.js'
 import type {RepoPaths} from '../store/index.js'
 import {PACKAGE_ROOT} from '../package-root.js'
+import {findHoldoutKey} from '../scenarios/key.js'
+import {keyAdvice, sealHoldout, writeNewKey} from './seal.js'
+import {keyId} from '../scenarios/sealed.js'
+import {sealPrivateData} from '../attempts/private-data.js'
+import {loadContract} from '../contracts/load.js'
+import {existsSync} from 'node:fs'
 
 export {PACKAGE_ROOT}
 
-export const EXAMPLES = {
+export const EXAMPLES: Record<string, {description: string; paths: readonly string[]; from?: string; contract?: string}> = {
   onboarding: {
     description: 'Acme IT onboarding: 103 scenarios (train, validation, holdout), the initial onboarding skill',
     paths: ['scenarios', 'skills/onboarding'],
   },
-} as const
+  tuning: {
+    description: 'tune an approximate nearest-neighbour index: params.json (editable), a protected harness and solver, dev data and sealed held-out data (the contract .research/contracts/tuning.yaml)',
+    from: 'examples/tuning',
+    paths: ['params.json', 'harness', 'solver', 'data', '.research/contracts/tuning.yaml'],
+    contract: 'tuning',
+  },
+}
 
-export type ExampleName = keyof typeof EXAMPLES
+export type ExampleName = string
 
 export interface ExampleResult {
   example: ExampleName
   copied: string[]
   kept: string[]
   commit?: string
+  /** the held-out split, sealed as it was copied (docs/trust.md) */
+  sealed?: {file: string; scenarios: number; key_file: string; new_key: boolean; key_id: string; advice: string[]}
 }
 
 const exists = (p: string) => access(p).then(() => true, () => false)
@@ -33,27 +47,49 @@ const exists = (p: string) => access(p).then(() => true, () => false)
 export async function addExample(repo: RepoPaths, name: string): Promise<ExampleResult> {
   if (!(name in EXAMPLES)) throw new ExpError('E_USAGE', `unknown example: ${name}`, {hint: `available: ${Object.keys(EXAMPLES).join(', ')}`})
   if (!repo.workDir) throw new ExpError('E_USAGE', 'an example needs a work tree (this repository is bare)', {hint: 'clone it first, then run `exp init --example` in the clone'})
+  const missing = []
+  const from = path.join(PACKAGE_ROOT, EXAMPLES[name]!.from ?? '')
+  for (const rel of EXAMPLES[name]!.paths) if (!(await exists(path.join(from, rel)))) missing.push(rel)
+  if (missing.length) throw new NotFoundError(`built-in example ${name}`, path.join(from, missing[0]!), 'this installation of exp is incomplete: reinstall it (npm install --global experience-compiler)')
   const copied: string[] = []
   const kept: string[] = []
-  for (const rel of EXAMPLES[name as ExampleName].paths) {
+  for (const rel of EXAMPLES[name]!.paths) {
     const dst = path.join(repo.workDir, rel)
     if (await exists(dst)) {
       kept.push(rel)
       continue
     }
     await mkdir(path.dirname(dst), {recursive: true})
-    await cp(path.join(PACKAGE_ROOT, rel), dst, {recursive: true})
+    await cp(path.join(PACKAGE_ROOT, EXAMPLES[name]!.from ?? '', rel), dst, {recursive: true})
     copied.push(rel)
   }
+  let sealed: ExampleResult['sealed']
+  if (copied.includes('scenarios')) {
+    // the held-out split never reaches the work tree or a commit in the clear
+    const keyFile = path.join(repo.commonDir, 'exp', 'holdout.key')
+    const found = await findHoldoutKey({env: process.env, defaultFile: keyFile})
+    const key = found?.key ?? (await writeNewKey(keyFile))
+    const s = await sealHoldout(path.join(repo.workDir, 'scenarios'), key)
+    sealed = {file: s.file, scenarios: s.sealed.length, key_file: found?.source ?? keyFile, new_key: !found, key_id: s.key_id, advice: found ? [] : keyAdvice(keyFile, key)}
+  }
+  const contract = EXAMPLES[name]!.contract
+  if (contract && copied.includes('data')) {
+    // the held-out data never reaches the work tree or a commit in the clear
+    const keyFile = path.join(repo.commonDir, 'exp', 'holdout.key')
+    const found = await findHoldoutKey({env: process.env, defaultFile: keyFile})
+    const key = found?.key ?? (await writeNewKey(keyFile))
+    const s = await sealPrivateData(repo.workDir, await loadContract(repo.workDir, contract), key)
+    sealed = {file: s.file, scenarios: s.sealed.length, key_file: found?.source ?? keyFile, new_key: !found, key_id: keyId(key), advice: found ? [] : keyAdvice(keyFile, key)}
+  }
   for (const d of ['knowledge', 'experience']) await mkdir(path.join(repo.workDir, d), {recursive: true})
-  if (!(await hasNativeGit())) return {example: name as ExampleName, copied, kept}
+  const done = (commit?: string): ExampleResult => ({example: name as ExampleName, copied, kept, ...(commit ? {commit} : {}), ...(sealed ? {sealed} : {})})
+  if (!(await hasNativeGit())) return done()
   const git = (args: string[], allowFail = false) => runGit(args, {cwd: repo.workDir!, allowFail})
-  await git(['add', '--', '.research', ...EXAMPLES[name as ExampleName].paths])
+  await git(['add', '--', '.research', ...EXAMPLES[name]!.paths.filter(p => existsSync(path.join(repo.workDir!, p)))])
   const staged = (await git(['diff', '--cached', '--name-only'])).stdout.toString().trim()
-  if (!staged) return {example: name as ExampleName, copied, kept}
+  if (!staged) return done()
   const who = (await git(['config', 'user.email'], true)).code === 0 ? [] : ['-c', 'user.name=exp', '-c', 'user.email=exp@exp.invalid']
-  await git([...who, 'commit', '-q', '-m', `exp: add the ${name} example\n\nThe built-in benchmark: ${EXAMPLES[name as ExampleName].description}.`])
+  await git([...who, 'commit', '-q', '-m', `exp: add the ${name} example\n\nThe built-in benchmark: ${EXAMPLES[name]!.description}.`])
   const commit = (await git(['rev-parse', 'HEAD'])).stdout.toString().trim()
-  void readdir
-  return {example: name as ExampleName, copied, kept, commit}
+  return done(commit)
 }

@@ -1,8 +1,9 @@
 /** Commented defaults written by `exp init` (each validates against schemas/research/*). */
-export const CONFIG_YAML = `# exp configuration for this repository (schema: schemas/research/config.schema.json)
+/** config.yaml, naming the branch promotions merge into (exp init: the repository's default branch). */
+export const configYaml = (mainBranch: string): string => `# exp configuration for this repository (schema: schemas/research/config.schema.json)
 version: 1
-# branch that promotions merge into
-main_branch: main
+# branch that promotions merge into and the history views read (exp follows a \`git branch -m\` of it)
+main_branch: ${JSON.stringify(mainBranch)}
 # remote used by \`exp sync\` when none is given
 remote: origin
 # where scenarios and skills live
@@ -23,6 +24,8 @@ claims:
   ttl_seconds: 3600
 # lane: pick a default lane here, or use --lane, EXP_LANE or \`git config exp.lane NAME\`
 `
+
+export const CONFIG_YAML = configYaml('main')
 
 export const CONTRACT_YAML = `# The research contract (schema: schemas/research/contract.schema.json).
 # What an attempt may change, what it must not touch, and how it is judged.
@@ -56,6 +59,10 @@ success:
   # the candidate's validation success must be higher than the current skill's
   must_improve: true
   min_delta: 0
+  # a candidate that is not worse (say, a rewording once validation is at 100%) passes when a
+  # maintainer approves it: exp gate --approved-by, which exp ci init's workflow passes for an
+  # approving review of the pull request's head. The automatic loop has no reviewer: never there.
+  allow_neutral: true
 regressions:
   # scenarios that passed before and fail now
   max: 0
@@ -72,4 +79,42 @@ holdout:
   required: true
   must_not_worsen: true
   tolerance: 0
+# who may write evidence (docs/trust.md)
+evidence:
+  # evaluators whose verifications count: the built-in world + grader
+  evaluators: [world]
+  # true: evidence counts only from commits signed (git SSH signing) by a key listed in
+  # .research/allowed_signers on this branch
+  require_signed_evidence: false
+`
+
+/** The skill loop's own research contract (docs/contracts.md): editable skills, judged by the world. */
+export const SKILLS_CONTRACT_YAML = `# The research contract of the skill loop (docs/contracts.md; schema: schemas/research/contract2.schema.json).
+# What an attempt or a pull request may change, what it must not touch, and how it is judged.
+version: 2
+name: skills
+objective: raise held-out task success of the skills without regressions
+# files a proposal may change (glob patterns)
+editable_scope:
+  - skills/**
+# files no proposal may change: data, graders, the contracts and the policy
+protected_scope:
+  - scenarios/**
+  - .research/**
+  - src/evals/**
+metric:
+  name: success_rate
+  direction: maximize
+dev_eval:
+  evaluator: world
+  split: validation
+holdout_eval:
+  evaluator: world
+  split: holdout
+promotion:
+  holdout_required: true
+  policy: .research/policy.yaml
+budget:
+  max_attempts: 8
+  max_parallel_lanes: 3
 `

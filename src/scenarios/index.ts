@@ -5,3 +5,6 @@ export {listScenarios, loadScenarios, groupScenarios, summarize, type ScenarioLi
 export {replayGold, type GoldReplay} from './gold.js'
 export {initialStateOf} from './state.js'
 export {ScenarioLintError} from './errors.js'
+export {SEALED_FILE, sealFiles, unsealFiles, sealedScenarioId, keyId, newKey, parseKey, type SealedFileEntry} from './sealed.js'
+export {sealedPath, sealedSummary, loadSealedDir} from './sealed-load.js'
+export {defaultKeyFile, findHoldoutKey, type HoldoutKey, type KeyLookup} from './key.js'

@@ -5,7 +5,7 @@ import {checkState} from '../world/schema.js'
 import {getPath} from '../world/state.js'
 import {COLLECTIONS, type WorldState} from '../world/types.js'
 import {replayGold} from './gold.js'
-import {loadScenarioDir, type LoadedFile} from './load.js'
+import {loadWithSealed, type LoadedFile} from './load.js'
 import {initialStateOf} from './state.js'
 import type {Problem, Scenario} from './types.js'
 import type {Invariant} from '../evals/grader/types.js'
@@ -22,14 +22,16 @@ export interface LintReport {
   files: number
   scenarios: number
   problems: Problem[]
+  /** the sealed held-out file: how many scenarios it holds, and whether they were opened (with the key) and linted */
+  sealed?: {files: number; opened: boolean}
 }
 
 const TOOLS = new Set(TOOL_NAMES)
 const ROOTS = new Set<string>(COLLECTIONS)
 
-export async function lintScenarios(dir: string): Promise<LintReport> {
-  const loaded = await loadScenarioDir(dir)
-  return {dir, files: loaded.length, scenarios: loaded.filter(l => l.scenario).length, problems: lintLoaded(loaded)}
+export async function lintScenarios(dir: string, key?: Buffer): Promise<LintReport> {
+  const {loaded, sealed} = await loadWithSealed(dir, key)
+  return {dir, files: loaded.length, scenarios: loaded.filter(l => l.scenario).length, problems: lintLoaded(loaded), ...(sealed ? {sealed} : {})}
 }
 
 export function lintLoaded(files: readonly LoadedFile[]): Problem[] {
@@ -40,7 +42,8 @@ export function lintLoaded(files: readonly LoadedFile[]): Problem[] {
     if (!f.scenario || !f.yaml) continue
     const at = (p: (string | number)[], message: string) => problems.push({file: f.file, line: lineOf(f.yaml!, p), message})
     const s = f.scenario
-    const stem = path.basename(f.file).replace(/\.ya?ml$/, '')
+    // a sealed scenario is named holdout.sealed#<file>
+    const stem = path.basename(f.file.split('#').pop()!).replace(/\.ya?ml$/, '')
     if (s.id !== stem) at(['id'], `id "${s.id}" does not match the file name "${stem}"`)
     const other = seen.get(s.id)
     if (other) at(['id'], `id "${s.id}" is already used by ${other}`)

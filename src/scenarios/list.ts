@@ -1,5 +1,5 @@
 import type {Split} from '../records/types.js'
-import {loadScenarioDir} from './load.js'
+import {loadScenarioDir, loadWithSealed} from './load.js'
 import type {Problem, Scenario} from './types.js'
 
 export interface ScenarioSummary {
@@ -15,6 +15,8 @@ export interface ScenarioListing {
   scenarios: ScenarioSummary[]
   /** files that could not be loaded; listing continues without them */
   problems: Problem[]
+  /** the sealed held-out file: how many scenarios it holds, and whether they were opened (with the key) and listed */
+  sealed?: {files: number; opened: boolean}
 }
 
 export interface ListOptions {
@@ -40,10 +42,10 @@ export function groupScenarios(all: readonly Scenario[], opts: ListOptions = {})
   return {groups, scenarios: picked.map(summarize)}
 }
 
-export async function listScenarios(dir: string, opts: ListOptions = {}): Promise<ScenarioListing> {
-  const loaded = await loadScenarioDir(dir)
+export async function listScenarios(dir: string, opts: ListOptions = {}, key?: Buffer): Promise<ScenarioListing> {
+  const {loaded, sealed} = await loadWithSealed(dir, key)
   const scenarios = loaded.flatMap(l => (l.scenario ? [l.scenario] : []))
-  return {...groupScenarios(scenarios, opts), problems: loaded.flatMap(l => l.problems)}
+  return {...groupScenarios(scenarios, opts), problems: loaded.flatMap(l => l.problems), ...(sealed ? {sealed} : {})}
 }
 
 /** Load every valid scenario of a folder (problems are thrown away: lint reports them). */

@@ -16,6 +16,8 @@ export const SKILL_FILE = 'SKILL.md'
 export interface LintOptions {
   /** paths in the result are relative to this folder (default: process.cwd()) */
   cwd?: string
+  /** the folder of skills linted when no path is given (default: <cwd>/skills) */
+  skillsDir?: string
   /** body sections every skill must have (default: Objective, Procedure, Failure handling) */
   requiredSections?: readonly string[]
   /** report a missing PURPOSE.yaml (default: true) */
@@ -80,16 +82,16 @@ export async function lintSkill(dir: string, options: LintOptions = {}): Promise
  */
 export async function lintSkills(paths: readonly string[], options: LintOptions = {}): Promise<LintReport> {
   const cwd = options.cwd ?? process.cwd()
-  const dirs = await skillDirs(paths, cwd)
+  const dirs = await skillDirs(paths, cwd, options.skillsDir)
   const skills: SkillLintResult[] = []
   for (const dir of dirs) skills.push(await lintSkill(dir, {...options, cwd}))
   const problems = skills.reduce((n, s) => n + s.problems.length, 0)
   return {ok: problems === 0, problems, skills}
 }
 
-async function skillDirs(paths: readonly string[], cwd: string): Promise<string[]> {
+async function skillDirs(paths: readonly string[], cwd: string, skillsDir?: string): Promise<string[]> {
   if (!paths.length) {
-    const root = path.join(cwd, 'skills')
+    const root = skillsDir ?? path.join(cwd, 'skills')
     if (!(await stat(root).catch(() => undefined))?.isDirectory()) {
       throw new NotFoundError('skills folder', root, 'create skills/<name>/SKILL.md, or pass the skill folders to lint')
     }

@@ -31,8 +31,8 @@ t.test('exp run --json prints the ids, counts, rate and interval', async t => {
   t.ok(r.success_rate >= 0 && r.success_rate <= 1)
   t.ok(r.ci[0] <= r.success_rate && r.success_rate <= r.ci[1])
   const text = await exp(['run', 'validation', '--lane', 'me'], {cwd: repo})
-  t.match(text.stdout, /SPLIT\s+EPISODES\s+PASSED\s+FAILED\s+INVALID\s+SUCCESS\s+95% CI\nvalidation\s+16/)
-  t.match(text.stdout, /resumed: 16 episode\(s\) were already recorded, 0 new/)
+  t.match(text.stdout, /SPLIT\s+EPISODES\s+PASSED\s+FAILED\s+INVALID\s+INFRA\s+SUCCESS\s+95% CI\nvalidation\s+16/)
+  t.match(text.stdout, /resumed: 16 episode\(s\) were already recorded, 0 retried after an infrastructure failure, 0 new/)
 })
 
 t.test('a run killed with SIGKILL and started again records every episode exactly once', async t => {

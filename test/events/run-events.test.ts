@@ -42,7 +42,8 @@ t.test('events carry no secret: OPENAI_API_KEY in the env, leaked by a failing a
   const few = path.join(repo, 'few')
   fs.mkdirSync(few)
   for (const f of fs.readdirSync(path.join(repo, 'scenarios')).filter(f => f.startsWith('val-')).slice(0, 2)) fs.copyFileSync(path.join(repo, 'scenarios', f), path.join(few, f))
-  const agent = `command:node ${path.join(ROOT, 'test/fixtures/agents/leaky-agent.mjs')}`
+  // the agent is given the key on purpose (--env): it can leak it, and exp must redact it
+  const agent = `command:--env OPENAI_API_KEY node ${path.join(ROOT, 'test/fixtures/agents/leaky-agent.mjs')}`
   const r = await exp(['run', 'validation', '--agent', agent, '--lane', 'ci', '--events', file, '--scenarios', few], {cwd: repo, env: {OPENAI_API_KEY: KEY, HOME: repo}})
   t.equal(r.code, 0, r.stderr)
   const text = fs.readFileSync(file, 'utf8')

@@ -54,6 +54,6 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   const ci = await exp(['ci', 'init'], {cwd: repo})
   t.equal(ci.code, 0)
   const wf = fs.readFileSync(path.join(repo, '.github/workflows/exp-gate.yml'), 'utf8')
-  t.match(wf, /pull_request:\n\s+paths:\n\s+- 'skills\/\*\*'/)
-  t.match(wf, /exp gate --base origin\/\$\{\{ github.base_ref \}\} --head HEAD/)
+  t.match(wf, /pull_request:\n\s+branches: \["main"\]/, 'every pull request to the main branch')
+  t.match(wf, /exp gate --base "origin\/\$BASE_REF" --head HEAD --junit exp-gate\.xml --comment exp-gate\.md/)
 })

@@ -1,7 +1,7 @@
 import type {EvaluationBody, KnowledgeBody, ScoreVector} from '../../src/records/types.js'
 import type {Rule} from '../../src/knowledge/index.js'
 import {renderRule} from '../../src/knowledge/index.js'
-import type {Comparison} from '../../src/loop/compare.js'
+import type {Comparison} from '../../src/evals/compare.js'
 
 export const SCORES: ScoreVector = {success: 0.5, violations: 0.2, tool_calls: 5, errors: 0.2, tokens: 20000, latency_ms: 800, trajectory_length: 12}
 

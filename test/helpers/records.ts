@@ -23,5 +23,8 @@ export function sampleDraft(kind: Kind, n = 0): RecordDraft {
     case 'claim': return {kind, body: {hypothesis: RID('hy', n), holder: 'alice', ttl_seconds: 60, expires_at: '2026-01-01T00:01:00.000Z'}}
     case 'release': return {kind, body: {hypothesis: RID('hy', n), holder: 'alice'}}
     case 'note': return {kind, body: {text: `note ${n}`}}
+    case 'attempt': return {kind, body: {contract: {name: 'tuning', digest: DIG}, branch: `exp/attempt/a${n}`, base: {commit: OID}, ordinal: n + 1}}
+    case 'observation': return {kind, body: {attempt: RID('at', n), contract: {name: 'tuning', digest: DIG}, split: 'dev', repetition: 0, source: {commit: OID, tree: OID}, boundary: {clean: true, changed: ['params.json']}, evaluator: {id: 'command:tuning', version: '1', digest: DIG}, seed: n, environment: {node: 'v20'}, ran: true, exit_code: 0, signal: null, timed_out: false, duration_ms: 10, metrics: {score: 0.5 + n / 100}}}
+    case 'verdict': return {kind, body: {observation: RID('ob', n), observation_digest: DIG, attempt: RID('at', n), contract: {name: 'tuning', digest: DIG}, split: 'dev', repetition: 0, evaluator: {id: 'command:tuning', version: '1', digest: DIG}, valid: true, outcome: 'neutral', metric: {name: 'score', value: 0.5 + n / 100}, violations: []}}
   }
 }

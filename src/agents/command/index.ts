@@ -3,15 +3,17 @@ import type {Agent, AgentContext, AgentInput, AgentOutcome, ToolInvoker} from '.
 import {splitCommandLine} from './argv.js'
 import {runEpisode, type EpisodeLimits} from './episode.js'
 import {PROTOCOL_VERSION} from './protocol.js'
+import {episodeSandbox, prepareLaunch, splitEnvWords, type Prepared, type SandboxOptions} from './sandbox.js'
+import {rm} from 'node:fs/promises'
 
 export {PROTOCOL_VERSION} from './protocol.js'
 export {splitCommandLine} from './argv.js'
 
 export interface CommandAgentOptions extends Partial<EpisodeLimits> {
-  /** working folder of the agent process (default: exp's own) */
-  cwd?: string
-  /** environment of the agent process (default: exp's own, so the agent finds its own API keys) */
+  /** where variables named by `--env NAME` are taken from (default: exp's own environment); the agent gets only those, PATH and a temporary HOME */
   env?: NodeJS.ProcessEnv
+  /** the repository to keep the agent out of, and how (docs/agent-protocol.md) */
+  sandbox?: Omit<SandboxOptions, 'env'>
 }
 
 export const COMMAND_DEFAULTS: EpisodeLimits = {
@@ -34,14 +36,28 @@ export function createCommandAgent(commandLine: string, options: CommandAgentOpt
   const words = splitCommandLine(commandLine)
   if (words === null) throw new AgentSpecError(spec, 'unterminated quote or trailing backslash', "quote arguments like a shell would: command:'./my agent.py' --flag")
   if (words.length === 0) throw new AgentSpecError(spec, 'no program given', 'name the program to run, e.g. command:node examples/agents/echo-agent.mjs')
-  const [program, ...args] = words as [string, ...string[]]
-  const {cwd, env, ...limits} = options
+  const {pass, rest} = splitEnvWords(words)
+  if (rest.length === 0) throw new AgentSpecError(spec, 'no program given after --env', 'name the program to run after the variables, e.g. command:--env OPENAI_API_KEY python3 agent.py')
+  const [program, ...args] = rest as [string, ...string[]]
+  const {env, sandbox, ...limits} = options
   const resolved: EpisodeLimits = {...COMMAND_DEFAULTS, ...stripUndefined(limits)}
+  const box: SandboxOptions = {...sandbox, ...(env ? {env} : {})}
+  let prepared: Promise<Prepared> | undefined
   return {
     name: spec,
     params: {protocol: PROTOCOL_VERSION},
-    run(input: AgentInput, tools: ToolInvoker, ctx: AgentContext): Promise<AgentOutcome> {
-      return runEpisode({program, args, cwd, env}, resolved, input, tools, ctx)
+    async run(input: AgentInput, tools: ToolInvoker, ctx: AgentContext): Promise<AgentOutcome> {
+      prepared ??= prepareLaunch(program, args, box)
+      const sb = await episodeSandbox(await prepared, pass, box)
+      try {
+        return await runEpisode({program: sb.program, args: sb.args, cwd: sb.cwd, env: sb.env}, resolved, input, tools, ctx)
+      } finally {
+        await sb.cleanup()
+      }
+    },
+    async close(): Promise<void> {
+      const files = prepared && (await prepared.catch(() => undefined))?.files
+      if (files) await rm(files, {recursive: true, force: true})
     },
   }
 }

@@ -39,7 +39,7 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
     } catch (e) {
       if (!(e instanceof LlmError)) throw e
       const kind = e.data.kind
-      return fail(kind === 'aborted' ? 'aborted' : kind === 'malformed_response' ? 'malformed_response' : 'http', e.message)
+      return fail(kind === 'aborted' || kind === 'malformed_response' || kind === 'connection' || kind === 'timeout' ? kind : 'http', e.message)
     }
     usage.tokensIn += reply.tokensIn
     usage.tokensOut += reply.tokensOut

@@ -2,56 +2,53 @@ import {Flags} from '../../vendor/oclif.js'
 import {mkdir, writeFile, access} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpCommand} from '../../cli/base.js'
+import {mainRefOf} from '../../cli/main-ref.js'
 import {discoverRepo} from '../../store/index.js'
 import {ExpError} from '../../errors/index.js'
+import {checkInstallSpec, defaultInstall, workflowYaml} from '../../gate/workflow.js'
 
-export const WORKFLOW = (install: string) => `# Written by \`exp ci init\`: the promotion gate on pull requests that change a skill.
-name: exp gate
-on:
-  pull_request:
-    paths:
-      - 'skills/**'
-permissions:
-  contents: read
-jobs:
-  gate:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-        with:
-          fetch-depth: 0
-      - uses: actions/setup-node@v4
-        with:
-          node-version: 20
-      - name: install exp
-        run: npm install --global ${install}
-      - name: fetch the research lanes
-        run: git fetch origin 'refs/research/*:refs/research/*' '^refs/research/private/*' || true
-      - name: gate
-        run: exp gate --base origin/\${{ github.base_ref }} --head HEAD
-`
+export interface CiInitResult {
+  file: string
+  written: boolean
+  main_branch: string
+  install: string
+}
 
 export default class CiInit extends ExpCommand {
-  static summary = 'Write .github/workflows/exp-gate.yml: run `exp gate` on pull requests that touch skills/**.'
+  static summary = 'Write .github/workflows/exp-gate.yml: `exp gate` on every pull request to the main branch.'
+  static description = `The workflow runs on every pull request to the main branch (main_branch of .research/config.yaml) and on approving reviews; the gate itself decides what is in scope from the base's contract. It installs exp with \`npm install --global\` of --install (default: experience-compiler at exactly this version), fetches the public research lanes (a failed fetch fails the job), runs \`exp gate --junit exp-gate.xml --comment exp-gate.md\` with EXP_HOLDOUT_KEY from the repository secret of that name, uploads the JUnit report and keeps ONE pull-request comment with the result, updated on every run.
+Actions are pinned by full commit id (the tag in a comment), Node.js is a current LTS, the job has a timeout, a concurrency group per pull request and only contents: read and pull-requests: write.
+--install takes one npm install spec (package@version, a tarball URL or path, a git URL such as github:OWNER/REPO#TAG); it is passed to the shell as an environment variable, never as shell text.`
   static enableJsonFlag = true
+  static examples = [
+    '<%= config.bin %> ci init',
+    '<%= config.bin %> ci init --install github:acme/exp#v0.1.0 --force',
+    '<%= config.bin %> ci init --install https://example.com/experience-compiler-0.1.0.tgz',
+  ]
   static flags = {
-    install: Flags.string({description: 'what `npm install --global` installs (package name, git URL or tarball)', default: 'experience-compiler'}),
+    install: Flags.string({description: 'what the workflow installs with `npm install --global`: package@version, tarball URL or path, or git URL (default: experience-compiler@<this version>)'}),
     force: Flags.boolean({description: 'overwrite an existing workflow file'}),
   }
 
-  async run(): Promise<{file: string; written: boolean}> {
+  async run(): Promise<CiInitResult> {
     const {flags} = await this.parse(CiInit)
+    const install = checkInstallSpec(flags.install ?? defaultInstall(this.config.version))
     const repo = discoverRepo(this.workDir)
     if (!repo.workDir) throw new ExpError('E_USAGE', 'a bare repository has no work tree for .github/', {hint: 'run it in a clone'})
+    const mainBranch = (await mainRefOf(repo, this.workDir, undefined, l => this.note(l))).replace(/^refs\/heads\//, '')
     const file = path.join(repo.workDir, '.github', 'workflows', 'exp-gate.yml')
+    const shown = path.relative(this.workDir, file) || file
     const exists = await access(file).then(() => true, () => false)
     if (exists && !flags.force) {
-      if (!this.jsonEnabled()) this.log(`kept ${path.relative(this.workDir, file)} (already there; --force to overwrite)`)
-      return {file, written: false}
+      if (!this.jsonEnabled()) this.log(`kept ${shown} (already there; --force to overwrite)`)
+      return {file, written: false, main_branch: mainBranch, install}
     }
     await mkdir(path.dirname(file), {recursive: true})
-    await writeFile(file, WORKFLOW(flags.install))
-    if (!this.jsonEnabled()) this.log(`wrote ${path.relative(this.workDir, file)}: commit it, and pull requests that change skills/** get the gate`)
-    return {file, written: true}
+    await writeFile(file, workflowYaml({mainBranch, install, version: this.config.version}))
+    if (!this.jsonEnabled()) {
+      this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}, exp installed as ${install}`)
+      this.log('next: commit it; add the repository secret EXP_HOLDOUT_KEY if the held-out split is sealed')
+    }
+    return {file, written: true, main_branch: mainBranch, install}
   }
 }

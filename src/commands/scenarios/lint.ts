@@ -1,7 +1,9 @@
 import path from 'node:path'
 import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
+import {scenariosFolder} from '../../cli/folders.js'
 import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '../../scenarios/index.js'
+import {holdoutKeyFor} from '../../cli/run-context.js'
 
 export default class ScenariosLint extends ExpCommand {
   static summary = 'Check scenario files: schema, references, and that each gold trajectory passes the grader.'
@@ -10,12 +12,13 @@ export default class ScenariosLint extends ExpCommand {
   static examples = ['<%= config.bin %> scenarios lint', '<%= config.bin %> scenarios lint path/to/scenarios --json']
 
   static args = {
-    dir: Args.string({description: 'folder of scenario YAML files', default: 'scenarios'}),
+    dir: Args.string({description: "folder of scenario YAML files (default: the repository's scenarios/, from any subfolder)"}),
   }
 
   async run(): Promise<LintReport> {
     const {args} = await this.parse(ScenariosLint)
-    const report = await lintScenarios(path.resolve(this.workDir, args.dir))
+    const report = await lintScenarios(await scenariosFolder(args.dir, {cwd: this.workDir, root: this.repoRoot('scenarios')}), await holdoutKeyFor(this.workDir))
+    if (report.sealed && !report.sealed.opened) this.note(`holdout: ${report.sealed.files} sealed scenario(s) not linted (no key: set EXP_HOLDOUT_KEY)`)
     // paths relative to where the user stands, so file:line is clickable
     report.problems = report.problems.map(p => ({...p, file: shown(p.file)}))
     if (report.problems.length) {

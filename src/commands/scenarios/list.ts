@@ -1,7 +1,8 @@
-import path from 'node:path'
 import {Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
+import {scenariosFolder} from '../../cli/folders.js'
 import {formatProblem, listScenarios, type ScenarioListing} from '../../scenarios/index.js'
+import {holdoutKeyFor} from '../../cli/run-context.js'
 
 export default class ScenariosList extends ExpCommand {
   static summary = 'List scenarios, grouped by split and workflow tag.'
@@ -12,13 +13,14 @@ export default class ScenariosList extends ExpCommand {
   static flags = {
     split: Flags.string({description: 'only this split', options: ['train', 'validation', 'holdout']}),
     tag: Flags.string({description: 'only scenarios with this workflow tag'}),
-    dir: Flags.string({description: 'folder of scenario YAML files', default: 'scenarios'}),
+    dir: Flags.string({description: "folder of scenario YAML files (default: the repository's scenarios/, from any subfolder)"}),
   }
 
   async run(): Promise<ScenarioListing> {
     const {flags} = await this.parse(ScenariosList)
-    const listing = await listScenarios(path.resolve(this.workDir, flags.dir), {split: flags.split as 'train' | 'validation' | 'holdout' | undefined, tag: flags.tag})
+    const listing = await listScenarios(await scenariosFolder(flags.dir, {cwd: this.workDir, root: this.repoRoot('scenarios')}), {split: flags.split as 'train' | 'validation' | 'holdout' | undefined, tag: flags.tag}, await holdoutKeyFor(this.workDir))
     for (const p of listing.problems) this.note(`warning: ${formatProblem(p)}`)
+    if (listing.sealed && !listing.sealed.opened) this.note(`holdout: ${listing.sealed.files} scenario(s) sealed in holdout.sealed (no key: set EXP_HOLDOUT_KEY to list them)`)
     if (!this.jsonEnabled()) this.log(render(listing))
     return listing
   }

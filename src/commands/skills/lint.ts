@@ -1,4 +1,6 @@
+import path from 'node:path'
 import {Args} from '../../vendor/oclif.js'
+import {loadConfig} from '../../research/files.js'
 import {ExpCommand} from '../../cli/base.js'
 import {exitFor} from '../../errors/index.js'
 import {lintSkills, type LintProblem, type LintReport} from '../../skills/index.js'
@@ -7,7 +9,7 @@ export default class SkillsLint extends ExpCommand {
   static summary = 'Check skill folders: SKILL.md (Agent Skills format, required sections) and PURPOSE.yaml.'
 
   static description = `Each problem prints as \`file:line: [rule] message\`; the rule ids are listed in docs/skills.md.
-Without PATH, every folder under skills/ is checked. Exits 1 when any problem is found.`
+Without PATH, every folder under the repository's skills/ is checked (from any subfolder); a PATH is relative to the current folder. Exits 1 when any problem is found.`
 
   static examples = ['<%= config.bin %> skills lint', '<%= config.bin %> skills lint skills/onboarding --json']
 
@@ -22,7 +24,8 @@ Without PATH, every folder under skills/ is checked. Exits 1 when any problem is
 
   public async run(): Promise<LintReport> {
     const {argv} = await this.parse(SkillsLint)
-    const report = await lintSkills(argv as string[], {cwd: this.workDir})
+    const root = this.repoRoot('skills')
+    const report = await lintSkills(argv as string[], {cwd: this.workDir, skillsDir: path.join(root, (await loadConfig(root)).skills ?? 'skills')})
     for (const s of report.skills) for (const p of s.problems) this.log(formatProblem(p))
     const n = report.skills.length
     this.log(report.ok ? `${n} skill${n === 1 ? '' : 's'} ok` : `${report.problems} problem${report.problems === 1 ? '' : 's'} in ${n} skill${n === 1 ? '' : 's'}`)

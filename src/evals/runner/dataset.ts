@@ -1,9 +1,9 @@
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {hashObject} from '../../store/git/objects.js'
-import {loadScenarioDir, formatProblem, type Problem, type Scenario} from '../../scenarios/index.js'
+import {loadScenarioDir, loadSealedDir, sealedPath, formatProblem, type HoldoutKey, type Problem, type Scenario} from '../../scenarios/index.js'
 import type {Split} from '../../records/types.js'
-import {ExpError} from '../../errors/index.js'
+import {ExpError, SealedSplitError} from '../../errors/index.js'
 
 export interface Dataset {
   dir: string
@@ -11,6 +11,14 @@ export interface Dataset {
   tree: string
   scenarios: Scenario[]
   problems: Problem[]
+  /** held-out from the sealed file: its blob, and the key it was opened with (for keyed scenario ids) */
+  sealed?: {path: string; blob: string; key: Buffer}
+}
+
+export interface DatasetOptions {
+  strict?: boolean
+  /** the held-out key (findHoldoutKey): needed for the held-out split when it is sealed */
+  key?: HoldoutKey
 }
 
 /** The git tree id of a folder as it is on disk, computed in process (files and subfolders, no .git). */
@@ -35,16 +43,28 @@ export async function treeOid(dir: string): Promise<string> {
  * Load the scenarios of one split. Malformed or schema-invalid files are reported with
  * file:line and skipped (the run then ends non-zero), or stop the run under `strict`.
  */
-export async function loadDataset(dir: string, split: Split, strict = false): Promise<Dataset> {
+export async function loadDataset(dir: string, split: Split, o: DatasetOptions = {}): Promise<Dataset> {
+  const strict = o.strict ?? false
   let loaded
   try {
     loaded = await loadScenarioDir(dir)
   } catch (e) {
     throw new ExpError('E_NOT_FOUND', `cannot read scenarios from ${dir}: ${(e as Error).message}`, {hint: 'pass --scenarios DIR, or run `exp init --example onboarding`'})
   }
+  const sealedFile = sealedPath(dir)
+  let sealed: Dataset['sealed']
+  if (sealedFile) {
+    // a sealed split is read from the sealed file only: plain held-out files beside it are ignored (exp seal removes them)
+    loaded = loaded.filter(f => f.scenario?.split !== 'holdout')
+    if (split === 'holdout') {
+      if (!o.key) throw new SealedSplitError(`the held-out split is sealed (${path.relative(process.cwd(), sealedFile) || sealedFile}) and no key was found`, 'set EXP_HOLDOUT_KEY (in CI: a repository secret), or EXP_HOLDOUT_KEY_FILE, or put the key in .git/exp/holdout.key', {file: sealedFile})
+      loaded = [...loaded, ...(await loadSealedDir(dir, o.key.key))]
+      sealed = {path: path.basename(sealedFile), blob: hashObject('blob', await readFile(sealedFile)), key: o.key.key}
+    }
+  }
   const problems = loaded.flatMap(f => f.problems)
   if (strict && problems.length) throw new ExpError('E_SCHEMA', `${problems.length} scenario problem(s), first: ${formatProblem(problems[0]!)}`, {hint: 'run `exp scenarios lint` for all of them', data: {problems}})
   const scenarios = loaded.flatMap(f => (f.scenario && f.scenario.split === split ? [f.scenario] : [])).sort((a, b) => (a.id < b.id ? -1 : 1))
   if (!scenarios.length) throw new ExpError('E_NOT_FOUND', `no ${split} scenarios in ${dir}`, {hint: 'splits are train, validation and holdout; `exp scenarios list` shows what there is'})
-  return {dir, tree: await treeOid(dir), scenarios, problems}
+  return {dir, tree: await treeOid(dir), scenarios, problems, ...(sealed ? {sealed} : {})}
 }

@@ -3,19 +3,48 @@ import type {AgentRef, ManifestBody, SkillRef, Split, TraceBody, VerificationBod
 import {prepare} from '../../records/index.js'
 import {GRADER_DIGEST, GRADER_VERSION} from '../grader/version.js'
 import type {EpisodeResult} from '../episode.js'
+import {WORLD_EVALUATOR} from '../evaluator/world.js'
+import {taskMask} from './mask.js'
 
 /** Idempotency keys: an episode is (manifest, scenario, repetition), whatever lane or time. */
 export function episodeKey(manifest: string, scenario: string, repetition: number): string {
   return `${manifest}/${scenario}/${repetition}`
 }
 
+/** A rerun of an episode that failed for infrastructure reasons is a new attempt with its own ids (src/evals/runner/attempts.ts). */
+export function attemptKey(key: string, attempt: number): string {
+  return attempt ? `${key}/retry-${attempt}` : key
+}
+
 export function manifestDraft(body: ManifestBody): RecordDraft<'manifest'> {
   return {kind: 'manifest', body}
 }
 
+/**
+ * A second key for an episode whose own key is taken by a record that does not stand
+ * (forged, or judged by another evaluator): the honest lane records under its own salt,
+ * so a bad record can neither be reused nor block the episode forever.
+ */
+export function laneKey(key: string, lane: string): string {
+  return `${key}@${lane}`
+}
+
+export interface EpisodeDraftOptions {
+  manifest: string
+  agent: AgentRef
+  skill: SkillRef
+  wallMs?: number
+  /** the idempotency key (default: episodeKey of manifest, scenario, repetition) */
+  key?: string
+  /** held-out: the task text is kept out of the records (it stays in the sealed split) */
+  sealTask?: boolean
+}
+
 /** The trace and the grader's verification of one episode, ready to append. */
-export function episodeDrafts(r: EpisodeResult, o: {manifest: string; agent: AgentRef; skill: SkillRef; wallMs?: number}): {trace: RecordDraft<'trace'>; verification: RecordDraft<'verification'>; traceId: string} {
-  const key = episodeKey(o.manifest, r.scenario, r.repetition)
+export function episodeDrafts(r: EpisodeResult, o: EpisodeDraftOptions): {trace: RecordDraft<'trace'>; verification: RecordDraft<'verification'>; traceId: string} {
+  const key = o.key ?? episodeKey(o.manifest, r.scenario, r.repetition)
+  const m = o.sealTask ? taskMask(r.task) : undefined
+  const hide = <T>(v: T): T => (m ? m.mask(v) : v)
   const body: TraceBody = {
     manifest: o.manifest,
     scenario: r.scenario,
@@ -23,21 +52,23 @@ export function episodeDrafts(r: EpisodeResult, o: {manifest: string; agent: Age
     workflows: r.workflows,
     repetition: r.repetition,
     seed: r.seed,
-    task: r.task,
+    task: hide(r.task),
     agent: o.agent,
     skill: o.skill,
-    messages: r.messages as TraceBody['messages'],
-    actions: r.actions as TraceBody['actions'],
-    final_answer: r.final_answer,
+    messages: hide(r.messages) as TraceBody['messages'],
+    actions: hide(r.actions) as TraceBody['actions'],
+    final_answer: hide(r.final_answer),
     usage: r.usage,
     status: r.status,
     state_initial: r.state_initial,
     state_final: r.state_final,
   }
-  if (r.invalid_reason !== undefined) body.invalid_reason = r.invalid_reason
+  if (r.invalid_reason !== undefined) body.invalid_reason = hide(r.invalid_reason)
+  if (r.step_limit !== undefined) body.step_limit = r.step_limit
+  if (o.sealTask) body.sealed_task = true
   const trace: RecordDraft<'trace'> = {kind: 'trace', key, body, cites: [o.manifest], ...(o.wallMs === undefined ? {} : {volatile: {wall_ms: Math.round(o.wallMs)}})}
   const {id: traceId, digest: traceDigest} = prepare(trace)
-  const v = r.verdict
+  const v = hide(r.verdict)
   const vb: VerificationBody = {
     trace: traceId,
     trace_digest: traceDigest,
@@ -45,6 +76,7 @@ export function episodeDrafts(r: EpisodeResult, o: {manifest: string; agent: Age
     scenario: r.scenario,
     split: r.split,
     repetition: r.repetition,
+    evaluator: WORLD_EVALUATOR,
     grader: {version: GRADER_VERSION, digest: GRADER_DIGEST},
     valid: v.valid,
     passed: v.passed,

@@ -1,19 +1,22 @@
 import {loadAgent, type AgentOptions} from '../../agents/registry.js'
 import type {Agent} from '../../agents/types.js'
-import {recordId, type RecordDraft} from '../../records/index.js'
+import {prepare, type RecordDraft} from '../../records/index.js'
 import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, Split, VerificationBody} from '../../records/types.js'
-import type {Problem} from '../../scenarios/index.js'
+import {defaultKeyFile, findHoldoutKey, type HoldoutKey, type Problem} from '../../scenarios/index.js'
 import type {Ledger, RecordStore, RepoPaths} from '../../store/index.js'
 import {sha256Hex} from '../../records/digest.js'
 import {GRADER_VERSION} from '../grader/version.js'
 import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
-import {runEpisode} from '../episode.js'
+import {worldEvaluator} from '../evaluator/world.js'
+import {makeRedactor, type Redact} from '../../redact/index.js'
 import {episodeSeed} from '../prompt.js'
 import {loadDataset} from './dataset.js'
 import {resolveSkill, type ResolvedSkill} from './skill.js'
-import {episodeDrafts, episodeKey, manifestDraft} from './records.js'
-import {summarize, publicAggregate, type VerifiedEpisode} from './summary.js'
+import {episodeDrafts, laneKey, manifestDraft} from './records.js'
+import {summarize, publicAggregate, evidenceOf, type VerifiedEpisode} from './summary.js'
+import {planEpisodes} from './plan.js'
 import {RunEvents} from './events.js'
+import {assertSomeRan, retryInfrastructure} from './attempts.js'
 import type {EventSink} from '../../events/index.js'
 
 export const EXP_VERSION = '0.1.0'
@@ -36,11 +39,19 @@ export interface RunOptions {
   iteration?: number
   strict?: boolean
   maxSteps?: number
+  /** run again the episodes whose latest attempt failed for infrastructure reasons (default true) */
+  retryInvalid?: boolean
   /** episodes per append batch (one lock, one pack) */
   batch?: number
   agentOptions?: AgentOptions
   /** last word on the (full) evaluation body before it is recorded, e.g. to add a paired comparison */
   decorate?: (full: EvaluationBody, verified: readonly VerifiedEpisode[]) => EvaluationBody
+  /** the held-out key, when the held-out split is sealed (findHoldoutKey) */
+  holdoutKey?: HoldoutKey
+  /** verified (default): reuse recorded episodes that replay to the same verdict; none: run every episode (the gate) */
+  reuse?: 'verified' | 'none'
+  /** applied to all text that comes from the agent before it is recorded (default: secrets of process.env, key shapes, home paths) */
+  redact?: Redact
   /** lifecycle events (attempt, observation, verification per episode, then the summary) */
   events?: EventSink
   /** the loop iteration named in events (unlike `iteration`, not part of the manifest) */
@@ -72,6 +83,8 @@ export interface RunResult {
   success_rate: number
   ci: [number, number]
   resumed: number
+  /** episodes run again because their last attempt failed for infrastructure reasons */
+  retried: number
   recorded: number
   skill: SkillRef
   agent: AgentRef
@@ -92,7 +105,9 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
   const now = o.now ?? (() => new Date())
   const repeat = o.repeat ?? 1
   const seed = o.seed ?? 42
-  const dataset = await loadDataset(o.scenariosDir, o.split, o.strict)
+  const redact = o.redact ?? makeRedactor({env: process.env})
+  const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
+  const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
   const skill: ResolvedSkill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
   const agent: Agent = await loadAgent(o.agent, o.agentOptions)
   let ev: RunEvents | undefined
@@ -100,69 +115,70 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     const agentRef: AgentRef = {name: agent.name, ...(agent.model ? {model: agent.model} : {}), ...(agent.params ? {params: agent.params} : {})}
     const skillRef: SkillRef = {name: skill.name, blob: skill.blob, path: skill.source, ...(skill.commit ? {commit: skill.commit} : {})}
     const held = o.split === 'holdout'
+    const evaluator = worldEvaluator.identity
     const manifestBody: ManifestBody = {
       purpose: o.purpose ?? 'run',
       split: o.split,
-      // held-out scenario ids stay private: the tree id pins the data
-      dataset: {tree: dataset.tree, scenarios: held ? [] : dataset.scenarios.map(s => s.id), path: 'scenarios'},
+      // held-out scenario ids stay private: the tree id (with the sealed file's blob) pins the data
+      dataset: {tree: dataset.tree, scenarios: held ? [] : dataset.scenarios.map(s => s.id), path: 'scenarios', ...(dataset.sealed ? {sealed: {path: dataset.sealed.path, blob: dataset.sealed.blob}} : {})},
       skill: skillRef,
       environment: {world: WORLD_VERSION, grader: GRADER_VERSION, tools: TOOL_CATALOG_DIGEST, tool_version: EXP_VERSION},
       agent: agentRef,
+      evaluator,
       seed,
       repeat,
-      // the manifest pins what ran (skill, data, agent, seed), not why: the same skill on the same
-      // split is the same experiment, whether it is a baseline, a candidate or a plain run, so its
-      // episodes (and its held-out look) are reused
-
+      // the manifest pins what ran (skill, data, agent, seed, limits), not why: the same skill on the
+      // same split is the same experiment, whether it is a baseline, a candidate or a plain run, so
+      // its episodes (and its held-out look) are reused
+      ...(o.maxSteps ? {limits: {max_steps: o.maxSteps}} : {}),
       ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
     }
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
     if (o.events?.enabled) ev = new RunEvents(o.events, {run: manifest, iteration: o.iteration ?? o.eventIteration, snapshot: o.snapshot})
     const ledger = await store.ledger()
-    const plan = dataset.scenarios.flatMap(scenario => Array.from({length: repeat}, (_, rep) => ({scenario, rep, vid: recordId('verification', '', `${episodeKey(manifest, scenario.id, rep)}/verification`)})))
-    const verified: VerifiedEpisode[] = []
-    const fromLedger = (l: Ledger, vid: string) => {
-      const e = l.get(vid)
-      if (e) verified.push({id: vid, body: l.load<'verification'>(e).body as VerificationBody})
-      return !!e
-    }
+    const episodes = retryInfrastructure(ledger, planEpisodes(ledger, {manifest, scenarios: dataset.scenarios, repeat, lane: o.lane, reuse: o.reuse ?? 'verified', evaluators: [evaluator.id]}), {manifest, scenarios: dataset.scenarios, evaluators: [evaluator.id], retry: o.retryInvalid ?? true})
+    const verified: VerifiedEpisode[] = [...episodes.reused]
     // each lane starts at its own place in the plan: lanes running the same experiment at
     // once meet instead of racing through the same episodes (the records do not depend on order)
-    const pending = rotate(
-      plan.filter(p => !fromLedger(ledger, p.vid)),
-      o.lane,
-    )
+    const pending = rotate(episodes.pending, o.lane)
     const resumed = verified.length
-    const progress: RunProgress = {total: plan.length, done: resumed, passed: verified.filter(v => v.body.passed).length, invalid: verified.filter(v => !v.body.valid).length, resumed}
+    const progress: RunProgress = {total: episodes.total, done: resumed, passed: verified.filter(v => v.body.passed).length, invalid: verified.filter(v => !v.body.valid).length, resumed}
     o.onProgress?.({...progress})
-    ev?.started({split: o.split, episodes: plan.length, resumed, privateScenarios: held ? dataset.scenarios.map(s => s.id) : undefined})
+    ev?.started({split: o.split, episodes: episodes.total, resumed, privateScenarios: held ? dataset.scenarios.map(s => s.id) : undefined})
     let recorded = 0
-    let buffer: {drafts: RecordDraft[]; verified: VerifiedEpisode[]}[] = []
+    let buffer: Done[] = []
     const started = new Set<string>()
     let lastFlush = performance.now()
+    const count = (v: VerificationBody) => {
+      progress.done++
+      if (v.valid && v.passed) progress.passed++
+      if (!v.valid) progress.invalid++
+    }
     const flush = async () => {
       lastFlush = performance.now()
       if (!buffer.length) return
       const batch = buffer
       buffer = []
-      const drafts = batch.flatMap(b => b.drafts)
+      // an id already taken by other bytes (a forged or foreign record) moves the episode to this lane's own key
+      const ledger = await store.ledger()
+      const drafts = batch.flatMap(b => {
+        const d = b.drafts.find(x => isTaken(ledger, x)) ? b.rekey() : b.drafts
+        b.final = d
+        return d
+      })
       const results = await store.appendBatch(drafts, {lane: o.lane, private: held, now})
-      for (const b of batch) verified.push(...b.verified)
+      for (const b of batch) verified.push(verifiedOf(b.final!))
       const fresh = drafts.filter((_, i) => results[i]!.status === 'created' || results[i]!.lane === o.lane)
       recorded += fresh.filter(d => d.kind === 'trace').length
       ev?.episodes(fresh)
-      // another lane is recording this very experiment: take what it has, skip it here
-      if (results.some(r => r.status === 'exists' && r.lane !== o.lane)) {
-        const now = await store.ledger()
-        for (const p of pending) {
-          if (started.has(p.vid)) continue
-          if (fromLedger(now, p.vid)) {
-            started.add(p.vid)
-            const v = verified[verified.length - 1]!.body
-            progress.done++
-            if (v.valid && v.passed) progress.passed++
-            if (!v.valid) progress.invalid++
-          }
+      // another lane is recording this very experiment: take what stands of it, skip it here
+      if (o.reuse !== 'none' && results.some(r => r.status === 'exists' && r.lane !== o.lane)) {
+        const more = planEpisodes(await store.ledger(), {manifest, scenarios: dataset.scenarios, repeat, lane: o.lane, reuse: 'verified', evaluators: [evaluator.id]})
+        for (const r of more.reused) {
+          if (started.has(r.slot)) continue
+          started.add(r.slot)
+          verified.push(r)
+          count(r.body)
         }
         o.onProgress?.({...progress})
       }
@@ -171,15 +187,17 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     const worker = async () => {
       while (next < pending.length) {
         const p = pending[next++]!
-        if (started.has(p.vid)) continue
-        started.add(p.vid)
+        if (started.has(p.slot)) continue
+        started.add(p.slot)
         const t0 = performance.now()
-        const r = await runEpisode({scenario: p.scenario, agent, skills: [skill], seed: episodeSeed(seed, p.rep), repetition: p.rep, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
-        const d = episodeDrafts(r, {manifest, agent: agentRef, skill: skillRef, wallMs: performance.now() - t0})
-        buffer.push({drafts: [d.trace, d.verification], verified: [{id: p.vid, body: d.verification.body}]})
-        progress.done++
-        if (r.verdict.valid && r.verdict.passed) progress.passed++
-        if (!r.verdict.valid) progress.invalid++
+        const r = await worldEvaluator.judge({scenario: p.scenario, agent, skills: [skill], seed: episodeSeed(seed, p.rep), repetition: p.rep, redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        const wallMs = performance.now() - t0
+        const draftsFor = (key: string) => {
+          const d = episodeDrafts(r, {manifest, agent: agentRef, skill: skillRef, wallMs, key, sealTask: held})
+          return [d.trace, d.verification] as [RecordDraft<'trace'>, RecordDraft<'verification'>]
+        }
+        buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekey: () => draftsFor(laneKey(p.baseKey, o.lane))})
+        count(r.verdict as VerificationBody)
         o.onProgress?.({...progress})
         // a full batch, or a second's worth: slow agents still show their work to other lanes
         if (buffer.length >= (o.batch ?? 64) || performance.now() - lastFlush >= 1000) await flush()
@@ -188,15 +206,16 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
     await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, worker))
     await flush()
     verified.sort((a, b) => (a.id < b.id ? -1 : 1))
+    assertSomeRan(verified, agentRef.name)
     const base = {manifest, split: o.split, skill: skillRef, agent: agentRef, ...(o.role ? {role: o.role} : {}), ...(o.proposal ? {proposal: o.proposal} : {})}
-    const summary = summarize(verified, base, repeat)
+    const summary = {...summarize(verified, base, repeat), evaluator, evidence: evidenceOf(verified)}
     const full = o.decorate ? o.decorate(summary, verified) : summary
     let evaluation: string
     let privateEvaluation: string | undefined
     if (held) {
       const looks = holdoutLooks(await store.ledger(), manifest)
       privateEvaluation = (await store.append({kind: 'evaluation', body: {...full, holdout_looks: looks}, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, private: true, now})).id
-      const {comparison: _private, ...pub} = publicAggregate(full)
+      const {comparison: _private, ...pub} = publicAggregate(full, dataset.sealed?.key)
       evaluation = (await store.append({kind: 'evaluation', body: {...pub, holdout_looks: looks}, cites: [manifest]}, {lane: o.lane, now})).id
     } else {
       evaluation = (await store.append({kind: 'evaluation', body: full, cites: [manifest, ...verified.map(v => v.id)]}, {lane: o.lane, now})).id
@@ -214,6 +233,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       success_rate: full.success_rate,
       ci: full.ci as [number, number],
       resumed,
+      retried: episodes.retried,
       recorded,
       skill: skillRef,
       agent: agentRef,
@@ -227,6 +247,24 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
   } finally {
     await agent.close?.()
   }
+}
+
+interface Done {
+  slot: string
+  drafts: RecordDraft[]
+  rekey: () => RecordDraft[]
+  final?: RecordDraft[]
+}
+
+function isTaken(ledger: Ledger, d: RecordDraft): boolean {
+  const p = prepare(d)
+  const e = ledger.get(p.id)
+  return !!e && e.digest !== p.digest
+}
+
+function verifiedOf(drafts: readonly RecordDraft[]): VerifiedEpisode {
+  const v = prepare(drafts[1]!)
+  return {id: v.id, digest: v.digest, body: v.draft.body as VerificationBody}
 }
 
 /**

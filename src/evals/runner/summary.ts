@@ -1,9 +1,20 @@
 import type {EvaluationBody, ScoreVector, VerificationBody} from '../../records/types.js'
 import {wilson, meanPassHatK, meanPassAtK, meanScoreVector} from '../stats/index.js'
+import {isInfrastructure} from '../../agents/invalid.js'
+import {digestOf} from '../../records/digest.js'
+import {sealedScenarioId} from '../../scenarios/sealed.js'
 
 export interface VerifiedEpisode {
   id: string
+  /** the record digest of the verification (pinned by the evaluation's evidence digest) */
+  digest: string
   body: VerificationBody
+}
+
+/** The evaluation's commitment to the exact verifications it was computed from. */
+export function evidenceOf(vs: readonly Pick<VerifiedEpisode, 'id' | 'digest'>[]): {verifications: number; digest: string} {
+  const lines = vs.map(v => `${v.id} ${v.digest}`).sort()
+  return {verifications: vs.length, digest: digestOf(lines)}
 }
 
 const ZERO: ScoreVector = {success: 0, violations: 0, tool_calls: 0, errors: 0, tokens: 0, latency_ms: 0, trajectory_length: 0}
@@ -40,6 +51,8 @@ export function summarize(vs: readonly VerifiedEpisode[], base: Pick<EvaluationB
     passed,
     failed: valid.length - passed,
     invalid,
+    // infrastructure failures counted apart from the agent's own invalid episodes
+    ...(invalid ? {infrastructure: vs.filter(v => !v.body.valid && isInfrastructure(v.body.invalid_reason)).length} : {}),
     success_rate: valid.length ? passed / valid.length : 0,
     ci: [round(lo), round(hi)],
     ci_method: 'wilson',
@@ -57,10 +70,16 @@ export function summarize(vs: readonly VerifiedEpisode[], base: Pick<EvaluationB
   return body
 }
 
-/** The public face of a held-out evaluation: aggregates only, no scenario ids, no private cites. */
-export function publicAggregate(full: EvaluationBody): EvaluationBody {
-  const {per_scenario: _per, ...rest} = full
-  return {...rest, per_scenario: []}
+/**
+ * The public face of a held-out evaluation: aggregates only, no private cites. With the
+ * sealed split's key, per-scenario counts stay, each scenario named by a keyed hash
+ * (stable for one key, so runs can still be paired; never the id itself).
+ */
+export function publicAggregate(full: EvaluationBody, key?: Buffer): EvaluationBody {
+  const {per_scenario: per, ...rest} = full
+  if (!key) return {...rest, per_scenario: []}
+  const hashed = per.map(p => ({scenario: sealedScenarioId(key, p.scenario), runs: p.runs, passes: p.passes, invalid: p.invalid})).sort((a, b) => (a.scenario < b.scenario ? -1 : 1))
+  return {...rest, per_scenario: hashed, sealed: {scenario_ids: 'keyed-hash'}}
 }
 
 function round(x: number): number {

@@ -6,3 +6,4 @@ export {pairedBootstrapDiff, quantile, type BootstrapOptions, type DiffInterval}
 export {seededRandom, type Random} from './prng.js'
 export {mean, successRate, meanScoreVector} from './mean.js'
 export {normalQuantile, zFor} from './normal.js'
+export {pairedTTest, studentCdf, incompleteBeta} from './ttest.js'

@@ -51,10 +51,12 @@ async function identity(store: GitRecordStore, time: number): Promise<Signature>
 export async function commitFiles(store: GitRecordStore, o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string> {
   const parents = o.parents ?? [o.base]
   const times = await Promise.all(parents.map(async p => (await readCommit(store, p)).time))
-  const tree = new MutableTree(store.reader, (await readCommit(store, o.base)).tree)
+  const baseTree = (await readCommit(store, o.base)).tree
+  const tree = new MutableTree(store.reader, baseTree)
   const sink = new LooseSink(store.commonDir)
   for (const f of o.files) await tree.insert(f.path, sink.put('blob', f.content))
-  const root = tree.write(sink)
+  // no files: the base's tree as it is (a merge that takes the branch's tree)
+  const root = o.files.length ? tree.write(sink) : baseTree
   const who = await identity(store, Math.max(...times) + 1)
   const oid = sink.put('commit', encodeCommit({tree: root, parents, author: who, committer: who, message: o.message}))
   await sink.flush()

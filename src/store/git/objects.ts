@@ -57,6 +57,8 @@ export interface CommitData {
   author: Signature
   committer: Signature
   message: string
+  /** an SSH signature of the commit without this header (git's gpgsig) */
+  gpgsig?: string
 }
 
 function sig(s: Signature): string {
@@ -65,6 +67,7 @@ function sig(s: Signature): string {
 
 export function encodeCommit(c: CommitData): Buffer {
   const head = [`tree ${c.tree}`, ...c.parents.map(p => `parent ${p}`), `author ${sig(c.author)}`, `committer ${sig(c.committer)}`]
+  if (c.gpgsig) head.push(`gpgsig ${c.gpgsig.split('\n').join('\n ')}`)
   return Buffer.from(`${head.join('\n')}\n\n${c.message}`, 'utf8')
 }
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {prepare, seal, encodeRecord, decodeRecord, encodeFacts, recordPath, utcTimestamp, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {ConflictError, CorruptObjectError} from '../../errors/index.js'
@@ -8,7 +9,8 @@ import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, ReadProblem, 
 import {discoverRepo, type RepoPaths} from './repo.js'
 import {listRefs} from './refs.js'
 import {RefLock} from './lock.js'
-import {encodeCommit, parseCommit, type Signature} from './objects.js'
+import {encodeCommit, parseCommit, type CommitData, type Signature} from './objects.js'
+import {sshSigner, type CommitSigner} from './sign.js'
 import {IsoReader, NativeReader, type ObjectReader} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPaths} from './tree.js'
@@ -26,7 +28,12 @@ export interface GitStoreOptions {
   packThreshold?: number
   /** keep the projection cache under .git/exp (default true) */
   cache?: boolean
+  /** sign the commits of evidence records (default: git config exp.signingKey, docs/trust.md) */
+  signer?: CommitSigner | null
 }
+
+/** The records whose commits are signed when a signing key is configured: what decides (docs/trust.md). */
+const SIGNED_KINDS: ReadonlySet<Kind> = new Set(['evaluation', 'decision', 'verdict'])
 
 interface MemEntry extends LedgerEntry {
   bytes: Buffer
@@ -114,7 +121,10 @@ export class GitRecordStore implements RecordStore {
         const blob = sink.put('blob', encodeRecord(record))
         await tree.insert(recordPath(record.kind, record.id), blob)
         const root = tree.write(sink, ref)
-        parent = sink.put('commit', encodeCommit({tree: root, parents: parent ? [parent] : [], author: who, committer: who, message: recordMessage(record)}))
+        const commit: CommitData = {tree: root, parents: parent ? [parent] : [], author: who, committer: who, message: recordMessage(record)}
+        const signer = SIGNED_KINDS.has(record.kind) ? await this.signer() : undefined
+        if (signer) commit.gpgsig = await signer(encodeCommit(commit))
+        parent = sink.put('commit', encodeCommit(commit))
         this.commitTree.set(parent, {tree: root, lamport})
         made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport, commit: parent})
       }
@@ -184,6 +194,19 @@ export class GitRecordStore implements RecordStore {
   }
 
   private cfg: Map<string, string[]> | undefined
+  private signing: Promise<CommitSigner | undefined> | undefined
+
+  /** exp.signingKey, else user.signingKey when git itself signs commits with SSH keys. */
+  private signer(): Promise<CommitSigner | undefined> {
+    if (this.opts.signer !== undefined) return Promise.resolve(this.opts.signer ?? undefined)
+    this.signing ??= (async () => {
+      const own = process.env.EXP_SIGNING_KEY || (await this.config('exp.signingkey'))
+      const gitKey = (await this.config('gpg.format')) === 'ssh' && (await this.config('commit.gpgsign')) === 'true' ? await this.config('user.signingkey') : undefined
+      const key = own ?? gitKey
+      return key ? sshSigner(key.replace(/^~(?=\/)/, os.homedir())) : undefined
+    })()
+    return this.signing
+  }
 
   /** A git config value (repository over global), read in process. */
   async config(key: string): Promise<string | undefined> {

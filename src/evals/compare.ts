@@ -1,7 +1,7 @@
 import type {EvaluationBody, ScoreVector} from '../records/types.js'
-import {mcnemarExact, pairedBootstrapDiff, seededRandom} from '../evals/stats/index.js'
-import type {VerifiedEpisode} from '../evals/runner/summary.js'
-import {summarize} from '../evals/runner/summary.js'
+import {mcnemarExact, pairedBootstrapDiff, seededRandom} from './stats/index.js'
+import type {VerifiedEpisode} from './runner/summary.js'
+import {summarize} from './runner/summary.js'
 
 export type Comparison = NonNullable<EvaluationBody['comparison']>
 

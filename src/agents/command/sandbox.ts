@@ -1,0 +1,179 @@
+import {spawn} from 'node:child_process'
+import {existsSync, statSync} from 'node:fs'
+import {accessSync, constants as fsConstants} from 'node:fs'
+import {cp, mkdir, mkdtemp, rm} from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import {SandboxError} from '../../errors/index.js'
+
+/**
+ * Where a `command:` agent runs (docs/agent-protocol.md): never in the repository. Every
+ * episode starts in a new empty folder with a scrubbed environment (PATH, a temporary HOME
+ * and TMPDIR, and only the variables the spec names with `--env NAME`). Files the spec
+ * names inside the repository are copied out first. Where Linux allows it, the agent also
+ * runs in its own mount and PID namespaces in which the repository, its .git, the key file
+ * and the package's own scenarios are empty: it cannot read them by any path, nor reach
+ * exp's process through /proc.
+ */
+export type Isolation = 'namespace' | 'userns' | 'bwrap' | 'none'
+
+export interface SandboxOptions {
+  /** the repository's work tree: relative paths of the spec resolve here; hidden from the agent */
+  root?: string
+  /** more paths the agent must not see (the git dir, a key file, ...) */
+  hide?: readonly string[]
+  /** the environment the named variables are taken from (default: exp's own) */
+  env?: NodeJS.ProcessEnv
+  /** auto (default): the strongest isolation this machine offers */
+  isolation?: 'auto' | Isolation
+}
+
+export interface Prepared {
+  program: string
+  args: string[]
+  /** where copied agent files live, removed by close() */
+  files?: string
+}
+
+/** `--env NAME` (or `--env=NAME`) words at the start of a command line: variables passed through. */
+export function splitEnvWords(words: readonly string[]): {pass: string[]; rest: string[]} {
+  const pass: string[] = []
+  let i = 0
+  for (; i < words.length; i++) {
+    const w = words[i]!
+    if (w === '--env' && i + 1 < words.length) pass.push(words[++i]!)
+    else if (w.startsWith('--env=')) pass.push(w.slice(6))
+    else break
+  }
+  for (const n of pass) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new SandboxError(`--env ${n}: not a variable name`, 'name variables to pass to the agent, e.g. command:--env OPENAI_API_KEY python3 agent.py')
+  return {pass, rest: words.slice(i)}
+}
+
+const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
+
+/**
+ * Resolve the spec's words against the repository and copy what it names inside a hidden
+ * folder to a folder of the agent's own (a file's whole folder when it is not the root,
+ * so a script finds its modules).
+ */
+export async function prepareLaunch(program: string, args: readonly string[], o: SandboxOptions): Promise<Prepared> {
+  const root = o.root ? path.resolve(o.root) : undefined
+  // the longest first: a file is copied relative to the innermost hidden folder that holds it
+  const hidden = [...(root ? [root] : []), ...(o.hide ?? []), ...(root || o.hide?.length ? scratchFolders() : [])].map(h => path.resolve(h)).sort((a, b) => b.length - a.length)
+  let files: string | undefined
+  const words = [program, ...args]
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!
+    if (w.startsWith('-') || (!root && !path.isAbsolute(w))) continue
+    const abs = path.isAbsolute(w) ? w : path.resolve(root!, w)
+    if (!existsSync(abs)) continue
+    const under = hidden.find(h => inside(abs, h))
+    if (!under) {
+      words[i] = abs
+      continue
+    }
+    files ??= await mkdtemp(path.join(os.tmpdir(), 'exp-agent-files-'))
+    const rel = path.relative(under, abs)
+    const dir = path.dirname(rel)
+    const copyFrom = statSync(abs).isDirectory() || dir === '.' ? abs : path.join(under, dir)
+    const copyTo = path.join(files, path.relative(under, copyFrom))
+    if (!existsSync(copyTo)) await cp(copyFrom, copyTo, {recursive: true, filter: src => !inside(src, path.join(under, '.git'))})
+    words[i] = path.join(files, rel)
+  }
+  return {program: words[0]!, args: words.slice(1), ...(files ? {files} : {})}
+}
+
+let probe: Promise<Isolation> | undefined
+
+function runs(cmd: string, args: string[]): Promise<boolean> {
+  return new Promise(resolve => {
+    const c = spawn(cmd, args, {stdio: 'ignore'})
+    c.on('error', () => resolve(false))
+    c.on('close', code => resolve(code === 0))
+  })
+}
+
+/** The strongest isolation this machine offers (probed once per process). */
+export function detectIsolation(): Promise<Isolation> {
+  if (process.platform !== 'linux') return Promise.resolve('none')
+  probe ??= (async () => {
+    if (await runs('unshare', ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', 'true'])) return 'namespace'
+    if (await runs('unshare', ['--user', '--map-root-user', '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', 'true'])) return 'userns'
+    if (await runs('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', 'true'])) return 'bwrap'
+    return 'none'
+  })()
+  return probe
+}
+
+/**
+ * Run inside the new mount namespace as `sh -c HIDE_SCRIPT exp-sandbox KEEP... -- HIDE... --
+ * PROGRAM ARGS`: the folders to keep (the episode's own, the agent's files) are
+ * set aside on a private tmpfs over /dev/shm, every hidden folder becomes an empty tmpfs and
+ * every hidden file /dev/null, then the kept folders are moved back to where they were.
+ * Scratch folders (/tmp, /var/tmp) are hidden whole, so walking up from its folder shows an
+ * agent nothing but itself.
+ */
+const HIDE_SCRIPT = [
+  'fail() { echo "exp sandbox: $1" >&2; exit 97; }',
+  'mount -t tmpfs -o size=64k,mode=0700 exp-stage /dev/shm || fail "cannot mount a private /dev/shm"',
+  'n=0; while [ "$1" != "--" ]; do n=$((n+1)); mkdir "/dev/shm/$n" && mount --bind "$1" "/dev/shm/$n" && printf %s "$1" > "/dev/shm/$n.path" || fail "cannot set aside $1"; shift; done; shift',
+  'while [ "$1" != "--" ]; do if [ -d "$1" ]; then mount -t tmpfs -o size=1m,mode=1777 exp-hidden "$1" || fail "cannot hide $1"; elif [ -e "$1" ]; then mount --bind /dev/null "$1" || fail "cannot hide $1"; fi; shift; done; shift',
+  'i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); k=$(cat "/dev/shm/$i.path"); mkdir -p "$k" && mount --move "/dev/shm/$i" "$k" || fail "cannot restore $k"; done',
+  'exec "$@"',
+].join('\n')
+
+/** Folders where copies of repositories (and of the package) are usually found: hidden whole when isolated. */
+function scratchFolders(): string[] {
+  return [os.tmpdir(), '/tmp', '/var/tmp'].filter(d => existsSync(d))
+}
+
+export interface EpisodeSandbox {
+  cwd: string
+  env: NodeJS.ProcessEnv
+  program: string
+  args: string[]
+  isolation: Isolation
+  cleanup(): Promise<void>
+}
+
+/** One episode's empty folder, environment and (when isolated) the wrapper that hides the repository. */
+export async function episodeSandbox(launch: Prepared, pass: readonly string[], o: SandboxOptions): Promise<EpisodeSandbox> {
+  const scratch = o.root || o.hide?.length ? scratchFolders() : []
+  const isolation = o.isolation && o.isolation !== 'auto' ? o.isolation : await detectIsolation()
+  const base = await mkdtemp(path.join(os.tmpdir(), 'exp-agent-'))
+  const cwd = path.join(base, 'work')
+  const home = path.join(base, 'home')
+  await Promise.all([cwd, home, path.join(base, 'tmp')].map(d => mkdir(d, {recursive: true})))
+  const from = o.env ?? process.env
+  const env: NodeJS.ProcessEnv = {PATH: from.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, TMPDIR: path.join(base, 'tmp')}
+  for (const n of pass) if (from[n] !== undefined) env[n] = from[n]
+  const hide = [...new Set([...(o.root ? [o.root] : []), ...(o.hide ?? []), ...scratch].map(h => path.resolve(h)))].filter(h => existsSync(h)).sort((a, b) => a.length - b.length)
+  const keep = [base, ...(launch.files ? [launch.files] : [])]
+  let program = launch.program
+  let args = [...launch.args]
+  // a program that cannot be found fails to start as itself (not as the wrapper's exit 127)
+  const found = findProgram(program, env.PATH!)
+  if (found && hide.length && (isolation === 'namespace' || isolation === 'userns')) {
+    const user = isolation === 'userns' ? ['--user', '--map-root-user'] : []
+    args = [...user, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', ...keep, '--', ...hide, '--', program, ...args]
+    program = 'unshare'
+  } else if (found && hide.length && isolation === 'bwrap') {
+    const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
+    args = ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', cwd, '--die-with-parent', '--', program, ...args]
+    program = 'bwrap'
+  }
+  return {cwd, env, program, args, isolation: found && hide.length ? isolation : 'none', cleanup: () => rm(base, {recursive: true, force: true})}
+}
+
+function findProgram(program: string, PATH: string): boolean {
+  const exec = (p: string) => {
+    try {
+      accessSync(p, fsConstants.X_OK)
+      return statSync(p).isFile()
+    } catch {
+      return false
+    }
+  }
+  if (program.includes('/')) return exec(program)
+  return PATH.split(path.delimiter).some(d => d && exec(path.join(d, program)))
+}

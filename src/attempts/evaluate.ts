@@ -1,0 +1,237 @@
+import {createHash} from 'node:crypto'
+import path from 'node:path'
+import type {AttemptBody, ObservationBody, VerdictBody} from '../records/types.js'
+import {prepare, type RecordDraft} from '../records/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
+import {BoundaryError, ConflictError, NotFoundError} from '../errors/index.js'
+import {contractAt} from '../contracts/load.js'
+import type {Contract, EvalSpec} from '../contracts/types.js'
+import {matchesAny} from '../gate/glob.js'
+import {checkScope} from '../gate/scope.js'
+import {splitCommandLine} from '../agents/command/argv.js'
+import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '../evals/evaluator/command.js'
+import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
+import type {Redact} from '../redact/index.js'
+import {environmentFingerprint} from './environment.js'
+import {attemptId, baselineKey, observationId, observationKey, verdictId} from './keys.js'
+import {unsealPrivateData} from './private-data.js'
+import {summarizeSplit, type SplitSummary} from './summary.js'
+
+export type ContractSplit = 'dev' | 'holdout'
+
+export interface EvaluateOptions {
+  lane: string
+  split: ContractSplit
+  worktreeRoot: string
+  redact: Redact
+  holdoutKey?: Buffer
+  now?: () => Date
+  /** base seed of the repetitions (repetition r runs with seed + r, for the attempt and its baseline alike) */
+  seed?: number
+  /** the gate: a key of its own for the baseline, so nothing recorded before is reused */
+  nonce?: string
+  onProgress?: (line: string) => void
+}
+
+export interface Judgement {
+  id: string
+  body: VerdictBody
+}
+
+export interface SplitEvaluation {
+  attempt: string
+  split: ContractSplit
+  source: {commit: string; tree: string}
+  boundary: ObservationBody['boundary']
+  verdicts: Judgement[]
+  baseline: {attempt?: string; value?: number; verdicts: Judgement[]}
+  summary: SplitSummary
+  /** episodes of the evaluator run by this call (0: all were recorded already) */
+  ran: number
+}
+
+/** The digest of the protected files at a commit: the evaluator's code and data, as the contract's base has them. */
+const harnesses = new Map<string, Promise<string>>()
+
+async function harnessDigest(ws: Workspace, commit: string, contract: Contract): Promise<string> {
+  // a commit never changes: one digest per (commit, contract) in a process
+  const key = `${commit}\0${contract.source.digest}`
+  let hit = harnesses.get(key)
+  if (!hit) {
+    hit = ws.listFiles(commit).then(all => {
+      const files = all.filter(f => matchesAny(f.path, contract.protected_scope)).map(f => `${f.path} ${f.blob}`).sort()
+      return `sha256:${createHash('sha256').update(files.join('\n')).digest('hex')}`
+    })
+    harnesses.set(key, hit)
+  }
+  return hit
+}
+
+function latest(ledger: Ledger, attempt: string, tree: string, split: ContractSplit, rep: number): {retry: number; verdict?: Judgement; observation?: {id: string; body: ObservationBody}} {
+  let found: ReturnType<typeof latest> = {retry: -1}
+  for (let retry = 0; ; retry++) {
+    const oid = observationId(observationKey(attempt, tree, split, rep, retry))
+    const o = ledger.get(oid)
+    if (!o) return found
+    const v = ledger.get(verdictId(oid))
+    found = {retry, observation: {id: oid, body: ledger.load<'observation'>(o).body as ObservationBody}, ...(v ? {verdict: {id: v.id, body: ledger.load<'verdict'>(v).body as VerdictBody}} : {})}
+  }
+}
+
+/**
+ * Evaluate one committed state of an attempt on one split of its contract: check the
+ * boundary (only editable paths changed, renames included), then run the contract's
+ * command once per repetition in a fresh checkout, record each observation and the
+ * verdict of the validity rules against the baseline's value of the same repetition.
+ * Recorded repetitions are reused; one that needs a retry is run again (its next retry,
+ * with the resume policy's timeout) until its retries are spent.
+ */
+export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: string, o: EvaluateOptions): Promise<SplitEvaluation> {
+  const ledger = await store.ledger()
+  const e = ledger.get(id)
+  if (!e || e.kind !== 'attempt') throw new NotFoundError('attempt', id, 'list attempts with `exp attempt list`')
+  const attempt = ledger.load<'attempt'>(e).body as AttemptBody
+  // the contract that judges is the one on the attempt's base, never one the attempt edited
+  const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
+  const dir = path.join(o.worktreeRoot, id)
+  const head = attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, attempt, dir))
+  const tree = await ws.treeOf(head)
+  const changed = head === attempt.base.commit ? [] : await ws.changedPaths(attempt.base.commit, head)
+  const scope = checkScope(changed, contract)
+  const boundary = {clean: scope.ok, changed, ...(scope.outside.length ? {outside: scope.outside} : {}), ...(scope.protected.length ? {protected: scope.protected} : {})}
+  const spec = o.split === 'dev' ? contract.dev_eval : contract.holdout_eval
+  const evaluator = commandEvaluatorIdentity(contract, await harnessDigest(ws, attempt.base.commit, contract))
+  const baseline = attempt.ordinal === 0 && !attempt.head ? {verdicts: []} : await baselineOf(store, ws, attempt, contract, o)
+  const verdicts: Judgement[] = []
+  let ran = 0
+  // a resumed evaluation runs the repetitions it had not reached with the resumed timeout too
+  let longer: number | undefined
+  for (let rep = 0; rep < spec.repetitions; rep++) {
+    const before = latest(await store.ledger(), id, tree, o.split, rep)
+    const v = before.verdict
+    const resume = v?.body.needs_retry && v.body.needs_retry.resume.action !== 'abandon'
+    if (v && !resume) {
+      verdicts.push(v)
+      if (v.body.needs_retry) break
+      continue
+    }
+    const retry = before.retry + 1
+    if (resume && v.body.needs_retry!.resume.timeout_seconds) longer = Math.max(longer ?? 0, v.body.needs_retry!.resume.timeout_seconds)
+    const timeout = longer ?? spec.timeout_seconds
+    const bv = baseline.verdicts.find(b => b.body.repetition === rep && b.body.valid)
+    const baseValue = baseline.value ?? bv?.body.metric?.value
+    o.onProgress?.(`${o.split} #${rep}${retry ? ` retry ${retry}` : ''}: running ${spec.label}`)
+    const j = await runOne(store, ws, {id, attempt, contract, spec, evaluator, head, tree, boundary, rep, retry, timeout, baseValue, baseVerdict: bv?.id, o})
+    verdicts.push(j)
+    ran++
+    // a repetition without a number stops the evaluation: the rest would most likely fail the same way
+    if (j.body.needs_retry || !boundary.clean) break
+  }
+  if (!boundary.clean) throw new BoundaryError(id, verdicts[0]?.body.violations ?? [])
+  return {attempt: id, split: o.split, source: {commit: head, tree}, boundary, verdicts, baseline: {...(baseline.attempt ? {attempt: baseline.attempt} : {}), ...(baseline.value !== undefined ? {value: baseline.value} : {}), verdicts: baseline.verdicts}, summary: summarizeSplit(contract, verdicts, baseline.verdicts, baseline.value), ran}
+}
+
+/** The attempt's state: its work tree committed onto its branch (or the branch's tip when the work tree is gone). */
+async function headOf(ws: Workspace, attempt: AttemptBody, dir: string): Promise<string> {
+  const {existsSync} = await import('node:fs')
+  if (existsSync(path.join(dir, '.git'))) return ws.commitWorktree(dir, `attempt: ${attempt.reason ?? `#${attempt.ordinal} of ${attempt.contract.name}`}`)
+  const tip = await ws.readRef(`refs/heads/${attempt.branch}`)
+  if (!tip) throw new NotFoundError('attempt branch', attempt.branch, 'open it again with `exp attempt new`')
+  return tip
+}
+
+/** The baseline's verdicts on this split: a fixed value, or the contract's baseline revision (default: the attempt's base) evaluated like an attempt and shared by every attempt on that base. */
+async function baselineOf(store: RecordStore, ws: Workspace, attempt: AttemptBody, contract: Contract, o: EvaluateOptions): Promise<{attempt?: string; value?: number; verdicts: Judgement[]}> {
+  if (contract.baseline.value !== undefined) return {value: contract.baseline.value, verdicts: []}
+  const commit = contract.baseline.revision ? ((await ws.resolve(contract.baseline.revision)) ?? attempt.base.commit) : attempt.base.commit
+  const key = o.nonce ? `${baselineKey(contract.name, commit)}/${o.nonce}` : baselineKey(contract.name, commit)
+  const id = attemptId(key)
+  const body: AttemptBody = {contract: attempt.contract, branch: attempt.base.branch ?? 'main', base: {commit, ...(attempt.base.branch ? {branch: attempt.base.branch} : {})}, ordinal: 0, reason: `the baseline of ${contract.name} at ${commit.slice(0, 12)}`}
+  // lanes of one repository evaluate a shared baseline one at a time: the second finds it recorded
+  return store.exclusive(`baseline-${contract.name}`, async () => {
+    await store.append({kind: 'attempt', key, body, cites: []}, {lane: o.lane, now: o.now}).catch(e => {
+      if (!(e instanceof ConflictError)) throw e
+    })
+    const r = await evaluateAttempt(store, ws, id, o)
+    return {attempt: id, verdicts: r.verdicts}
+  }, {timeoutMs: 30 * 60_000})
+}
+
+interface RunOne {
+  id: string
+  attempt: AttemptBody
+  contract: Contract
+  spec: EvalSpec
+  evaluator: EvaluatorIdentity
+  head: string
+  tree: string
+  boundary: ObservationBody['boundary']
+  rep: number
+  retry: number
+  timeout: number
+  baseValue?: number
+  baseVerdict?: string
+  o: EvaluateOptions
+}
+
+async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Judgement> {
+  const o = r.o
+  const seed = (o.seed ?? 42) + r.rep
+  const program = splitCommandLine(r.spec.command ?? '')?.[0]
+  const base: ObservationBody = {
+    attempt: r.id,
+    contract: {name: r.contract.name, digest: r.contract.source.digest},
+    split: o.split,
+    repetition: r.rep,
+    ...(r.retry ? {retry: r.retry} : {}),
+    source: {commit: r.head, tree: r.tree, base: r.attempt.base.commit},
+    boundary: r.boundary,
+    evaluator: r.evaluator,
+    ...(r.spec.command ? {command: r.spec.command} : {}),
+    timeout_seconds: r.timeout,
+    seed,
+    environment: await environmentFingerprint(program),
+    ran: false,
+  }
+  let body: ObservationBody = base
+  let wallMs: number | undefined
+  let diagnostics: {stdout: string; stderr: string} | undefined
+  if (r.boundary.clean) {
+    const checkout = path.join(o.worktreeRoot, `eval-${r.id.slice(3, 15)}-${o.split}-${r.rep}-${r.retry}-${process.pid}`)
+    await ws.addWorktree(checkout, {commit: r.head})
+    const priv = await unsealPrivateData(ws, r.attempt.base.commit, r.contract, o.holdoutKey)
+    try {
+      const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: o.redact})
+      // wall time differs between identical runs: it is kept out of the digest (the record's volatile part)
+      const {stdout, stderr, duration_ms, ...rest} = res
+      diagnostics = {stdout: stdout ?? '', stderr: stderr ?? ''}
+      wallMs = duration_ms
+      body = {...base, ...rest}
+    } finally {
+      await priv?.cleanup()
+      await ws.removeWorktree(checkout)
+    }
+  }
+  const key = observationKey(r.id, r.tree, o.split, r.rep, r.retry)
+  const obs: RecordDraft<'observation'> = {kind: 'observation', key, body, cites: [r.id], ...(wallMs === undefined ? {} : {volatile: {duration_ms: wallMs}})}
+  const p = prepare(obs)
+  const judged = judgeObservation(body, r.contract, r.baseValue === undefined ? undefined : {value: r.baseValue, ...(r.baseVerdict ? {verdict: r.baseVerdict} : {})})
+  const verdict: VerdictBody = {observation: p.id, observation_digest: p.digest, attempt: r.id, contract: body.contract, split: o.split, repetition: r.rep, source: body.source, evaluator: r.evaluator, ...judged}
+  const vdraft: RecordDraft<'verdict'> = {kind: 'verdict', key: `verdict/${p.id}`, body: verdict, cites: [p.id, r.id, ...(r.baseVerdict ? [r.baseVerdict] : [])]}
+  try {
+    await store.appendBatch([obs, vdraft], {lane: o.lane, now: o.now})
+  } catch (e) {
+    // another process recorded this very run first (a shared baseline): theirs stands
+    if (!(e instanceof ConflictError)) throw e
+    const l = await store.ledger()
+    const v = l.get(verdictId(p.id))
+    if (v) return {id: v.id, body: l.load<'verdict'>(v).body as VerdictBody}
+    throw e
+  }
+  if (diagnostics && (diagnostics.stdout || diagnostics.stderr)) {
+    const text = `diagnostics of ${p.id} (${o.split} #${r.rep}): stdout and stderr tails, redacted\n--- stdout\n${diagnostics.stdout}\n--- stderr\n${diagnostics.stderr}`.slice(0, 90_000)
+    await store.append({kind: 'note', body: {text, about: [p.id]}, cites: [p.id]}, {lane: o.lane, private: true, now: o.now})
+  }
+  return {id: verdictId(p.id), body: verdict}
+}

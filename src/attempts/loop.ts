@@ -1,0 +1,207 @@
+import {existsSync} from 'node:fs'
+import {mkdir, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {execFile} from 'node:child_process'
+import type {AttemptBody, HypothesisBody} from '../records/types.js'
+import type {RecordStore} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
+import {BoundaryError, BudgetError, ExpError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
+import {contractAt} from '../contracts/load.js'
+import {publicContract, type Contract} from '../contracts/types.js'
+import {matchesAny} from '../gate/glob.js'
+import {claimHypothesis} from '../lifecycle/claim.js'
+import {releaseHypothesis} from '../lifecycle/release.js'
+import {evaluateAttempt, type EvaluateOptions} from './evaluate.js'
+import {openAttempt} from './open.js'
+import {promoteAttempt} from './promote.js'
+import {attemptViews} from './view.js'
+import {attemptId, attemptKey} from './keys.js'
+import {fileKey} from './agents/search.js'
+import type {ResearchAgent, ResearchMove, ResearchTask} from './agents/types.js'
+import {moveKey} from './agents/types.js'
+
+export interface ResearchOptions extends Omit<EvaluateOptions, 'split'> {
+  contract: string
+  agent: ResearchAgent
+  /** this lane's attempts to make in all (a rerun of the same command completes them, it does not add more) */
+  attempts: number
+  mainRef: string
+  claimTtlSeconds?: number
+  onEvent?: (line: string) => void
+}
+
+export interface ResearchResult {
+  contract: string
+  lane: string
+  agent: string
+  attempts: {id: string; ordinal: number; state: string; reason?: string; dev?: number; holdout?: number; decision?: string}[]
+  promoted: number
+  rejected: number
+  resumed: number
+  /** why the run ended before its budget, if it did */
+  stopped?: string
+  main: string
+}
+
+/**
+ * `exp research CONTRACT --agent A --attempts N`: a leaderless research lane. For each of
+ * its attempts: resume a needs_retry attempt of this lane first; else ask the agent for the
+ * next move (it sees the public part of the contract, the editable files on main, the
+ * public evidence of every lane's attempts and recalled knowledge), record the hypothesis,
+ * claim it (two lanes never work on the same move), open the attempt, apply the move in its
+ * work tree, evaluate it on dev and let the contract's policy decide. Every step is keyed:
+ * killed and run again, the lane finishes the same attempts and spends its budget once.
+ */
+export async function research(store: RecordStore, ws: Workspace, o: ResearchOptions): Promise<ResearchResult> {
+  const t0 = Date.now()
+  const say = o.onEvent ?? (() => {})
+  let resumed = 0
+  let stopped: string | undefined
+  const main = async () => {
+    const tip = await ws.readRef(o.mainRef)
+    if (!tip) throw new NotFoundError('branch', o.mainRef, `commit the contract on the main branch first (exp init --example tuning does)`)
+    return tip
+  }
+  for (let ordinal = 1; ordinal <= o.attempts; ordinal++) {
+    const contract = await contractAt(ws, await main(), o.contract)
+    if (contract.budget.max_wall_seconds && (Date.now() - t0) / 1000 > contract.budget.max_wall_seconds) {
+      stopped = `the contract's wall-clock budget (${contract.budget.max_wall_seconds} s) is spent`
+      break
+    }
+    resumed += await resumeOwn(store, ws, o, say)
+    const key = attemptKey(o.contract, o.lane, ordinal)
+    const id = attemptId(key)
+    const have = (await store.ledger()).get(id)
+    if (have) {
+      await settle(store, ws, id, o, say)
+      continue
+    }
+    await checkLanes(store, contract, o.lane)
+    const picked = await pick(store, ws, contract, ordinal, o, say)
+    if (!picked) {
+      stopped = 'the agent has no move left to try'
+      break
+    }
+    const opened = await openAttempt(store, ws, {contract: o.contract, lane: o.lane, mainRef: o.mainRef, worktreeRoot: o.worktreeRoot, ordinal, hypothesis: picked.hypothesis, proposer: {name: o.agent.name, ...(o.agent.params ? {params: o.agent.params} : {})}, reason: picked.move.reason, ...(o.now ? {now: o.now} : {})}).catch(e => {
+      if (e instanceof BudgetError) stopped = e.message
+      throw e
+    })
+    say(`#${ordinal} ${opened.id}: ${picked.move.reason}`)
+    await applyMove(opened.dir, picked.move, contract)
+    await ws.commitWorktree(opened.dir, `attempt: ${picked.move.reason}`)
+    await settle(store, ws, opened.id, o, say)
+    await releaseHypothesis(store, {hypothesis: picked.hypothesis, lane: o.lane, now: o.now ?? (() => new Date())}).catch(() => undefined)
+  }
+  resumed += await resumeOwn(store, ws, o, say)
+  const views = attemptViews(await store.ledger(), o.contract).filter(a => a.lane === o.lane)
+  return {
+    contract: o.contract,
+    lane: o.lane,
+    agent: o.agent.name,
+    attempts: views.map(a => ({id: a.id, ordinal: a.ordinal, state: a.state, ...(a.splits.dev?.mean !== undefined ? {dev: a.splits.dev.mean} : {}), ...(a.splits.holdout?.mean !== undefined ? {holdout: a.splits.holdout.mean} : {}), ...(a.decision ? {decision: a.decision.verdict} : {})})),
+    promoted: views.filter(a => a.state === 'accepted').length,
+    rejected: views.filter(a => a.state === 'rejected').length,
+    resumed,
+    ...(stopped ? {stopped} : {}),
+    main: await main(),
+  }
+}
+
+/** Evaluate an attempt on dev and let the policy decide, unless it needs a retry (resumed later). */
+async function settle(store: RecordStore, ws: Workspace, id: string, o: ResearchOptions, say: (l: string) => void): Promise<void> {
+  try {
+    const dev = await evaluateAttempt(store, ws, id, {...o, split: 'dev'})
+    say(`  dev ${dev.summary.outcome}: ${dev.summary.reason}`)
+    if (dev.summary.outcome === 'needs_retry') return
+  } catch (e) {
+    if (!(e instanceof BoundaryError)) throw e
+    say(`  boundary: ${e.message}`)
+  }
+  const d = await promoteAttempt(store, ws, id, {...o})
+  say(`  ${d.verdict.toUpperCase()}${d.merge ? ` merge ${d.merge.slice(0, 12)}` : ''}: ${d.reasons[0] ?? ''}`)
+}
+
+/** This lane's undecided attempts that need a retry: evaluate them again (the resume policy), then decide. */
+async function resumeOwn(store: RecordStore, ws: Workspace, o: ResearchOptions, say: (l: string) => void): Promise<number> {
+  let n = 0
+  for (const a of attemptViews(await store.ledger(), o.contract)) {
+    if (a.lane !== o.lane || a.state !== 'needs_retry') continue
+    say(`resume ${a.id} (#${a.ordinal}): needs_retry`)
+    await settle(store, ws, a.id, o, say)
+    n++
+  }
+  return n
+}
+
+/** At most max_parallel_lanes lanes research one contract at once (lanes with an undecided attempt). */
+async function checkLanes(store: RecordStore, contract: Contract, lane: string): Promise<void> {
+  const busy = new Set(attemptViews(await store.ledger(), contract.name).filter(a => !a.decision).map(a => a.lane))
+  busy.delete(lane)
+  if (busy.size >= contract.budget.max_parallel_lanes) throw new BudgetError(contract.name, `${busy.size} other lane(s) are working on it (max_parallel_lanes ${contract.budget.max_parallel_lanes})`)
+}
+
+/** The next move of the agent that no other lane holds, its hypothesis recorded and claimed by this lane. */
+async function pick(store: RecordStore, ws: Workspace, contract: Contract, ordinal: number, o: ResearchOptions, say: (l: string) => void): Promise<{move: ResearchMove; hypothesis: string} | undefined> {
+  const exclude: string[] = []
+  for (let tries = 0; tries < 20; tries++) {
+    const task = await taskFor(store, ws, contract, ordinal, o, exclude)
+    const move = await o.agent.propose(task)
+    if (!move) return undefined
+    const hyp: HypothesisBody = {
+      statement: move.hypothesis.statement.slice(0, 2000),
+      mechanism: move.hypothesis.mechanism.slice(0, 2000) || 'proposed by the research agent',
+      expected_effect: {metric: contract.metric.name, direction: contract.metric.direction === 'maximize' ? 'increase' : 'decrease', split: 'validation', ...(contract.metric.margin ? {margin: contract.metric.margin} : {})},
+      conditions: [`contract ${contract.name} at ${task.files.map(f => f.path).join(', ')}`],
+      mechanism_family: contract.name,
+    }
+    // the same move on the same main is the same hypothesis, whichever lane proposes it
+    const id = (await store.append({kind: 'hypothesis', key: `research/${contract.name}/${await ws.readRef(o.mainRef)}/${moveKey(move)}`, body: hyp, cites: []}, {lane: o.lane, ...(o.now ? {now: o.now} : {})})).id
+    try {
+      await claimHypothesis(store, {hypothesis: id, lane: o.lane, ttlSeconds: o.claimTtlSeconds ?? 3600, now: o.now ?? (() => new Date())})
+      return {move, hypothesis: id}
+    } catch (e) {
+      if (!(e instanceof ExpError && (e.code === 'E_CLAIMED' || e.code === 'E_STATE'))) throw e
+      say(`  ${move.reason}: ${e.message}; another move`)
+      exclude.push(moveKey(move), fileKey(move.edits ?? []))
+    }
+  }
+  return undefined
+}
+
+async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, ordinal: number, o: ResearchOptions, exclude: string[]): Promise<ResearchTask> {
+  const tip = await ws.readRef(o.mainRef)
+  const editable = (await ws.listFiles(tip!)).filter(f => matchesAny(f.path, contract.editable_scope))
+  const ledger = await store.ledger()
+  const evidence = []
+  for (const a of attemptViews(ledger, contract.name)) {
+    const body = ledger.load<'attempt'>(ledger.get(a.id)!).body as AttemptBody
+    const branchTip = (await ws.readRef(`refs/heads/${body.branch}`)) ?? (await ws.readRef(`refs/research/rejected/${a.id}`)) ?? a.decision?.merge
+    const files = branchTip ? (await ws.listFiles(branchTip)).filter(f => matchesAny(f.path, contract.editable_scope)).map(f => ({path: f.path, content: f.content.toString('utf8')})) : []
+    evidence.push({attempt: a.id, ordinal: a.ordinal, lane: a.lane, state: a.state, ...(body.reason ? {reason: body.reason} : {}), ...(a.splits.dev ? {dev: {...(a.splits.dev.mean !== undefined ? {mean: a.splits.dev.mean} : {}), outcome: Object.keys(a.splits.dev.outcomes).join(',')}} : {}), ...(a.splits.holdout?.mean !== undefined ? {holdout: {mean: a.splits.holdout.mean}} : {}), files})
+  }
+  const knowledge = ledger.select({kinds: ['knowledge']}).map(e => ({id: e.id, body: ledger.load<'knowledge'>(e).body})).filter(k => k.body.scope.workflows?.includes(contract.name)).slice(-8).map(k => ({id: k.id, text: k.body.claim.text}))
+  return {protocol: 1, contract: publicContract(contract), files: editable.map(f => ({path: f.path, content: f.content.toString('utf8')})), evidence, knowledge, exclude, seed: (o.seed ?? 42) + ordinal, ordinal}
+}
+
+/** Write a move into the attempt's work tree: whole files, or a unified diff through git apply. Paths may not leave the work tree. */
+export async function applyMove(dir: string, move: ResearchMove, contract: Contract): Promise<void> {
+  for (const e of move.edits ?? []) {
+    const to = path.resolve(dir, e.path)
+    if (path.isAbsolute(e.path) || !to.startsWith(dir + path.sep) || e.path.split(/[\\/]/).includes('.git')) throw new BoundaryError(`in ${dir}`, [`an edit of ${JSON.stringify(e.path)} leaves the work tree (refused; editable: ${contract.editable_scope.join(', ')})`])
+  }
+  for (const e of move.edits ?? []) {
+    const to = path.resolve(dir, e.path)
+    if (e.content === null) await rm(to, {force: true})
+    else {
+      await mkdir(path.dirname(to), {recursive: true})
+      await writeFile(to, e.content)
+    }
+  }
+  if (move.patch) {
+    await new Promise<void>((resolve, reject) => {
+      const child = execFile('git', ['apply', '--whitespace=nowarn', '-'], {cwd: dir}, (err, _out, stderr) => (err ? reject(new ResearchAgentError('patch', `its unified diff does not apply to the editable files as main has them: ${stderr.trim()}`)) : resolve()))
+      child.stdin!.end(move.patch)
+    })
+  }
+  if (!existsSync(dir)) throw new WorktreeError(dir, 'the attempt\'s work tree is gone')
+}

@@ -1,0 +1,85 @@
+import path from 'node:path'
+import type {AttemptBody} from '../records/types.js'
+import type {Ledger, RecordStore} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
+import {BudgetError, NotFoundError} from '../errors/index.js'
+import {contractAt} from '../contracts/load.js'
+import type {Contract} from '../contracts/types.js'
+import {attemptBranch, attemptId, attemptKey} from './keys.js'
+
+export interface OpenOptions {
+  contract: string
+  lane: string
+  mainRef: string
+  /** where linked work trees go (.git/exp/worktrees) */
+  worktreeRoot: string
+  /** the attempt's own work tree (default: <worktreeRoot>/<id>) */
+  path?: string
+  hypothesis?: string
+  /** the needs_retry attempt this one resumes */
+  resumes?: string
+  /** default: the lane's next */
+  ordinal?: number
+  proposer?: AttemptBody['proposer']
+  reason?: string
+  now?: () => Date
+}
+
+export interface OpenedAttempt {
+  id: string
+  branch: string
+  dir: string
+  base: string
+  ordinal: number
+  contract: Contract
+  /** false: it was there already (a rerun) */
+  created: boolean
+}
+
+/** The attempts of a contract in the ledger (baselines, ordinal 0, left out). */
+export function attemptsOf(ledger: Ledger, contract: string, lane?: string): {id: string; lane: string; body: AttemptBody}[] {
+  return ledger
+    .select({kinds: ['attempt'], ...(lane ? {lanes: [lane]} : {})})
+    .map(e => ({id: e.id, lane: e.lane, body: ledger.load<'attempt'>(e).body as AttemptBody}))
+    .filter(a => a.body.contract.name === contract && a.body.ordinal > 0)
+}
+
+/**
+ * `exp attempt new CONTRACT`: an attempt record (its id derives from contract, lane and
+ * ordinal, so a rerun finds it), the branch exp/attempt/<id> at main's tip and a linked
+ * work tree on it where the attempt is edited. The contract is the one committed on main.
+ */
+export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOptions): Promise<OpenedAttempt> {
+  const main = await ws.readRef(o.mainRef)
+  if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the contract on the main branch first')
+  const ledger = await store.ledger()
+  const mine = attemptsOf(ledger, o.contract, o.lane)
+  const ordinal = o.ordinal ?? Math.max(0, ...mine.map(a => a.body.ordinal)) + 1
+  const key = attemptKey(o.contract, o.lane, ordinal)
+  const id = attemptId(key)
+  const have = ledger.get(id)
+  let body: AttemptBody
+  let contract: Contract
+  if (have) {
+    body = ledger.load<'attempt'>(have).body as AttemptBody
+    contract = await contractAt(ws, body.base.commit, o.contract)
+  } else {
+    contract = await contractAt(ws, main, o.contract)
+    const all = attemptsOf(ledger, o.contract)
+    if (all.length >= contract.budget.max_attempts) throw new BudgetError(o.contract, `${all.length} of ${contract.budget.max_attempts} attempts made`)
+    body = {
+      contract: {name: contract.name, digest: contract.source.digest, path: contract.source.path, ...(contract.source.blob ? {blob: contract.source.blob} : {})},
+      branch: attemptBranch(id),
+      base: {commit: main, branch: o.mainRef.replace(/^refs\/heads\//, '')},
+      ordinal,
+      ...(o.hypothesis ? {hypothesis: o.hypothesis} : {}),
+      ...(o.resumes ? {resumes: o.resumes} : {}),
+      ...(o.proposer ? {proposer: o.proposer} : {}),
+      ...(o.reason ? {reason: o.reason} : {}),
+    }
+    await store.append({kind: 'attempt', key, body, cites: [...(o.hypothesis ? [o.hypothesis] : []), ...(o.resumes ? [o.resumes] : [])]}, {lane: o.lane, now: o.now})
+  }
+  const dir = o.path ? path.resolve(o.path) : path.join(o.worktreeRoot, id)
+  await ws.addWorktree(dir, {commit: body.base.commit, branch: body.branch})
+  return {id, branch: body.branch, dir, base: body.base.commit, ordinal: body.ordinal, contract, created: !have}
+}

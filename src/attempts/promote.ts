@@ -1,0 +1,111 @@
+import type {AttemptBody, DecisionBody} from '../records/types.js'
+import type {RecordStore} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
+import {ExpError, NotFoundError} from '../errors/index.js'
+import {REJECTED_PREFIX} from '../store/lanes.js'
+import {contractAt} from '../contracts/load.js'
+import type {Contract} from '../contracts/types.js'
+import type {Check} from '../loop/policy.js'
+import {evaluateAttempt, type EvaluateOptions, type SplitEvaluation} from './evaluate.js'
+import type {SplitSummary} from './summary.js'
+
+export interface AttemptPromoteOptions extends Omit<EvaluateOptions, 'split'> {
+  mainRef: string
+}
+
+export interface AttemptDecision {
+  attempt: string
+  decision: string
+  verdict: 'accept' | 'reject'
+  checks: Check[]
+  reasons: string[]
+  merge?: string
+  rejected_ref?: string
+  dev?: SplitSummary
+  holdout?: SplitSummary
+}
+
+/** The checks of a contract's promotion policy on what the dev and held-out evaluations say (pure). */
+export function attemptChecks(contract: Contract, o: {boundaryClean: boolean; dev: SplitSummary; holdout?: SplitSummary; basedOnMain: boolean}): Check[] {
+  const checks: Check[] = [
+    {name: 'clean boundary', passed: o.boundaryClean, detail: o.boundaryClean ? 'only editable paths changed' : 'the attempt changed protected or non-editable paths'},
+    {name: 'dev improves', passed: o.dev.outcome === 'positive', detail: `${o.dev.outcome}: ${o.dev.reason}`},
+    {name: 'based on the current main', passed: o.basedOnMain, detail: o.basedOnMain ? 'main has not moved since the attempt was opened' : 'main moved since the attempt was opened: open a new attempt on it'},
+  ]
+  if (contract.promotion.holdout_required) {
+    checks.push(o.holdout ? {name: 'held-out improves', passed: o.holdout.outcome === 'positive', detail: `${o.holdout.outcome}: ${o.holdout.reason}`} : {name: 'held-out improves', passed: false, detail: 'not evaluated: the checks before it failed'})
+  }
+  return checks
+}
+
+/**
+ * `exp attempt promote ID`: the contract's promotion policy (from the attempt's base) on
+ * the dev evaluation, then — only if it passes — the held-out evaluation (counted as a
+ * look): held-out improvement beyond the margin, with a paired test over repetitions, and a
+ * clean boundary. Accept: a merge commit of the attempt branch into main with the trailers
+ * of a promotion, then a decision record; reject: a decision record, the branch kept under
+ * refs/research/rejected/<id>. Resumable: a decided attempt answers its decision.
+ */
+export async function promoteAttempt(store: RecordStore, ws: Workspace, id: string, o: AttemptPromoteOptions): Promise<AttemptDecision> {
+  const ledger = await store.ledger()
+  const e = ledger.get(id)
+  if (!e || e.kind !== 'attempt') throw new NotFoundError('attempt', id, 'list attempts with `exp attempt list`')
+  const attempt = ledger.load<'attempt'>(e).body as AttemptBody
+  if (attempt.ordinal === 0) throw new ExpError('E_USAGE', `${id} is the baseline of ${attempt.contract.name}, not an attempt`, {hint: 'promote an attempt opened with `exp attempt new`'})
+  const previous = ledger.select({kinds: ['decision'], cites: id}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body as DecisionBody})).find(d => d.body.proposal === id)
+  if (previous) return {attempt: id, decision: previous.id, verdict: previous.body.verdict, checks: previous.body.checks, reasons: previous.body.reasons, ...(previous.body.merge ? {merge: previous.body.merge.commit} : {}), ...(previous.body.rejected_ref ? {rejected_ref: previous.body.rejected_ref} : {})}
+  const main = await ws.readRef(o.mainRef)
+  if (!main) throw new NotFoundError('branch', o.mainRef)
+  const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
+  let dev: SplitEvaluation
+  try {
+    dev = await evaluateAttempt(store, ws, id, {...o, split: 'dev'})
+  } catch (err) {
+    if (!(err instanceof ExpError && err.code === 'E_BOUNDARY')) throw err
+    dev = await evaluateAttemptRecorded(store, ws, id, o)
+  }
+  let checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, basedOnMain: main === attempt.base.commit})
+  let holdout: SplitEvaluation | undefined
+  if (checks.every(c => c.passed || c.name === 'held-out improves')) {
+    holdout = await evaluateAttempt(store, ws, id, {...o, split: 'holdout'})
+    checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, holdout: holdout.summary, basedOnMain: true})
+  }
+  const failed = checks.filter(c => !c.passed)
+  const verdict: 'accept' | 'reject' = failed.length ? 'reject' : 'accept'
+  const reasons = (failed.length ? failed : checks).map(c => `${c.name}: ${c.detail}`)
+  const evaluations = [...new Set([...dev.verdicts, ...dev.baseline.verdicts, ...(holdout ? [...holdout.verdicts, ...holdout.baseline.verdicts] : [])].map(v => v.id))]
+  const body: DecisionBody = {
+    proposal: id,
+    verdict,
+    policy: {version: 'contract@2', digest: contract.source.digest, path: contract.source.path, ...(contract.source.blob ? {blob: contract.source.blob} : {})},
+    evaluations,
+    checks,
+    reasons,
+    regressions: [],
+    ...(attempt.hypothesis ? {hypothesis: attempt.hypothesis} : {}),
+  }
+  if (verdict === 'accept') {
+    const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${attempt.reason ?? ''}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
+    const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
+    await ws.moveRef(o.mainRef, merge, main)
+    if (ws.checkedOutBranch() === o.mainRef) await ws.updateWorkTree(main, merge)
+    body.merge = {commit: merge, branch: attempt.branch}
+  } else {
+    const ref = `${REJECTED_PREFIX}${id}`
+    const have = await ws.readRef(ref)
+    if (have !== dev.source.commit) await ws.moveRef(ref, dev.source.commit, have)
+    await ws.deleteRef(`refs/heads/${attempt.branch}`)
+    body.rejected_ref = ref
+  }
+  const decision = (await store.append({kind: 'decision', body, cites: [id, ...(attempt.hypothesis ? [attempt.hypothesis] : []), ...evaluations]}, {lane: o.lane, now: o.now})).id
+  return {attempt: id, decision, verdict, checks, reasons, ...(body.merge ? {merge: body.merge.commit} : {}), ...(body.rejected_ref ? {rejected_ref: body.rejected_ref} : {}), dev: dev.summary, ...(holdout ? {holdout: holdout.summary} : {})}
+}
+
+/** An attempt that crossed its boundary: its recorded (invalid) dev verdicts, without running anything. */
+async function evaluateAttemptRecorded(store: RecordStore, ws: Workspace, id: string, o: AttemptPromoteOptions): Promise<SplitEvaluation> {
+  const ledger = await store.ledger()
+  const verdicts = ledger.select({kinds: ['verdict'], cites: id}).map(x => ({id: x.id, body: ledger.load<'verdict'>(x).body})).filter(v => v.body.attempt === id && v.body.split === 'dev')
+  const last = verdicts[verdicts.length - 1]
+  const commit = last?.body.source?.commit ?? (await ws.readRef(o.mainRef))!
+  return {attempt: id, split: 'dev', source: {commit, tree: last?.body.source?.tree ?? ''}, boundary: {clean: false, changed: []}, verdicts, baseline: {verdicts: []}, summary: {repetitions: verdicts.length, valid: 0, failed: verdicts.length, needs_retry: [], outcome: 'invalid', reason: 'the attempt crossed its contract\'s boundary'}, ran: 0}
+}

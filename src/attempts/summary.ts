@@ -1,0 +1,54 @@
+import type {VerdictBody} from '../records/types.js'
+import type {Contract} from '../contracts/types.js'
+import {gain} from '../contracts/types.js'
+import {pairedTTest} from '../evals/stats/index.js'
+
+export interface SplitSummary {
+  repetitions: number
+  valid: number
+  failed: number
+  /** repetitions that gave no trustworthy number and may be resumed */
+  needs_retry: {repetition: number; stop_reason: string; action: string}[]
+  mean?: number
+  baseline_mean?: number
+  gain?: number
+  /** one-sided paired t-test over repetitions valid on both sides (same seeds) */
+  paired?: {n: number; mean: number; t: number; p: number}
+  outcome: 'positive' | 'neutral' | 'negative' | 'invalid' | 'needs_retry'
+  reason: string
+}
+
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6
+
+/**
+ * What one split says about an attempt (pure): the mean of its valid repetitions against
+ * the baseline's, the paired test when there are several, and an outcome — positive only
+ * beyond the margin and, with repetitions, at the contract's significance.
+ */
+export function summarizeSplit(contract: Contract, verdicts: readonly {body: VerdictBody}[], baseline: readonly {body: VerdictBody}[], baselineValue?: number): SplitSummary {
+  const reps = verdicts.length
+  const ok = verdicts.filter(v => v.body.valid && v.body.metric)
+  const failed = reps - ok.length
+  const needs = verdicts.filter(v => v.body.needs_retry).map(v => ({repetition: v.body.repetition, stop_reason: v.body.needs_retry!.stop_reason, action: v.body.needs_retry!.resume.action}))
+  const base: SplitSummary = {repetitions: reps, valid: ok.length, failed, needs_retry: needs, outcome: 'invalid', reason: ''}
+  if (verdicts.some(v => v.body.violations.some(x => /protected path changed|outside the editable scope/.test(x)))) return {...base, reason: 'the attempt crossed its contract\'s boundary'}
+  if (failed > contract.validity.max_failed_repetitions || !ok.length) {
+    const resumable = needs.some(n => n.action !== 'abandon')
+    return {...base, outcome: resumable ? 'needs_retry' : 'invalid', reason: `${failed} of ${reps} repetition(s) gave no valid ${contract.metric.name}${needs.length ? ` (${[...new Set(needs.map(n => n.stop_reason))].join(', ')})` : ''}`}
+  }
+  const mean = r6(ok.reduce((s, v) => s + v.body.metric!.value, 0) / ok.length)
+  const bok = baseline.filter(v => v.body.valid && v.body.metric)
+  const baselineMean = baselineValue ?? (bok.length ? r6(bok.reduce((s, v) => s + v.body.metric!.value, 0) / bok.length) : undefined)
+  if (baselineMean === undefined) return {...base, mean, outcome: 'neutral', reason: 'no valid baseline to compare with'}
+  const g = r6(gain(contract, mean, baselineMean))
+  const diffs = ok.flatMap(v => {
+    if (baselineValue !== undefined) return [gain(contract, v.body.metric!.value, baselineValue)]
+    const b = bok.find(x => x.body.repetition === v.body.repetition)
+    return b ? [gain(contract, v.body.metric!.value, b.body.metric!.value)] : []
+  })
+  const paired = diffs.length > 1 ? pairedTTest(diffs.map(d => d - contract.metric.margin)) : undefined
+  const significant = !paired || paired.p < contract.promotion.paired_alpha
+  const outcome = g > contract.metric.margin && significant ? 'positive' : g < -contract.metric.margin ? 'negative' : 'neutral'
+  const p = paired ? `, paired p ${paired.p.toFixed(3)} over ${paired.n}` : ''
+  return {...base, mean, baseline_mean: baselineMean, gain: g, ...(paired ? {paired: {n: paired.n, mean: r6(paired.mean), t: r6(paired.t), p: r6(paired.p)}} : {}), outcome, reason: `${contract.metric.name} ${baselineMean} -> ${mean} (${g >= 0 ? '+' : ''}${g}, margin ${contract.metric.margin}${p})`}
+}

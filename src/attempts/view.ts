@@ -1,0 +1,50 @@
+import type {AttemptBody, DecisionBody, VerdictBody} from '../records/types.js'
+import type {Ledger} from '../store/index.js'
+
+export interface AttemptView {
+  id: string
+  lane: string
+  contract: string
+  ordinal: number
+  branch: string
+  hypothesis?: string
+  resumes?: string
+  /** per split: the latest verdict of each repetition, and their mean metric */
+  splits: Record<string, {repetitions: number; valid: number; mean?: number; outcomes: Record<string, number>; needs_retry: number}>
+  decision?: {id: string; verdict: 'accept' | 'reject'; merge?: string}
+  state: 'open' | 'evaluated' | 'needs_retry' | 'accepted' | 'rejected'
+}
+
+/** The attempts of the ledger (or of one contract), as `exp attempt list` shows them (pure). */
+export function attemptViews(ledger: Ledger, contract?: string): AttemptView[] {
+  const verdicts = new Map<string, VerdictBody[]>()
+  for (const e of ledger.select({kinds: ['verdict']})) {
+    const v = ledger.load<'verdict'>(e).body as VerdictBody
+    verdicts.set(v.attempt, [...(verdicts.get(v.attempt) ?? []), v])
+  }
+  const decisions = new Map<string, {id: string; body: DecisionBody}>()
+  for (const e of ledger.select({kinds: ['decision']})) {
+    const d = ledger.load<'decision'>(e).body as DecisionBody
+    if (d.proposal.startsWith('at-') && !decisions.has(d.proposal)) decisions.set(d.proposal, {id: e.id, body: d})
+  }
+  const out: AttemptView[] = []
+  for (const e of ledger.select({kinds: ['attempt']})) {
+    const a = ledger.load<'attempt'>(e).body as AttemptBody
+    if (a.ordinal === 0 || (contract && a.contract.name !== contract)) continue
+    const splits: AttemptView['splits'] = {}
+    for (const split of ['dev', 'holdout']) {
+      const latest = new Map<number, VerdictBody>()
+      for (const v of verdicts.get(e.id) ?? []) if (v.split === split) latest.set(v.repetition, v)
+      if (!latest.size) continue
+      const vs = [...latest.values()]
+      const ok = vs.filter(v => v.valid && v.metric)
+      const outcomes: Record<string, number> = {}
+      for (const v of vs) outcomes[v.outcome] = (outcomes[v.outcome] ?? 0) + 1
+      splits[split] = {repetitions: vs.length, valid: ok.length, ...(ok.length ? {mean: Math.round((ok.reduce((s, v) => s + v.metric!.value, 0) / ok.length) * 1e6) / 1e6} : {}), outcomes, needs_retry: vs.filter(v => v.needs_retry && v.needs_retry.resume.action !== 'abandon').length}
+    }
+    const d = decisions.get(e.id)
+    const state: AttemptView['state'] = d ? (d.body.verdict === 'accept' ? 'accepted' : 'rejected') : Object.values(splits).some(s => s.needs_retry) ? 'needs_retry' : Object.keys(splits).length ? 'evaluated' : 'open'
+    out.push({id: e.id, lane: e.lane, contract: a.contract.name, ordinal: a.ordinal, branch: a.branch, ...(a.hypothesis ? {hypothesis: a.hypothesis} : {}), ...(a.resumes ? {resumes: a.resumes} : {}), splits, ...(d ? {decision: {id: d.id, verdict: d.body.verdict, ...(d.body.merge ? {merge: d.body.merge.commit} : {})}} : {}), state})
+  }
+  return out
+}

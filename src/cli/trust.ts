@@ -1,0 +1,16 @@
+import type {GitRecordStore, Ledger} from '../store/index.js'
+import {GitWorkspace} from '../workspace/git.js'
+import {loadAuthority, type AuthorityOptions} from '../trust/load.js'
+import type {Authority} from '../trust/authority.js'
+import {mainRefOf} from './main-ref.js'
+
+/**
+ * The authority that says which evidence counts in this repository (docs/trust.md): the
+ * policy and allowed signers on the main branch's tip, over the ledger given (or the
+ * store's current one). Read commands pass `admit: a.counts` to their projections.
+ */
+export async function authorityOf(store: GitRecordStore, cwd: string, o: AuthorityOptions & {ledger?: Ledger; main?: string} = {}): Promise<Authority> {
+  const ws = new GitWorkspace(store)
+  const tip = await ws.readRef(await mainRefOf(store.repo, cwd, o.main))
+  return loadAuthority(o.ledger ?? (await store.ledger()), ws, {...o, ...(tip ? {at: tip} : {})})
+}

@@ -1,0 +1,29 @@
+import {ExpError} from './base.js'
+
+/** A linked work tree could not be made or used. */
+export class WorktreeError extends ExpError {
+  constructor(dir: string, detail: string) {
+    super('E_WORKTREE', `cannot make a work tree at ${dir}: ${detail}`, {data: {dir}, hint: 'remove what is in the way, or run `git worktree prune`'})
+  }
+}
+
+/** An attempt changed paths its contract does not let it change; the evaluator was not run. */
+export class BoundaryError extends ExpError {
+  constructor(attempt: string, violations: readonly string[]) {
+    super('E_BOUNDARY', `attempt ${attempt} crosses its contract's boundary: ${violations.join('; ')}`, {data: {attempt, violations}, hint: 'an attempt may change only the editable scope of its contract (exp contract lint NAME shows it); the violation is recorded'})
+  }
+}
+
+/** The contract's budget is spent. */
+export class BudgetError extends ExpError {
+  constructor(contract: string, detail: string) {
+    super('E_BUDGET', `the budget of contract ${contract} is spent: ${detail}`, {data: {contract}, hint: 'raise budget.max_attempts in the contract (a reviewed change on main), or stop here'})
+  }
+}
+
+/** A research agent did not answer as docs/research-protocol.md says. */
+export class ResearchAgentError extends ExpError {
+  constructor(agent: string, detail: string) {
+    super('E_RESEARCH_AGENT', `research agent ${agent}: ${detail}`, {data: {agent}, hint: 'docs/research-protocol.md describes what it must answer'})
+  }
+}

@@ -1,0 +1,41 @@
+import type {Ledger} from '../../store/index.js'
+import type {Scenario} from '../../scenarios/types.js'
+import type {TraceBody, VerificationBody} from '../../records/types.js'
+import type {ReplayOutcome} from './port.js'
+import {evaluatorOf, replayEpisode} from './world.js'
+
+export interface VerificationCheck {
+  /** the manifest the verification must belong to */
+  manifest?: string
+  /** evaluator ids whose verifications count (the policy's `evidence.evaluators`) */
+  evaluators?: readonly string[]
+  /** when given, the trace is replayed in a fresh world and graded again */
+  scenario?: Scenario
+}
+
+/**
+ * Whether one verification record stands: it judges a trace of this ledger (same digest,
+ * manifest, scenario, split and repetition), under an allowed evaluator, and — with a
+ * scenario to replay against — re-grading the replayed trace gives the same verdict.
+ */
+export function checkVerification(ledger: Ledger, id: string, o: VerificationCheck = {}): ReplayOutcome {
+  const e = ledger.get(id)
+  if (!e) return {ok: false, reason: `verification ${id} is not in the ledger`}
+  if (e.kind !== 'verification') return {ok: false, reason: `${id} is a ${e.kind}, not a verification`}
+  const v = ledger.load<'verification'>(e).body as VerificationBody
+  if (o.manifest !== undefined && v.manifest !== o.manifest) return {ok: false, reason: `verification ${id} belongs to manifest ${v.manifest}, not ${o.manifest}`}
+  const who = evaluatorOf(v)
+  if (o.evaluators && !o.evaluators.includes(who.id)) return {ok: false, reason: `verification ${id} was judged by evaluator ${who.id}, which the policy does not name`}
+  if (!e.cites.includes(v.trace)) return {ok: false, reason: `verification ${id} does not cite its trace ${v.trace}`}
+  const t = ledger.get(v.trace)
+  if (!t || t.kind !== 'trace') return {ok: false, reason: `verification ${id} judges trace ${v.trace}, which is not in the ledger`}
+  if (t.digest !== v.trace_digest) return {ok: false, reason: `verification ${id} judged other bytes than trace ${v.trace} holds`}
+  if (!t.cites.includes(v.manifest)) return {ok: false, reason: `trace ${v.trace} is not of manifest ${v.manifest}`}
+  // the trace body (large) is read only to replay it
+  if (!o.scenario) return {ok: true}
+  const trace = ledger.load<'trace'>(t).body as TraceBody
+  if (trace.manifest !== v.manifest || trace.scenario !== v.scenario || trace.split !== v.split || (trace.repetition ?? 0) !== (v.repetition ?? 0)) return {ok: false, reason: `verification ${id} and trace ${v.trace} name different episodes`}
+  if (who.id !== 'world') return {ok: false, reason: `verification ${id}: evaluator ${who.id} cannot be replayed`}
+  const r = replayEpisode(trace, v, o.scenario)
+  return r.ok ? r : {ok: false, reason: `verification ${id}: replay: ${r.reason}`}
+}

@@ -1,0 +1,63 @@
+import {spawn} from 'node:child_process'
+
+/** One evaluator process run to its end or its timeout, with bounded output tails. */
+export interface ProcessRun {
+  exit_code: number | null
+  signal: string | null
+  timed_out: boolean
+  duration_ms: number
+  stdout: string
+  stderr: string
+  /** the program could not be started */
+  spawn_error?: string
+}
+
+const GROUPS = process.platform !== 'win32'
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(GROUPS ? -pid : pid, signal)
+  } catch {
+    // nothing left in the group
+  }
+}
+
+/**
+ * Run `program args` in `cwd` with exactly `env`, as the leader of its own process group:
+ * at the timeout the whole group gets SIGTERM, then SIGKILL after `graceMs`, so nothing the
+ * command started outlives it. Output is kept as tails of at most `tailBytes` each.
+ */
+export function runProcess(program: string, args: readonly string[], o: {cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; graceMs?: number; tailBytes?: number}): Promise<ProcessRun> {
+  const cap = o.tailBytes ?? 64 * 1024
+  const t0 = performance.now()
+  return new Promise(resolve => {
+    const child = spawn(program, args, {cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: GROUPS})
+    let out = Buffer.alloc(0)
+    let err = Buffer.alloc(0)
+    const tail = (b: Buffer, d: Buffer) => {
+      const x = Buffer.concat([b, d])
+      return x.length > cap ? x.subarray(x.length - cap) : x
+    }
+    child.stdout.on('data', (d: Buffer) => (out = tail(out, d)))
+    child.stderr.on('data', (d: Buffer) => (err = tail(err, d)))
+    let timedOut = false
+    let done = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      if (child.pid !== undefined) {
+        killGroup(child.pid, 'SIGTERM')
+        setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), o.graceMs ?? 2000).unref()
+      }
+    }, o.timeoutMs)
+    const finish = (r: Omit<ProcessRun, 'duration_ms' | 'stdout' | 'stderr' | 'timed_out'>) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      // the group may have children left: they die with the command
+      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')
+      resolve({...r, timed_out: timedOut, duration_ms: Math.round(performance.now() - t0), stdout: out.toString('utf8'), stderr: err.toString('utf8')})
+    }
+    child.on('error', e => finish({exit_code: null, signal: null, spawn_error: e.message}))
+    child.on('close', (code, signal) => finish({exit_code: code, signal}))
+  })
+}

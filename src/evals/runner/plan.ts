@@ -1,0 +1,66 @@
+import {recordId} from '../../records/index.js'
+import type {VerificationBody} from '../../records/types.js'
+import type {Scenario} from '../../scenarios/types.js'
+import type {Ledger} from '../../store/index.js'
+import {checkVerification} from '../evaluator/check.js'
+import {episodeKey, laneKey} from './records.js'
+import type {VerifiedEpisode} from './summary.js'
+
+export interface PlannedEpisode {
+  /** scenario and repetition: one place in the plan, whatever key records it */
+  slot: string
+  scenario: Scenario
+  rep: number
+  /** the key to record under first */
+  key: string
+  /** the episode's canonical key (a lane's own key is derived from it) */
+  baseKey: string
+}
+
+export interface EpisodePlan {
+  total: number
+  /** episodes already recorded that stand (replayed and graded again), to reuse */
+  reused: (VerifiedEpisode & {slot: string})[]
+  pending: PlannedEpisode[]
+}
+
+export interface PlanOptions {
+  manifest: string
+  scenarios: readonly Scenario[]
+  repeat: number
+  lane: string
+  /** verified: reuse recorded episodes that replay to the same verdict; none: run everything (the gate) */
+  reuse: 'verified' | 'none'
+  evaluators: readonly string[]
+}
+
+const verificationId = (key: string) => recordId('verification', '', `${key}/verification`)
+
+/**
+ * Which episodes of an experiment are already recorded and may be reused. A recorded
+ * verification is never taken on faith: it counts only when its trace replays in a fresh
+ * world to the same verdict. One that does not stand is skipped, and the episode is run
+ * again under this lane's own key.
+ */
+export function planEpisodes(ledger: Ledger, o: PlanOptions): EpisodePlan {
+  const reused: EpisodePlan['reused'] = []
+  const pending: PlannedEpisode[] = []
+  let total = 0
+  for (const scenario of o.scenarios) {
+    for (let rep = 0; rep < o.repeat; rep++) {
+      total++
+      const baseKey = episodeKey(o.manifest, scenario.id, rep)
+      const slot = `${scenario.id}\u0000${rep}`
+      if (o.reuse === 'none') {
+        pending.push({slot, scenario, rep, key: baseKey, baseKey})
+        continue
+      }
+      const found = [baseKey, laneKey(baseKey, o.lane)].map(verificationId).find(id => ledger.get(id) && checkVerification(ledger, id, {manifest: o.manifest, evaluators: o.evaluators, scenario}).ok)
+      if (found) {
+        const e = ledger.get(found)!
+        reused.push({slot, id: found, digest: e.digest, body: ledger.load<'verification'>(e).body as VerificationBody})
+      } else pending.push({slot, scenario, rep, key: baseKey, baseKey})
+    }
+  }
+  return {total, reused, pending}
+}

@@ -1,0 +1,124 @@
+import {ExpError} from '../errors/index.js'
+
+/**
+ * The GitHub Actions workflow `exp ci init` writes: `exp gate` on every pull request to the
+ * main branch (the gate, not a path filter, decides what is in scope), with exp installed by
+ * a pinned route, actions pinned by commit, JUnit XML uploaded and one sticky pull-request
+ * comment. test/cli/ci.test.ts lints it with a workflow validator and runs its steps locally.
+ */
+export interface WorkflowOptions {
+  /** the branch pull requests target (.research/config.yaml main_branch) */
+  mainBranch: string
+  /** what `npm install --global` installs: a package spec, tarball or git URL */
+  install: string
+  /** the exp version writing the file (named in its header) */
+  version: string
+}
+
+/** Actions pinned by full commit id; the tag is in the comment beside it. */
+export const ACTIONS = {
+  checkout: 'actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0',
+  setupNode: 'actions/setup-node@a0853c24544627f65ddf259abe73b1d18a591444 # v5.0.0',
+  uploadArtifact: 'actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02 # v4.6.2',
+} as const
+
+/** The Node.js the job runs exp on: an LTS line with years of support left (20 reached its end of life in 2026). */
+export const NODE_VERSION = 24
+
+/** First line of the pull-request comment the gate writes (--comment), found to update it in place. */
+export const COMMENT_MARKER = '<!-- exp-gate -->'
+
+/** The default install route: this very version from the npm registry. */
+export function defaultInstall(version: string): string {
+  return `experience-compiler@${version}`
+}
+
+/**
+ * An install spec goes into the workflow as an environment variable, never into the shell
+ * text; it must still not carry an Actions expression (`${{`), a newline, or start like an option.
+ */
+export function checkInstallSpec(spec: string): string {
+  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : undefined
+  if (bad) throw new ExpError('E_USAGE', `--install ${JSON.stringify(spec)} cannot be used: ${bad}`, {hint: 'pass one npm install spec: a package@version, a tarball URL or path, or a git URL such as github:OWNER/REPO#TAG'})
+  return spec
+}
+
+/** A YAML double-quoted scalar (JSON's escaping is valid YAML). */
+const q = (s: string) => JSON.stringify(s)
+/** A string literal of an Actions expression. */
+const lit = (s: string) => `'${s.replaceAll("'", "''")}'`
+
+export function workflowYaml(o: WorkflowOptions): string {
+  const install = checkInstallSpec(o.install)
+  const main = o.mainBranch
+  return `# Written by \`exp ci init\` (exp ${o.version}): the promotion gate on every pull request to ${main}.
+# The gate reads .research/contract.yaml and policy.yaml from the base and decides what is in scope;
+# see \`exp help gate\`. Re-run \`exp ci init --force\` after upgrading exp.
+name: exp gate
+on:
+  pull_request:
+    branches: [${q(main)}]
+  # an approving review re-runs the gate: with allow_neutral in the policy, a change that is
+  # not worse (for example a rewording once validation is at 100%) passes when a maintainer approves it
+  pull_request_review:
+    types: [submitted]
+permissions:
+  contents: read
+  pull-requests: write
+concurrency:
+  group: exp-gate-\${{ github.event.pull_request.number }}
+  cancel-in-progress: true
+jobs:
+  gate:
+    if: ${q(`github.event_name == 'pull_request' || (github.event.review.state == 'approved' && github.event.pull_request.base.ref == ${lit(main)})`)}
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    steps:
+      - uses: ${ACTIONS.checkout}
+        with:
+          fetch-depth: 0
+      - uses: ${ACTIONS.setupNode}
+        with:
+          node-version: ${NODE_VERSION}
+      - name: install exp
+        env:
+          EXP_INSTALL: ${q(install)}
+        run: npm install --global --no-audit --no-fund "$EXP_INSTALL"
+      - name: fetch the research lanes
+        run: git fetch --no-tags origin 'refs/research/*:refs/research/*' '^refs/research/private/*'
+      - name: find an approving review of this head
+        id: review
+        env:
+          GH_TOKEN: \${{ github.token }}
+          PR: \${{ github.event.pull_request.number }}
+          HEAD_SHA: \${{ github.event.pull_request.head.sha }}
+        run: |
+          approver=$(gh api "repos/$GITHUB_REPOSITORY/pulls/$PR/reviews" --paginate --jq '.[] | select(.state == "APPROVED" and .commit_id == env.HEAD_SHA and (.author_association == "OWNER" or .author_association == "MEMBER" or .author_association == "COLLABORATOR")) | .user.login' | tail -n 1)
+          echo "approver=$approver" >> "$GITHUB_OUTPUT"
+      - name: gate
+        env:
+          EXP_HOLDOUT_KEY: \${{ secrets.EXP_HOLDOUT_KEY }}
+          BASE_REF: \${{ github.event.pull_request.base.ref }}
+          APPROVER: \${{ steps.review.outputs.approver }}
+        run: exp gate --base "origin/$BASE_REF" --head HEAD --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
+      - name: upload the JUnit report
+        if: always() && hashFiles('exp-gate.xml') != ''
+        uses: ${ACTIONS.uploadArtifact}
+        with:
+          name: exp-gate-junit
+          path: exp-gate.xml
+      - name: comment on the pull request (one comment, updated)
+        # a pull request from a fork gets a read-only token: its result is in the job summary
+        if: always() && hashFiles('exp-gate.md') != '' && github.event.pull_request.head.repo.full_name == github.repository
+        env:
+          GH_TOKEN: \${{ github.token }}
+          PR: \${{ github.event.pull_request.number }}
+        run: |
+          id=$(gh api "repos/$GITHUB_REPOSITORY/issues/$PR/comments" --paginate --jq '.[] | select(.body | startswith("${COMMENT_MARKER}")) | .id' | head -n 1)
+          if [ -n "$id" ]; then
+            gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F body=@exp-gate.md > /dev/null
+          else
+            gh api --method POST "repos/$GITHUB_REPOSITORY/issues/$PR/comments" -F body=@exp-gate.md > /dev/null
+          fi
+`
+}

@@ -1,0 +1,25 @@
+import {existsSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {parseScenario, type LoadedFile} from './load.js'
+import {SEALED_FILE, sealedHeader, unsealFiles} from './sealed.js'
+
+/** The sealed held-out file of a scenarios folder, when there is one. */
+export function sealedPath(dir: string): string | undefined {
+  const p = path.join(dir, SEALED_FILE)
+  return existsSync(p) ? p : undefined
+}
+
+/** How many scenarios the sealed file holds, and under which key id: readable without the key. */
+export async function sealedSummary(dir: string): Promise<{path: string; files: number; keyId: string} | undefined> {
+  const p = sealedPath(dir)
+  if (!p) return undefined
+  const h = sealedHeader(await readFile(p, 'utf8'), p)
+  return {path: p, files: h.files, keyId: h.keyId}
+}
+
+/** Decrypt the sealed file in memory and parse each scenario in it (file names: holdout.sealed#<name>). */
+export async function loadSealedDir(dir: string, key: Buffer): Promise<LoadedFile[]> {
+  const p = path.join(dir, SEALED_FILE)
+  return unsealFiles(await readFile(p, 'utf8'), key, p).map(f => parseScenario(f.content, `${p}#${f.name}`))
+}

@@ -1,0 +1,70 @@
+import type {Ledger} from '../store/index.js'
+import type {Promotion} from '../projections/mainline.js'
+import {checkDecision} from './decision.js'
+import {checkEvaluation} from './evaluation.js'
+import {checkPromotion} from './promotion.js'
+import {checkVerdict} from './verdict.js'
+import type {Standing, TrustInput, TrustProblem} from './types.js'
+
+/**
+ * The one place that says which evidence counts, for one ledger and one set of trust
+ * inputs (docs/trust.md). Answers are memoized: a ledger never changes. Everything that
+ * decides or shows a decision asks it; what does not stand is skipped, and `problems()`
+ * lists it for `exp fsck`.
+ */
+export class Authority {
+  private readonly memo = new Map<string, Standing>()
+
+  constructor(readonly ledger: Ledger, readonly input: TrustInput) {}
+
+  /** Standing of an evaluation or a decision record (anything else: not evidence). */
+  standing(id: string): Standing {
+    let s = this.memo.get(id)
+    if (s) return s
+    // a comparison citing itself through its baseline is cut here, not looped
+    this.memo.set(id, {ok: false, class: 'inconsistent_evaluation', reason: 'its evidence cites itself'})
+    const kind = this.ledger.get(id)?.kind
+    const look = (x: string) => this.standing(x)
+    s = kind === 'decision' ? checkDecision(this.ledger, id, this.input, look) : kind === 'verdict' ? checkVerdict(this.ledger, id, this.input, look) : checkEvaluation(this.ledger, id, this.input, look)
+    this.memo.set(id, s)
+    return s
+  }
+
+  counts(id: string): boolean {
+    return this.standing(id).ok
+  }
+
+  /** `counts` as one stable function, for projections that memoize by it (IndexOptions.admit) */
+  readonly admit = (id: string): boolean => this.counts(id)
+
+  /** How many evaluations and decisions of the public ledger do not stand: a line for read commands to print. */
+  ignoredNote(): string | undefined {
+    const n = this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: false}).filter(e => !this.counts(e.id)).length
+    return n ? `note: ${n} evaluation(s) or decision(s) do not stand and were ignored (run \`exp fsck\` for the reasons)` : undefined
+  }
+
+  promotion(p: Promotion): Standing {
+    const key = `merge:${p.commit}`
+    let s = this.memo.get(key)
+    if (!s) this.memo.set(key, (s = checkPromotion(this.ledger, p, x => this.standing(x))))
+    return s
+  }
+
+  /** Every evaluation and decision of the ledger that does not stand (public and private lanes). */
+  problems(): TrustProblem[] {
+    const out: TrustProblem[] = []
+    for (const e of this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true})) {
+      const s = this.standing(e.id)
+      if (!s.ok) out.push({class: s.class, id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: s.reason})
+    }
+    return out
+  }
+
+  /** Merges on main that are not promotions an accept decision stands behind. */
+  promotionProblems(promotions: readonly Promotion[]): TrustProblem[] {
+    return promotions.flatMap(p => {
+      const s = this.promotion(p)
+      return s.ok ? [] : [{class: s.class, id: p.proposal, commit: p.commit, reason: `merge ${p.commit.slice(0, 12)} promotes ${p.proposal}: ${s.reason}`}]
+    })
+  }
+}

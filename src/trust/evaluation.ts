@@ -1,0 +1,111 @@
+import {canonicalJson} from '../records/canonical.js'
+import type {EvaluationBody, VerificationBody} from '../records/types.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
+import {checkVerification} from '../evals/evaluator/check.js'
+import {evaluatorOf} from '../evals/evaluator/world.js'
+import {compareRuns} from '../evals/compare.js'
+import {evidenceOf, summarize, type VerifiedEpisode} from '../evals/runner/summary.js'
+import {wilson} from '../evals/stats/index.js'
+import type {Standing, TrustInput} from './types.js'
+
+/** Fields of an evaluation that must equal their recomputation from the verifications it cites. */
+const AGGREGATES = ['total', 'passed', 'failed', 'invalid', 'success_rate', 'ci', 'per_scenario', 'scores', 'pass_hat_k', 'pass_at_k'] as const
+
+const bad = (cls: Extract<Standing, {ok: false}>['class'], reason: string): Standing => ({ok: false, class: cls, reason})
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6
+
+/** A public held-out aggregate: the details (and the verifications) stay on a private lane. */
+export function isSealedAggregate(e: LedgerEntry, b: EvaluationBody): boolean {
+  return b.split === 'holdout' && !e.private && e.cites.length === 1 && e.cites[0] === b.manifest && b.per_scenario.every(p => !p.verifications?.length)
+}
+
+/** The verifications an evaluation cites, in id order (undefined entries when missing). */
+export function citedVerifications(ledger: Ledger, e: LedgerEntry, b: EvaluationBody): VerifiedEpisode[] {
+  return e.cites
+    .filter(c => c !== b.manifest)
+    .sort()
+    .flatMap(id => {
+      const v = ledger.get(id)
+      return v && v.kind === 'verification' ? [{id, digest: v.digest, body: ledger.load<'verification'>(v).body as VerificationBody}] : []
+    })
+}
+
+/**
+ * Whether an evaluation counts (docs/trust.md): named evaluator, its manifest, signed when
+ * the policy requires it, and aggregates (and paired comparison) that recompute exactly
+ * from the verifications it cites, each of a trace of the same manifest — replayed in a
+ * fresh world when `input.scenarios` is given. A public held-out aggregate cannot be
+ * recomputed outside the lane that holds its details: it counts when consistent in itself
+ * (and signed, when signing is required), marked `sealed`.
+ */
+export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, standing: (id: string) => Standing): Standing {
+  const e = ledger.get(id)
+  if (!e || e.kind !== 'evaluation') return bad('forged_evaluation', `${id} is not an evaluation of this ledger`)
+  const b = ledger.load<'evaluation'>(e).body as EvaluationBody
+  const who = evaluatorOf(b)
+  if (!input.settings.evaluators.includes(who.id)) return bad('foreign_evaluator', `judged by evaluator ${who.id}; the policy names ${input.settings.evaluators.join(', ')}`)
+  const m = ledger.get(b.manifest)
+  if (!m || m.kind !== 'manifest') return bad('forged_evaluation', `its manifest ${b.manifest} is not in the ledger`)
+  if (!e.cites.includes(b.manifest)) return bad('forged_evaluation', `it does not cite its manifest ${b.manifest}`)
+  const mb = ledger.load<'manifest'>(m).body
+  if (mb.split !== b.split || mb.skill.blob !== b.skill.blob || canonicalJson(mb.agent) !== canonicalJson(b.agent)) return bad('inconsistent_evaluation', `split, skill or agent differ from its manifest ${b.manifest}`)
+  if (mb.evaluator && (mb.evaluator.id !== who.id || mb.evaluator.digest !== who.digest)) return bad('inconsistent_evaluation', `its evaluator differs from the one its manifest ${b.manifest} names`)
+  const signed = signature(e, input)
+  if (signed) return signed
+  const arithmetic = consistent(b)
+  if (arithmetic) return bad('inconsistent_evaluation', arithmetic)
+  if (isSealedAggregate(e, b)) return {ok: true, level: 'sealed'}
+  const listed = b.per_scenario.flatMap(p => p.verifications ?? [])
+  const cited = e.cites.filter(c => c !== b.manifest)
+  if (!cited.length) return bad('forged_evaluation', 'it cites no verification: its numbers come from nowhere')
+  if (canonicalJson([...listed].sort()) !== canonicalJson([...cited].sort())) return bad('inconsistent_evaluation', 'the verifications it lists per scenario are not the ones it cites')
+  const scenarios = input.scenarios?.(b.manifest)
+  for (const vid of cited) {
+    const v = ledger.get(vid)
+    const scenario = v && v.kind === 'verification' && scenarios ? scenarios.get(ledger.load<'verification'>(v).body.scenario) : undefined
+    if (scenarios && v && !scenario) return bad('replay_mismatch', `${vid} judges a scenario that manifest ${b.manifest}'s dataset does not have`)
+    const r = checkVerification(ledger, vid, {manifest: b.manifest, evaluators: input.settings.evaluators, ...(scenario ? {scenario} : {})})
+    if (!r.ok) return bad(scenario && r.reason.includes('replay') ? 'replay_mismatch' : 'forged_evaluation', r.reason)
+  }
+  const vs = citedVerifications(ledger, e, b)
+  if (b.evidence && canonicalJson(b.evidence) !== canonicalJson(evidenceOf(vs))) return bad('inconsistent_evaluation', 'its evidence digest does not match the verifications it cites')
+  if (!b.evidence && input.settings.requireSigned) return bad('unsigned_evidence', 'it has no evidence digest, so a signature on it does not cover its verifications')
+  const again = summarize(vs, {manifest: b.manifest, split: b.split, skill: b.skill, agent: b.agent}, b.repeat ?? 1)
+  for (const f of AGGREGATES) {
+    if (canonicalJson(b[f] ?? null) !== canonicalJson(again[f] ?? null)) return bad('inconsistent_evaluation', `its ${f} does not recompute from the ${vs.length} verifications it cites`)
+  }
+  if (b.comparison) {
+    const base = standing(b.comparison.baseline)
+    if (!base.ok) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} does not stand: ${base.reason}`)
+    const be = ledger.get(b.comparison.baseline)!
+    const bb = ledger.load<'evaluation'>(be).body as EvaluationBody
+    if (bb.split !== b.split || bb.manifest === b.manifest) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} is not another skill on the same split`)
+    const paired = compareRuns(b.comparison.baseline, citedVerifications(ledger, be, bb), vs)
+    if (canonicalJson(paired) !== canonicalJson(b.comparison)) return bad('inconsistent_evaluation', 'its paired comparison does not recompute from the two runs')
+  }
+  return {ok: true, level: scenarios ? 'replayed' : 'verified'}
+}
+
+/** Counts that contradict each other, whatever they were computed from. */
+function consistent(b: EvaluationBody): string | undefined {
+  const valid = b.total - b.invalid
+  if (b.passed + b.failed + b.invalid !== b.total) return `passed ${b.passed} + failed ${b.failed} + invalid ${b.invalid} is not total ${b.total}`
+  if ((valid ? b.passed / valid : 0) !== b.success_rate) return `success rate ${b.success_rate} is not ${b.passed} of ${valid}`
+  const w = valid ? wilson(b.passed, valid) : {low: 0, high: 0}
+  if (r6(w.low) !== b.ci[0] || r6(w.high) !== b.ci[1]) return `interval [${b.ci.join(', ')}] is not the Wilson interval of ${b.passed} of ${valid}`
+  if (b.evidence && b.evidence.verifications !== b.total) return `its evidence names ${b.evidence.verifications} verifications for ${b.total} episodes`
+  if (b.per_scenario.length) {
+    const sum = (k: 'runs' | 'passes' | 'invalid') => b.per_scenario.reduce((s, p) => s + p[k], 0)
+    if (sum('runs') !== b.total || sum('passes') !== b.passed || sum('invalid') !== b.invalid) return 'its per-scenario counts do not add up to its totals'
+  }
+  return undefined
+}
+
+/** Unsigned, or signed by someone the policy does not trust, when signing is required. */
+export function signature(e: LedgerEntry, input: TrustInput): Standing | undefined {
+  if (!input.settings.requireSigned) return undefined
+  const s = input.signatures?.get(e.commit)
+  if (!s?.principal) return bad('unsigned_evidence', `commit ${e.commit.slice(0, 12)}: ${s?.reason ?? 'its signature was not checked'}`)
+  if (input.settings.signers && !input.settings.signers.includes(s.principal)) return bad('unsigned_evidence', `signed by ${s.principal}, who is not a trusted evaluator identity (${input.settings.signers.join(', ')})`)
+  return undefined
+}

@@ -1,0 +1,174 @@
+import {parse as parseYaml} from '../vendor/yaml.js'
+import type {ManifestBody, PromotionPolicy} from '../records/types.js'
+import type {Ledger} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
+import {existsSync} from 'node:fs'
+import {loadScenarioDir, parseScenario} from '../scenarios/load.js'
+import {loadSealedDir, sealedPath} from '../scenarios/sealed-load.js'
+import {treeOid} from '../evals/runner/dataset.js'
+import {SEALED_FILE, unsealFiles} from '../scenarios/sealed.js'
+import type {Scenario} from '../scenarios/types.js'
+import {SignatureVerifier} from './ssh.js'
+import {Authority} from './authority.js'
+import {parseContract} from '../contracts/load.js'
+import type {Contract} from '../contracts/types.js'
+import {trustSettings, type SignatureCheck, type TrustInput} from './types.js'
+
+export const POLICY_PATH = '.research/policy.yaml'
+export const ALLOWED_SIGNERS = '.research/allowed_signers'
+
+export interface AuthorityOptions {
+  /** the commit whose policy and allowed signers rule (main's tip) */
+  at?: string
+  /** the policy, when the caller has it already (else read from `at`) */
+  policy?: PromotionPolicy
+  /** replay the traces of these evaluations' verifications (promote: what it decides on; fsck --replay: all) */
+  replay?: readonly string[] | 'all'
+  /** the held-out key, to replay sealed held-out episodes */
+  holdoutKey?: Buffer
+  /** a scenarios folder on disk, used for manifests whose dataset tree it matches but git does not hold (uncommitted scenarios) */
+  scenariosDir?: string
+}
+
+/**
+ * Gather what the trust checks need from the repository — the policy on main, the
+ * policies decisions name, signatures when the policy requires them, the scenarios of
+ * the manifests to replay — then hand it to a (pure, memoizing) Authority.
+ */
+export async function loadAuthority(ledger: Ledger, ws: Workspace, o: AuthorityOptions = {}): Promise<Authority> {
+  const policy = o.policy ?? (o.at ? await policyAt(ws, o.at) : undefined)
+  const settings = trustSettings(policy)
+  const input: TrustInput = {settings, policies: await decisionPolicies(ledger, ws), contracts: await contractsByDigest(ledger, ws)}
+  if (settings.requireSigned) input.signatures = await signatures(ledger, ws, o.at, policy)
+  if (o.replay) input.scenarios = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, o.scenariosDir)
+  return new Authority(ledger, input)
+}
+
+export async function policyAt(ws: Workspace, commit: string): Promise<PromotionPolicy | undefined> {
+  const bytes = await ws.readFile(commit, POLICY_PATH)
+  if (!bytes) return undefined
+  try {
+    return parseYaml(bytes.toString('utf8')) as PromotionPolicy
+  } catch {
+    return undefined
+  }
+}
+
+async function decisionPolicies(ledger: Ledger, ws: Workspace): Promise<Map<string, PromotionPolicy>> {
+  const blobs = new Set<string>()
+  for (const e of ledger.select({kinds: ['decision'], includePrivate: true})) {
+    const b = ledger.load<'decision'>(e).body.policy.blob
+    if (b) blobs.add(b)
+  }
+  const out = new Map<string, PromotionPolicy>()
+  for (const blob of blobs) {
+    const bytes = await ws.readBlob(blob)
+    if (!bytes) continue
+    try {
+      out.set(blob, parseYaml(bytes.toString('utf8')) as PromotionPolicy)
+    } catch {
+      // an unreadable policy is a missing one: decisions naming it do not stand
+    }
+  }
+  return out
+}
+
+/** The contracts attempts and their decisions name, by digest, read from the blobs they pin. */
+async function contractsByDigest(ledger: Ledger, ws: Workspace): Promise<Map<string, Contract>> {
+  const blobs = new Map<string, string>()
+  for (const e of ledger.select({kinds: ['attempt'], includePrivate: true})) {
+    const c = ledger.load<'attempt'>(e).body.contract
+    if (c.blob) blobs.set(c.blob, c.path ?? `${c.name}.yaml`)
+  }
+  for (const e of ledger.select({kinds: ['decision'], includePrivate: true})) {
+    const p = ledger.load<'decision'>(e).body.policy
+    if (p.version === 'contract@2' && p.blob) blobs.set(p.blob, p.path ?? 'contract.yaml')
+  }
+  const out = new Map<string, Contract>()
+  for (const [blob, file] of blobs) {
+    const bytes = await ws.readBlob(blob)
+    const c = bytes ? parseContract(bytes.toString('utf8'), file, blob).contract : undefined
+    if (c) out.set(c.source.digest, c)
+  }
+  return out
+}
+
+async function signatures(ledger: Ledger, ws: Workspace, at: string | undefined, policy: PromotionPolicy | undefined): Promise<Map<string, SignatureCheck>> {
+  const out = new Map<string, SignatureCheck>()
+  const path = policy?.evidence?.allowed_signers ?? ALLOWED_SIGNERS
+  const allowed = at ? await ws.readFile(at, path) : undefined
+  const entries = ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true})
+  if (!allowed) {
+    for (const e of entries) out.set(e.commit, {reason: `no allowed-signers file at ${path} on the main branch`})
+    return out
+  }
+  const verifier = new SignatureVerifier(allowed.toString('utf8'))
+  try {
+    for (const e of entries) out.set(e.commit, await verifier.verify(e.commit, await ws.rawCommit(e.commit)))
+  } finally {
+    await verifier.close()
+  }
+  return out
+}
+
+/** The scenarios each manifest ran, from the dataset tree it pins (and the sealed file in it). */
+async function scenarioSource(ledger: Ledger, ws: Workspace, which: readonly string[] | 'all', key: Buffer | undefined, dir: string | undefined): Promise<(manifest: string) => ReadonlyMap<string, Scenario> | undefined> {
+  const local = dir && existsSync(dir) ? {dir, tree: await treeOid(dir)} : undefined
+  const manifests = new Set<string>()
+  const evals = which === 'all' ? ledger.select({kinds: ['evaluation'], includePrivate: true}).map(e => e.id) : which
+  for (const id of evals) {
+    const e = ledger.get(id)
+    if (e?.kind === 'evaluation') manifests.add(ledger.load<'evaluation'>(e).body.manifest)
+  }
+  const byTree = new Map<string, Map<string, Scenario>>()
+  const byManifest = new Map<string, Map<string, Scenario>>()
+  for (const m of manifests) {
+    const me = ledger.get(m)
+    if (me?.kind !== 'manifest') continue
+    const mb = ledger.load<'manifest'>(me).body as ManifestBody
+    // a sealed held-out split opens only with the key
+    if (mb.split === 'holdout' && mb.dataset.sealed && !key) continue
+    const tree = mb.dataset.tree
+    let scenarios = byTree.get(tree)
+    if (!scenarios) {
+      scenarios = await scenariosOfTree(ws, tree, key)
+      if (!scenarios.size && local?.tree === tree) scenarios = await scenariosOnDisk(local.dir, key)
+      byTree.set(tree, scenarios)
+    }
+    if (scenarios.size) byManifest.set(m, scenarios)
+  }
+  return manifest => byManifest.get(manifest)
+}
+
+async function scenariosOnDisk(dir: string, key: Buffer | undefined): Promise<Map<string, Scenario>> {
+  const out = new Map<string, Scenario>()
+  const files = [...(await loadScenarioDir(dir)), ...(key && sealedPath(dir) ? await loadSealedDir(dir, key).catch(() => []) : [])]
+  for (const f of files) if (f.scenario) out.set(f.scenario.id, f.scenario)
+  return out
+}
+
+async function scenariosOfTree(ws: Workspace, tree: string, key: Buffer | undefined): Promise<Map<string, Scenario>> {
+  const out = new Map<string, Scenario>()
+  let files
+  try {
+    files = await ws.listFiles(tree)
+  } catch {
+    return out
+  }
+  for (const f of files) {
+    if (/\.ya?ml$/.test(f.path)) {
+      const s = parseScenario(f.content.toString('utf8'), f.path).scenario
+      if (s) out.set(s.id, s)
+    } else if (f.path === SEALED_FILE && key) {
+      try {
+        for (const x of unsealFiles(f.content.toString('utf8'), key, f.path)) {
+          const s = parseScenario(x.content, x.name).scenario
+          if (s) out.set(s.id, s)
+        }
+      } catch {
+        // another key: its episodes cannot be replayed here
+      }
+    }
+  }
+  return out
+}

@@ -1,0 +1,62 @@
+import type {PromotionPolicy} from '../records/types.js'
+import type {Scenario} from '../scenarios/types.js'
+import type {Contract} from '../contracts/types.js'
+
+/**
+ * What `exp fsck` reports and every projection skips (docs/trust.md):
+ * - forged_evaluation: numbers that come from nowhere (no verifications, missing manifest, foreign traces);
+ * - inconsistent_evaluation: aggregates that do not recompute from the verifications cited;
+ * - foreign_evaluator: judged by an evaluator the policy does not name;
+ * - replay_mismatch: a trace that does not replay to its verdict in a fresh world;
+ * - unsigned_evidence: the policy requires signed evidence and this is not signed by a trusted identity;
+ * - forged_decision: an accept the policy would not give on its evidence, or evidence that does not stand;
+ * - unverified_promotion: a merge on main with promotion trailers that no standing accept decision names.
+ */
+export type TrustProblemClass = 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator' | 'replay_mismatch' | 'unsigned_evidence' | 'forged_decision' | 'unverified_promotion'
+
+/** How a piece of evidence stands. `sealed`: a public held-out aggregate, consistent in itself, whose details are private. */
+export type Standing = {ok: true; level: 'verified' | 'replayed' | 'sealed'} | {ok: false; class: TrustProblemClass; reason: string}
+
+export interface TrustSettings {
+  /** evaluator ids whose verifications count (policy evidence.evaluators, default [world]) */
+  evaluators: readonly string[]
+  requireSigned: boolean
+  /** trusted principals of the allowed-signers file (default: all of them) */
+  signers?: readonly string[]
+}
+
+export interface SignatureCheck {
+  principal?: string
+  reason?: string
+}
+
+export interface TrustInput {
+  settings: TrustSettings
+  /** by commit id: who signed the commits of evaluation and decision records (needed when signing is required) */
+  signatures?: ReadonlyMap<string, SignatureCheck>
+  /** promotion policies by blob id: a decision names the blob it was decided under */
+  policies?: ReadonlyMap<string, PromotionPolicy>
+  /** research contracts by digest: the verdicts and attempt decisions name the contract that judged them */
+  contracts?: ReadonlyMap<string, Contract>
+  /**
+   * For full replay: the scenarios a manifest ran, by id. Undefined for a manifest whose
+   * scenarios this repository cannot open (not committed, or sealed without the key): its
+   * evidence is then checked without replay, and stands at level `verified`, not `replayed`.
+   */
+  scenarios?: (manifest: string) => ReadonlyMap<string, Scenario> | undefined
+}
+
+export interface TrustProblem {
+  class: TrustProblemClass
+  /** the record (evaluation, decision) or the merge commit */
+  id: string
+  lane?: string
+  ref?: string
+  commit?: string
+  reason: string
+}
+
+export function trustSettings(policy: PromotionPolicy | undefined): TrustSettings {
+  const ev = policy?.evidence
+  return {evaluators: ev?.evaluators?.length ? ev.evaluators : ['world'], requireSigned: ev?.require_signed_evidence ?? false, ...(ev?.signers?.length ? {signers: ev.signers} : {})}
+}

@@ -1,0 +1,72 @@
+import {canonicalJson} from '../records/canonical.js'
+import type {DecisionBody, ObservationBody, VerdictBody} from '../records/types.js'
+import type {Ledger} from '../store/index.js'
+import {judgeObservation} from '../evals/evaluator/command.js'
+import {attemptChecks} from '../attempts/promote.js'
+import {summarizeSplit} from '../attempts/summary.js'
+import {signature} from './evaluation.js'
+import type {Standing, TrustInput} from './types.js'
+
+const JUDGED = ['valid', 'outcome', 'metric', 'verified_metrics', 'violations', 'needs_retry', 'baseline'] as const
+
+/**
+ * Whether a command evaluator's verdict stands: it judges an observation of this ledger
+ * (same digest, attempt, split, repetition and source), under its contract's own evaluator,
+ * and applying the contract (by digest) to that observation — against the baseline verdict
+ * it names, which must stand too — gives the same judgement.
+ */
+export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, standing: (id: string) => Standing): Standing {
+  const bad = (cls: 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator', reason: string): Standing => ({ok: false, class: cls, reason})
+  const e = ledger.get(id)
+  if (!e || e.kind !== 'verdict') return bad('forged_evaluation', `${id} is not a verdict of this ledger`)
+  const v = ledger.load<'verdict'>(e).body as VerdictBody
+  if (v.evaluator.id !== `command:${v.contract.name}`) return bad('foreign_evaluator', `judged by ${v.evaluator.id}, not by the evaluator of contract ${v.contract.name}`)
+  const signed = signature(e, input)
+  if (signed) return signed
+  const o = ledger.get(v.observation)
+  if (!o || o.kind !== 'observation') return bad('forged_evaluation', `its observation ${v.observation} is not in the ledger`)
+  if (o.digest !== v.observation_digest) return bad('forged_evaluation', `it judged other bytes than observation ${v.observation} holds`)
+  const ob = ledger.load<'observation'>(o).body as ObservationBody
+  if (ob.attempt !== v.attempt || ob.split !== v.split || ob.repetition !== v.repetition || canonicalJson(ob.source) !== canonicalJson(v.source ?? null) || ob.evaluator.digest !== v.evaluator.digest) return bad('inconsistent_evaluation', `it and observation ${v.observation} name different runs`)
+  const contract = input.contracts?.get(v.contract.digest)
+  if (!contract) return {ok: true, level: 'verified'}
+  let base: {value: number; verdict?: string} | undefined
+  if (v.baseline?.verdict) {
+    const b = standing(v.baseline.verdict)
+    if (!b.ok) return bad('inconsistent_evaluation', `its baseline verdict ${v.baseline.verdict} does not stand: ${b.reason}`)
+    const bb = ledger.load<'verdict'>(ledger.get(v.baseline.verdict)!).body as VerdictBody
+    if (bb.metric?.value !== v.baseline.value || bb.repetition !== v.repetition || bb.split !== v.split) return bad('inconsistent_evaluation', `its baseline value is not what verdict ${v.baseline.verdict} measured for the same repetition`)
+    base = {value: v.baseline.value!, verdict: v.baseline.verdict}
+  } else if (v.baseline?.value !== undefined) {
+    if (contract.baseline.value !== v.baseline.value) return bad('inconsistent_evaluation', `its baseline value ${v.baseline.value} is not the contract's (${contract.baseline.value})`)
+    base = {value: v.baseline.value}
+  }
+  const again = judgeObservation(ob, contract, base)
+  for (const f of JUDGED) {
+    if (canonicalJson(v[f] ?? null) !== canonicalJson((again as Record<string, unknown>)[f] ?? null)) return bad('inconsistent_evaluation', `applying contract ${contract.name} to observation ${v.observation} gives another ${f}`)
+  }
+  return {ok: true, level: 'replayed'}
+}
+
+/** An accept of an attempt: what the contract's promotion policy gives on the verdicts the decision rests on. */
+export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: TrustInput): Standing {
+  const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
+  const contract = input.contracts?.get(d.policy.digest)
+  if (!contract) return bad(`the contract it names (${d.policy.digest.slice(0, 19)}…) is not in this repository`)
+  const verdicts = d.evaluations.map(id => ({id, body: ledger.load<'verdict'>(ledger.get(id)!).body as VerdictBody}))
+  const mine = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt === d.proposal && v.body.split === split))
+  const theirs = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt !== d.proposal && v.body.split === split))
+  const dev = summarizeSplit(contract, mine('dev'), theirs('dev'), contract.baseline.value)
+  const holdout = mine('holdout').length ? summarizeSplit(contract, mine('holdout'), theirs('holdout'), contract.baseline.value) : undefined
+  const clean = !verdicts.some(v => v.body.attempt === d.proposal && v.body.violations.some(x => /protected path changed|outside the editable scope/.test(x)))
+  const checks = attemptChecks(contract, {boundaryClean: clean, dev, ...(holdout ? {holdout} : {}), basedOnMain: true})
+  const failed = checks.filter(c => !c.passed)
+  if (failed.length) return bad(`the contract's policy rejects its evidence: ${failed[0]!.name}: ${failed[0]!.detail}`)
+  return {ok: true, level: 'verified'}
+}
+
+function latestPerRepetition<T extends {body: VerdictBody}>(vs: readonly T[]): T[] {
+  const by = new Map<number, T>()
+  for (const v of vs) by.set(v.body.repetition, v)
+  return [...by.values()].sort((a, b) => a.body.repetition - b.body.repetition)
+}

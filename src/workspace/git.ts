@@ -1,0 +1,139 @@
+import {runGit} from '../store/git/native.js'
+import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
+import {firstParentLine} from '../store/git/history.js'
+import {readRef} from '../store/git/refs.js'
+import {lookupPath, readTree} from '../store/git/tree.js'
+import type {GitRecordStore} from '../store/git/store.js'
+import {ExpError, WorktreeError} from '../errors/index.js'
+import {existsSync} from 'node:fs'
+import {rm} from 'node:fs/promises'
+import path from 'node:path'
+import type {CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
+
+/** The git adapter of the Workspace port, over the repository of a git record store. */
+export class GitWorkspace implements Workspace {
+  constructor(private readonly store: GitRecordStore) {}
+
+  get root(): string | undefined {
+    return this.store.repo.workDir
+  }
+
+  resolve(rev: string): Promise<string | undefined> {
+    return resolveRev(this.store, rev)
+  }
+
+  readRef(ref: string): Promise<string | undefined> {
+    return readRef(this.store.commonDir, ref)
+  }
+
+  readCommit(oid: string): Promise<CommitInfo> {
+    return readCommit(this.store, oid)
+  }
+
+  async rawCommit(oid: string): Promise<Buffer> {
+    const o = await this.store.reader.read(oid)
+    if (o.type !== 'commit') throw new ExpError('E_NOT_FOUND', `${oid} is a ${o.type}, not a commit`)
+    return o.data
+  }
+
+  async readBlob(oid: string): Promise<Buffer | undefined> {
+    try {
+      const o = await this.store.reader.read(oid)
+      return o.type === 'blob' ? o.data : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  readFile(commit: string, path: string): Promise<Buffer | undefined> {
+    return readFileAt(this.store, commit, path)
+  }
+
+  async listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]> {
+    const o = await this.store.reader.read(commitOrTree)
+    let root = commitOrTree
+    if (o.type === 'commit') root = (await readCommit(this.store, commitOrTree)).tree
+    else if (o.type !== 'tree') throw new ExpError('E_NOT_FOUND', `${commitOrTree} is a ${o.type}, not a commit or tree`)
+    if (dir) {
+      const e = await lookupPath(this.store.reader, root, dir)
+      if (!e || e.mode !== '40000') return []
+      root = e.oid
+    }
+    const out: TreeFile[] = []
+    const walk = async (tree: string, prefix: string): Promise<void> => {
+      for (const e of await readTree(this.store.reader, tree)) {
+        const p = prefix ? `${prefix}/${e.name}` : e.name
+        if (e.mode === '40000') await walk(e.oid, p)
+        else if (e.mode !== '160000') out.push({path: p, blob: e.oid, content: (await this.store.reader.read(e.oid)).data})
+      }
+    }
+    await walk(root, '')
+    return out
+  }
+
+  firstParents(tip: string): Promise<CommitInfo[]> {
+    return firstParentLine(this.store, tip)
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | undefined> {
+    const r = await runGit(['--git-dir', this.store.commonDir, 'merge-base', a, b], {cwd: this.store.commonDir, allowFail: true})
+    return r.code === 0 ? r.stdout.toString().trim() || undefined : undefined
+  }
+
+  async changedPaths(from: string, to: string): Promise<string[]> {
+    const r = await runGit(['--git-dir', this.store.commonDir, 'diff', '--no-renames', '--name-only', '-z', from, to], {cwd: this.store.commonDir})
+    return r.stdout.toString('utf8').split('\0').filter(Boolean)
+  }
+
+  commitFiles(o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string> {
+    return commitFiles(this.store, o)
+  }
+
+  moveRef(ref: string, next: string, expected: string | undefined): Promise<void> {
+    return moveRef(this.store, ref, next, expected)
+  }
+
+  deleteRef(ref: string): Promise<void> {
+    return deleteRef(this.store, ref)
+  }
+
+  checkedOutBranch(): string | undefined {
+    return checkedOutBranch(this.store)
+  }
+
+  dirtyFiles(): Promise<string[]> {
+    return dirtyFiles(this.store)
+  }
+
+  updateWorkTree(from: string, to: string): Promise<void> {
+    return updateWorkTree(this.store, from, to)
+  }
+
+  async addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void> {
+    const git = (args: string[]) => runGit(['--git-dir', this.store.commonDir, ...args], {cwd: this.store.commonDir, allowFail: true})
+    if (existsSync(path.join(dir, '.git'))) return
+    let r
+    if (!o.branch) r = await git(['worktree', 'add', '--detach', '-q', dir, o.commit])
+    else if (await readRef(this.store.commonDir, `refs/heads/${o.branch}`)) r = await git(['worktree', 'add', '-q', dir, o.branch])
+    else r = await git(['worktree', 'add', '-q', '-b', o.branch, dir, o.commit])
+    if (r.code !== 0) throw new WorktreeError(dir, r.stderr.trim())
+  }
+
+  async removeWorktree(dir: string): Promise<void> {
+    // no `git worktree prune` here: it would also drop the entry of a work tree another process is adding right now
+    await runGit(['--git-dir', this.store.commonDir, 'worktree', 'remove', '--force', dir], {cwd: this.store.commonDir, allowFail: true})
+    await rm(dir, {recursive: true, force: true})
+  }
+
+  async commitWorktree(dir: string, message: string): Promise<string> {
+    const env = {GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'exp', GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'exp@exp.invalid', GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'exp', GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'exp@exp.invalid'}
+    await runGit(['add', '-A'], {cwd: dir})
+    const staged = await runGit(['diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
+    if (staged.code !== 0) await runGit(['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env})
+    return (await runGit(['rev-parse', 'HEAD'], {cwd: dir})).stdout.toString().trim()
+  }
+
+  async treeOf(commit: string): Promise<string> {
+    return (await readCommit(this.store, commit)).tree
+  }
+}

@@ -1,0 +1,217 @@
+import {createHash} from 'node:crypto'
+import {existsSync} from 'node:fs'
+import {mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {gitBlobId} from '../records/digest.js'
+import {ExpError, WorktreeError} from '../errors/index.js'
+import type {CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
+
+interface MemCommit {
+  tree: Map<string, Buffer>
+  treeId: string
+  parents: string[]
+  message: string
+  time: number
+}
+
+const sha1 = (s: string | Buffer) => createHash('sha1').update(s).digest('hex')
+
+function treeIdOf(files: ReadonlyMap<string, Buffer>): string {
+  return sha1([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, c]) => `${p} ${gitBlobId(c)}`).join('\n'))
+}
+
+/**
+ * The in-memory adapter of the Workspace port: commits are maps of path to bytes, refs a
+ * map, ids sha1 of their content (like git's, not equal to them). Linked work trees are real
+ * folders on disk (an evaluator needs real files), read back on commit. It passes the same
+ * contract suite as the git adapter (test/workspace/contract.ts).
+ */
+export class MemoryWorkspace implements Workspace {
+  readonly root: string | undefined = undefined
+  private readonly commits = new Map<string, MemCommit>()
+  private readonly refs = new Map<string, string>()
+  private readonly trees = new Map<string, Map<string, Buffer>>()
+  private readonly worktrees = new Map<string, {branch?: string; commit: string}>()
+  private clock = 1_700_000_000
+
+  constructor(private head?: string) {}
+
+  /** A root commit of `files` on `branch` (a test's starting repository). */
+  seed(branch: string, files: Record<string, string>, message = 'init'): string {
+    const tree = new Map(Object.entries(files).map(([p, c]) => [p, Buffer.from(c)]))
+    const oid = this.put(tree, [], message)
+    this.refs.set(`refs/heads/${branch}`, oid)
+    this.head ??= `refs/heads/${branch}`
+    return oid
+  }
+
+  private put(tree: Map<string, Buffer>, parents: string[], message: string): string {
+    const treeId = treeIdOf(tree)
+    const time = Math.max(this.clock, ...parents.map(p => this.commits.get(p)?.time ?? 0)) + 1
+    this.clock = time
+    const oid = sha1(`tree ${treeId}\n${parents.map(p => `parent ${p}\n`).join('')}time ${time}\n\n${message}`)
+    this.commits.set(oid, {tree, treeId, parents, message, time})
+    this.trees.set(treeId, tree)
+    return oid
+  }
+
+  private get(oid: string): MemCommit {
+    const c = this.commits.get(oid)
+    if (!c) throw new ExpError('E_NOT_FOUND', `${oid} is not a commit`)
+    return c
+  }
+
+  async resolve(rev: string): Promise<string | undefined> {
+    if (this.commits.has(rev)) return rev
+    for (const ref of [rev, `refs/heads/${rev}`, `refs/${rev}`]) if (this.refs.has(ref)) return this.refs.get(ref)
+    const m = /^(.+)~(\d+)$/.exec(rev)
+    if (m) {
+      let oid = await this.resolve(m[1]!)
+      for (let i = 0; oid && i < Number(m[2]); i++) oid = this.commits.get(oid)?.parents[0]
+      return oid
+    }
+    const near = [...this.commits.keys()].filter(k => rev.length >= 4 && k.startsWith(rev))
+    return near.length === 1 ? near[0] : undefined
+  }
+
+  async readRef(ref: string): Promise<string | undefined> {
+    return this.refs.get(ref)
+  }
+
+  async readCommit(oid: string): Promise<CommitInfo> {
+    const c = this.get(oid)
+    return {oid, tree: c.treeId, parents: [...c.parents], message: c.message, time: c.time}
+  }
+
+  async rawCommit(oid: string): Promise<Buffer> {
+    const c = this.get(oid)
+    return Buffer.from(`tree ${c.treeId}\n${c.parents.map(p => `parent ${p}\n`).join('')}\n${c.message}`)
+  }
+
+  async readBlob(oid: string): Promise<Buffer | undefined> {
+    for (const c of this.commits.values()) for (const b of c.tree.values()) if (gitBlobId(b) === oid) return b
+    return undefined
+  }
+
+  async readFile(commit: string, file: string): Promise<Buffer | undefined> {
+    return this.get(commit).tree.get(file)
+  }
+
+  async listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]> {
+    const tree = this.commits.get(commitOrTree)?.tree ?? this.trees.get(commitOrTree)
+    if (!tree) throw new ExpError('E_NOT_FOUND', `${commitOrTree} is not a commit or tree`)
+    const prefix = dir ? `${dir.replace(/\/$/, '')}/` : ''
+    return [...tree.entries()].filter(([p]) => p.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, content]) => ({path: p.slice(prefix.length), blob: gitBlobId(content), content}))
+  }
+
+  async firstParents(tip: string): Promise<CommitInfo[]> {
+    const out: CommitInfo[] = []
+    for (let oid: string | undefined = tip; oid; oid = this.commits.get(oid)?.parents[0]) out.push(await this.readCommit(oid))
+    return out.reverse()
+  }
+
+  private ancestors(oid: string): Set<string> {
+    const seen = new Set<string>()
+    const todo = [oid]
+    while (todo.length) {
+      const x = todo.pop()!
+      if (seen.has(x)) continue
+      seen.add(x)
+      todo.push(...(this.commits.get(x)?.parents ?? []))
+    }
+    return seen
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | undefined> {
+    const mine = this.ancestors(a)
+    // breadth first from b: the nearest common ancestor
+    const queue = [b]
+    const seen = new Set<string>()
+    while (queue.length) {
+      const x = queue.shift()!
+      if (mine.has(x)) return x
+      if (seen.has(x)) continue
+      seen.add(x)
+      queue.push(...(this.commits.get(x)?.parents ?? []))
+    }
+    return undefined
+  }
+
+  async changedPaths(from: string, to: string): Promise<string[]> {
+    const a = this.get(from).tree
+    const b = this.get(to).tree
+    const out = new Set<string>()
+    for (const [p, c] of a) if (!b.has(p) || !b.get(p)!.equals(c)) out.add(p)
+    for (const p of b.keys()) if (!a.has(p)) out.add(p)
+    return [...out].sort()
+  }
+
+  async commitFiles(o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string> {
+    const tree = new Map(this.get(o.base).tree)
+    for (const f of o.files) tree.set(f.path, Buffer.from(f.content))
+    return this.put(tree, o.parents ?? [o.base], o.message)
+  }
+
+  async moveRef(ref: string, next: string, expected: string | undefined): Promise<void> {
+    if (this.refs.get(ref) !== expected) throw new ExpError('E_CONFLICT', `${ref} moved to ${this.refs.get(ref)?.slice(0, 12) ?? '(none)'} (expected ${expected?.slice(0, 12) ?? '(none)'})`, {hint: 'run the command again: it starts from the new tip'})
+    this.refs.set(ref, next)
+  }
+
+  async deleteRef(ref: string): Promise<void> {
+    this.refs.delete(ref)
+  }
+
+  checkedOutBranch(): string | undefined {
+    return this.head
+  }
+
+  async dirtyFiles(): Promise<string[]> {
+    return []
+  }
+
+  async updateWorkTree(): Promise<void> {}
+
+  async addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void> {
+    if (this.worktrees.has(dir)) return
+    if (existsSync(dir) && (await readdir(dir)).length) throw new WorktreeError(dir, 'the folder is not empty')
+    const commit = o.branch ? (this.refs.get(`refs/heads/${o.branch}`) ?? o.commit) : o.commit
+    if (o.branch && !this.refs.has(`refs/heads/${o.branch}`)) this.refs.set(`refs/heads/${o.branch}`, commit)
+    for (const [p, c] of this.get(commit).tree) {
+      await mkdir(path.dirname(path.join(dir, p)), {recursive: true})
+      await writeFile(path.join(dir, p), c)
+    }
+    await mkdir(dir, {recursive: true})
+    await writeFile(path.join(dir, '.git'), `memory worktree of ${commit}\n`)
+    this.worktrees.set(dir, {...(o.branch ? {branch: o.branch} : {}), commit})
+  }
+
+  async removeWorktree(dir: string): Promise<void> {
+    this.worktrees.delete(dir)
+    await rm(dir, {recursive: true, force: true})
+  }
+
+  async commitWorktree(dir: string, message: string): Promise<string> {
+    const w = this.worktrees.get(dir)
+    if (!w) throw new WorktreeError(dir, 'not a work tree of this workspace')
+    const tree = new Map<string, Buffer>()
+    const walk = async (d: string, rel: string): Promise<void> => {
+      for (const e of await readdir(d, {withFileTypes: true})) {
+        if (!rel && e.name === '.git') continue
+        const r = rel ? `${rel}/${e.name}` : e.name
+        if (e.isDirectory()) await walk(path.join(d, e.name), r)
+        else if (e.isFile()) tree.set(r, await readFile(path.join(d, e.name)))
+      }
+    }
+    await walk(dir, '')
+    const parent = w.branch ? this.refs.get(`refs/heads/${w.branch}`)! : w.commit
+    if (treeIdOf(tree) === this.get(parent).treeId) return parent
+    const oid = this.put(tree, [parent], message)
+    if (w.branch) this.refs.set(`refs/heads/${w.branch}`, oid)
+    w.commit = oid
+    return oid
+  }
+
+  async treeOf(commit: string): Promise<string> {
+    return this.get(commit).treeId
+  }
+}

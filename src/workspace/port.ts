@@ -1,0 +1,67 @@
+/**
+ * The Workspace port: the files of the research repository at any revision, its branches,
+ * and the few writes the loop makes to them (proposal and attempt commits, promotion
+ * merges under compare-and-swap). The loop, the gate, the trust checks and the reports
+ * speak to this port, never to git directly. Adapters: git (`git.ts`), memory (tests).
+ */
+export interface FileWrite {
+  path: string
+  content: Buffer
+}
+
+export interface CommitInfo {
+  oid: string
+  tree: string
+  parents: string[]
+  message: string
+  /** committer time, seconds since the epoch */
+  time: number
+}
+
+export interface TreeFile {
+  /** path relative to the tree it was listed from */
+  path: string
+  blob: string
+  content: Buffer
+}
+
+export interface Workspace {
+  /** the work tree's root folder (undefined: a bare repository) */
+  readonly root: string | undefined
+  /** a commit id for a branch, ref, `REV~n`, abbreviated id...; undefined when there is none */
+  resolve(rev: string): Promise<string | undefined>
+  readRef(ref: string): Promise<string | undefined>
+  readCommit(oid: string): Promise<CommitInfo>
+  /** the commit object's bytes (what a signature covers) */
+  rawCommit(oid: string): Promise<Buffer>
+  /** a blob's bytes by id; undefined when the repository does not have it */
+  readBlob(oid: string): Promise<Buffer | undefined>
+  /** a file's bytes at a commit; undefined when the path is absent or a folder */
+  readFile(commit: string, path: string): Promise<Buffer | undefined>
+  /** every file under `dir` (default: the whole tree) of a commit, or of a tree id */
+  listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]>
+  /** the first-parent line of `tip`, oldest first */
+  firstParents(tip: string): Promise<CommitInfo[]>
+  mergeBase(a: string, b: string): Promise<string | undefined>
+  /** paths changed between two commits; a rename is a deletion plus an addition (no rename detection) */
+  changedPaths(from: string, to: string): Promise<string[]>
+  /** a commit of `files` written over `base`'s tree; no ref moves */
+  commitFiles(o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string>
+  /** move a ref from `expected` to `next`, or fail (E_REF_MOVED) when it is elsewhere */
+  moveRef(ref: string, next: string, expected: string | undefined): Promise<void>
+  deleteRef(ref: string): Promise<void>
+  /** the branch checked out in the work tree (refs/heads/...), if any */
+  checkedOutBranch(): string | undefined
+  /** tracked files with uncommitted changes */
+  dirtyFiles(): Promise<string[]>
+  /** bring index and work tree from one commit to another (after a ref moved under them) */
+  updateWorkTree(from: string, to: string): Promise<void>
+  /** a linked work tree at `dir`: on `branch` (created at `commit` when missing), or detached at `commit` */
+  addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void>
+  /** remove a linked work tree (its branch stays) */
+  removeWorktree(dir: string): Promise<void>
+  /** commit everything changed in a linked work tree onto its branch (nothing changed: the current commit) */
+  commitWorktree(dir: string, message: string): Promise<string>
+  /** the tree id of a commit */
+  treeOf(commit: string): Promise<string>
+}

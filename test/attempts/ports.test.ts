@@ -1,0 +1,39 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {MemoryRecordStore} from '../../src/store/index.js'
+import {MemoryWorkspace} from '../../src/workspace/memory.js'
+import {openAttempt} from '../../src/attempts/open.js'
+import {evaluateAttempt} from '../../src/attempts/evaluate.js'
+import {promoteAttempt} from '../../src/attempts/promote.js'
+import {Authority} from '../../src/trust/authority.js'
+import {trustSettings} from '../../src/trust/types.js'
+import {parseContract} from '../../src/contracts/load.js'
+import {makeRedactor} from '../../src/redact/index.js'
+import {CONTRACT, EVAL_PY} from '../helpers/contracts.js'
+import {tempDir} from '../helpers/repo.js'
+
+// The contract loop speaks to ports only: here a memory record store and a memory workspace
+// (real folders only for the work trees the evaluator runs in).
+t.test('attempt new, eval and promote over the memory adapters of RecordStore and Workspace', async t => {
+  const contract = CONTRACT.replace(/private_data:\n {2}- data\/secret.json\n/, '')
+  const ws = new MemoryWorkspace()
+  const main = ws.seed('main', {'eval.py': EVAL_PY.replace(/if split == "holdout":[\s\S]*?\n(?=score)/, ''), 'params.json': '{"x": 1, "y": 1}\n', '.research/contracts/quad.yaml': contract})
+  const store = new MemoryRecordStore()
+  const worktreeRoot = tempDir(t)
+  const o = {lane: 'me', worktreeRoot, redact: makeRedactor({env: {}}), mainRef: 'refs/heads/main'}
+  const a = await openAttempt(store, ws, {...o, contract: 'quad'})
+  fs.writeFileSync(path.join(a.dir, 'params.json'), '{"x": 5, "y": 2}\n')
+  const dev = await evaluateAttempt(store, ws, a.id, {...o, split: 'dev'})
+  t.match(dev.summary, {outcome: 'positive', mean: 0})
+  const d = await promoteAttempt(store, ws, a.id, o)
+  t.equal(d.verdict, 'accept', d.reasons.join('; '))
+  t.equal(await ws.readRef('refs/heads/main'), d.merge)
+  t.not(d.merge, main)
+  t.equal((await ws.readFile(d.merge!, 'params.json'))?.toString(), '{"x": 5, "y": 2}\n')
+  // and the trust checks re-derive it from the ledger and the contract alone
+  const c = parseContract(contract, '.research/contracts/quad.yaml').contract!
+  const authority = new Authority(await store.ledger(), {settings: trustSettings(undefined), contracts: new Map([[c.source.digest, c]])})
+  t.match(authority.standing(d.decision), {ok: true})
+  t.same(authority.problems(), [])
+})

@@ -1,0 +1,78 @@
+import t from 'tap'
+import {spawn} from 'node:child_process'
+import {BIN, exp, expJson} from '../helpers/cli.js'
+import {GIT_ENV, makeRepo, node} from '../helpers/repo.js'
+import {quadRepo} from '../helpers/contracts.js'
+import {GitRecordStore} from '../../src/store/index.js'
+import type {AttemptBody, DecisionBody, ObservationBody} from '../../src/records/types.js'
+
+type Result = {attempts: {id: string; ordinal: number; state: string}[]; promoted: number; rejected: number}
+
+async function ledgerOf(repo: string) {
+  const store = await GitRecordStore.open(repo)
+  const ledger = await store.ledger()
+  await store.close()
+  const attempts = ledger.select({kinds: ['attempt']}).map(e => ({id: e.id, lane: e.lane, body: ledger.load<'attempt'>(e).body as AttemptBody})).filter(a => a.body.ordinal > 0)
+  const decisions = ledger.select({kinds: ['decision']}).map(e => ledger.load<'decision'>(e).body as DecisionBody)
+  const observations = ledger.select({kinds: ['observation']}).map(e => ({lane: e.lane, body: ledger.load<'observation'>(e).body as ObservationBody}))
+  return {attempts, decisions, observations}
+}
+
+t.test('exp research killed at random moments and run again spends its budget once: no duplicate attempt, fsck clean', async t => {
+  const repo = await makeRepo(t)
+  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const args = ['research', 'quad', '--agent', 'search', '--attempts', '5', '--lane', 'k']
+  const delays: number[] = []
+  for (let k = 0; k < 4; k++) {
+    const child = spawn(...node([BIN, ...args]), {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
+    const closed = new Promise<number | null>(r => child.on('close', code => r(code)))
+    const delay = 400 + Math.floor(Math.random() * 2500)
+    delays.push(delay)
+    const finished = await Promise.race([closed.then(() => true), new Promise(r => setTimeout(r, delay)).then(() => false)])
+    if (finished) break
+    child.kill('SIGKILL')
+    await closed
+  }
+  const res = await expJson<Result>(args, {cwd: repo})
+  const why = `kills after ${delays.join(', ')} ms`
+  t.same(res.attempts.map(a => a.ordinal), [1, 2, 3, 4, 5], `five attempts, ordinals 1..5 (${why})`)
+  const l = await ledgerOf(repo)
+  t.equal(l.attempts.length, 5, 'five attempt records in all')
+  t.equal(new Set(l.attempts.map(a => a.id)).size, 5, 'no duplicate ids')
+  const decided = l.decisions.filter(d => d.proposal.startsWith('at-')).map(d => d.proposal)
+  t.equal(new Set(decided).size, decided.length, 'no attempt decided twice')
+  t.ok(res.promoted >= 1, 'the search improved on main')
+  const again = await expJson<Result>(args, {cwd: repo})
+  t.same(again.attempts.map(a => a.id), res.attempts.map(a => a.id), 'a rerun of a finished run adds nothing')
+  t.equal((await ledgerOf(repo)).attempts.length, 5)
+  const fsck = await expJson<{problems: unknown[]}>(['fsck'], {cwd: repo})
+  t.same(fsck.problems, [])
+})
+
+t.test('two research lanes at once never evaluate the same attempt', async t => {
+  const repo = await makeRepo(t)
+  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const lane = (name: string) => new Promise<{code: number | null; stderr: string}>(resolve => {
+    const child = spawn(...node([BIN, 'research', 'quad', '--agent', 'search', '--attempts', '3', '--lane', name]), {cwd: repo, env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr!.on('data', d => (stderr += d))
+    child.on('close', code => resolve({code, stderr}))
+  })
+  const runs = await Promise.all([lane('a'), lane('b')])
+  t.same(runs.map(r => r.code), [0, 0], runs.map(r => r.stderr.split('\n').slice(-4).join(' | ')).join(' || '))
+  const l = await ledgerOf(repo)
+  t.equal(l.attempts.length, 6)
+  // one candidate is one state of the editable files on one base: no two lanes evaluated the same
+  const seen = new Map<string, string>()
+  let dup = 0
+  for (const o of l.observations) {
+    const a = l.attempts.find(x => x.id === o.body.attempt)
+    if (!a || o.body.split !== 'dev' || o.body.repetition !== 0 || o.body.retry) continue
+    const key = `${o.body.source.base}:${o.body.source.tree}`
+    if (seen.has(key) && seen.get(key) !== a.id) dup++
+    seen.set(key, a.id)
+  }
+  t.equal(dup, 0, `${seen.size} distinct candidates, none evaluated twice`)
+  const fsck = await expJson<{problems: unknown[]}>(['fsck'], {cwd: repo})
+  t.same(fsck.problems, [])
+})

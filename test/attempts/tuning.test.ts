@@ -1,0 +1,63 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp, expJson, ROOT} from '../helpers/cli.js'
+import {git, makeRepo, tempDir} from '../helpers/repo.js'
+import {quadRepo} from '../helpers/contracts.js'
+import {GitRecordStore} from '../../src/store/index.js'
+import {detectIsolation} from '../../src/agents/command/sandbox.js'
+
+type Research = {attempts: {id: string; ordinal: number; state: string; holdout?: number}[]; promoted: number; rejected: number; resumed: number}
+
+t.test('the tuning example end to end from git init on master: search raises held-out, rejects, resumes a timeout', async t => {
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q')
+  await git(dir, 'config', 'user.name', 'exp test')
+  await git(dir, 'config', 'user.email', 'test@exp.invalid')
+  t.match(await git(dir, 'symbolic-ref', 'HEAD'), /refs\/heads\/master/, 'stock git: master')
+  const init = await exp(['init', '--example', 'tuning'], {cwd: dir})
+  t.equal(init.code, 0, init.stderr)
+  t.notOk(fs.existsSync(path.join(dir, 'data', 'holdout.json')), 'the held-out distribution is sealed')
+  t.equal((await exp(['contract', 'lint'], {cwd: dir})).code, 0)
+  const r = await expJson<Research>(['research', 'tuning', '--agent', 'search', '--attempts', '3'], {cwd: dir})
+  t.equal(r.attempts.length, 3)
+  t.ok(r.promoted >= 1, 'at least one promotion')
+  t.ok(r.rejected >= 1, 'at least one rejected attempt kept')
+  t.ok(r.resumed >= 1, 'a needs_retry attempt was resumed')
+  const store = await GitRecordStore.open(dir)
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  const obs = ledger.select({kinds: ['observation']}).map(e => ledger.load<'observation'>(e).body)
+  t.ok(obs.some(o => o.timed_out && !o.retry), 'a run timed out')
+  t.ok(obs.some(o => o.retry === 1 && !o.timed_out && o.metrics), 'and was resumed and scored')
+  const decision = ledger.select({kinds: ['decision']}).map(e => ledger.load<'decision'>(e).body).find(d => d.verdict === 'accept')!
+  const m = /held-out improves: positive: score (-?[\d.]+) -> (-?[\d.]+)/.exec(decision.reasons.join('\n'))
+  t.ok(m && Number(m[2]) > Number(m[1]), `the held-out score rose over the baseline (${m?.[1]} -> ${m?.[2]})`)
+  t.equal((await git(dir, 'rev-parse', 'master')).trim(), decision.merge!.commit, 'the promotion is a merge on master')
+  const fsck = await expJson<{problems: unknown[]}>(['fsck'], {cwd: dir})
+  t.same(fsck.problems, [])
+})
+
+t.test('the tuning example by hand on main: attempt new, eval, promote', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'tuning'], {cwd: repo})).code, 0)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'tuning'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'params.json'), JSON.stringify({n_lists: 8, n_probe: 1, kmeans_iters: 16}))
+  const d = await expJson<{verdict: string; holdout?: {outcome: string}}>(['attempt', 'promote', a.id], {cwd: repo})
+  t.match(d, {verdict: 'accept', holdout: {outcome: 'positive'}})
+  t.match(fs.readFileSync(path.join(repo, 'params.json'), 'utf8'), /"kmeans_iters":16/)
+})
+
+t.test('a command research agent sees no evaluator-only data, no key and nothing of the repository', async t => {
+  const repo = await makeRepo(t)
+  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const r = await expJson<Research>(['research', 'quad', '--agent', `command:python3 ${path.join(ROOT, 'test/fixtures/agents/snoop-researcher.py')}`, '--attempts', '1'], {cwd: repo, env: {EXP_HOLDOUT_KEY_FILE: path.join(repo, '.git', 'exp', 'holdout.key')}})
+  t.equal(r.attempts.length, 1)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  const reason = ledger.load<'attempt'>(ledger.get(r.attempts[0]!.id)!).body.reason!
+  t.notMatch(reason, /TOP-SECRET/, 'the secret was not read')
+  t.match(reason, /env \{\}/, 'no key or private folder in its environment')
+  if ((await detectIsolation()) !== 'none') t.match(reason, /^found \[\]/, `nothing found at all: ${reason.slice(0, 200)}`)
+})

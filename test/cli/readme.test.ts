@@ -1,0 +1,69 @@
+import t from 'tap'
+import {execFile} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import {BIN, ROOT} from '../helpers/cli.js'
+import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
+
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
+
+/** The ```sh blocks of the README between two headings. */
+function blocks(from: string, to: string): string[] {
+  const part = README.slice(README.indexOf(from), README.indexOf(to, README.indexOf(from)))
+  return [...part.matchAll(/```sh\n([\s\S]*?)```/g)].map(m => m[1]!)
+}
+
+function bash(script: string, o: {cwd: string; env: NodeJS.ProcessEnv}): Promise<{code: number; stdout: string; stderr: string}> {
+  return new Promise(resolve => {
+    execFile('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], {cwd: o.cwd, env: {...GIT_ENV, ...o.env}, maxBuffer: 256 * 1024 * 1024}, (err, stdout, stderr) => resolve({code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr}))
+  })
+}
+
+/** A shell as a new user has it: exp on PATH, stock git (no init.defaultBranch: master). */
+function userEnv(t: {teardown(fn: () => void): void}): NodeJS.ProcessEnv {
+  const home = tempDir(t)
+  const bin = path.join(home, 'bin')
+  fs.mkdirSync(bin)
+  fs.symlinkSync(BIN, path.join(bin, 'exp'))
+  fs.writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = New User\n\temail = new@user.invalid\n')
+  return {HOME: home, GIT_CONFIG_GLOBAL: path.join(home, '.gitconfig'), PATH: `${bin}:${process.env.PATH}`, TMPDIR: home}
+}
+
+t.test("the README starts with the two commands that set up a fresh machine", async t => {
+  const first = blocks('# Experience Compiler', '`exp` is')[0]!
+  const lines = first.trim().split('\n').map(l => l.replace(/\s+#.*$/, ''))
+  t.same(lines, ['npm ci && node bin/run.js demo', 'npm ci && npm test'])
+})
+
+t.test("the README's tour runs as written on a master repository", async t => {
+  const [store, loop] = blocks('## A short tour', '## The git data model')
+  t.ok(store && loop, 'two blocks')
+  const dir = tempDir(t)
+  const env = userEnv(t)
+  const r = await bash(`${store}\n${loop}`, {cwd: dir, env})
+  t.equal(r.code, 0, `the tour failed:\n${r.stderr.slice(-3000)}`)
+  const repo = path.join(dir, 'research')
+  t.equal((await git(repo, 'config', 'init.defaultBranch').catch(() => '')).trim(), '', 'no default branch configured: git names it master')
+  t.equal((await git(repo, 'rev-parse', '--abbrev-ref', 'HEAD')).trim(), 'wording')
+  t.match(await git(repo, 'log', '--format=%B', 'master'), /Exp-Promotes: pr-/, 'promotions merged into master')
+  t.ok(fs.existsSync(path.join(repo, 'results', 'report.html')))
+  t.ok(fs.existsSync(path.join(repo, '.github', 'workflows', 'exp-gate.yml')))
+  t.match(r.stdout, /## exp gate: PASS/)
+  t.match((await git(path.join(dir, 'origin.git'), 'for-each-ref', 'refs/research')), /refs\/research\/lanes\//, 'exp sync pushed the lanes')
+})
+
+t.test("the README's first command runs as written (after npm ci: no exp on PATH) and its follow-up line too", async t => {
+  const env = userEnv(t)
+  // what `npm ci` leaves: node and git, no exp on PATH
+  env.PATH = (process.env.PATH ?? '').split(':').filter(d => d && !fs.existsSync(path.join(d, 'exp'))).join(':')
+  const before = await git(ROOT, 'status', '--porcelain')
+  const line = blocks('# Experience Compiler', '`exp` is')[0]!.split('\n')[0]!.replace(/\s+#.*$/, '')
+  const r = await bash(line.replace(/^npm ci && /, ''), {cwd: ROOT, env})
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /held-out success: [\d.]+% -> [\d.]+%/)
+  const explore = /^explore: (.+)$/m.exec(r.stdout)?.[1]
+  t.match(explore!, /&& node \S+\/bin\/run\.js provenance onboarding &&/, 'the exp that ran, not an exp that is not there')
+  const ran = await bash(explore!, {cwd: env.HOME!, env})
+  t.equal(ran.code, 0, `the demo's follow-up commands: ${ran.stderr}`)
+  t.equal(await git(ROOT, 'status', '--porcelain'), before, 'the repository it started in is untouched')
+})

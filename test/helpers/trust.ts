@@ -1,0 +1,41 @@
+import path from 'node:path'
+import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
+import {createProposal} from '../../src/loop/proposal.js'
+import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
+import {initResearch} from '../../src/research/init.js'
+import {addExample} from '../../src/research/example.js'
+import type {Rule} from '../../src/knowledge/index.js'
+import {makeRepo} from './repo.js'
+import {knowledge} from './loop.js'
+
+export const NOW = () => new Date('2026-12-01T12:00:00.000Z')
+
+export interface PendingProposal {
+  repo: string
+  store: GitRecordStore
+  proposal: string
+  branch: string
+  candidate: string
+  baseline: string
+  /** the real validation success rates */
+  rates: {baseline: number; candidate: number}
+  opts: {agent: string; scenariosDir: string; skillsDir: string; cwd: string; lane: string; seed: number; repeat: number; now: () => Date}
+}
+
+/**
+ * A repository with the sealed example, one knowledge record carrying `rule`, the proposal
+ * built from it and its real validation evaluation on lane `me`: nothing decided yet.
+ */
+export async function pendingProposal(t: {teardown(fn: () => void): void}, rule: Rule): Promise<PendingProposal> {
+  const repo = await makeRepo(t)
+  await initResearch(discoverRepo(repo))
+  await addExample(discoverRepo(repo), 'onboarding')
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: 'me', seed: 42, repeat: 1, now: NOW}
+  await store.append({kind: 'knowledge', body: knowledge(rule), cites: []}, {lane: 'me', now: NOW})
+  const created = (await createProposal(store, await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 1, now: NOW}))!
+  const proposal = loadProposal(await store.ledger(), created.proposal)
+  const ev = await evaluateProposal(store, proposal, 'validation', opts)
+  return {repo, store, proposal: created.proposal, branch: proposal.body.branch, candidate: ev.candidate.evaluation, baseline: ev.baseline.evaluation, rates: {baseline: ev.baseline.success_rate, candidate: ev.candidate.success_rate}, opts}
+}

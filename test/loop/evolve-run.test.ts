@@ -1,0 +1,58 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp, expJson} from '../helpers/cli.js'
+import {git, tempDir} from '../helpers/repo.js'
+import {exampleRepo, type EvolveJson} from '../helpers/evolve.js'
+
+interface RunJson extends EvolveJson {
+  run: {id: string; generation: number; resumed: number; finished_before: boolean}
+  stopped?: string
+  iterations: (EvolveJson['iterations'][number] & {note?: string; training: {manifest: string}})[]
+}
+
+// Problems 9 and 10 of issue 13: a finished run is finished; a new one needs --continue; the
+// loop stops when nothing is left and does not train again when nothing changed.
+t.test('--iterations on a finished run says it is finished; --continue starts a new run from the current main', async t => {
+  const repo = await exampleRepo(t)
+  const args = ['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me']
+  const first = await expJson<RunJson>(args, {cwd: repo})
+  t.equal(first.run.generation, 1)
+  t.notOk(first.run.finished_before)
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const again = await exp(args, {cwd: repo})
+  t.equal(again.code, 0, again.stderr)
+  t.match(again.stdout, new RegExp(`evolve run ${first.run.id}/1 has finished already \\(1 of 1 iteration\\(s\\)\\); \`exp evolve --continue\``))
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'nothing ran')
+  const json = await expJson<RunJson>(args, {cwd: repo})
+  t.ok(json.run.finished_before)
+  t.same(json.iterations.map(i => i.decision?.id), first.iterations.map(i => i.decision?.id), 'the finished run as it was')
+  const next = await expJson<RunJson>([...args, '--continue'], {cwd: repo})
+  t.equal(next.run.id, first.run.id)
+  t.equal(next.run.generation, 2, 'a new run of the same options')
+  t.notOk(next.run.finished_before)
+  t.equal(next.iterations[0]!.training.manifest === first.iterations[0]!.training.manifest, first.iterations[0]!.decision?.verdict !== 'accept', 'it starts from the current main')
+  const other = await expJson<RunJson>(['evolve', '-n', '2', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me'], {cwd: repo})
+  t.not(other.run.id, first.run.id, 'other options, another run')
+})
+
+t.test('evolve stops when no candidate is left, says why, and does not train again when the skill did not change', async t => {
+  const repo = await exampleRepo(t)
+  // a policy nothing passes: every candidate is rejected until none is left
+  const policy = path.join(repo, '.research/policy.yaml')
+  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('min_delta: 0', 'min_delta: 0.99'))
+  await git(repo, 'commit', '-q', '-am', 'a policy nothing passes')
+  const events = path.join(tempDir(t), 'events.jsonl')
+  const r = await expJson<RunJson>(['evolve', '-n', '40', '--train-repeat', '1', '--eval-repeat', '1', '--max-rules', '1', '--lane', 'me', '--events', events], {cwd: repo})
+  t.ok(r.iterations.length < 40, `stopped after ${r.iterations.length} iteration(s)`)
+  t.equal(r.promoted, 0)
+  t.match(r.stopped, /^no candidate left: /)
+  const last = r.iterations.at(-1)!
+  t.notOk(last.decision, 'the last iteration had no candidate')
+  t.ok(r.iterations.slice(0, -1).every(i => i.decision?.verdict === 'reject'))
+  const trainRuns = fs.readFileSync(events, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l) as {event: string; split?: string}).filter(e => e.event === 'run_started' && e.split === 'train')
+  t.equal(trainRuns.length, 1, `one train run for ${r.iterations.length} iterations on an unchanged skill`)
+  t.ok(r.iterations.every(i => i.training.manifest === r.iterations[0]!.training.manifest))
+  const text = await exp(['evolve', '-n', '40', '--train-repeat', '1', '--eval-repeat', '1', '--max-rules', '1', '--lane', 'me'], {cwd: repo})
+  t.match(text.stdout, /stopped: no candidate left: /, 'said in the text view too')
+})

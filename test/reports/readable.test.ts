@@ -1,0 +1,64 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp} from '../helpers/cli.js'
+import {historyRepo} from '../helpers/promotions.js'
+import {exampleRepo} from '../helpers/evolve.js'
+import {num} from '../../src/reports/format.js'
+import {ruleText} from '../../src/reports/rule-text.js'
+
+// Problem 8 of issue 13: reports showed raw pattern keys, the HTML had no provenance graph,
+// exp eval printed raw floats.
+t.test('the report and exp provenance show the mined rules in the words of the terminal dashboard', async t => {
+  const repo = await exampleRepo(t)
+  const evolve = await exp(['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me'], {cwd: repo})
+  t.equal(evolve.code, 0, evolve.stderr)
+  const terminal = evolve.stdout.split('\n').filter(l => /^ {2}\+ .* \[\w+, \d+ supporting \/ \d+ against\]$/.test(l))
+  t.ok(terminal.length > 0, 'the terminal shows observed patterns')
+  const r = await exp(['report', '--out', 'site'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  const md = fs.readFileSync(path.join(repo, 'site/report.md'), 'utf8')
+  const html = fs.readFileSync(path.join(repo, 'site/report.html'), 'utf8')
+  for (const line of terminal) {
+    t.ok(md.includes(line), `report.md: ${line.trim()}`)
+    t.ok(html.includes(line.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;').replaceAll('`', '&#96;')) || html.includes(line), `report.html: ${line.trim()}`)
+  }
+  for (const text of [html, md]) t.notMatch(text, /(missing_check|bad_sequence|termination_failure|incorrect_assumption):[a-z_]+[:<>]/, 'no raw pattern key anywhere')
+  const prov = await exp(['provenance', 'onboarding'], {cwd: repo})
+  t.notMatch(prov.stdout, /(missing_check|bad_sequence):[a-z_]+[:<>]/)
+  t.match(prov.stdout, /evidence ed-[0-9a-f]{24} (Before|Never|If|After) `/, 'exp provenance shows the rule too')
+})
+
+t.test('the HTML report draws the provenance as an inline SVG graph, rejected proposals included', async t => {
+  const h = await historyRepo(t)
+  const r = await exp(['report', '--out', 'site'], {cwd: h.repo})
+  t.equal(r.code, 0, r.stderr)
+  t.equal(r.stderr, '')
+  const html = fs.readFileSync(path.join(h.repo, 'site/report.html'), 'utf8')
+  const svg = /<svg class="exp-provenance"[\s\S]*?<\/svg>/.exec(html)?.[0]
+  t.ok(svg, 'a provenance graph, inline')
+  t.notMatch(html, /<script\b/i)
+  t.notMatch(html, /(src|href)\s*=\s*["']?\s*(https?:)?\/\//i, 'still self-contained')
+  for (const s of [...h.accepted, h.rejected]) {
+    t.match(svg!, `data-id="${s.proposal}"`, `the graph has proposal ${s.proposal}`)
+    t.match(svg!, `data-id="${s.result.decision}"`, 'and its decision')
+  }
+  t.match(svg!, /class="n reject"/, 'the rejected proposal drawn as rejected')
+  t.match(svg!, /class="n failure"/, 'down to failing traces')
+  t.match(svg!, /onboarding v3/)
+  t.ok((svg!.match(/<path class="e"/g) ?? []).length > 5, 'with edges')
+})
+
+t.test('numbers are formatted: thousands grouped, two decimals at most', async t => {
+  t.equal(num(22767.8125), '22,767.81')
+  t.equal(num(1200), '1,200')
+  t.equal(num(0.1 + 0.2), '0.30')
+  t.equal(ruleText({signature: 'missing_check:x', description: 'Before `a`, call `b`. Runs that followed it passed 3/3.'}), 'Before `a`, call `b`.')
+  t.equal(ruleText({signature: 'k', rule: {kind: 'nonsense'}}), 'k', 'an unknown rule falls back to the key')
+  const h = await historyRepo(t)
+  const r = await exp(['eval', h.accepted[0].proposal, '--lane', 'review', '--repeat', '1'], {cwd: h.repo})
+  t.equal(r.code, 0, r.stderr)
+  const scores = r.stdout.slice(r.stdout.indexOf('SCORE'))
+  t.notMatch(scores, /\d\.\d{3,}/, 'no raw float in the score table')
+  t.match(scores, /^tokens\s+[\d,]+(\.\d\d)?\s+[\d,]+(\.\d\d)?$/m)
+})

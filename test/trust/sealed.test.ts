@@ -1,0 +1,122 @@
+import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {execFileSync} from 'node:child_process'
+import {parse} from 'yaml'
+import {exp, expJson, ROOT} from '../helpers/cli.js'
+import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
+import {GitRecordStore} from '../../src/store/index.js'
+
+const HELD = fs.readdirSync(path.join(ROOT, 'scenarios')).filter(f => f.startsWith('hold-'))
+const TASKS = HELD.map(f => (parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8')) as {task: string}).task.trim())
+
+type Run = {success_rate: number; passed: number; total: number; evaluation: string; private_evaluation?: string; body: {per_scenario: {scenario: string; passes: number}[]; sealed?: unknown}}
+
+async function sealedRepo(t: Test): Promise<string> {
+  const repo = await makeRepo(t)
+  const r = await exp(['init', '--example', 'onboarding'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, /sealed {2}16 evaluator-only file\(s\) into scenarios\/holdout.sealed/)
+  t.match(r.stdout, /EXP_HOLDOUT_KEY/, 'it says how to store the key as a CI secret')
+  return repo
+}
+
+t.test('with the key, a sealed held-out run gives what the unsealed run gives; public records name scenarios by keyed hashes', async t => {
+  const repo = await sealedRepo(t)
+  t.same(fs.readdirSync(path.join(repo, 'scenarios')).filter(f => f.startsWith('hold-')), [], 'no plain held-out file in the work tree')
+  const sealed = await expJson<Run>(['run', 'holdout', '--repeat', '2'], {cwd: repo})
+  const plain = await makeRepo(t)
+  fs.cpSync(path.join(ROOT, 'scenarios'), path.join(plain, 'scenarios'), {recursive: true})
+  fs.cpSync(path.join(ROOT, 'skills'), path.join(plain, 'skills'), {recursive: true})
+  const open = await expJson<Run>(['run', 'holdout', '--repeat', '2'], {cwd: plain})
+  t.equal(sealed.total, 32)
+  t.same([sealed.passed, sealed.success_rate], [open.passed, open.success_rate], 'the same success')
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  const priv = ledger.load<'evaluation'>(ledger.get(sealed.private_evaluation!)!).body
+  const pub = ledger.load<'evaluation'>(ledger.get(sealed.evaluation)!).body
+  t.same(priv.per_scenario.map(p => [p.scenario, p.passes]), open.body.per_scenario.map(p => [p.scenario, p.passes]), 'the same result per scenario')
+  t.equal(pub.per_scenario.length, 16)
+  t.ok(pub.per_scenario.every(p => /^hs-[0-9a-f]{24}$/.test(p.scenario)), 'public per-scenario counts name keyed hashes')
+  t.notOk(JSON.stringify(pub).includes('hold-'), 'and no held-out id')
+  t.match(pub, {sealed: {scenario_ids: 'keyed-hash'}, holdout_looks: 1})
+  const fsck = await expJson<{problems: unknown[]}>(['fsck', '--replay'], {cwd: repo})
+  t.same(fsck.problems, [], 'held-out episodes replay with the key')
+})
+
+t.test('without the key, with another key or a changed file: a clear error, nothing recorded; the gate says it cannot certify', async t => {
+  const repo = await sealedRepo(t)
+  const keyFile = path.join(repo, '.git', 'exp', 'holdout.key')
+  const key = fs.readFileSync(keyFile, 'utf8').trim()
+  fs.renameSync(keyFile, path.join(repo, '.git', 'holdout.key.away'))
+  const lanes = async () => (await expJson<unknown[]>(['lanes'], {cwd: repo})).length
+  const before = await lanes()
+  const none = await exp(['run', 'holdout'], {cwd: repo})
+  t.equal(none.code, 7)
+  t.match(none.stderr, /the held-out split is sealed \(scenarios\/holdout.sealed\) and no key was found/)
+  t.match(none.stderr, /EXP_HOLDOUT_KEY/)
+  const other = await exp(['run', 'holdout'], {cwd: repo, env: {EXP_HOLDOUT_KEY: 'ab'.repeat(32)}})
+  t.equal(other.code, 7)
+  t.match(other.stderr, /was sealed with another key/)
+  const bad = await exp(['run', 'holdout'], {cwd: repo, env: {EXP_HOLDOUT_KEY: 'xyz'}})
+  t.equal(bad.code, 7)
+  t.match(bad.stderr, /EXP_HOLDOUT_KEY is not 32 bytes/)
+  const file = path.join(repo, 'scenarios', 'holdout.sealed')
+  const text = fs.readFileSync(file, 'utf8')
+  const lines = text.split('\n')
+  lines[8] = lines[8]!.replace(/[A-Za-z]/, c => (c === 'A' ? 'B' : 'A'))
+  fs.writeFileSync(file, lines.join('\n'))
+  const changed = await exp(['run', 'holdout'], {cwd: repo, env: {EXP_HOLDOUT_KEY: key}})
+  t.equal(changed.code, 7)
+  t.match(changed.stderr, /does not decrypt: it was changed after sealing/)
+  fs.writeFileSync(file, text)
+  t.equal(await lanes(), before, 'nothing was recorded (no manifest on any lane)')
+
+  // the gate without the key judges validation only, and says so
+  await git(repo, 'checkout', '-q', '-b', 'tweak')
+  const skill = path.join(repo, 'skills/onboarding/SKILL.md')
+  fs.writeFileSync(skill, fs.readFileSync(skill, 'utf8').replace('## Failure handling', '7. Before `assign_device`, call `get_inventory` and only assign a model that is in stock.\n\n## Failure handling'))
+  await git(repo, 'commit', '-qam', 'check stock')
+  const g = await exp(['gate', '--base', 'main', '--head', 'tweak', '--json'], {cwd: repo})
+  t.equal(g.code, 0, g.stderr)
+  const res = JSON.parse(g.stdout) as {passed: boolean; certified: boolean; notes: string[]; skills: {holdout?: unknown}[]}
+  t.match(res, {passed: true, certified: false, notes: [/cannot certify/]})
+  t.notOk(res.skills[0]!.holdout, 'no held-out result without the key')
+  const md = await exp(['gate', '--base', 'main', '--head', 'tweak'], {cwd: repo})
+  t.match(md.stdout, /## exp gate: PASS \(validation only, not certified\)/)
+  const withKey = await expJson<{certified: boolean; skills: {holdout?: {head: number}}[]}>(['gate', '--base', 'main', '--head', 'tweak'], {cwd: repo, env: {EXP_HOLDOUT_KEY: key}})
+  t.match(withKey, {certified: true, skills: [{holdout: {head: Number}}]}, 'with the key from a secret it certifies')
+})
+
+t.test('after init, evolve and sync, no object of either repository and no work-tree file holds a held-out task', async t => {
+  const repo = await sealedRepo(t)
+  const remote = path.join(tempDir(t), 'remote.git')
+  await git(path.dirname(remote), 'init', '-q', '--bare', remote)
+  await git(repo, 'remote', 'add', 'origin', remote)
+  const ev = await exp(['evolve', '--iterations', '3'], {cwd: repo})
+  t.equal(ev.code, 0, ev.stderr)
+  t.match(ev.stdout, /held-out: /)
+  await git(repo, 'push', '-q', 'origin', 'main')
+  const sync = await exp(['sync'], {cwd: repo})
+  t.equal(sync.code, 0, sync.stderr)
+  const objects = (dir: string) => execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: dir, env: GIT_ENV, maxBuffer: 1 << 28})
+  const files: Buffer[] = []
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, {withFileTypes: true})) {
+      if (e.name === '.git') continue
+      const p = path.join(d, e.name)
+      if (e.isDirectory()) walk(p)
+      else files.push(fs.readFileSync(p))
+    }
+  }
+  walk(repo)
+  const local = objects(repo)
+  t.ok(local.length > 1_000_000, 'the repository holds the run (held-out traces on the private lane included)')
+  const hay = Buffer.concat([local, objects(remote), ...files])
+  const found = TASKS.filter(task => hay.includes(task))
+  t.same(found, [], `none of the ${TASKS.length} held-out tasks`)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  t.ok((await store.ledger()).select({kinds: ['trace'], includePrivate: true}).some(e => e.private), 'held-out traces were recorded, privately')
+})

@@ -1,0 +1,65 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {execFileSync} from 'node:child_process'
+import {exp, expJson} from '../helpers/cli.js'
+import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
+import {GitRecordStore} from '../../src/store/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
+import {loadAuthority} from '../../src/trust/load.js'
+
+/** A real SSH key pair made by ssh-keygen in a temp folder. */
+function keypair(dir: string, name: string): {key: string; pub: string} {
+  const key = path.join(dir, name)
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key])
+  return {key, pub: fs.readFileSync(`${key}.pub`, 'utf8').trim()}
+}
+
+t.test('with require_signed_evidence, an unsigned evaluation from another clone counts for nothing and a signed one counts', async t => {
+  const keys = tempDir(t)
+  const ci = keypair(keys, 'ci')
+  const stranger = keypair(keys, 'stranger')
+  const intern = keypair(keys, 'intern')
+  const a = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: a})).code, 0)
+  fs.writeFileSync(path.join(a, '.research/allowed_signers'), `ci@exp namespaces="git" ${ci.pub}\nintern@exp namespaces="git" ${intern.pub}\n`)
+  const policy = path.join(a, '.research/policy.yaml')
+  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: false', 'require_signed_evidence: true\n  signers: [ci@exp]'))
+  await git(a, 'add', '.research')
+  await git(a, 'commit', '-qm', 'evidence must be signed by CI')
+
+  // the evaluator of this repository signs
+  await git(a, 'config', 'exp.signingKey', ci.key)
+  const signed = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'ci'], {cwd: a})
+  // another clone, no key: its evaluation arrives unsigned
+  const b = path.join(tempDir(t), 'b')
+  await git(path.dirname(b), 'clone', '-q', a, b)
+  const unsigned = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'bob', '--seed', '7'], {cwd: b})
+  // a third signs with a key that is not allowed, a fourth with an allowed key whose principal is not trusted
+  await git(b, 'config', 'exp.signingKey', stranger.key)
+  const foreign = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'eve', '--seed', '8'], {cwd: b})
+  await git(b, 'config', 'exp.signingKey', intern.key)
+  const untrusted = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'ivan', '--seed', '9'], {cwd: b})
+  await git(a, 'fetch', '-q', b, 'refs/research/lanes/*:refs/research/lanes/*')
+
+  const store = await GitRecordStore.open(a)
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  const authority = await loadAuthority(await store.ledger(), ws, {at: (await ws.resolve('main'))!})
+  t.match(authority.standing(signed.evaluation), {ok: true}, 'signed by ci@exp: counts')
+  t.match(authority.standing(unsigned.evaluation), {ok: false, class: 'unsigned_evidence', reason: /not signed/})
+  t.match(authority.standing(foreign.evaluation), {ok: false, class: 'unsigned_evidence', reason: /not in the allowed signers/})
+  t.match(authority.standing(untrusted.evaluation), {ok: false, class: 'unsigned_evidence', reason: /intern@exp, who is not a trusted evaluator identity/})
+
+  const fsck = await exp(['fsck', '--json'], {cwd: a})
+  t.equal(fsck.code, 5)
+  const ids = (JSON.parse(fsck.stdout) as {error: {data: {problems: {class?: string; id?: string}[]}}}).error.data.problems.filter(p => p.class === 'unsigned_evidence').map(p => p.id).sort()
+  t.same(ids, [unsigned.evaluation, foreign.evaluation, untrusted.evaluation].sort(), 'fsck lists exactly the three')
+
+  // plain git agrees with exp about the signature
+  const commit = (await store.ledger()).get(signed.evaluation)!.commit
+  const allowed = path.join(keys, 'allowed')
+  fs.copyFileSync(path.join(a, '.research/allowed_signers'), allowed)
+  const verified = execFileSync('git', ['-c', `gpg.ssh.allowedSignersFile=${allowed}`, 'verify-commit', commit], {cwd: a, env: GIT_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+  t.equal(typeof verified, 'string', 'git verify-commit accepts the commit exp signed')
+})

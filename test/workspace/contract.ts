@@ -1,0 +1,78 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import type {Test} from 'tap'
+import type {Workspace} from '../../src/workspace/port.js'
+import {tempDir} from '../helpers/repo.js'
+
+/** A workspace whose main branch holds `files` in one commit, and its id. */
+export type MakeWorkspace = (t: Test, files: Record<string, string>) => Promise<{ws: Workspace; main: string}>
+
+const FILES = {'README.md': 'hello\n', 'params.json': '{"x": 1}\n', 'harness/eval.py': 'print(1)\n'}
+
+/**
+ * The Workspace port's contract: every adapter (git, memory) passes the same tests, as the
+ * record store's adapters do (test/store/contract.ts).
+ */
+export function workspaceContract(t: Test, make: MakeWorkspace): void {
+  t.test('files at a revision, trees and blobs', async t => {
+    const {ws, main} = await make(t, FILES)
+    t.equal(await ws.resolve('main'), main)
+    t.equal(await ws.readRef('refs/heads/main'), main)
+    t.equal((await ws.readFile(main, 'params.json'))?.toString(), '{"x": 1}\n')
+    t.equal(await ws.readFile(main, 'missing'), undefined)
+    t.same((await ws.listFiles(main, 'harness')).map(f => f.path), ['eval.py'])
+    t.same((await ws.listFiles(main)).map(f => f.path).sort(), Object.keys(FILES).sort())
+    const blob = (await ws.listFiles(main)).find(f => f.path === 'README.md')!.blob
+    t.equal((await ws.readBlob(blob))?.toString(), 'hello\n')
+    t.match(await ws.treeOf(main), /^[0-9a-f]{40}$/)
+    t.same((await ws.listFiles(await ws.treeOf(main))).map(f => f.path).sort(), Object.keys(FILES).sort(), 'a tree id lists like its commit')
+  })
+
+  t.test('commits, changed paths without rename detection, first parents, merge base', async t => {
+    const {ws, main} = await make(t, FILES)
+    const a = await ws.commitFiles({base: main, files: [{path: 'params.json', content: Buffer.from('{"x": 2}\n')}], message: 'x = 2'})
+    t.not(a, main)
+    t.same(await ws.changedPaths(main, a), ['params.json'])
+    t.equal(await ws.treeOf(a) === (await ws.treeOf(main)), false)
+    const same = await ws.commitFiles({base: main, files: [], message: 'nothing', parents: [main, a]})
+    t.equal(await ws.treeOf(same), await ws.treeOf(main), 'no files: the base tree as it is')
+    t.same((await ws.readCommit(same)).parents, [main, a])
+    t.same((await ws.firstParents(same)).map(c => c.oid), [main, same])
+    const b = await ws.commitFiles({base: main, files: [{path: 'other.txt', content: Buffer.from('b\n')}], message: 'b'})
+    t.equal(await ws.mergeBase(a, b), main)
+    t.equal(await ws.mergeBase(a, main), main)
+  })
+
+  t.test('refs move only from where they are expected', async t => {
+    const {ws, main} = await make(t, FILES)
+    const a = await ws.commitFiles({base: main, files: [{path: 'f', content: Buffer.from('1')}], message: 'f'})
+    await ws.moveRef('refs/heads/topic', a, undefined)
+    t.equal(await ws.readRef('refs/heads/topic'), a)
+    await t.rejects(ws.moveRef('refs/heads/topic', main, main), {code: 'E_CONFLICT'}, 'compare and swap')
+    t.equal(await ws.readRef('refs/heads/topic'), a, 'unchanged')
+    await ws.deleteRef('refs/heads/topic')
+    t.equal(await ws.readRef('refs/heads/topic'), undefined)
+  })
+
+  t.test('linked work trees: on a new branch, edited and committed; detached; a rename is a deletion and an addition', async t => {
+    const {ws, main} = await make(t, FILES)
+    const dir = path.join(tempDir(t), 'wt')
+    await ws.addWorktree(dir, {commit: main, branch: 'exp/attempt/x'})
+    t.equal(fs.readFileSync(path.join(dir, 'params.json'), 'utf8'), '{"x": 1}\n')
+    t.equal(await ws.commitWorktree(dir, 'nothing changed'), main, 'nothing to commit: the branch stays')
+    fs.writeFileSync(path.join(dir, 'params.json'), '{"x": 3}\n')
+    fs.renameSync(path.join(dir, 'harness/eval.py'), path.join(dir, 'harness/eval2.py'))
+    const c = await ws.commitWorktree(dir, 'x = 3')
+    t.equal(await ws.readRef('refs/heads/exp/attempt/x'), c, 'the branch moved')
+    t.same((await ws.changedPaths(main, c)).sort(), ['harness/eval.py', 'harness/eval2.py', 'params.json'])
+    await ws.addWorktree(dir, {commit: main, branch: 'exp/attempt/x'})
+    t.equal(fs.readFileSync(path.join(dir, 'params.json'), 'utf8'), '{"x": 3}\n', 'adding it again keeps what is there')
+    const detached = path.join(tempDir(t), 'd')
+    await ws.addWorktree(detached, {commit: main})
+    t.equal(fs.readFileSync(path.join(detached, 'params.json'), 'utf8'), '{"x": 1}\n')
+    await ws.removeWorktree(detached)
+    t.notOk(fs.existsSync(detached))
+    await ws.removeWorktree(dir)
+    t.equal(await ws.readRef('refs/heads/exp/attempt/x'), c, 'removing a work tree keeps its branch')
+  })
+}
