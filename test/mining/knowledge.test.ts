@@ -105,9 +105,11 @@ t.test('an LLM may reword the claim text, and nothing else', async t => {
   const before = knowledge.find(d => d.body.slug === k.body.slug)!
   t.equal(k.body.claim.text, 'When `hand_out` fails with `EMPTY`, place an `order`.')
   t.equal(k.body.miner?.model, 'fake-1')
-  const {claim: _a, miner: _b, ...rest} = k.body
+  const {claim: _a, miner: _b, drafted: exchange, ...rest} = k.body
   const {claim: _c, miner: _d, ...was} = before.body
   t.same(rest, was, 'rule, runs, statistics and links unchanged')
+  t.match(exchange, {model: 'fake-1', accepted: true, response: 'When `hand_out` fails with `EMPTY`, place an `order`.'}, 'the exchange is recorded')
+  t.ok(exchange!.prompt.includes('Claim: If `hand_out` fails with `EMPTY`'))
   t.same(k.cites, before.cites)
   t.ok(seen.some(p => p.includes('Claim: If `hand_out` fails with `EMPTY`, call `order` and stop.')), 'the prompt carries the claim')
   t.doesNotThrow(() => prepare(k))
@@ -116,6 +118,7 @@ t.test('an LLM may reword the claim text, and nothing else', async t => {
 t.test('a reply that drops a name or says nothing keeps the deterministic text', async t => {
   for (const reply of ['', 'Place an order when the hand-out fails.', 'x'.repeat(400)]) {
     const drafted = await draftClaimTexts(knowledge, fake(() => reply))
-    t.same(drafted, knowledge, JSON.stringify(reply.slice(0, 30)))
+    t.same(drafted.map(d => ({...d, body: {...d.body, drafted: undefined}})), knowledge.map(d => ({...d, body: {...d.body, drafted: undefined}})), JSON.stringify(reply.slice(0, 30)))
+    t.ok(drafted.every(d => d.body.drafted?.accepted === false && d.body.drafted.response === reply), 'the refused exchange is recorded')
   }
 })
