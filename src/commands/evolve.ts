@@ -44,7 +44,7 @@ It stops early, and says why, when no candidate is left or when validation is at
       default: 3,
     }),
     'max-rules': Flags.integer({
-      description: 'rules per proposal (first candidate)',
+      description: 'rules per proposal (first candidate; a rule and its conditioned case count as one)',
       min: 1,
       default: 3,
     }),

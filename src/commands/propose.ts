@@ -16,7 +16,7 @@ export default class Propose extends ExpCommand {
   static args = {skill: Args.string({description: 'skill name (folder under skills/)', required: true})}
   static flags = {
     lane: Flags.string({description: 'lane to record on'}),
-    'max-rules': Flags.integer({description: 'rules in the first candidate patch (smaller ones are tried when it was rejected)', min: 1, default: 3}),
+    'max-rules': Flags.integer({description: 'rules in the first candidate patch, a rule and its conditioned case counting as one (smaller ones are tried when it was rejected)', min: 1, default: 3}),
     items: Flags.integer({description: 'recall item budget'}),
     tokens: Flags.integer({description: 'recall token budget'}),
     proposer: Flags.string({description: 'openai:MODEL: a model drafts the lines and reasons; which knowledge, rules and section stay deterministic; the exchanges are recorded (redacted) in a note citing the proposal'}),

@@ -60,21 +60,31 @@ export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   const usable = input.recall.items
     .map(i => input.knowledge.get(i.knowledge))
     .filter((k): k is KnowledgeItem => !!k && !!k.rule && explained(k.record.body) && !present.has(ruleKey(k.rule)) && !inert.has(k.record.id))
-  // one knowledge item per trigger: the best-ranked one (two answers to one trigger in one patch
-  // would speak over each other), and none about a situation the skill already answers (a rule
-  // with other conditions, or none, may still add a situation; the agent prefers the most
-  // specific rule that speaks)
+  // per trigger, one unit: the best-ranked rule without conditions and one rule with conditions
+  // (a case the plain rule answers differently; the agent follows the most specific rule that
+  // speaks, so the two do not speak over each other), never a situation the skill already
+  // answers. Of the rules with conditions, the one whose supporting runs hold most of the plain
+  // rule's counterexamples (the case where the plain rule goes wrong), else the best-ranked.
   const situation = (r: Rule) => `${triggerOf(r)}|${[r.when, r.unless].map(c => (c?.length ? renderConditions(c) : '')).join('|')}`
+  const conditioned = (r: Rule) => !!(r.when?.length || r.unless?.length)
   const inSkill = parseRules(input.text)
-  const seen = new Set<string>()
-  const items = usable.filter(k => {
-    const r = k.rule!
-    const key = triggerOf(r)
-    if (seen.has(key) || inSkill.some(x => situation(x) === situation(r))) return false
-    seen.add(key)
-    return true
+  const byTrigger = new Map<string, KnowledgeItem[]>()
+  for (const k of usable) {
+    if (inSkill.some(x => situation(x) === situation(k.rule!))) continue
+    byTrigger.set(triggerOf(k.rule!), [...(byTrigger.get(triggerOf(k.rule!)) ?? []), k])
+  }
+  const items = [...byTrigger.values()].map(list => {
+    const plain = list.find(k => !conditioned(k.rule!))
+    const against = new Set(plain?.record.body.evidence.counterexamples ?? [])
+    const covers = (k: KnowledgeItem) => k.record.body.evidence.supporting_runs.filter(id => against.has(id)).length
+    const cases = list.filter(k => conditioned(k.rule!))
+    const best = Math.max(0, ...cases.map(covers))
+    const specific = cases.find(k => covers(k) === best)
+    // the specific case first, as a reader expects it
+    return [specific, plain].filter((k): k is KnowledgeItem => !!k)
   })
-  for (const set of candidates(items, input.maxRules ?? 3)) {
+  for (const chosen of candidates(items, input.maxRules ?? 3)) {
+    const set = chosen.flat()
     const patch: SkillPatch = {
       skill: input.skill,
       edits: set.map(k => ({

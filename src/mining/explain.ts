@@ -2,6 +2,7 @@ import {requiresApproval, type BeforeRule, type Rule} from '../knowledge/index.j
 import {appliesAt, lookupAt} from './facts.js'
 import {exhausted, reusedAfter} from './guards.js'
 import {judge, type Context} from './judge.js'
+import {resultHolds} from './shapes.js'
 import type {Tally} from './score.js'
 import type {Call, View} from './types.js'
 import {agrees, followsWith} from './view.js'
@@ -26,7 +27,21 @@ import {agrees, followsWith} from './view.js'
 export function unexplainedRuns(rule: Rule, t: Tally, views: readonly View[], ctx: Context, others: readonly Rule[]): string[] {
   const byId = new Map(views.map(v => [v.id, v]))
   const taskOf = (ids: readonly string[]) => new Set(ids.map(id => byId.get(id)!.task))
-  const passedFollowing = taskOf(t.followedPassed)
+  // the reactions of the runs that followed the rule and passed, by task
+  const passedReactions = new Map<string, Set<string | undefined>>()
+  for (const id of t.followedPassed) {
+    const v = byId.get(id)!
+    const set = passedReactions.get(v.task) ?? new Set()
+    set.add(reaction(rule, v, ctx))
+    passedReactions.set(v.task, set)
+  }
+  // another run of the task followed the rule, reacted the same way and passed: the failure came from elsewhere
+  const passedAlike = (v: View) => {
+    const set = passedReactions.get(v.task)
+    if (!set) return false
+    const mine = reaction(rule, v, ctx)
+    return mine === undefined || set.has(mine) || set.has(undefined)
+  }
   const passedBreaking = taskOf(t.violatedPassed)
   const failedBreaking = taskOf(t.violatedFailed)
   const out: string[] = []
@@ -34,7 +49,7 @@ export function unexplainedRuns(rule: Rule, t: Tally, views: readonly View[], ct
     const v = byId.get(id)!
     // breaking the rule did no better in this task: the task is hard for other reasons
     const noBetter = failedBreaking.has(v.task) && !passedBreaking.has(v.task)
-    if (!changedActions(rule, v, ctx) || passedFollowing.has(v.task) || noBetter || others.some(o => broke(o, v, ctx))) continue
+    if (!changedActions(rule, v, ctx) || passedAlike(v) || noBetter || others.some(o => broke(o, v, ctx))) continue
     out.push(id)
   }
   for (const id of t.violatedPassed) if (wouldChange(rule, byId.get(id)!, ctx)) out.push(id)
@@ -93,4 +108,35 @@ function beforeWouldChange(r: BeforeRule, v: View, t: Call, ctx: Context): boole
   // another run of the task reused a record the check listed: this one would have too
   if (r.guard === 'reuse_open') return ctx.reusedIn.get(`${check}>${r.tool}`)?.has(v.task) ?? false
   return false
+}
+
+/**
+ * How a run reacted to a rule's trigger (`If … fails`, `If … returns`): the tools it called
+ * from the trigger to the rule's last response call, at every place the trigger occurred. A
+ * run that saw the failure coming reacted with the actions it took back to back (no read in
+ * between) up to the rule's last response call. undefined for other rules, and where the run
+ * shows no reaction.
+ */
+function reaction(r: Rule, v: View, ctx: Context): string | undefined {
+  if (r.kind !== 'on_error' && r.kind !== 'on_result') return undefined
+  const upTo = (calls: readonly Call[]) => {
+    let k = 0
+    let end = -1
+    for (let x = 0; x < calls.length && k < r.calls.length; x++) {
+      if (calls[x]!.tool !== r.calls[k]) continue
+      k++
+      end = x
+    }
+    return calls.slice(0, end + 1).map(c => c.tool).join('>')
+  }
+  const hits = v.calls.filter(c => c.tool === r.tool && (r.kind === 'on_error' ? !c.ok && c.code === r.code : c.ok && resultHolds(r.result, c, v, ctx.vocab)) && appliesAt(r, v, c.i, c.args, ctx))
+  if (hits.length) return hits.map(h => upTo(v.calls.slice(h.i + 1))).join('|')
+  if (r.kind !== 'on_error' || v.calls.some(c => c.tool === r.tool && !c.ok && c.code === r.code)) return undefined
+  // foreseen: from the first response call after the run's first read, back over the actions right before it
+  const first = v.calls.findIndex(c => !ctx.writes.has(c.tool))
+  const at = first < 0 ? -1 : v.calls.findIndex(c => c.i > first && r.calls.includes(c.tool))
+  if (at < 0) return undefined
+  let start = at
+  while (start > 0 && ctx.writes.has(v.calls[start - 1]!.tool)) start--
+  return upTo(v.calls.slice(start))
 }

@@ -123,6 +123,8 @@ t.test('exp evolve --proposer and --miner-drafts: the loop runs with drafted wor
   t.ok(r.iterations[0]!.decision, 'a decision was made on the drafted proposal')
   const claims = await expJson<{body: KnowledgeBody}[]>(['ledger', '--kind', 'knowledge'], {cwd: repo})
   t.ok(claims.length > 0 && claims.every(k => k.body.drafted && !k.body.drafted.accepted), 'every claim drafted; refused words leave the miner\'s')
-  const notes = await expJson<{body: {text: string}}[]>(['ledger', '--kind', 'note'], {cwd: repo})
+  // the evolve run keeps its own notes (start, iterations); the drafts note is the one with exchanges
+  const notes = (await expJson<{body: {text: string}}[]>(['ledger', '--kind', 'note'], {cwd: repo})).filter(n => n.body.text.includes('"exchanges"'))
   t.equal(notes.length, 1, 'the proposal\'s exchanges')
+  t.match(JSON.parse(notes[0]!.body.text), {model: 'writer', exchanges: [{line_accepted: true}]})
 })

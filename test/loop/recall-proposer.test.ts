@@ -81,3 +81,34 @@ t.test('a rule whose counterexamples are not all explained is never recalled nor
   const p = proposePatch({skill: 'onboarding', text: SKILL, recall: all, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 3})!
   t.same(p.rules, [INVENTORY])
 })
+
+t.test('recall keeps one claim per situation and no finding without a rule; the proposer pairs a plain rule with the case it gets wrong', async t => {
+  const ROLE: Rule = {kind: 'on_error', tool: 'grant_access', code: 'ROLE_NOT_ALLOWED', calls: ['escalate'], stop: false}
+  const ROLE_STOP: Rule = {...ROLE, stop: true}
+  const pending = {source: 'get_employee', field: 'status', test: 'is' as const, value: 'pending'}
+  const ROLE_PENDING: Rule = {...ROLE, calls: ['add_blocker', 'escalate'], when: [pending]}
+  const ROLE_OTHER: Rule = {...ROLE, stop: true, unless: [{source: 'get_policy', field: 'requires_approval', test: 'is' as const, value: false}]}
+  const runs = (n: number, from: number) => Array.from({length: n}, (_, i) => `tr-${String(from + i).padStart(24, '0')}`)
+  const plain = item(ROLE, {confidence: 0.9})
+  plain.record.body.evidence.counterexamples = runs(3, 1)
+  const stop = item(ROLE_STOP, {confidence: 0.8})
+  const other = item(ROLE_OTHER, {confidence: 0.85})
+  other.record.body.evidence.supporting_runs = runs(5, 100)
+  const specific = item(ROLE_PENDING, {confidence: 0.6})
+  specific.record.body.evidence.supporting_runs = [...runs(3, 1), ...runs(2, 200)]
+  const finding = item(INVENTORY, {confidence: 0.99})
+  delete finding.record.body.rule
+  finding.rule = undefined
+  const ks = [plain, stop, other, specific, finding]
+  const recall = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  t.same(recall.items.map(i => i.knowledge).sort(), [plain, other, specific].map(k => k.record.id).sort())
+  t.match(recall.excluded!.find(x => x.knowledge === stop.record.id), {reason: `another answer to the same situation ranks higher (${plain.record.id})`})
+  t.match(recall.excluded!.find(x => x.knowledge === finding.record.id), {reason: 'no rule to propose'})
+  const p = proposePatch({skill: 'onboarding', text: SKILL, recall, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 1})!
+  // one unit: the case that holds the plain rule's counterexamples first, then the plain rule; the better-ranked other case waits
+  t.same(p.rules, [ROLE_PENDING, ROLE])
+  t.same(parseRules(p.rendered.text).slice(-2), [ROLE_PENDING, ROLE], 'the agent reads both')
+  // once both are in the skill, the other case is a situation of its own and may come
+  const next = proposePatch({skill: 'onboarding', text: p.rendered.text, recall, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 1})!
+  t.same(next.rules, [ROLE_OTHER])
+})

@@ -94,3 +94,25 @@ t.test('counterexamples another rule accounts for are explained; a check that on
   t.ok(check)
   t.same(check?.unexplained, [], 'a2 followed and failed, but another run of its task followed and passed; b3 broke a check that only reads')
 })
+
+t.test('a failing run is not excused by a passing run of its task that reacted differently', async t => {
+  const {usable} = await import('../../src/mining/evidence.js')
+  const {contextOf} = await import('../../src/mining/context.js')
+  const {tally} = await import('../../src/mining/score.js')
+  const {unexplainedRuns} = await import('../../src/mining/explain.js')
+  const empty: Step = {tool: 'hand_out', code: 'EMPTY', args: {item: 'pad'}}
+  const specs: Record<string, RunSpec> = {}
+  for (const task of ['T1', 'T2', 'T3']) {
+    specs[`${task}a`] = {task, passed: true, steps: [empty, 'note', 'order']}
+    specs[`${task}b`] = {task, passed: false, steps: [empty, 'order']}
+    // the same reaction as a, failing for another reason: excused by a
+    specs[`${task}c`] = {task, passed: false, steps: [empty, 'note', 'order']}
+  }
+  const r = runs(specs)
+  const {views} = usable(r.traces)
+  const ctx = contextOf(views)
+  const order = {kind: 'on_error' as const, tool: 'hand_out', code: 'EMPTY', calls: ['order'], stop: false}
+  t.same(unexplainedRuns(order, tally(order, views, ctx), views, ctx, []), r.id('T1b', 'T2b', 'T3b'), 'the runs that only ordered: the passing runs also made a note')
+  const both = {...order, calls: ['note', 'order']}
+  t.same(unexplainedRuns(both, tally(both, views, ctx), views, ctx, []), [], 'the runs that reacted as the passing ones did are excused')
+})
