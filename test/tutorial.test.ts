@@ -5,6 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {exp, expJson} from './helpers/cli.js'
 import {makeRepo, git, tempDir} from './helpers/repo.js'
+import {builtinScenarios} from './helpers/scenarios.js'
 
 t.test('tutorial: from a fresh repository to a promoted, explained skill', async t => {
   // 1. any git repository; `exp init --example onboarding` brings the built-in benchmark
@@ -14,7 +15,7 @@ t.test('tutorial: from a fresh repository to a promoted, explained skill', async
 
   // 2. run the agent on the training split: a manifest, a trace and a verification per episode
   const train = await expJson<{manifest: string; success_rate: number; total: number}>(['run', 'train', '--repeat', '3', '--lane', 'tutorial'], {cwd: repo})
-  t.equal(train.total, 34 * 3)
+  t.equal(train.total, (await builtinScenarios()).filter(s => s.split === 'train').length * 3)
 
   // 3. mine the training traces: evidence with the runs behind it, then knowledge
   const mined = await expJson<{evidence: string[]; knowledge: string[]}>(['mine', '--manifest', train.manifest, '--lane', 'tutorial'], {cwd: repo})

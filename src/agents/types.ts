@@ -9,6 +9,11 @@ export interface ToolSpec {
   name: string
   description: string
   parameters: Record<string, unknown>
+  /**
+   * JSON Schema of a successful result, when the tool declares one (MCP's outputSchema):
+   * which fields a record has, and which of them must be set.
+   */
+  returns?: Record<string, unknown>
 }
 
 export interface ToolError {

@@ -1,9 +1,10 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {runContext, runFlags} from '../cli/run-context.js'
+import {agentOptions, runContext, runFlags} from '../cli/run-context.js'
 import {evolve, type EvolveResult} from '../loop/evolve.js'
-import {deterministicMine} from '../loop/mine-step.js'
+import {deterministicMine, mineStep} from '../loop/mine-step.js'
+import {drafter, mineDrafter, proposalDrafter} from '../loop/llm.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
@@ -15,7 +16,7 @@ Lanes: several \`exp evolve --lane NAME\` may run at once, on one repository or 
 A run is identified by its options: kill it at any point and run the same command again, and it finishes that run (from the last iteration it finished, on the main that iteration left) with the same decisions, SKILL.md and held-out result as a run nobody killed; nothing is duplicated. Started again once finished, it says so: --continue starts a new run from the current main.
 It stops early, and says why, when no candidate is left or when validation is at 100% and a candidate was rejected; an iteration whose skill did not change reuses the last train run and mining.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl']
+  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
   static flags = {
     ...runFlags,
     iterations: Flags.integer({
@@ -43,9 +44,15 @@ It stops early, and says why, when no candidate is left or when validation is at
       default: 3,
     }),
     'max-rules': Flags.integer({
-      description: 'rules per proposal (first candidate)',
+      description: 'rules per proposal (first candidate; a rule and its conditioned case count as one)',
       min: 1,
       default: 3,
+    }),
+    proposer: Flags.string({
+      description: 'openai:MODEL: a model drafts the words of each proposal (lines, reasons); which knowledge, rules and section stay deterministic; prompts and responses are recorded, redacted',
+    }),
+    'miner-drafts': Flags.string({
+      description: 'openai:MODEL: a model words the claims the miner states; rules, runs, statistics and links stay the miner\'s; exchanges recorded, redacted',
     }),
     continue: Flags.boolean({
       description: 'when the run with these options has finished, start a new one from the current main',
@@ -77,7 +84,8 @@ It stops early, and says why, when no candidate is left or when validation is at
             items: config.recall?.items ?? 8,
             tokens: config.recall?.tokens ?? 1200,
           },
-          mine: deterministicMine,
+          mine: flags['miner-drafts'] ? mineStep({draft: mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(config, store).openai))}) : deterministicMine,
+          ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(config, store).openai))} : {}),
           claimTtlSeconds: flags['claim-ttl'],
           continue: flags.continue,
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),

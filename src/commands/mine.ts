@@ -4,6 +4,10 @@ import {laneOf, withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
 import {splitRefused} from '../errors/index.js'
 import {confidenceOf, mineFromLedger} from '../mining/index.js'
+import {TOOL_SPECS} from '../world/catalog.js'
+import {drafter, mineDrafter} from '../loop/llm.js'
+import {agentOptions} from '../cli/run-context.js'
+import {loadConfig} from '../research/files.js'
 
 export interface MineResult {
   evidence: string[]
@@ -16,26 +20,29 @@ export default class Mine extends ExpCommand {
   static summary = 'Mine evidence and knowledge from the train traces of the ledger.'
   static description = `Reads train traces and their grader verifications only (never validation or held-out), finds failure modes, missing checks, recovery strategies, wrong assumptions and termination failures, and records them as evidence (citing the runs) and knowledge claims (citing the evidence). Deterministic: mining the same traces again adds nothing. A claim whose runs changed is recorded as a new claim that supersedes the old one. See docs/mining.md.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> mine', '<%= config.bin %> mine --manifest mf-0123456789abcdef01234567 --json']
+  static examples = ['<%= config.bin %> mine', '<%= config.bin %> mine --manifest mf-0123456789abcdef01234567 --json', '<%= config.bin %> mine --miner-drafts openai:gpt-4o-mini']
   static flags = {
     manifest: Flags.string({description: 'only the traces of this train manifest'}),
     split: Flags.string({description: 'the split to mine: only train is allowed', default: 'train'}),
     lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
+    'miner-drafts': Flags.string({description: 'openai:MODEL: a model words the claims; rules, runs, statistics and links stay the miner\'s; each exchange is recorded (redacted) in the claim'}),
   }
 
   async run(): Promise<MineResult> {
     const {flags} = await this.parse(Mine)
     if (flags.split !== 'train') throw splitRefused(flags.split)
     const {mined, result} = await withStore(this.workDir, async store => {
-      const mined = mineFromLedger(await store.ledger(), {manifest: flags.manifest})
+      const mined = mineFromLedger(await store.ledger(), {manifest: flags.manifest, tools: TOOL_SPECS})
       const lane = await laneOf(store, flags.lane)
+      const words = flags['miner-drafts'] ? mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(await loadConfig(store.repo.workDir ?? this.workDir), store).openai)) : undefined
+      const drafts = words && mined.knowledge.length ? await words(mined.knowledge) : mined.knowledge
       // evidence first: knowledge cites it
       const evidence = await store.appendBatch(mined.evidence, {lane})
-      const knowledge = await store.appendBatch(mined.knowledge, {lane})
+      const knowledge = await store.appendBatch(drafts, {lane})
       return {mined, result: {evidence: evidence.map(r => r.id), knowledge: knowledge.map(r => r.id), skipped: mined.skipped}}
     })
     if (!this.jsonEnabled()) {
-      const rows = mined.evidence.map(e => [e.body.pattern, e.body.signature, e.body.support, e.body.failures, confidenceOf(e.body.support, e.body.failures).toFixed(3)])
+      const rows = mined.evidence.map(e => [e.body.pattern, e.body.signature, e.body.support, e.body.failures, confidenceOf(e.body.support, e.body.unexplained?.length ?? e.body.failures).toFixed(3)])
       this.log(table(rows, ['PATTERN', 'SIGNATURE', 'SUPPORT', 'FAILURES', 'CONFIDENCE']) || '(nothing found)')
       this.log(`${mined.traces} train trace(s) mined, ${mined.skipped} skipped; ${result.evidence.length} evidence, ${result.knowledge.length} new knowledge record(s)`)
     }

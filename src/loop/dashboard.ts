@@ -1,4 +1,4 @@
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 import {ruleText} from '../reports/rule-text.js'
 
 export interface IterationReport {

@@ -6,9 +6,9 @@ import {CandidateTakenError, ClaimedError, ExpError, NotFoundError} from '../err
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
 import {LoopEvents} from './events.js'
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
-import {createProposal, type CreatedProposal} from './proposal.js'
+import {createProposal, type CreatedProposal, type ProposalDrafter} from './proposal.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {promoteProposal, type PromoteResult} from './promote.js'
 import {readPurposeAt} from './proposal.js'
@@ -42,6 +42,8 @@ export interface EvolveOptions extends EvalRunOptions {
   maxRules?: number
   recall: {items: number; tokens: number}
   mine: MineStep
+  /** an LLM drafts the words of each proposal (`--proposer openai:MODEL`); its scope stays deterministic */
+  draft?: ProposalDrafter
   /** how long a claim of this lane holds without renewal (default 3600 s) */
   claimTtlSeconds?: number
   /** start a new run when the run with these options has finished (exp evolve --continue) */
@@ -208,6 +210,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
             repo: store.repo,
             split: 'train',
             repeat: o.trainRepeat,
+            // fresh runs for each new skill (the miner learns from all of them, docs/mining.md);
+            // validation and held-out keep their seeds, so that comparisons stay paired
+            seed: (o.seed ?? 42) + i - 1,
             skill: `${s.main}:${skillPath(o.skill)}`,
           }),
         )
@@ -467,7 +472,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
 function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
-  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h)})
+  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */

@@ -1,6 +1,6 @@
 import {stringify} from '../vendor/yaml.js'
 import type {ExpRecord} from '../records/index.js'
-import {renderRule, type Rule} from '../agents/scripted/rules.js'
+import {renderRule} from '../knowledge/index.js'
 import {formatPurpose, type Purpose} from '../skills/index.js'
 
 /** Paths of a skill on the main branch. */
@@ -15,7 +15,7 @@ export function knowledgeYaml(k: ExpRecord<'knowledge'>): string {
     id: k.id,
     slug: b.slug,
     claim: b.claim,
-    ...(b.rule ? {rule: renderRule(b.rule as unknown as Rule)} : {}),
+    ...(b.rule ? {rule: renderRule(b.rule)} : {}),
     scope: b.scope,
     conditions: b.conditions,
     evidence: b.evidence,

@@ -1,15 +1,32 @@
 import {mineFromLedger} from '../mining/index.js'
-import type {Rule} from '../agents/scripted/rules.js'
+import type {RecordDraft} from '../records/index.js'
+import {TOOL_SPECS} from '../world/catalog.js'
 import type {MineStep} from './evolve.js'
 
-/** The deterministic miner as the loop's mining step: evidence first, then the knowledge that cites it. */
-export const deterministicMine: MineStep = async (store, ledger, o) => {
-  const r = mineFromLedger(ledger, {manifest: o.manifest})
-  const evidence = r.evidence.length ? await store.appendBatch(r.evidence, {lane: o.lane, now: o.now}) : []
-  const knowledge = r.knowledge.length ? await store.appendBatch(r.knowledge, {lane: o.lane, now: o.now}) : []
-  return {
-    evidence: evidence.map(e => e.id),
-    knowledge: knowledge.map(k => k.id),
-    patterns: r.evidence.map(d => ({pattern: d.body.pattern, signature: d.body.signature, description: d.body.description, support: d.body.support, failures: d.body.failures, ...(d.body.rule ? {rule: d.body.rule as unknown as Rule} : {})})),
+/**
+ * How many iterations of train runs the loop's miner reads at once: the latest and the ones
+ * before it. Each iteration trains with its own seed (fresh samples), so a situation too rare
+ * to show in one iteration's runs shows across a few.
+ */
+export const MINED_ITERATIONS = 1000
+
+/** Words for the knowledge the miner states (an LLM, src/loop/llm.ts); the claims' substance stays the miner's. */
+export type MineDrafter = (knowledge: RecordDraft<'knowledge'>[]) => Promise<RecordDraft<'knowledge'>[]>
+
+/** The deterministic miner as the loop's mining step: evidence first, then the knowledge that cites it (its texts drafted, if asked). */
+export function mineStep(o: {draft?: MineDrafter} = {}): MineStep {
+  return async (store, ledger, m) => {
+    const r = mineFromLedger(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
+    const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
+    const evidence = r.evidence.length ? await store.appendBatch(r.evidence, {lane: m.lane, now: m.now}) : []
+    const knowledge = drafts.length ? await store.appendBatch(drafts, {lane: m.lane, now: m.now}) : []
+    return {
+      evidence: evidence.map(e => e.id),
+      knowledge: knowledge.map(k => k.id),
+      patterns: r.evidence.map(d => ({pattern: d.body.pattern, signature: d.body.signature, description: d.body.description, support: d.body.support, failures: d.body.failures, ...(d.body.rule ? {rule: d.body.rule} : {})})),
+    }
   }
 }
+
+/** The deterministic miner, offline. */
+export const deterministicMine: MineStep = mineStep()

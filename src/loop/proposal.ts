@@ -11,8 +11,9 @@ import type {Purpose} from '../skills/index.js'
 import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
 import {buildRecall} from './recall.js'
 import {proposePatch, PROPOSER, type ProposedPatch, type RejectedPatch} from './proposer.js'
+import type {Exchange} from './drafts.js'
 import {knowledgePath, knowledgeYaml, purposePath, purposeText, skillPath} from './files.js'
-import {parseRules} from '../agents/scripted/rules.js'
+import {parseRules} from '../knowledge/index.js'
 
 export interface ProposeOptions {
   skill: string
@@ -32,7 +33,12 @@ export interface ProposeOptions {
    * Throwing (another lane holds it) stops here, so no two lanes build the same candidate.
    */
   claim?: (hypothesis: string) => Promise<void>
+  /** an LLM drafts the lines' wording and reasons (src/loop/drafts.ts); the scope stays the deterministic proposer's */
+  draft?: ProposalDrafter
 }
+
+/** Drafting of a proposed patch by a model: the patch with its new words, the exchanges (redacted), the model's name. */
+export type ProposalDrafter = (p: ProposedPatch, items: ReadonlyMap<string, KnowledgeItem>, text: string) => Promise<{proposed: ProposedPatch; exchanges: Exchange[]; model: string}>
 
 export interface CreatedProposal {
   proposal: string
@@ -91,8 +97,11 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
   const byId = new Map<string, KnowledgeItem>(knowledge.map(k => [k.record.id, k]))
   const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
   const recall = buildRecall(knowledge, {skill: o.skill, workflows, present: parseRules(text), items: o.recall.items, tokens: o.recall.tokens})
-  const proposed = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: byId, rejected: rejectedPatches(ledger), maxRules: o.maxRules, path: skillPath(o.skill)})
-  if (!proposed) return undefined
+  const chosen = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: byId, rejected: rejectedPatches(ledger), maxRules: o.maxRules, path: skillPath(o.skill)})
+  if (!chosen) return undefined
+  const drafted = o.draft ? await o.draft(chosen, byId, text) : undefined
+  const proposed = drafted?.proposed ?? chosen
+  const proposer = drafted ? {...PROPOSER, model: drafted.model} : PROPOSER
   const now = o.now
   const recallId = (await store.append({kind: 'recall', body: recall.body, cites: recall.cites}, {lane: o.lane, now})).id
   const purpose = await readPurposeAt(store, main, o.skill)
@@ -126,7 +135,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     status: 'proposed',
     derived_from: used.map(k => k.body.slug),
     knowledge: proposed.knowledge,
-    proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane},
+    proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane, ...(drafted ? {model: drafted.model} : {})},
     proposal: id,
   }
   const head = await commitFiles(store, {
@@ -151,7 +160,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     knowledge: proposed.knowledge,
     recall: recallId,
     hypothesis: hypothesisId,
-    proposer: PROPOSER,
+    proposer,
   }
   const draft: RecordDraft<'proposal'> = {kind: 'proposal', key, body, cites: [recallId, hypothesisId, ...proposed.knowledge]}
   try {
@@ -166,5 +175,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     }
     throw e
   }
+  // the model's words are on the record next to the proposal they shaped
+  if (drafted) await store.append({kind: 'note', key: `drafts/${id}`, body: {text: JSON.stringify({model: drafted.model, exchanges: drafted.exchanges}), about: [id], action: 'comment'}, cites: [id]}, {lane: o.lane, now})
   return {proposal: id, hypothesis: hypothesisId, recall: recallId, branch, head, base: main, version, patch: proposed}
 }

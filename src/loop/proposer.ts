@@ -1,8 +1,9 @@
-import {parseRules, renderRule, type Rule} from '../agents/scripted/rules.js'
+import {parseRules, renderConditions, renderRule, triggerOf, type Rule} from '../knowledge/index.js'
 import {renderPatch, type SkillPatch, type RenderedPatch} from '../skills/index.js'
 import type {RecallBody} from '../records/types.js'
 import type {KnowledgeItem} from './knowledge.js'
 import {ruleKey} from './knowledge.js'
+import {explained} from './recall.js'
 
 export const PROPOSER = {name: 'deterministic', version: '1'}
 
@@ -48,7 +49,8 @@ function candidates<T>(items: readonly T[], k: number): T[][] {
  * follow becomes procedure lines, rendered in the skill's rule language. It never proposes
  * a patch equal (after normalization) to a rejected one unless it cites knowledge the
  * rejected one did not (new evidence), and leaves out knowledge whose rejected patch was
- * inert (no validation outcome changed). Returns undefined when there is nothing new.
+ * inert (no validation outcome changed) and rules with counterexamples nothing explains.
+ * Returns undefined when there is nothing new.
  */
 export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   const present = new Set(parseRules(input.text).map(ruleKey))
@@ -57,16 +59,32 @@ export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   const inert = new Set(input.rejected.filter(r => r.inert).flatMap(r => r.knowledge))
   const usable = input.recall.items
     .map(i => input.knowledge.get(i.knowledge))
-    .filter((k): k is KnowledgeItem => !!k && !!k.rule && !present.has(ruleKey(k.rule)) && !inert.has(k.record.id))
-  // one knowledge item per rule: the best-ranked one
-  const seen = new Set<string>()
-  const items = usable.filter(k => {
-    const key = ruleKey(k.rule!)
-    if (seen.has(key)) return false
-    seen.add(key)
-    return true
+    .filter((k): k is KnowledgeItem => !!k && !!k.rule && explained(k.record.body) && !present.has(ruleKey(k.rule)) && !inert.has(k.record.id))
+  // per trigger, one unit: the best-ranked rule without conditions and one rule with conditions
+  // (a case the plain rule answers differently; the agent follows the most specific rule that
+  // speaks, so the two do not speak over each other), never a situation the skill already
+  // answers. Of the rules with conditions, the one whose supporting runs hold most of the plain
+  // rule's counterexamples (the case where the plain rule goes wrong), else the best-ranked.
+  const situation = (r: Rule) => `${triggerOf(r)}|${[r.when, r.unless].map(c => (c?.length ? renderConditions(c) : '')).join('|')}`
+  const conditioned = (r: Rule) => !!(r.when?.length || r.unless?.length)
+  const inSkill = parseRules(input.text)
+  const byTrigger = new Map<string, KnowledgeItem[]>()
+  for (const k of usable) {
+    if (inSkill.some(x => situation(x) === situation(k.rule!))) continue
+    byTrigger.set(triggerOf(k.rule!), [...(byTrigger.get(triggerOf(k.rule!)) ?? []), k])
+  }
+  const items = [...byTrigger.values()].map(list => {
+    const plain = list.find(k => !conditioned(k.rule!))
+    const against = new Set(plain?.record.body.evidence.counterexamples ?? [])
+    const covers = (k: KnowledgeItem) => k.record.body.evidence.supporting_runs.filter(id => against.has(id)).length
+    const cases = list.filter(k => conditioned(k.rule!))
+    const best = Math.max(0, ...cases.map(covers))
+    const specific = cases.find(k => covers(k) === best)
+    // the specific case first, as a reader expects it
+    return [specific, plain].filter((k): k is KnowledgeItem => !!k)
   })
-  for (const set of candidates(items, input.maxRules ?? 3)) {
+  for (const chosen of candidates(items, input.maxRules ?? 3)) {
+    const set = chosen.flat()
     const patch: SkillPatch = {
       skill: input.skill,
       edits: set.map(k => ({

@@ -1,7 +1,7 @@
-import {renderRule, type Guard, type Rule} from '../agents/scripted/rules.js'
+import {renderRule, type Guard, type Rule} from '../knowledge/index.js'
 import {heldAt, itemOf, linked, reusedAfter} from './guards.js'
 import type {Context} from './judge.js'
-import {hasApprovalFlag, RESULT_CONDITIONS, reportsState, resultHolds, STATES} from './shapes.js'
+import {hasApprovalFlag, RESULT_CONDITIONS, reportsState, requiresApproval, resultHolds, STATES} from './shapes.js'
 import type {Call, View} from './types.js'
 import {isRecord} from './vocabulary.js'
 
@@ -87,7 +87,8 @@ function checks(v: View, ctx: Context): Rule[] {
       const informs = v.calls.some(c => c.tool === a && c.i < at && v.calls.some(t => t.tool === tool && t.i > c.i && linked(c, t)))
       if (read(a) && informs) {
         for (const guard of guardsFor(v, tool, a)) out.push(guard ? {kind: 'before', tool, calls: [{tool: a}], guard} : {kind: 'before', tool, calls: [{tool: a}]})
-        if (v.calls.some(c => c.tool === a && hasApprovalFlag(c))) for (const b of later) out.push({kind: 'before', tool, calls: [{tool: a}, {tool: b, when: 'policy_requires'}]})
+        // the conditional call is the one the run made between the read that asked for it and the action
+        if (v.calls.some(c => c.tool === a && hasApprovalFlag(c))) for (const b of later) if (asked(v.calls, a, b, tool)) out.push({kind: 'before', tool, calls: [{tool: a}, {tool: b, when: 'policy_requires'}]})
       }
       // the run must show the items it held: a list the pre-call picks from, there at the action
       const holds = (t: string) => !read(t) && ctx.held.has(t) && heldAt(ctx.held.get(t)!, v.calls, at) !== undefined
@@ -101,6 +102,11 @@ function checks(v: View, ctx: Context): Rule[] {
   const missing = [...(ctx.calledIn.get(v.task) ?? [])].filter(t => !firstAt.has(t) && !read(t))
   for (const c of v.calls) for (const t of missing) if (read(c.tool) && c.ok && reusedAfter(v.calls, c, t)) out.push({kind: 'before', tool: t, calls: [{tool: c.tool}], guard: 'reuse_open'})
   return out
+}
+
+/** Read `a` answered `requires_approval: true`, then `b`, then the action, back to back. */
+function asked(calls: readonly Call[], a: string, b: string, tool: string): boolean {
+  return calls.some((c, k) => c.tool === a && requiresApproval(c) && calls[k + 1]?.tool === b && calls[k + 2]?.tool === tool)
 }
 
 function guardsFor(v: View, tool: string, check: string): (Guard | undefined)[] {

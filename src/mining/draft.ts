@@ -3,39 +3,51 @@ import type {RecordDraft} from '../records/index.js'
 import {MINER} from './types.js'
 
 /**
- * Optional LLM drafting of claim texts (DESIGN.md §5: the LLM may draft text; evidence links
- * stay deterministic). Only `claim.text` may change: the rule, the runs, the statistics and
- * every link are copied as they are, and `miner.model` records who wrote the words. A reply
- * that is empty, too long, or drops a backticked name of the claim is refused and the
- * deterministic text kept. Without this step mining is offline and byte-for-byte repeatable.
+ * Optional LLM drafting of claim texts (docs/mining.md, "LLM drafting"): the model words the
+ * hypothesis a claim states, from the evidence behind it; the claim's rule, runs, statistics,
+ * status and every link stay what the deterministic miner found. A reply that is empty, too
+ * long, or drops a backticked name of the claim is refused and the deterministic text kept.
+ * Every exchange is recorded in the claim (`drafted`: prompt, response, accepted), passed
+ * through `redact` first. Without this step mining is offline and byte-for-byte repeatable.
  */
 export interface DraftOptions {
-  /** written into `miner.model` of the redrafted claims */
+  /** written into `miner.model` and `drafted.model` */
   model?: string
   /** longest accepted text (default 300 characters) */
   maxChars?: number
+  /** applied to the prompt and the response before they are recorded (secrets, paths) */
+  redact?: (text: string) => string
 }
 
-const SYSTEM = [
-  'You rewrite one mined claim about how an IT operations agent should use its tools, for a human reviewer.',
+export const DRAFT_SYSTEM = [
+  'You state one mined claim about how an IT operations agent should use its tools, for a human reviewer, from the evidence given.',
   'Answer with one or two plain sentences, no preamble, no list, no quotes.',
-  'Keep every name written in backticks exactly as it is. Do not add facts that the claim and its statistics do not state.',
+  'Keep every name written in backticks exactly as it is. Do not add facts that the claim and its evidence do not state.',
 ].join('\n')
+
+export function draftPrompt(b: RecordDraft<'knowledge'>['body']): string {
+  return [
+    `Claim: ${b.claim.text}`,
+    `Applies: ${b.conditions.join('; ')}`,
+    `Runs supporting it: ${b.statistics.support}; counterexamples: ${b.statistics.failures}, unexplained: ${b.unexplained?.length ?? b.statistics.failures}; confidence ${b.confidence}.`,
+    ...(b.excluded?.length ? [`Its conditions leave out ${b.excluded.length} run(s) that refute it without them.`] : []),
+  ].join('\n')
+}
 
 export async function draftClaimTexts(knowledge: readonly RecordDraft<'knowledge'>[], chat: ChatFn, options: DraftOptions = {}): Promise<RecordDraft<'knowledge'>[]> {
   const max = options.maxChars ?? 300
+  const redact = options.redact ?? ((s: string) => s)
+  const model = options.model ?? 'llm'
   const out: RecordDraft<'knowledge'>[] = []
   for (const k of knowledge) {
     const b = k.body
-    const prompt = [`Claim: ${b.claim.text}`, `Applies: ${b.conditions.join('; ')}`, `Runs supporting it: ${b.statistics.support}; counterexamples: ${b.statistics.failures}; confidence ${b.confidence}.`].join('\n')
-    const reply = await chat([{role: 'system', content: SYSTEM}, {role: 'user', content: prompt}])
+    const prompt = draftPrompt(b)
+    const reply = await chat([{role: 'system', content: DRAFT_SYSTEM}, {role: 'user', content: prompt}])
     const text = reply.text.trim().replace(/^["']|["']$/g, '').trim()
     const names = b.claim.text.match(/`[^`]+`/g) ?? []
-    if (!text || text.length > max || names.some(n => !text.includes(n))) {
-      out.push(k)
-      continue
-    }
-    const body = {...b, claim: {...b.claim, text}, ...(options.model ? {miner: {...(b.miner ?? MINER), model: options.model}} : {})}
+    const accepted = !!text && text.length <= max && names.every(n => text.includes(n))
+    const drafted = {model, prompt: redact(prompt), response: redact(reply.text), accepted}
+    const body = {...b, drafted, ...(accepted ? {claim: {...b.claim, text: redact(text)}, miner: {...(b.miner ?? MINER), model}} : {})}
     out.push({...k, body})
   }
   return out

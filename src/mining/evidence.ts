@@ -1,4 +1,4 @@
-import {renderRule, type Rule} from '../agents/scripted/rules.js'
+import {renderRule, toolsOf, type Rule} from '../knowledge/index.js'
 import type {EvidenceBody} from '../records/types.js'
 import {contextOf} from './context.js'
 import {failureFindings, type Finding} from './findings.js'
@@ -20,12 +20,13 @@ const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing
 export function mineEvidence(traces: readonly MinedTrace[], options: MineOptions = {}): EvidenceBody[] {
   const o = {...MINE_DEFAULTS, ...options}
   const {views} = usable(traces)
-  const ctx = contextOf(views)
+  const ctx = contextOf(views, options.tools)
   const window = {traces: views.length, manifests: [...new Set(traces.map(t => t.body.manifest))].sort()}
   const rules = mineRules(views, ctx, o).map(m => ruleEvidence(m, views, window))
   const taken = new Set(rules.map(r => r.signature))
   const others = failureFindings(views, o.minSupport).filter(f => !taken.has(f.signature)).map(f => findingEvidence(f, views, window))
-  return [...rules, ...others].sort((a, b) => confidenceOf(b.support, b.failures) - confidenceOf(a.support, a.failures) || b.support - a.support || (a.signature < b.signature ? -1 : 1))
+  const against = (e: EvidenceBody) => e.unexplained?.length ?? e.failures
+  return [...rules, ...others].sort((a, b) => confidenceOf(b.support, against(b)) - confidenceOf(a.support, against(a)) || b.support - a.support || (a.signature < b.signature ? -1 : 1))
 }
 
 /** The runs the miner may learn from, sorted by id; `skipped` lists those without a valid verdict. */
@@ -48,21 +49,25 @@ function workflowsOf(ids: readonly string[], views: readonly View[]): string[] {
   return [...new Set(views.filter(v => set.has(v.id)).flatMap(v => v.workflows))].sort()
 }
 
-function ruleEvidence({rule, tally: t}: MinedRule, views: readonly View[], window: Window): EvidenceBody {
+function ruleEvidence({rule, tally: t, unexplained, excluded}: MinedRule, views: readonly View[], window: Window): EvidenceBody {
   const pattern = rule.kind === 'never' && rule.while ? 'termination_failure' : PATTERN[rule.kind]
   const rate = (p: number, n: number) => `${p}/${n}`
-  const description = `${renderRule(rule)} Runs that followed it passed ${rate(t.followedPassed.length, t.followedPassed.length + t.followedFailed.length)}; runs that did not passed ${rate(t.violatedPassed.length, t.violatedPassed.length + t.violatedFailed.length)} (lift ${t.lift}).`
+  const explained = unexplained.length ? ` ${unexplained.length} of its ${t.counterexamples.length} counterexample(s) are not explained.` : t.counterexamples.length ? ` Its ${t.counterexamples.length} counterexample(s) are explained.` : ''
+  const left = excluded.length ? ` Its conditions leave out ${excluded.length} run(s) that refute it without them.` : ''
+  const description = `${renderRule(rule)} Runs that followed it passed ${rate(t.followedPassed.length, t.followedPassed.length + t.followedFailed.length)}; runs that did not passed ${rate(t.violatedPassed.length, t.violatedPassed.length + t.violatedFailed.length)} (lift ${t.lift}).${explained}${left}`
   return {
     pattern,
     signature: `${pattern}:${ruleKey(rule)}`,
     description,
     workflows: workflowsOf(t.supporting, views),
     tools: toolsOf(rule),
-    rule: {...rule} as Record<string, unknown>,
+    rule: {...rule},
     supporting: t.supporting,
     counterexamples: t.counterexamples,
     support: t.supporting.length,
     failures: t.counterexamples.length,
+    unexplained,
+    ...(excluded.length ? {excluded} : {}),
     miner: {...MINER},
     window,
   }
@@ -72,7 +77,4 @@ function findingEvidence(f: Finding, views: readonly View[], window: Window): Ev
   return {...f, workflows: workflowsOf(f.supporting, views), support: f.supporting.length, failures: f.counterexamples.length, miner: {...MINER}, window}
 }
 
-function toolsOf(r: Rule): string[] {
-  const calls = r.kind === 'never' ? [] : r.kind === 'before' ? r.calls.map(c => c.tool) : r.calls
-  return [...new Set([r.tool, ...calls])].sort()
-}
+

@@ -1,8 +1,9 @@
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
+import {appliesAt} from './facts.js'
 import {coveredBefore, exhausted, heldAt, reusedAfter, type HeldSource} from './guards.js'
 import {reportsState, requiresApproval, resultHolds} from './shapes.js'
 import type {Call, View} from './types.js'
-import {agrees, followsWith, foreseenAt} from './view.js'
+import {agrees, followsWith} from './view.js'
 import type {Vocabulary} from './vocabulary.js'
 
 /** What the predicates know about the whole trace set (learned once per mining run). */
@@ -17,6 +18,16 @@ export interface Context {
   writes: ReadonlySet<string>
   /** some task was run more than once: outcomes can be compared within tasks */
   repeated: boolean
+  /** task → the successful reads its runs made (conditions look up reads a run did not make) */
+  reads: ReadonlyMap<string, readonly Call[]>
+  /** tools that never changed the world, sorted */
+  readTools: readonly string[]
+  /** `tool.field` → the string values that field of the tool's results took */
+  values: ReadonlyMap<string, ReadonlySet<string>>
+  /** `check>tool` → tasks where a run acted on a record the check listed instead of calling the tool */
+  reusedIn: ReadonlyMap<string, ReadonlySet<string>>
+  /** `task>tool` → the arguments of the first call of the tool in a run of the task */
+  firstArgs: ReadonlyMap<string, Record<string, unknown>>
 }
 
 export type Verdict = 'followed' | 'violated' | undefined
@@ -30,7 +41,7 @@ export function judge(r: Rule, v: View, ctx: Context): Verdict {
     case 'before': return judgeBefore(r, v, ctx)
     case 'on_error': return judgeOnError(r, v, ctx)
     case 'on_result': {
-      const hits = v.calls.filter(c => c.tool === r.tool && resultHolds(r.result, c, v, ctx.vocab))
+      const hits = v.calls.filter(c => c.tool === r.tool && resultHolds(r.result, c, v, ctx.vocab) && appliesAt(r, v, c.i, c.args, ctx))
       if (!hits.length) return undefined
       return hits.every(h => followsWith(v.calls.slice(h.i + 1), r.calls, r.stop)) ? 'followed' : 'violated'
     }
@@ -45,12 +56,14 @@ function latest(calls: readonly Call[], p: number, ok: (c: Call) => boolean): Ca
 
 function judgeBefore(r: Extract<Rule, {kind: 'before'}>, v: View, ctx: Context): Verdict {
   const calls = v.calls
-  const targets = calls.filter(c => c.tool === r.tool)
+  const targets = calls.filter(c => c.tool === r.tool && appliesAt(r, v, c.i, c.args, ctx))
   const check = r.calls[0]!.tool
   if (!targets.length) {
+    if (calls.some(c => c.tool === r.tool)) return undefined
     // a guard may have kept the run from making the call at all: that is following it
-    if (r.guard === 'in_stock') return calls.some(c => c.tool === check && c.ok && exhausted(c, c.args)) ? 'followed' : undefined
-    if (r.guard === 'reuse_open') return calls.some(c => c.tool === check && c.ok && reusedAfter(calls, c, r.tool)) ? 'followed' : undefined
+    const kept = (c: Call) => c.tool === check && c.ok && appliesAt(r, v, c.i, c.args, ctx)
+    if (r.guard === 'in_stock') return calls.some(c => kept(c) && exhausted(c, c.args)) ? 'followed' : undefined
+    if (r.guard === 'reuse_open') return calls.some(c => kept(c) && reusedAfter(calls, c, r.tool)) ? 'followed' : undefined
     return undefined
   }
   for (const t of targets) {
@@ -79,18 +92,31 @@ function judgeBefore(r: Extract<Rule, {kind: 'before'}>, v: View, ctx: Context):
 }
 
 function judgeOnError(r: Extract<Rule, {kind: 'on_error'}>, v: View, ctx: Context): Verdict {
-  const hits = v.calls.filter(c => c.tool === r.tool && !c.ok && c.code === r.code)
+  const failed = v.calls.filter(c => c.tool === r.tool && !c.ok && c.code === r.code)
+  const hits = failed.filter(c => appliesAt(r, v, c.i, c.args, ctx))
   if (hits.length) return hits.every(h => followsWith(v.calls.slice(h.i + 1), r.calls, r.stop)) ? 'followed' : 'violated'
+  if (failed.length) return undefined
   // a run of a task where this failure happens, reacting without hitting it: it saw the failure coming
   if (!ctx.failedIn.get(`${r.tool}!${r.code}`)?.has(v.task)) return undefined
-  const at = foreseenAt(v.calls, r.calls, ctx.writes)
-  if (at < 0) return undefined
-  return !r.stop || at + r.calls.length === v.calls.length ? 'followed' : 'violated'
+  // it began reacting after a read (the read that showed it the failure coming), with any call
+  // of the reaction: the whole reaction must follow from there
+  const first = v.calls.findIndex(c => !ctx.writes.has(c.tool))
+  const at = first < 0 ? -1 : v.calls.findIndex(c => c.i > first && r.calls.includes(c.tool))
+  if (at < 0 || !appliesAt(r, v, at, ctx.firstArgs.get(`${v.task}>${r.tool}`) ?? {}, ctx)) return undefined
+  return followsWith(v.calls.slice(at), r.calls, r.stop) ? 'followed' : 'violated'
 }
 
 function judgeNever(r: Extract<Rule, {kind: 'never'}>, v: View, ctx: Context): Verdict {
   const plausible = ctx.calledIn.get(v.task)?.has(r.tool) ?? false
-  if (!r.while) return v.calls.some(c => c.tool === r.tool) ? 'violated' : plausible ? 'followed' : undefined
+  const calls = v.calls.filter(c => c.tool === r.tool)
+  // a call that failed did not happen: only calls that went through break "never"
+  const speaking = calls.filter(c => (c.ok || r.while) && appliesAt(r, v, c.i, c.args, ctx))
+  if (r.when?.length || r.unless?.length) {
+    // calls the conditions leave out are no evidence; a run that never made the call is judged by what it knew at its end
+    if (calls.length && !speaking.length) return undefined
+    if (!calls.length && !appliesAt(r, v, v.calls.length, ctx.firstArgs.get(`${v.task}>${r.tool}`) ?? {}, ctx)) return undefined
+  }
+  if (!r.while) return speaking.length ? 'violated' : plausible ? 'followed' : undefined
   const s = r.while
   let seen = false
   for (const c of v.calls) {
@@ -98,6 +124,7 @@ function judgeNever(r: Extract<Rule, {kind: 'never'}>, v: View, ctx: Context): V
       seen ||= reportsState(s, c) === true
       continue
     }
+    if (!appliesAt(r, v, c.i, c.args, ctx)) continue
     const said = reportsState(s, c) ?? (() => {
       const prior = latest(v.calls, c.i, x => x.tool !== r.tool && reportsState(s, x) !== undefined && agrees(x, c))
       return prior ? reportsState(s, prior) : undefined

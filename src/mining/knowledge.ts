@@ -1,4 +1,4 @@
-import {RESULTS, STATES as STATE_PHRASES, renderRule, type Rule} from '../agents/scripted/rules.js'
+import {RESULTS, STATES as STATE_PHRASES, renderCondition, renderConditions, renderRule, type Rule} from '../knowledge/index.js'
 import {prepare, type RecordDraft} from '../records/index.js'
 import type {EvidenceBody, KnowledgeBody} from '../records/types.js'
 import {CONFIDENCE_FORMULA, confidenceOf} from './score.js'
@@ -44,7 +44,14 @@ export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], ex
     if (prev.length && prev.every(p => sameRuns(p.body, body))) continue
     const rivals = [...standing.values()].filter(k => k.body.slug !== body.slug && contradicts(k.body, body)).sort((a, b) => (a.id < b.id ? -1 : 1))
     body.contradicts = rivals.map(k => k.id)
-    body.status = body.confidence >= active && !rivals.some(k => k.body.confidence >= body.confidence) ? 'active' : 'candidate'
+    const rival = rivals.find(k => k.body.confidence >= body.confidence)
+    const refuted = body.unexplained ?? []
+    body.status = body.confidence >= active && !rival && !refuted.length ? 'active' : 'candidate'
+    body.status_reason = refuted.length
+      ? `${refuted.length} counterexample(s) its conditions do not explain (${refuted.slice(0, 3).join(', ')}${refuted.length > 3 ? ', ...' : ''}): not proposed until a condition leaves them out`
+      : body.confidence < active ? `confidence ${body.confidence} is below ${active}`
+      : rival ? `contradicted by ${rival.id}, at least as confident`
+      : `confidence ${body.confidence} >= ${active}; every counterexample explained`
     const draft: RecordDraft<'knowledge'> = {kind: 'knowledge', body, cites: [...body.evidence.evidence_ids, ...body.supersedes, ...body.contradicts]}
     standing.set(body.slug, {id: prepare(draft).id, body})
     out.push(draft)
@@ -79,16 +86,20 @@ function claimOf(signature: string, group: Identified<EvidenceBody>[], prev: Ide
   // runs judged before and not judged again keep their verdict
   const supporting = sorted([...prev.flatMap(p => p.body.evidence.supporting_runs).filter(id => !fresh.counter.has(id)), ...fresh.supporting])
   const counterexamples = sorted([...prev.flatMap(p => p.body.evidence.counterexamples).filter(id => !fresh.supporting.has(id)), ...fresh.counter])
-  const rule = first.rule as Rule | undefined
+  const rule = first.rule
   const tools = sorted(group.flatMap(e => e.body.tools))
+  const judged = new Set([...fresh.supporting, ...fresh.counter])
+  // evidence of format 1 says nothing about explanations: its counterexamples count as unexplained
+  const unexplained = sorted([...prev.flatMap(p => p.body.unexplained ?? p.body.evidence.counterexamples).filter(id => !judged.has(id)), ...group.flatMap(e => e.body.unexplained ?? e.body.counterexamples)])
+  const excluded = sorted(group.flatMap(e => e.body.excluded ?? []))
   const body: KnowledgeBody = {
     slug: slugOf(signature),
     claim: {type: CLAIM[first.pattern], text: rule ? renderRule(rule) : first.description},
     scope: {workflows: sorted([...prev.flatMap(p => p.body.scope.workflows), ...group.flatMap(e => e.body.workflows)]), tools},
-    conditions: rule ? [conditionOf(rule)] : [signature],
+    conditions: rule ? conditionsOf(rule) : [signature],
     evidence: {supporting_runs: supporting, counterexamples, evidence_ids: sorted([...prev.flatMap(p => p.body.evidence.evidence_ids), ...group.map(e => e.id)])},
     statistics: {support: supporting.length, failures: counterexamples.length},
-    confidence: confidenceOf(supporting.length, counterexamples.length),
+    confidence: confidenceOf(supporting.length, rule ? unexplained.length : counterexamples.length),
     confidence_formula: CONFIDENCE_FORMULA,
     status: 'candidate',
     supersedes: prev.map(p => p.id),
@@ -96,23 +107,39 @@ function claimOf(signature: string, group: Identified<EvidenceBody>[], prev: Ide
     affected_tools: tools,
     miner: {...MINER},
   }
-  if (rule) body.rule = {...rule} as Record<string, unknown>
+  if (rule) {
+    body.rule = {...rule}
+    body.unexplained = unexplained
+    if (excluded.length) body.excluded = excluded
+  }
   return body
 }
 
 function sameRuns(a: KnowledgeBody, b: KnowledgeBody): boolean {
   const eq = (x: readonly string[], y: readonly string[]) => x.length === y.length && x.every((v, i) => v === y[i])
-  return eq(a.evidence.supporting_runs, b.evidence.supporting_runs) && eq(a.evidence.counterexamples, b.evidence.counterexamples)
+  return eq(a.evidence.supporting_runs, b.evidence.supporting_runs) && eq(a.evidence.counterexamples, b.evidence.counterexamples) && eq(a.unexplained ?? [], b.unexplained ?? [])
 }
 
-/** Same trigger, different response. */
+/**
+ * Same trigger, different response, about the same situation: two rules whose conditions name
+ * different situations (both have some, and they differ) speak about different runs and do not
+ * contradict each other; a rule without conditions speaks wherever the other does.
+ */
 export function contradicts(a: KnowledgeBody, b: KnowledgeBody): boolean {
-  const ra = a.rule as Rule | undefined
-  const rb = b.rule as Rule | undefined
-  return !!ra && !!rb && triggerOf(ra) === triggerOf(rb) && ruleKey(ra) !== ruleKey(rb)
+  const ra = a.rule
+  const rb = b.rule
+  if (!ra || !rb || triggerOf(ra) !== triggerOf(rb) || ruleKey(ra) === ruleKey(rb)) return false
+  const situation = (r: Rule) => [r.when, r.unless].map(c => (c?.length ? renderConditions(c) : '')).join('|')
+  const [sa, sb] = [situation(ra), situation(rb)]
+  return sa === '|' || sb === '|' || sa === sb
 }
 
-/** When the claim applies, in words. */
+/** When the claim applies, in words: its trigger, then its conditions and exceptions. */
+export function conditionsOf(r: Rule): string[] {
+  return [conditionOf(r), ...(r.when ?? []).map(renderCondition), ...(r.unless ?? []).map(c => `unless ${renderCondition(c)}`)]
+}
+
+/** When the claim's trigger occurs, in words. */
 export function conditionOf(r: Rule): string {
   switch (r.kind) {
     case 'before': return `before calling \`${r.tool}\``

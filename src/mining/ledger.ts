@@ -9,6 +9,8 @@ import type {MineOptions, MinedTrace} from './types.js'
 export interface LedgerMineOptions extends MineOptions, MergeOptions {
   /** only the traces of this manifest (it must be a train manifest) */
   manifest?: string
+  /** with `manifest`: also the traces of the train manifests recorded just before it, this many in all (default 1) */
+  recent?: number
 }
 
 export interface LedgerMineResult {
@@ -29,7 +31,7 @@ export interface LedgerMineResult {
  * then `knowledge`: knowledge cites evidence ids, computed here with prepare(draft).id.
  */
 export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}): LedgerMineResult {
-  const manifests = trainManifests(ledger, options.manifest)
+  const manifests = trainManifests(ledger, options.manifest, options.recent ?? 1)
   const traces: MinedTrace[] = []
   let skipped = 0
   // held-out traces live on private refs: the miner never even loads them
@@ -54,14 +56,16 @@ export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}):
   return {evidence, knowledge, traces: traces.length, skipped}
 }
 
-/** Ids of the manifests to mine: every public train manifest, or the one named (train only). */
-function trainManifests(ledger: Ledger, only?: string): Set<string> {
+/** Ids of the manifests to mine: every public train manifest, or the one named (train only) and the `recent - 1` train manifests before it. */
+function trainManifests(ledger: Ledger, only: string | undefined, recent: number): Set<string> {
+  const train = ledger.records({kinds: ['manifest']}).filter(m => m.body.split === 'train').map(m => m.id)
   if (only !== undefined) {
     const e = ledger.get(only)
     if (!e || e.kind !== 'manifest') throw new NotFoundError('manifest', only, 'list manifests with `exp ledger --kind manifest`')
     const m = ledger.load<'manifest'>(e) as ExpRecord<'manifest'>
     if (m.body.split !== 'train') throw new SplitError('manifest', only, m.body.split)
-    return new Set([only])
+    const at = train.indexOf(only)
+    return new Set([only, ...train.slice(Math.max(0, at - recent + 1), Math.max(0, at))])
   }
-  return new Set(ledger.records({kinds: ['manifest']}).filter(m => m.body.split === 'train').map(m => m.id))
+  return new Set(train)
 }

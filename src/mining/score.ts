@@ -1,4 +1,4 @@
-import type {Rule} from '../agents/scripted/rules.js'
+import type {Rule} from '../knowledge/index.js'
 import {wilson} from '../evals/stats/wilson.js'
 import {judge, type Context} from './judge.js'
 import type {View} from './types.js'
@@ -17,7 +17,8 @@ export interface Tally {
   counterexamples: string[]
   /**
    * pass rate when followed minus pass rate when violated, compared within each task (runs of
-   * one task, Mantel-Haenszel weights) so that easy tasks do not make a habit look useful;
+   * one task, Mantel-Haenszel weights; tasks no run passed are left out) so that easy tasks do
+   * not make a habit look useful;
    * undefined when no task has runs on both sides. The pooled difference is used instead
    * for rules about a situation (an error, a result, a state), whose trigger already selects
    * comparable runs, and when no task was run twice at all; never for a check, because
@@ -29,9 +30,9 @@ export interface Tally {
   confidence: number
 }
 
-export const CONFIDENCE_FORMULA = 'wilson_lower_95(support / (support + failures)), z = 1.96; support = supporting runs, failures = counterexamples'
+export const CONFIDENCE_FORMULA = 'wilson_lower_95(support / (support + unexplained)), z = 1.96; support = supporting runs, unexplained = counterexamples nothing explains (all of them for a finding without a rule)'
 
-/** The stated confidence of a claim: the 95% Wilson lower bound of its supporting share. */
+/** The stated confidence of a claim: the 95% Wilson lower bound of its supporting share, against the counterexamples nothing explains. */
 export function confidenceOf(support: number, failures: number): number {
   return round(wilson(support, support + failures, {z: 1.96}).low)
 }
@@ -71,7 +72,8 @@ function withinTasks(cells: Cell[], all: Cell, strict: boolean): {lift: number |
   for (const c of cells) {
     const nf = c.fp + c.ff
     const nv = c.vp + c.vf
-    if (!nf || !nv) continue
+    // a task no run passed says nothing about any one rule: something else failed them all
+    if (!nf || !nv || !(c.fp + c.vp)) continue
     const w = (nf * nv) / (nf + nv)
     num += w * (c.fp / nf - c.vp / nv)
     den += w

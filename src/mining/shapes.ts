@@ -1,41 +1,32 @@
-import type {ResultCondition, StateCondition} from '../agents/scripted/rules.js'
+import {reportsState as stateOf, requiresApproval as approvalAsked, resultShows, type ResultCondition, type StateCondition} from '../knowledge/index.js'
 import type {Call, View} from './types.js'
 import {isRecord, type Vocabulary} from './vocabulary.js'
 
 /**
- * The closed vocabulary of the skill language, read from generic result shapes only:
- * which field of a result says "pending information", "more than one match", "open blockers".
- * No tool name, error code or domain value appears here.
+ * The closed vocabulary of the skill language, judged on the calls of a run with the same
+ * shape checks the agent uses (src/knowledge/conditions.ts). No tool name, error code or
+ * domain value appears here.
  */
 export const RESULT_CONDITIONS: readonly ResultCondition[] = ['pending_info', 'multiple_matches', 'no_match', 'contradicts_task']
 
 export function resultHolds(c: ResultCondition, call: Call, view: View, vocab: Vocabulary): boolean {
-  if (!call.ok || !isRecord(call.result)) return false
-  const r = call.result
-  switch (c) {
-    case 'pending_info': return Array.isArray(r.pending_info) && r.pending_info.length > 0
-    case 'multiple_matches': return Array.isArray(r.matches) && r.matches.length > 1
-    case 'no_match': return Array.isArray(r.matches) && r.matches.length === 0
-    // a record (it has an id) read back, not the receipt of an action
-    case 'contradicts_task': return !call.wrote && typeof r.id === 'string' && vocab.contradicts(call.tool, r, view.text)
-  }
+  if (!call.ok) return false
+  // a record read back (the call changed nothing), not the receipt of an action
+  if (c === 'contradicts_task' && call.wrote) return false
+  return resultShows(c, call.result, {schema: vocab.schemaOf(call.tool), contradicts: r => vocab.contradicts(call.tool, r, view.text)})
 }
 
-/** The count field that reports a state; an error code spelling the same words reports it too. */
-export const STATE_FIELD: Record<StateCondition, string> = {open_blockers: 'open_blockers', holds_items: 'open_items'}
+export {STATE_FIELD} from '../knowledge/index.js'
 export const STATES: readonly StateCondition[] = ['open_blockers', 'holds_items']
 
 /** What a call says about a state: true (it holds), false (it does not), undefined (silent). */
 export function reportsState(s: StateCondition, call: Call): boolean | undefined {
-  const field = STATE_FIELD[s]
-  if (!call.ok) return call.code === field.toUpperCase() ? true : undefined
-  if (!isRecord(call.result) || typeof call.result[field] !== 'number') return undefined
-  return (call.result[field] as number) > 0
+  return stateOf(s, call)
 }
 
 /** "when the policy requires it": the read before the call answered `requires_approval: true`. */
 export function requiresApproval(call: Call | undefined): boolean {
-  return !!call?.ok && isRecord(call.result) && call.result.requires_approval === true
+  return !!call?.ok && approvalAsked(call.result)
 }
 
 export function hasApprovalFlag(call: Call): boolean {

@@ -1,27 +1,22 @@
-import {renderRule, type Rule} from '../agents/scripted/rules.js'
+import {renderRule, triggerOf, type Condition, type Rule} from '../knowledge/index.js'
 import {sha256Hex} from '../records/digest.js'
 
 /**
- * Deterministic keys. The trigger says when a rule speaks (two rules with one trigger and
- * different responses contradict each other; for `Before`, the trigger is the action and its
- * first check); the signature names one finding exactly.
+ * Deterministic keys. The trigger (src/knowledge/keys.ts) says when a rule speaks; the
+ * signature names one finding exactly, conditions included.
  *   before:assign_device<get_inventory[in_stock]
  *   on_error:assign_device!OUT_OF_STOCK>create_procurement_request>add_blocker>escalate.
  *   on_result:get_employee?pending_info>escalate.      ("." = and stop)
  *   never:complete_onboarding~open_blockers
  */
-export function triggerOf(r: Rule): string {
-  switch (r.kind) {
-    // checks are independent of each other; only variants of one check compete
-    case 'before': return `before:${r.tool}<${r.calls[0]!.tool}`
-    case 'on_error': return `on_error:${r.tool}!${r.code}`
-    case 'on_result': return `on_result:${r.tool}?${r.result}`
-    // "never" and "never while S" disagree about the call when S does not hold
-    case 'never': return `never:${r.tool}`
-  }
+export function ruleKey(r: Rule): string {
+  return coreKey(r) + conditionsKey('if', r.when) + conditionsKey('unless', r.unless)
 }
 
-export function ruleKey(r: Rule): string {
+const conditionsKey = (word: string, cs: readonly Condition[] | undefined) =>
+  cs?.length ? `|${word}:${cs.map(c => `${c.source}.${c.field}~${c.test}${c.value !== undefined ? `=${String(c.value)}` : ''}${c.arg ? `@${c.arg}` : ''}`).join('&')}` : ''
+
+function coreKey(r: Rule): string {
   switch (r.kind) {
     case 'before': return `before:${r.tool}<${r.calls.map(c => c.tool + (c.when ? `?${c.when}` : '')).join(',')}${r.guard ? `[${r.guard}]` : ''}`
     case 'on_error':
@@ -50,4 +45,4 @@ export function slugOf(signature: string): string {
   return `${words}-${sha256Hex(signature).slice(0, 8)}`
 }
 
-export {renderRule}
+export {renderRule, triggerOf}

@@ -1,3 +1,4 @@
+import type {ResultSchema} from '../knowledge/index.js'
 import type {TraceBody, VerificationBody} from '../records/types.js'
 
 /** One train episode as the miner sees it: the trace and the grader's verdict on it. */
@@ -42,9 +43,11 @@ export interface MineOptions {
   minFollowedPassed?: number
   /** longest response sequence tried for `If …, call A, then B…` rules (default 3) */
   maxCalls?: number
+  /** the tool catalog the runs used: a tool's result schema says which fields are required (pending information) */
+  tools?: readonly {name: string; returns?: ResultSchema}[]
 }
 
-export const MINE_DEFAULTS: Required<MineOptions> = {minSupport: 3, minLift: 0.25, minFollowedPassed: 1, maxCalls: 3}
+export const MINE_DEFAULTS: Required<Omit<MineOptions, 'tools'>> = {minSupport: 3, minLift: 0.25, minFollowedPassed: 1, maxCalls: 3}
 
 /** Name and version written into every evidence record; bump the version when a predicate changes. */
-export const MINER = {name: 'exp-miner', version: '1'} as const
+export const MINER = {name: 'exp-miner', version: '2'} as const

@@ -1,12 +1,14 @@
+import type {ResultSchema} from '../knowledge/index.js'
 import type {View} from './types.js'
 
 /**
  * "A record that contradicts the task", detected without knowing the domain: the miner
  * learns, per tool, which values each top-level field of its results takes across the
  * trace set (departments, roles, managers… whatever the records hold). A record contradicts
- * its task when the task text mentions a known value of one of the record's fields that the
- * record itself does not hold anywhere — e.g. the task names a team or a manager, and the
- * record names another.
+ * its task when the task text mentions known values of one of the record's fields and the
+ * record holds none of them anywhere — e.g. the task names a team or a manager, and the
+ * record names another (a task naming two people names two values of `name`: a record holding
+ * one of them agrees).
  */
 const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim()
 // shorter values ("it", "a") collide with ordinary words of a task
@@ -23,8 +25,12 @@ export class Vocabulary {
   /** tool → field → normalized values; `scalar` marks fields that hold one string */
   private readonly fields = new Map<string, Map<string, {scalar: boolean; values: Set<string>}>>()
 
-  static learn(views: readonly View[]): Vocabulary {
+  /** tool → the JSON Schema of its result, when the tool catalog declares one */
+  private readonly schemas = new Map<string, ResultSchema>()
+
+  static learn(views: readonly View[], tools: readonly {name: string; returns?: ResultSchema}[] = []): Vocabulary {
     const v = new Vocabulary()
+    for (const t of tools) if (t.returns) v.schemas.set(t.name, t.returns)
     for (const view of views) for (const c of view.calls) if (c.ok && isRecord(c.result)) v.add(c.tool, c.result)
     return v
   }
@@ -40,6 +46,10 @@ export class Vocabulary {
       if (typeof x === 'string') f.scalar = true
       for (const s of strings) if (norm(s).length >= MIN_CHARS) f.values.add(norm(s))
     }
+  }
+
+  schemaOf(tool: string): ResultSchema | undefined {
+    return this.schemas.get(tool)
   }
 
   /** Does this result of `tool` hold a value that the task text contradicts? */
@@ -60,7 +70,9 @@ export class Vocabulary {
       if (typeof x === 'string') held.add(norm(x))
       else if (Array.isArray(x)) for (const e of x) if (typeof e === 'string') held.add(norm(e))
     }
-    return own.some(m => byField.get(m.field)!.scalar && typeof result[m.field] === 'string' && !held.has(m.value))
+    // a task may name several values of one field (two people, two teams): the record must hold one of them
+    const fields = new Set(own.filter(m => byField.get(m.field)!.scalar && typeof result[m.field] === 'string').map(m => m.field))
+    return [...fields].some(f => !own.some(m => m.field === f && held.has(m.value)))
   }
 }
 

@@ -8,7 +8,7 @@ export interface KindInfo {
   prefix: string
   /** folder of the cumulative lane tree that holds this kind's records */
   dir: string
-  /** current body schema version */
+  /** current body schema version (records of older versions are still read: see validate.ts) */
   version: number
 }
 
@@ -18,8 +18,8 @@ export const KINDS: Readonly<Record<Kind, KindInfo>> = {
   trace: {prefix: 'tr', dir: 'experience/traces', version: 1},
   verification: {prefix: 'vr', dir: 'experience/verifications', version: 1},
   evaluation: {prefix: 'el', dir: 'experience/evaluations', version: 1},
-  evidence: {prefix: 'ed', dir: 'knowledge/evidence', version: 1},
-  knowledge: {prefix: 'kn', dir: 'knowledge/candidates', version: 1},
+  evidence: {prefix: 'ed', dir: 'knowledge/evidence', version: 2},
+  knowledge: {prefix: 'kn', dir: 'knowledge/candidates', version: 2},
   hypothesis: {prefix: 'hy', dir: 'research/hypotheses', version: 1},
   recall: {prefix: 'rc', dir: 'research/recalls', version: 1},
   proposal: {prefix: 'pr', dir: 'research/proposals', version: 1},

@@ -60,6 +60,51 @@ export type IdList = RecordId[];
  * via the `definition` "Interval".
  */
 export type Interval = [number, number];
+/**
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "RuleConditions".
+ */
+export type RuleConditions = RuleCondition[];
+/**
+ * A rule of the skill language, as the miner records it and the agent follows it (src/knowledge, docs/scripted-agent.md). Format 2 added the optional `when` and `unless` conditions; format-1 rules are valid format-2 rules.
+ *
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "Rule".
+ */
+export type Rule =
+  | {
+      kind: "before";
+      tool: string;
+      calls: PreCall[];
+      guard?: "in_stock" | "reuse_open" | "each_held";
+      when?: RuleConditions;
+      unless?: RuleConditions;
+    }
+  | {
+      kind: "on_error";
+      tool: string;
+      code: string;
+      calls: string[];
+      stop: boolean;
+      when?: RuleConditions;
+      unless?: RuleConditions;
+    }
+  | {
+      kind: "on_result";
+      tool: string;
+      result: "pending_info" | "multiple_matches" | "no_match" | "contradicts_task";
+      calls: string[];
+      stop: boolean;
+      when?: RuleConditions;
+      unless?: RuleConditions;
+    }
+  | {
+      kind: "never";
+      tool: string;
+      while?: "open_blockers" | "holds_items";
+      when?: RuleConditions;
+      unless?: RuleConditions;
+    };
 
 export interface SharedDefinitions {
   [k: string]: unknown;
@@ -123,6 +168,33 @@ export interface ArtifactRef {
    */
   size: number;
   media_type?: string;
+}
+/**
+ * A condition on the latest result of a read (`source`) about the call at hand: `<source>` shows `<field>` <test> (docs/scripted-agent.md, Rule grammar).
+ *
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "RuleCondition".
+ */
+export interface RuleCondition {
+  source: string;
+  field: string;
+  test: "is" | "is_not" | "empty" | "not_empty" | "includes" | "excludes" | "above";
+  /**
+   * for is, is_not and above
+   */
+  value?: string | number | boolean;
+  /**
+   * for includes and excludes: the argument of the call at hand whose value the list must (not) include
+   */
+  arg?: string;
+}
+/**
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "PreCall".
+ */
+export interface PreCall {
+  tool: string;
+  when?: "policy_requires";
 }
 /**
  * The evaluator whose judgement a record carries: the built-in world + grader (`world`), or a contract's command evaluator (`command:<contract>`). The digest pins its semantics (tools, grader rules, or command and harness files).
@@ -346,7 +418,7 @@ export interface EvaluationBody {
 }
 
 /**
- * A mined pattern (seed 002 §7) with deterministic links to the traces that support it and contradict it.
+ * A mined pattern (seed 002 §7) with deterministic links to the traces that support it and contradict it. Format 2: `rule` is the typed rule of the skill language (with optional conditions), plus `unexplained` and `excluded` runs; format-1 bodies are valid format-2 bodies and are still read.
  */
 export interface EvidenceBody {
   pattern:
@@ -365,12 +437,9 @@ export interface EvidenceBody {
   description: string;
   workflows: StringList;
   tools: StringList;
-  /**
-   * machine-readable form of the pattern for the proposer (free-form, miner-defined)
-   */
-  rule?: {
-    [k: string]: unknown;
-  };
+  rule?: Rule;
+  unexplained?: IdList;
+  excluded?: IdList;
   supporting: IdList;
   counterexamples: IdList;
   support: number;
@@ -411,7 +480,7 @@ export interface HypothesisBody {
 }
 
 /**
- * A structured claim (seed 002 §6, 000 Knowledge Record). Never edited: a changed belief is a new record that supersedes the old one.
+ * A structured claim (seed 002 §6, 000 Knowledge Record). Never edited: a changed belief is a new record that supersedes the old one. Format 2: `rule` is the typed rule of the skill language (with optional conditions), plus `unexplained` and `excluded` runs, `status_reason` and `drafted`; format-1 bodies are valid format-2 bodies and are still read.
  */
 export interface KnowledgeBody {
   slug: Slug;
@@ -425,11 +494,21 @@ export interface KnowledgeBody {
     skills?: StringList;
   };
   conditions: StringList;
+  rule?: Rule;
+  unexplained?: IdList;
+  excluded?: IdList;
   /**
-   * machine-readable form of the claim (free-form, miner-defined)
+   * why the claim has its status (format 2)
    */
-  rule?: {
-    [k: string]: unknown;
+  status_reason?: string;
+  /**
+   * an LLM reworded claim.text (format 2): the exchange, redacted, and whether its words were kept
+   */
+  drafted?: {
+    model: string;
+    prompt: string;
+    response: string;
+    accepted: boolean;
   };
   evidence: {
     supporting_runs: IdList;

@@ -72,7 +72,9 @@ export function checkRecord(rec: unknown): SchemaProblem[] {
   const r = rec as {kind: Kind; schema: string; body: unknown}
   const problems = checkBody(r.kind, r.body)
   const expected = `${r.kind}@${KINDS[r.kind].version}`
-  if (r.schema !== expected) problems.push({path: 'schema', message: `must be ${expected} for kind ${r.kind}`})
+  // an older version of the kind is still read: each new body schema accepts the bodies of the versions before it
+  const v = /^([a-z]+)@([1-9][0-9]*)$/.exec(r.schema)
+  if (!v || v[1] !== r.kind || Number(v[2]) > KINDS[r.kind].version) problems.push({path: 'schema', message: `must be ${expected} (or an older version) for kind ${r.kind}`})
   return problems
 }
 

@@ -1,4 +1,4 @@
-import {renderRule, type Rule} from '../agents/scripted/rules.js'
+import {renderRule, type Rule} from '../knowledge/index.js'
 
 /**
  * A mined pattern as the terminal shows it: the rule in words (`Before \`complete_offboarding\`,

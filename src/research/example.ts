@@ -15,7 +15,7 @@ export {PACKAGE_ROOT}
 
 export const EXAMPLES: Record<string, {description: string; paths: readonly string[]; from?: string; contract?: string}> = {
   onboarding: {
-    description: 'Acme IT onboarding: 66 scenarios (train, validation, holdout), the initial onboarding skill',
+    description: 'Acme IT onboarding: 103 scenarios (train, validation, holdout), the initial onboarding skill',
     paths: ['scenarios', 'skills/onboarding'],
   },
   tuning: {

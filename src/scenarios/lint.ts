@@ -8,6 +8,7 @@ import {replayGold} from './gold.js'
 import {loadWithSealed, type LoadedFile} from './load.js'
 import {initialStateOf} from './state.js'
 import type {Problem, Scenario} from './types.js'
+import type {Invariant} from '../evals/grader/types.js'
 import {lineOf, type LocatedYaml} from './yaml.js'
 
 /**
@@ -92,11 +93,7 @@ function checkReferences(s: Scenario, initial: WorldState, at: At): void {
   s.scope.employees.forEach((e, i) => {
     if (!initial.employees[e]) at(['scope', 'employees', i], `scope employee ${e} does not exist in the initial state`)
   })
-  s.invariants.forEach((inv, i) => {
-    const p = 'collection' in inv ? inv.collection : inv.path
-    if (!ROOTS.has(p.split('.')[0]!)) at(['invariants', i, 'collection' in inv ? 'collection' : 'path'], `"${p}" does not start with a state collection (${COLLECTIONS.join(', ')})`)
-    else if ('collection' in inv && typeof getPath(initial, inv.collection) !== 'object') at(['invariants', i, 'collection'], `"${inv.collection}" is not a collection or list in the initial state`)
-  })
+  s.invariants.forEach((inv, i) => checkInvariantPaths(inv, ['invariants', i], initial, at))
   const tool = (name: string, where: (string | number)[]) => {
     if (!TOOLS.has(name)) at(where, `unknown tool "${name}"`)
   }
@@ -109,6 +106,28 @@ function checkReferences(s: Scenario, initial: WorldState, at: At): void {
     else if ('max_calls' in c && typeof c.max_calls === 'object') tool(c.max_calls.tool, ['constraints', i, 'max_calls', 'tool'])
   })
   s.gold.forEach((g, i) => tool(g.tool, ['gold', i, 'tool']))
+}
+
+/** Every path an invariant reads must start with a collection; collections must exist (nested forms too). */
+function checkInvariantPaths(inv: Invariant, where: (string | number)[], initial: WorldState, at: At): void {
+  const root = (p: string, key: (string | number)[]) => {
+    if (ROOTS.has(p.split('.')[0]!)) return true
+    at(key, `"${p}" does not start with a state collection (${COLLECTIONS.join(', ')})`)
+    return false
+  }
+  const collection = (c: string, key: (string | number)[]) => {
+    if (root(c, key) && typeof getPath(initial, c) !== 'object') at(key, `"${c}" is not a collection or list in the initial state`)
+  }
+  if ('exactly_one_of' in inv) inv.exactly_one_of.forEach((x, j) => checkInvariantPaths(x, [...where, 'exactly_one_of', j], initial, at))
+  else if ('none_of' in inv) inv.none_of.forEach((x, j) => checkInvariantPaths(x, [...where, 'none_of', j], initial, at))
+  else if ('order' in inv) {
+    for (const side of ['first', 'then'] as const) {
+      const ref = inv.order[side]
+      if ('path' in ref) root(ref.path, [...where, 'order', side, 'path'])
+      else collection(ref.collection, [...where, 'order', side, 'collection'])
+    }
+  } else if ('collection' in inv) collection(inv.collection, [...where, 'collection'])
+  else root(inv.path, [...where, 'path'])
 }
 
 function checkGold(s: Scenario, at: At): void {

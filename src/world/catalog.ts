@@ -8,7 +8,7 @@ import {TOOLS} from './tools/index.js'
  * tool (TOOL_META). Its digest pins the tool interface in experiment manifests: any change
  * to a name, description, argument schema or metadata changes it.
  */
-export const WORLD_VERSION = 'world@1'
+export const WORLD_VERSION = 'world@2'
 
 const BY_NAME: ReadonlyMap<string, ToolDef<any>> = new Map(TOOLS.map(t => [t.name, t]))
 

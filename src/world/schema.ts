@@ -12,6 +12,9 @@ const strs = {type: 'array', items: str}
 const int = {type: 'integer', minimum: 0}
 const ts = {type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$'}
 const tsOrNull = {anyOf: [ts, {type: 'null'}]}
+const date = {type: 'string', pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'}
+const dateOrNull = {anyOf: [date, {type: 'null'}]}
+const employeeId = {type: 'string', pattern: '^E-[0-9]{4}$'}
 const rec = (required: string[], properties: Record<string, unknown>) => ({type: 'object', additionalProperties: false, required, properties})
 const coll = (item: unknown) => ({type: 'object', additionalProperties: item})
 const all = (props: Record<string, unknown>) => rec(Object.keys(props), props)
@@ -20,16 +23,18 @@ const blocker = all({id: str, reason: str, category: str, status: {enum: ['open'
 
 const SCHEMA = all({
   settings: all({company: str, now: ts, enforce: all({workflow_blockers: {type: 'boolean'}, offboarding_items: {type: 'boolean'}, ticket_dedupe: {type: 'boolean'}})}),
-  seq: all({ticket: int, assignment: int, approval: int, procurement: int, escalation: int, blocker: int}),
+  seq: all({ticket: int, assignment: int, approval: int, procurement: int, escalation: int, blocker: int, denial: int}),
   departments: coll(all({id: str, name: str, manager: str})),
   employees: coll(all({
-    id: {type: 'string', pattern: '^E-[0-9]{4}$'}, name: str, email: str, department: str, manager: strOrNull, role: str,
-    status: {enum: ['pending', 'active', 'offboarding', 'terminated']}, start_date: strOrNull, end_date: strOrNull, pending_info: strs,
+    id: employeeId, name: str, email: str, department: str, manager: strOrNull, role: str,
+    status: {enum: ['pending', 'active', 'offboarding', 'terminated']}, employment_type: {enum: ['employee', 'contractor', 'intern']},
+    start_date: dateOrNull, end_date: dateOrNull, pending_info: strs,
+    leave: {anyOf: [all({from: date, until: date, delegate: {anyOf: [employeeId, {type: 'null'}]}}), {type: 'null'}]},
   })),
-  devices: coll(all({model: str, name: str, category: {enum: ['laptop', 'phone', 'monitor', 'accessory']}, stock: int, unit_cost: {type: 'number'}})),
+  devices: coll(all({model: str, name: str, category: {enum: ['laptop', 'phone', 'monitor', 'accessory']}, stock: int, unit_cost: {type: 'number'}, allowed_roles: strs})),
   assignments: coll(all({id: str, employee: str, model: str, status: {enum: ['assigned', 'returned']}, assigned_at: ts, returned_at: tsOrNull})),
   systems: coll(all({
-    id: str, name: str, allowed_roles: strs,
+    id: str, name: str, allowed_roles: strs, allowed_employment: {type: 'array', items: {enum: ['employee', 'contractor', 'intern']}},
     approval: all({required: {type: 'boolean'}, approver: {enum: ['manager', 'security', null]}, enforced: {type: 'boolean'}}),
   })),
   access: coll(all({employee: str, system: str, status: {enum: ['active', 'revoked']}, granted_at: ts, revoked_at: tsOrNull, approval: strOrNull})),
@@ -46,6 +51,7 @@ const SCHEMA = all({
     blockers: {type: 'array', items: blocker}, completed_at: tsOrNull,
   })),
   escalations: coll(all({id: str, employee: strOrNull, target: strOrNull, team: str, reason: str, created_at: ts})),
+  denials: coll(all({id: str, employee: strOrNull, item: strOrNull, target: strOrNull, reason: str, created_at: ts})),
   documents: coll(all({id: str, title: str, tags: strs, body: str})),
   policies: coll(all({topic: str, title: str, text: str, rules: {type: 'object'}})),
 })

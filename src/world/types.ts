@@ -8,6 +8,14 @@
  */
 
 export type EmployeeStatus = 'pending' | 'active' | 'offboarding' | 'terminated'
+export type EmploymentType = 'employee' | 'contractor' | 'intern'
+
+/** An absence: from and until are dates (YYYY-MM-DD, both included); the delegate approves in the person's place. */
+export interface Leave {
+  from: string
+  until: string
+  delegate: string | null
+}
 
 export interface Employee {
   id: string
@@ -17,8 +25,12 @@ export interface Employee {
   manager: string | null
   role: string
   status: EmployeeStatus
+  /** contractors and interns may not hold every system (AccessSystem.allowed_employment) */
+  employment_type: EmploymentType
   start_date: string | null
+  /** the last day: a leaver's, or the end of a contractor's contract */
   end_date: string | null
+  leave: Leave | null
   /** fields HR has not confirmed yet; onboarding must not proceed while non-empty */
   pending_info: string[]
 }
@@ -35,6 +47,8 @@ export interface DeviceModel {
   category: 'laptop' | 'phone' | 'monitor' | 'accessory'
   stock: number
   unit_cost: number
+  /** roles that may be given this model; empty: every role (assign_device refuses others with MODEL_NOT_ALLOWED) */
+  allowed_roles: string[]
 }
 
 export interface Assignment {
@@ -50,6 +64,8 @@ export interface AccessSystem {
   id: string
   name: string
   allowed_roles: string[]
+  /** employment types that may hold the system; empty: every type (grant_access refuses others with EMPLOYMENT_NOT_ALLOWED) */
+  allowed_employment: string[]
   approval: {required: boolean; approver: 'manager' | 'security' | null; enforced: boolean}
 }
 
@@ -126,6 +142,18 @@ export interface Escalation {
   created_at: string
 }
 
+/** A request refused under policy, with the reason the requester is given. */
+export interface Denial {
+  id: string
+  employee: string | null
+  /** the model, system or other thing refused */
+  item: string | null
+  /** the workflow or ticket the request came with */
+  target: string | null
+  reason: string
+  created_at: string
+}
+
 export interface Document {
   id: string
   title: string
@@ -153,7 +181,7 @@ export interface Settings {
 }
 
 /** Next number of each id sequence (ids are `<PREFIX>-<4 digits>`). */
-export type Sequences = Record<'ticket' | 'assignment' | 'approval' | 'procurement' | 'escalation' | 'blocker', number>
+export type Sequences = Record<'ticket' | 'assignment' | 'approval' | 'procurement' | 'escalation' | 'blocker' | 'denial', number>
 
 export interface WorldState {
   settings: Settings
@@ -169,6 +197,7 @@ export interface WorldState {
   procurement: Record<string, ProcurementRequest>
   workflows: Record<string, Workflow>
   escalations: Record<string, Escalation>
+  denials: Record<string, Denial>
   documents: Record<string, Document>
   policies: Record<string, Policy>
 }
@@ -178,7 +207,7 @@ export type CollectionName = keyof WorldState
 /** Collections in digest order (fixed, so the state digest never depends on key insertion). */
 export const COLLECTIONS: readonly CollectionName[] = [
   'settings', 'seq', 'departments', 'employees', 'devices', 'assignments', 'systems', 'access',
-  'approvals', 'tickets', 'procurement', 'workflows', 'escalations', 'documents', 'policies',
+  'approvals', 'tickets', 'procurement', 'workflows', 'escalations', 'denials', 'documents', 'policies',
 ]
 
 /** Key of an access grant: one grant record per (employee, system). */

@@ -45,8 +45,14 @@ export function employeeView(state: WorldState, e: Employee) {
     department_name: state.departments[e.department]?.name ?? null,
     devices: activeAssignments(state, e.id).map(a => ({assignment_id: a.id, model: a.model})),
     access: activeGrants(state, e.id).map(g => g.system),
+    approvals: Object.values(state.approvals).filter(a => a.employee === e.id).map(a => ({approval_id: a.id, system: a.system, approver: a.approver})),
     workflows: Object.values(state.workflows).filter(w => w.employee === e.id).map(w => workflowView(state, w)),
   }
+}
+
+/** Is the person on leave on this date (YYYY-MM-DD)? */
+export function onLeave(e: Employee | undefined, date: string): boolean {
+  return !!e?.leave && e.leave.from <= date && date <= e.leave.until
 }
 
 export function openWorkflow(state: WorldState, employee: string, type: Workflow['type']): Workflow | undefined {

@@ -7,6 +7,9 @@ import {ROOT} from '../helpers/cli.js'
 import {GIT_ENV, git} from '../helpers/repo.js'
 import {runJob} from '../helpers/workflow.js'
 import {COMMENT_MARKER} from '../../src/gate/workflow.js'
+import {builtinCounts} from '../helpers/scenarios.js'
+
+const COUNT = await builtinCounts()
 
 // Problems 2 and 4 of issue 13, the way a stranger meets exp: from `npm pack`'s tarball,
 // installed into an empty prefix, in repositories that are not the exp repository, on
@@ -38,7 +41,7 @@ async function install(prefix: string, spec: string) {
 t.test('the tarball holds the built-in example, docs and manual pages, and no sources or tests', async t => {
   const files = new Set(info.files.map(f => f.path))
   for (const f of ['bin/run.js', 'bin/git-exp.js', 'dist/vendor/oclif.js', 'oclif.manifest.json', 'skills/onboarding/SKILL.md', 'skills/onboarding/PURPOSE.yaml', 'scenarios/train-access-github.yaml', 'schemas/records/trace.schema.json', 'man/git-exp.1', 'docs/commands.md', 'README.md', 'package.json']) t.ok(files.has(f), f)
-  t.equal([...files].filter(f => f.startsWith('scenarios/')).length, 66)
+  t.equal([...files].filter(f => f.startsWith('scenarios/')).length, COUNT.all)
   t.notOk([...files].some(f => f.startsWith('src/') || f.startsWith('test/') || f === 'bin/dev.js'), 'no sources, tests or the development bin')
   const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {private?: boolean}
   t.notOk(pkg.private, 'publishable')
@@ -59,7 +62,7 @@ t.test('installed from the tarball: exp --help, exp init --example onboarding on
   t.equal(init.code, 0, init.stderr)
   t.notMatch(init.stderr, /ENOENT|unexpected/)
   const listed = await sh('exp', ['scenarios', 'list', '--json'], {cwd: repo, env})
-  t.equal((JSON.parse(listed.stdout) as {scenarios: unknown[]}).scenarios.length, 66, 'all 66 scenarios, the held-out ones sealed with the key init made')
+  t.equal((JSON.parse(listed.stdout) as {scenarios: unknown[]}).scenarios.length, COUNT.all, `all ${COUNT.all} scenarios, the held-out ones sealed with the key init made`)
   t.equal((await git(repo, 'status', '--porcelain')).trim(), '', 'committed')
   const demoDir = path.join(work, 'demo')
   const demo = await sh('exp', ['demo', '--dir', demoDir, '-n', '1'], {cwd: work, env})

@@ -6,6 +6,9 @@ import {exp, expJson} from '../helpers/cli.js'
 import {tempDir} from '../helpers/repo.js'
 import {benchmarkRepo} from '../helpers/research.js'
 import {startFakeLlm, completion, RETRY_NOW} from '../helpers/fake-llm.js'
+import {builtinCounts} from '../helpers/scenarios.js'
+
+const VAL = (await builtinCounts()).validation
 
 // Problem 3 of issue 13: agent failures were silent (exit 0, all invalid) and permanent (a
 // rerun after the fix said everything was already recorded).
@@ -29,25 +32,25 @@ t.test('a command agent that is not there: exit 1, said loudly, no evaluation; o
   const args = ['run', 'validation', '--agent', `command:${agent}`, '--lane', 'me']
   const dead = await exp(args, {cwd: repo})
   t.equal(dead.code, 1)
-  t.match(dead.stderr, /error: no episode could run: all 16 failed for infrastructure reasons, not the agent's/)
-  t.match(dead.stderr, /spawn: cannot start .*agent\.mjs.* \(16x\)/)
+  t.match(dead.stderr, new RegExp(`error: no episode could run: all ${VAL} failed for infrastructure reasons, not the agent's`))
+  t.match(dead.stderr, new RegExp(`spawn: cannot start .*agent\\.mjs.* \\(${VAL}x\\)`))
   t.match(dead.stderr, /hint: .*run the same command again: it retries these episodes/)
   const json = await exp([...args, '--json', '--no-retry-invalid'], {cwd: repo})
   t.equal(json.code, 1, 'still nothing ran, and --no-retry-invalid does not hide it')
   t.equal((JSON.parse(json.stdout) as {error: {code: string}}).error.code, 'E_AGENT_INFRA')
-  t.equal(await count(repo, 'trace'), 16, 'what happened is recorded: 16 invalid traces')
+  t.equal(await count(repo, 'trace'), VAL, `what happened is recorded: ${VAL} invalid traces`)
   t.equal(await count(repo, 'evaluation'), 0, 'but no evaluation of an agent that never ran')
 
   fs.copyFileSync(path.resolve('examples/agents/echo-agent.mjs'), agent)
   fs.chmodSync(agent, 0o755)
   const fixed = await expJson<RunJson>(args, {cwd: repo})
-  t.equal(fixed.retried, 16, 'every episode retried')
+  t.equal(fixed.retried, VAL, 'every episode retried')
   t.equal(fixed.resumed, 0)
   t.equal(fixed.invalid, 0)
   t.notOk(fixed.body.infrastructure)
-  t.equal(await count(repo, 'trace'), 32, 'the failed attempts stay in the ledger next to the retries')
+  t.equal(await count(repo, 'trace'), 2 * VAL, 'the failed attempts stay in the ledger next to the retries')
   const again = await expJson<RunJson>(args, {cwd: repo})
-  t.equal(again.resumed, 16, 'a third run reuses the good episodes')
+  t.equal(again.resumed, VAL, 'a third run reuses the good episodes')
   t.equal(again.retried, 0)
   t.equal(again.evaluation, fixed.evaluation, 'and records the same evaluation')
 })
@@ -65,17 +68,17 @@ t.test('an OpenAI endpoint answering 503: exit 1; after the fix the rerun retrie
   const args = ['run', 'validation', '--agent', 'openai:m', '--lane', 'me']
   const down = await exp(args, {cwd: repo, env})
   t.equal(down.code, 1)
-  t.match(down.stderr, /no episode could run: all 16 failed for infrastructure reasons.*http: HTTP 503/s)
+  t.match(down.stderr, new RegExp(`no episode could run: all ${VAL} failed for infrastructure reasons.*http: HTTP 503`, 's'))
 
   mode = 'offboarding'
   const partial = await exp(args, {cwd: repo, env})
   t.equal(partial.code, 0, partial.stderr)
-  const m = /warning: (\d+) of 16 episode\(s\) could not run: infrastructure failures, not the agent's/.exec(partial.stderr)
+  const m = new RegExp(`warning: (\\d+) of ${VAL} episode\\(s\\) could not run: infrastructure failures, not the agent's`).exec(partial.stderr)
   t.ok(m, partial.stderr)
   const broken = Number(m?.[1])
-  t.ok(broken > 0 && broken < 16)
-  t.match(partial.stdout, new RegExp(`^validation\\s+16\\s+\\d+\\s+\\d+\\s+0\\s+${broken}\\s`, 'm'), 'INVALID (the agent\'s) 0, INFRA apart')
-  t.match(partial.stdout, /resumed: 0 episode\(s\) were already recorded, 16 retried after an infrastructure failure/)
+  t.ok(broken > 0 && broken < VAL)
+  t.match(partial.stdout, new RegExp(`^validation\\s+${VAL}\\s+\\d+\\s+\\d+\\s+0\\s+${broken}\\s`, 'm'), 'INVALID (the agent\'s) 0, INFRA apart')
+  t.match(partial.stdout, new RegExp(`resumed: 0 episode\\(s\\) were already recorded, ${VAL} retried after an infrastructure failure`))
   const evals = await expJson<{body: {infrastructure?: number; invalid: number}}[]>(['ledger', '--kind', 'evaluation', '--json'], {cwd: repo})
   t.equal(evals.length, 1)
   t.equal(evals[0]!.body.infrastructure, broken, 'the evaluation counts them apart')
@@ -83,7 +86,7 @@ t.test('an OpenAI endpoint answering 503: exit 1; after the fix the rerun retrie
   mode = 'up'
   const up = await expJson<RunJson>(args, {cwd: repo, env})
   t.equal(up.retried, broken)
-  t.equal(up.resumed, 16 - broken)
+  t.equal(up.resumed, VAL - broken)
   t.equal(up.invalid, 0)
 })
 

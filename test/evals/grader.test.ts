@@ -123,3 +123,44 @@ t.test('constraints: before, never (with arguments), called, max_calls, max_erro
   t.ok(c({max_errors: 0}))
   t.ok(c({max_errors: 1}) === undefined)
 })
+
+t.test('order invariants: one thing strictly before another, and both must have happened', async t => {
+  const w = new World(buildInitialState({fixture: 'acme'}))
+  w.invoke({tool: 'request_approval', arguments: {employee_id: 'E-1032', system: 'finance-reports'}})
+  w.invoke({tool: 'grant_access', arguments: {employee_id: 'E-1032', system: 'finance-reports'}})
+  w.invoke({tool: 'grant_access', arguments: {employee_id: 'E-1031', system: 'github'}})
+  const inv = (first: object, then: object): Invariant => ({id: 'o', order: {first, then}}) as Invariant
+  const approval = {collection: 'approvals', where: {employee: 'E-1032', system: 'finance-reports'}, field: 'requested_at'}
+  t.ok(checkInvariant(inv(approval, {path: 'access.E-1032/finance-reports.granted_at'}), w.state).passed)
+  const r = checkInvariant(inv({path: 'access.E-1032/finance-reports.granted_at'}, approval), w.state)
+  t.notOk(r.passed, 'the other way round')
+  t.match(r.message, /is not before/)
+  t.notOk(checkInvariant(inv(approval, {path: 'access.E-1040/github.granted_at'}), w.state).passed, 'what never happened is never after')
+  t.match(checkInvariant(inv({collection: 'approvals', where: {employee: 'E-9999'}, field: 'requested_at'}, {path: 'access.E-1031/github.granted_at'}), w.state).message, /never happened/)
+  const latest = {collection: 'access', where: {status: 'active', employee: {one_of: ['E-1031', 'E-1032']}}, field: 'granted_at', pick: 'latest'}
+  t.ok(checkInvariant(inv(approval, latest), w.state).passed, 'latest of a collection')
+})
+
+t.test('exactly_one_of and none_of combine other invariants', async t => {
+  const denied = {id: 'denied', collection: 'denials', where: {employee: 'E-1012'}, count: {min: 1}}
+  const escalated = {id: 'escalated', collection: 'escalations', where: {employee: 'E-1012'}, count: {min: 1}}
+  const one = {id: 'one', exactly_one_of: [denied, escalated]} as Invariant
+  const none = {id: 'none', none_of: [denied, escalated]} as Invariant
+  const w = new World(buildInitialState({fixture: 'acme'}))
+  t.notOk(checkInvariant(one, w.state).passed, 'neither')
+  t.ok(checkInvariant(none, w.state).passed)
+  w.invoke({tool: 'deny_request', arguments: {employee_id: 'E-1012', reason: 'no'}})
+  t.ok(checkInvariant(one, w.state).passed)
+  const n = checkInvariant(none, w.state)
+  t.notOk(n.passed)
+  t.match(n.message, /denied does/)
+  t.same(n.diff!.map(d => d.path), ['denied'])
+  w.invoke({tool: 'escalate', arguments: {employee_id: 'E-1012', reason: 'also'}})
+  t.match(checkInvariant(one, w.state).message, /but denied and escalated do/)
+})
+
+t.test('denials are never collateral damage, like escalations', async t => {
+  const w = new World(s)
+  w.invoke({tool: 'deny_request', arguments: {employee_id: 'E-1012', reason: 'no'}})
+  t.same(findCollateral(s, w.state, {employees: []}), [])
+})

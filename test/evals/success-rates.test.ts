@@ -3,7 +3,8 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {validate} from 'skills-ref'
 import {parse} from 'yaml'
-import {parseRules, renderRule, ScriptedAgent} from '../../src/agents/scripted/index.js'
+import {ScriptedAgent} from '../../src/agents/scripted/index.js'
+import {parseRules, renderRule} from '../../src/knowledge/index.js'
 import {runSplit} from '../../src/evals/index.js'
 import type {SkillText} from '../../src/agents/types.js'
 import {builtinScenarios, EXPERT, INITIAL, ROOT} from '../helpers/scenarios.js'
@@ -51,7 +52,7 @@ t.test('each expert rule added alone to the initial skill raises train and valid
   const base = {train: await rate([INITIAL()], 'train'), validation: await rate([INITIAL()], 'validation')}
   t.comment(`initial train ${pct(base.train)} validation ${pct(base.validation)}`)
   const rules = parseRules(EXPERT().content)
-  t.equal(rules.length, 11)
+  t.equal(rules.length, 15)
   for (const rule of rules) {
     const line = renderRule(rule)
     const skills = [{name: 'onboarding', content: `${INITIAL().content}\n- ${line}\n`}]

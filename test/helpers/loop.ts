@@ -1,6 +1,6 @@
 import type {EvaluationBody, KnowledgeBody, ScoreVector} from '../../src/records/types.js'
-import type {Rule} from '../../src/agents/scripted/rules.js'
-import {renderRule} from '../../src/agents/scripted/rules.js'
+import type {Rule} from '../../src/knowledge/index.js'
+import {renderRule} from '../../src/knowledge/index.js'
 import type {Comparison} from '../../src/evals/compare.js'
 
 export const SCORES: ScoreVector = {success: 0.5, violations: 0.2, tool_calls: 5, errors: 0.2, tokens: 20000, latency_ms: 800, trajectory_length: 12}
@@ -25,13 +25,14 @@ export function evaluation(rate: number, scores: Partial<ScoreVector> = {}, comp
 }
 
 /** A knowledge body carrying a rule of the skill language. */
-export function knowledge(rule: Rule, o: {slug?: string; support?: number; failures?: number; confidence?: number; workflows?: string[]} = {}): KnowledgeBody {
+export function knowledge(rule: Rule, o: {slug?: string; support?: number; failures?: number; confidence?: number; workflows?: string[]; unexplained?: string[]} = {}): KnowledgeBody {
   return {
     slug: o.slug ?? renderRule(rule).toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60).replace(/-+$/, ''),
     claim: {type: 'procedure', text: renderRule(rule)},
     scope: {workflows: o.workflows ?? ['onboarding']},
     conditions: [],
-    rule: rule as unknown as Record<string, unknown>,
+    rule,
+    unexplained: o.unexplained ?? [],
     evidence: {supporting_runs: [], counterexamples: [], evidence_ids: []},
     statistics: {support: o.support ?? 8, failures: o.failures ?? 2},
     confidence: o.confidence ?? 0.7,

@@ -18,3 +18,10 @@ export function skill(rel: string, name = path.basename(path.dirname(rel))): Ski
 
 export const INITIAL = () => skill('skills/onboarding/SKILL.md')
 export const EXPERT = () => skill('test/fixtures/skills/onboarding-expert/SKILL.md')
+
+/** How many built-in scenarios there are, in all and per split (the benchmark grows: tests count, they do not hard-code). */
+export async function builtinCounts(): Promise<{all: number; train: number; validation: number; holdout: number}> {
+  const all = await builtinScenarios()
+  const n = (split: string) => all.filter(s => s.split === split).length
+  return {all: all.length, train: n('train'), validation: n('validation'), holdout: n('holdout')}
+}

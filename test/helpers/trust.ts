@@ -4,7 +4,7 @@ import {createProposal} from '../../src/loop/proposal.js'
 import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
 import {initResearch} from '../../src/research/init.js'
 import {addExample} from '../../src/research/example.js'
-import type {Rule} from '../../src/agents/scripted/rules.js'
+import type {Rule} from '../../src/knowledge/index.js'
 import {makeRepo} from './repo.js'
 import {knowledge} from './loop.js'
 

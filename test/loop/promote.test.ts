@@ -10,7 +10,7 @@ import {addExample} from '../../src/research/example.js'
 import {discoverRepo} from '../../src/store/index.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {knowledge, INVENTORY} from '../helpers/loop.js'
-import type {Rule} from '../../src/agents/scripted/rules.js'
+import type {Rule} from '../../src/knowledge/index.js'
 
 const NOW = () => new Date('2026-11-30T12:00:00.000Z')
 

@@ -3,13 +3,13 @@ import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {buildRecall} from '../../src/loop/recall.js'
 import {proposePatch} from '../../src/loop/proposer.js'
-import {parseRules, renderRule} from '../../src/agents/scripted/rules.js'
+import {parseRules, renderRule} from '../../src/knowledge/index.js'
 import type {KnowledgeItem} from '../../src/loop/knowledge.js'
 import type {ExpRecord} from '../../src/records/index.js'
 import {prepare, seal} from '../../src/records/index.js'
 import {knowledge, INVENTORY, BLOCKERS, POLICY, NOT_FOUND} from '../helpers/loop.js'
 import {ROOT} from '../helpers/cli.js'
-import type {Rule} from '../../src/agents/scripted/rules.js'
+import type {Rule} from '../../src/knowledge/index.js'
 
 const SKILL = readFileSync(path.join(ROOT, 'skills/onboarding/SKILL.md'), 'utf8')
 let lamport = 0
@@ -65,4 +65,50 @@ t.test('the proposer never repeats a rejected patch unless new evidence is cited
   // everything already in the skill: nothing to propose
   const expert = SKILL.replace('## Failure handling', `${renderRule(INVENTORY)}\n${renderRule(BLOCKERS)}\n\n## Failure handling`)
   t.equal(proposePatch({skill: 'onboarding', text: expert, recall, knowledge: map, rejected: [], maxRules: 2}), undefined)
+})
+
+t.test('a rule whose counterexamples are not all explained is never recalled nor proposed, and the recall says why', async t => {
+  const refuted = item(POLICY, {confidence: 0.95, unexplained: ['tr-000000000000000000000001']})
+  const old = item(BLOCKERS, {confidence: 0.9})
+  delete old.record.body.unexplained
+  const fine = item(INVENTORY, {confidence: 0.5})
+  const ks = [refuted, old, fine]
+  const recall = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  t.same(recall.items.map(i => i.knowledge), [fine.record.id])
+  t.same(recall.excluded!.filter(x => x.knowledge !== fine.record.id).map(x => x.reason).sort(), ['1 counterexample(s) its conditions do not explain', 'counterexamples never checked for an explanation (format 1)'])
+  // even handed the refuted claim directly, the proposer leaves it out
+  const all = {...recall, items: ks.map((k, i) => ({knowledge: k.record.id, rank: i + 1, score: 1, breakdown: {relevance: 1, support: 1, confidence: 1, recency: 1, novelty: 1, redundancy: 0}, tokens: 10, text: k.record.body.claim.text}))}
+  const p = proposePatch({skill: 'onboarding', text: SKILL, recall: all, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 3})!
+  t.same(p.rules, [INVENTORY])
+})
+
+t.test('recall keeps one claim per situation and no finding without a rule; the proposer pairs a plain rule with the case it gets wrong', async t => {
+  const ROLE: Rule = {kind: 'on_error', tool: 'grant_access', code: 'ROLE_NOT_ALLOWED', calls: ['escalate'], stop: false}
+  const ROLE_STOP: Rule = {...ROLE, stop: true}
+  const pending = {source: 'get_employee', field: 'status', test: 'is' as const, value: 'pending'}
+  const ROLE_PENDING: Rule = {...ROLE, calls: ['add_blocker', 'escalate'], when: [pending]}
+  const ROLE_OTHER: Rule = {...ROLE, stop: true, unless: [{source: 'get_policy', field: 'requires_approval', test: 'is' as const, value: false}]}
+  const runs = (n: number, from: number) => Array.from({length: n}, (_, i) => `tr-${String(from + i).padStart(24, '0')}`)
+  const plain = item(ROLE, {confidence: 0.9})
+  plain.record.body.evidence.counterexamples = runs(3, 1)
+  const stop = item(ROLE_STOP, {confidence: 0.8})
+  const other = item(ROLE_OTHER, {confidence: 0.85})
+  other.record.body.evidence.supporting_runs = runs(5, 100)
+  const specific = item(ROLE_PENDING, {confidence: 0.6})
+  specific.record.body.evidence.supporting_runs = [...runs(3, 1), ...runs(2, 200)]
+  const finding = item(INVENTORY, {confidence: 0.99})
+  delete finding.record.body.rule
+  finding.rule = undefined
+  const ks = [plain, stop, other, specific, finding]
+  const recall = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  t.same(recall.items.map(i => i.knowledge).sort(), [plain, other, specific].map(k => k.record.id).sort())
+  t.match(recall.excluded!.find(x => x.knowledge === stop.record.id), {reason: `another answer to the same situation ranks higher (${plain.record.id})`})
+  t.match(recall.excluded!.find(x => x.knowledge === finding.record.id), {reason: 'no rule to propose'})
+  const p = proposePatch({skill: 'onboarding', text: SKILL, recall, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 1})!
+  // one unit: the case that holds the plain rule's counterexamples first, then the plain rule; the better-ranked other case waits
+  t.same(p.rules, [ROLE_PENDING, ROLE])
+  t.same(parseRules(p.rendered.text).slice(-2), [ROLE_PENDING, ROLE], 'the agent reads both')
+  // once both are in the skill, the other case is a situation of its own and may come
+  const next = proposePatch({skill: 'onboarding', text: p.rendered.text, recall, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 1})!
+  t.same(next.rules, [ROLE_OTHER])
 })

@@ -1,5 +1,6 @@
 import t from 'tap'
-import {parseRules, renderRule, ScriptedAgent, type Rule} from '../../src/agents/scripted/index.js'
+import {ScriptedAgent} from '../../src/agents/scripted/index.js'
+import {parseRules, renderRule} from '../../src/knowledge/index.js'
 import type {SkillText} from '../../src/agents/types.js'
 import {runEpisode} from '../../src/evals/episode.js'
 import {episodeSeed} from '../../src/evals/prompt.js'
@@ -25,7 +26,7 @@ for (let r = 0; r < REPS; r++) {
 }
 const evidence = mineEvidence(traces)
 const knowledge = mergeKnowledge(evidence.map(body => ({id: prepare({kind: 'evidence', body}).id, body})), [])
-const mined = knowledge.filter(k => k.body.rule).map(k => ({line: renderRule(k.body.rule as unknown as Rule), confidence: k.body.confidence}))
+const mined = knowledge.filter(k => k.body.rule).map(k => ({line: renderRule(k.body.rule!), confidence: k.body.confidence}))
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
 /** The initial skill with rules appended as numbered lines under `## Procedure`. */
@@ -38,7 +39,7 @@ function withRules(lines: readonly string[]): SkillText {
 }
 
 t.test('mining is deterministic on real traces too', async t => {
-  t.equal(traces.length, 34 * REPS)
+  t.equal(traces.length, scenarios.filter(s => s.split === 'train').length * REPS)
   t.equal(JSON.stringify(mineEvidence(shuffled(traces))), JSON.stringify(evidence))
 })
 

@@ -54,7 +54,7 @@ t.test('the same runs in any order give byte-identical evidence', async t => {
 
 t.test('evidence records name the miner, the window and the workflows of their runs', async t => {
   const [e] = mineEvidence(sample().traces)
-  t.match(e, {miner: {name: 'exp-miner', version: '1'}, window: {traces: 7, manifests: [/^mf-/]}})
+  t.match(e, {miner: {name: 'exp-miner', version: '2'}, window: {traces: 7, manifests: [/^mf-/]}})
   t.equal(e!.support, e!.supporting.length)
   t.equal(e!.failures, e!.counterexamples.length)
 })

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type {ChatFn, ChatMessage} from '../../src/agents/openai/chat.js'
-import {renderRule, type Rule} from '../../src/agents/scripted/rules.js'
+import {renderRule, type Rule} from '../../src/knowledge/index.js'
 import {CONFIDENCE_FORMULA, confidenceOf, draftClaimTexts, mergeKnowledge, mineEvidence, type Identified} from '../../src/mining/index.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
 import type {EvidenceBody, KnowledgeBody} from '../../src/records/types.js'
@@ -9,8 +9,9 @@ import {runs} from '../helpers/mining.js'
 const ids = runs(Object.fromEntries(Array.from({length: 12}, (_, i) => [`r${i}`, {task: 'T', passed: true, steps: ['get_person']}]))).id
 const R = (...n: number[]) => ids(...n.map(i => `r${i}`))
 
-function evidence(rule: Rule, supporting: string[], counterexamples: string[] = []): Identified<EvidenceBody> {
-  const body: EvidenceBody = {pattern: 'recovery_strategy', signature: `recovery_strategy:${JSON.stringify(rule)}`, description: renderRule(rule), workflows: ['w'], tools: [rule.tool], rule: {...rule}, supporting, counterexamples, support: supporting.length, failures: counterexamples.length, miner: {name: 'exp-miner', version: '1'}}
+/** Evidence of format 2; `unexplained` (default none) are the counterexamples nothing explains. */
+function evidence(rule: Rule, supporting: string[], counterexamples: string[] = [], unexplained: string[] = []): Identified<EvidenceBody> {
+  const body: EvidenceBody = {pattern: 'recovery_strategy', signature: `recovery_strategy:${JSON.stringify(rule)}`, description: renderRule(rule), workflows: ['w'], tools: [rule.tool], rule: {...rule}, supporting, counterexamples, support: supporting.length, failures: counterexamples.length, unexplained, miner: {name: 'exp-miner', version: '2'}}
   return {id: prepare({kind: 'evidence', body}).id, body}
 }
 const stored = (drafts: RecordDraft<'knowledge'>[]): Identified<KnowledgeBody>[] => drafts.map(d => ({id: prepare(d).id, body: d.body}))
@@ -25,11 +26,21 @@ t.test('evidence becomes a structured claim that cites it, with a stated confide
     claim: {type: 'recovery', text: 'If `hand_out` fails with `EMPTY`, call `order`.'},
     scope: {workflows: ['w'], tools: ['hand_out']}, conditions: ['`hand_out` failed with `EMPTY`'], rule: order,
     evidence: {supporting_runs: R(0, 1, 2, 3, 4, 5, 6, 7), counterexamples: R(8), evidence_ids: [e.id]},
-    statistics: {support: 8, failures: 1}, confidence: confidenceOf(8, 1), confidence_formula: CONFIDENCE_FORMULA,
-    status: 'active', supersedes: [], contradicts: [],
+    statistics: {support: 8, failures: 1}, confidence: confidenceOf(8, 0), confidence_formula: CONFIDENCE_FORMULA,
+    status: 'active', supersedes: [], contradicts: [], unexplained: [],
   })
-  t.ok(k!.body.confidence > 0.5 && k!.body.confidence < 8 / 9, 'the Wilson lower bound is below the observed share')
+  t.match(k!.body.status_reason, /every counterexample explained/)
+  t.ok(k!.body.confidence > 0.5 && k!.body.confidence < 1, 'the Wilson lower bound is below the observed share')
   t.equal(mergeKnowledge([evidence(order, R(0, 1), R(2))], [])[0]!.body.status, 'candidate', 'too little evidence stays a candidate')
+})
+
+t.test('a counterexample nothing explains lowers the confidence and keeps the claim a candidate, saying why', async t => {
+  const [k] = mergeKnowledge([evidence(order, R(0, 1, 2, 3, 4, 5, 6, 7), R(8), R(8))], [])
+  t.same([k!.body.status, k!.body.confidence, k!.body.unexplained], ['candidate', confidenceOf(8, 1), R(8)])
+  t.match(k!.body.status_reason, /1 counterexample\(s\) its conditions do not explain/)
+  const old = evidence(order, R(0, 1, 2, 3, 4, 5, 6, 7), R(8))
+  delete old.body.unexplained
+  t.same(mergeKnowledge([old], [])[0]!.body.unexplained, R(8), 'format-1 evidence: its counterexamples count as unexplained')
 })
 
 t.test('a claim is never edited: changed runs give a new record that supersedes it; unchanged runs give nothing', async t => {
@@ -94,9 +105,11 @@ t.test('an LLM may reword the claim text, and nothing else', async t => {
   const before = knowledge.find(d => d.body.slug === k.body.slug)!
   t.equal(k.body.claim.text, 'When `hand_out` fails with `EMPTY`, place an `order`.')
   t.equal(k.body.miner?.model, 'fake-1')
-  const {claim: _a, miner: _b, ...rest} = k.body
+  const {claim: _a, miner: _b, drafted: exchange, ...rest} = k.body
   const {claim: _c, miner: _d, ...was} = before.body
   t.same(rest, was, 'rule, runs, statistics and links unchanged')
+  t.match(exchange, {model: 'fake-1', accepted: true, response: 'When `hand_out` fails with `EMPTY`, place an `order`.'}, 'the exchange is recorded')
+  t.ok(exchange!.prompt.includes('Claim: If `hand_out` fails with `EMPTY`'))
   t.same(k.cites, before.cites)
   t.ok(seen.some(p => p.includes('Claim: If `hand_out` fails with `EMPTY`, call `order` and stop.')), 'the prompt carries the claim')
   t.doesNotThrow(() => prepare(k))
@@ -105,6 +118,7 @@ t.test('an LLM may reword the claim text, and nothing else', async t => {
 t.test('a reply that drops a name or says nothing keeps the deterministic text', async t => {
   for (const reply of ['', 'Place an order when the hand-out fails.', 'x'.repeat(400)]) {
     const drafted = await draftClaimTexts(knowledge, fake(() => reply))
-    t.same(drafted, knowledge, JSON.stringify(reply.slice(0, 30)))
+    t.same(drafted.map(d => ({...d, body: {...d.body, drafted: undefined}})), knowledge.map(d => ({...d, body: {...d.body, drafted: undefined}})), JSON.stringify(reply.slice(0, 30)))
+    t.ok(drafted.every(d => d.body.drafted?.accepted === false && d.body.drafted.response === reply), 'the refused exchange is recorded')
   }
 })

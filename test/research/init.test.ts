@@ -3,6 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {git, makeRepo} from '../helpers/repo.js'
+import {builtinCounts} from '../helpers/scenarios.js'
+
+const COUNT = await builtinCounts()
 
 // Problem 4 of issue 13: a failed init left a partial .research/config.yaml behind.
 t.test('an exp init --example that fails part way leaves nothing behind, and runs again once fixed', async t => {
@@ -22,7 +25,7 @@ t.test('an exp init --example that fails part way leaves nothing behind, and run
   fs.rmSync(path.join(repo, 'knowledge'))
   const ok = await exp(['init', '--example', 'onboarding'], {cwd: repo})
   t.equal(ok.code, 0, ok.stderr)
-  t.equal((JSON.parse((await exp(['scenarios', 'list', '--json'], {cwd: repo})).stdout) as {scenarios: unknown[]}).scenarios.length, 66, 'all 66 scenarios (held-out sealed)')
+  t.equal((JSON.parse((await exp(['scenarios', 'list', '--json'], {cwd: repo})).stdout) as {scenarios: unknown[]}).scenarios.length, COUNT.all, `all ${COUNT.all} scenarios (held-out sealed)`)
   t.equal((await git(repo, 'status', '--porcelain')).trim(), '', 'the example is committed')
 })
 

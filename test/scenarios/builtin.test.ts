@@ -12,10 +12,19 @@ t.test('every built-in scenario lints clean, which includes replaying its gold t
   for (const s of scenarios) t.ok(replayGold(s).verdict.passed, s.id)
 })
 
-t.test('the set has at least 24 train, 12 validation and 12 holdout scenarios', async t => {
+t.test('the set has at least 90 scenarios: 45 train, 20 validation and 20 holdout', async t => {
   const n = (split: string) => scenarios.filter(s => s.split === split).length
-  t.ok(n('train') >= 24 && n('validation') >= 12 && n('holdout') >= 12, `${n('train')}/${n('validation')}/${n('holdout')}`)
-  t.ok(scenarios.length >= 48)
+  t.ok(n('train') >= 45 && n('validation') >= 20 && n('holdout') >= 20, `${n('train')}/${n('validation')}/${n('holdout')}`)
+  t.ok(scenarios.length >= 90, `${scenarios.length} scenarios`)
+})
+
+t.test('every new fact of the world is used by train, validation and held-out scenarios', async t => {
+  const uses = (s: (typeof scenarios)[number], re: RegExp) => re.test(JSON.stringify(s))
+  const facts: [string, RegExp][] = [
+    ['contractors', /"contractor"/], ['leave and delegates', /leave"?:/], ['a refusal', /"denials"/],
+    ['exactly one of / none of', /"(exactly_one_of|none_of)"/], ['order in time', /"order"/], ['several people', /"several-people"/],
+  ]
+  for (const [what, re] of facts) for (const split of splits) t.ok(scenarios.some(s => s.split === split && uses(s, re)), `${split} uses ${what}`)
 })
 
 t.test('each of the seven classes appears in every split', async t => {
@@ -45,7 +54,7 @@ t.test('scenarios are grouped by split, then by tag', async t => {
 
 t.test('filters by split and by tag', async t => {
   const l = await listScenarios(SCENARIO_DIR, {split: 'validation', tag: 'duplicates'})
-  t.same(l.scenarios.map(s => s.id), ['val-ticket-github-duplicate'])
-  t.same(l.groups, {validation: {duplicates: ['val-ticket-github-duplicate'], tickets: ['val-ticket-github-duplicate']}})
+  t.same(l.scenarios.map(s => s.id), ['val-ticket-github-duplicate', 'val-ticket-reuse-other-words'])
+  t.same(l.groups, {validation: {duplicates: ['val-ticket-github-duplicate', 'val-ticket-reuse-other-words'], tickets: ['val-ticket-github-duplicate', 'val-ticket-reuse-other-words']}})
   t.same(l.problems, [])
 })

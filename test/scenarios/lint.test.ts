@@ -5,7 +5,7 @@ import ScenariosList from '../../src/commands/scenarios/list.js'
 import {mkdtemp, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {formatProblem, lintLoaded, lintScenarios, parseScenario} from '../../src/scenarios/index.js'
-import {ROOT, SCENARIO_DIR} from '../helpers/scenarios.js'
+import {builtinScenarios, ROOT, SCENARIO_DIR} from '../helpers/scenarios.js'
 
 const GOOD = `id: ok-one
 split: train
@@ -101,7 +101,8 @@ async function run(cmd: {run(argv: string[], root: string): Promise<unknown>}, a
 t.test('exp scenarios lint passes on the built-in set and fails with file:line on a broken file', async t => {
   const ok = await run(ScenariosLint, [SCENARIO_DIR])
   t.equal(ok.exit, 0)
-  t.match(ok.stdout, /66 scenario\(s\) in 66 file\(s\): no problems/)
+  const n = (await builtinScenarios()).length
+  t.match(ok.stdout, new RegExp(`${n} scenario\\(s\\) in ${n} file\\(s\\): no problems`))
   const dir = await mkdtemp(path.join(tmpdir(), 'exp-lint-cli-'))
   await writeFile(path.join(dir, 'broken.yaml'), 'id: broken\nsplit: somewhere\n')
   const bad = await run(ScenariosLint, [dir])
@@ -114,9 +115,33 @@ t.test('exp scenarios lint passes on the built-in set and fails with file:line o
 
 t.test('exp scenarios list renders groups, and --json returns the same listing', async t => {
   const text = await run(ScenariosList, ['--dir', SCENARIO_DIR, '--split', 'holdout'])
-  t.match(text.stdout, /^holdout \(16\)\n {2}access \(\d+\): /)
+  t.match(text.stdout, /^holdout \(\d+\)\n {2}access \(\d+\): /)
   const json = await run(ScenariosList, ['--dir', SCENARIO_DIR, '--tag', 'offboarding', '--json'])
   const listing = JSON.parse(json.stdout)
   t.same(Object.keys(listing.groups), ['train', 'validation', 'holdout'])
   t.ok(listing.scenarios.every((s: {workflows: string[]}) => s.workflows.includes('offboarding')))
+})
+
+t.test('order, exactly_one_of and none_of: checked by the schema, their paths by the linter, and replayed with the gold', async t => {
+  const inv = (yaml: string) => GOOD.replace("  - {id: done, path: workflows.WF-1051.status, equals: completed}", yaml)
+  const order = `  - id: closed-after-start
+    order:
+      first: {path: employees.E-1051.start_date}
+      then: {path: workflows.WF-1051.completed_at}
+  - id: one-way
+    exactly_one_of:
+    - {id: done, path: workflows.WF-1051.status, equals: completed}
+    - {id: open, path: workflows.WF-1051.status, equals: open}
+  - id: nothing-else
+    none_of:
+    - {id: ticket, collection: tickets, where: {employee: E-1051}, count: {min: 1}}`
+  t.same(lint(inv(order)), [], 'a well-formed set that the gold trajectory satisfies')
+  const COLS = 'settings, seq, departments, employees, devices, assignments, systems, access, approvals, tickets, procurement, workflows, escalations, denials, documents, policies'
+  const misspelt = lint(inv(order.replace('then: {path: workflows.WF-1051.completed_at}', 'then: {path: wrkflows.WF-1051.completed_at}')))
+  t.ok(misspelt.includes(`ok-one.yaml:15: "wrkflows.WF-1051.completed_at" does not start with a state collection (${COLS})`), 'a nested order path, at its line')
+  t.match(misspelt.join('\n'), /ok-one\.yaml:12: gold trajectory fails invariant closed-after-start: .* never happened/)
+  t.same(lint(inv(order.replace('collection: tickets', 'collection: tickts'))), [`ok-one.yaml:22: "tickts" does not start with a state collection (${COLS})`], 'a collection inside none_of')
+  t.match(lint(inv(order.replace("- {id: open, path: workflows.WF-1051.status, equals: open}", "- {id: also, path: workflows.WF-1051.type, equals: onboarding}"))), [/gold trajectory fails invariant one-way: exactly one of done, also should hold, but done and also do/])
+  t.ok(lint(inv(order.replace('exactly_one_of:', 'exactly_one_off:'))).includes('ok-one.yaml:17: unknown field "exactly_one_off"'))
+  t.match(lint(inv(`  - {id: o, order: {first: {path: employees.E-1051.start_date}}}`)), [/missing required field "then"/])
 })

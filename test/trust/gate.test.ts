@@ -25,7 +25,7 @@ t.test('renaming scenarios out of scenarios/ is a protected deletion; the gate j
   const {repo, weaken} = await setup(t)
   await git(repo, 'checkout', '-q', '-b', 'walkaround')
   fs.mkdirSync(path.join(repo, 'skills/onboarding/archive'))
-  const moved = fs.readdirSync(path.join(repo, 'scenarios')).filter(f => f.startsWith('val-access') || f === 'holdout.sealed')
+  const moved = fs.readdirSync(path.join(repo, 'scenarios')).filter(f => ['val-access-finance-approval.yaml', 'val-access-github-refused.yaml', 'holdout.sealed'].includes(f))
   t.equal(moved.length, 3, 'two validation scenarios and the sealed held-out split')
   for (const f of moved) await git(repo, 'mv', `scenarios/${f}`, `skills/onboarding/archive/${f}`)
   weaken()

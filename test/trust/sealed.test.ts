@@ -16,7 +16,7 @@ async function sealedRepo(t: Test): Promise<string> {
   const repo = await makeRepo(t)
   const r = await exp(['init', '--example', 'onboarding'], {cwd: repo})
   t.equal(r.code, 0, r.stderr)
-  t.match(r.stdout, /sealed {2}16 evaluator-only file\(s\) into scenarios\/holdout.sealed/)
+  t.match(r.stdout, new RegExp(`sealed {2}${HELD.length} evaluator-only file\\(s\\) into scenarios/holdout.sealed`))
   t.match(r.stdout, /EXP_HOLDOUT_KEY/, 'it says how to store the key as a CI secret')
   return repo
 }
@@ -29,7 +29,7 @@ t.test('with the key, a sealed held-out run gives what the unsealed run gives; p
   fs.cpSync(path.join(ROOT, 'scenarios'), path.join(plain, 'scenarios'), {recursive: true})
   fs.cpSync(path.join(ROOT, 'skills'), path.join(plain, 'skills'), {recursive: true})
   const open = await expJson<Run>(['run', 'holdout', '--repeat', '2'], {cwd: plain})
-  t.equal(sealed.total, 32)
+  t.equal(sealed.total, 2 * HELD.length)
   t.same([sealed.passed, sealed.success_rate], [open.passed, open.success_rate], 'the same success')
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
@@ -37,7 +37,7 @@ t.test('with the key, a sealed held-out run gives what the unsealed run gives; p
   const priv = ledger.load<'evaluation'>(ledger.get(sealed.private_evaluation!)!).body
   const pub = ledger.load<'evaluation'>(ledger.get(sealed.evaluation)!).body
   t.same(priv.per_scenario.map(p => [p.scenario, p.passes]), open.body.per_scenario.map(p => [p.scenario, p.passes]), 'the same result per scenario')
-  t.equal(pub.per_scenario.length, 16)
+  t.equal(pub.per_scenario.length, HELD.length)
   t.ok(pub.per_scenario.every(p => /^hs-[0-9a-f]{24}$/.test(p.scenario)), 'public per-scenario counts name keyed hashes')
   t.notOk(JSON.stringify(pub).includes('hold-'), 'and no held-out id')
   t.match(pub, {sealed: {scenario_ids: 'keyed-hash'}, holdout_looks: 1})

@@ -95,7 +95,7 @@ t.test('tool metadata names real collections and separates reads from writes', a
 
 t.test('the catalog digest and world version identify the tool interface', async t => {
   t.match(TOOL_CATALOG_DIGEST, /^sha256:[0-9a-f]{64}$/)
-  t.equal(WORLD_VERSION, 'world@1')
+  t.equal(WORLD_VERSION, 'world@2')
 })
 
 t.test('the acme fixture is a well-formed world state, and a malformed one is reported by path', async t => {

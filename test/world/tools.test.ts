@@ -70,9 +70,10 @@ t.test('assign_device hands out stock and fails with OUT_OF_STOCK, NOT_FOUND or 
   t.equal(code(call(w, 'assign_device', {employee_id: 'E-1016', model: 'thinkpad-x1'})), 'EMPLOYEE_INACTIVE')
 })
 
-t.test('assign_device does not check the hardware policy: any in-stock model goes to anyone (silently wrong)', async t => {
+t.test('assign_device checks only the roles a model is reserved for: a contractor still gets a company laptop (silently wrong)', async t => {
   const w = world()
-  t.equal(code(call(w, 'assign_device', {employee_id: 'E-1030', model: 'macbook-pro-14'})), 'ok', 'a sales rep gets an engineering laptop')
+  t.equal(code(call(w, 'assign_device', {employee_id: 'E-1030', model: 'macbook-pro-14'})), 'MODEL_NOT_ALLOWED', 'a sales rep gets no engineering laptop')
+  t.equal(code(call(w, 'assign_device', {employee_id: 'E-1055', model: 'thinkpad-x1'})), 'ok', 'Kai Jensen is a contractor, which only the grader notices')
 })
 
 t.test('recover_device returns a held device to stock, by model or assignment id, or fails with NOT_FOUND', async t => {
@@ -121,7 +122,7 @@ t.test('request_approval routes to the policy approver, then grant_access record
   const a = result(call(w, 'request_approval', {employee_id: 'E-1034', system: 'prod-db'}))
   t.same(a, {approval_id: 'AP-0301', status: 'approved', approver: 'security'})
   t.equal(result(call(w, 'request_approval', {employee_id: 'E-1032', system: 'finance-reports'})).approver, 'E-1003', 'the manager approves')
-  t.equal(result(call(w, 'request_approval', {employee_id: 'E-1034', system: 'prod-db'})).approval_id, 'AP-0301', 'idempotent')
+  t.equal(result(call(w, 'request_approval', {employee_id: 'E-1034', system: 'prod-db'})).approval_id, 'AP-0303', 'not idempotent: every request is filed')
   t.equal(result(call(w, 'request_approval', {employee_id: 'E-1034', system: 'email'})).status, 'not_required')
   t.equal(code(call(w, 'grant_access', {employee_id: 'E-1034', system: 'prod-db'})), 'ok')
   t.equal(w.state.access['E-1034/prod-db']!.approval, 'AP-0301')

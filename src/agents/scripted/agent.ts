@@ -1,7 +1,9 @@
 import type {Agent, AgentContext, AgentInput, AgentOutcome, SkillText, ToolInvoker, ToolSpec} from '../types.js'
 import {play} from './plan.js'
 import {Draws, fnv1a} from './random.js'
-import {parseRules, renderRule, type Rule} from './rules.js'
+import {parseRules, type Rule} from '../../knowledge/index.js'
+import {NAIVE, type Profile} from './habits.js'
+import type {Memory} from './memory.js'
 import {Session, Stop} from './session.js'
 import {parseTask, type TaskFacts} from './task.js'
 
@@ -10,10 +12,10 @@ import {parseTask, type TaskFacts} from './task.js'
  * over skills, and naive. It reads only its input — system text, skills, task, tool specs —
  * and changes behaviour only through the rules it finds in the skills.
  */
-export const SCRIPTED_VERSION = 'scripted@1'
+export const SCRIPTED_VERSION = 'scripted@2'
 
 // pure functions of the input, cached so that repeated episodes do not re-parse the same text
-const rulesCache = new Map<string, {rules: Rule[]; lines: Set<string>}>()
+const rulesCache = new Map<string, Rule[]>()
 const taskCache = new Map<string, TaskFacts>()
 const toolCache = new WeakMap<readonly ToolSpec[], {byName: Map<string, ToolSpec>; chars: number}>()
 
@@ -21,8 +23,7 @@ function rulesOf(skills: readonly SkillText[]) {
   const key = skills.map(s => s.content).join('\n\u0000\n')
   let r = rulesCache.get(key)
   if (!r) {
-    const rules = skills.flatMap(s => parseRules(s.content))
-    r = {rules, lines: new Set(rules.map(renderRule))}
+    r = skills.flatMap(s => parseRules(s.content))
     if (rulesCache.size > 256) rulesCache.clear()
     rulesCache.set(key, r)
   }
@@ -48,9 +49,23 @@ function toolsOf(tools: readonly ToolSpec[]) {
   return t
 }
 
+export interface ScriptedOptions {
+  /** habits and fallbacks (default: the naive profile, docs/scripted-agent.md) */
+  profile?: Profile
+  /** the episode's random draws from its seed (default: mulberry32 streams keyed by habit) */
+  draws?: (seed: number) => Draws
+}
+
 export class ScriptedAgent implements Agent {
   readonly name = 'scripted'
   readonly model = SCRIPTED_VERSION
+  private readonly profile: Profile
+  private readonly draws: (seed: number) => Draws
+
+  constructor(o: ScriptedOptions = {}) {
+    this.profile = o.profile ?? NAIVE
+    this.draws = o.draws ?? (seed => new Draws(seed))
+  }
 
   async run(input: AgentInput, invoke: ToolInvoker, ctx: AgentContext): Promise<AgentOutcome> {
     const tools = toolsOf(input.tools)
@@ -58,10 +73,10 @@ export class ScriptedAgent implements Agent {
     // simulated prompt size: ~4 characters a token
     const base = (input.system.length + skillText.length + input.task.length + tools.chars) >> 2
     // the seed mixes in the task so that habits vary across tasks within one repetition
-    const draws = new Draws((ctx.seed ^ fnv1a(input.task)) >>> 0)
-    const memory = {facts: factsOf(input.task), situation: 'identity' as const, blockersAdded: 0, notes: []}
-    const skill = rulesOf(input.skills)
-    const s = new Session(invoke, tools.byName, memory, draws, skill.rules, skill.lines, base)
+    const draws = this.draws((ctx.seed ^ fnv1a(input.task)) >>> 0)
+    const facts = factsOf(input.task)
+    const memory: Memory = {facts, person: facts.people[0]!, situation: 'identity', blockersAdded: 0, seen: [], notes: []}
+    const s = new Session(invoke, tools.byName, memory, draws, rulesOf(input.skills), this.profile, base)
     s.messages.push({role: 'system', content: skillText ? `${input.system}\n\n${skillText}` : input.system}, {role: 'user', content: input.task})
     let answer: string
     try {

@@ -1,43 +1,69 @@
 import {Stop, type Outcome, type Session} from './session.js'
-import type {EmployeeView} from './memory.js'
+import {draftTicket, type EmployeeView, type Memory} from './memory.js'
+import type {PersonFacts} from './task.js'
 
 /**
- * The naive plan: identify the person, then do what the task's keywords ask — onboard,
- * offboard, close out, grant access, hand out hardware, log or update a ticket. It makes
- * the obvious calls in the obvious order; everything careful comes from rules and habits.
+ * The naive plan: for every person the task names, identify them, then do what the task's
+ * keywords ask for them — onboard, offboard, close out, grant access, hand out hardware, log
+ * or update a ticket. It makes the obvious calls in the obvious order; everything careful
+ * comes from rules and habits. "Stop" ends the work on the person at hand.
  */
-const KIND: [string, string][] = [['macbook', 'laptop'], ['thinkpad', 'laptop'], ['latitude', 'laptop'], ['iphone', 'phone'], ['monitor', 'monitor'], ['yubikey', 'yubikey']]
-const kindOf = (model: string) => KIND.find(([k]) => model.includes(k))?.[1] ?? 'device'
-const CATEGORY: Record<string, string> = {vpn: 'network', wifi: 'network', laptop: 'hardware', battery: 'hardware', monitor: 'hardware', phone: 'hardware', keyboard: 'hardware', printer: 'hardware', badge: 'facilities', email: 'accounts', password: 'accounts', crm: 'accounts', github: 'access'}
+// plain knowledge of device names, for the naive "take back what the request names"
+const KIND: [RegExp, string][] = [
+  [/macbook|thinkpad|latitude|elitebook|xps|surface|laptop|notebook|zenbook|ideapad|chromebook/, 'laptop'],
+  [/iphone|pixel|galaxy|phone/, 'phone'], [/monitor|display|screen/, 'monitor'], [/yubikey|security-key|token/, 'yubikey'], [/ipad|tablet/, 'tablet'],
+]
+const kindOf = (model: string) => KIND.find(([re]) => re.test(model))?.[1] ?? 'device'
 
 export async function play(s: Session): Promise<string> {
-  const f = s.memory.facts
-  const e = await identify(s)
-  if (f.intents.has('offboard')) await offboard(s, e)
-  else if (f.intents.has('onboard')) await onboard(s, e)
-  else if (f.intents.has('complete')) await closeOut(s, e)
-  else if (f.intents.has('access')) for (const sys of f.systems) await provisionAccess(s, sys)
-  if (f.intents.has('hardware')) {
-    if (f.ticketId) s.memory.target = f.ticketId
-    for (const model of f.models) await provisionDevice(s, model)
+  const answers: string[] = []
+  for (const person of s.memory.facts.people) {
+    focus(s.memory, person)
+    try {
+      await serve(s, person)
+    } catch (e) {
+      if (!(e instanceof Stop)) throw e
+      answers.push(e.answer)
+    }
   }
-  if (f.intents.has('ticket')) await logTicket(s, e)
-  else if (f.ticketId) await closeTicket(s, f.ticketId)
-  return `Done. ${s.memory.notes.join(' ')}`.trim()
+  return [...answers, s.memory.notes.length ? `Done. ${s.memory.notes.join(' ')}` : answers.length ? '' : 'Done.'].filter(Boolean).join(' ')
 }
 
-async function identify(s: Session): Promise<EmployeeView> {
-  const f = s.memory.facts
-  s.memory.situation = 'identity'
-  if (f.employeeId) {
-    const r = await s.call('get_employee', {employee_id: f.employeeId})
-    if (r.ok) return r.result
-    if (s.fallback('unknown_employee') === 'give_up' || !f.name) throw new Stop(`I could not find employee ${f.employeeId}.`)
+/** Forget the previous person's context; keep what was seen (conditions read it) and the notes. */
+function focus(m: Memory, person: PersonFacts): void {
+  m.person = person
+  m.situation = 'identity'
+  for (const k of ['employee', 'workflowId', 'item', 'target', 'ticketId', 'reason', 'ticketDraft', 'update', 'policy', 'inventory', 'tickets', 'approver', 'ticketBlocked'] as const) delete m[k]
+  m.blockersAdded = 0
+}
+
+async function serve(s: Session, p: PersonFacts): Promise<void> {
+  const e = await identify(s, p)
+  if (p.intents.has('offboard')) await offboard(s, e)
+  else if (p.intents.has('onboard')) await onboard(s, e)
+  else if (p.intents.has('complete')) await closeOut(s, e)
+  else if (p.intents.has('access')) for (const sys of p.systems) await provisionAccess(s, sys)
+  if (p.intents.has('hardware')) {
+    if (p.ticketId) s.memory.target = p.ticketId
+    for (const model of p.models) await provisionDevice(s, model)
   }
-  if (!f.name) throw new Stop('The task names no employee I can look up.')
-  const found = await s.call('search_employees', {name: f.name})
+  if (p.intents.has('ticket')) await logTicket(s, e)
+  else if (p.ticketId) await closeTicket(s, p.ticketId)
+}
+
+async function identify(s: Session, p: PersonFacts): Promise<EmployeeView> {
+  s.memory.situation = 'identity'
+  if (p.employeeId) {
+    const r = await s.call('get_employee', {employee_id: p.employeeId})
+    if (r.ok) return r.result
+    if (s.fallback('unknown_employee') === 'give_up' || !p.name) throw new Stop(`I could not find employee ${p.employeeId}.`)
+  }
+  if (!p.name) throw new Stop('The task names no employee I can look up.')
+  // the qualifiers the task gives (department, role) narrow the search; a naive agent drops them when nothing matches
+  let found = await s.call('search_employees', {name: p.name})
+  if (found.ok && !found.result.matches.length && (p.claims.department || p.claims.role)) found = await s.call('search_employees', {name: p.name, department: undefined, role: undefined})
   const first = found.ok ? found.result.matches[0] : undefined
-  if (!first) throw new Stop(`Nobody named ${f.name} is in the directory.`)
+  if (!first) throw new Stop(`Nobody named ${p.name} is in the directory.`)
   const r = await s.call('get_employee', {employee_id: first.id})
   if (!r.ok) throw new Stop(`I could not open the record of ${first.id}.`)
   return r.result
@@ -56,6 +82,9 @@ async function onboard(s: Session, e: EmployeeView): Promise<void> {
     if (item.type === 'device' && !e.devices.some(d => d.model === item.model)) await provisionDevice(s, item.model)
     if (item.type === 'access' && !e.access.includes(item.system)) await provisionAccess(s, item.system)
   }
+  // devices and systems the task asks for on top of the checklist
+  for (const model of s.memory.person.models) if (!wf.items.some(i => i.type === 'device' && i.model === model)) await provisionDevice(s, model)
+  for (const system of s.memory.person.systems) if (!wf.items.some(i => i.type === 'access' && i.system === system)) await provisionAccess(s, system)
   await complete(s, 'complete_onboarding')
 }
 
@@ -74,17 +103,20 @@ async function provisionDevice(s: Session, model: string): Promise<void> {
   s.memory.situation = 'hardware'
   const r: Outcome = await s.withItem({model}, () => s.call('assign_device', {model}))
   if (r.ok) return void s.memory.notes.push(`Assigned ${model}.`)
-  if (r.error.code !== 'OUT_OF_STOCK') return void s.memory.notes.push(`Could not assign ${model}: ${r.error.message}.`)
-  if (r.handled) return void s.memory.notes.push(`${model} is out of stock: procurement requested, blocker recorded, escalated.`)
-  const choice = s.fallback('shortage')
-  if (choice === 'give_up') throw new Stop(`${model} is out of stock, so I could not finish.`)
-  if (choice === 'carry_on') return void s.memory.notes.push(`${model} is out of stock.`)
-  // substitute: any other model of the same kind that is in stock
+  if (r.handled) return void s.memory.notes.push(`${model}: ${r.error.code}, handled.`)
+  const refused = r.error.code !== 'OUT_OF_STOCK' && /NOT_ALLOWED/.test(r.error.code)
+  if (r.error.code !== 'OUT_OF_STOCK' && !refused) return void s.memory.notes.push(`Could not assign ${model}: ${r.error.message}.`)
+  const choice = s.fallback(refused ? 'model_refused' : 'shortage')
+  if (choice === 'give_up') throw new Stop(`${model} could not be assigned (${r.error.code}), so I could not finish.`)
+  if (choice === 'carry_on') return void s.memory.notes.push(`${model}: ${r.error.code}.`)
+  // substitute: another model of the same category, in stock
   const inv = await s.call('get_inventory', {})
-  const alt = inv.ok ? (inv.result.items as {model: string; stock: number}[]).find(i => i.model !== model && i.stock > 0 && kindOf(i.model) === kindOf(model)) : undefined
-  if (!alt) return void s.memory.notes.push(`${model} is out of stock.`)
+  const items = inv.ok ? (inv.result.items as {model: string; stock: number; category?: string}[]) : []
+  const category = items.find(i => i.model === model)?.category ?? kindOf(model)
+  const alt = items.find(i => i.model !== model && i.stock > 0 && (i.category ?? kindOf(i.model)) === category)
+  if (!alt) return void s.memory.notes.push(`${model}: ${r.error.code}.`)
   const sub = await s.withItem({model: alt.model}, () => s.call('assign_device', {model: alt.model}))
-  s.memory.notes.push(sub.ok ? `Assigned ${alt.model} instead of ${model}.` : `${model} is out of stock.`)
+  s.memory.notes.push(sub.ok ? `Assigned ${alt.model} instead of ${model}.` : `${model}: ${r.error.code}.`)
 }
 
 async function provisionAccess(s: Session, system: string): Promise<void> {
@@ -92,30 +124,28 @@ async function provisionAccess(s: Session, system: string): Promise<void> {
   s.memory.policy = undefined
   const r = await s.withItem({system}, () => s.call('grant_access', {system}))
   if (r.ok) return void s.memory.notes.push(`Granted ${system}.`)
-  if (r.handled) return void s.memory.notes.push(`${system}: ${r.error.code}, escalated.`)
+  if (r.handled) return void s.memory.notes.push(`${system}: ${r.error.code}, handled.`)
   if (!r.skipped && s.fallback('refused') === 'give_up') throw new Stop(`I could not grant ${system}: ${r.error.message}.`)
   s.memory.notes.push(`Did not grant ${system} (${r.error.code}).`)
 }
 
 async function offboard(s: Session, e: EmployeeView): Promise<void> {
   s.memory.situation = 'offboarding'
-  const f = s.memory.facts
+  const p = s.memory.person
   if (!openWorkflow(s, e, 'offboarding')) return void s.memory.notes.push(`${e.id} has no open offboarding workflow.`)
   // the naive part: only what the request names
   for (const d of e.devices) {
-    if (f.deviceWords.includes(kindOf(d.model))) await s.withItem({model: d.model, assignment_id: d.assignment_id}, () => s.call('recover_device', {assignment_id: d.assignment_id}))
+    if (p.deviceWords.includes(kindOf(d.model)) || p.models.includes(d.model)) await s.withItem({model: d.model, assignment_id: d.assignment_id}, () => s.call('recover_device', {assignment_id: d.assignment_id}))
   }
-  for (const sys of f.systems) if (e.access.includes(sys)) await s.withItem({system: sys}, () => s.call('revoke_access', {system: sys}))
+  for (const sys of p.systems) if (e.access.includes(sys)) await s.withItem({system: sys}, () => s.call('revoke_access', {system: sys}))
   await complete(s, 'complete_offboarding')
 }
 
 async function logTicket(s: Session, e: EmployeeView): Promise<void> {
-  const f = s.memory.facts
   s.memory.situation = 'ticket'
-  const topic = f.topic ?? 'request'
-  s.memory.ticketDraft = {subject: `${topic === 'vpn' || topic === 'crm' ? topic.toUpperCase() : topic[0]!.toUpperCase() + topic.slice(1)} problem reported by ${e.name}`, description: s.memory.facts.text.slice(0, 400), category: CATEGORY[topic] ?? 'other'}
+  s.memory.ticketDraft = draftTicket(s.memory.person)
   const r = await s.call('create_ticket', {})
-  if (r.ok) return void s.memory.notes.push(r.result.reused ? `Updated existing ticket ${r.result.ticket_id}.` : `Opened ${r.result.ticket_id}.`)
+  if (r.ok) return void s.memory.notes.push(r.result.reused ? `Updated existing ticket ${r.result.ticket_id}.` : `Opened ${r.result.ticket_id} for ${e.name}.`)
   if (r.handled) return void s.memory.notes.push(`Updated existing ticket ${s.memory.ticketId}.`)
   throw new Stop(`I could not open a ticket: ${r.error.message}.`)
 }

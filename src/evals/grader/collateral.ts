@@ -9,7 +9,7 @@ import type {Scope, Verdict} from './types.js'
  * - an access grant of an in-scope employee changed for a system outside `scope.systems`;
  * - a device of a model outside `scope.models` was assigned to an in-scope employee;
  * - reference data (departments, systems, documents, policies, settings) changed at all.
- * Escalations are communication, never damage; stock levels and id sequences follow from
+ * Escalations and denials are communication, never damage; stock levels and id sequences follow from
  * the assignments and are not judged on their own.
  */
 type Rec = Record<string, unknown>
@@ -25,7 +25,7 @@ const OWNED: Partial<Record<CollectionName, (r: Rec) => unknown>> = {
 }
 const REFERENCE: readonly CollectionName[] = ['settings', 'departments', 'systems', 'documents', 'policies']
 
-export const COLLATERAL_RULES = {owned: Object.keys(OWNED), reference: REFERENCE, ignored: ['devices', 'seq', 'escalations']}
+export const COLLATERAL_RULES = {owned: Object.keys(OWNED), reference: REFERENCE, ignored: ['devices', 'seq', 'escalations', 'denials']}
 
 type Collateral = Verdict['collateral']
 

@@ -42,7 +42,30 @@ export interface CountInvariant {
   count: number | {min?: number; max?: number}
 }
 
-export type Invariant = PathInvariant | CountInvariant
+/** A point in time the state records: a timestamp at a path, or a field of the earliest (latest) matching record. */
+export type TimeRef = {path: string} | {collection: string; where?: Where; field: string; pick?: 'earliest' | 'latest'}
+
+/** `first` happened strictly before `then`; both must have happened. */
+export interface OrderInvariant {
+  id: string
+  description?: string
+  order: {first: TimeRef; then: TimeRef}
+}
+
+/** Exactly one of the inner invariants holds (`exactly_one_of`), or none does (`none_of`). */
+export interface ExactlyOneInvariant {
+  id: string
+  description?: string
+  exactly_one_of: Invariant[]
+}
+
+export interface NoneInvariant {
+  id: string
+  description?: string
+  none_of: Invariant[]
+}
+
+export type Invariant = PathInvariant | CountInvariant | OrderInvariant | ExactlyOneInvariant | NoneInvariant
 
 export interface ToolPattern {
   tool: string

@@ -8,11 +8,11 @@ import {MATCH_OPS} from './match.js'
  * score definitions): bump GRADER_VERSION whenever any rule of src/evals/grader changes
  * meaning, so that verdicts of different graders are never compared as equal.
  */
-export const GRADER_VERSION = 'grader@1'
+export const GRADER_VERSION = 'grader@2'
 
 export const GRADER_DESCRIPTOR = {
   version: GRADER_VERSION,
-  invariant_forms: ['path', 'collection'],
+  invariant_forms: ['path', 'collection', 'order (strictly before; earliest or latest of a collection)', 'exactly_one_of', 'none_of'],
   operators: MATCH_OPS,
   constraint_forms: ['before', 'never', 'called', 'max_calls', 'max_errors', 'max_steps (runner)'],
   collateral: COLLATERAL_RULES,

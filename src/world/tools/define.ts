@@ -21,6 +21,8 @@ export interface ToolDef<A = Record<string, unknown>> extends ToolMeta {
   description: string
   /** JSON Schema of the arguments, usable as an OpenAI function `parameters` object */
   parameters: Record<string, unknown>
+  /** JSON Schema of a successful result (only where agents need to know which fields must be set) */
+  returns?: Record<string, unknown>
   run(tx: Tx, args: A): ToolResult
   /** compiled once at module load; never per call */
   validate: ValidateFunction
@@ -46,7 +48,9 @@ export function fail(code: string, message: string): ToolResult {
 }
 
 export function specOf(def: ToolDef<any>): ToolSpec {
-  return {name: def.name, description: def.description, parameters: def.parameters}
+  const spec: ToolSpec = {name: def.name, description: def.description, parameters: def.parameters}
+  if (def.returns) spec.returns = def.returns
+  return spec
 }
 
 /** Common argument schemas, so every tool spells the same thing the same way. */

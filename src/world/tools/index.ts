@@ -5,6 +5,7 @@ import {completeOffboarding} from './complete-offboarding.js'
 import {completeOnboarding} from './complete-onboarding.js'
 import {createProcurementRequest} from './create-procurement-request.js'
 import {createTicket} from './create-ticket.js'
+import {denyRequest} from './deny-request.js'
 import {escalate} from './escalate.js'
 import {getEmployee} from './get-employee.js'
 import {getInventory} from './get-inventory.js'
@@ -23,7 +24,7 @@ import {updateTicket} from './update-ticket.js'
 export const TOOLS: readonly ToolDef<any>[] = [
   getEmployee, searchEmployees, getPolicy, searchDocuments, getInventory, getWorkflow, searchTickets,
   assignDevice, recoverDevice, createProcurementRequest, requestApproval, grantAccess, revokeAccess,
-  createTicket, updateTicket, addBlocker, escalate, completeOnboarding, completeOffboarding,
+  createTicket, updateTicket, addBlocker, escalate, denyRequest, completeOnboarding, completeOffboarding,
 ]
 
 export type {ToolDef, ToolMeta} from './define.js'

@@ -2,6 +2,9 @@ import t from 'tap'
 import {GitRecordStore} from '../../../src/store/index.js'
 import {runEvaluation} from '../../../src/evals/runner/run.js'
 import {benchmarkRepo, runOpts} from '../../helpers/research.js'
+import {builtinScenarios} from '../../helpers/scenarios.js'
+
+const TRAIN = (await builtinScenarios()).filter(s => s.split === 'train').length
 
 const digests = async (repo: string, kinds: ('trace' | 'verification')[]) => {
   const s = await GitRecordStore.open(repo)
@@ -18,7 +21,7 @@ t.test('the same seed gives identical trace and verification digests, in any rep
   const rb = await runEvaluation(await GitRecordStore.open(b), runOpts(b, {split: 'train', seed: 7, repeat: 2, concurrency: 1, lane: 'other'}))
   t.equal(ra.manifest, rb.manifest, 'same manifest id')
   t.equal(ra.evaluation, rb.evaluation, 'same evaluation id')
-  t.equal(ra.total, 68)
+  t.equal(ra.total, TRAIN * 2)
   t.same(await digests(a, ['trace', 'verification']), await digests(b, ['trace', 'verification']))
   const rc = await runEvaluation(await GitRecordStore.open(b), runOpts(b, {split: 'train', seed: 8, repeat: 2}))
   t.not(rc.manifest, ra.manifest, 'another seed is another experiment')

@@ -1,0 +1,130 @@
+import t from 'tap'
+import {createChat} from '../../src/agents/openai/index.js'
+import {parseRules, renderRule} from '../../src/knowledge/index.js'
+import {draftPatch} from '../../src/loop/drafts.js'
+import {drafter} from '../../src/loop/llm.js'
+import {proposePatch} from '../../src/loop/proposer.js'
+import {buildRecall} from '../../src/loop/recall.js'
+import type {KnowledgeItem} from '../../src/loop/knowledge.js'
+import {draftClaimTexts} from '../../src/mining/index.js'
+import {prepare, seal, type ExpRecord, type RecordDraft} from '../../src/records/index.js'
+import type {KnowledgeBody} from '../../src/records/types.js'
+import {exp, expJson} from '../helpers/cli.js'
+import {exampleRepo} from '../helpers/evolve.js'
+import {completion, startFakeLlm, type SeenRequest} from '../helpers/fake-llm.js'
+import {git} from '../helpers/repo.js'
+import {INVENTORY, knowledge, POLICY} from '../helpers/loop.js'
+import {INITIAL} from '../helpers/scenarios.js'
+
+// LLM drafting, deterministic deciding (docs/loop.md, docs/mining.md): a model words claims
+// and proposals from the evidence; what is proposed, where, and whether it is promoted stays
+// deterministic. Tested against an OpenAI-compatible server on 127.0.0.1 over real HTTP.
+
+const KEY = 'sk-test-drafting-0123456789abcdef'
+const user = (r: SeenRequest) => String(r.body.messages.find((m: {role: string}) => m.role === 'user')?.content ?? '')
+
+function item(rule: Parameters<typeof knowledge>[0]): KnowledgeItem {
+  const rec = seal(prepare({kind: 'knowledge', body: knowledge(rule)}), {lane: 'a', lamport: 1, createdAt: '2026-01-01T00:00:00.000Z'}) as ExpRecord<'knowledge'>
+  return {record: rec, rule, lamport: 1}
+}
+
+t.test('a drafted proposal keeps its scope; lines that are not the rule and reasons that do not name it are refused; exchanges are redacted', async t => {
+  const llm = await startFakeLlm(req => {
+    const ask = user(req)
+    // a faithful answer for the inventory rule; for the policy rule, another rule and a reason that leaks the key
+    if (ask.includes('get_inventory')) return {body: completion({content: `${renderRule(INVENTORY)}\nWhy: 29 runs that read \`get_inventory\` first passed.`})}
+    return {body: completion({content: `Never call \`grant_access\`.\nWhy: trust me, ${KEY}`})}
+  })
+  t.teardown(() => llm.close())
+  const items = [item(INVENTORY), item(POLICY)]
+  const byId = new Map(items.map(k => [k.record.id, k]))
+  const recall = buildRecall(items, {skill: 'onboarding', workflows: ['onboarding'], present: [], items: 8, tokens: 1000}).body
+  const chosen = proposePatch({skill: 'onboarding', text: INITIAL().content, recall, knowledge: byId, rejected: [], maxRules: 2})!
+  const d = drafter(`openai:writer`, '--proposer', {baseURL: llm.baseURL, apiKey: KEY, env: {}})
+  const {proposed, exchanges} = await draftPatch(chosen, byId, d.chat, {text: INITIAL().content, redact: d.redact})
+  t.equal(llm.requests.length, 2, 'one request per line, over HTTP')
+  t.same(proposed.rules, chosen.rules, 'the same rules')
+  t.same(parseRules(proposed.rendered.text), parseRules(chosen.rendered.text), 'the same lines in the skill')
+  t.equal(proposed.rendered.normalized, chosen.rendered.normalized, 'the same change, so the same proposal id')
+  t.same(exchanges.map(x => [x.line_accepted, x.reason_accepted]), [[true, true], [false, false]])
+  t.equal(proposed.patch.edits[0]!.reason, '29 runs that read `get_inventory` first passed.', 'an accepted reason is kept')
+  t.equal(proposed.patch.edits[1]!.reason, chosen.patch.edits[1]!.reason, 'a refused one falls back to the deterministic reason')
+  t.notMatch(JSON.stringify(exchanges), new RegExp(KEY), 'the key never reaches the record')
+  t.match(exchanges[1]!.response, /\[redacted\]/)
+  t.throws(() => drafter('claude:x', '--proposer'), {code: 'E_USAGE', message: /--proposer "claude:x": expected openai:MODEL/})
+  t.throws(() => drafter('openai:', '--miner-drafts'), {code: 'E_USAGE'})
+})
+
+t.test('drafted claims keep their rule, runs and links; the exchange is recorded, redacted, accepted or not', async t => {
+  const replies = ['Checking stock with `get_inventory` before `assign_device` avoids handing out models that are gone.', 'Checking stock avoids handing out models that are gone.', '']
+  const llm = await startFakeLlm((_r, i) => ({body: completion({content: replies[i] ?? ''})}))
+  t.teardown(() => llm.close())
+  const body = knowledge(INVENTORY, {slug: 'inv'})
+  const drafts: RecordDraft<'knowledge'>[] = [0, 1, 2].map(() => ({kind: 'knowledge', body}))
+  const out = await draftClaimTexts(drafts, createChat({model: 'writer', baseURL: llm.baseURL, env: {}}), {model: 'writer'})
+  t.same(out.map(k => k.body.drafted!.accepted), [true, false, false], 'a reply dropping a backticked name, or empty, is refused')
+  t.equal(out[0]!.body.claim.text, replies[0])
+  t.same(out[0]!.body.miner, {name: 'exp-miner', version: '2', model: 'writer'})
+  for (const k of out) {
+    t.same([k.body.rule, k.body.evidence, k.body.statistics, k.body.status, k.body.unexplained], [body.rule, body.evidence, body.statistics, body.status, body.unexplained])
+    t.match(k.body.drafted!.prompt, /Claim: Before `assign_device`/)
+  }
+  t.equal(out[1]!.body.claim.text, body.claim.text, 'refused: the deterministic words stay')
+})
+
+t.test('exp mine --miner-drafts and exp propose --proposer against a local server: words drafted, everything else deterministic, all on the record', async t => {
+  const llm = await startFakeLlm(req => {
+    const ask = user(req)
+    const rule = /^Rule: (.*)$/m.exec(ask)?.[1]
+    if (rule) return {body: completion({content: `${rule}\nWhy: the runs that did this passed (${/`[a-z_]+`/.exec(rule)![0]}); see ${KEY}.`})}
+    const claim = /^Claim: (.*)$/m.exec(ask)?.[1] ?? ''
+    return {body: completion({content: `Reviewed: ${claim}`})}
+  })
+  t.teardown(() => llm.close())
+  const repo = await exampleRepo(t)
+  const env = {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY}
+  await expJson(['run', 'train', '--repeat', '1', '--lane', 'me'], {cwd: repo})
+  const mined = await expJson<{knowledge: string[]}>(['mine', '--lane', 'me', '--miner-drafts', 'openai:writer'], {cwd: repo, env})
+  t.ok(mined.knowledge.length > 0)
+  const claims = await expJson<{id: string; body: KnowledgeBody}[]>(['ledger', '--kind', 'knowledge'], {cwd: repo})
+  t.ok(claims.every(k => k.body.drafted?.model === 'writer'), 'every claim records its exchange')
+  t.ok(claims.filter(k => k.body.drafted!.accepted).every(k => k.body.claim.text.startsWith('Reviewed: ')))
+  const prop = await expJson<{proposal: string; branch: string}>(['propose', 'onboarding', '--lane', 'me', '--proposer', 'openai:writer'], {cwd: repo, env})
+  const proposal = (await expJson<{id: string; body: {proposer: {model?: string}; patch: {edits: {reason: string}[]}}}[]>(['ledger', '--kind', 'proposal'], {cwd: repo})).find(p => p.id === prop.proposal)!
+  t.same(proposal.body.proposer, {name: 'deterministic', version: '1', model: 'writer'})
+  t.ok(proposal.body.patch.edits.every(e => e.reason.startsWith('the runs that did this passed')))
+  const notes = await expJson<{body: {text: string; about: string[]}}[]>(['ledger', '--kind', 'note'], {cwd: repo})
+  const note = notes.find(n => n.body.about.includes(prop.proposal))!
+  const recorded = JSON.parse(note.body.text) as {model: string; exchanges: {line_accepted: boolean; response: string}[]}
+  t.equal(recorded.model, 'writer')
+  t.ok(recorded.exchanges.length > 0 && recorded.exchanges.every(x => x.line_accepted))
+  const all = JSON.stringify([claims, notes, proposal])
+  t.notMatch(all, new RegExp(KEY), 'no secret on the record')
+  const diff = await git(repo, 'diff', 'main', prop.branch, '--', 'skills/onboarding/SKILL.md')
+  t.match(diff, /^\+\d+\. (Before|If|Never) `/m, 'the skill gets rule lines the agent follows')
+  t.ok(llm.requests.every(r => r.headers.authorization === `Bearer ${KEY}`), 'real requests with the key from the environment')
+  const bad = await exp(['propose', 'onboarding', '--lane', 'me', '--proposer', 'gpt-4o'], {cwd: repo, env})
+  t.equal(bad.code, 2)
+  t.match(bad.stderr, /--proposer "gpt-4o": expected openai:MODEL/)
+})
+
+t.test('exp evolve --proposer and --miner-drafts: the loop runs with drafted words and decides as always', async t => {
+  const llm = await startFakeLlm(req => {
+    const ask = user(req)
+    const rule = /^Rule: (.*)$/m.exec(ask)?.[1]
+    if (rule) return {body: completion({content: `${rule}\nWhy: runs that followed it (${/`[a-z_]+`/.exec(rule)![0]}) passed.`})}
+    return {body: completion({content: 'no backticks here'})}
+  })
+  t.teardown(() => llm.close())
+  const repo = await exampleRepo(t)
+  const env = {OPENAI_BASE_URL: llm.baseURL}
+  const r = await expJson<{iterations: {decision?: {verdict: string}}[]; promoted: number}>(['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me', '--proposer', 'openai:writer', '--miner-drafts', 'openai:writer'], {cwd: repo, env})
+  t.equal(r.iterations.length, 1)
+  t.ok(r.iterations[0]!.decision, 'a decision was made on the drafted proposal')
+  const claims = await expJson<{body: KnowledgeBody}[]>(['ledger', '--kind', 'knowledge'], {cwd: repo})
+  t.ok(claims.length > 0 && claims.every(k => k.body.drafted && !k.body.drafted.accepted), 'every claim drafted; refused words leave the miner\'s')
+  // the evolve run keeps its own notes (start, iterations); the drafts note is the one with exchanges
+  const notes = (await expJson<{body: {text: string}}[]>(['ledger', '--kind', 'note'], {cwd: repo})).filter(n => n.body.text.includes('"exchanges"'))
+  t.equal(notes.length, 1, 'the proposal\'s exchanges')
+  t.match(JSON.parse(notes[0]!.body.text), {model: 'writer', exchanges: [{line_accepted: true}]})
+})
