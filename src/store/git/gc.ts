@@ -76,7 +76,7 @@ export function findGarbage(commonDir: string): string[] {
   const packs = path.join(objects, 'pack')
   for (const f of list(packs)) {
     const file = path.join(packs, f)
-    const m = /^tmp_(?:pack|idx)_(?:(\d+)_)?/.exec(f)
+    const m = /^tmp_(?:pack|idx|keep)_(?:(\d+)_)?/.exec(f)
     if (m && stale(file, m[1] ? Number(m[1]) : undefined)) out.push(file)
     if (f.endsWith('.keep')) {
       let text = ''

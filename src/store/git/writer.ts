@@ -169,6 +169,7 @@ export class PackSink implements ObjectSink {
     const tmp = `${process.pid}_${randomBytes(6).toString('hex')}`
     const tmpPack = path.join(dir, `tmp_pack_${tmp}`)
     const tmpIdx = path.join(dir, `tmp_idx_${tmp}`)
+    const tmpKeep = path.join(dir, `tmp_keep_${tmp}`)
     const base = path.join(dir, `pack-${name}`)
     try {
       for (let attempt = 1; ; attempt++) {
@@ -186,7 +187,10 @@ export class PackSink implements ObjectSink {
           // the .pack first, then a .keep (a `git repack -a -d` running now must not drop a pack
           // no ref reaches yet), the .idx last: readers find packs through their index
           await fsp.rename(tmpPack, `${base}.pack`)
-          await fsp.writeFile(`${base}.keep`, `exp pid=${process.pid} host=${HOST}: until the lane ref moves\n`)
+          // written whole under a temp name first: a writer killed mid-write must not leave an
+          // empty keep nobody can tell from one a person made
+          await fsp.writeFile(tmpKeep, `exp pid=${process.pid} host=${HOST}: until the lane ref moves\n`)
+          await fsp.rename(tmpKeep, `${base}.keep`)
           this.keep = `${base}.keep`
           await fsp.rename(tmpIdx, `${base}.idx`)
           break
@@ -196,7 +200,7 @@ export class PackSink implements ObjectSink {
       }
     } finally {
       // whatever happened, no temp file stays behind ("garbage found" in git count-objects)
-      await Promise.all([fsp.rm(tmpPack, {force: true}), fsp.rm(tmpIdx, {force: true})])
+      await Promise.all([fsp.rm(tmpPack, {force: true}), fsp.rm(tmpIdx, {force: true}), fsp.rm(tmpKeep, {force: true})])
     }
     this.chunks = []
     this.entries = []
