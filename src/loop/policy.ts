@@ -169,8 +169,8 @@ export function verdictOf(checks: readonly Check[]): Verdict {
  * if the comparison always went on — so stopping early for futility never raises the chance
  * of a false accept; it only saves episodes (docs/loop.md, "Sequential validation"). A
  * candidate is futile when a regression limit is already exceeded (regressions only grow),
- * when it is not ahead (no more wins than losses), or when even winning every remaining pair
- * could not reach the McNemar level of any later pass.
+ * when it is not ahead (no more wins than losses, with a loss, or after two passes), or when
+ * even winning every remaining pair could not reach the McNemar level of any later pass.
  */
 export function afterPass(p: PromotionPolicy, i: PolicyInput, o: {look: number; scenarios: number}): {stop: boolean; why: string} {
   const r = rulesOf(p)
@@ -181,7 +181,8 @@ export function afterPass(p: PromotionPolicy, i: PolicyInput, o: {look: number; 
   if (!failed.length && r.mcnemarPMax !== undefined) return {stop: true, why: `every validation check passes after pass ${o.look}`}
   const {wins, losses, regressions} = i.candidate.comparison
   if (regressions.length > r.maxRegressions) return {stop: true, why: `futile: ${regressions.length} regression(s), more than the ${r.maxRegressions} allowed, and regressions only grow`}
-  if (r.mcnemarPMax !== undefined && wins <= losses) return {stop: true, why: `futile: not ahead after pass ${o.look} (${wins} win(s), ${losses} loss(es))`}
+  // behind, or level with losses; a candidate that changed no outcome at all gets a second pass
+  if (r.mcnemarPMax !== undefined && wins <= losses && (losses > 0 || o.look >= 2)) return {stop: true, why: `futile: not ahead after pass ${o.look} (${wins} win(s), ${losses} loss(es))`}
   if (r.mcnemarPMax !== undefined && r.sequential) {
     const seq = r.sequential
     const reachable = Array.from({length: looks - o.look}, (_, j) => o.look + 1 + j).some(look => mcnemarOneSided(wins + (look - o.look) * o.scenarios, losses) <= lookLevel(r.mcnemarPMax!, look, looks, seq.spending))

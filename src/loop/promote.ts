@@ -51,6 +51,14 @@ export async function loadPolicy(ws: Workspace, commit: string): Promise<LoadedP
   return {policy, version: policy.version, digest: digestOf(policy), blob: hashObject('blob', bytes), path: POLICY_PATH}
 }
 
+/** The policy on the tip of the main branch, if it has one: what `exp eval` evaluates for (its sequential design). */
+export async function mainPolicy(store: GitRecordStore, mainRef: string): Promise<LoadedPolicy | undefined> {
+  const ws = new GitWorkspace(store)
+  const main = await ws.readRef(mainRef)
+  if (!main || !(await ws.readFile(main, POLICY_PATH))) return undefined
+  return loadPolicy(ws, main)
+}
+
 /** @deprecated the store-based form; use loadPolicy(workspace, commit) */
 export function policyAt(store: GitRecordStore, commit: string): Promise<LoadedPolicy> {
   return loadPolicy(new GitWorkspace(store), commit)
