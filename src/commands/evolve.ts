@@ -43,9 +43,8 @@ It stops early, and says why, when no candidate is left or when validation is at
       default: 3,
     }),
     'max-rules': Flags.integer({
-      description: 'rules per proposal (first candidate)',
+      description: 'rules per proposal, first candidate (default: all the recall offers, recall.items of .research/config.yaml, else 8)',
       min: 1,
-      default: 3,
     }),
     continue: Flags.boolean({
       description: 'when the run with these options has finished, start a new one from the current main',
@@ -72,7 +71,9 @@ It stops early, and says why, when no candidate is left or when validation is at
           budgetEpisodes: flags['budget-episodes'],
           trainRepeat: flags['train-repeat'],
           evalRepeat: flags['eval-repeat'],
-          maxRules: flags['max-rules'],
+          // one candidate with every recalled rule: a large effect is shown by the gate's test in
+          // fewer episodes than several small ones, each too small to show (docs/loop.md)
+          maxRules: flags['max-rules'] ?? config.recall?.items ?? 8,
           recall: {
             items: config.recall?.items ?? 8,
             tokens: config.recall?.tokens ?? 1200,

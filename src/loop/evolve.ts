@@ -8,9 +8,14 @@ import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from '.
 import {LoopEvents} from './events.js'
 import type {Rule} from '../agents/scripted/rules.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
-import {createProposal, type CreatedProposal} from './proposal.js'
+import {createProposal, rejectedPatches, type CreatedProposal} from './proposal.js'
+import {currentKnowledge} from './knowledge.js'
+import {buildRecall} from './recall.js'
+import {proposePatch} from './proposer.js'
+import {parseRules} from '../agents/scripted/rules.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
-import {promoteProposal, type PromoteResult} from './promote.js'
+import {loadPolicy, promoteProposal, type PromoteResult} from './promote.js'
+import {GitWorkspace} from '../workspace/git.js'
 import {readPurposeAt} from './proposal.js'
 import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
@@ -60,6 +65,10 @@ export interface EvolveResult {
   episodes: number
   /** when the main skill first reached 85% held-out success: after how many episodes */
   reached_85?: {iteration: number; episodes: number}
+  /** for each held-out level (50%, 60%, ... 100%): the iteration after which main first reached it, and the episodes spent by then */
+  reached: {level: number; iteration: number; episodes: number}[]
+  /** episodes recorded by each iteration (in order; 0 for an iteration rebuilt from its records) */
+  episodes_per_iteration: number[]
   stopped?: string
   /** which run this is (options digest and generation), how much of it an earlier start did, whether it was finished already */
   run: {id: string; generation: number; start: string; resumed: number; finished_before: boolean}
@@ -164,7 +173,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       expected = it.main
       episodes = it.episodes
     }
-    let last: {main: string; train: RunResult; mined: MineResult} | undefined
+    let last: {blob: string; train: RunResult; mined: MineResult} | undefined
     const record = async (it: RunIteration) => {
       await store.append(iterationNote(state, it, o.iterations), {lane: o.lane, now: o.now})
       state = {...state, iterations: [...state.iterations, it]}
@@ -172,6 +181,13 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     for (let i = state.iterations.length + 1; !finishedBefore && !stopped && i <= o.iterations; i++) {
       if (o.budgetEpisodes !== undefined && episodes >= o.budgetEpisodes) {
         stopped = `episode budget reached (${episodes} >= ${o.budgetEpisodes})`
+        break
+      }
+      // the skill just promoted passes every validation episode: no candidate can improve on
+      // it, so nothing is trained or evaluated to find that out
+      const prev = reports.at(-1)
+      if (prev?.decision?.verdict === 'accept' && prev.validation && prev.validation.candidate >= 1) {
+        stopped = SATURATED
         break
       }
       const s = await skillAt(expected)
@@ -198,55 +214,44 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       })
       // the iteration tags events only: a manifest pins what ran, so iterations share episodes
       const runOpts = {...o, eventIteration: i}
-      // nothing changed since the last iteration (its candidate was rejected): the same train
-      // run and the same mining, not run again
-      if (last?.main !== s.main) {
+      const spent = {train: 0, validation: 0, holdout: 0}
+      const before = episodes
+      // train (and mine) only when the knowledge there is offers less than a full candidate for
+      // this skill, and never twice for the same skill: the same SKILL.md trained again gives
+      // the same traces and the same knowledge
+      const trainAndMine = async () => {
+        if (last?.blob === s.blob) return {t: last, fresh: false}
         o.onStep?.(`iteration ${i}: train`)
-        const train = count(
-          await runEvaluation(store, {
-            ...runOpts,
-            repo: store.repo,
-            split: 'train',
-            repeat: o.trainRepeat,
-            skill: `${s.main}:${skillPath(o.skill)}`,
-          }),
-        )
+        const train = count(await runEvaluation(store, {...runOpts, repo: store.repo, split: 'train', repeat: o.trainRepeat, skill: `${s.main}:${skillPath(o.skill)}`}))
+        spent.train += train.recorded
         o.onStep?.(`iteration ${i}: mine`)
-        const mined = await o.mine(store, await store.ledger(), {
-          manifest: train.manifest,
-          lane: o.lane,
-          now: o.now,
-        })
-        last = {main: s.main, train, mined}
+        const mined = await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now})
+        last = {blob: s.blob, train, mined}
+        return {t: last, fresh: true}
       }
-      const {train, mined} = last
-      const report: IterationReport = {
-        iteration: i,
-        skill: {
-          name: o.skill,
-          version: s.version,
-          blob: s.blob,
-          commit: s.main,
-        },
-        training: {
-          manifest: train.manifest,
-          evaluation: train.evaluation,
-          passed: train.passed,
-          total: train.total,
-          rate: train.success_rate,
-        },
-        patterns: mined.patterns,
-        knowledge: mined.knowledge,
-        episodes: 0,
+      const report: IterationReport = {iteration: i, skill: {name: o.skill, version: s.version, blob: s.blob, commit: s.main}, training: {manifest: '', evaluation: '', passed: 0, total: 0, rate: 0}, patterns: [], knowledge: [], episodes: 0}
+      const trained = (t: NonNullable<typeof last>, fresh: boolean) => {
+        report.training = {manifest: t.train.manifest, evaluation: t.train.evaluation, passed: t.train.passed, total: t.train.total, rate: t.train.success_rate, ...(fresh ? {} : {reused: true})}
+        report.patterns = fresh ? t.mined.patterns : []
+        report.knowledge = fresh ? t.mined.knowledge : []
       }
       const finish = async (it: Omit<RunIteration, 'iteration' | 'episodes'>) => {
         report.episodes = episodes
+        report.new_episodes = {...spent, total: episodes - before}
         reports.push(report)
         o.onIteration?.(report)
         await record({iteration: i, episodes, ...it})
         expected = it.main
       }
       o.onStep?.(`iteration ${i}: propose`)
+      // decided from the ledger alone (how big a candidate the knowledge offers), so a resumed
+      // run trains exactly where a run nobody killed did; a skill trained before reuses its
+      // episodes (none new) and its mining adds nothing
+      if (offered(await store.ledger(), await skillText(store, s.main, o.skill), o) < (o.maxRules ?? 3)) {
+        const {t, fresh} = await trainAndMine()
+        trained(t, fresh)
+      } else if (last) trained(last, false)
+      else report.training.reused = true
       let created = await proposeClaimed(store, o, work, report, s.main)
       events?.recall(
         i,
@@ -277,13 +282,16 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         o.onStep?.(`iteration ${i}: eval`)
         let ledger = await store.ledger()
         const proposal = loadProposal(ledger, created.proposal)
+        const policy = (await loadPolicy(new GitWorkspace(store), created.base)).policy
         const ev = await evaluateProposal(store, proposal, 'validation', {
           ...runOpts,
           repeat: o.evalRepeat,
           snapshot: created.recall,
+          policy,
         })
         count(ev.baseline)
         count(ev.candidate)
+        spent.validation += ev.baseline.recorded + ev.candidate.recorded
         report.validation = {
           baseline: ev.baseline.success_rate,
           candidate: ev.candidate.success_rate,
@@ -291,6 +299,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           losses: ev.comparison.losses,
           mcnemar_p: ev.comparison.mcnemar_p,
           evaluation: ev.candidate.evaluation,
+          pairs: ev.comparison.wins + ev.comparison.losses + ev.comparison.ties,
+          ...(ev.sequential ? {passes: ev.sequential.look, looks: ev.sequential.looks} : {}),
         }
         report.regressions = ev.comparison.regressions.length
         o.onStep?.(`iteration ${i}: promote`)
@@ -343,7 +353,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         }
         if (dec!.holdout) {
           // the two held-out runs of the promotion: count what they recorded
-          episodes += countNew(await store.ledger(), ledger, o.lane)
+          const held = countNew(await store.ledger(), ledger, o.lane)
+          episodes += held
+          spent.holdout += held
           report.holdout = {
             baseline: dec!.holdout.baseline,
             candidate: dec!.holdout.candidate,
@@ -354,6 +366,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           verdict: dec!.verdict,
           reasons: dec!.reasons,
           merge: dec!.merge,
+          ...(dec!.decided_by ? {decided_by: `${dec!.decided_by.name}: ${dec!.decided_by.detail}`} : {}),
         }
         events?.decided(i, {
           decision: dec!.decision,
@@ -376,6 +389,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     const after = finishedBefore ? expected : await tip()
     const holdoutAfter = await holdoutOf(after)
     const reached = reached85(reports, holdoutBefore)
+    const levels = reachedLevels(reports, holdoutBefore)
     if (!finishedBefore) await store.append(doneNote(state, {iterations: reports.length, promoted, rejected, stopped}), {lane: o.lane, now: o.now})
     const result: EvolveResult = {
       lane: o.lane,
@@ -386,6 +400,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       rejected,
       episodes,
       ...(reached ? {reached_85: reached} : {}),
+      reached: levels,
+      episodes_per_iteration: reports.map(r => r.new_episodes?.total ?? 0),
       ...(stopped ? {stopped} : {}),
       run: {id: identity, generation: state.generation, start, resumed, finished_before: finishedBefore},
     }
@@ -397,10 +413,12 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
   }
 }
 
+const SATURATED = 'validation is at 100%: no candidate can improve it (a not-worse change can still pass the gate with a reviewer\'s approval: success.allow_neutral)'
+
 /** Validation is at 100% and a candidate was still rejected: nothing the loop proposes can pass. */
 function saturated(r: IterationReport): string | undefined {
   if (r.decision?.verdict !== 'reject' || !r.validation || r.validation.baseline < 1) return undefined
-  return 'validation is at 100%: no candidate can improve it (a not-worse change can still pass the gate with a reviewer\'s approval: success.allow_neutral)'
+  return SATURATED
 }
 
 /** When the main skill first reached 85% held-out success, after how many episodes. */
@@ -408,6 +426,40 @@ function reached85(reports: readonly IterationReport[], before: number): EvolveR
   if (before >= 0.85) return {iteration: 0, episodes: 0}
   const r = reports.find(x => x.decision?.verdict === 'accept' && x.holdout && x.holdout.candidate >= 0.85)
   return r ? {iteration: r.iteration, episodes: r.episodes} : undefined
+}
+
+/**
+ * How many rules the first candidate the current knowledge offers for this skill would have
+ * (the proposer's own choice, without writing anything): fewer than a full candidate means the
+ * loop trains first, so the next candidate can also use what the current skill does wrong.
+ */
+function offered(ledger: Ledger, text: string, o: Pick<EvolveOptions, 'skill' | 'recall' | 'maxRules'>): number {
+  const knowledge = currentKnowledge(ledger).filter(k => !k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill))
+  const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
+  const recall = buildRecall(knowledge, {skill: o.skill, workflows, present: parseRules(text), items: o.recall.items, tokens: o.recall.tokens})
+  const proposed = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: new Map(knowledge.map(k => [k.record.id, k])), rejected: rejectedPatches(ledger), maxRules: o.maxRules, path: skillPath(o.skill)})
+  return proposed?.rules.length ?? 0
+}
+
+async function skillText(store: GitRecordStore, commit: string, skill: string): Promise<string> {
+  return (await readFileAt(store, commit, skillPath(skill)))?.toString('utf8') ?? ''
+}
+
+/** Held-out levels reported by `reached`: every tenth, and 85% (the first target of the loop). */
+export const HOLDOUT_LEVELS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1]
+
+/** For each level, when main's held-out success (the promoted candidate's) first reached it. */
+function reachedLevels(reports: readonly IterationReport[], before: number): EvolveResult['reached'] {
+  const out: EvolveResult['reached'] = []
+  for (const level of HOLDOUT_LEVELS) {
+    if (before >= level - 1e-9) {
+      out.push({level, iteration: 0, episodes: 0})
+      continue
+    }
+    const r = reports.find(x => x.decision?.verdict === 'accept' && x.holdout && x.holdout.candidate >= level - 1e-9)
+    if (r) out.push({level, iteration: r.iteration, episodes: r.episodes})
+  }
+  return out
 }
 
 /** A decision this lane made since the run's last note on a proposal based on `base`: the outcome of an iteration killed before its note. */

@@ -73,9 +73,10 @@ require:
   # also available: bootstrap_ci_low_min: 0, pass_k: {k: 2, min: 0.8}, min_paired_n: 32
 # validation runs in passes over the split (one repetition of every scenario each) and stops
 # at the first pass where the policy decides; mcnemar_p_max is spent across the passes
+# (obrien-fleming: little at the first passes, most at the last; pocock: evenly)
 sequential:
   looks: 3
-  spending: pocock
+  spending: obrien-fleming
 # largest allowed relative increase of each cost dimension (0.25 = +25%)
 tolerances:
   violations: 0

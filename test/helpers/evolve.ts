@@ -11,6 +11,8 @@ export interface EvolveJson {
   rejected: number
   episodes: number
   reached_85?: {episodes: number}
+  reached: {level: number; iteration: number; episodes: number}[]
+  episodes_per_iteration: number[]
 }
 
 /** A fresh repository with the built-in example (`exp init --example onboarding`). */

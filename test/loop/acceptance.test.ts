@@ -5,19 +5,21 @@ import type {EvolveJson} from '../helpers/evolve.js'
 
 // The acceptance run of the issue, tried as a new user would: a fresh repository, the
 // built-in example, ten iterations with the scripted agent.
-t.test('exp evolve --iterations 10 raises held-out success by 30 points or more, with real rejections and merge commits', async t => {
+t.test('exp evolve --iterations 10 raises held-out success by 30 points or more, with merge commits and decisions that say what decided them', async t => {
   const repo = await makeRepo(t, {empty: true})
   t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
   const r = await expJson<EvolveJson>(['evolve', '--iterations', '10', '--lane', 'me'], {cwd: repo})
   t.ok(r.holdout_before >= 0.3 && r.holdout_before <= 0.6, `initial held-out ${r.holdout_before} within 30-60%`)
   t.ok(r.holdout_after - r.holdout_before >= 0.3, `held-out ${r.holdout_before} -> ${r.holdout_after}`)
-  t.ok(r.rejected >= 1, `${r.rejected} candidate(s) rejected on their own evidence`)
   t.ok(r.promoted >= 1)
+  t.equal(r.episodes_per_iteration.length, r.iterations.length, 'episodes reported per iteration')
+  t.ok(r.reached.some(l => l.level === 0.85), 'and the episodes until each held-out level')
   t.ok(r.reached_85 && r.reached_85.episodes <= 1500, `85% held-out after ${r.reached_85?.episodes} episodes`)
   const merges = (await git(repo, 'rev-list', '--first-parent', '--min-parents=2', 'main')).trim().split('\n').filter(Boolean)
   t.equal(merges.length, r.promoted, 'every promotion is a merge commit on main')
   for (const m of merges) t.match(await git(repo, 'log', '-1', '--format=%B', m), /Exp-Promotes: pr-[0-9a-f]{24}\nExp-Evidence: .+\nExp-Policy: /)
-  const decisions = await expJson<{body: {verdict: string; reasons: string[]; rejected_ref?: string}}[]>(['ledger', '--kind', 'decision'], {cwd: repo})
+  const decisions = await expJson<{body: {verdict: string; reasons: string[]; rejected_ref?: string; decided_by?: {name: string; detail: string}}}[]>(['ledger', '--kind', 'decision'], {cwd: repo})
+  for (const d of decisions) t.ok(d.body.decided_by?.name && d.body.decided_by.detail, `the decision names the check that decided it: ${d.body.decided_by?.name}`)
   const rejected = decisions.filter(d => d.body.verdict === 'reject')
   t.equal(rejected.length, r.rejected)
   for (const d of rejected) t.ok(d.body.rejected_ref && (await git(repo, 'rev-parse', '--verify', d.body.rejected_ref)).trim(), 'the rejected patch stays reachable')
