@@ -1,4 +1,3 @@
-import {recordId} from '../records/index.js'
 import type {Ledger, RecordStore} from '../store/index.js'
 import {ExpError} from '../errors/index.js'
 import type {RunOptions} from '../evals/runner/run.js'
@@ -26,7 +25,12 @@ export interface GateShardReport {
   receipts: string[]
 }
 
-const receiptKey = (range: {base: string; head: string}, skill: string, shard: Shard) => `gate-shard/${range.base}/${range.head}/${skill}/${shard.count}/${shard.index}`
+/**
+ * What a receipt says first: which shard of which gate. Its id is its content, and its text
+ * ends with the time it was written (from outside: `now`), so nobody can write the same record
+ * ahead of the shard job to make its append a no-op on another lane.
+ */
+const receiptHead = (range: {base: string; head: string}, skill: string, shard: Shard) => `exp gate shard ${shard.index}/${shard.count} of ${range.base}..${range.head}, skill ${skill},`
 
 type ShardRunOptions = Omit<RunOptions, 'skill' | 'role'> & {shard: Shard; range: {base: string; head: string}; skills: {skill: string; base: string; head: string}[]}
 
@@ -47,10 +51,10 @@ export async function gateShard(store: RecordStore, o: ShardRunOptions): Promise
         await session.close()
       }
     }
-    const key = receiptKey(o.range, s.skill, o.shard)
-    const text = `exp gate shard ${o.shard.index}/${o.shard.count} of ${o.range.base.slice(0, 12)}..${o.range.head.slice(0, 12)}, skill ${s.skill}: ran these ${ids.length} validation episode(s) itself`
+    const at = (o.now ?? (() => new Date()))().toISOString()
     const unique = [...new Set(ids)].sort()
-    report.receipts.push((await store.append({kind: 'note', key, body: {text, about: unique, action: 'comment'}, cites: unique}, {lane, now: o.now})).id)
+    const text = `${receiptHead(o.range, s.skill, o.shard)} at ${at}: ran these ${unique.length} validation episode(s) itself`
+    report.receipts.push((await store.append({kind: 'note', body: {text, about: unique, action: 'comment'}, cites: unique}, {lane, now: o.now})).id)
   }
   return report
 }
@@ -59,14 +63,14 @@ export async function gateShard(store: RecordStore, o: ShardRunOptions): Promise
 export function vouchedBy(ledger: Ledger, o: {lane: string; shards: number; range: {base: string; head: string}; skill: string}): Set<string> {
   const out = new Set<string>()
   const missing: number[] = []
+  const notes = ledger.select({kinds: ['note']})
   for (let index = 1; index <= o.shards; index++) {
-    const e = ledger.get(recordId('note', '', receiptKey(o.range, o.skill, {index, count: o.shards})))
-    // a receipt counts only on the shard's own lane: the job's artifacts, not a lane anyone could push
-    if (!e || e.lane !== shardLane(o.lane, index)) {
-      missing.push(index)
-      continue
-    }
-    for (const id of ledger.load<'note'>(e).body.about ?? []) out.add(id)
+    // a receipt counts only on the shard's own lane: the job's artifact, fetched over any lane of that name
+    const lane = shardLane(o.lane, index)
+    const head = receiptHead(o.range, o.skill, {index, count: o.shards})
+    const receipts = notes.filter(e => e.lane === lane).map(e => ledger.load<'note'>(e).body).filter(b => b.text.startsWith(head))
+    if (!receipts.length) missing.push(index)
+    for (const r of receipts) for (const id of r.about ?? []) out.add(id)
   }
   if (missing.length) throw new ExpError('E_USAGE', `the receipts of shard(s) ${missing.join(', ')} of ${o.shards} for ${o.skill} (${o.range.base.slice(0, 12)}..${o.range.head.slice(0, 12)}) are not on lanes ${missing.map(i => shardLane(o.lane, i)).join(', ')}`, {hint: `run \`exp gate --shard I/${o.shards}\` for each missing shard on the same base and head, and fetch its lane before the deciding job`, data: {missing}})
   return out
