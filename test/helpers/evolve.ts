@@ -4,7 +4,7 @@ import {makeRepo} from './repo.js'
 
 /** What `exp evolve --json` prints, as far as the loop tests read it. */
 export interface EvolveJson {
-  iterations: {iteration: number; proposal?: {id: string}; decision?: {id: string; verdict: string; merge?: string}}[]
+  iterations: {iteration: number; proposal?: {id: string}; decision?: {id: string; verdict: string; merge?: string}; new_episodes?: {train: number; validation: number; holdout: number; total: number}; holdout?: {baseline: number; candidate: number}}[]
   holdout_before: number
   holdout_after: number
   promoted: number

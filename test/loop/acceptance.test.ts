@@ -14,6 +14,12 @@ t.test('exp evolve --iterations 10 raises held-out success by 30 points or more,
   t.ok(r.promoted >= 1)
   t.equal(r.episodes_per_iteration.length, r.iterations.length, 'episodes reported per iteration')
   t.ok(r.reached.some(l => l.level === 0.85), 'and the episodes until each held-out level')
+  for (const i of r.iterations) {
+    const n = i.new_episodes!
+    t.equal(n.train + n.validation + n.holdout, n.total, `iteration ${i.iteration}: episodes by split add up`)
+    // the base of a later promotion is the skill an earlier one merged: its held-out episodes are reused
+    if (i.iteration > 1 && i.holdout) t.ok(n.holdout <= 16 * 3, `iteration ${i.iteration}: only the candidate's held-out was run (${n.holdout})`)
+  }
   t.ok(r.reached_85 && r.reached_85.episodes <= 1500, `85% held-out after ${r.reached_85?.episodes} episodes`)
   const merges = (await git(repo, 'rev-list', '--first-parent', '--min-parents=2', 'main')).trim().split('\n').filter(Boolean)
   t.equal(merges.length, r.promoted, 'every promotion is a merge commit on main')
