@@ -8,11 +8,8 @@ import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from '.
 import {LoopEvents} from './events.js'
 import type {Rule} from '../agents/scripted/rules.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
-import {createProposal, rejectedPatches, type CreatedProposal} from './proposal.js'
-import {currentKnowledge} from './knowledge.js'
-import {buildRecall} from './recall.js'
-import {proposePatch} from './proposer.js'
-import {parseRules} from '../agents/scripted/rules.js'
+import {createProposal, type CreatedProposal} from './proposal.js'
+import {offered, reached85, reachedLevels, saturated, SATURATED, skillText} from './evolve-steps.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {loadPolicy, promoteProposal, type PromoteResult} from './promote.js'
 import {GitWorkspace} from '../workspace/git.js'
@@ -247,7 +244,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       // decided from the ledger alone (how big a candidate the knowledge offers), so a resumed
       // run trains exactly where a run nobody killed did; a skill trained before reuses its
       // episodes (none new) and its mining adds nothing
-      if (offered(await store.ledger(), await skillText(store, s.main, o.skill), o) < (o.maxRules ?? 3)) {
+      if (offered(await store.ledger(), await skillText(new GitWorkspace(store), s.main, o.skill), o) < (o.maxRules ?? 3)) {
         const {t, fresh} = await trainAndMine()
         trained(t, fresh)
       } else if (last) trained(last, false)
@@ -411,55 +408,6 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     events?.failed(e)
     throw e
   }
-}
-
-const SATURATED = 'validation is at 100%: no candidate can improve it (a not-worse change can still pass the gate with a reviewer\'s approval: success.allow_neutral)'
-
-/** Validation is at 100% and a candidate was still rejected: nothing the loop proposes can pass. */
-function saturated(r: IterationReport): string | undefined {
-  if (r.decision?.verdict !== 'reject' || !r.validation || r.validation.baseline < 1) return undefined
-  return SATURATED
-}
-
-/** When the main skill first reached 85% held-out success, after how many episodes. */
-function reached85(reports: readonly IterationReport[], before: number): EvolveResult['reached_85'] {
-  if (before >= 0.85) return {iteration: 0, episodes: 0}
-  const r = reports.find(x => x.decision?.verdict === 'accept' && x.holdout && x.holdout.candidate >= 0.85)
-  return r ? {iteration: r.iteration, episodes: r.episodes} : undefined
-}
-
-/**
- * How many rules the first candidate the current knowledge offers for this skill would have
- * (the proposer's own choice, without writing anything): fewer than a full candidate means the
- * loop trains first, so the next candidate can also use what the current skill does wrong.
- */
-function offered(ledger: Ledger, text: string, o: Pick<EvolveOptions, 'skill' | 'recall' | 'maxRules'>): number {
-  const knowledge = currentKnowledge(ledger).filter(k => !k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill))
-  const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
-  const recall = buildRecall(knowledge, {skill: o.skill, workflows, present: parseRules(text), items: o.recall.items, tokens: o.recall.tokens})
-  const proposed = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: new Map(knowledge.map(k => [k.record.id, k])), rejected: rejectedPatches(ledger), maxRules: o.maxRules, path: skillPath(o.skill)})
-  return proposed?.rules.length ?? 0
-}
-
-async function skillText(store: GitRecordStore, commit: string, skill: string): Promise<string> {
-  return (await readFileAt(store, commit, skillPath(skill)))?.toString('utf8') ?? ''
-}
-
-/** Held-out levels reported by `reached`: every tenth, and 85% (the first target of the loop). */
-export const HOLDOUT_LEVELS = [0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 1]
-
-/** For each level, when main's held-out success (the promoted candidate's) first reached it. */
-function reachedLevels(reports: readonly IterationReport[], before: number): EvolveResult['reached'] {
-  const out: EvolveResult['reached'] = []
-  for (const level of HOLDOUT_LEVELS) {
-    if (before >= level - 1e-9) {
-      out.push({level, iteration: 0, episodes: 0})
-      continue
-    }
-    const r = reports.find(x => x.decision?.verdict === 'accept' && x.holdout && x.holdout.candidate >= level - 1e-9)
-    if (r) out.push({level, iteration: r.iteration, episodes: r.episodes})
-  }
-  return out
 }
 
 /** A decision this lane made since the run's last note on a proposal based on `base`: the outcome of an iteration killed before its note. */
