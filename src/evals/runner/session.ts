@@ -2,9 +2,8 @@ import {loadAgent} from '../../agents/registry.js'
 import type {Agent} from '../../agents/types.js'
 import {prepare, type RecordDraft} from '../../records/index.js'
 import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, VerificationBody} from '../../records/types.js'
-import {defaultKeyFile, findHoldoutKey, type Scenario} from '../../scenarios/index.js'
+import {defaultKeyFile, findHoldoutKey} from '../../scenarios/index.js'
 import type {Ledger, RecordStore} from '../../store/index.js'
-import {sha256Hex} from '../../records/digest.js'
 import {GRADER_VERSION} from '../grader/version.js'
 import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
 import {worldEvaluator} from '../evaluator/world.js'
@@ -14,30 +13,15 @@ import {loadDataset, type Dataset} from './dataset.js'
 import {resolveSkill, type ResolvedSkill} from './skill.js'
 import {episodeDrafts, laneKey, manifestDraft} from './records.js'
 import {summarize, publicAggregate, evidenceOf, type VerifiedEpisode} from './summary.js'
-import {planEpisodes, slotKey, type PlannedEpisode} from './plan.js'
+import {planEpisodes, type PlannedEpisode} from './plan.js'
+import {holdoutLooks, rotate, slotsOf, type Slot} from './slots.js'
+
+export {slotsOf, type Slot}
 import {RunEvents} from './events.js'
 import {assertSomeRan, retryInfrastructure} from './attempts.js'
 import type {RunOptions, RunProgress, RunResult} from './run.js'
 
 export const EXP_VERSION = '0.1.0'
-
-/** One place of a run: a scenario at a repetition (its episode id derives from manifest, scenario, repetition). */
-export interface Slot {
-  key: string
-  scenario: Scenario
-  rep: number
-}
-
-/**
- * The places of a run in the order they are drawn: repetition by repetition (a pass over the
- * split each), and within a pass the scenarios in the order of the SHA-256 of their ids — a
- * fixed shuffle, the same in every clone, so that a pass cut short is not all of one family
- * of scenarios.
- */
-export function slotsOf(scenarios: readonly Scenario[], repeat: number): Slot[] {
-  const order = [...scenarios].map(s => ({s, h: sha256Hex(`slot\0${s.id}`)})).sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0))
-  return Array.from({length: repeat}, (_, rep) => order.map(({s}) => ({key: slotKey(s.id, rep), scenario: s, rep}))).flat()
-}
 
 interface Done {
   slot: string
@@ -327,26 +311,3 @@ function verifiedOf(drafts: readonly RecordDraft[]): VerifiedEpisode {
   return {id: v.id, digest: v.digest, body: v.draft.body as VerificationBody}
 }
 
-/**
- * How many times the sealed held-out split has been looked at, this look included: the
- * number of distinct held-out experiments (manifests) evaluated so far. Evaluating the same
- * manifest again — a rerun, or the same skill as baseline of the next proposal — is the same
- * look, not a new one.
- */
-function holdoutLooks(ledger: Ledger, manifest: string): number {
-  const seen = new Set<string>()
-  for (const e of ledger.select({kinds: ['evaluation']})) {
-    const r = ledger.load<'evaluation'>(e)
-    if (r.body.split !== 'holdout' || e.private) continue
-    if (r.body.manifest === manifest) return r.body.holdout_looks ?? seen.size + 1
-    seen.add(r.body.manifest)
-  }
-  return seen.size + 1
-}
-
-/** The plan from a place that depends on the lane only: the same order for the same lane. */
-function rotate<T>(items: readonly T[], lane: string): T[] {
-  if (items.length < 2) return [...items]
-  const at = Number.parseInt(sha256Hex(`lane\0${lane}`).slice(0, 8), 16) % items.length
-  return [...items.slice(at), ...items.slice(0, at)]
-}
