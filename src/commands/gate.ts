@@ -30,7 +30,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     ...runFlags,
     base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch)'}),
     head: Flags.string({description: 'head revision', default: 'HEAD'}),
-    repeat: Flags.integer({description: 'episodes per scenario', min: 1, default: 2}),
+    repeat: Flags.integer({description: 'episodes per scenario on held-out (and on validation when the policy has no sequential design; else its passes)', min: 1, default: 2}),
     lane: Flags.string({description: 'lane for the gate records', default: 'ci'}),
     junit: Flags.string({description: 'also write the result as JUnit XML to this file'}),
     comment: Flags.string({description: 'also write the pull-request comment (Markdown) to this file'}),
