@@ -119,7 +119,7 @@ export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateR
       }
       for (const skill of touched) {
         const vouched = o.shards ? vouchedBy(await store.ledger(), {lane: o.lane, shards: o.shards, range: {base: mb, head}, skill}) : undefined
-        const v = await validationPair(store, policy, {...common, repeat, reuse: vouched ? {only: vouched} : 'none'}, sides(skill))
+        const v = await validationPair(store, policy, {...common, repeat, reuse: vouched ? {only: vouched} : 'none'}, sides(skill), o.approvedBy)
         const from = vouched ? v.b.resumed + v.h.resumed : undefined
         const ho = certified ? await holdoutPair(store, {...common, repeat: o.repeat ?? 2, reuse: 'none'}, sides(skill)) : undefined
         const input = {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, approvedBy: o.approvedBy, ...(ho ? {holdout: {candidate: ho.h.body, baseline: ho.b.body}} : {})}
@@ -138,9 +138,9 @@ export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateR
 type PairOptions = EvalRunOptions & {scenariosDir: string; repo: GitRecordStore['repo']; repeat: number; reuse: Reuse}
 
 /** Base and head on validation: pass by pass under a sequential policy (the same stopping rule as `exp eval`), else at once. */
-async function validationPair(store: GitRecordStore, policy: PromotionPolicy, o: PairOptions, sides: {base: string; head: string}): Promise<{b: RunResult; h: RunResult; comparison: Comparison; look?: number}> {
+async function validationPair(store: GitRecordStore, policy: PromotionPolicy, o: PairOptions, sides: {base: string; head: string}, approvedBy?: string): Promise<{b: RunResult; h: RunResult; comparison: Comparison; look?: number}> {
   if (looksOf(policy) > 1) {
-    const r = await runPaired(store, {baseline: {...o, split: 'validation', skill: sides.base, role: 'gate-base'}, candidate: {...o, split: 'validation', skill: sides.head, role: 'gate-head'}, looks: looksOf(policy), stop: s => afterPass(policy, {candidate: s.candidate, baseline: s.baseline}, {look: s.look, scenarios: s.scenarios})})
+    const r = await runPaired(store, {baseline: {...o, split: 'validation', skill: sides.base, role: 'gate-base'}, candidate: {...o, split: 'validation', skill: sides.head, role: 'gate-head'}, looks: looksOf(policy), stop: s => afterPass(policy, {candidate: s.candidate, baseline: s.baseline, approvedBy}, {look: s.look, scenarios: s.scenarios})})
     return {b: r.baseline, h: r.candidate, comparison: r.comparison, look: r.look}
   }
   return holdoutPair(store, o, sides, 'validation')

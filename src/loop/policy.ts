@@ -99,11 +99,19 @@ export function validationChecks(p: PromotionPolicy, i: PolicyInput): Check[] {
   const b = i.baseline
   const cmp = c.comparison
   const pairs = cmp.wins + cmp.losses + cmp.ties
+  const delta = c.success_rate - b.success_rate
+  // allow_neutral: a candidate that is not worse (a rewording, or any change once validation
+  // is saturated) passes when a reviewer approved it; without an approval it still has to improve
+  const neutral = delta <= r.minDelta && delta >= -1e-9 && r.allowNeutral
+  const approved = neutral && !!i.approvedBy
+  // the tests of "is it better?" yield to that approval as the success margin does; the other
+  // rules (pairs, pass^k, regressions, costs) still hold for a neutral change
+  const improvement = (x: Check): Check => (approved ? {...x, passed: true, detail: `${x.detail}; waived: not worse, approved by ${i.approvedBy} (allow_neutral)`} : neutral && !x.passed ? {...x, detail: `${x.detail}; not worse: an approving review would waive it (allow_neutral)`} : x)
   if (r.minPairedN !== undefined) checks.push({name: 'min_paired_n', rule: 'require.min_paired_n', passed: pairs >= r.minPairedN, detail: `${pairs} paired episode(s) with both sides valid, needs >= ${r.minPairedN}`, values: {pairs, min: r.minPairedN}})
-  if (r.mcnemarPMax !== undefined) checks.push(mcnemarCheck(r, c))
+  if (r.mcnemarPMax !== undefined) checks.push(improvement(mcnemarCheck(r, c)))
   if (r.bootstrapCiLowMin !== undefined) {
     const [low, high] = cmp.bootstrap_ci
-    checks.push({name: 'bootstrap_ci_low_min', rule: 'require.bootstrap_ci_low_min', passed: low >= r.bootstrapCiLowMin - 1e-9, detail: `paired bootstrap interval of the difference [${pct(low)}, ${pct(high)}], its lower bound needs >= ${pct(r.bootstrapCiLowMin)}`, values: {low, high, min: r.bootstrapCiLowMin}})
+    checks.push(improvement({name: 'bootstrap_ci_low_min', rule: 'require.bootstrap_ci_low_min', passed: low >= r.bootstrapCiLowMin - 1e-9, detail: `paired bootstrap interval of the difference [${pct(low)}, ${pct(high)}], its lower bound needs >= ${pct(r.bootstrapCiLowMin)}`, values: {low, high, min: r.bootstrapCiLowMin}}))
   }
   if (r.passK) {
     const {k, min} = r.passK
@@ -112,13 +120,9 @@ export function validationChecks(p: PromotionPolicy, i: PolicyInput): Check[] {
     checks.push({name: 'pass_k', rule: 'require.pass_k', passed: value !== undefined && value >= min - 1e-9, detail: value === undefined ? `pass^${k} needs ${k} valid run(s) of every scenario; the candidate has ${lookOf(c)} pass(es)` : `candidate pass^${k} = ${pct(value)}, needs >= ${pct(min)}`, values: {k, min, ...(value !== undefined ? {value} : {})}})
   }
   if (r.mustImprove) {
-    const delta = c.success_rate - b.success_rate
     const shown = `validation ${pct(b.success_rate)} -> ${pct(c.success_rate)} (${delta >= 0 ? '+' : ''}${(delta * 100).toFixed(1)} points`
     const values = {baseline: b.success_rate, candidate: c.success_rate, delta, min_delta: r.minDelta}
-    // allow_neutral: a candidate that is not worse (a rewording, or any change once validation
-    // is saturated) passes when a reviewer approved it; without an approval it still has to improve
-    const neutral = delta <= r.minDelta && delta >= -1e-9 && r.allowNeutral
-    if (neutral && i.approvedBy) checks.push({name: 'success improves', rule: 'success.allow_neutral', passed: true, detail: `${shown}: not worse, accepted as neutral, approved by ${i.approvedBy}; allow_neutral)`, values})
+    if (approved) checks.push({name: 'success improves', rule: 'success.allow_neutral', passed: true, detail: `${shown}: not worse, accepted as neutral, approved by ${i.approvedBy}; allow_neutral)`, values})
     else checks.push({name: 'success improves', rule: 'success.min_delta', passed: delta > r.minDelta, detail: `${shown}, needs > ${(r.minDelta * 100).toFixed(1)}${neutral ? '; not worse: an approving review would accept it (allow_neutral)' : ''})`, values})
   }
   const reg = cmp.regressions.length
@@ -158,7 +162,8 @@ export interface Verdict {
 export function verdictOf(checks: readonly Check[]): Verdict {
   const failed = checks.filter(c => !c.passed)
   if (failed.length) return {verdict: 'reject', reasons: failed.map(c => `${c.name}: ${c.detail}`), decidedBy: failed[0]}
-  const decidedBy = checks.find(c => c.name === 'mcnemar_p_max') ?? checks.find(c => c.name === 'bootstrap_ci_low_min') ?? checks.find(c => c.name === 'success improves') ?? checks[0]
+  const neutral = checks.find(c => c.rule === 'success.allow_neutral')
+  const decidedBy = neutral ?? checks.find(c => c.name === 'mcnemar_p_max') ?? checks.find(c => c.name === 'bootstrap_ci_low_min') ?? checks.find(c => c.name === 'success improves') ?? checks[0]
   return {verdict: 'accept', reasons: checks.map(c => `${c.name}: ${c.detail}`), ...(decidedBy ? {decidedBy} : {})}
 }
 

@@ -135,3 +135,19 @@ t.test('after a pass: stop when it passes, when it is futile, or at the last pas
   const plain: PromotionPolicy = {...V2, sequential: {looks: 3}}
   t.match(afterPass(plain, at(1, {wins: 6, losses: 0}), {look: 1, scenarios: 16}), {stop: false})
 })
+
+t.test('allow_neutral: an approved change that is not worse passes the tests of improvement too, and says so', async t => {
+  const policy: PromotionPolicy = {...V2, success: {must_improve: true, min_delta: 0, allow_neutral: true}, require: {mcnemar_p_max: 0.05, bootstrap_ci_low_min: 0.01, max_regressions: 0}}
+  const same = evaluation(0.5, {}, {wins: 0, losses: 0, ties: 48, bootstrap_ci: [0, 0]})
+  const unapproved = verdictOf(validationChecks(policy, {candidate: same, baseline: evaluation(0.5)}))
+  t.equal(unapproved.verdict, 'reject')
+  t.match(unapproved.reasons.join('\n'), /mcnemar_p_max: .*; not worse: an approving review would waive it \(allow_neutral\)/)
+  const approved = verdictOf(validationChecks(policy, {candidate: same, baseline: evaluation(0.5), approvedBy: 'alice'}))
+  t.equal(approved.verdict, 'accept')
+  t.match(approved.reasons.join('\n'), /mcnemar_p_max: .*waived: not worse, approved by alice/)
+  t.equal(approved.decidedBy?.rule, 'success.allow_neutral', 'the approval decided')
+  // worse is never waived, and the rules that are not about improvement still hold
+  t.equal(verdictOf(validationChecks(policy, {candidate: evaluation(0.45, {}, {wins: 0, losses: 2}), baseline: evaluation(0.5), approvedBy: 'alice'})).verdict, 'reject')
+  const regressed = verdictOf(validationChecks(policy, {candidate: evaluation(0.5, {}, {wins: 1, losses: 1, regressions: [{scenario: 'val-1', invariants: []}]}), baseline: evaluation(0.5), approvedBy: 'alice'}))
+  t.equal(regressed.decidedBy?.name, 'regressions')
+})
