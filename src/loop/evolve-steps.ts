@@ -1,12 +1,4 @@
-import type {Ledger} from '../store/index.js'
-import type {Workspace} from '../workspace/port.js'
-import {parseRules} from '../knowledge/index.js'
 import type {IterationReport} from './dashboard.js'
-import {currentKnowledge} from './knowledge.js'
-import {rejectedPatches} from './proposal.js'
-import {buildRecall} from './recall.js'
-import {proposePatch} from './proposer.js'
-import {skillPath} from './files.js'
 
 /** What an evolve run decides between iterations and reports at its end (pure, or reads only). */
 export const SATURATED = 'validation is at 100%: no candidate can improve it (a not-worse change can still pass the gate with a reviewer\'s approval: success.allow_neutral)'
@@ -22,23 +14,6 @@ export function reached85(reports: readonly IterationReport[], before: number): 
   if (before >= 0.85) return {iteration: 0, episodes: 0}
   const r = reports.find(x => x.decision?.verdict === 'accept' && x.holdout && x.holdout.candidate >= 0.85)
   return r ? {iteration: r.iteration, episodes: r.episodes} : undefined
-}
-
-/**
- * How many rules the first candidate the current knowledge offers for this skill would have
- * (the proposer's own choice, without writing anything): fewer than a full candidate means the
- * loop trains first, so the next candidate can also use what the current skill does wrong.
- */
-export function offered(ledger: Ledger, text: string, o: {skill: string; recall: {items: number; tokens: number}; maxRules?: number}): number {
-  const knowledge = currentKnowledge(ledger).filter(k => !k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(o.skill))
-  const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
-  const recall = buildRecall(knowledge, {skill: o.skill, workflows, present: parseRules(text), items: o.recall.items, tokens: o.recall.tokens})
-  const proposed = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: new Map(knowledge.map(k => [k.record.id, k])), rejected: rejectedPatches(ledger), maxRules: o.maxRules, path: skillPath(o.skill)})
-  return proposed?.rules.length ?? 0
-}
-
-export async function skillText(ws: Pick<Workspace, 'readFile'>, commit: string, skill: string): Promise<string> {
-  return (await ws.readFile(commit, skillPath(skill)))?.toString('utf8') ?? ''
 }
 
 /** Held-out levels reported by `reached`: every tenth, and 85% (the first target of the loop). */

@@ -22,7 +22,7 @@ async function exampleRepo(t: Parameters<typeof makeRepo>[0]): Promise<string> {
   // eight expert rules make a long skill: its tokens per episode grow past the default +25%
   // tolerance, and these tests are about what a promotion does, not about that cost
   const policy = path.join(repo, '.research/policy.yaml')
-  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace(/^  tokens: 0\.25$/m, '  tokens: 1'))
+  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace(/^ {2}tokens: 0\.25$/m, '  tokens: 1'))
   await git(repo, 'commit', '-qam', 'policy: tokens may double')
   return repo
 }
