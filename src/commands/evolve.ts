@@ -8,17 +8,21 @@ import {drafter, mineDrafter, proposalDrafter} from '../loop/llm.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
+import {memoryModeFlag} from '../cli/memory.js'
+import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
 
 export default class Evolve extends ExpCommand {
   static summary = 'Run the loop: train, mine, propose, evaluate, promote — N iterations.'
   static description = `Each iteration runs the current main skill on train, mines the new traces, proposes a patch from recalled knowledge, evaluates it against the current skill on validation and applies the promotion policy (held-out only after validation passes). A dashboard is printed per iteration (skill version, training success, observed patterns, lines changed, validation before/after, regressions, decision).
 Lanes: several \`exp evolve --lane NAME\` may run at once, on one repository or on clones that \`exp sync\`. Each claims the hypothesis behind its candidate, leaves the knowledge of other lanes' claims alone, and retires (and rebases) a candidate when another lane promoted first.
 A run is identified by its options: kill it at any point and run the same command again, and it finishes that run (from the last iteration it finished, on the main that iteration left) with the same decisions, SKILL.md and held-out result as a run nobody killed; nothing is duplicated. Started again once finished, it says so: --continue starts a new run from the current main.
+Memory modes (--memory-mode, docs/compare.md): record_only (the default) mines the train runs and keeps knowledge away from the executing agent; closed_loop also hands the recalled knowledge to the agent on every run; recall_only recalls without mining this run's episodes; off neither mines nor recalls (the skill can then only change from knowledge already recorded). A run's mode is part of its identity.
 It stops early, and says why, when no candidate is left or when validation is at 100% and a candidate was rejected; an iteration whose skill did not change reuses the last train run and mining.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
+  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve -n 3 --memory-mode closed_loop', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
   static flags = {
     ...runFlags,
+    ...memoryModeFlag(DEFAULT_MEMORY_MODE),
     iterations: Flags.integer({
       char: 'n',
       description: 'iterations to run',
@@ -67,6 +71,7 @@ It stops early, and says why, when no candidate is left or when validation is at
   async run(): Promise<EvolveResult> {
     const {flags} = await this.parse(Evolve)
     const json = this.jsonEnabled()
+    const memoryMode = parseMemoryMode(flags['memory-mode'])
     const res = await withStore(this.workDir, async store => {
       const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
@@ -87,6 +92,7 @@ It stops early, and says why, when no candidate is left or when validation is at
           mine: flags['miner-drafts'] ? mineStep({draft: mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(config, store).openai))}) : deterministicMine,
           ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(config, store).openai))} : {}),
           claimTtlSeconds: flags['claim-ttl'],
+          memoryMode,
           continue: flags.continue,
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
           onIteration: r => {

@@ -10,6 +10,9 @@ import {infrastructureFailures} from '../evals/runner/attempts.js'
 import {isSplit} from '../evals/runner/records.js'
 import {formatProblem} from '../scenarios/index.js'
 import {AGENT_SPECS} from '../agents/registry.js'
+import {memoryModeFlag} from '../cli/memory.js'
+import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
+import {recallForRun} from '../loop/memory.js'
 
 export default class Run extends ExpCommand {
   static summary = 'Run an agent on a split and record every episode as evidence.'
@@ -17,9 +20,10 @@ export default class Run extends ExpCommand {
 Held-out traces go to the lane's private ref (never pushed); the public lane gets the manifest and the aggregate only.
 Resumable: episode ids come from (manifest, scenario, repetition), so running the same command again after a kill records only the missing episodes, and retries the episodes that failed for infrastructure reasons.
 Infrastructure failures (the agent program missing, its endpoint refusing or failing after retries, timeouts) are not the agent's failures: they are said on stderr, counted apart (INFRA), and when no episode could run at all the command exits non-zero without recording an evaluation.
+Memory modes (--memory-mode, docs/compare.md): record_only (the default) records the episodes as experience the miner may read; off and recall_only keep them out of mining; recall_only and closed_loop hand the knowledge recalled for the skill to the agent as a second skill text. The manifest pins the mode and the recall, so a run with another recall is another experiment.
 Agents: ${AGENT_SPECS.join(', ')}.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini']
+  static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini', '<%= config.bin %> run holdout --memory-mode closed_loop --json']
   static args = {split: Args.string({description: 'train, validation or holdout', required: true})}
   static flags = {
     agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL (default: .research/config.yaml agent, else scripted)'}),
@@ -33,11 +37,13 @@ Agents: ${AGENT_SPECS.join(', ')}.`
     strict: Flags.boolean({description: 'stop at the first malformed scenario instead of skipping it'}),
     'retry-invalid': Flags.boolean({description: 'when resuming, run again the episodes that were invalid for infrastructure reasons (agent program missing, connection refused, HTTP errors after retries, timeouts); --no-retry-invalid keeps them', default: true, allowNo: true}),
     events: Flags.string({description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted'}),
+    ...memoryModeFlag(DEFAULT_MEMORY_MODE),
   }
 
   async run(): Promise<RunResult> {
     const {args, flags} = await this.parse(Run)
     if (!isSplit(args.split)) throw new ExpError('E_USAGE', `unknown split: ${args.split}`, {hint: 'use train, validation or holdout'})
+    const mode = parseMemoryMode(flags['memory-mode'])
     const res = await withStore(this.workDir, async store => {
       const {options, config} = await runContext(store, this.workDir, flags, l => this.note(l))
       const bar = new ProgressBar(`run ${args.split}`)
@@ -50,6 +56,7 @@ Agents: ${AGENT_SPECS.join(', ')}.`
           repo: store.repo,
           strict: flags.strict,
           retryInvalid: flags['retry-invalid'],
+          memory: skill => recallForRun(store, {mode, skill, lane: options.lane, budget: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200}}),
           onProgress: p => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
         })
       } finally {

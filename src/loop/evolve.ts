@@ -16,6 +16,8 @@ import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
 import {doneNote, iterationNote, readRun, runIdentity, startNote, type RunIteration, type RunState} from './evolve-run.js'
 import {replayedReport} from './evolve-replay.js'
+import {DEFAULT_MEMORY_MODE, records, recalls, type MemoryMode} from '../evals/runner/memory.js'
+import {recallForRun} from './memory.js'
 
 /** The mining step behind its seam: the deterministic miner by default (src/mining). */
 export interface MineResult {
@@ -48,6 +50,8 @@ export interface EvolveOptions extends EvalRunOptions {
   claimTtlSeconds?: number
   /** start a new run when the run with these options has finished (exp evolve --continue) */
   continue?: boolean
+  /** memory mode (docs/compare.md): without record the train runs are not mined; with recall every run reads the recalled knowledge */
+  memoryMode?: MemoryMode
   onIteration?: (r: IterationReport) => void
   onStep?: (step: string) => void
 }
@@ -122,6 +126,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     return {main, blob: hashObject('blob', text), version: (await readPurposeAt(store, main, o.skill)).version}
   }
   const mainSkill = async () => skillAt(await tip())
+  const mode = o.memoryMode ?? DEFAULT_MEMORY_MODE
+  // with a recalling mode, the runs of one step read the same recall (built on the skill on main), so comparisons stay paired
+  const memoryAt = async (commit: string) => (recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await readFileAt(store, commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now}) : {mode})
 
   // which run this is, and how far an earlier start of it got
   const identity = runIdentity({...o, agent: o.agent})
@@ -144,6 +151,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         repeat: o.evalRepeat,
         skill: `${commit}:${skillPath(o.skill)}`,
         role: 'baseline',
+        memory: await memoryAt(commit),
       }),
     ).success_rate
   try {
@@ -199,7 +207,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         commit: s.main,
       })
       // the iteration tags events only: a manifest pins what ran, so iterations share episodes
-      const runOpts = {...o, eventIteration: i}
+      let runOpts = {...o, eventIteration: i, memory: await memoryAt(s.main)}
       // nothing changed since the last iteration (its candidate was rejected): the same train
       // run and the same mining, not run again
       if (last?.main !== s.main) {
@@ -217,14 +225,19 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           }),
         )
         o.onStep?.(`iteration ${i}: mine`)
-        const mined = await o.mine(store, await store.ledger(), {
-          manifest: train.manifest,
-          lane: o.lane,
-          now: o.now,
-        })
+        // a mode that does not record keeps the runs out of experience: nothing to mine
+        const mined = records(mode)
+          ? await o.mine(store, await store.ledger(), {
+              manifest: train.manifest,
+              lane: o.lane,
+              now: o.now,
+            })
+          : {evidence: [], knowledge: [], patterns: []}
         last = {main: s.main, train, mined}
       }
       const {train, mined} = last
+      // validation and held-out read what the knowledge is after this iteration's mining
+      if (recalls(mode)) runOpts = {...runOpts, memory: await memoryAt(s.main)}
       const report: IterationReport = {
         iteration: i,
         skill: {
@@ -472,7 +485,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
 function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
-  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
+  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, ...(o.namespace ? {namespace: o.namespace} : {}), recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */

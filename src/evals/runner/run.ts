@@ -18,6 +18,7 @@ import {planEpisodes} from './plan.js'
 import {RunEvents} from './events.js'
 import {assertSomeRan, retryInfrastructure} from './attempts.js'
 import type {EventSink} from '../../events/index.js'
+import {manifestMemory, skillsWithRecall, type RunMemory} from './memory.js'
 
 export const EXP_VERSION = '0.1.0'
 
@@ -58,6 +59,10 @@ export interface RunOptions {
   eventIteration?: number
   /** the memory snapshot the run was decided on, named in its events */
   snapshot?: string
+  /** the memory mode and what was recalled into the agent's context (src/evals/runner/memory.ts); default: record_only, nothing recalled */
+  memory?: RunMemory | ((skill: ResolvedSkill) => Promise<RunMemory>)
+  /** the isolated namespace of an `exp compare` arm, pinned by the manifest */
+  namespace?: string
   now?: () => Date
   onProgress?: (p: RunProgress) => void
 }
@@ -109,12 +114,14 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
   const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
   const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
   const skill: ResolvedSkill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
+  const memory = typeof o.memory === 'function' ? await o.memory(skill) : o.memory
   const agent: Agent = await loadAgent(o.agent, o.agentOptions)
   let ev: RunEvents | undefined
   try {
     const agentRef: AgentRef = {name: agent.name, ...(agent.model ? {model: agent.model} : {}), ...(agent.params ? {params: agent.params} : {})}
     const skillRef: SkillRef = {name: skill.name, blob: skill.blob, path: skill.source, ...(skill.commit ? {commit: skill.commit} : {})}
     const held = o.split === 'holdout'
+    const skills = skillsWithRecall(skill, memory)
     const evaluator = worldEvaluator.identity
     const manifestBody: ManifestBody = {
       purpose: o.purpose ?? 'run',
@@ -132,6 +139,9 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
       // its episodes (and its held-out look) are reused
       ...(o.maxSteps ? {limits: {max_steps: o.maxSteps}} : {}),
       ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
+      // what the agent recalled is part of what ran: another recall is another experiment
+      ...manifestMemory(memory),
+      ...(o.namespace ? {namespace: o.namespace} : {}),
     }
     const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
     if (o.events?.enabled) ev = new RunEvents(o.events, {run: manifest, iteration: o.iteration ?? o.eventIteration, snapshot: o.snapshot})
@@ -190,7 +200,7 @@ export async function runEvaluation(store: RecordStore, o: RunOptions): Promise<
         if (started.has(p.slot)) continue
         started.add(p.slot)
         const t0 = performance.now()
-        const r = await worldEvaluator.judge({scenario: p.scenario, agent, skills: [skill], seed: episodeSeed(seed, p.rep), repetition: p.rep, redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        const r = await worldEvaluator.judge({scenario: p.scenario, agent, skills, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
         const wallMs = performance.now() - t0
         const draftsFor = (key: string) => {
           const d = episodeDrafts(r, {manifest, agent: agentRef, skill: skillRef, wallMs, key, sealTask: held})
