@@ -18,6 +18,8 @@ export interface StreamOptions extends EvalRunOptions {
   mode: MemoryMode
   recall: {items: number; tokens: number}
   mine: MineStep
+  /** the seed of each train run, in order (default: seed + i - 1 for run i) */
+  seeds?: readonly number[]
 }
 
 export interface StreamResult {
@@ -53,7 +55,7 @@ export async function trainStream(store: GitRecordStore, ws: Workspace, o: Strea
     }
     if (episodesIn(ledger) >= o.budgetEpisodes) return {manifests, stopped: `episode budget reached (${episodesIn(ledger)} >= ${o.budgetEpisodes})`}
     const memory = recalls(o.mode) ? await recallForRun(store, {mode: o.mode, skill: {name: o.skill, content: text}, lane: o.lane, budget: o.recall, ...(o.now ? {now: o.now} : {})}) : {mode: o.mode}
-    const train = await runEvaluation(store, {...o, repo: store.repo, split: 'train', repeat: o.trainRepeat, seed: (o.seed ?? 42) + i - 1, skill: `${o.commit}:${skillPath(o.skill)}`, memory, namespace: o.namespace})
+    const train = await runEvaluation(store, {...o, repo: store.repo, split: 'train', repeat: o.trainRepeat, seed: o.seeds?.[i - 1] ?? (o.seed ?? 42) + i - 1, skill: `${o.commit}:${skillPath(o.skill)}`, memory, namespace: o.namespace})
     if (records(o.mode)) await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, ...(o.now ? {now: o.now} : {})})
     await store.append({kind: 'note', key: noteKey(o.namespace, i), body: {text: `${noteKey(o.namespace, i)}: train ${train.manifest} under memory mode ${o.mode}`, about: [train.manifest], action: 'comment'}, cites: [train.manifest]}, {lane: o.lane, ...(o.now ? {now: o.now} : {})})
     manifests.push(train.manifest)
