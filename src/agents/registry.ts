@@ -1,6 +1,7 @@
 import {AgentSpecError, AgentUnavailableError, UnknownAgentError} from '../errors/agent.js'
 import {createCommandAgent, type CommandAgentOptions} from './command/index.js'
 import {createOpenAIAgent, type OpenAIAgentOptions} from './openai/index.js'
+import {parseNoise, withNoise} from './noise.js'
 import type {Agent, AgentContext, AgentInput, AgentOutcome, ToolInvoker} from './types.js'
 
 /** Builds an agent from the part of the spec after `name:` (empty when there is none). */
@@ -18,10 +19,21 @@ export interface AgentOptions {
 /** What `--agent` accepts, for help texts and the unknown-agent error. */
 export const AGENT_SPECS = ['scripted', 'command:PROGRAM [ARGS]', 'openai:MODEL'] as const
 
+/** The seeded-slips wrapper (src/agents/noise.ts), in the two ways `--agent` can ask for it. */
+export const NOISE_SPECS = ['scripted:noise=P', 'noise:P:SPEC'] as const
+
 const BUILT_IN: Record<string, AgentFactory> = {
   scripted: (arg, o) => {
-    if (arg) throw new AgentSpecError(`scripted:${arg}`, 'the scripted agent takes no argument', 'write just: scripted')
+    const noise = /^noise=(.*)$/.exec(arg)
+    if (noise) return noisy(`scripted:${arg}`, noise[1]!, 'scripted', o)
+    if (arg) throw new AgentSpecError(`scripted:${arg}`, 'the scripted agent takes no argument but noise=P', 'write just: scripted, or scripted:noise=0.1 for seeded slips')
     return lazyScripted(o.scripted)
+  },
+  // noise:P:SPEC: any agent, with seeded slips of probability P per tool call
+  noise: (arg, o) => {
+    const colon = arg.indexOf(':')
+    if (colon < 0) throw new AgentSpecError(`noise:${arg}`, 'no agent given after the probability', 'write noise:P:SPEC, e.g. noise:0.1:scripted or noise:0.05:openai:gpt-4o-mini')
+    return noisy(`noise:${arg}`, arg.slice(0, colon), arg.slice(colon + 1), o)
   },
   command: (arg, o) => createCommandAgent(arg, o.command),
   openai: (arg, o) => {
@@ -54,6 +66,13 @@ export async function loadAgent(spec: string, options: AgentOptions = {}): Promi
 }
 
 const SCRIPTED_MODULE = './scripted/index.js'
+
+function noisy(spec: string, p: string, inner: string, o: AgentOptions): Agent {
+  const prob = parseNoise(p)
+  if (prob === undefined) throw new AgentSpecError(spec, `the noise ${JSON.stringify(p)} is not a probability`, 'give a number from 0 to 1, e.g. scripted:noise=0.1')
+  const agent = createAgent(inner, o)
+  return new LazyAgent(agent.name, async () => withNoise(agent instanceof LazyAgent ? await agent.load() : agent, prob))
+}
 
 function lazyScripted(options: unknown): Agent {
   return new LazyAgent('scripted', async () => {

@@ -25,7 +25,7 @@ Resumable: the compare is identified by its options and the main commit it start
     repeat: Flags.integer({description: 'validation and held-out episodes per scenario', min: 1, default: 3}),
     iterations: Flags.integer({char: 'n', description: 'iterations of each learning arm at most', min: 1, default: 10}),
     'train-repeat': Flags.integer({description: 'train episodes per scenario', min: 1, default: 3}),
-    'max-rules': Flags.integer({description: 'rules per proposal (trace2skill and compiler)', min: 1, default: 3}),
+    'max-rules': Flags.integer({description: 'rules per proposal (trace2skill and compiler) (default: the recall item budget, as exp evolve)', min: 1}),
     skill: Flags.string({description: 'the skill (folder under skills/)', default: 'onboarding'}),
     out: Flags.string({description: 'folder to write compare.{md,json,csv} into (default: results/ at the top of the repository)'}),
   }
@@ -45,7 +45,7 @@ Resumable: the compare is identified by its options and the main commit it start
           iterations: flags.iterations,
           trainRepeat: flags['train-repeat'],
           evalRepeat: flags.repeat,
-          maxRules: flags['max-rules'],
+          maxRules: flags['max-rules'] ?? config.recall?.items ?? 8,
           recall: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200},
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
         })

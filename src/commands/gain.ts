@@ -21,7 +21,7 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
     repeat: Flags.integer({description: 'validation and held-out episodes per scenario', min: 1, default: 3}),
     iterations: Flags.integer({char: 'n', description: 'loop iterations of the closed-loop side at most', min: 1, default: 10}),
     'train-repeat': Flags.integer({description: 'train episodes per scenario', min: 1, default: 3}),
-    'max-rules': Flags.integer({description: 'rules per proposal', min: 1, default: 3}),
+    'max-rules': Flags.integer({description: 'rules per proposal (default: the recall item budget, as exp evolve)', min: 1}),
     skill: Flags.string({description: 'the skill (folder under skills/)', default: 'onboarding'}),
     out: Flags.string({description: 'folder to write gain.{json,md} into (default: results/ at the top of the repository)'}),
   }
@@ -39,7 +39,7 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
           iterations: flags.iterations,
           trainRepeat: flags['train-repeat'],
           evalRepeat: flags.repeat,
-          maxRules: flags['max-rules'],
+          maxRules: flags['max-rules'] ?? config.recall?.items ?? 8,
           recall: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200},
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
         })

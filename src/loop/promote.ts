@@ -24,6 +24,8 @@ export interface PromoteResult {
   verdict: 'accept' | 'reject'
   checks: Check[]
   reasons: string[]
+  /** the check that decided (a reject's first failure; an accept's statistical test) */
+  decided_by?: Check
   merge?: string
   rejected_ref?: string
   holdout?: {baseline: number; candidate: number; evaluations: string[]}
@@ -47,6 +49,14 @@ export async function loadPolicy(ws: Workspace, commit: string): Promise<LoadedP
   const policy = parseYaml(bytes.toString('utf8')) as PromotionPolicy
   assertResearchFile('policy', policy, POLICY_PATH)
   return {policy, version: policy.version, digest: digestOf(policy), blob: hashObject('blob', bytes), path: POLICY_PATH}
+}
+
+/** The policy on the tip of the main branch, if it has one: what `exp eval` evaluates for (its sequential design). */
+export async function mainPolicy(store: GitRecordStore, mainRef: string): Promise<LoadedPolicy | undefined> {
+  const ws = new GitWorkspace(store)
+  const main = await ws.readRef(mainRef)
+  if (!main || !(await ws.readFile(main, POLICY_PATH))) return undefined
+  return loadPolicy(ws, main)
 }
 
 /** @deprecated the store-based form; use loadPolicy(workspace, commit) */
@@ -142,13 +152,14 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
     evaluations.push(...holdout.evaluations)
     checks.push(...holdoutChecks(policy.policy, {...input, holdout: {candidate: h.candidate.body, baseline: h.baseline.body}}))
   }
-  const {verdict, reasons} = verdictOf(checks)
+  const {verdict, reasons, decidedBy} = verdictOf(checks)
   const body: DecisionBody = {
     proposal: proposal.id,
     verdict,
     policy: {version: policy.version, digest: policy.digest, path: policy.path, blob: policy.blob},
     evaluations,
     checks,
+    ...(decidedBy ? {decided_by: decidedBy} : {}),
     reasons,
     regressions: input.candidate.comparison.regressions,
     ...(p.hypothesis ? {hypothesis: p.hypothesis} : {}),
@@ -166,7 +177,7 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
   }
   const cites = [proposal.id, ...(p.hypothesis ? [p.hypothesis] : []), ...evaluations]
   const decision = (await store.append({kind: 'decision', body, cites}, {lane: o.lane, now: o.now})).id
-  return {decision, verdict, checks, reasons, merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
+  return {decision, verdict, checks, reasons, ...(decidedBy ? {decided_by: decidedBy} : {}), merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
 }
 
 async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}; onMain: boolean}): Promise<string> {
@@ -183,5 +194,5 @@ async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: 
 }
 
 function resultOf(d: ExpRecord<'decision'>, val: {candidate: ExpRecord<'evaluation'>; baseline: ExpRecord<'evaluation'>}): PromoteResult {
-  return {decision: d.id, verdict: d.body.verdict, checks: d.body.checks, reasons: d.body.reasons, merge: d.body.merge?.commit, rejected_ref: d.body.rejected_ref, validation: {baseline: val.baseline.body.success_rate, candidate: val.candidate.body.success_rate}}
+  return {decision: d.id, verdict: d.body.verdict, checks: d.body.checks, reasons: d.body.reasons, ...(d.body.decided_by ? {decided_by: d.body.decided_by} : {}), merge: d.body.merge?.commit, rejected_ref: d.body.rejected_ref, validation: {baseline: val.baseline.body.success_rate, candidate: val.candidate.body.success_rate}}
 }
