@@ -1,6 +1,6 @@
 import {ExpError} from '../errors/index.js'
 import type {Ledger} from './ledger.js'
-import type {AppendOptions, RecordStore} from './port.js'
+import type {AppendOptions, AppendResult, RecordStore} from './port.js'
 import {validateLane} from './lanes.js'
 
 /**
@@ -24,13 +24,23 @@ export function namespaceOf(store: RecordStore): string | undefined {
  * The same store, seen from inside a namespace: `ledger()` holds only the records of its
  * lanes (so knowledge, claims, proposals and decisions of other namespaces do not exist for
  * whoever reads through it), `lanes()` lists only its lanes, and an append to a lane outside
- * it is refused before anything is written. Everything else is the store itself.
+ * it is refused before anything is written; one that finds its record already on a lane of
+ * another namespace is an error (E_CONFLICT), never a silent share. Everything else is the
+ * store itself.
  */
 export function namespaced<T extends RecordStore>(store: T, name: string): T {
   validateLane(name, 'namespace')
   const views = new WeakMap<Ledger, Ledger>()
   const check = (o: AppendOptions) => {
     if (!inNamespace(name, o.lane)) throw new ExpError('E_USAGE', `lane ${o.lane} is outside namespace ${name}: nothing was written`, {hint: `append on ${name} or ${name}.<suffix>`, data: {lane: o.lane, namespace: name}})
+  }
+  // a record another namespace already holds (the same id, the same bytes) is a no-op for the
+  // store, and would be missing from this namespace's view: content shared between namespaces
+  // must be salted with the namespace (manifests pin it), so such an append is an error, said aloud
+  const shared = (results: AppendResult[]) => {
+    const out = results.find(r => r.status === 'exists' && !inNamespace(name, r.lane))
+    if (out) throw new ExpError('E_CONFLICT', `record ${out.id} already exists on lane ${out.lane}, outside namespace ${name}: it would not be part of this namespace`, {hint: 'records of a namespace must name it (a manifest pins its namespace); report this as a bug', data: {id: out.id, lane: out.lane, namespace: name}})
+    return results
   }
   const overrides: Partial<RecordStore> & {[NAMESPACE]: string} = {
     [NAMESPACE]: name,
@@ -41,13 +51,13 @@ export function namespaced<T extends RecordStore>(store: T, name: string): T {
       return view
     },
     lanes: async () => (await store.lanes()).filter(l => inNamespace(name, l.lane)),
-    append: (draft, o) => {
+    append: async (draft, o) => {
       check(o)
-      return store.append(draft, o)
+      return shared([await store.append(draft, o)])[0]!
     },
-    appendBatch: (drafts, o) => {
+    appendBatch: async (drafts, o) => {
       check(o)
-      return store.appendBatch(drafts, o)
+      return shared(await store.appendBatch(drafts, o))
     },
   }
   return new Proxy(store, {
