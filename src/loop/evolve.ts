@@ -134,7 +134,10 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
   const mainSkill = async () => skillAt(await tip())
   const mode = o.memoryMode ?? DEFAULT_MEMORY_MODE
   // with a recalling mode, the runs of one step read the same recall (built on the skill on main), so comparisons stay paired
-  const memoryAt = async (commit: string) => (recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await readFileAt(store, commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now}) : {mode})
+  // `settled`: only knowledge recorded before this run's latest note (its start, or the iteration
+  // before), so an iteration started again after a kill recalls what it recalled the first time
+  const memoryAt = async (commit: string, settled = false) =>
+    recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await readFileAt(store, commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now, ...(settled ? {until: lastNote(await store.ledger(), o.lane, state)} : {})}) : {mode}
 
   // which run this is, and how far an earlier start of it got
   const identity = runIdentity({...o, agent: o.agent})
@@ -157,7 +160,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         repeat: o.evalRepeat,
         skill: `${commit}:${skillPath(o.skill)}`,
         role: 'baseline',
-        memory: await memoryAt(commit),
+        memory: await memoryAt(commit, commit === start),
       }),
     ).success_rate
   try {
@@ -220,7 +223,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         commit: s.main,
       })
       // the iteration tags events only: a manifest pins what ran, so iterations share episodes
-      let runOpts = {...o, eventIteration: i, memory: await memoryAt(s.main)}
+      let runOpts = {...o, eventIteration: i, memory: await memoryAt(s.main, true)}
       const spent = {train: 0, validation: 0, holdout: 0}
       const before = episodes
       // Train (and mine) each new SKILL.md once, and a skill whose knowledge ran out once more
@@ -454,6 +457,11 @@ function decidedSince(ledger: Ledger, lane: string, base: string, s: RunState): 
     if (p && ledger.load<'proposal'>(p).body.base.commit === base) return {id: e.id, accept: d.verdict === 'accept', ...(d.merge ? {merge: d.merge.commit} : {})}
   }
   return undefined
+}
+
+/** The ledger position of this run's latest progress note (its start note, then one per finished iteration). */
+function lastNote(ledger: Ledger, lane: string, s: RunState): number | undefined {
+  return ledger.select({kinds: ['note'], lanes: [lane]}).filter(e => ledger.load<'note'>(e).body.text.startsWith(`evolve run ${s.identity}/${s.generation}`)).at(-1)?.lamport
 }
 
 /** `head` is this candidate's own promotion merge (made before a kill, its decision not yet recorded). */

@@ -46,18 +46,24 @@ const noteKey = (ns: string, i: number) => `stream/${ns}/${i}`
 export async function trainStream(store: GitRecordStore, ws: Workspace, o: StreamOptions): Promise<StreamResult> {
   const manifests: string[] = []
   const text = (await ws.readFile(o.commit, skillPath(o.skill)))?.toString('utf8') ?? ''
+  const at = {lane: o.lane, ...(o.now ? {now: o.now} : {})}
+  await store.append({kind: 'note', key: noteKey(o.namespace, 0), body: {text: `${noteKey(o.namespace, 0)}: train stream of ${o.skill} at ${o.commit} under memory mode ${o.mode}`, action: 'comment'}}, at)
   for (let i = 1; i <= o.iterations; i++) {
     const ledger = await store.ledger()
-    const done = ledger.select({kinds: ['note'], lanes: [o.lane]}).map(e => ledger.load<'note'>(e)).find(n => n.body.text.startsWith(`${noteKey(o.namespace, i)}:`))
+    const notes = ledger.select({kinds: ['note'], lanes: [o.lane]}).map(e => ({e, n: ledger.load<'note'>(e)}))
+    const noteOf = (k: number) => notes.find(x => x.n.body.text.startsWith(`${noteKey(o.namespace, k)}:`))
+    const done = noteOf(i)
     if (done) {
-      manifests.push(done.body.about![0]!)
+      manifests.push(done.n.body.about![0]!)
       continue
     }
+    // the knowledge recorded before the previous iteration's note: a run started again after a kill recalls what it recalled the first time
+    const until = noteOf(i - 1)?.e.lamport
     if (episodesIn(ledger) >= o.budgetEpisodes) return {manifests, stopped: `episode budget reached (${episodesIn(ledger)} >= ${o.budgetEpisodes})`}
-    const memory = recalls(o.mode) ? await recallForRun(store, {mode: o.mode, skill: {name: o.skill, content: text}, lane: o.lane, budget: o.recall, ...(o.now ? {now: o.now} : {})}) : {mode: o.mode}
+    const memory = recalls(o.mode) ? await recallForRun(store, {mode: o.mode, skill: {name: o.skill, content: text}, lane: o.lane, budget: o.recall, ...(until !== undefined ? {until} : {}), ...(o.now ? {now: o.now} : {})}) : {mode: o.mode}
     const train = await runEvaluation(store, {...o, repo: store.repo, split: 'train', repeat: o.trainRepeat, seed: o.seeds?.[i - 1] ?? (o.seed ?? 42) + i - 1, skill: `${o.commit}:${skillPath(o.skill)}`, memory, namespace: o.namespace})
-    if (records(o.mode)) await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, ...(o.now ? {now: o.now} : {})})
-    await store.append({kind: 'note', key: noteKey(o.namespace, i), body: {text: `${noteKey(o.namespace, i)}: train ${train.manifest} under memory mode ${o.mode}`, about: [train.manifest], action: 'comment'}, cites: [train.manifest]}, {lane: o.lane, ...(o.now ? {now: o.now} : {})})
+    if (records(o.mode)) await o.mine(store, await store.ledger(), {manifest: train.manifest, ...at})
+    await store.append({kind: 'note', key: noteKey(o.namespace, i), body: {text: `${noteKey(o.namespace, i)}: train ${train.manifest} under memory mode ${o.mode}`, about: [train.manifest], action: 'comment'}, cites: [train.manifest]}, at)
     manifests.push(train.manifest)
   }
   return {manifests}
