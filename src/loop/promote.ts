@@ -138,7 +138,7 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
   const previous = ledger.select({kinds: ['decision'], cites: proposal.id}).map(e => ledger.load<'decision'>(e)).find(d => d.body.proposal === proposal.id && authority.counts(d.id))
   if (previous) return {...resultOf(previous, val), ...ignored}
   const onMain = ws.checkedOutBranch() === o.mainRef
-  const dirty = onMain ? await ws.dirtyFiles() : []
+  const dirty = onMain ? await ws.exclusive(() => ws.dirtyFiles()) : []
   if (dirty.length) throw new ExpError('E_DIRTY_TREE', `${o.mainRef.replace('refs/heads/', '')} is checked out and has uncommitted changes: ${dirty.slice(0, 5).join(', ')}`, {hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})
   const input = {candidate: val.candidate.body as EvaluationBody & {comparison: Comparison}, baseline: val.baseline.body}
   const checks: Check[] = validationChecks(policy.policy, input)
@@ -188,8 +188,12 @@ async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: 
   const message = `exp: promote ${p.skill} v${version} (${proposal.id})\n\nvalidation ${(o.validation.baseline.success_rate * 100).toFixed(1)}% -> ${(o.validation.candidate.success_rate * 100).toFixed(1)}%, ${p.patch.size.added} line(s) added in ${p.patch.sections.join(', ')}.\n${p.reason}\n\nExp-Promotes: ${proposal.id}\nExp-Evidence: ${o.evaluations.join(' ')}\nExp-Policy: ${o.policy.version} ${o.policy.digest}\n`
   // the proposal is based on main's tip (checked above), so the merge tree is the branch's tree plus PURPOSE.yaml marked accepted
   const merge = await ws.commitFiles({base: p.head.commit, parents: [o.main, p.head.commit], message, files: [{path: purposePath(p.skill), content: Buffer.from(purposeText(accepted))}]})
-  await ws.moveRef(o.mainRef, merge, o.main)
-  if (o.onMain) await ws.updateWorkTree(o.main, merge)
+  if (!o.onMain) await ws.moveRef(o.mainRef, merge, o.main)
+  else
+    await ws.exclusive(async () => {
+      await ws.moveRef(o.mainRef, merge, o.main)
+      await ws.updateWorkTree(o.main, merge)
+    })
   return merge
 }
 
