@@ -10,6 +10,8 @@ import {compare, type CompareResult} from '../loop/compare/run.js'
 import {ARMS, parseArms} from '../loop/compare/arms.js'
 import {compareCsv, compareMarkdown} from '../loop/compare/render.js'
 
+const {lane: _lane, ...armFlags} = runFlags
+
 export default class Compare extends ExpCommand {
   static summary = 'Compare baseline, trace2skill, memory and compiler under one budget, seed policy and agent, on held-out.'
   static description = `The four configurations of the research questions (docs/compare.md): baseline (no memory), trace2skill (patches drafted from raw failing traces, no miner), memory (mined knowledge recalled into the agent's context, the skill unchanged) and compiler (mined knowledge compiled into the skill by the loop, the agent never sees it). Each arm runs in its own namespace: its own lane cmp-<id>-<arm>, a view of the records that holds only that lane, its own main ref refs/exp/compare/<id>/<arm>/main and proposal branches under exp/compare/, and manifests that pin the namespace; nothing one arm learns reaches another.
@@ -19,7 +21,8 @@ Resumable: the compare is identified by its options and the main commit it start
   static enableJsonFlag = true
   static examples = ['<%= config.bin %> compare', '<%= config.bin %> compare --arms baseline,compiler --budget-episodes 600 --json', '<%= config.bin %> compare --repeat 5 --agent scripted', "<%= config.bin %> compare --agent 'command:python3 my_agent.py' --iterations 5"]
   static flags = {
-    ...runFlags,
+    // every arm records on its own lane: no --lane
+    ...armFlags,
     arms: Flags.string({description: `arms to run, comma-separated: ${ARMS.join(', ')} (default: all four)`}),
     'budget-episodes': Flags.integer({description: 'episodes each arm may record before its held-out evaluation', min: 1, default: 1500}),
     repeat: Flags.integer({description: 'validation and held-out episodes per scenario', min: 1, default: 3}),

@@ -8,6 +8,8 @@ import {GitWorkspace} from '../workspace/git.js'
 import {gain, type GainResult} from '../loop/gain/run.js'
 import {gainMarkdown} from '../loop/gain/render.js'
 
+const {lane: _lane, ...armFlags} = runFlags
+
 export default class Gain extends ExpCommand {
   static summary = 'Measure Experience Gain: held-out score with the closed loop minus score without memory.'
   static description = `Experience Gain = score(closed_loop) - score(off), with the same agent, scenarios, seeds and budget (docs/compare.md). The closed_loop side runs the loop in a namespace of its own under --memory-mode closed_loop (its train runs mined, recalled knowledge in the agent's context, proposals promoted on its own main ref); the off side runs the same train runs (as many, the same seeds) with memory off and the skill unchanged. Both end on the same held-out episodes, so the gain comes with a paired bootstrap 95% interval and an exact McNemar p.
@@ -16,7 +18,8 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
   static enableJsonFlag = true
   static examples = ['<%= config.bin %> gain', '<%= config.bin %> gain --budget-episodes 600 --iterations 3 --json', "<%= config.bin %> gain --agent 'command:python3 my_agent.py'"]
   static flags = {
-    ...runFlags,
+    // every arm records on its own lane: no --lane
+    ...armFlags,
     'budget-episodes': Flags.integer({description: 'episodes each side may record before its held-out evaluation', min: 1, default: 1500}),
     repeat: Flags.integer({description: 'validation and held-out episodes per scenario', min: 1, default: 3}),
     iterations: Flags.integer({char: 'n', description: 'loop iterations of the closed-loop side at most', min: 1, default: 10}),

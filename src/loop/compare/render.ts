@@ -4,7 +4,7 @@ const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 const yes = (b: boolean) => (b ? 'yes' : 'no')
 const fmtP = (p: number) => (p < 0.0001 ? '< 0.0001' : p.toFixed(4))
 
-/** results/compare.csv: one line per arm (RFC 4180; no field needs quoting but the note). */
+/** results/compare.csv: one line per arm (ids, numbers and fixed words: no field needs RFC 4180 quoting). */
 export function compareCsv(r: CompareResult): string {
   const head = ['arm', 'mode', 'persistent_traces', 'structured_knowledge', 'evolved_skill', 'success', 'ci_low', 'ci_high', 'passed', 'total', 'invalid', 'episodes', 'holdout_episodes', 'promoted', 'knowledge', 'skill_blob', 'evaluation']
   const rows = r.arms.map(a => [a.arm, a.mode, a.persistent_traces, a.structured_knowledge, a.evolved_skill, a.success.toFixed(6), a.ci[0].toFixed(6), a.ci[1].toFixed(6), a.passed, a.total, a.invalid, a.episodes, a.holdout_episodes, a.promoted ?? '', a.knowledge, a.skill.blob, a.evaluation].join(','))
