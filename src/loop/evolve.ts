@@ -297,7 +297,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           : {knowledge: [], reason: report.note},
       )
       if (!created) {
-        report.note ??= 'no knowledge left that the skill does not already follow or that was not rejected'
+        report.note ??= records(mode) ? 'no knowledge left that the skill does not already follow or that was not rejected' : `memory mode ${mode}: this run's train runs are not mined, and no knowledge recorded before is left to propose`
         stopped = `no candidate left: ${report.note}`
         await finish({main: s.main, note: report.note})
         break
