@@ -18,7 +18,7 @@ import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
 import {doneNote, iterationNote, readRun, runIdentity, startNote, type RunIteration, type RunState} from './evolve-run.js'
 import {replayedReport} from './evolve-replay.js'
-import {DEFAULT_MEMORY_MODE, records, recalls, type MemoryMode} from '../evals/runner/memory.js'
+import {DEFAULT_MEMORY_MODE, records, recalls, type MemoryMode, type RunMemory} from '../evals/runner/memory.js'
 import {recallForRun} from './memory.js'
 
 /** The mining step behind its seam: the deterministic miner by default (src/mining). */
@@ -136,7 +136,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
   // with a recalling mode, the runs of one step read the same recall (built on the skill on main), so comparisons stay paired
   // `settled`: only knowledge recorded before this run's latest note (its start, or the iteration
   // before), so an iteration started again after a kill recalls what it recalled the first time
-  const memoryAt = async (commit: string, settled = false) =>
+  const memoryAt = async (commit: string, settled = false): Promise<RunMemory> =>
     recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await readFileAt(store, commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now, ...(settled ? {until: lastNote(await store.ledger(), o.lane, state)} : {})}) : {mode}
 
   // which run this is, and how far an earlier start of it got
@@ -183,7 +183,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       expected = it.main
       episodes = it.episodes
     }
-    let last: {blob: string; train: RunResult; mined: MineResult} | undefined
+    let last: {blob: string; recall?: string; train: RunResult; mined: MineResult} | undefined
     const record = async (it: RunIteration) => {
       await store.append(iterationNote(state, it, o.iterations), {lane: o.lane, now: o.now})
       state = {...state, iterations: [...state.iterations, it]}
@@ -231,7 +231,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       // so far), so a run started again after a kill trains exactly where a run nobody killed did:
       // the first training of a skill reuses the run recorded for it, if any.
       const trainAndMine = async (again = false) => {
-        if (!again && last?.blob === s.blob) return {t: last, fresh: false}
+        // under a recalling mode the agent also reads the recall: a new recall is a new train run (on the same seed)
+        if (!again && last?.blob === s.blob && last.recall === runOpts.memory.context?.digest) return {t: last, fresh: false}
         const ledger = await store.ledger()
         const prior = trainSeeds(ledger, o.lane, o.skill, s.blob)
         const seed = !again && prior.length ? prior[prior.length - 1]! : (o.seed ?? 42) + trainSeeds(ledger, o.lane, o.skill).length
@@ -252,7 +253,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         o.onStep?.(`iteration ${i}: mine`)
         // a mode that does not record keeps the runs out of experience: nothing to mine
         const mined = records(mode) ? await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now}) : {evidence: [], knowledge: [], patterns: []}
-        last = {blob: s.blob, train, mined}
+        last = {blob: s.blob, ...(runOpts.memory.context ? {recall: runOpts.memory.context.digest} : {}), train, mined}
         return {t: last, fresh: true}
       }
       /** a second training of the same skill, once: what the knowledge of the first did not cover */

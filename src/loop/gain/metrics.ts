@@ -28,25 +28,28 @@ function failureKey(v: VerificationBody): string {
   return `${v.scenario}\u0000${v.invariants.filter(i => !i.passed).map(i => i.id).sort().join(',')}\u0000${v.outcome}`
 }
 
-/** Pure: the metrics of one side of `exp gain` (or any namespace) from its records. */
-export function sideMetrics(ledger: Ledger): SideMetrics {
-  const train = ledger.select({kinds: ['manifest']}).filter(e => ledger.load<'manifest'>(e).body.split === 'train').map(e => e.id)
-  const order = new Map(train.map((id, i) => [id, i]))
-  const byRun = new Map<number, VerificationBody[]>()
+/**
+ * Pure: the metrics of one side of `exp gain` (or any namespace) from its records. `trainRuns`:
+ * the train runs in the order the side met them, a run met twice listed twice (the off side
+ * meets the same experiment again when it runs a seed again: without memory nothing changed,
+ * and every failure of it repeats); default: the namespace's train manifests in ledger order.
+ */
+export function sideMetrics(ledger: Ledger, trainRuns?: readonly string[]): SideMetrics {
+  const train = trainRuns ?? ledger.select({kinds: ['manifest']}).filter(e => ledger.load<'manifest'>(e).body.split === 'train').map(e => e.id)
+  const byRun = new Map<string, VerificationBody[]>()
   let episodes = 0
   let invalid = 0
   for (const e of ledger.select({kinds: ['verification']})) {
     const v = ledger.load<'verification'>(e).body as VerificationBody
     episodes++
     if (!v.valid) invalid++
-    const at = order.get(v.manifest)
-    if (at !== undefined) byRun.set(at, [...(byRun.get(at) ?? []), v])
+    if (train.includes(v.manifest)) byRun.set(v.manifest, [...(byRun.get(v.manifest) ?? []), v])
   }
   const seen = new Set<string>()
   let repeated = 0
   let later = 0
   for (let i = 0; i < train.length; i++) {
-    const fails = (byRun.get(i) ?? []).filter(v => v.valid && !v.passed)
+    const fails = (byRun.get(train[i]!) ?? []).filter(v => v.valid && !v.passed)
     if (i > 0) {
       later += fails.length
       repeated += fails.filter(v => seen.has(failureKey(v))).length

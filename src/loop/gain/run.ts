@@ -81,18 +81,20 @@ export async function gain(store: GitRecordStore, ws: Workspace, o: GainOptions)
     if (!(await ws.readRef(ref))) await ws.moveRef(ref, start, undefined)
     const base = {...o, lane: ns, namespace: ns, seed}
     o.onStep?.(`${mode}: learning`)
+    let trainRuns: string[] | undefined
     if (mode === 'closed_loop') await evolve(s, {...base, mainRef: ref, iterations: o.iterations, budgetEpisodes: o.budgetEpisodes, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, memoryMode: mode, mine: deterministicMine})
-    else await trainStream(s, ws, {...base, skill: o.skill, commit: start, iterations: seeds?.length ?? o.iterations, ...(seeds ? {seeds} : {}), budgetEpisodes: o.budgetEpisodes, trainRepeat: o.trainRepeat, mode, recall: o.recall, mine: deterministicMine})
+    else trainRuns = (await trainStream(s, ws, {...base, skill: o.skill, commit: start, iterations: seeds?.length ?? o.iterations, ...(seeds ? {seeds} : {}), budgetEpisodes: Number.MAX_SAFE_INTEGER, trainRepeat: o.trainRepeat, mode, recall: o.recall, mine: deterministicMine})).manifests
     o.onStep?.(`${mode}: held-out`)
     const tip = (await ws.readRef(ref))!
     const text = (await ws.readFile(tip, skillPath(o.skill)))!.toString('utf8')
     const memory = mode === 'closed_loop' ? await recallForRun(s, {mode, skill: {name: o.skill, content: text}, lane: ns, budget: o.recall, ...(o.now ? {now: o.now} : {})}) : {mode}
     const held = await runEvaluation(s, {...base, repo: store.repo, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
-    const metrics = sideMetrics(await s.ledger())
+    const metrics = sideMetrics(await s.ledger(), trainRuns)
     return {held, side: {mode, namespace: ns, success: held.success_rate, passed: held.passed, total: held.total, ci: held.ci, evaluation: held.evaluation, skill: {commit: tip, blob: held.skill.blob}, metrics}}
   }
   const closed = await side('closed_loop')
-  // the off side runs the train runs the closed loop ran: as many, on the same seeds
+  // the off side meets the train runs the closed loop met: as many, on the same seeds (a seed run
+  // again without memory is the same experiment: its episodes are reused, its failures repeat)
   const closedLedger = await namespaced(store, closed.side.namespace).ledger()
   const seeds = closedLedger.select({kinds: ['manifest']}).map(e => closedLedger.load<'manifest'>(e).body).filter(m => m.split === 'train').map(m => m.seed)
   const off = await side('off', seeds.length ? seeds : [seed])
