@@ -19,6 +19,7 @@ import {attemptId, attemptKey} from './keys.js'
 import {fileKey} from './agents/search.js'
 import type {ResearchAgent, ResearchMove, ResearchTask} from './agents/types.js'
 import {moveKey} from './agents/types.js'
+import {recalls, type MemoryMode} from '../evals/runner/memory.js'
 
 export interface ResearchOptions extends Omit<EvaluateOptions, 'split'> {
   contract: string
@@ -27,6 +28,12 @@ export interface ResearchOptions extends Omit<EvaluateOptions, 'split'> {
   attempts: number
   mainRef: string
   claimTtlSeconds?: number
+  /**
+   * docs/compare.md: closed_loop (the default) shows the agent every lane's evidence and
+   * knowledge; recall_only all but this lane's own (it reads memory, adds nothing to what it
+   * reads); record_only and off show neither (attempts stay recorded: they are the evaluation)
+   */
+  memoryMode?: MemoryMode
   onEvent?: (line: string) => void
 }
 
@@ -173,13 +180,16 @@ async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, or
   const editable = (await ws.listFiles(tip!)).filter(f => matchesAny(f.path, contract.editable_scope))
   const ledger = await store.ledger()
   const evidence = []
+  const mode = o.memoryMode ?? 'closed_loop'
+  const shown = (lane: string) => recalls(mode) && (mode === 'closed_loop' || lane !== o.lane)
   for (const a of attemptViews(ledger, contract.name)) {
+    if (!shown(a.lane)) continue
     const body = ledger.load<'attempt'>(ledger.get(a.id)!).body as AttemptBody
     const branchTip = (await ws.readRef(`refs/heads/${body.branch}`)) ?? (await ws.readRef(`refs/research/rejected/${a.id}`)) ?? a.decision?.merge
     const files = branchTip ? (await ws.listFiles(branchTip)).filter(f => matchesAny(f.path, contract.editable_scope)).map(f => ({path: f.path, content: f.content.toString('utf8')})) : []
     evidence.push({attempt: a.id, ordinal: a.ordinal, lane: a.lane, state: a.state, ...(body.reason ? {reason: body.reason} : {}), ...(a.splits.dev ? {dev: {...(a.splits.dev.mean !== undefined ? {mean: a.splits.dev.mean} : {}), outcome: Object.keys(a.splits.dev.outcomes).join(',')}} : {}), ...(a.splits.holdout?.mean !== undefined ? {holdout: {mean: a.splits.holdout.mean}} : {}), files})
   }
-  const knowledge = ledger.select({kinds: ['knowledge']}).map(e => ({id: e.id, body: ledger.load<'knowledge'>(e).body})).filter(k => k.body.scope.workflows?.includes(contract.name)).slice(-8).map(k => ({id: k.id, text: k.body.claim.text}))
+  const knowledge = ledger.select({kinds: ['knowledge']}).filter(e => shown(e.lane)).map(e => ({id: e.id, body: ledger.load<'knowledge'>(e).body})).filter(k => k.body.scope.workflows?.includes(contract.name)).slice(-8).map(k => ({id: k.id, text: k.body.claim.text}))
   return {protocol: 1, contract: publicContract(contract), files: editable.map(f => ({path: f.path, content: f.content.toString('utf8')})), evidence, knowledge, exclude, seed: (o.seed ?? 42) + ordinal, ordinal}
 }
 

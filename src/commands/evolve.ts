@@ -8,6 +8,8 @@ import {drafter, mineDrafter, proposalDrafter} from '../loop/llm.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
+import {memoryModeFlag} from '../cli/memory.js'
+import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
 
 export default class Evolve extends ExpCommand {
   static summary = 'Run the loop: train, mine, propose, evaluate, promote — N iterations.'
@@ -15,11 +17,13 @@ export default class Evolve extends ExpCommand {
 Lanes: several \`exp evolve --lane NAME\` may run at once, on one repository or on clones that \`exp sync\`. Each claims the hypothesis behind its candidate, leaves the knowledge of other lanes' claims alone, and retires (and rebases) a candidate when another lane promoted first.
 A run is identified by its options: kill it at any point and run the same command again, and it finishes that run (from the last iteration it finished, on the main that iteration left) with the same decisions, SKILL.md and held-out result as a run nobody killed; nothing is duplicated. Started again once finished, it says so: --continue starts a new run from the current main.
 Fewer episodes per decision: validation follows the policy's sequential design (pass by pass, stopped at the first pass where the policy decides; docs/loop.md); the base's episodes are reused by every candidate of the same base and by the skill a promotion merged; the first candidate takes every rule the recall offers (--max-rules); the loop trains every new SKILL.md once, and a second time with fresh seeds only when its knowledge offers no candidate. --json reports the episodes of each iteration (train, validation, held-out) and, for each held-out level, the episodes spent until main reached it.
+Memory modes (--memory-mode, docs/compare.md): record_only (the default) mines the train runs and keeps knowledge away from the executing agent; closed_loop also hands the recalled knowledge to the agent on every run; recall_only recalls without mining this run's episodes; off neither mines nor recalls (the skill can then only change from knowledge already recorded). A run's mode is part of its identity.
 It stops early, and says why, when no candidate is left, or when validation is at 100% (the promoted skill passed every validation episode, or a candidate was rejected against such a base).`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve -n 10 --agent scripted:noise=0.1', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
+  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve -n 3 --memory-mode closed_loop', '<%= config.bin %> evolve -n 10 --agent scripted:noise=0.1', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
   static flags = {
     ...runFlags,
+    ...memoryModeFlag(DEFAULT_MEMORY_MODE),
     iterations: Flags.integer({
       char: 'n',
       description: 'iterations to run',
@@ -67,6 +71,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
   async run(): Promise<EvolveResult> {
     const {flags} = await this.parse(Evolve)
     const json = this.jsonEnabled()
+    const memoryMode = parseMemoryMode(flags['memory-mode'])
     const res = await withStore(this.workDir, async store => {
       const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
@@ -89,6 +94,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
           mine: flags['miner-drafts'] ? mineStep({draft: mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(config, store).openai))}) : deterministicMine,
           ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(config, store).openai))} : {}),
           claimTtlSeconds: flags['claim-ttl'],
+          memoryMode,
           continue: flags.continue,
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
           onIteration: r => {

@@ -11,6 +11,10 @@ import {infrastructureFailures} from '../evals/runner/attempts.js'
 import {isSplit} from '../evals/runner/records.js'
 import {formatProblem} from '../scenarios/index.js'
 import {AGENT_SPECS, NOISE_SPECS} from '../agents/registry.js'
+import {memoryModeFlag} from '../cli/memory.js'
+import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
+import {recallForRun} from '../loop/memory.js'
+import type {SkillText} from '../agents/types.js'
 
 export default class Run extends ExpCommand {
   static summary = 'Run an agent on a split and record every episode as evidence.'
@@ -19,9 +23,10 @@ Held-out traces go to the lane's private ref (never pushed); the public lane get
 Resumable: episode ids come from (manifest, scenario, repetition), so running the same command again after a kill records only the missing episodes, and retries the episodes that failed for infrastructure reasons.
 Infrastructure failures (the agent program missing, its endpoint refusing or failing after retries, timeouts) are not the agent's failures: they are said on stderr, counted apart (INFRA), and when no episode could run at all the command exits non-zero without recording an evaluation.
 Sharded: --shard I/N runs only the I-th of N slices of the episodes (chosen by episode id, the same on every machine), each shard on its own lane (--lane). The evaluation is recorded once every episode of the run is present — by the shard that finds the others' episodes here (one repository, or after \`exp sync\`), or by the unsharded command run afterwards, which then runs nothing: the same episodes, so the same evaluation as one unsharded run. \`exp eval\` and \`exp gate\` find these episodes too.
+Memory modes (--memory-mode, docs/compare.md): record_only (the default) records the episodes as experience the miner may read; off and recall_only keep them out of mining; recall_only and closed_loop hand the knowledge recalled for the skill to the agent as a second skill text. The manifest pins the mode and the recall, so a run with another recall is another experiment (shards of a recalling run must see the same knowledge).
 Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips of probability P per tool call (docs/scripted-agent.md).`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini', '<%= config.bin %> run validation --repeat 3 --shard 2/4 --lane shard-2', '<%= config.bin %> run validation --agent scripted:noise=0.1']
+  static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini', '<%= config.bin %> run validation --repeat 3 --shard 2/4 --lane shard-2', '<%= config.bin %> run validation --agent scripted:noise=0.1', '<%= config.bin %> run holdout --memory-mode closed_loop --json']
   static args = {split: Args.string({description: 'train, validation or holdout', required: true})}
   static flags = {
     agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL (default: .research/config.yaml agent, else scripted)'}),
@@ -36,12 +41,14 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
     'retry-invalid': Flags.boolean({description: 'when resuming, run again the episodes that were invalid for infrastructure reasons (agent program missing, connection refused, HTTP errors after retries, timeouts); --no-retry-invalid keeps them', default: true, allowNo: true}),
     events: Flags.string({description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted'}),
     shard: Flags.string({description: 'run only slice I of N of the episodes (I/N, by episode id); the evaluation is recorded once all slices are present'}),
+    ...memoryModeFlag(DEFAULT_MEMORY_MODE),
   }
 
   async run(): Promise<RunResult | ShardResult> {
     const {args, flags} = await this.parse(Run)
     if (!isSplit(args.split)) throw new ExpError('E_USAGE', `unknown split: ${args.split}`, {hint: 'use train, validation or holdout'})
     const shard = flags.shard === undefined ? undefined : parseShard(flags.shard)
+    const mode = parseMemoryMode(flags['memory-mode'])
     const ran = await withStore(this.workDir, async store => {
       const {options, config} = await runContext(store, this.workDir, flags, l => this.note(l))
       const bar = new ProgressBar(`run ${args.split}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`)
@@ -53,6 +60,7 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
         repo: store.repo,
         strict: flags.strict,
         retryInvalid: flags['retry-invalid'],
+        memory: (skill: SkillText) => recallForRun(store, {mode, skill, lane: options.lane, budget: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200}}),
         onProgress: (p: {done: number; total: number; passed: number; invalid: number}) => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
       }
       try {

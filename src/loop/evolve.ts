@@ -16,6 +16,8 @@ import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
 import {doneNote, iterationNote, readRun, runIdentity, startNote, type RunIteration, type RunState} from './evolve-run.js'
 import {replayedReport} from './evolve-replay.js'
+import {DEFAULT_MEMORY_MODE, records, recalls, type MemoryMode, type RunMemory} from '../evals/runner/memory.js'
+import {recallForRun} from './memory.js'
 
 /** The mining step behind its seam: the deterministic miner by default (src/mining). */
 export interface MineResult {
@@ -48,6 +50,8 @@ export interface EvolveOptions extends EvalRunOptions {
   claimTtlSeconds?: number
   /** start a new run when the run with these options has finished (exp evolve --continue) */
   continue?: boolean
+  /** memory mode (docs/compare.md): without record the train runs are not mined; with recall every run reads the recalled knowledge */
+  memoryMode?: MemoryMode
   onIteration?: (r: IterationReport) => void
   onStep?: (step: string) => void
 }
@@ -126,6 +130,12 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     return {main, blob: hashObject('blob', text), version: (await readPurposeAt(new GitWorkspace(store), main, o.skill)).version}
   }
   const mainSkill = async () => skillAt(await tip())
+  const mode = o.memoryMode ?? DEFAULT_MEMORY_MODE
+  // with a recalling mode, the runs of one step read the same recall (built on the skill on main), so comparisons stay paired
+  // `settled`: only knowledge recorded before this run's latest note (its start, or the iteration
+  // before), so an iteration started again after a kill recalls what it recalled the first time
+  const memoryAt = async (commit: string, settled = false): Promise<RunMemory> =>
+    recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await readFileAt(store, commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now, ...(settled ? {until: lastNote(await store.ledger(), o.lane, state)} : {})}) : {mode}
 
   // which run this is, and how far an earlier start of it got
   const identity = runIdentity({...o, agent: o.agent})
@@ -148,6 +158,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         repeat: o.evalRepeat,
         skill: `${commit}:${skillPath(o.skill)}`,
         role: 'baseline',
+        memory: await memoryAt(commit, commit === start),
       }),
     ).success_rate
   try {
@@ -170,7 +181,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       expected = it.main
       episodes = it.episodes
     }
-    let last: {blob: string; train: RunResult; mined: MineResult} | undefined
+    let last: {blob: string; recall?: string; train: RunResult; mined: MineResult} | undefined
     const record = async (it: RunIteration) => {
       await store.append(iterationNote(state, it, o.iterations), {lane: o.lane, now: o.now})
       state = {...state, iterations: [...state.iterations, it]}
@@ -210,7 +221,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         commit: s.main,
       })
       // the iteration tags events only: a manifest pins what ran, so iterations share episodes
-      const runOpts = {...o, eventIteration: i}
+      let runOpts = {...o, eventIteration: i, memory: await memoryAt(s.main, true)}
       const spent = {train: 0, validation: 0, holdout: 0}
       const before = episodes
       // Train (and mine) each new SKILL.md once, and a skill whose knowledge ran out once more
@@ -218,7 +229,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       // so far), so a run started again after a kill trains exactly where a run nobody killed did:
       // the first training of a skill reuses the run recorded for it, if any.
       const trainAndMine = async (again = false) => {
-        if (!again && last?.blob === s.blob) return {t: last, fresh: false}
+        // under a recalling mode the agent also reads the recall: a new recall is a new train run (on the same seed)
+        if (!again && last?.blob === s.blob && last.recall === runOpts.memory.context?.digest) return {t: last, fresh: false}
         const ledger = await store.ledger()
         const prior = trainSeeds(ledger, o.lane, o.skill, s.blob)
         const seed = !again && prior.length ? prior[prior.length - 1]! : (o.seed ?? 42) + trainSeeds(ledger, o.lane, o.skill).length
@@ -237,8 +249,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         )
         spent.train += train.recorded
         o.onStep?.(`iteration ${i}: mine`)
-        const mined = await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now})
-        last = {blob: s.blob, train, mined}
+        // a mode that does not record keeps the runs out of experience: nothing to mine
+        const mined = records(mode) ? await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now}) : {evidence: [], knowledge: [], patterns: []}
+        last = {blob: s.blob, ...(runOpts.memory.context ? {recall: runOpts.memory.context.digest} : {}), train, mined}
         return {t: last, fresh: true}
       }
       /** a second training of the same skill, once: what the knowledge of the first did not cover */
@@ -263,6 +276,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       // "In the loop"); a skill trained before reuses its episodes (none new)
       const {t, fresh} = await trainAndMine()
       trained(t, fresh)
+      // validation and held-out read what the knowledge is after this iteration's mining
+      if (recalls(mode)) runOpts = {...runOpts, memory: await memoryAt(s.main)}
       let created = await proposeClaimed(store, o, work, report, s.main)
       if (!created && (await retrainable())) {
         const again = await trainAndMine(true)
@@ -281,7 +296,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           : {knowledge: [], reason: report.note},
       )
       if (!created) {
-        report.note ??= 'no knowledge left that the skill does not already follow or that was not rejected'
+        report.note ??= records(mode) ? 'no knowledge left that the skill does not already follow or that was not rejected' : `memory mode ${mode}: this run's train runs are not mined, and no knowledge recorded before is left to propose`
         stopped = `no candidate left: ${report.note}`
         await finish({main: s.main, note: report.note})
         break
@@ -443,6 +458,11 @@ function decidedSince(ledger: Ledger, lane: string, base: string, s: RunState): 
   return undefined
 }
 
+/** The ledger position of this run's latest progress note (its start note, then one per finished iteration). */
+function lastNote(ledger: Ledger, lane: string, s: RunState): number | undefined {
+  return ledger.select({kinds: ['note'], lanes: [lane]}).filter(e => ledger.load<'note'>(e).body.text.startsWith(`evolve run ${s.identity}/${s.generation}`)).at(-1)?.lamport
+}
+
 /** `head` is this candidate's own promotion merge (made before a kill, its decision not yet recorded). */
 async function mergedBy(store: GitRecordStore, head: string, c: CreatedProposal): Promise<boolean> {
   const commit = await new GitWorkspace(store).readCommit(head)
@@ -487,7 +507,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
 function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
-  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
+  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, ...(o.namespace ? {namespace: o.namespace} : {}), recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */

@@ -34,6 +34,8 @@ export interface ProposeOptions {
   claim?: (hypothesis: string) => Promise<void>
   /** an LLM drafts the lines' wording and reasons (src/loop/drafts.ts); the scope stays the deterministic proposer's */
   draft?: ProposalDrafter
+  /** an `exp compare` arm: its hypotheses and proposals are its own (ids salted with it) and its branches live under exp/compare/<namespace>/ */
+  namespace?: string
 }
 
 /** Drafting of a proposed patch by a model: the patch with its new words, the exchanges (redacted), the model's name. */
@@ -110,14 +112,14 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     statement: `Adding ${proposed.rules.length} procedure line(s) to ${o.skill} raises validation success`,
     mechanism: proposed.reason,
     expected_effect: {metric: 'success_rate', direction: 'increase', split: 'validation'},
-    conditions: [`${o.skill} at blob ${hashObject('blob', Buffer.from(text))}`],
+    conditions: [`${o.skill} at blob ${hashObject('blob', Buffer.from(text))}`, ...(o.namespace ? [`in namespace ${o.namespace}`] : [])],
     mechanism_family: [...new Set(proposed.knowledge.map(id => byId.get(id)!.record.body.claim.type))].sort().join('+'),
     target: {skill: o.skill, workflows, paths: [skillPath(o.skill)]},
     knowledge: proposed.knowledge,
   }
   const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: proposed.knowledge}, {lane: o.lane, now})).id
   await o.claim?.(hypothesisId)
-  const key = `proposal/${o.skill}/${main}/${proposed.rendered.normalized}`
+  const key = `proposal/${o.namespace ? `${o.namespace}/` : ''}${o.skill}/${main}/${proposed.rendered.normalized}`
   const id = recordId('proposal', '', key)
   // the same patch on the same base is the same candidate: if another lane built it from its
   // own hypothesis, it is theirs (checked again when the append finds it)
@@ -127,7 +129,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     if (e && other !== hypothesisId) throw new CandidateTakenError(id, e.lane, other, hypothesisId)
   }
   if (o.claim) taken(await store.ledger())
-  const branch = `exp/proposal/${id}`
+  const branch = o.namespace ? `exp/compare/${o.namespace}/${id}` : `exp/proposal/${id}`
   const used = proposed.knowledge.map(k => byId.get(k)!.record)
   const nextPurpose: Purpose = {
     skill: o.skill,

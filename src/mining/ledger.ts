@@ -1,4 +1,4 @@
-import {NotFoundError} from '../errors/index.js'
+import {ExpError, NotFoundError} from '../errors/index.js'
 import {SplitError} from '../errors/mining.js'
 import {prepare, type ExpRecord, type RecordDraft} from '../records/index.js'
 import type {Ledger} from '../store/ledger.js'
@@ -56,14 +56,21 @@ export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}):
   return {evidence, knowledge, traces: traces.length, skipped}
 }
 
-/** Ids of the manifests to mine: every public train manifest, or the one named (train only) and the `recent - 1` train manifests before it. */
+/** A run under memory mode off or recall_only kept its episodes out of experience (docs/compare.md): evidence of its evaluation only. */
+function experience(m: ExpRecord<'manifest'>): boolean {
+  const mode = m.body.memory?.mode
+  return mode !== 'off' && mode !== 'recall_only'
+}
+
+/** Ids of the manifests to mine: every public train manifest, or the one named (train only) and the `recent - 1` train manifests before it; never a run whose memory mode does not record. */
 function trainManifests(ledger: Ledger, only: string | undefined, recent: number): Set<string> {
-  const train = ledger.records({kinds: ['manifest']}).filter(m => m.body.split === 'train').map(m => m.id)
+  const train = ledger.records({kinds: ['manifest']}).filter(m => m.body.split === 'train' && experience(m as ExpRecord<'manifest'>)).map(m => m.id)
   if (only !== undefined) {
     const e = ledger.get(only)
     if (!e || e.kind !== 'manifest') throw new NotFoundError('manifest', only, 'list manifests with `exp ledger --kind manifest`')
     const m = ledger.load<'manifest'>(e) as ExpRecord<'manifest'>
     if (m.body.split !== 'train') throw new SplitError('manifest', only, m.body.split)
+    if (!experience(m)) throw new ExpError('E_USAGE', `manifest ${only} ran with memory mode ${m.body.memory!.mode}: its episodes are not experience to mine`, {hint: 'mine a run recorded with --memory-mode record_only or closed_loop'})
     const at = train.indexOf(only)
     return new Set([only, ...train.slice(Math.max(0, at - recent + 1), Math.max(0, at))])
   }

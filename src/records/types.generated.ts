@@ -600,6 +600,19 @@ export interface ManifestBody {
   repeat: number;
   proposal?: RecordId;
   iteration?: number;
+  /**
+   * memory mode of the run (docs/compare.md); absent: record_only, nothing recalled. recall: the recall record handed to the agent, digest: sha256 of the text it read, knowledge: what was recalled, in rank order.
+   */
+  memory?: {
+    mode: "off" | "record_only" | "recall_only" | "closed_loop";
+    recall?: RecordId;
+    digest?: Digest;
+    knowledge?: IdList;
+  };
+  /**
+   * the isolated namespace (lane prefix) of an `exp compare` arm: the same run in two arms is two experiments
+   */
+  namespace?: string;
 }
 
 /**

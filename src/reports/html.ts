@@ -7,6 +7,7 @@ import {escapeHtml as h} from './escape.js'
 import type {TreeNode} from './tree.js'
 import {pct, short} from './format.js'
 import type {ContractProvenance} from '../projections/contract-provenance.js'
+import {researchHtml} from './research.js'
 
 const CSS = `
 body{font:14px/1.5 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2330;max-width:1040px;margin:2rem auto;padding:0 1rem}
@@ -65,7 +66,7 @@ function skillSection(s: SkillReport): string {
 export function renderHtml(r: Report): string {
   const title = 'Experience Compiler report'
   const intro = `<p>Main <code>${h(r.main.ref.replace(/^refs\/heads\//, ''))}</code> at <code>${h(short(r.main.commit))}</code>; ledger of ${r.ledger.records} records up to lamport ${r.ledger.lamport}. Rebuilt from the repository alone (<code>exp report</code>).</p>`
-  const body = (r.skills.length ? r.skills.map(skillSection).join('\n') : '<p>No skill on main has a version yet.</p>') + (r.contracts ?? []).map(contractSection).join('\n')
+  const body = (r.skills.length ? r.skills.map(skillSection).join('\n') : '<p>No skill on main has a version yet.</p>') + (r.contracts ?? []).map(contractSection).join('\n') + (r.research ? `\n${researchHtml(r.research)}` : '')
   return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${title}</title>\n<style>${CSS}</style>\n</head>\n<body>\n<h1>${title}</h1>\n${intro}\n${body}\n</body>\n</html>\n`
 }
 

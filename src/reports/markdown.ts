@@ -5,6 +5,7 @@ import {renderForest} from './tree.js'
 import {versionNode} from './provenance-text.js'
 import {pct, short} from './format.js'
 import type {ContractProvenance} from '../projections/contract-provenance.js'
+import {researchMarkdown} from './research.js'
 
 /** The file the Markdown report links for a skill's chart (written beside report.md). */
 export const chartFile = (skill: string) => `chart-${skill}.svg`
@@ -46,7 +47,7 @@ function skillSection(s: SkillReport): string {
 export function renderMarkdown(r: Report): string {
   const head = ['# Experience Compiler report', '', `Main \`${r.main.ref.replace(/^refs\/heads\//, '')}\` at \`${short(r.main.commit)}\`; ledger of ${r.ledger.records} records up to lamport ${r.ledger.lamport}. Rebuilt from the repository alone (\`exp report\`).`, '']
   if (!r.skills.length) head.push('No skill on main has a version yet.', '')
-  return [...head, ...r.skills.map(skillSection), ...(r.contracts ?? []).map(contractSection)].join('\n')
+  return [...head, ...r.skills.map(skillSection), ...(r.contracts ?? []).map(contractSection), ...(r.research ? [researchMarkdown(r.research)] : [])].join('\n')
 }
 
 const num = (x: number | undefined) => (x === undefined ? '–' : String(x))

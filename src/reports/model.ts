@@ -3,6 +3,7 @@ import {skillTimeline, type HistoryTrust, type MainCommit} from '../projections/
 import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
 import {provenance, type Provenance, type ProposalChain} from '../projections/provenance.js'
 import {iterationsOf, type ReportIteration} from './iterations.js'
+import {researchResults, type ResearchResults} from './research.js'
 
 export type {ReportIteration} from './iterations.js'
 
@@ -48,6 +49,8 @@ export interface Report {
   skills: SkillReport[]
   /** research contracts on main: each promoted attempt and the rejected ones (docs/contracts.md) */
   contracts?: ContractProvenance[]
+  /** the latest `exp compare` and `exp gain` results (src/reports/research.ts, docs/compare.md) */
+  research?: ResearchResults
 }
 
 function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {
@@ -89,5 +92,6 @@ export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: 
     skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill, ...(o.trust ? {trust: o.trust} : {})}), rejected})
   }
   const contracts = (tip?.contracts ?? []).map(c => contractProvenance(ledger, mainline, c, o.trust)).filter(c => c.versions.length > 1 || c.rejected.length)
-  return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills, ...(contracts.length ? {contracts} : {})}
+  const research = researchResults(ledger)
+  return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills, ...(contracts.length ? {contracts} : {}), ...(research ? {research} : {})}
 }

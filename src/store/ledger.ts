@@ -198,6 +198,16 @@ export class Ledger {
     return records.map(r => encodeRecord(r))
   }
 
+  /**
+   * The ledger of only the entries `keep` accepts (an `exp compare` arm's lanes): records of
+   * other lanes are not in it at all, and a copy of a record another lane won the id of comes
+   * back as the first of the kept copies.
+   */
+  restrict(keep: (e: LedgerEntry) => boolean): Ledger {
+    const kept = [...this._entries, ...this._duplicates].filter(keep)
+    return new Ledger(kept, this.loader, this.problems, this.loadMany, this.loadBytes)
+  }
+
   /** Entries that cite `id`, in ledger order. */
   citedBy(id: string): LedgerEntry[] {
     if (!this.reverse) {

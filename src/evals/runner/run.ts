@@ -7,6 +7,8 @@ import type {VerifiedEpisode} from './summary.js'
 import type {Reuse} from './plan.js'
 import type {EventSink} from '../../events/index.js'
 import {RunSession} from './session.js'
+import type {RunMemory} from './memory.js'
+import type {ResolvedSkill} from './skill.js'
 
 export {EXP_VERSION} from './session.js'
 
@@ -47,6 +49,10 @@ export interface RunOptions {
   eventIteration?: number
   /** the memory snapshot the run was decided on, named in its events */
   snapshot?: string
+  /** the memory mode and what was recalled into the agent's context (src/evals/runner/memory.ts); default: record_only, nothing recalled */
+  memory?: RunMemory | ((skill: ResolvedSkill) => Promise<RunMemory>)
+  /** the isolated namespace of an `exp compare` arm, pinned by the manifest */
+  namespace?: string
   now?: () => Date
   onProgress?: (p: RunProgress) => void
 }

@@ -20,6 +20,8 @@ export {slotsOf, type Slot}
 import {RunEvents} from './events.js'
 import {assertSomeRan, retryInfrastructure} from './attempts.js'
 import type {RunOptions, RunProgress, RunResult} from './run.js'
+import {manifestMemory, skillsWithRecall} from './memory.js'
+import type {SkillText} from '../../agents/types.js'
 
 export const EXP_VERSION = '0.1.0'
 
@@ -49,6 +51,8 @@ export class RunSession {
   resumed = 0
   retried = 0
   readonly progress: RunProgress
+  /** what the agent reads: the skill, and the recalled knowledge when the memory mode recalls */
+  private skillTexts: SkillText[] = []
 
   private constructor(
     private readonly store: RecordStore,
@@ -71,6 +75,7 @@ export class RunSession {
     const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
     const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
     const skill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
+    const memory = typeof o.memory === 'function' ? await o.memory(skill) : o.memory
     const agent = await loadAgent(o.agent, o.agentOptions)
     try {
       const agentRef: AgentRef = {name: agent.name, ...(agent.model ? {model: agent.model} : {}), ...(agent.params ? {params: agent.params} : {})}
@@ -94,9 +99,13 @@ export class RunSession {
         // its episodes (and its held-out look) are reused
         ...(o.maxSteps ? {limits: {max_steps: o.maxSteps}} : {}),
         ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
+        // what the agent recalled is part of what ran: another recall is another experiment
+        ...manifestMemory(memory),
+        ...(o.namespace ? {namespace: o.namespace} : {}),
       }
       const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
       const s = new RunSession(store, o, manifest, dataset, skillRef, agentRef, skill, agent, o.redact ?? makeRedactor({env: process.env}), now)
+      s.skillTexts = skillsWithRecall(skill, memory)
       await s.plan()
       return s
     } catch (e) {
@@ -208,7 +217,7 @@ export class RunSession {
         if (this.started.has(p.slot) || this.done.has(p.slot)) continue
         this.started.add(p.slot)
         const t0 = performance.now()
-        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: [this.resolved], seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: this.skillTexts, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
         const wallMs = performance.now() - t0
         const draftsFor = (key: string) => {
           const d = episodeDrafts(r, {manifest: this.manifest, agent: this.agentRef, skill: this.skill, wallMs, key, sealTask: this.held})

@@ -1,0 +1,152 @@
+import type {Ledger} from '../store/index.js'
+import {escapeHtml} from './escape.js'
+import {pct} from './format.js'
+
+/** One arm of the latest `exp compare`, its numbers read from its own held-out evaluation record. */
+export interface ResearchArm {
+  arm: string
+  mode: string
+  success: number
+  ci: [number, number]
+  passed: number
+  total: number
+  episodes: number
+  evaluation: string
+}
+
+export interface ResearchResults {
+  compare?: {id: string; note: string; arms: ResearchArm[]; hypotheses: {id: string; verdict: string; evidence: string}[]; pairs: {a: string; b: string; diff: number; mcnemar_p: number; bootstrap_ci: [number, number]}[]}
+  gain?: {id: string; note: string; gain: number; ci: [number, number]; mcnemar_p: number; pairs: number; sides: {mode: string; success: number; ci: [number, number]; metrics: Record<string, number | null>}[]}
+}
+
+interface NoteJson {
+  arms?: {arm: string; mode: string; episodes: number; evaluation: string; namespace: string}[]
+  hypotheses?: {id: string; verdict: string; evidence: string}[]
+  pairs?: {a: string; b: string; diff: number; mcnemar_p: number; bootstrap_ci: [number, number]}[]
+  gain?: number
+  ci?: [number, number]
+  mcnemar_p?: number
+  pairs_n?: number
+  closed_loop?: {mode: string; namespace: string; evaluation: string; metrics: Record<string, number | null>}
+  off?: {mode: string; namespace: string; evaluation: string; metrics: Record<string, number | null>}
+}
+
+/** The latest note of a kind (`compare` or `gain`) on its own lane (`cmp-<id>`, `gain-<id>`), parsed. */
+function latest(ledger: Ledger, kind: 'compare' | 'gain'): {id: string; note: string; json: NoteJson} | undefined {
+  const lane = kind === 'compare' ? 'cmp-' : 'gain-'
+  const notes = ledger.select({kinds: ['note']}).filter(e => e.lane.startsWith(lane) && /^(cmp|gain)-[0-9a-f]{12}$/.test(e.lane))
+  for (let i = notes.length - 1; i >= 0; i--) {
+    const text = ledger.load<'note'>(notes[i]!).body.text
+    const m = /^(compare|gain) ([0-9a-f]{12}): (\{[\s\S]*\})$/.exec(text)
+    if (!m || m[1] !== kind || notes[i]!.lane !== `${lane}${m[2]}`) continue
+    try {
+      return {id: m[2]!, note: notes[i]!.id, json: JSON.parse(m[3]!) as NoteJson}
+    } catch {
+      continue
+    }
+  }
+  return undefined
+}
+
+/**
+ * The latest `exp compare` and `exp gain` results (pure, from the ledger): which arms, modes
+ * and verdicts from the note each command records; every success rate and interval from the
+ * arm's own held-out evaluation record, on the arm's own lane — an arm whose evaluation is
+ * not there (or on another lane) is left out, whatever the note says.
+ */
+export function researchResults(ledger: Ledger): ResearchResults | undefined {
+  const out: ResearchResults = {}
+  const evalOf = (id: string, lane: string) => {
+    const e = ledger.get(id)
+    if (!e || e.kind !== 'evaluation' || e.lane !== lane) return undefined
+    return ledger.load<'evaluation'>(e).body
+  }
+  const c = latest(ledger, 'compare')
+  if (c?.json.arms) {
+    const arms: ResearchArm[] = []
+    for (const a of c.json.arms) {
+      const ev = evalOf(a.evaluation, a.namespace)
+      if (ev && a.namespace === `cmp-${c.id}-${a.arm}`) arms.push({arm: a.arm, mode: a.mode, success: ev.success_rate, ci: ev.ci as [number, number], passed: ev.passed, total: ev.total, episodes: a.episodes, evaluation: a.evaluation})
+    }
+    if (arms.length) out.compare = {id: c.id, note: c.note, arms, hypotheses: c.json.hypotheses ?? [], pairs: c.json.pairs ?? []}
+  }
+  const g = latest(ledger, 'gain')
+  if (g?.json.closed_loop && g.json.off) {
+    const sides = [g.json.closed_loop, g.json.off].map(s => ({s, ev: evalOf(s.evaluation, s.namespace)}))
+    if (sides.every(x => x.ev)) out.gain = {id: g.id, note: g.note, gain: sides[0]!.ev!.success_rate - sides[1]!.ev!.success_rate, ci: g.json.ci ?? [0, 0], mcnemar_p: g.json.mcnemar_p ?? 1, pairs: (g.json as {pairs?: number}).pairs ?? 0, sides: sides.map(x => ({mode: x.s.mode, success: x.ev!.success_rate, ci: x.ev!.ci as [number, number], metrics: x.s.metrics}))}
+  }
+  return out.compare || out.gain ? out : undefined
+}
+
+const W = 640
+const H = 300
+const M = {left: 48, right: 20, top: 28, bottom: 48}
+const r1 = (x: number) => Math.round(x * 10) / 10
+
+/** The held-out success of each arm as bars with their 95% intervals (standalone SVG, no script). */
+export function renderCompareChart(arms: readonly ResearchArm[], title: string): string {
+  const pw = W - M.left - M.right
+  const ph = H - M.top - M.bottom
+  const y = (v: number) => r1(M.top + (1 - v) * ph)
+  const slot = pw / Math.max(1, arms.length)
+  const out = [`<svg xmlns="http://www.w3.org/2000/svg" class="exp-chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}">`, `<title>${escapeHtml(title)}</title>`, `<rect x="0" y="0" width="${W}" height="${H}" fill="#ffffff"/>`]
+  for (const g of [0, 0.25, 0.5, 0.75, 1]) out.push(`<line x1="${M.left}" y1="${y(g)}" x2="${W - M.right}" y2="${y(g)}" stroke="#e3e5e8"/>`, `<text x="${M.left - 6}" y="${y(g) + 4}" font-size="11" text-anchor="end" fill="#555">${g * 100}%</text>`)
+  arms.forEach((a, i) => {
+    const cx = r1(M.left + slot * (i + 0.5))
+    const bw = r1(Math.min(80, slot * 0.5))
+    out.push(
+      `<rect x="${r1(cx - bw / 2)}" y="${y(a.success)}" width="${bw}" height="${r1(y(0) - y(a.success))}" fill="${a.arm === 'compiler' ? '#2e7d32' : '#2c5aa0'}"><title>${escapeHtml(`${a.arm}: ${pct(a.success)} [${pct(a.ci[0])}, ${pct(a.ci[1])}]`)}</title></rect>`,
+      `<line x1="${cx}" y1="${y(a.ci[0])}" x2="${cx}" y2="${y(a.ci[1])}" stroke="#222" stroke-width="1.5"/>`,
+      `<line x1="${r1(cx - 8)}" y1="${y(a.ci[0])}" x2="${r1(cx + 8)}" y2="${y(a.ci[0])}" stroke="#222"/>`,
+      `<line x1="${r1(cx - 8)}" y1="${y(a.ci[1])}" x2="${r1(cx + 8)}" y2="${y(a.ci[1])}" stroke="#222"/>`,
+      `<text x="${cx}" y="${H - M.bottom + 16}" font-size="12" text-anchor="middle" fill="#222">${escapeHtml(a.arm)}</text>`,
+      `<text x="${cx}" y="${H - M.bottom + 30}" font-size="11" text-anchor="middle" fill="#555">${pct(a.success)}</text>`,
+    )
+  })
+  out.push(`<text x="${M.left}" y="16" font-size="12" fill="#222">${escapeHtml(title)}</text>`, '</svg>')
+  return out.join('\n')
+}
+
+export const COMPARE_CHART = 'chart-compare.svg'
+
+const rate = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : pct(x))
+const pts = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}`
+const METRICS: [string, string][] = [['repeated_failure_rate', 'repeated-failure rate'], ['invalid_rate', 'invalid rate'], ['recalled_cited_rate', 'recalled lessons cited by proposals'], ['hypothesis_redundancy', 'hypothesis redundancy']]
+
+/** The Markdown section of `exp report`: the compare chart, arms and verdicts; the Experience Gain and its metrics. */
+export function researchMarkdown(r: ResearchResults): string {
+  const out: string[] = ['## Research questions', '']
+  if (r.compare) {
+    out.push(`Latest \`exp compare\` (${r.compare.id}, note \`${r.compare.note}\`): held-out success per arm with 95% Wilson intervals.`, '', `![held-out success per arm](${COMPARE_CHART})`, '', '| arm | mode | held-out | 95% CI | passed / total | episodes |', '| --- | --- | ---: | --- | ---: | ---: |')
+    for (const a of r.compare.arms) out.push(`| ${a.arm} | ${a.mode} | ${pct(a.success)} | [${pct(a.ci[0])}, ${pct(a.ci[1])}] | ${a.passed} / ${a.total} | ${a.episodes} |`)
+    out.push('')
+    for (const h of r.compare.hypotheses) out.push(`- **${h.id}: ${h.verdict}.** ${h.evidence}.`)
+    out.push('')
+  }
+  if (r.gain) {
+    const [c, o] = r.gain.sides
+    out.push(`**Experience Gain ${pts(r.gain.gain)} points** (\`exp gain\` ${r.gain.id}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].`, '', '| | closed_loop | off |', '| --- | ---: | ---: |')
+    for (const [k, name] of METRICS) out.push(`| ${name} | ${rate(c!.metrics[k])} | ${rate(o!.metrics[k])} |`)
+    out.push('')
+  }
+  return out.join('\n')
+}
+
+/** The same section for report.html, with the chart inline. */
+export function researchHtml(r: ResearchResults): string {
+  const h = escapeHtml
+  const parts: string[] = ['<section><h2>Research questions</h2>']
+  if (r.compare) {
+    parts.push(`<p>Latest <code>exp compare</code> (${h(r.compare.id)}, note <code>${h(r.compare.note)}</code>): held-out success per arm with 95% Wilson intervals.</p>`, renderCompareChart(r.compare.arms, 'held-out success per arm'))
+    parts.push(`<table><thead><tr><th>arm</th><th>mode</th><th>held-out</th><th>95% CI</th><th>passed / total</th><th>episodes</th></tr></thead><tbody>${r.compare.arms.map(a => `<tr><td>${h(a.arm)}</td><td>${h(a.mode)}</td><td>${pct(a.success)}</td><td>[${pct(a.ci[0])}, ${pct(a.ci[1])}]</td><td>${a.passed} / ${a.total}</td><td>${a.episodes}</td></tr>`).join('')}</tbody></table>`)
+    parts.push(`<ul>${r.compare.hypotheses.map(x => `<li><strong>${h(x.id)}: ${h(x.verdict)}.</strong> ${h(x.evidence)}.</li>`).join('')}</ul>`)
+  }
+  if (r.gain) {
+    const [c, o] = r.gain.sides
+    parts.push(`<p><strong>Experience Gain ${pts(r.gain.gain)} points</strong> (<code>exp gain</code> ${h(r.gain.id)}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].</p>`)
+    parts.push(`<table><thead><tr><th></th><th>closed_loop</th><th>off</th></tr></thead><tbody>${METRICS.map(([k, name]) => `<tr><td>${h(name)}</td><td>${rate(c!.metrics[k])}</td><td>${rate(o!.metrics[k])}</td></tr>`).join('')}</tbody></table>`)
+  }
+  parts.push('</section>')
+  return parts.join('\n')
+}
+
