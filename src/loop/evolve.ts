@@ -135,7 +135,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
   // `settled`: only knowledge recorded before this run's latest note (its start, or the iteration
   // before), so an iteration started again after a kill recalls what it recalled the first time
   const memoryAt = async (commit: string, settled = false): Promise<RunMemory> =>
-    recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await readFileAt(store, commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now, ...(settled ? {until: lastNote(await store.ledger(), o.lane, state)} : {})}) : {mode}
+    recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await new GitWorkspace(store).readFile(commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now, ...(settled ? {until: lastNote(await store.ledger(), o.lane, state)} : {})}) : {mode}
 
   // which run this is, and how far an earlier start of it got
   const identity = runIdentity({...o, agent: o.agent})
