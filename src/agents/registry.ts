@@ -18,10 +18,14 @@ export interface AgentOptions {
 /** What `--agent` accepts, for help texts and the unknown-agent error. */
 export const AGENT_SPECS = ['scripted', 'command:PROGRAM [ARGS]', 'openai:MODEL'] as const
 
+/** The built-in profiles of the scripted agent besides the naive one (src/agents/scripted/profiles.ts, docs/scripted-agent.md). */
+export const SCRIPTED_PROFILES = ['careless', 'literal', 'cautious'] as const
+
 const BUILT_IN: Record<string, AgentFactory> = {
   scripted: (arg, o) => {
-    if (arg) throw new AgentSpecError(`scripted:${arg}`, 'the scripted agent takes no argument', 'write just: scripted')
-    return lazyScripted(o.scripted)
+    if (!arg) return lazyScripted(o.scripted)
+    if (!(SCRIPTED_PROFILES as readonly string[]).includes(arg)) throw new AgentSpecError(`scripted:${arg}`, `no scripted profile named ${JSON.stringify(arg)}`, `write scripted, or scripted:PROFILE with PROFILE one of ${SCRIPTED_PROFILES.join(', ')}`)
+    return lazyScripted({...(o.scripted as object | undefined), profile: arg})
   },
   command: (arg, o) => createCommandAgent(arg, o.command),
   openai: (arg, o) => {

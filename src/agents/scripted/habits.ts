@@ -42,6 +42,10 @@ export interface Profile {
   name: string
   habits: readonly Habit[]
   fallbacks: Fallbacks
+  /** chance that a rule of the skill is skipped for a whole episode (its own draw per rule): a careless reader */
+  forget?: number
+  /** follow a skill line only in the rule's exact canonical form (renderRule, final period included): a literal reader */
+  literal?: boolean
 }
 
 export const habit = (name: string, line: string, p: number, informed?: number, slip?: number, half?: number): Habit => {
