@@ -35,6 +35,12 @@ export interface ProposeOptions {
   claim?: (hypothesis: string) => Promise<void>
   /** an LLM drafts the lines' wording and reasons (src/loop/drafts.ts); the scope stays the deterministic proposer's */
   draft?: ProposalDrafter
+  /**
+   * an experiment's namespace (`matrix/<source>`, docs/matrix.md): its proposals get ids and
+   * branches of their own (`exp/proposal/<namespace>/<id>`), so the same patch proposed in two
+   * namespaces is two candidates, never one lane's claim on the other's
+   */
+  namespace?: string
 }
 
 /** Drafting of a proposed patch by a model: the patch with its new words, the exchanges (redacted), the model's name. */
@@ -117,7 +123,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
   }
   const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: proposed.knowledge}, {lane: o.lane, now})).id
   await o.claim?.(hypothesisId)
-  const key = `proposal/${o.skill}/${main}/${proposed.rendered.normalized}`
+  const key = `proposal/${o.namespace ? `${o.namespace}/` : ''}${o.skill}/${main}/${proposed.rendered.normalized}`
   const id = recordId('proposal', '', key)
   // the same patch on the same base is the same candidate: if another lane built it from its
   // own hypothesis, it is theirs (checked again when the append finds it)
@@ -127,7 +133,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     if (e && other !== hypothesisId) throw new CandidateTakenError(id, e.lane, other, hypothesisId)
   }
   if (o.claim) taken(await store.ledger())
-  const branch = `exp/proposal/${id}`
+  const branch = `exp/proposal/${o.namespace ? `${o.namespace}/` : ''}${id}`
   const used = proposed.knowledge.map(k => byId.get(k)!.record)
   const nextPurpose: Purpose = {
     skill: o.skill,
