@@ -59,12 +59,12 @@ export function renderCreditBlame(b: Blame, n: AblationNote | undefined, blameTe
   const credits = new Map(creditsOf(n, b.lines).map(c => [c.line, c]))
   const rows = blameText.split('\n')
   const head = rows.shift()!
-  const width = Math.max(...n.splits.map(s => s.length + 22))
-  const body = rows.map((r, i) => {
+  const cols = rows.map((_, i) => {
     const c = credits.get(b.lines[i]!.line)
-    const col = c ? n.splits.map(s => `${s.slice(0, 3)} ${cell({credit: c.credit} as UnitCredit, s)}`).join('  ') + (c.removal ? '  REMOVABLE' : '') : ''
-    return `${col.padEnd(width * n.splits.length)}  ${r}`
+    return c ? n.splits.map(s => `${s.slice(0, 3)} ${cell({credit: c.credit} as UnitCredit, s)}`).join('  ') + (c.removal ? '  REMOVABLE' : '') : ''
   })
+  const width = Math.max(0, ...cols.map(c => c.length))
+  const body = rows.map((r, i) => `${cols[i]!.padEnd(width)}  ${r}`)
   return [`${head}  credit: ${n.agent}, repeat ${n.repeat}, seed ${n.seed} (${n.note})`, ...body].join('\n')
 }
 

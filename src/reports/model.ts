@@ -1,3 +1,4 @@
+import type {AblationNote} from './credit.js'
 import type {Ledger} from '../store/index.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from '../projections/mainline.js'
 import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
@@ -48,6 +49,8 @@ export interface Report {
   skills: SkillReport[]
   /** research contracts on main: each promoted attempt and the rejected ones (docs/contracts.md) */
   contracts?: ContractProvenance[]
+  /** the latest `exp ablate` credits of each skill's current SKILL.md (src/reports/credit.ts) */
+  credit?: AblationNote[]
 }
 
 function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {
