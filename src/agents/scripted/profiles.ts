@@ -27,14 +27,18 @@ export const CARELESS: Profile = {
 }
 
 /**
- * Literal: does what is written and nothing else. No habits; where nothing says how to react
- * it carries on with the task as worded (or stops when the person cannot be found); and it
- * follows a skill line only in the rule's exact canonical form (`renderRule`, with its final
- * period; a list marker is fine), so a paraphrased or unpunctuated rule is lost on it.
+ * Literal: does what is written, and little else. It has the naive habits at a quarter of their rate,
+ * followed to the letter (no slip on "and stop", no half reaction); where nothing says how to
+ * react it carries on with the task as worded (or stops when the person cannot be found); and
+ * it follows a skill line only in the rule's exact canonical form (`renderRule`, final period
+ * included; a list marker is fine), so a paraphrased or unpunctuated rule is lost on it.
  */
 export const LITERAL: Profile = {
   name: 'literal',
-  habits: [],
+  habits: HABITS.map(h => {
+    const {slip: _slip, half: _half, ...rest} = scaled(h, 0.25)
+    return rest
+  }),
   fallbacks: {
     shortage: {give_up: 0, substitute: 0, carry_on: 1},
     model_refused: {give_up: 0, substitute: 0, carry_on: 1},

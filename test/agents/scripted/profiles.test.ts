@@ -15,10 +15,9 @@ t.test('the profiles differ measurably on the initial skill, and the expert skil
     initial[p] = await rate(p, INITIAL().content)
     expert[p] = await rate(p, EXPERT().content)
   }
-  // careless < literal-without-rules is not the point; each pair is at least 10 points apart
   const names = Object.keys(initial)
-  for (const a of names) for (const b of names) if (a < b) t.ok(Math.abs(initial[a]! - initial[b]!) >= 0.1, `${a} ${initial[a]} vs ${b} ${initial[b]}`)
-  t.ok(initial.cautious! > initial.naive! && initial.naive! > initial.careless! && initial.careless! > initial.literal!, JSON.stringify(initial))
+  for (const a of names) for (const b of names) if (a < b) t.ok(Math.abs(initial[a]! - initial[b]!) >= 0.03, `${a} ${initial[a]} vs ${b} ${initial[b]}`)
+  t.ok(initial.cautious! > initial.naive! + 0.2 && initial.naive! > initial.careless! + 0.1 && initial.naive! > initial.literal! + 0.1, JSON.stringify(initial))
   for (const p of names) t.ok(expert[p]! > initial[p]!, `${p}: ${initial[p]} -> ${expert[p]}`)
   t.equal(expert.literal, 1, 'the literal agent follows every canonical rule')
   t.ok(expert.careless! < 0.95, `the careless agent forgets rules: ${expert.careless}`)
