@@ -65,7 +65,9 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
   if (!(await ws.readFile(start, path))) throw new NotFoundError('skill on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${path}`, 'list skills with `exp skills list`')
-  let recorded = 0
+  // new episodes, however they came (evolve, cells, evidence): traces in the ledger after − before
+  const traces = async () => (await store.ledger()).select({kinds: ['trace']}).length
+  const before = await traces()
   const {sources: specs, executors, holdoutRepeat, evidenceRepeat, ...evolveOpts} = o
   const sources: MatrixSource[] = []
   for (const spec of specs) {
@@ -74,14 +76,12 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
     if (!(await ws.readRef(ns.mainRef))) await ws.moveRef(ns.mainRef, start, undefined)
     o.onStep?.(`${spec}: evolve`)
     const r = await evolve(scopedStore(store, ns), {...evolveOpts, agent: spec, lane: ns.lane, mainRef: ns.mainRef, namespace: ns.proposals, onStep: s => o.onStep?.(`${spec}: ${s}`)})
-    recorded += r.episodes
     const commit = (await ws.readRef(ns.mainRef))!
     sources.push({spec, namespace: ns, commit, evolve: {holdout_before: r.holdout_before, holdout_after: r.holdout_after, promoted: r.promoted, rejected: r.rejected, episodes: r.episodes, ...(r.stopped ? {stopped: r.stopped} : {}), run: `${r.run.id}/${r.run.generation}`, iterations: r.iterations.length}, rules: []})
   }
   const cell = async (source: string, commit: string, executor: string, lane: string): Promise<MatrixCell> => {
     o.onStep?.(`held-out: skill from ${source} run by ${executor}`)
     const r = await runEvaluation(store, {...evolveOpts, agent: executor, lane, repo: store.repo, split: 'holdout', repeat: holdoutRepeat, skill: `${commit}:${path}`})
-    recorded += r.recorded
     return {source, executor, passed: r.passed, total: r.total, rate: r.success_rate, ci: r.ci, evaluation: r.evaluation, manifest: r.manifest, skill: {commit, blob: r.skill.blob}}
   }
   const initial: MatrixCell[] = []
@@ -101,7 +101,6 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
     const effects = new Map<number, ExecutorEffect[]>()
     for (const e of executors) {
       const run = await measureVariants(store, ws, {...evolveOpts, agent: e, lane: s.namespace.lane, base: s.commit, path, split: 'validation', repeat: evidenceRepeat, variants, onStep: x => o.onStep?.(`evidence for ${s.spec}: ${x}`)})
-      recorded += run.recorded
       for (const r of rules) {
         const w = run.variants.find(v => v.id === `without-${r.line}`)!
         const rw = run.variants.find(v => v.id === `reworded-${r.line}`)!
@@ -113,5 +112,5 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
     s.rules = rules.map(r => classifyRule({line: r.line, text: r.text, rule: r.rule, canonical: renderRule(r.rule), source: s.spec, effects: effects.get(r.line)!}))
   }
   const h4 = stateH4(sources.flatMap(s => s.rules.map(r => ({...r, source: s.spec}))), cells)
-  return {skill: o.skill, start, executors, sources, initial, cells, h4, recorded}
+  return {skill: o.skill, start, executors, sources, initial, cells, h4, recorded: (await traces()) - before}
 }
