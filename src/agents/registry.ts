@@ -1,6 +1,7 @@
 import {AgentSpecError, AgentUnavailableError, UnknownAgentError} from '../errors/agent.js'
 import {createCommandAgent, type CommandAgentOptions} from './command/index.js'
 import {createOpenAIAgent, type OpenAIAgentOptions} from './openai/index.js'
+import {parseNoise, withNoise} from './noise.js'
 import type {Agent, AgentContext, AgentInput, AgentOutcome, ToolInvoker} from './types.js'
 
 /** Builds an agent from the part of the spec after `name:` (empty when there is none). */
@@ -21,11 +22,22 @@ export const AGENT_SPECS = ['scripted', 'command:PROGRAM [ARGS]', 'openai:MODEL'
 /** The built-in profiles of the scripted agent besides the naive one (src/agents/scripted/profiles.ts, docs/scripted-agent.md). */
 export const SCRIPTED_PROFILES = ['careless', 'literal', 'cautious'] as const
 
+/** The seeded-slips wrapper (src/agents/noise.ts), in the two ways `--agent` can ask for it. */
+export const NOISE_SPECS = ['scripted:noise=P', 'noise:P:SPEC'] as const
+
 const BUILT_IN: Record<string, AgentFactory> = {
   scripted: (arg, o) => {
+    const noise = /^noise=(.*)$/.exec(arg)
+    if (noise) return noisy(`scripted:${arg}`, noise[1]!, 'scripted', o)
     if (!arg) return lazyScripted(o.scripted)
-    if (!(SCRIPTED_PROFILES as readonly string[]).includes(arg)) throw new AgentSpecError(`scripted:${arg}`, `no scripted profile named ${JSON.stringify(arg)}`, `write scripted, or scripted:PROFILE with PROFILE one of ${SCRIPTED_PROFILES.join(', ')}`)
+    if (!(SCRIPTED_PROFILES as readonly string[]).includes(arg)) throw new AgentSpecError(`scripted:${arg}`, `no scripted profile named ${JSON.stringify(arg)}`, `write scripted, scripted:PROFILE with PROFILE one of ${SCRIPTED_PROFILES.join(', ')}, or scripted:noise=0.1 for seeded slips`)
     return lazyScripted({...(o.scripted as object | undefined), profile: arg})
+  },
+  // noise:P:SPEC: any agent, with seeded slips of probability P per tool call
+  noise: (arg, o) => {
+    const colon = arg.indexOf(':')
+    if (colon < 0) throw new AgentSpecError(`noise:${arg}`, 'no agent given after the probability', 'write noise:P:SPEC, e.g. noise:0.1:scripted or noise:0.05:openai:gpt-4o-mini')
+    return noisy(`noise:${arg}`, arg.slice(0, colon), arg.slice(colon + 1), o)
   },
   command: (arg, o) => createCommandAgent(arg, o.command),
   openai: (arg, o) => {
@@ -58,6 +70,13 @@ export async function loadAgent(spec: string, options: AgentOptions = {}): Promi
 }
 
 const SCRIPTED_MODULE = './scripted/index.js'
+
+function noisy(spec: string, p: string, inner: string, o: AgentOptions): Agent {
+  const prob = parseNoise(p)
+  if (prob === undefined) throw new AgentSpecError(spec, `the noise ${JSON.stringify(p)} is not a probability`, 'give a number from 0 to 1, e.g. scripted:noise=0.1')
+  const agent = createAgent(inner, o)
+  return new LazyAgent(agent.name, async () => withNoise(agent instanceof LazyAgent ? await agent.load() : agent, prob))
+}
 
 function lazyScripted(options: unknown): Agent {
   return new LazyAgent('scripted', async () => {

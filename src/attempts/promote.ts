@@ -87,8 +87,12 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
   if (verdict === 'accept') {
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${attempt.reason ?? ''}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
-    await ws.moveRef(o.mainRef, merge, main)
-    if (ws.checkedOutBranch() === o.mainRef) await ws.updateWorkTree(main, merge)
+    if (ws.checkedOutBranch() !== o.mainRef) await ws.moveRef(o.mainRef, merge, main)
+    else
+      await ws.exclusive(async () => {
+        await ws.moveRef(o.mainRef, merge, main)
+        await ws.updateWorkTree(main, merge)
+      })
     body.merge = {commit: merge, branch: attempt.branch}
   } else {
     const ref = `${REJECTED_PREFIX}${id}`

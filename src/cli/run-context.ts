@@ -15,7 +15,7 @@ export const holdoutKeyFile = defaultKeyFile
 
 /** Flags shared by the commands that run episodes (run, eval, promote, evolve, gate). */
 export const runFlags = {
-  agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL (default: config agent, else scripted)'}),
+  agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL; scripted:noise=P or noise:P:SPEC adds seeded slips (default: config agent, else scripted)'}),
   scenarios: Flags.string({description: 'folder of scenario files (default: config scenarios, else scenarios/)'}),
   seed: Flags.integer({description: 'base seed (default: config seed, else 42)'}),
   concurrency: Flags.integer({description: 'episodes in flight at once', min: 1}),

@@ -14,9 +14,10 @@ export default class Evolve extends ExpCommand {
   static description = `Each iteration runs the current main skill on train, mines the new traces, proposes a patch from recalled knowledge, evaluates it against the current skill on validation and applies the promotion policy (held-out only after validation passes). A dashboard is printed per iteration (skill version, training success, observed patterns, lines changed, validation before/after, regressions, decision).
 Lanes: several \`exp evolve --lane NAME\` may run at once, on one repository or on clones that \`exp sync\`. Each claims the hypothesis behind its candidate, leaves the knowledge of other lanes' claims alone, and retires (and rebases) a candidate when another lane promoted first.
 A run is identified by its options: kill it at any point and run the same command again, and it finishes that run (from the last iteration it finished, on the main that iteration left) with the same decisions, SKILL.md and held-out result as a run nobody killed; nothing is duplicated. Started again once finished, it says so: --continue starts a new run from the current main.
-It stops early, and says why, when no candidate is left or when validation is at 100% and a candidate was rejected; an iteration whose skill did not change reuses the last train run and mining.`
+Fewer episodes per decision: validation follows the policy's sequential design (pass by pass, stopped at the first pass where the policy decides; docs/loop.md); the base's episodes are reused by every candidate of the same base and by the skill a promotion merged; the first candidate takes every rule the recall offers (--max-rules); the loop trains every new SKILL.md once, and a second time with fresh seeds only when its knowledge offers no candidate. --json reports the episodes of each iteration (train, validation, held-out) and, for each held-out level, the episodes spent until main reached it.
+It stops early, and says why, when no candidate is left, or when validation is at 100% (the promoted skill passed every validation episode, or a candidate was rejected against such a base).`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
+  static examples = ['<%= config.bin %> evolve --iterations 10', '<%= config.bin %> evolve --iterations 10 --continue', '<%= config.bin %> evolve -n 5 --budget-episodes 1500 --json', '<%= config.bin %> evolve -n 10 --agent scripted:noise=0.1', '<%= config.bin %> evolve --lane a --events a.jsonl & <%= config.bin %> evolve --lane b --events b.jsonl', 'OPENAI_BASE_URL=http://127.0.0.1:11434/v1 <%= config.bin %> evolve -n 3 --proposer openai:llama3.1:8b --miner-drafts openai:llama3.1:8b']
   static flags = {
     ...runFlags,
     iterations: Flags.integer({
@@ -44,9 +45,8 @@ It stops early, and says why, when no candidate is left or when validation is at
       default: 3,
     }),
     'max-rules': Flags.integer({
-      description: 'rules per proposal (first candidate; a rule and its conditioned case count as one)',
+      description: 'rules per proposal, first candidate (a rule and its conditioned case count as one; default: all the recall offers, recall.items of .research/config.yaml, else 8)',
       min: 1,
-      default: 3,
     }),
     proposer: Flags.string({
       description: 'openai:MODEL: a model drafts the words of each proposal (lines, reasons); which knowledge, rules and section stay deterministic; prompts and responses are recorded, redacted',
@@ -79,7 +79,9 @@ It stops early, and says why, when no candidate is left or when validation is at
           budgetEpisodes: flags['budget-episodes'],
           trainRepeat: flags['train-repeat'],
           evalRepeat: flags['eval-repeat'],
-          maxRules: flags['max-rules'],
+          // one candidate with every recalled rule: a large effect is shown by the gate's test in
+          // fewer episodes than several small ones, each too small to show (docs/loop.md)
+          maxRules: flags['max-rules'] ?? config.recall?.items ?? 8,
           recall: {
             items: config.recall?.items ?? 8,
             tokens: config.recall?.tokens ?? 1200,

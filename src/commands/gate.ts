@@ -8,28 +8,35 @@ import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, type GateResult} from '../gate/gate.js'
 import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
 import {gateComment, gateErrorComment} from '../gate/comment.js'
+import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
 
 export default class Gate extends ExpCommand {
   static summary = 'The pull-request gate: scope check, then head against base on validation and held-out.'
   static description = `What CI runs on a pull request. Fails when the diff touches anything outside the contract's editable scope (default skills/**) or a protected path (scenarios/, .research/, graders). Otherwise every changed skill is evaluated, head against base, on validation and held-out, the records go to the \`ci\` lane (held-out details to its private ref), a Markdown summary is printed (and appended to $GITHUB_STEP_SUMMARY when set), and the command exits non-zero when the promotion policy fails. Contract and policy are read from the base.
 --junit FILE writes the checks as JUnit XML, --comment FILE the Markdown of the pull-request comment (its first line is a marker the workflow of \`exp ci init\` uses to update one comment instead of adding more); both are written when the gate fails too.
---approved-by NAME says a maintainer approved this head: with success.allow_neutral in the policy, a candidate that is not worse on validation (no regressions, held-out not worse) then passes.`
+--approved-by NAME says a maintainer approved this head: with success.allow_neutral in the policy, a candidate that is not worse on validation (no regressions, held-out not worse) then passes.
+With a sequential policy (version 2, \`sequential: {looks: N}\`) validation runs pass by pass and stops at the first pass where the policy decides, as \`exp eval\` does.
+Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only slice I of the validation episodes of base and head (every pass), on lane <lane>-shard-I, ends with a receipt naming what it ran, and decides nothing; \`--shards N\` then decides, reusing exactly the episodes the N receipts vouch for (each replayed), running anything missing and the held-out split itself. The result is the one an unsharded gate gives.`
   static enableJsonFlag = true
   static examples = [
     '<%= config.bin %> gate',
     '<%= config.bin %> gate --base origin/main --head HEAD --junit exp-gate.xml --comment exp-gate.md',
     'GITHUB_BASE_REF=main <%= config.bin %> gate',
     '<%= config.bin %> gate --base main --head reword --approved-by alice',
+    '<%= config.bin %> gate --base origin/main --head HEAD --shard 2/4',
+    '<%= config.bin %> gate --base origin/main --head HEAD --shards 4 --junit exp-gate.xml',
   ]
   static flags = {
     ...runFlags,
     base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch)'}),
     head: Flags.string({description: 'head revision', default: 'HEAD'}),
-    repeat: Flags.integer({description: 'episodes per scenario', min: 1, default: 2}),
+    repeat: Flags.integer({description: 'episodes per scenario on held-out (and on validation when the policy has no sequential design; else its passes)', min: 1, default: 2}),
     lane: Flags.string({description: 'lane for the gate records', default: 'ci'}),
     junit: Flags.string({description: 'also write the result as JUnit XML to this file'}),
     comment: Flags.string({description: 'also write the pull-request comment (Markdown) to this file'}),
     'approved-by': Flags.string({description: 'a maintainer who approved this head (lets a not-worse candidate pass when the policy sets success.allow_neutral)'}),
+    shard: Flags.string({description: 'a shard job: run slice I of N of the validation episodes (I/N), record a receipt, decide nothing', exclusive: ['shards']}),
+    shards: Flags.integer({description: 'the deciding job after N shard jobs: reuse the episodes their receipts (on lanes <lane>-shard-1..N) vouch for', min: 1, max: MAX_SHARDS, exclusive: ['shard']}),
   }
 
   async run(): Promise<GateResult> {
@@ -40,7 +47,7 @@ export default class Gate extends ExpCommand {
       res = await withStore(this.workDir, async store => {
         const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
         const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
-        return gate(store, {...options, base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by']})
+        return gate(store, {...options, base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {
       // the reports say the gate could not run, so CI shows why instead of an old result

@@ -6,10 +6,11 @@ import {ProgressBar} from '../cli/progress.js'
 import {table} from '../cli/table.js'
 import {ExpError} from '../errors/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
+import {parseShard, runShard, type ShardResult} from '../evals/runner/shard.js'
 import {infrastructureFailures} from '../evals/runner/attempts.js'
 import {isSplit} from '../evals/runner/records.js'
 import {formatProblem} from '../scenarios/index.js'
-import {AGENT_SPECS} from '../agents/registry.js'
+import {AGENT_SPECS, NOISE_SPECS} from '../agents/registry.js'
 
 export default class Run extends ExpCommand {
   static summary = 'Run an agent on a split and record every episode as evidence.'
@@ -17,9 +18,10 @@ export default class Run extends ExpCommand {
 Held-out traces go to the lane's private ref (never pushed); the public lane gets the manifest and the aggregate only.
 Resumable: episode ids come from (manifest, scenario, repetition), so running the same command again after a kill records only the missing episodes, and retries the episodes that failed for infrastructure reasons.
 Infrastructure failures (the agent program missing, its endpoint refusing or failing after retries, timeouts) are not the agent's failures: they are said on stderr, counted apart (INFRA), and when no episode could run at all the command exits non-zero without recording an evaluation.
-Agents: ${AGENT_SPECS.join(', ')}.`
+Sharded: --shard I/N runs only the I-th of N slices of the episodes (chosen by episode id, the same on every machine), each shard on its own lane (--lane). The evaluation is recorded once every episode of the run is present — by the shard that finds the others' episodes here (one repository, or after \`exp sync\`), or by the unsharded command run afterwards, which then runs nothing: the same episodes, so the same evaluation as one unsharded run. \`exp eval\` and \`exp gate\` find these episodes too.
+Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips of probability P per tool call (docs/scripted-agent.md).`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini']
+  static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini', '<%= config.bin %> run validation --repeat 3 --shard 2/4 --lane shard-2', '<%= config.bin %> run validation --agent scripted:noise=0.1']
   static args = {split: Args.string({description: 'train, validation or holdout', required: true})}
   static flags = {
     agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL (default: .research/config.yaml agent, else scripted)'}),
@@ -33,30 +35,42 @@ Agents: ${AGENT_SPECS.join(', ')}.`
     strict: Flags.boolean({description: 'stop at the first malformed scenario instead of skipping it'}),
     'retry-invalid': Flags.boolean({description: 'when resuming, run again the episodes that were invalid for infrastructure reasons (agent program missing, connection refused, HTTP errors after retries, timeouts); --no-retry-invalid keeps them', default: true, allowNo: true}),
     events: Flags.string({description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted'}),
+    shard: Flags.string({description: 'run only slice I of N of the episodes (I/N, by episode id); the evaluation is recorded once all slices are present'}),
   }
 
-  async run(): Promise<RunResult> {
+  async run(): Promise<RunResult | ShardResult> {
     const {args, flags} = await this.parse(Run)
     if (!isSplit(args.split)) throw new ExpError('E_USAGE', `unknown split: ${args.split}`, {hint: 'use train, validation or holdout'})
-    const res = await withStore(this.workDir, async store => {
+    const shard = flags.shard === undefined ? undefined : parseShard(flags.shard)
+    const ran = await withStore(this.workDir, async store => {
       const {options, config} = await runContext(store, this.workDir, flags, l => this.note(l))
-      const bar = new ProgressBar(`run ${args.split}`)
+      const bar = new ProgressBar(`run ${args.split}${shard ? ` (shard ${shard.index}/${shard.count})` : ''}`)
+      const o = {
+        ...options,
+        split: args.split as 'train',
+        skill: flags.skill,
+        repeat: flags.repeat ?? config.run?.repeat ?? 1,
+        repo: store.repo,
+        strict: flags.strict,
+        retryInvalid: flags['retry-invalid'],
+        onProgress: (p: {done: number; total: number; passed: number; invalid: number}) => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
+      }
       try {
-        return await runEvaluation(store, {
-          ...options,
-          split: args.split as 'train',
-          skill: flags.skill,
-          repeat: flags.repeat ?? config.run?.repeat ?? 1,
-          repo: store.repo,
-          strict: flags.strict,
-          retryInvalid: flags['retry-invalid'],
-          onProgress: p => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
-        })
+        return shard ? await runShard(store, {...o, shard}) : await runEvaluation(store, o)
       } finally {
         bar.done()
         await options.events?.close()
       }
     })
+    if ('shard' in ran && !ran.evaluation) {
+      if (!this.jsonEnabled()) {
+        this.log(`shard ${ran.shard.index}/${ran.shard.count} on lane ${ran.lane}: ${ran.episodes} episode(s) of ${ran.total}, ${ran.recorded} run here, the rest reused`)
+        this.log(`${ran.present} of ${ran.total} episode(s) of the run are present: the evaluation is recorded once all are (run the other shards, \`exp sync\`, then any shard again or \`exp run ${args.split}\` with the same options)`)
+        this.log(`manifest ${ran.manifest}`)
+      }
+      return ran
+    }
+    const res = 'shard' in ran ? ran.evaluation! : ran
     for (const p of res.problems) process.stderr.write(`skipped ${formatProblem(p)}\n`)
     const infra = infrastructureFailures(res.verified)
     if (infra.count) {
@@ -72,7 +86,8 @@ Agents: ${AGENT_SPECS.join(', ')}.`
       this.log(`manifest ${res.manifest}  evaluation ${res.evaluation}${res.private_evaluation ? ` (held-out details: ${res.private_evaluation}, private)` : ''}`)
       if (res.resumed || res.retried) this.log(`resumed: ${res.resumed} episode(s) were already recorded, ${res.retried} retried after an infrastructure failure, ${res.recorded} new`)
     }
+    if ('shard' in ran && !this.jsonEnabled()) this.log(`shard ${ran.shard.index}/${ran.shard.count} ran ${ran.recorded} episode(s); every shard's episodes are here: the evaluation of the whole run is recorded`)
     if (res.problems.length) throw new ExpError('E_SCHEMA', `${res.problems.length} scenario file problem(s): those scenarios were skipped`, {hint: 'run `exp scenarios lint` and fix them', data: {...res, problems: res.problems}})
-    return res
+    return ran
   }
 }

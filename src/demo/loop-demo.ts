@@ -38,7 +38,7 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
       iterations: o.iterations,
       trainRepeat: 3,
       evalRepeat: 3,
-      maxRules: 3,
+      maxRules: 8,
       recall: {items: 8, tokens: 1200},
       mine: deterministicMine,
       agent: 'scripted',

@@ -6,9 +6,13 @@ import {assertResearchFile} from '../records/index.js'
 import type {ResearchContract} from '../records/types.js'
 import type {GitRecordStore} from '../store/index.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
-import {runEvaluation} from '../evals/runner/run.js'
+import {runEvaluation, type RunResult} from '../evals/runner/run.js'
+import {runPaired} from '../evals/runner/paired.js'
 import {compareRuns, type Comparison} from '../evals/compare.js'
-import {holdoutChecks, validationChecks, verdictOf, type Check} from '../loop/policy.js'
+import {afterPass, holdoutChecks, looksOf, validationChecks, verdictOf, type Check} from '../loop/policy.js'
+import type {PromotionPolicy} from '../records/types.js'
+import type {Reuse} from '../evals/runner/plan.js'
+import {gateShard, vouchedBy, type GateShardReport, type Shard} from './shards.js'
 import {loadPolicy} from '../loop/promote.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import {skillPath} from '../loop/files.js'
@@ -24,7 +28,8 @@ import {makeRedactor} from '../redact/index.js'
 
 export interface GateSkill {
   skill: string
-  validation: {base: number; head: number; comparison: Comparison; evaluations: string[]}
+  /** passes: with a sequential policy, the pass the comparison stopped after, of at most looks */
+  validation: {base: number; head: number; comparison: Comparison; evaluations: string[]; passes?: number; looks?: number; episodes: number; from_shards?: number}
   /** absent when the held-out split is sealed and no key is available (the gate cannot certify) */
   holdout?: {base: number; head: number; evaluations: string[]}
   checks: Check[]
@@ -43,6 +48,19 @@ export interface GateResult {
   certified: boolean
   reasons: string[]
   notes: string[]
+  /** `--shard I/N`: this job ran its slice of the validation episodes only; nothing was decided */
+  shard?: GateShardReport
+}
+
+export interface GateOptions extends EvalRunOptions {
+  base: string
+  head: string
+  repeat?: number
+  approvedBy?: string
+  /** run this slice of the validation episodes of every changed skill, record them with a receipt, decide nothing */
+  shard?: Shard
+  /** the validation episodes were run by this many shard jobs (lanes <lane>-shard-<I>): reuse what their receipts vouch for */
+  shards?: number
 }
 
 /**
@@ -78,7 +96,7 @@ async function scenariosAt(ws: Workspace, commit: string, dir: string): Promise<
  * the gate itself — head against base, on validation and, with the held-out key, held-out —
  * without reusing any record that came with the pull request; records go to the gate's lane.
  */
-export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: string; head: string; repeat?: number; approvedBy?: string}): Promise<GateResult> {
+export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateResult> {
   const ws = new GitWorkspace(store)
   const base = await ws.resolve(o.base)
   const head = await ws.resolve(o.head)
@@ -96,7 +114,8 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
   let contracts: GateContract[] = []
   const sealed = !!(await ws.readFile(mb, `scenarios/${SEALED_FILE}`))
   const certified = !sealed || !!o.holdoutKey
-  if (!certified) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
+  if (!certified && !o.shard) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
+  let shard: GateShardReport | undefined
   if (scope.ok) {
     contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
     for (const c of contracts) if (c.verdict === 'reject') reasons.push(...c.checks.filter(x => !x.passed).map(x => `${c.contract}: ${x.name}: ${x.detail}`))
@@ -105,28 +124,50 @@ export async function gate(store: GitRecordStore, o: EvalRunOptions & {base: str
     try {
       const policy = touched.length ? (await loadPolicy(ws, base)).policy : undefined
       const scenariosDir = touched.length ? await scenariosAt(ws, mb, tmp) : ''
+      for (const skill of touched) if (!(await ws.readFile(head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
+      const common = {...o, scenariosDir, repo: store.repo}
+      const sides = (skill: string) => ({base: `${mb}:${skillPath(skill)}`, head: `${head}:${skillPath(skill)}`})
+      const looks = policy ? looksOf(policy) : 1
+      const repeat = looks > 1 ? looks : (o.repeat ?? 2)
+      if (o.shard) {
+        shard = await gateShard(store, {...common, split: 'validation', repeat, shard: o.shard, range: {base: mb, head}, skills: touched.map(skill => ({skill, ...sides(skill)}))})
+        return {base: mb, head, scope, skills, contracts, passed: true, certified: false, reasons, notes: [`shard ${o.shard.index}/${o.shard.count}: ${shard.recorded} validation episode(s) run, receipts on lane ${shard.lane}; the job with --shards ${o.shard.count} decides`], shard}
+      }
       for (const skill of touched) {
-        if (!(await ws.readFile(head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
-        const pair = async (split: 'validation' | 'holdout') => {
-          const common = {...o, scenariosDir, repo: store.repo, split, repeat: o.repeat ?? 2, reuse: 'none' as const}
-          const b = await runEvaluation(store, {...common, skill: `${mb}:${skillPath(skill)}`, role: 'gate-base'})
-          let comparison: Comparison | undefined
-          const h = await runEvaluation(store, {...common, skill: `${head}:${skillPath(skill)}`, role: 'gate-head', decorate: (full, verified) => ({...full, comparison: (comparison = compareRuns(b.private_evaluation ?? b.evaluation, b.verified, verified))})})
-          return {b, h, comparison: comparison!}
-        }
-        const v = await pair('validation')
-        const ho = certified ? await pair('holdout') : undefined
+        const vouched = o.shards ? vouchedBy(await store.ledger(), {lane: o.lane, shards: o.shards, range: {base: mb, head}, skill}) : undefined
+        const v = await validationPair(store, policy!, {...common, repeat, reuse: vouched ? {only: vouched} : 'none'}, sides(skill), o.approvedBy)
+        const from = vouched ? v.b.resumed + v.h.resumed : undefined
+        const ho = certified ? await holdoutPair(store, {...common, repeat: o.repeat ?? 2, reuse: 'none'}, sides(skill)) : undefined
         const input = {candidate: {...v.h.body, comparison: v.comparison}, baseline: v.b.body, approvedBy: o.approvedBy, ...(ho ? {holdout: {candidate: ho.h.body, baseline: ho.b.body}} : {})}
         const checks = [...validationChecks(policy!, input), ...(ho ? holdoutChecks(policy!, input) : [])]
         const {verdict, reasons: why} = verdictOf(checks)
         if (verdict === 'reject') reasons.push(...why.map(r => `${skill}: ${r}`))
-        skills.push({skill, validation: {base: v.b.success_rate, head: v.h.success_rate, comparison: v.comparison, evaluations: [v.h.evaluation, v.b.evaluation]}, ...(ho ? {holdout: {base: ho.b.success_rate, head: ho.h.success_rate, evaluations: [ho.h.evaluation, ho.b.evaluation]}} : {}), checks, verdict})
+        skills.push({skill, validation: {base: v.b.success_rate, head: v.h.success_rate, comparison: v.comparison, evaluations: [v.h.evaluation, v.b.evaluation], ...(v.look ? {passes: v.look, looks} : {}), episodes: v.b.total + v.h.total, ...(from !== undefined ? {from_shards: from} : {})}, ...(ho ? {holdout: {base: ho.b.success_rate, head: ho.h.success_rate, evaluations: [ho.h.evaluation, ho.b.evaluation]}} : {}), checks, verdict})
       }
     } finally {
       await rm(tmp, {recursive: true, force: true})
     }
   }
   return {base: mb, head, scope, skills, contracts, passed: scope.ok && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified, reasons, notes}
+}
+
+type PairOptions = EvalRunOptions & {scenariosDir: string; repo: GitRecordStore['repo']; repeat: number; reuse: Reuse}
+
+/** Base and head on validation: pass by pass under a sequential policy (the same stopping rule as `exp eval`), else at once. */
+async function validationPair(store: GitRecordStore, policy: PromotionPolicy, o: PairOptions, sides: {base: string; head: string}, approvedBy?: string): Promise<{b: RunResult; h: RunResult; comparison: Comparison; look?: number}> {
+  if (looksOf(policy) > 1) {
+    const r = await runPaired(store, {baseline: {...o, split: 'validation', skill: sides.base, role: 'gate-base'}, candidate: {...o, split: 'validation', skill: sides.head, role: 'gate-head'}, looks: looksOf(policy), stop: s => afterPass(policy, {candidate: s.candidate, baseline: s.baseline, approvedBy}, {look: s.look, scenarios: s.scenarios})})
+    return {b: r.baseline, h: r.candidate, comparison: r.comparison, look: r.look}
+  }
+  return holdoutPair(store, o, sides, 'validation')
+}
+
+/** Base then head at a fixed size, the head's evaluation carrying the comparison. */
+async function holdoutPair(store: GitRecordStore, o: PairOptions, sides: {base: string; head: string}, split: 'validation' | 'holdout' = 'holdout'): Promise<{b: RunResult; h: RunResult; comparison: Comparison}> {
+  const b = await runEvaluation(store, {...o, split, skill: sides.base, role: 'gate-base'})
+  let comparison: Comparison | undefined
+  const h = await runEvaluation(store, {...o, split, skill: sides.head, role: 'gate-head', decorate: (full, verified) => ({...full, comparison: (comparison = compareRuns(b.private_evaluation ?? b.evaluation, b.verified, verified))})})
+  return {b, h, comparison: comparison!}
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
@@ -144,7 +185,7 @@ export function gateMarkdown(r: GateResult): string {
   for (const s of r.skills) {
     out.push(`### ${s.skill}: ${s.verdict.toUpperCase()}`, '', '| split | base | head |', '| --- | --- | --- |', `| validation | ${pct(s.validation.base)} | ${pct(s.validation.head)} |`, `| holdout | ${s.holdout ? pct(s.holdout.base) : 'sealed'} | ${s.holdout ? pct(s.holdout.head) : 'sealed'} |`, '')
     const c = s.validation.comparison
-    out.push(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; McNemar p ${c.mcnemar_p.toFixed(3)}; regressions ${c.regressions.length}`, '')
+    out.push(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; McNemar p ${c.mcnemar_p.toFixed(3)}; regressions ${c.regressions.length}${s.validation.passes ? `; stopped after pass ${s.validation.passes} of ${s.validation.looks}` : ''}${s.validation.from_shards !== undefined ? `; ${s.validation.from_shards} of ${s.validation.episodes} validation episodes from the shard jobs` : ''}`, '')
     for (const k of s.checks) out.push(`- ${k.passed ? '✅' : '❌'} ${k.name}: ${k.detail}`)
     out.push('')
   }
@@ -153,6 +194,7 @@ export function gateMarkdown(r: GateResult): string {
     for (const k of c.checks) out.push(`- ${k.passed ? '✅' : '❌'} ${k.name}: ${k.detail}`)
     out.push('')
   }
-  if (!r.skills.length && !r.contracts.length && r.scope.ok) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
+  if (r.shard) out.push(`Shard ${r.shard.shard.index}/${r.shard.shard.count}: ${r.shard.episodes} validation episode(s) of ${r.shard.skills.length} skill(s) in this slice, ${r.shard.recorded} run here; receipts on lane \`${r.shard.lane}\`. The job with \`--shards ${r.shard.shard.count}\` decides.`, '')
+  else if (!r.skills.length && !r.contracts.length && r.scope.ok) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
   return out.join('\n')
 }

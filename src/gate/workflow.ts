@@ -13,6 +13,8 @@ export interface WorkflowOptions {
   install: string
   /** the exp version writing the file (named in its header) */
   version: string
+  /** run the validation episodes in this many parallel jobs (a matrix), then one job decides */
+  shards?: number
 }
 
 /** Actions pinned by full commit id; the tag is in the comment beside it. */
@@ -20,6 +22,7 @@ export const ACTIONS = {
   checkout: 'actions/checkout@08c6903cd8c0fde910a37f88322edcfb5dd907a8 # v5.0.0',
   setupNode: 'actions/setup-node@a0853c24544627f65ddf259abe73b1d18a591444 # v5.0.0',
   uploadArtifact: 'actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02 # v4.6.2',
+  downloadArtifact: 'actions/download-artifact@d3f86a106a0bac45b974a628896c90dbdf5c8093 # v4.3.0',
 } as const
 
 /** The Node.js the job runs exp on: an LTS line with years of support left (20 reached its end of life in 2026). */
@@ -48,13 +51,84 @@ const q = (s: string) => JSON.stringify(s)
 /** A string literal of an Actions expression. */
 const lit = (s: string) => `'${s.replaceAll("'", "''")}'`
 
+/** The steps every job starts with: the repository with its history, Node, exp, the public research lanes. */
+function setupSteps(install: string): string {
+  return `      - uses: ${ACTIONS.checkout}
+        with:
+          fetch-depth: 0
+      - uses: ${ACTIONS.setupNode}
+        with:
+          node-version: ${NODE_VERSION}
+      - name: install exp
+        env:
+          EXP_INSTALL: ${q(install)}
+        run: npm install --global --no-audit --no-fund "$EXP_INSTALL"
+      - name: fetch the research lanes
+        run: git fetch --no-tags origin 'refs/research/*:refs/research/*' '^refs/research/private/*'
+`
+}
+
+/**
+ * The shard jobs of a sharded gate: each runs its slice of the validation episodes of base
+ * and head (\`exp gate --shard I/N\`, lane ci-shard-I), and hands the lane to the deciding job
+ * as a git bundle in an artifact of this run. Artifacts, not a push: a pull request's token may
+ * not write to the repository (a fork's never can), and the lanes of a gate should not land in
+ * the repository before review. The deciding job fetches the bundles over any lane of the same
+ * name, so only this run's shard jobs can vouch for episodes.
+ */
+function shardJob(o: {install: string; shards: number; condition: string}): string {
+  return `  shard:
+    if: ${o.condition}
+    runs-on: ubuntu-latest
+    timeout-minutes: 30
+    strategy:
+      fail-fast: true
+      matrix:
+        shard: [${Array.from({length: o.shards}, (_, i) => i + 1).join(', ')}]
+    steps:
+${setupSteps(o.install)}      - name: run this shard of the validation episodes
+        env:
+          BASE_REF: \${{ github.event.pull_request.base.ref }}
+          SHARD: \${{ matrix.shard }}
+        run: exp gate --base "origin/$BASE_REF" --head HEAD --shard "$SHARD/${o.shards}"
+      - name: bundle the shard's lane
+        env:
+          SHARD: \${{ matrix.shard }}
+        run: git bundle create "exp-shard-$SHARD.bundle" "refs/research/lanes/ci-shard-$SHARD"
+      - name: hand the lane to the deciding job
+        uses: ${ACTIONS.uploadArtifact}
+        with:
+          name: exp-shard-\${{ matrix.shard }}
+          path: exp-shard-\${{ matrix.shard }}.bundle
+          retention-days: 1
+          if-no-files-found: error
+`
+}
+
 export function workflowYaml(o: WorkflowOptions): string {
   const install = checkInstallSpec(o.install)
   const main = o.mainBranch
-  return `# Written by \`exp ci init\` (exp ${o.version}): the promotion gate on every pull request to ${main}.
+  const shards = o.shards ?? 1
+  if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new ExpError('E_USAGE', `--shards ${shards} cannot be used: give a whole number from 1 to 64`, {hint: 'e.g. exp ci init --shards 4'})
+  const condition = q(`github.event_name == 'pull_request' || (github.event.review.state == 'approved' && github.event.pull_request.base.ref == ${lit(main)})`)
+  const sharded = shards > 1
+  const gather = sharded
+    ? `      - name: download the shards' lanes
+        uses: ${ACTIONS.downloadArtifact}
+        with:
+          pattern: exp-shard-*
+          merge-multiple: true
+          path: exp-shards
+      - name: gather the shards' lanes
+        run: for b in exp-shards/*.bundle; do git fetch --no-tags "$b" '+refs/research/lanes/*:refs/research/lanes/*'; done
+`
+    : ''
+  return `# Written by \`exp ci init${sharded ? ` --shards ${shards}` : ''}\` (exp ${o.version}): the promotion gate on every pull request to ${main}.
 # The gate reads .research/contract.yaml and policy.yaml from the base and decides what is in scope;
 # see \`exp help gate\`. Re-run \`exp ci init --force\` after upgrading exp.
-name: exp gate
+${sharded ? `# The validation episodes run in ${shards} parallel jobs (\`exp gate --shard I/${shards}\`); the gate job gathers
+# their lanes and decides (\`exp gate --shards ${shards}\`): the same result as one job.
+` : ''}name: exp gate
 on:
   pull_request:
     branches: [${q(main)}]
@@ -69,24 +143,12 @@ concurrency:
   group: exp-gate-\${{ github.event.pull_request.number }}
   cancel-in-progress: true
 jobs:
-  gate:
-    if: ${q(`github.event_name == 'pull_request' || (github.event.review.state == 'approved' && github.event.pull_request.base.ref == ${lit(main)})`)}
+${sharded ? shardJob({install, shards, condition}) : ''}  gate:
+${sharded ? '    needs: shard\n' : ''}    if: ${condition}
     runs-on: ubuntu-latest
     timeout-minutes: 30
     steps:
-      - uses: ${ACTIONS.checkout}
-        with:
-          fetch-depth: 0
-      - uses: ${ACTIONS.setupNode}
-        with:
-          node-version: ${NODE_VERSION}
-      - name: install exp
-        env:
-          EXP_INSTALL: ${q(install)}
-        run: npm install --global --no-audit --no-fund "$EXP_INSTALL"
-      - name: fetch the research lanes
-        run: git fetch --no-tags origin 'refs/research/*:refs/research/*' '^refs/research/private/*'
-      - name: find an approving review of this head
+${setupSteps(install)}${gather}      - name: find an approving review of this head
         id: review
         env:
           GH_TOKEN: \${{ github.token }}
@@ -100,7 +162,7 @@ jobs:
           EXP_HOLDOUT_KEY: \${{ secrets.EXP_HOLDOUT_KEY }}
           BASE_REF: \${{ github.event.pull_request.base.ref }}
           APPROVER: \${{ steps.review.outputs.approver }}
-        run: exp gate --base "origin/$BASE_REF" --head HEAD --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
+        run: exp gate --base "origin/$BASE_REF" --head HEAD${sharded ? ` --shards ${shards}` : ''} --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
       - name: upload the JUnit report
         if: always() && hashFiles('exp-gate.xml') != ''
         uses: ${ACTIONS.uploadArtifact}

@@ -9,8 +9,10 @@ import {LoopEvents} from './events.js'
 import type {Rule} from '../knowledge/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
 import {createProposal, type CreatedProposal, type ProposalDrafter} from './proposal.js'
+import {reached85, reachedLevels, saturated, SATURATED} from './evolve-steps.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
-import {promoteProposal, type PromoteResult} from './promote.js'
+import {loadPolicy, promoteProposal, type PromoteResult} from './promote.js'
+import {GitWorkspace} from '../workspace/git.js'
 import {readPurposeAt} from './proposal.js'
 import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
@@ -64,6 +66,10 @@ export interface EvolveResult {
   episodes: number
   /** when the main skill first reached 85% held-out success: after how many episodes */
   reached_85?: {iteration: number; episodes: number}
+  /** for each held-out level (50%, 60%, ... 100%): the iteration after which main first reached it, and the episodes spent by then */
+  reached: {level: number; iteration: number; episodes: number}[]
+  /** episodes recorded by each iteration (in order; 0 for an iteration rebuilt from its records) */
+  episodes_per_iteration: number[]
   stopped?: string
   /** which run this is (options digest and generation), how much of it an earlier start did, whether it was finished already */
   run: {id: string; generation: number; start: string; resumed: number; finished_before: boolean}
@@ -168,7 +174,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       expected = it.main
       episodes = it.episodes
     }
-    let last: {main: string; train: RunResult; mined: MineResult} | undefined
+    let last: {blob: string; train: RunResult; mined: MineResult} | undefined
     const record = async (it: RunIteration) => {
       await store.append(iterationNote(state, it, o.iterations), {lane: o.lane, now: o.now})
       state = {...state, iterations: [...state.iterations, it]}
@@ -176,6 +182,13 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     for (let i = state.iterations.length + 1; !finishedBefore && !stopped && i <= o.iterations; i++) {
       if (o.budgetEpisodes !== undefined && episodes >= o.budgetEpisodes) {
         stopped = `episode budget reached (${episodes} >= ${o.budgetEpisodes})`
+        break
+      }
+      // the skill just promoted passes every validation episode: no candidate can improve on
+      // it, so nothing is trained or evaluated to find that out
+      const prev = reports.at(-1)
+      if (prev?.decision?.verdict === 'accept' && prev.validation && prev.validation.candidate >= 1) {
+        stopped = SATURATED
         break
       }
       const s = await skillAt(expected)
@@ -202,9 +215,17 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       })
       // the iteration tags events only: a manifest pins what ran, so iterations share episodes
       const runOpts = {...o, eventIteration: i}
-      // nothing changed since the last iteration (its candidate was rejected): the same train
-      // run and the same mining, not run again
-      if (last?.main !== s.main) {
+      const spent = {train: 0, validation: 0, holdout: 0}
+      const before = episodes
+      // Train (and mine) each new SKILL.md once, and a skill whose knowledge ran out once more
+      // with fresh seeds. Which seed a training uses comes from the ledger (the lane's train runs
+      // so far), so a run started again after a kill trains exactly where a run nobody killed did:
+      // the first training of a skill reuses the run recorded for it, if any.
+      const trainAndMine = async (again = false) => {
+        if (!again && last?.blob === s.blob) return {t: last, fresh: false}
+        const ledger = await store.ledger()
+        const prior = trainSeeds(ledger, o.lane, o.skill, s.blob)
+        const seed = !again && prior.length ? prior[prior.length - 1]! : (o.seed ?? 42) + trainSeeds(ledger, o.lane, o.skill).length
         o.onStep?.(`iteration ${i}: train`)
         const train = count(
           await runEvaluation(store, {
@@ -214,47 +235,45 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
             repeat: o.trainRepeat,
             // fresh runs for each new skill (the miner learns from all of them, docs/mining.md);
             // validation and held-out keep their seeds, so that comparisons stay paired
-            seed: (o.seed ?? 42) + i - 1,
+            seed,
             skill: `${s.main}:${skillPath(o.skill)}`,
           }),
         )
+        spent.train += train.recorded
         o.onStep?.(`iteration ${i}: mine`)
-        const mined = await o.mine(store, await store.ledger(), {
-          manifest: train.manifest,
-          lane: o.lane,
-          now: o.now,
-        })
-        last = {main: s.main, train, mined}
+        const mined = await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now})
+        last = {blob: s.blob, train, mined}
+        return {t: last, fresh: true}
       }
-      const {train, mined} = last
-      const report: IterationReport = {
-        iteration: i,
-        skill: {
-          name: o.skill,
-          version: s.version,
-          blob: s.blob,
-          commit: s.main,
-        },
-        training: {
-          manifest: train.manifest,
-          evaluation: train.evaluation,
-          passed: train.passed,
-          total: train.total,
-          rate: train.success_rate,
-        },
-        patterns: mined.patterns,
-        knowledge: mined.knowledge,
-        episodes: 0,
+      /** a second training of the same skill, once: what the knowledge of the first did not cover */
+      const retrainable = async () => trainSeeds(await store.ledger(), o.lane, o.skill, s.blob).length < 2
+      const report: IterationReport = {iteration: i, skill: {name: o.skill, version: s.version, blob: s.blob, commit: s.main}, training: {manifest: '', evaluation: '', passed: 0, total: 0, rate: 0}, patterns: [], knowledge: [], episodes: 0}
+      const trained = (t: NonNullable<typeof last>, fresh: boolean) => {
+        report.training = {manifest: t.train.manifest, evaluation: t.train.evaluation, passed: t.train.passed, total: t.train.total, rate: t.train.success_rate, ...(fresh ? {} : {reused: true})}
+        report.patterns = fresh ? t.mined.patterns : []
+        report.knowledge = fresh ? t.mined.knowledge : []
       }
       const finish = async (it: Omit<RunIteration, 'iteration' | 'episodes'>) => {
         report.episodes = episodes
+        report.new_episodes = {...spent, total: episodes - before}
         reports.push(report)
         o.onIteration?.(report)
         await record({iteration: i, episodes, ...it})
         expected = it.main
       }
       o.onStep?.(`iteration ${i}: propose`)
+      // every new SKILL.md is trained (and mined) once: an agent that follows the new rules reaches
+      // states the old one never did, and their failures are the next knowledge (docs/mining.md,
+      // "In the loop"); a skill trained before reuses its episodes (none new)
+      const {t, fresh} = await trainAndMine()
+      trained(t, fresh)
       let created = await proposeClaimed(store, o, work, report, s.main)
+      if (!created && (await retrainable())) {
+        const again = await trainAndMine(true)
+        trained(again.t, again.fresh)
+        delete report.note
+        created = await proposeClaimed(store, o, work, report, s.main)
+      }
       events?.recall(
         i,
         created
@@ -284,13 +303,16 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         o.onStep?.(`iteration ${i}: eval`)
         let ledger = await store.ledger()
         const proposal = loadProposal(ledger, created.proposal)
+        const policy = (await loadPolicy(new GitWorkspace(store), created.base)).policy
         const ev = await evaluateProposal(store, proposal, 'validation', {
           ...runOpts,
           repeat: o.evalRepeat,
           snapshot: created.recall,
+          policy,
         })
         count(ev.baseline)
         count(ev.candidate)
+        spent.validation += ev.baseline.recorded + ev.candidate.recorded
         report.validation = {
           baseline: ev.baseline.success_rate,
           candidate: ev.candidate.success_rate,
@@ -298,6 +320,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           losses: ev.comparison.losses,
           mcnemar_p: ev.comparison.mcnemar_p,
           evaluation: ev.candidate.evaluation,
+          pairs: ev.comparison.wins + ev.comparison.losses + ev.comparison.ties,
+          ...(ev.sequential ? {passes: ev.sequential.look, looks: ev.sequential.looks} : {}),
         }
         report.regressions = ev.comparison.regressions.length
         o.onStep?.(`iteration ${i}: promote`)
@@ -350,7 +374,9 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         }
         if (dec!.holdout) {
           // the two held-out runs of the promotion: count what they recorded
-          episodes += countNew(await store.ledger(), ledger, o.lane)
+          const held = countNew(await store.ledger(), ledger, o.lane)
+          episodes += held
+          spent.holdout += held
           report.holdout = {
             baseline: dec!.holdout.baseline,
             candidate: dec!.holdout.candidate,
@@ -361,6 +387,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           verdict: dec!.verdict,
           reasons: dec!.reasons,
           merge: dec!.merge,
+          ...(dec!.decided_by ? {decided_by: `${dec!.decided_by.name}: ${dec!.decided_by.detail}`} : {}),
         }
         events?.decided(i, {
           decision: dec!.decision,
@@ -383,6 +410,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     const after = finishedBefore ? expected : await tip()
     const holdoutAfter = await holdoutOf(after)
     const reached = reached85(reports, holdoutBefore)
+    const levels = reachedLevels(reports, holdoutBefore)
     if (!finishedBefore) await store.append(doneNote(state, {iterations: reports.length, promoted, rejected, stopped}), {lane: o.lane, now: o.now})
     const result: EvolveResult = {
       lane: o.lane,
@@ -393,6 +421,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       rejected,
       episodes,
       ...(reached ? {reached_85: reached} : {}),
+      reached: levels,
+      episodes_per_iteration: reports.map(r => r.new_episodes?.total ?? 0),
       ...(stopped ? {stopped} : {}),
       run: {id: identity, generation: state.generation, start, resumed, finished_before: finishedBefore},
     }
@@ -402,19 +432,6 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     events?.failed(e)
     throw e
   }
-}
-
-/** Validation is at 100% and a candidate was still rejected: nothing the loop proposes can pass. */
-function saturated(r: IterationReport): string | undefined {
-  if (r.decision?.verdict !== 'reject' || !r.validation || r.validation.baseline < 1) return undefined
-  return 'validation is at 100%: no candidate can improve it (a not-worse change can still pass the gate with a reviewer\'s approval: success.allow_neutral)'
-}
-
-/** When the main skill first reached 85% held-out success, after how many episodes. */
-function reached85(reports: readonly IterationReport[], before: number): EvolveResult['reached_85'] {
-  if (before >= 0.85) return {iteration: 0, episodes: 0}
-  const r = reports.find(x => x.decision?.verdict === 'accept' && x.holdout && x.holdout.candidate >= 0.85)
-  return r ? {iteration: r.iteration, episodes: r.episodes} : undefined
 }
 
 /** A decision this lane made since the run's last note on a proposal based on `base`: the outcome of an iteration killed before its note. */
@@ -493,4 +510,15 @@ async function rebase(store: GitRecordStore, o: EvolveOptions, work: LaneWork, s
 function countNew(after: Ledger, before: Ledger, lane: string): number {
   const mine = (l: Ledger) => l.select({kinds: ['trace']}).filter(e => e.lane === lane).length
   return mine(after) - mine(before)
+}
+
+/** The seeds of this lane's train runs of the skill (of one version of it, given its blob), oldest first, one per run. */
+function trainSeeds(ledger: Ledger, lane: string, skill: string, blob?: string): number[] {
+  const seeds: number[] = []
+  for (const r of ledger.records({kinds: ['manifest'], lanes: [lane]})) {
+    const b = r.body
+    if (b.split !== 'train' || b.skill?.name !== skill || (blob !== undefined && b.skill.blob !== blob) || typeof b.seed !== 'number') continue
+    if (!seeds.includes(b.seed)) seeds.push(b.seed)
+  }
+  return seeds
 }

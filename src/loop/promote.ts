@@ -24,6 +24,8 @@ export interface PromoteResult {
   verdict: 'accept' | 'reject'
   checks: Check[]
   reasons: string[]
+  /** the check that decided (a reject's first failure; an accept's statistical test) */
+  decided_by?: Check
   merge?: string
   rejected_ref?: string
   holdout?: {baseline: number; candidate: number; evaluations: string[]}
@@ -47,6 +49,14 @@ export async function loadPolicy(ws: Workspace, commit: string): Promise<LoadedP
   const policy = parseYaml(bytes.toString('utf8')) as PromotionPolicy
   assertResearchFile('policy', policy, POLICY_PATH)
   return {policy, version: policy.version, digest: digestOf(policy), blob: hashObject('blob', bytes), path: POLICY_PATH}
+}
+
+/** The policy on the tip of the main branch, if it has one: what `exp eval` evaluates for (its sequential design). */
+export async function mainPolicy(store: GitRecordStore, mainRef: string): Promise<LoadedPolicy | undefined> {
+  const ws = new GitWorkspace(store)
+  const main = await ws.readRef(mainRef)
+  if (!main || !(await ws.readFile(main, POLICY_PATH))) return undefined
+  return loadPolicy(ws, main)
 }
 
 /** @deprecated the store-based form; use loadPolicy(workspace, commit) */
@@ -128,7 +138,7 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
   const previous = ledger.select({kinds: ['decision'], cites: proposal.id}).map(e => ledger.load<'decision'>(e)).find(d => d.body.proposal === proposal.id && authority.counts(d.id))
   if (previous) return {...resultOf(previous, val), ...ignored}
   const onMain = ws.checkedOutBranch() === o.mainRef
-  const dirty = onMain ? await ws.dirtyFiles() : []
+  const dirty = onMain ? await ws.exclusive(() => ws.dirtyFiles()) : []
   if (dirty.length) throw new ExpError('E_DIRTY_TREE', `${o.mainRef.replace('refs/heads/', '')} is checked out and has uncommitted changes: ${dirty.slice(0, 5).join(', ')}`, {hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})
   const input = {candidate: val.candidate.body as EvaluationBody & {comparison: Comparison}, baseline: val.baseline.body}
   const checks: Check[] = validationChecks(policy.policy, input)
@@ -142,13 +152,14 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
     evaluations.push(...holdout.evaluations)
     checks.push(...holdoutChecks(policy.policy, {...input, holdout: {candidate: h.candidate.body, baseline: h.baseline.body}}))
   }
-  const {verdict, reasons} = verdictOf(checks)
+  const {verdict, reasons, decidedBy} = verdictOf(checks)
   const body: DecisionBody = {
     proposal: proposal.id,
     verdict,
     policy: {version: policy.version, digest: policy.digest, path: policy.path, blob: policy.blob},
     evaluations,
     checks,
+    ...(decidedBy ? {decided_by: decidedBy} : {}),
     reasons,
     regressions: input.candidate.comparison.regressions,
     ...(p.hypothesis ? {hypothesis: p.hypothesis} : {}),
@@ -166,7 +177,7 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
   }
   const cites = [proposal.id, ...(p.hypothesis ? [p.hypothesis] : []), ...evaluations]
   const decision = (await store.append({kind: 'decision', body, cites}, {lane: o.lane, now: o.now})).id
-  return {decision, verdict, checks, reasons, merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
+  return {decision, verdict, checks, reasons, ...(decidedBy ? {decided_by: decidedBy} : {}), merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
 }
 
 async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}; onMain: boolean}): Promise<string> {
@@ -177,11 +188,15 @@ async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: 
   const message = `exp: promote ${p.skill} v${version} (${proposal.id})\n\nvalidation ${(o.validation.baseline.success_rate * 100).toFixed(1)}% -> ${(o.validation.candidate.success_rate * 100).toFixed(1)}%, ${p.patch.size.added} line(s) added in ${p.patch.sections.join(', ')}.\n${p.reason}\n\nExp-Promotes: ${proposal.id}\nExp-Evidence: ${o.evaluations.join(' ')}\nExp-Policy: ${o.policy.version} ${o.policy.digest}\n`
   // the proposal is based on main's tip (checked above), so the merge tree is the branch's tree plus PURPOSE.yaml marked accepted
   const merge = await ws.commitFiles({base: p.head.commit, parents: [o.main, p.head.commit], message, files: [{path: purposePath(p.skill), content: Buffer.from(purposeText(accepted))}]})
-  await ws.moveRef(o.mainRef, merge, o.main)
-  if (o.onMain) await ws.updateWorkTree(o.main, merge)
+  if (!o.onMain) await ws.moveRef(o.mainRef, merge, o.main)
+  else
+    await ws.exclusive(async () => {
+      await ws.moveRef(o.mainRef, merge, o.main)
+      await ws.updateWorkTree(o.main, merge)
+    })
   return merge
 }
 
 function resultOf(d: ExpRecord<'decision'>, val: {candidate: ExpRecord<'evaluation'>; baseline: ExpRecord<'evaluation'>}): PromoteResult {
-  return {decision: d.id, verdict: d.body.verdict, checks: d.body.checks, reasons: d.body.reasons, merge: d.body.merge?.commit, rejected_ref: d.body.rejected_ref, validation: {baseline: val.baseline.body.success_rate, candidate: val.candidate.body.success_rate}}
+  return {decision: d.id, verdict: d.body.verdict, checks: d.body.checks, reasons: d.body.reasons, ...(d.body.decided_by ? {decided_by: d.body.decided_by} : {}), merge: d.body.merge?.commit, rejected_ref: d.body.rejected_ref, validation: {baseline: val.baseline.body.success_rate, candidate: val.candidate.body.success_rate}}
 }

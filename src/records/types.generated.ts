@@ -110,6 +110,27 @@ export interface SharedDefinitions {
   [k: string]: unknown;
 }
 /**
+ * one check of a promotion policy against the evidence
+ *
+ * This interface was referenced by `SharedDefinitions`'s JSON-Schema
+ * via the `definition` "Check".
+ */
+export interface Check {
+  name: string;
+  passed: boolean;
+  detail: string;
+  /**
+   * the policy field this check applies (e.g. require.mcnemar_p_max)
+   */
+  rule?: string;
+  /**
+   * the numbers it decided on (e.g. p, level, look, looks, wins, losses)
+   */
+  values?: {
+    [k: string]: number;
+  };
+}
+/**
  * This interface was referenced by `SharedDefinitions`'s JSON-Schema
  * via the `definition` "AgentRef".
  */
@@ -320,11 +341,8 @@ export interface DecisionBody {
     blob?: Oid;
   };
   evaluations: IdList;
-  checks: {
-    name: string;
-    passed: boolean;
-    detail: string;
-  }[];
+  checks: Check[];
+  decided_by?: Check;
   reasons: StringList;
   regressions: {
     scenario: string;
@@ -1108,9 +1126,12 @@ export interface ResearchContractV2 {
 }
 
 /**
- * .research/policy.yaml: the promotion policy as data. Versioned; every decision cites its version and digest. Never one scalar.
+ * .research/policy.yaml: the promotion policy as data. Versioned; every decision cites its version and digest. Never one scalar. Version "2" adds the statistical rules (`require`) and the sequential design (`sequential`); a version "1" file is read as before and may not use them (docs/loop.md).
  */
 export interface PromotionPolicy {
+  /**
+   * "1" (margins, regressions, tolerances, held-out) or "2" (also `require` and `sequential`)
+   */
   version: string;
   success?: {
     must_improve?: boolean;
@@ -1120,8 +1141,52 @@ export interface PromotionPolicy {
      */
     allow_neutral?: boolean;
   };
+  /**
+   * version 1: scenarios that passed before and fail now (version 2: require.max_regressions)
+   */
   regressions?: {
     max?: number;
+  };
+  /**
+   * version 2: statistical rules on the paired validation comparison, each a necessary condition of an accept
+   */
+  require?: {
+    /**
+     * largest one-sided exact McNemar p (sign test on the discordant pairs: is the candidate better?); with `sequential`, the overall error spent across the looks
+     */
+    mcnemar_p_max?: number;
+    /**
+     * smallest allowed lower bound of the paired bootstrap interval of the difference in success (candidate minus base)
+     */
+    bootstrap_ci_low_min?: number;
+    /**
+     * the candidate's pass^k (all k repetitions of a scenario pass), averaged over scenarios, must be at least min
+     */
+    pass_k?: {
+      k: number;
+      min: number;
+    };
+    /**
+     * fewest (scenario, repetition) pairs with both sides valid
+     */
+    min_paired_n?: number;
+    /**
+     * most scenarios that passed before and fail now
+     */
+    max_regressions?: number;
+  };
+  /**
+   * version 2: paired validation in passes over the split (one repetition of every scenario per pass), stopped at the first pass where the policy decides; mcnemar_p_max is spent across the passes (alpha spending)
+   */
+  sequential?: {
+    /**
+     * most passes (the largest evaluation: looks x scenarios pairs)
+     */
+    looks: number;
+    /**
+     * how the error is spent across the passes (default pocock)
+     */
+    spending?: "pocock" | "obrien-fleming";
   };
   /**
    * largest allowed relative increase of each cost dimension (0.25 = +25%)

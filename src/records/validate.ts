@@ -38,7 +38,8 @@ export function validator(rel: string): CompiledValidator {
 }
 
 export function problemsOf(errors: ErrorObject[] | null | undefined, prefix = ''): SchemaProblem[] {
-  return (errors ?? []).map(e => {
+  // an if/then/else only says which branch failed; the branch's own error names the field
+  return (errors ?? []).filter(e => e.keyword !== 'if').map(e => {
     let at = prefix + e.instancePath.replace(/\//g, '.')
     let message = e.message ?? 'is invalid'
     if (e.keyword === 'additionalProperties') {
@@ -46,6 +47,8 @@ export function problemsOf(errors: ErrorObject[] | null | undefined, prefix = ''
       message = 'is not an allowed field'
     } else if (e.keyword === 'enum') {
       message = `must be one of: ${(e.params as {allowedValues: unknown[]}).allowedValues.join(', ')}`
+    } else if (e.keyword === 'false schema') {
+      message = 'is not allowed in this version of the file (see its version field)'
     } else if (e.keyword === 'required') {
       at += `.${(e.params as {missingProperty: string}).missingProperty}`
       message = 'is required'

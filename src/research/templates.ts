@@ -52,9 +52,9 @@ budget:
   max_parallel_lanes: 3
 `
 
-export const POLICY_YAML = `# The promotion policy (schema: schemas/research/policy.schema.json).
+export const POLICY_YAML = `# The promotion policy (schema: schemas/research/policy.schema.json; docs/loop.md).
 # Every decision cites this file's version and digest. It never collapses to one scalar.
-version: "1"
+version: "2"
 success:
   # the candidate's validation success must be higher than the current skill's
   must_improve: true
@@ -63,9 +63,20 @@ success:
   # maintainer approves it: exp gate --approved-by, which exp ci init's workflow passes for an
   # approving review of the pull request's head. The automatic loop has no reviewer: never there.
   allow_neutral: true
-regressions:
+# statistical rules on the paired validation episodes (candidate and current skill, same
+# scenarios, same seeds); each must hold for an accept
+require:
+  # one-sided exact McNemar test of "the candidate wins more pairs than it loses"
+  mcnemar_p_max: 0.05
   # scenarios that passed before and fail now
-  max: 0
+  max_regressions: 0
+  # also available: bootstrap_ci_low_min: 0, pass_k: {k: 2, min: 0.8}, min_paired_n: 32
+# validation runs in passes over the split (one repetition of every scenario each) and stops
+# at the first pass where the policy decides; mcnemar_p_max is spent across the passes
+# (obrien-fleming: little at the first passes, most at the last; pocock: evenly)
+sequential:
+  looks: 3
+  spending: obrien-fleming
 # largest allowed relative increase of each cost dimension (0.25 = +25%)
 tolerances:
   violations: 0

@@ -1,4 +1,5 @@
 import {runGit} from '../store/git/native.js'
+import {RefLock} from '../store/git/lock.js'
 import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../store/git/refs.js'
@@ -109,19 +110,43 @@ export class GitWorkspace implements Workspace {
     return updateWorkTree(this.store, from, to)
   }
 
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    // git's lockfile protocol on a name no ref can have: a promotion of another lane updating
+    // the work tree must not look like uncommitted changes to this one (git status sees the
+    // new HEAD before read-tree has written its files)
+    const lock = await RefLock.acquire(this.store.commonDir, 'exp/worktree', {timeoutMs: 120_000})
+    try {
+      return await fn()
+    } finally {
+      await lock.release()
+    }
+  }
+
   async addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void> {
     const git = (args: string[]) => runGit(['--git-dir', this.store.commonDir, ...args], {cwd: this.store.commonDir, allowFail: true})
     if (existsSync(path.join(dir, '.git'))) return
-    let r
-    if (!o.branch) r = await git(['worktree', 'add', '--detach', '-q', dir, o.commit])
-    else if (await readRef(this.store.commonDir, `refs/heads/${o.branch}`)) r = await git(['worktree', 'add', '-q', dir, o.branch])
-    else r = await git(['worktree', 'add', '-q', '-b', o.branch, dir, o.commit])
+    // one `git worktree add` or `remove` at a time: git reads every other entry's files while it
+    // adds one, and fails on an entry another process is writing ("failed to read .../commondir")
+    const r = await this.worktrees(async () => {
+      if (!o.branch) return git(['worktree', 'add', '--detach', '-q', dir, o.commit])
+      if (await readRef(this.store.commonDir, `refs/heads/${o.branch}`)) return git(['worktree', 'add', '-q', dir, o.branch])
+      return git(['worktree', 'add', '-q', '-b', o.branch, dir, o.commit])
+    })
     if (r.code !== 0) throw new WorktreeError(dir, r.stderr.trim())
+  }
+
+  private async worktrees<T>(fn: () => Promise<T>): Promise<T> {
+    const lock = await RefLock.acquire(this.store.commonDir, 'exp/worktrees', {timeoutMs: 120_000})
+    try {
+      return await fn()
+    } finally {
+      await lock.release()
+    }
   }
 
   async removeWorktree(dir: string): Promise<void> {
     // no `git worktree prune` here: it would also drop the entry of a work tree another process is adding right now
-    await runGit(['--git-dir', this.store.commonDir, 'worktree', 'remove', '--force', dir], {cwd: this.store.commonDir, allowFail: true})
+    await this.worktrees(() => runGit(['--git-dir', this.store.commonDir, 'worktree', 'remove', '--force', dir], {cwd: this.store.commonDir, allowFail: true}))
     await rm(dir, {recursive: true, force: true})
   }
 

@@ -171,6 +171,14 @@ export class MemoryWorkspace implements Workspace {
 
   async updateWorkTree(): Promise<void> {}
 
+  private queue: Promise<unknown> = Promise.resolve()
+
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn)
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
   async addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void> {
     if (this.worktrees.has(dir)) return
     if (existsSync(dir) && (await readdir(dir)).length) throw new WorktreeError(dir, 'the folder is not empty')

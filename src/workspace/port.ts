@@ -60,6 +60,8 @@ export interface Workspace {
   dirtyFiles(): Promise<string[]>
   /** bring index and work tree from one commit to another (after a ref moved under them) */
   updateWorkTree(from: string, to: string): Promise<void>
+  /** run `fn` while no other exp process checks or moves the work tree (a promotion's dirty check, or its ref move and work tree update) */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>
   /** a linked work tree at `dir`: on `branch` (created at `commit` when missing), or detached at `commit` */
   addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void>
   /** remove a linked work tree (its branch stays) */

@@ -14,6 +14,15 @@ import {cachedFixture} from './fixture-cache.js'
 import {knowledge, INVENTORY, BLOCKERS} from './loop.js'
 
 const NOW = () => new Date('2026-11-30T12:00:00.000Z')
+
+/** The policy exp wrote before version 2: margins, regressions, tolerances and held-out. */
+export const V1_POLICY = `version: "1"
+success: {must_improve: true, min_delta: 0, allow_neutral: true}
+regressions: {max: 0}
+tolerances: {violations: 0, tool_calls: 0.25, errors: 0.5, tokens: 0.25, latency_ms: 0.25, trajectory_length: 0.25}
+holdout: {required: true, must_not_worsen: true, tolerance: 0}
+evidence: {evaluators: [world], require_signed_evidence: false}
+`
 const LANE = 'me'
 
 /** Escalating on every lookup with no match stops useful work: validation does not improve, so it is rejected. */
@@ -66,6 +75,10 @@ async function buildHistory(repo: string): Promise<Omit<History, 'repo' | 'store
   await initResearch(discoverRepo(repo))
   await addExample(discoverRepo(repo), 'onboarding')
   const initial = (await git(repo, 'rev-parse', 'main')).trim()
+  // a version 1 policy (no statistical test): one rule at a time is enough to promote, which
+  // keeps this history small; decisions under it must still stand in every view
+  fs.writeFileSync(path.join(repo, '.research/policy.yaml'), V1_POLICY)
+  await git(repo, 'commit', '-q', '-am', 'a version 1 policy')
   const store = await GitRecordStore.open(repo)
   const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: LANE, seed: 42, repeat: 1, now: NOW}
 

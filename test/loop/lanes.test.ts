@@ -31,7 +31,8 @@ function candidateLanes(ledger: Ledger): Map<string, Set<string>> {
 
 t.test('two evolve lanes at once on one repository: different hypotheses, no candidate evaluated twice, claims given back, fsck clean', async t => {
   const repo = await exampleRepo(t)
-  const args = (lane: string) => ['evolve', '-n', '2', '--train-repeat', '2', '--eval-repeat', '2', '--lane', lane, '--events', `${lane}.jsonl`]
+  // small candidates (3 rules), so that both lanes find work of their own in two iterations
+  const args = (lane: string) => ['evolve', '-n', '2', '--train-repeat', '2', '--eval-repeat', '2', '--max-rules', '3', '--lane', lane, '--events', `${lane}.jsonl`]
   const [a, b] = await Promise.all([expJson<Lane>(args('a'), {cwd: repo}), expJson<Lane>(args('b'), {cwd: repo})])
   t.same([a.lane, b.lane], ['a', 'b'])
   const fsck = await exp(['fsck'], {cwd: repo})

@@ -10,7 +10,8 @@ import {addExample} from '../../src/research/example.js'
 import {discoverRepo} from '../../src/store/index.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {knowledge, INVENTORY} from '../helpers/loop.js'
-import type {Rule} from '../../src/knowledge/index.js'
+import {parseRules, type Rule} from '../../src/knowledge/index.js'
+import {mainPolicy} from '../../src/loop/promote.js'
 
 const NOW = () => new Date('2026-11-30T12:00:00.000Z')
 
@@ -18,25 +19,37 @@ async function exampleRepo(t: Parameters<typeof makeRepo>[0]): Promise<string> {
   const repo = await makeRepo(t)
   await initResearch(discoverRepo(repo))
   await addExample(discoverRepo(repo), 'onboarding')
+  // eight expert rules make a long skill: its tokens per episode grow past the default +25%
+  // tolerance, and these tests are about what a promotion does, not about that cost
+  const policy = path.join(repo, '.research/policy.yaml')
+  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace(/^ {2}tokens: 0\.25$/m, '  tokens: 1'))
+  await git(repo, 'commit', '-qam', 'policy: tokens may double')
   return repo
 }
 
-async function proposeAndEval(repo: string, rule: Rule) {
+/** The rules of the expert skill: together, a change the policy's test can show on validation. */
+const EXPERT = parseRules(fs.readFileSync(path.join(import.meta.dirname, '../fixtures/skills/onboarding-expert/SKILL.md'), 'utf8'))
+
+async function proposeAndEval(repo: string, rules: Rule[]) {
   const store = await GitRecordStore.open(repo)
-  await store.append({kind: 'knowledge', body: knowledge(rule)}, {lane: 'me', now: NOW})
-  const created = (await createProposal(store, await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, now: NOW}))!
+  // the first rule the most confident: it is in the candidate whatever else is
+  for (const [i, rule] of rules.entries()) await store.append({kind: 'knowledge', body: knowledge(rule, {confidence: i ? 0.6 : 0.9})}, {lane: 'me', now: NOW})
+  const created = (await createProposal(store, await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 8, now: NOW}))!
   const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: 'me', seed: 42, repeat: 2, now: NOW}
   const proposal = loadProposal(await store.ledger(), created.proposal)
-  await evaluateProposal(store, proposal, 'validation', opts)
+  await evaluateProposal(store, proposal, 'validation', {...opts, policy: (await mainPolicy(store, 'refs/heads/main'))!.policy})
   return {store, created, proposal, opts}
 }
 
 t.test('an accepted proposal becomes a merge commit on main with the trailers, and the work tree follows', async t => {
   const repo = await exampleRepo(t)
   const before = (await git(repo, 'rev-parse', 'main')).trim()
-  const {store, created, proposal, opts} = await proposeAndEval(repo, INVENTORY)
+  const {store, created, proposal, opts} = await proposeAndEval(repo, [INVENTORY, ...EXPERT.filter(r => r.tool !== INVENTORY.tool)])
   t.equal((await git(repo, 'rev-list', '--count', `${before}..${created.branch}`)).trim(), '1', 'one commit on the proposal branch')
-  t.match((await git(repo, 'diff', '--name-only', before, created.branch)).trim().split('\n').sort(), [/^knowledge\/[a-z0-9-]+\.yaml$/, 'skills/onboarding/PURPOSE.yaml', 'skills/onboarding/SKILL.md'])
+  const changed = (await git(repo, 'diff', '--name-only', before, created.branch)).trim().split('\n').sort()
+  t.same(changed.slice(-2), ['skills/onboarding/PURPOSE.yaml', 'skills/onboarding/SKILL.md'])
+  t.equal(changed.length - 2, 8, 'the knowledge files of its eight rules')
+  t.ok(changed.slice(0, -2).every(f => /^knowledge\/[a-z0-9-]+\.yaml$/.test(f)))
   // a dirty work tree stops the promotion before anything happens
   fs.appendFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), '\nlocal edit\n')
   await t.rejects(promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'}), {code: 'E_DIRTY_TREE'})
@@ -50,7 +63,7 @@ t.test('an accepted proposal becomes a merge commit on main with the trailers, a
   const msg = await git(repo, 'log', '-1', '--format=%B', main)
   t.match(msg, new RegExp(`Exp-Promotes: ${created.proposal}`))
   t.match(msg, /Exp-Evidence: (el-[0-9a-f]{24} ?){4}/)
-  t.match(msg, /Exp-Policy: 1 sha256:[0-9a-f]{64}/)
+  t.match(msg, /Exp-Policy: 2 sha256:[0-9a-f]{64}/)
   t.match(fs.readFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), 'utf8'), /Before `assign_device`, call `get_inventory`/, 'the work tree was updated')
   t.match(fs.readFileSync(path.join(repo, 'skills/onboarding/PURPOSE.yaml'), 'utf8'), /status: accepted/)
   t.equal((await git(repo, 'status', '--porcelain', '--untracked-files=no')).trim(), '')
@@ -65,7 +78,7 @@ t.test('an accepted proposal becomes a merge commit on main with the trailers, a
 t.test('a proposal that does not improve validation is rejected on its own evidence and kept reachable', async t => {
   const repo = await exampleRepo(t)
   // escalating every successful lookup stops all useful work: validation drops
-  const {store, created, proposal, opts} = await proposeAndEval(repo, {kind: 'on_result', tool: 'get_employee', result: 'no_match', calls: ['escalate'], stop: true})
+  const {store, created, proposal, opts} = await proposeAndEval(repo, [{kind: 'on_result', tool: 'get_employee', result: 'no_match', calls: ['escalate'], stop: true}])
   const main = (await git(repo, 'rev-parse', 'main')).trim()
   const res = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
   t.equal(res.verdict, 'reject')

@@ -76,8 +76,10 @@ t.test('without the key, with another key or a changed file: a clear error, noth
   // the gate without the key judges validation only, and says so
   await git(repo, 'checkout', '-q', '-b', 'tweak')
   const skill = path.join(repo, 'skills/onboarding/SKILL.md')
-  fs.writeFileSync(skill, fs.readFileSync(skill, 'utf8').replace('## Failure handling', '7. Before `assign_device`, call `get_inventory` and only assign a model that is in stock.\n\n## Failure handling'))
-  await git(repo, 'commit', '-qam', 'check stock')
+  // eight rules of the expert skill: a gain the policy's test can show on validation
+  const rules = fs.readFileSync(path.join(ROOT, 'test/fixtures/skills/onboarding-expert/SKILL.md'), 'utf8').split('\n').filter(l => /^\d+\. (Before|If|Never) `/.test(l)).slice(0, 8)
+  fs.writeFileSync(skill, fs.readFileSync(skill, 'utf8').replace('## Failure handling', `${rules.map((l, i) => l.replace(/^\d+\./, `${7 + i}.`)).join('\n')}\n\n## Failure handling`))
+  await git(repo, 'commit', '-qam', 'eight expert rules')
   const g = await exp(['gate', '--base', 'main', '--head', 'tweak', '--json'], {cwd: repo})
   t.equal(g.code, 0, g.stderr)
   const res = JSON.parse(g.stdout) as {passed: boolean; certified: boolean; notes: string[]; skills: {holdout?: unknown}[]}

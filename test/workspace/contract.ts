@@ -90,4 +90,20 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     await ws.removeWorktree(dir)
     t.equal(await ws.readRef('refs/heads/exp/attempt/x'), c, 'removing a work tree keeps its branch')
   })
+
+  t.test('exclusive: one holder at a time, released when the holder throws', async t => {
+    const {ws} = await make(t, FILES)
+    const order: string[] = []
+    const hold = (name: string, ms: number) =>
+      ws.exclusive(async () => {
+        order.push(`${name}+`)
+        await new Promise(r => setTimeout(r, ms))
+        order.push(`${name}-`)
+        return name
+      })
+    t.same(await Promise.all([hold('a', 60), hold('b', 10)]), ['a', 'b'])
+    t.ok(order.join(' ') === 'a+ a- b+ b-' || order.join(' ') === 'b+ b- a+ a-', `never both inside: ${order.join(' ')}`)
+    await t.rejects(ws.exclusive(async () => { throw new Error('boom') }), /boom/)
+    t.equal(await ws.exclusive(async () => 'again'), 'again', 'the failed holder let go')
+  })
 }

@@ -12,22 +12,26 @@ export interface CiInitResult {
   written: boolean
   main_branch: string
   install: string
+  shards: number
 }
 
 export default class CiInit extends ExpCommand {
   static summary = 'Write .github/workflows/exp-gate.yml: `exp gate` on every pull request to the main branch.'
   static description = `The workflow runs on every pull request to the main branch (main_branch of .research/config.yaml) and on approving reviews; the gate itself decides what is in scope from the base's contract. It installs exp with \`npm install --global\` of --install (default: experience-compiler at exactly this version), fetches the public research lanes (a failed fetch fails the job), runs \`exp gate --junit exp-gate.xml --comment exp-gate.md\` with EXP_HOLDOUT_KEY from the repository secret of that name, uploads the JUnit report and keeps ONE pull-request comment with the result, updated on every run.
 Actions are pinned by full commit id (the tag in a comment), Node.js is a current LTS, the job has a timeout, a concurrency group per pull request and only contents: read and pull-requests: write.
+--shards N (2 or more) splits the validation episodes over N parallel jobs of a matrix (\`exp gate --shard I/N\`), each handing its lane to the deciding job as a git bundle in an artifact of the run; the deciding job gathers them and runs \`exp gate --shards N\`, with the same result as one job.
 --install takes one npm install spec (package@version, a tarball URL or path, a git URL such as github:OWNER/REPO#TAG); it is passed to the shell as an environment variable, never as shell text.`
   static enableJsonFlag = true
   static examples = [
     '<%= config.bin %> ci init',
     '<%= config.bin %> ci init --install github:acme/exp#v0.1.0 --force',
     '<%= config.bin %> ci init --install https://example.com/experience-compiler-0.1.0.tgz',
+    '<%= config.bin %> ci init --shards 4 --force',
   ]
   static flags = {
     install: Flags.string({description: 'what the workflow installs with `npm install --global`: package@version, tarball URL or path, or git URL (default: experience-compiler@<this version>)'}),
     force: Flags.boolean({description: 'overwrite an existing workflow file'}),
+    shards: Flags.integer({description: 'validation episodes in this many parallel jobs, then one deciding job (1: a single job)', min: 1, max: 64, default: 1}),
   }
 
   async run(): Promise<CiInitResult> {
@@ -41,14 +45,14 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
     const exists = await access(file).then(() => true, () => false)
     if (exists && !flags.force) {
       if (!this.jsonEnabled()) this.log(`kept ${shown} (already there; --force to overwrite)`)
-      return {file, written: false, main_branch: mainBranch, install}
+      return {file, written: false, main_branch: mainBranch, install, shards: flags.shards}
     }
     await mkdir(path.dirname(file), {recursive: true})
-    await writeFile(file, workflowYaml({mainBranch, install, version: this.config.version}))
+    await writeFile(file, workflowYaml({mainBranch, install, version: this.config.version, shards: flags.shards}))
     if (!this.jsonEnabled()) {
-      this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}, exp installed as ${install}`)
+      this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}${flags.shards > 1 ? `, validation in ${flags.shards} parallel jobs` : ''}, exp installed as ${install}`)
       this.log('next: commit it; add the repository secret EXP_HOLDOUT_KEY if the held-out split is sealed')
     }
-    return {file, written: true, main_branch: mainBranch, install}
+    return {file, written: true, main_branch: mainBranch, install, shards: flags.shards}
   }
 }

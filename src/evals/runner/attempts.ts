@@ -19,7 +19,7 @@ const infra = (v: VerificationBody) => !v.valid && isInfrastructure(v.invalid_re
  * Later attempts that stand replace the first one; the latest is used, or retried again
  * while it still failed for such a reason. `retry: false` keeps what is recorded.
  */
-export function retryInfrastructure(ledger: Ledger, plan: EpisodePlan, o: {manifest: string; scenarios: readonly Scenario[]; evaluators: readonly string[]; retry: boolean}): EpisodePlan & {retried: number} {
+export function retryInfrastructure(ledger: Ledger, plan: EpisodePlan, o: {manifest: string; scenarios: readonly Scenario[]; evaluators: readonly string[]; retry: boolean; allowed?: (id: string) => boolean}): EpisodePlan & {retried: number} {
   const byId = new Map(o.scenarios.map(s => [s.id, s]))
   const reused: EpisodePlan['reused'] = []
   const pending = [...plan.pending]
@@ -37,7 +37,7 @@ export function retryInfrastructure(ledger: Ledger, plan: EpisodePlan, o: {manif
     for (; ; n++) {
       const id = verificationId(attemptKey(baseKey, n))
       const e = ledger.get(id)
-      if (!e || !checkVerification(ledger, id, {manifest: o.manifest, evaluators: o.evaluators, scenario}).ok) break
+      if (!e || (o.allowed && !o.allowed(id)) || !checkVerification(ledger, id, {manifest: o.manifest, evaluators: o.evaluators, scenario}).ok) break
       latest = {slot: r.slot, id, digest: e.digest, body: ledger.load<'verification'>(e).body as VerificationBody}
     }
     if (o.retry && infra(latest.body)) {

@@ -24,15 +24,26 @@ export interface EpisodePlan {
   pending: PlannedEpisode[]
 }
 
+/**
+ * Which recorded episodes may be reused: `verified`, any that replays to the same verdict;
+ * `none`, nothing (the gate runs every episode itself); `{only}`, just these verifications
+ * (the gate's own shard jobs vouched for them), and only when they replay too.
+ */
+export type Reuse = 'verified' | 'none' | {only: ReadonlySet<string>}
+
 export interface PlanOptions {
   manifest: string
   scenarios: readonly Scenario[]
   repeat: number
   lane: string
-  /** verified: reuse recorded episodes that replay to the same verdict; none: run everything (the gate) */
-  reuse: 'verified' | 'none'
+  reuse: Reuse
   evaluators: readonly string[]
+  /** plan only these (scenario, repetition) places, in this order (default: every scenario x repetition) */
+  slots?: readonly {scenario: Scenario; rep: number}[]
 }
+
+/** The key of one place in a plan: (scenario, repetition). */
+export const slotKey = (scenario: string, rep: number) => `${scenario}\u0000${rep}`
 
 const verificationId = (key: string) => recordId('verification', '', `${key}/verification`)
 
@@ -45,22 +56,21 @@ const verificationId = (key: string) => recordId('verification', '', `${key}/ver
 export function planEpisodes(ledger: Ledger, o: PlanOptions): EpisodePlan {
   const reused: EpisodePlan['reused'] = []
   const pending: PlannedEpisode[] = []
-  let total = 0
-  for (const scenario of o.scenarios) {
-    for (let rep = 0; rep < o.repeat; rep++) {
-      total++
-      const baseKey = episodeKey(o.manifest, scenario.id, rep)
-      const slot = `${scenario.id}\u0000${rep}`
-      if (o.reuse === 'none') {
-        pending.push({slot, scenario, rep, key: baseKey, baseKey})
-        continue
-      }
-      const found = [baseKey, laneKey(baseKey, o.lane)].map(verificationId).find(id => ledger.get(id) && checkVerification(ledger, id, {manifest: o.manifest, evaluators: o.evaluators, scenario}).ok)
-      if (found) {
-        const e = ledger.get(found)!
-        reused.push({slot, id: found, digest: e.digest, body: ledger.load<'verification'>(e).body as VerificationBody})
-      } else pending.push({slot, scenario, rep, key: baseKey, baseKey})
+  const reuse = o.reuse
+  const allowed = (id: string) => reuse === 'verified' || (reuse !== 'none' && reuse.only.has(id))
+  const slots = o.slots ?? o.scenarios.flatMap(scenario => Array.from({length: o.repeat}, (_, rep) => ({scenario, rep})))
+  for (const {scenario, rep} of slots) {
+    const baseKey = episodeKey(o.manifest, scenario.id, rep)
+    const slot = slotKey(scenario.id, rep)
+    if (reuse === 'none') {
+      pending.push({slot, scenario, rep, key: baseKey, baseKey})
+      continue
     }
+    const found = [baseKey, laneKey(baseKey, o.lane)].map(verificationId).find(id => allowed(id) && ledger.get(id) && checkVerification(ledger, id, {manifest: o.manifest, evaluators: o.evaluators, scenario}).ok)
+    if (found) {
+      const e = ledger.get(found)!
+      reused.push({slot, id: found, digest: e.digest, body: ledger.load<'verification'>(e).body as VerificationBody})
+    } else pending.push({slot, scenario, rep, key: baseKey, baseKey})
   }
-  return {total, reused, pending}
+  return {total: slots.length, reused, pending}
 }

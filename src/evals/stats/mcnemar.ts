@@ -43,3 +43,25 @@ export function mcnemarPaired(a: readonly boolean[], b: readonly boolean[]): McN
   }
   return mcnemarExact(onlyA, onlyB)
 }
+
+/**
+ * One-sided exact McNemar test (a sign test on the discordant pairs) of "B is better than
+ * A": P(X ≥ wins) for X ~ Bin(wins + losses, ½), where wins are the pairs only B passed and
+ * losses the pairs only A passed. The promotion policy asks a directional question (is the
+ * candidate better?), so its `mcnemar_p_max` is this p. No discordant pair: p = 1.
+ */
+export function mcnemarOneSided(wins: number, losses: number): number {
+  count('wins', wins)
+  count('losses', losses)
+  const n = wins + losses
+  if (n === 0 || wins === 0) return 1
+  const ln2n = n * Math.LN2
+  // P(X >= wins) = P(X <= losses) by symmetry; summed from the small tail, in log space
+  let lnChoose = 0
+  let tail = 0
+  for (let i = 0; i <= losses; i++) {
+    tail += Math.exp(lnChoose - ln2n)
+    lnChoose += Math.log(n - i) - Math.log(i + 1)
+  }
+  return Math.min(1, tail)
+}

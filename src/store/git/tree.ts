@@ -47,7 +47,9 @@ export async function lookupPaths(reader: ObjectReader, root: string, paths: rea
     for (const oid of need) {
       let entries = treeCache.get(oid)
       if (!entries) {
-        const data = got[missing.indexOf(oid)]!
+        // a tree cached when `missing` was taken may have been evicted by another lookup since
+        const k = missing.indexOf(oid)
+        const data = k >= 0 ? got[k]! : (await reader.readMany([oid]))[0]!
         if (data instanceof Error) throw new CorruptObjectError('tree', `${oid}: ${data.message}`, {oid})
         entries = parseTree(data, oid)
         if (treeCache.size >= TREE_CACHE_MAX) treeCache.delete(treeCache.keys().next().value!)

@@ -1,0 +1,313 @@
+import {loadAgent} from '../../agents/registry.js'
+import type {Agent} from '../../agents/types.js'
+import {prepare, type RecordDraft} from '../../records/index.js'
+import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, VerificationBody} from '../../records/types.js'
+import {defaultKeyFile, findHoldoutKey} from '../../scenarios/index.js'
+import type {Ledger, RecordStore} from '../../store/index.js'
+import {GRADER_VERSION} from '../grader/version.js'
+import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
+import {worldEvaluator} from '../evaluator/world.js'
+import {makeRedactor, type Redact} from '../../redact/index.js'
+import {episodeSeed} from '../prompt.js'
+import {loadDataset, type Dataset} from './dataset.js'
+import {resolveSkill, type ResolvedSkill} from './skill.js'
+import {episodeDrafts, laneKey, manifestDraft} from './records.js'
+import {summarize, publicAggregate, evidenceOf, type VerifiedEpisode} from './summary.js'
+import {planEpisodes, type PlannedEpisode} from './plan.js'
+import {holdoutLooks, rotate, slotsOf, type Slot} from './slots.js'
+
+export {slotsOf, type Slot}
+import {RunEvents} from './events.js'
+import {assertSomeRan, retryInfrastructure} from './attempts.js'
+import type {RunOptions, RunProgress, RunResult} from './run.js'
+
+export const EXP_VERSION = '0.1.0'
+
+interface Done {
+  slot: string
+  drafts: RecordDraft[]
+  rekey: () => RecordDraft[]
+  final?: RecordDraft[]
+}
+
+/**
+ * An open run: its manifest is recorded, its agent loaded; episodes are made (or reused)
+ * place by place with `ensure`, and an evaluation of any set of places is recorded with
+ * `record`. `runEvaluation` is open + ensure(all) + record(all); a sequential paired
+ * evaluation ensures one pass at a time; a shard ensures its own slice and records once every
+ * place of the run is present. Episode ids depend on (manifest, scenario, repetition) only,
+ * so however a run is cut up, the same episodes are the same records.
+ */
+export class RunSession {
+  readonly slots: Slot[]
+  private readonly done = new Map<string, VerifiedEpisode>()
+  private readonly reusable = new Map<string, VerifiedEpisode>()
+  private readonly pending = new Map<string, PlannedEpisode>()
+  private readonly started = new Set<string>()
+  private ev?: RunEvents
+  recorded = 0
+  resumed = 0
+  retried = 0
+  readonly progress: RunProgress
+
+  private constructor(
+    private readonly store: RecordStore,
+    private readonly o: RunOptions,
+    readonly manifest: string,
+    readonly dataset: Dataset,
+    readonly skill: SkillRef,
+    readonly agentRef: AgentRef,
+    private readonly resolved: ResolvedSkill,
+    private readonly agent: Agent,
+    private readonly redact: Redact,
+    private readonly now: () => Date,
+  ) {
+    this.slots = slotsOf(dataset.scenarios, o.repeat ?? 1)
+    this.progress = {total: this.slots.length, done: 0, passed: 0, invalid: 0, resumed: 0}
+  }
+
+  static async open(store: RecordStore, o: RunOptions): Promise<RunSession> {
+    const now = o.now ?? (() => new Date())
+    const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
+    const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
+    const skill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
+    const agent = await loadAgent(o.agent, o.agentOptions)
+    try {
+      const agentRef: AgentRef = {name: agent.name, ...(agent.model ? {model: agent.model} : {}), ...(agent.params ? {params: agent.params} : {})}
+      const skillRef: SkillRef = {name: skill.name, blob: skill.blob, path: skill.source, ...(skill.commit ? {commit: skill.commit} : {})}
+      const held = o.split === 'holdout'
+      const manifestBody: ManifestBody = {
+        purpose: o.purpose ?? 'run',
+        split: o.split,
+        // held-out scenario ids stay private: the tree id (with the sealed file's blob) pins the data
+        dataset: {tree: dataset.tree, scenarios: held ? [] : dataset.scenarios.map(s => s.id), path: 'scenarios', ...(dataset.sealed ? {sealed: {path: dataset.sealed.path, blob: dataset.sealed.blob}} : {})},
+        // the skill by its content: the same SKILL.md read from another commit (a merge that
+        // promoted it, a rebase) is the same experiment, and its episodes are reused
+        skill: {name: skillRef.name, blob: skillRef.blob},
+        environment: {world: WORLD_VERSION, grader: GRADER_VERSION, tools: TOOL_CATALOG_DIGEST, tool_version: EXP_VERSION},
+        agent: agentRef,
+        evaluator: worldEvaluator.identity,
+        seed: o.seed ?? 42,
+        repeat: o.repeat ?? 1,
+        // the manifest pins what ran (skill, data, agent, seed, limits), not why: the same skill on the
+        // same split is the same experiment, whether it is a baseline, a candidate or a plain run, so
+        // its episodes (and its held-out look) are reused
+        ...(o.maxSteps ? {limits: {max_steps: o.maxSteps}} : {}),
+        ...(o.iteration !== undefined ? {iteration: o.iteration} : {}),
+      }
+      const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
+      const s = new RunSession(store, o, manifest, dataset, skillRef, agentRef, skill, agent, o.redact ?? makeRedactor({env: process.env}), now)
+      await s.plan()
+      return s
+    } catch (e) {
+      await agent.close?.()
+      throw e
+    }
+  }
+
+  private get evaluators(): string[] {
+    return [worldEvaluator.identity.id]
+  }
+
+  private get held(): boolean {
+    return this.o.split === 'holdout'
+  }
+
+  /** What is recorded already and stands (reused), and what must still run. */
+  private async plan(): Promise<void> {
+    const ledger = await this.store.ledger()
+    const reuse = this.o.reuse ?? 'verified'
+    const allowed = reuse === 'verified' ? undefined : (id: string) => reuse !== 'none' && reuse.only.has(id)
+    const plan = retryInfrastructure(ledger, planEpisodes(ledger, {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse, evaluators: this.evaluators}), {manifest: this.manifest, scenarios: this.dataset.scenarios, evaluators: this.evaluators, retry: this.o.retryInvalid ?? true, ...(allowed ? {allowed} : {})})
+    for (const r of plan.reused) this.reusable.set(r.slot, r)
+    for (const p of plan.pending) this.pending.set(p.slot, p)
+    this.retried = plan.retried
+    if (this.o.events?.enabled) this.ev = new RunEvents(this.o.events, {run: this.manifest, iteration: this.o.iteration ?? this.o.eventIteration, snapshot: this.o.snapshot})
+    this.ev?.started({split: this.o.split, episodes: this.slots.length, resumed: this.reusable.size, privateScenarios: this.held ? this.dataset.scenarios.map(s => s.id) : undefined})
+  }
+
+  /** Look again for episodes other lanes recorded since the run opened (another shard's), and take those that stand. */
+  async refresh(): Promise<void> {
+    const reuse = this.o.reuse ?? 'verified'
+    if (reuse === 'none') return
+    const open = this.slots.filter(s => !this.done.has(s.key) && !this.reusable.has(s.key))
+    if (!open.length) return
+    const ledger = await this.store.ledger()
+    for (const r of planEpisodes(ledger, {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse, evaluators: this.evaluators, slots: open}).reused) {
+      this.reusable.set(r.slot, r)
+      this.pending.delete(r.slot)
+    }
+  }
+
+  private count(v: VerificationBody, resumed = false): void {
+    this.progress.done++
+    if (v.valid && v.passed) this.progress.passed++
+    if (!v.valid) this.progress.invalid++
+    if (resumed) this.progress.resumed++
+  }
+
+  /**
+   * Make sure these places have an episode: reuse what stands, run the rest — except places
+   * `run` says not to (another shard's): those are returned as missing.
+   */
+  async ensure(slots: readonly Slot[], o: {run?: (s: Slot) => boolean} = {}): Promise<{missing: Slot[]}> {
+    const todo: PlannedEpisode[] = []
+    const missing: Slot[] = []
+    for (const s of slots) {
+      if (this.done.has(s.key)) continue
+      const r = this.reusable.get(s.key)
+      if (r) {
+        this.done.set(s.key, r)
+        this.resumed++
+        this.count(r.body, true)
+        continue
+      }
+      const p = this.pending.get(s.key)
+      if (p && (o.run?.(s) ?? true)) todo.push(p)
+      else missing.push(s)
+    }
+    this.o.onProgress?.({...this.progress})
+    if (todo.length) await this.runAll(todo)
+    return {missing: missing.filter(s => !this.done.has(s.key))}
+  }
+
+  private async runAll(planned: readonly PlannedEpisode[]): Promise<void> {
+    const o = this.o
+    const seed = o.seed ?? 42
+    // each lane starts at its own place in the plan: lanes running the same experiment at
+    // once meet instead of racing through the same episodes (the records do not depend on order)
+    const pending = rotate(planned, o.lane)
+    let buffer: Done[] = []
+    let lastFlush = performance.now()
+    const flush = async () => {
+      lastFlush = performance.now()
+      if (!buffer.length) return
+      const batch = buffer
+      buffer = []
+      // an id already taken by other bytes (a forged or foreign record) moves the episode to this lane's own key
+      const ledger = await this.store.ledger()
+      const drafts = batch.flatMap(b => {
+        const d = b.drafts.find(x => isTaken(ledger, x)) ? b.rekey() : b.drafts
+        b.final = d
+        return d
+      })
+      const results = await this.store.appendBatch(drafts, {lane: o.lane, private: this.held, now: this.now})
+      for (const b of batch) this.done.set(b.slot, verifiedOf(b.final!))
+      const fresh = drafts.filter((_, i) => results[i]!.status === 'created' || results[i]!.lane === o.lane)
+      this.recorded += fresh.filter(d => d.kind === 'trace').length
+      this.ev?.episodes(fresh)
+      // another lane is recording this very experiment: take what stands of it, skip it here
+      if (o.reuse === undefined || o.reuse === 'verified') {
+        if (results.some(r => r.status === 'exists' && r.lane !== o.lane)) await this.takeOthers(pending)
+      }
+    }
+    let next = 0
+    const worker = async () => {
+      while (next < pending.length) {
+        const p = pending[next++]!
+        if (this.started.has(p.slot) || this.done.has(p.slot)) continue
+        this.started.add(p.slot)
+        const t0 = performance.now()
+        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: [this.resolved], seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        const wallMs = performance.now() - t0
+        const draftsFor = (key: string) => {
+          const d = episodeDrafts(r, {manifest: this.manifest, agent: this.agentRef, skill: this.skill, wallMs, key, sealTask: this.held})
+          return [d.trace, d.verification] as [RecordDraft<'trace'>, RecordDraft<'verification'>]
+        }
+        buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekey: () => draftsFor(laneKey(p.baseKey, o.lane))})
+        this.count(r.verdict as VerificationBody)
+        o.onProgress?.({...this.progress})
+        // a full batch, or a second's worth: slow agents still show their work to other lanes
+        if (buffer.length >= (o.batch ?? 64) || performance.now() - lastFlush >= 1000) await flush()
+      }
+    }
+    await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, worker))
+    await flush()
+  }
+
+  /** Episodes of these places another lane recorded meanwhile, and that stand: taken, not run here. */
+  private async takeOthers(wanted: readonly PlannedEpisode[]): Promise<void> {
+    const more = planEpisodes(await this.store.ledger(), {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse: 'verified', evaluators: this.evaluators, slots: wanted.filter(p => !this.started.has(p.slot))})
+    for (const r of more.reused) {
+      if (this.started.has(r.slot)) continue
+      this.started.add(r.slot)
+      this.done.set(r.slot, r)
+      this.count(r.body)
+    }
+    this.o.onProgress?.({...this.progress})
+  }
+
+  /** The episodes of these places (those that have one), sorted by verification id. */
+  verified(slots: readonly Slot[] = this.slots): VerifiedEpisode[] {
+    return slots.flatMap(s => (this.done.has(s.key) ? [this.done.get(s.key)!] : [])).sort((a, b) => (a.id < b.id ? -1 : 1))
+  }
+
+  /** The evaluation body of these episodes, as `record` would write it (before any decoration). */
+  summary(verified: readonly VerifiedEpisode[], repeat: number): EvaluationBody {
+    const o = this.o
+    const base = {manifest: this.manifest, split: o.split, skill: this.skill, agent: this.agentRef, ...(o.role ? {role: o.role} : {}), ...(o.proposal ? {proposal: o.proposal} : {})}
+    return {...summarize(verified, base, repeat), evaluator: worldEvaluator.identity, evidence: evidenceOf(verified)}
+  }
+
+  /**
+   * Record the evaluation of these episodes (held-out: the full one on the private lane, the
+   * aggregate on the public one). `repeat` is how many passes they cover.
+   */
+  async record(verified: VerifiedEpisode[], o: {repeat: number; decorate?: RunOptions['decorate']}): Promise<RunResult> {
+    assertSomeRan(verified, this.agentRef.name)
+    const summary = this.summary(verified, o.repeat)
+    const full = o.decorate ? o.decorate(summary, verified) : summary
+    let evaluation: string
+    let privateEvaluation: string | undefined
+    const now = this.now
+    if (this.held) {
+      const looks = holdoutLooks(await this.store.ledger(), this.manifest)
+      privateEvaluation = (await this.store.append({kind: 'evaluation', body: {...full, holdout_looks: looks}, cites: [this.manifest, ...verified.map(v => v.id)]}, {lane: this.o.lane, private: true, now})).id
+      const {comparison: _private, ...pub} = publicAggregate(full, this.dataset.sealed?.key)
+      evaluation = (await this.store.append({kind: 'evaluation', body: {...pub, holdout_looks: looks}, cites: [this.manifest]}, {lane: this.o.lane, now})).id
+    } else {
+      evaluation = (await this.store.append({kind: 'evaluation', body: full, cites: [this.manifest, ...verified.map(v => v.id)]}, {lane: this.o.lane, now})).id
+    }
+    this.ev?.recorded([{id: evaluation}, ...(privateEvaluation ? [{id: privateEvaluation, private: true}] : [])])
+    this.ev?.completed({total: full.total, passed: full.passed, invalid: full.invalid, recorded: this.recorded})
+    return {
+      manifest: this.manifest,
+      evaluation,
+      ...(privateEvaluation ? {private_evaluation: privateEvaluation} : {}),
+      split: this.o.split,
+      total: full.total,
+      passed: full.passed,
+      invalid: full.invalid,
+      success_rate: full.success_rate,
+      ci: full.ci as [number, number],
+      resumed: this.resumed,
+      retried: this.retried,
+      recorded: this.recorded,
+      skill: this.skill,
+      agent: this.agentRef,
+      body: full,
+      verified,
+      problems: this.dataset.problems,
+    }
+  }
+
+  failed(e: unknown): void {
+    this.ev?.failed(e)
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close?.()
+  }
+}
+
+function isTaken(ledger: Ledger, d: RecordDraft): boolean {
+  const p = prepare(d)
+  const e = ledger.get(p.id)
+  return !!e && e.digest !== p.digest
+}
+
+function verifiedOf(drafts: readonly RecordDraft[]): VerifiedEpisode {
+  const v = prepare(drafts[1]!)
+  return {id: v.id, digest: v.digest, body: v.draft.body as VerificationBody}
+}
+

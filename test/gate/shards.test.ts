@@ -1,0 +1,80 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp, expJson, ROOT} from '../helpers/cli.js'
+import {exampleRepo, splitSize} from '../helpers/evolve.js'
+import {git, tempDir} from '../helpers/repo.js'
+
+interface GateJson {
+  passed: boolean
+  skills: {skill: string; verdict: string; validation: {base: number; head: number; evaluations: string[]; passes?: number; episodes: number; from_shards?: number; comparison: {wins: number; losses: number}}; holdout?: {evaluations: string[]}}[]
+  shard?: {lane: string; episodes: number; recorded: number; receipts: string[]}
+}
+
+/** The built-in example with a branch `good` that adds eight expert rules (a change the policy's test can show). */
+async function withGoodBranch(t: Parameters<typeof exampleRepo>[0]): Promise<string> {
+  const repo = await exampleRepo(t)
+  const skill = path.join(repo, 'skills/onboarding/SKILL.md')
+  const rules = fs.readFileSync(path.join(ROOT, 'test/fixtures/skills/onboarding-expert/SKILL.md'), 'utf8').split('\n').filter(l => /^\d+\. (Before|If|Never) `/.test(l)).slice(0, 8)
+  await git(repo, 'checkout', '-q', '-b', 'good')
+  fs.writeFileSync(skill, fs.readFileSync(skill, 'utf8').replace('## Failure handling', `${rules.map((l, i) => l.replace(/^\d+\./, `${7 + i}.`)).join('\n')}\n\n## Failure handling`))
+  await git(repo, 'commit', '-qam', 'skill: eight expert rules')
+  await git(repo, 'checkout', '-q', 'main')
+  return repo
+}
+
+t.test('the gate over two shard jobs decides as one gate: the same evaluations, the same verdict', async t => {
+  const a = await withGoodBranch(t)
+  const b = tempDir(t)
+  fs.cpSync(a, b, {recursive: true})
+  const gate = ['gate', '--base', 'main', '--head', 'good']
+  const shards = await Promise.all([1, 2].map(i => expJson<GateJson>([...gate, '--shard', `${i}/2`], {cwd: a})))
+  t.same(shards.map(s => s.shard!.lane), ['ci-shard-1', 'ci-shard-2'], 'each shard on its own lane')
+  t.ok(shards.every(s => s.skills.length === 0 && s.passed), 'a shard decides nothing')
+  const ran = shards.reduce((n, s) => n + s.shard!.episodes, 0)
+  t.equal(ran, 2 * splitSize(a, 'validation') * 3, 'together the shards ran every pass of base and head')
+  const decided = await expJson<GateJson>([...gate, '--shards', '2'], {cwd: a})
+  const single = await expJson<GateJson>(gate, {cwd: b})
+  t.equal(decided.passed, true)
+  t.equal(decided.passed, single.passed)
+  const [d, s] = [decided.skills[0]!, single.skills[0]!]
+  t.same(d.validation.evaluations, s.validation.evaluations, 'the same validation evaluation records')
+  t.equal(d.validation.passes, s.validation.passes, 'stopped at the same pass')
+  t.same(d.validation.comparison, s.validation.comparison)
+  t.equal(d.validation.from_shards, d.validation.episodes, 'every validation episode came from the shards')
+  t.ok(d.holdout && s.holdout, 'the held-out split is evaluated by the deciding job itself')
+})
+
+t.test('a missing shard, or a receipt on a lane that is not the shard\'s, is an error that names the shard', async t => {
+  const repo = await withGoodBranch(t)
+  const gate = ['gate', '--base', 'main', '--head', 'good']
+  t.equal((await exp([...gate, '--shard', '1/2'], {cwd: repo})).code, 0)
+  // someone copies shard 1's receipt onto another lane, claiming to be shard 2
+  const receipt = (await expJson<{lane: string; body: {text: string; about: string[]}}[]>(['ledger', '--kind', 'note'], {cwd: repo})).find(n => n.lane === 'ci-shard-1')!
+  const forged = JSON.stringify({text: receipt.body.text.replace('shard 1/2', 'shard 2/2'), about: receipt.body.about, action: 'comment'})
+  const appended = await exp(['append', 'note', '-', '--lane', 'mallory'], {cwd: repo, input: forged})
+  t.equal(appended.code, 0, appended.stderr)
+  const r = await exp([...gate, '--shards', '2'], {cwd: repo})
+  t.not(r.code, 0)
+  t.match(r.stderr, /the receipts of shard\(s\) 2 of 2 for onboarding .* are not on lanes ci-shard-2/)
+})
+
+t.test('exp ci init --shards 4: a matrix of four shard jobs and a deciding job, and it lints clean', async t => {
+  const repo = await exampleRepo(t)
+  const r = await expJson<{shards: number; file: string}>(['ci', 'init', '--shards', '4'], {cwd: repo})
+  t.equal(r.shards, 4)
+  const text = fs.readFileSync(r.file, 'utf8')
+  t.match(text, /shard: \[1, 2, 3, 4\]/)
+  t.match(text, /exp gate --base "origin\/\$BASE_REF" --head HEAD --shard "\$SHARD\/4"/)
+  t.match(text, /needs: shard/)
+  t.match(text, /exp gate --base "origin\/\$BASE_REF" --head HEAD --shards 4 --junit exp-gate\.xml/)
+  t.match(text, /git fetch --no-tags "\$b" '\+refs\/research\/lanes\/\*:refs\/research\/lanes\/\*'/, 'the bundles win over lanes of the same name')
+  t.notMatch(text, /uses: [^@\s]+@(?![0-9a-f]{40} # v\d)/, 'every action pinned by a full commit id')
+  t.notMatch(text, /contents: write/, 'no job may write to the repository')
+  const lint = await new Promise<{code: number; out: string}>(resolve => {
+    import('node:child_process').then(({execFile}) => execFile(path.join(ROOT, 'node_modules', '.bin', 'action-validator'), [r.file], (err, stdout, stderr) => resolve({code: err ? 1 : 0, out: `${stdout}${stderr}`})))
+  })
+  t.equal(lint.code, 0, `action-validator: ${lint.out}`)
+  const bad = await exp(['ci', 'init', '--shards', '0', '--force'], {cwd: repo})
+  t.equal(bad.code, 2)
+})
