@@ -71,8 +71,8 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
   const {sources: specs, executors, holdoutRepeat, evidenceRepeat, ...evolveOpts} = o
   const sources: MatrixSource[] = []
   for (const spec of specs) {
-    const ns = namespaceOf('matrix', spec)
-    // the namespace's main starts at main's tip the first time; a rerun goes on from where it is
+    const ns = namespaceOf('matrix', spec, start)
+    // the namespace's main starts at main's tip; a rerun from the same main goes on from where it is
     if (!(await ws.readRef(ns.mainRef))) await ws.moveRef(ns.mainRef, start, undefined)
     o.onStep?.(`${spec}: evolve`)
     const r = await evolve(scopedStore(store, ns), {...evolveOpts, agent: spec, lane: ns.lane, mainRef: ns.mainRef, namespace: ns.proposals, onStep: s => o.onStep?.(`${spec}: ${s}`)})
@@ -85,7 +85,7 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
     return {source, executor, passed: r.passed, total: r.total, rate: r.success_rate, ci: r.ci, evaluation: r.evaluation, manifest: r.manifest, skill: {commit, blob: r.skill.blob}}
   }
   const initial: MatrixCell[] = []
-  for (const e of executors) initial.push(await cell('initial', start, e, namespaceOf('matrix', e).lane))
+  for (const e of executors) initial.push(await cell('initial', start, e, namespaceOf('matrix', e, start).lane))
   const cells: MatrixCell[] = []
   for (const s of sources) for (const e of executors) cells.push(await cell(s.spec, s.commit, e, s.namespace.lane))
   // the classifier's evidence: each rule left out, and reworded, for each executor, on validation

@@ -4,8 +4,9 @@ import type {GitRecordStore, Ledger, LedgerEntry} from '../store/index.js'
 
 /**
  * An experiment's namespace (docs/matrix.md): one skill source of `exp matrix` evolves on its
- * own lanes (`<prefix>-<slug>`), its own main (`refs/exp/<prefix>/<slug>/main`) and its own
- * proposal branches (`exp/proposal/<prefix>/<slug>/<id>`), and sees only its own knowledge:
+ * own lane (`<prefix>-<slug>-<start>`), its own main (`refs/exp/<prefix>/<start>/<slug>/main`)
+ * and its own proposal branches (`exp/proposal/<prefix>/<start>/<slug>/<id>`), where `<start>`
+ * abbreviates main's commit it started from, and sees only its own knowledge:
  * manifests, evidence, knowledge, recalls, hypotheses, proposals, decisions and claims of
  * other lanes are left out of every ledger it reads. Traces, verifications and evaluations
  * stay visible: their ids are derived from manifests that pin the agent and the skill, so
@@ -30,9 +31,15 @@ export function slugOf(spec: string): string {
   return `${base}-${createHash('sha256').update(spec).digest('hex').slice(0, 8)}`
 }
 
-export function namespaceOf(prefix: string, spec: string): Namespace {
+/**
+ * The namespace of one agent spec in an experiment started from main at `start`: a new start
+ * (main moved: a new skill, a new policy) is a new namespace, so nothing learned from another
+ * start leaks in, and the same start is resumed.
+ */
+export function namespaceOf(prefix: string, spec: string, start: string): Namespace {
   const slug = slugOf(spec)
-  return {spec, slug, lane: `${prefix}-${slug}`, mainRef: `refs/exp/${prefix}/${slug}/main`, proposals: `${prefix}/${slug}`}
+  const at = start.slice(0, 8)
+  return {spec, slug, lane: `${prefix}-${slug}-${at}`, mainRef: `refs/exp/${prefix}/${at}/${slug}/main`, proposals: `${prefix}/${at}/${slug}`}
 }
 
 /**

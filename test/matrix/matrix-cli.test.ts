@@ -1,5 +1,5 @@
 import t from 'tap'
-import {existsSync, readdirSync, readFileSync, rmSync} from 'node:fs'
+import {existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {exp, expJson} from '../helpers/cli.js'
 import {git} from '../helpers/repo.js'
@@ -14,6 +14,9 @@ async function tinyRepo(t: Parameters<typeof exampleRepo>[0]): Promise<string> {
   const repo = await exampleRepo(t)
   const dir = path.join(repo, 'scenarios')
   for (const prefix of ['train-', 'val-']) readdirSync(dir).filter(f => f.startsWith(prefix)).sort().forEach((f, i) => i % 3 !== 0 && rmSync(path.join(dir, f)))
+  // and a policy for so few pairs: the statistical gate's McNemar level would reject every candidate of 9 pairs
+  const policy = path.join(repo, '.research', 'policy.yaml')
+  writeFileSync(policy, readFileSync(policy, 'utf8').replace(/mcnemar_p_max: [0-9.]+/, 'mcnemar_p_max: 0.5').replace(/looks: \d+/, 'looks: 1'))
   await git(repo, 'add', '-A')
   await git(repo, 'commit', '-qm', 'a smaller scenario set')
   return repo
@@ -55,7 +58,8 @@ t.test('exp matrix: bad input is refused before anything is written; then 3 x 3 
   t.ok(m.sources.some(s => s.evolve.promoted > 0 && s.rules.length > 0), JSON.stringify(m.sources.map(s => [s.spec, s.evolve.promoted])))
   t.equal((await git(repo, 'rev-parse', 'HEAD')).trim(), main)
   for (const s of m.sources) {
-    t.match(s.namespace.mainRef, /^refs\/exp\/matrix\/scripted-[a-z]+-[0-9a-f]{8}\/main$/)
+    t.equal(s.namespace.mainRef, `refs/exp/matrix/${main.slice(0, 8)}/${s.namespace.slug}/main`)
+    t.match(s.namespace.slug, /^scripted-[a-z]+-[0-9a-f]{8}$/)
     t.equal((await git(repo, 'rev-parse', s.namespace.mainRef)).trim(), s.commit)
     for (const r of s.rules) {
       t.ok((RULE_CLASSES as readonly string[]).includes(r.class), r.class)
@@ -65,7 +69,7 @@ t.test('exp matrix: bad input is refused before anything is written; then 3 x 3 
   }
   // sources do not see each other's proposals: each proposal branch is under its source's namespace
   const branches = (await git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/exp/proposal/')).trim().split('\n').filter(Boolean)
-  for (const b of branches) t.match(b, /^refs\/heads\/exp\/proposal\/matrix\/scripted-[a-z]+-[0-9a-f]{8}\/pr-/)
+  for (const b of branches) t.match(b, new RegExp(`^refs/heads/exp/proposal/matrix/${main.slice(0, 8)}/scripted-[a-z]+-[0-9a-f]{8}/pr-`))
   t.match(m.h4.verdict, /^(supported|not supported)$/)
   t.ok(m.h4.evidence.length >= 4)
   // the files
