@@ -27,16 +27,24 @@ export const CARELESS: Profile = {
 }
 
 /**
- * Literal: does what is written, and little else. It has the naive habits at a quarter of their rate,
- * followed to the letter (no slip on "and stop", no half reaction); where nothing says how to
+ * Literal: does what is written, and little else. What the tool specs it is handed say in so
+ * many words, it does every time — read the policy first (`grant_access`), search first
+ * (`create_ticket`), ask the delegate a manager on leave names (`request_approval`) — each only
+ * when that tool's description says so; the other naive habits at a quarter of their rate,
+ * followed to the letter (no slip on "and stop", no half reaction). Where nothing says how to
  * react it carries on with the task as worded (or stops when the person cannot be found); and
  * it follows a skill line only in the rule's exact canonical form (`renderRule`, final period
  * included; a list marker is fine), so a paraphrased or unpunctuated rule is lost on it.
  */
+const WRITTEN: Record<string, {tool: string; text: RegExp}> = {
+  'read-policy': {tool: 'grant_access', text: /read the policy first/i},
+  'search-tickets': {tool: 'create_ticket', text: /search first/i},
+  'ask-delegate': {tool: 'request_approval', text: /delegate approves/i},
+}
 export const LITERAL: Profile = {
   name: 'literal',
   habits: HABITS.map(h => {
-    const {slip: _slip, half: _half, ...rest} = scaled(h, 0.25)
+    const {slip: _slip, half: _half, ...rest} = WRITTEN[h.name] ? {...h, p: 1, cue: WRITTEN[h.name]} : scaled(h, 0.25)
     return rest
   }),
   fallbacks: {

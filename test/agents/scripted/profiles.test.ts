@@ -4,6 +4,7 @@ import {createAgent, loadAgent} from '../../../src/agents/registry.js'
 import {runSplit} from '../../../src/evals/split.js'
 import {runEpisode} from '../../../src/evals/episode.js'
 import {builtinScenarios, EXPERT, INITIAL} from '../../helpers/scenarios.js'
+import {TOOL_SPECS} from '../../../src/world/index.js'
 
 const rate = async (profile: string, content: string, split: 'validation' | 'holdout' = 'validation') =>
   (await runSplit(await builtinScenarios(), {agent: new ScriptedAgent({profile}), skills: [{name: 'onboarding', content}], split, repetitions: 3})).rate
@@ -30,6 +31,24 @@ t.test('the literal agent follows a rule only in its canonical form; the others 
   t.equal(await rate('literal', unpunctuated), await rate('literal', INITIAL().content))
   t.equal(await rate('naive', unpunctuated), await rate('naive', EXPERT().content))
   t.equal(await rate('cautious', unpunctuated), await rate('cautious', EXPERT().content))
+})
+
+t.test('the literal agent does what the tool specs say in words, and only where they say it', async t => {
+  const sc = (await builtinScenarios()).filter(s => s.split === 'validation' && /grant|access|payroll|finance|prod-db/.test(JSON.stringify(s.task ?? s)))
+  t.ok(sc.length > 0)
+  const silent = TOOL_SPECS.map(x => (x.name === 'grant_access' ? {...x, description: x.description.replace(/,? ?so read the policy first/i, '')} : x))
+  t.not(JSON.stringify(silent), JSON.stringify(TOOL_SPECS))
+  let withSpec = 0
+  let without = 0
+  for (const s of sc) {
+    for (const seed of [1, 2]) {
+      const agent = new ScriptedAgent({profile: 'literal'})
+      withSpec += (await runEpisode({scenario: s, agent, skills: [INITIAL()], seed})).actions.filter(a => a.tool === 'get_policy').length
+      without += (await runEpisode({scenario: s, agent, skills: [INITIAL()], seed, tools: silent})).actions.filter(a => a.tool === 'get_policy').length
+    }
+  }
+  t.ok(withSpec > 0, `reads the policy when grant_access says so (${withSpec})`)
+  t.ok(without < withSpec, `reads it less when the spec is silent (${without} < ${withSpec})`)
 })
 
 t.test('profiles never read scenario ids: a scenario renamed plays the same', async t => {
