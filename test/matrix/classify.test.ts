@@ -110,3 +110,14 @@ t.test('a namespace sees its own knowledge-side records only; its own appends st
   await sb.append(sampleDraft('knowledge', 1), {lane: b.lane})
   t.ok((await sb.ledger()).has(kn.id))
 })
+
+t.test('blame --credit as text: each credited line with its credit per split, removal candidates marked', async t => {
+  const {renderCreditBlame} = await import('../../src/reports/credit.js')
+  const b = {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', main: {commit: 'c'.repeat(40), version: 2}, lines: [{line: 1, text: '## Procedure', commit: 'c'.repeat(40), origin: 'initial' as const, knowledge: []}, {line: 2, text: '1. Before `assign_device`, call `get_inventory`.', commit: 'c'.repeat(40), origin: 'initial' as const, knowledge: []}]}
+  const c = (v: number) => ({credit: v, ci: [v - 0.04, v] as [number, number], wins: 0, losses: 0, episodes: 9, rate: 1, evaluation: 'el-x'})
+  const note = {note: 'nt-1', skill: 'onboarding', version: 2, commit: b.main.commit, blob: 'b'.repeat(40), agent: 'scripted', seed: 42, repeat: 1, splits: ['validation' as const, 'holdout' as const], baseline: {}, candidates: ['rule-1'], units: [{id: 'rule-1', kind: 'rule' as const, lines: [2], text: [b.lines[1]!.text], rule: 'x', credit: {validation: c(0), holdout: c(-0.04)}, removal: true}]}
+  const out = renderCreditBlame(b, note, 'head\n1 | ## Procedure\n2 | 1. Before')
+  t.match(out, /credit: scripted, repeat 1, seed 42 \(nt-1\)/)
+  t.match(out, /val \+0\.0 \[-4\.0, \+0\.0\] {2}hol -4\.0 \[-8\.0, -4\.0\] {2}REMOVABLE {2}2 \| 1\. Before/)
+  t.match(renderCreditBlame(b, undefined, 'head'), /no ablation of this SKILL\.md yet/)
+})
