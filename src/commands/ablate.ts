@@ -3,6 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {createAgent} from '../agents/registry.js'
+import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import {ExpError} from '../errors/index.js'
 import {isSplit} from '../evals/runner/records.js'
 import type {Split} from '../records/types.js'
@@ -19,11 +20,12 @@ A rule whose removal does not lower success on any split is a removal candidate;
     '<%= config.bin %> ablate onboarding',
     '<%= config.bin %> ablate onboarding@3 --splits validation --repeat 1 --json',
     '<%= config.bin %> ablate onboarding --agent scripted:literal --no-propose',
+    '<%= config.bin %> ablate onboarding --main refs/exp/matrix/START/SOURCE/main   # a skill an exp matrix source evolved',
   ]
   static args = {skill: Args.string({description: 'SKILL or SKILL@VERSION (a skill under skills/ on main)', required: true})}
   static flags = {
     ...runFlags,
-    main: Flags.string({description: 'the branch whose history defines the versions (default: the configured main branch)'}),
+    ...mainFlag,
     splits: Flags.string({description: 'comma-separated splits to measure on', default: 'validation,holdout'}),
     repeat: Flags.integer({description: 'episodes per scenario for every run', min: 1, default: 3}),
     propose: Flags.boolean({description: 'offer the lowest-credit removal candidate as a proposal (--no-propose: only list it)', default: true, allowNo: true}),
@@ -43,7 +45,7 @@ A rule whose removal does not lower success on any split is a removal candidate;
         return await ablate(store, new GitWorkspace(store), {
           ...options,
           ...spec,
-          mainRef: flags.main ? (flags.main.startsWith('refs/') ? flags.main : `refs/heads/${flags.main}`) : mainRef,
+          mainRef: flags.main ? await mainRefOf(store.repo, this.workDir, flags.main) : mainRef,
           splits: splits as Split[],
           repeat: flags.repeat,
           propose: flags.propose,

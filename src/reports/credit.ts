@@ -98,3 +98,12 @@ export function creditMarkdown(notes: readonly AblationNote[]): string {
   }
   return out.join('\n')
 }
+
+/** The report's section as HTML (`escape`: the page's own escaping). */
+export function creditHtml(notes: readonly AblationNote[], escape: (s: string) => string): string {
+  const parts = notes.map(n => {
+    const rows = n.units.map(u => `<tr><td class="l">${escape(u.id)}</td><td>${u.lines.join(', ')}</td>${n.splits.map(s => `<td>${escape(cell(u, s))}</td>`).join('')}<td>${u.removal && u.kind === 'rule' ? 'candidate' : ''}</td><td class="l"><code>${escape(u.kind === 'rule' ? u.text[0]!.trim() : `${u.text.length} line(s) of ${u.proposal}`)}</code></td></tr>`)
+    return `<h3>${escape(`${n.skill}@${n.version} with ${n.agent} (repeat ${n.repeat})`)}</h3><table><thead><tr><th class="l">unit</th><th>lines</th>${n.splits.map(s => `<th>${escape(s)}</th>`).join('')}<th>removal</th><th class="l">text</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+  })
+  return `<section><h2>Rule credit (exp ablate)</h2>${parts.join('')}</section>`
+}

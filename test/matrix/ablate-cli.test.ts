@@ -63,6 +63,7 @@ t.test('exp ablate credits every rule of the expert skill, offers the lowest-cre
   // the report has the credit section
   t.equal((await exp(['report'], {cwd: repo})).code, 0)
   t.match(readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /## Rule credit \(`exp ablate`\)[\s\S]*\| rule-[0-9a-f]{10} \|/)
+  t.match(readFileSync(path.join(repo, 'results', 'report.html'), 'utf8'), /<h2>Rule credit \(exp ablate\)<\/h2>[\s\S]*<td class="l">rule-[0-9a-f]{10}<\/td>/)
 
   // a rerun reuses every episode and the same note
   const again = await expJson<Ablation>(['ablate', 'onboarding', '--repeat', '1', '--no-propose'], {cwd: repo})
