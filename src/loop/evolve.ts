@@ -1,4 +1,4 @@
-import {hashObject} from '../store/git/objects.js'
+import {hashObject} from '../records/object-id.js'
 import {readRef} from '../store/git/refs.js'
 import {readCommit, readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'

@@ -1,7 +1,7 @@
 import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
 import type {DecisionBody, EvaluationBody, PromotionPolicy} from '../records/types.js'
-import {hashObject} from '../store/git/objects.js'
+import {hashObject} from '../records/object-id.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
 import {ExpError, NotFoundError, UntrustedEvidenceError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'

@@ -1,7 +1,7 @@
 import {parse as parseYaml} from '../vendor/yaml.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
-import {hashObject} from '../store/git/objects.js'
+import {hashObject} from '../records/object-id.js'
 import {readRef} from '../store/git/refs.js'
 import {commitFiles, moveRef, readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'

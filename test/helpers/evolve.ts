@@ -1,8 +1,9 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type {Test} from 'tap'
-import {exp} from './cli.js'
-import {makeRepo} from './repo.js'
+import {exp, expJson} from './cli.js'
+import {git, makeRepo, tempDir} from './repo.js'
+import {cachedFixture} from './fixture-cache.js'
 
 /** What `exp evolve --json` prints, as far as the loop tests read it. */
 export interface EvolveJson {
@@ -29,4 +30,29 @@ export async function exampleRepo(t: Test, env: NodeJS.ProcessEnv = {}): Promise
 export function splitSize(repo: string, split: 'train' | 'validation' | 'holdout'): number {
   const dir = path.join(repo, 'scenarios')
   return fs.readdirSync(dir).filter(f => f.endsWith('.yaml') && new RegExp(`^split: ${split}$`, 'm').test(fs.readFileSync(path.join(dir, f), 'utf8'))).length
+}
+
+/** The acceptance run of the built-in example (test/loop/acceptance.test.ts): fewer repetitions, the same loop. */
+export const ACCEPTANCE_RUN = ['evolve', '--iterations', '10', '--train-repeat', '2', '--eval-repeat', '2', '--max-rules', '5', '--lane', 'me']
+
+const EVOLVED_INPUTS = ['src', 'scenarios', 'skills', 'schemas', 'examples', 'test/helpers/evolve.ts', 'test/helpers/fixture-cache.ts']
+
+/**
+ * A copy, for this test, of a repository where `exp init --example onboarding` and then
+ * ACCEPTANCE_RUN ran as a new user runs them, with what `exp evolve --json` printed. Built
+ * once per version of the code and data (about a minute of episodes) and shared through
+ * cachedFixture by the acceptance test and the fresh-set test.
+ */
+export async function evolvedExample(t: Test): Promise<{repo: string; evolve: EvolveJson}> {
+  const {dir, data} = await cachedFixture('evolved', EVOLVED_INPUTS, async repo => {
+    await git(repo, 'init', '-q', '-b', 'main')
+    await git(repo, 'config', 'user.name', 'exp test')
+    await git(repo, 'config', 'user.email', 'test@exp.invalid')
+    const init = await exp(['init', '--example', 'onboarding'], {cwd: repo})
+    if (init.code !== 0) throw new Error(`exp init failed: ${init.stderr}`)
+    return await expJson<EvolveJson>(ACCEPTANCE_RUN, {cwd: repo})
+  })
+  const repo = tempDir(t)
+  fs.cpSync(dir, repo, {recursive: true})
+  return {repo, evolve: data}
 }

@@ -63,8 +63,10 @@ export async function cachedFixture<T>(name: string, inputs: readonly string[], 
       fs.mkdirSync(dir, {recursive: true})
       const data = await build(dir)
       fs.writeFileSync(done, JSON.stringify(data))
-      // fixtures of older code are dead weight
-      for (const old of fs.readdirSync(os.tmpdir()).filter(d => d.startsWith(`exp-fixture-${name}-`) && path.join(os.tmpdir(), d) !== root && !d.endsWith('.lock'))) fs.rmSync(path.join(os.tmpdir(), old), {recursive: true, force: true})
+      // fixtures of older code are dead weight, once nobody used them for a day (another
+      // checkout's test run may be reading one right now)
+      const stale = (d: string) => Date.now() - (fs.statSync(path.join(os.tmpdir(), d), {throwIfNoEntry: false})?.mtimeMs ?? Date.now()) > 24 * 3600 * 1000
+      for (const old of fs.readdirSync(os.tmpdir()).filter(d => d.startsWith(`exp-fixture-${name}-`) && path.join(os.tmpdir(), d) !== root && !d.endsWith('.lock') && stale(d))) fs.rmSync(path.join(os.tmpdir(), old), {recursive: true, force: true})
     } finally {
       fs.rmSync(lock, {recursive: true, force: true})
     }

@@ -43,7 +43,8 @@ export function git(cwd: string, ...args: string[]): Promise<string> {
 /** A temp folder removed when the test ends. */
 export function tempDir(t: {teardown(fn: () => void): void}, prefix = 'exp-test-'): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
-  t.teardown(() => rmSync(dir, {recursive: true, force: true}))
+  // retried: a git process a test started in the background (gc --auto) may still be writing there
+  t.teardown(() => rmSync(dir, {recursive: true, force: true, maxRetries: 10, retryDelay: 100}))
   return dir
 }
 

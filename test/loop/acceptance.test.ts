@@ -1,16 +1,15 @@
 import t from 'tap'
 import {exp, expJson} from '../helpers/cli.js'
-import {makeRepo, git} from '../helpers/repo.js'
-import type {EvolveJson} from '../helpers/evolve.js'
+import {git} from '../helpers/repo.js'
+import {evolvedExample} from '../helpers/evolve.js'
 
 // The acceptance run of the issue, tried as a new user would: a fresh repository, the
 // built-in example, ten iterations with the scripted agent. The built-in set grew to 100+
 // scenarios; the run uses 2 repetitions per episode and up to 5 rules per proposal so that
 // its episodes stay within the same budget (the assertions are unchanged).
 t.test('exp evolve --iterations 10 raises held-out success by 30 points or more, with merge commits and decisions that say what decided them', async t => {
-  const repo = await makeRepo(t, {empty: true})
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
-  const r = await expJson<EvolveJson>(['evolve', '--iterations', '10', '--train-repeat', '2', '--eval-repeat', '2', '--max-rules', '5', '--lane', 'me'], {cwd: repo})
+  // built once and shared with test/scenarios/fresh.test.ts (the same run, not run twice)
+  const {repo, evolve: r} = await evolvedExample(t)
   t.ok(r.holdout_before >= 0.3 && r.holdout_before <= 0.6, `initial held-out ${r.holdout_before} within 30-60%`)
   t.ok(r.holdout_after - r.holdout_before >= 0.3, `held-out ${r.holdout_before} -> ${r.holdout_after}`)
   t.ok(r.promoted >= 1)

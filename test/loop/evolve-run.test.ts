@@ -8,11 +8,12 @@ import {exampleRepo, type EvolveJson} from '../helpers/evolve.js'
 interface RunJson extends EvolveJson {
   run: {id: string; generation: number; resumed: number; finished_before: boolean}
   stopped?: string
-  iterations: (EvolveJson['iterations'][number] & {note?: string; training: {manifest: string}})[]
+  iterations: (EvolveJson['iterations'][number] & {note?: string; training: {manifest: string}; skill: {commit: string}})[]
 }
 
 // Problems 9 and 10 of issue 13: a finished run is finished; a new one needs --continue; the
-// loop stops when nothing is left and does not train again when nothing changed.
+// loop stops when nothing is left and trains an unchanged skill at most once more (fresh seeds,
+// when its knowledge ran out).
 t.test('--iterations on a finished run says it is finished; --continue starts a new run from the current main', async t => {
   const repo = await exampleRepo(t)
   const args = ['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me']
@@ -31,12 +32,12 @@ t.test('--iterations on a finished run says it is finished; --continue starts a 
   t.equal(next.run.id, first.run.id)
   t.equal(next.run.generation, 2, 'a new run of the same options')
   t.notOk(next.run.finished_before)
-  t.equal(next.iterations[0]!.training.manifest === first.iterations[0]!.training.manifest, first.iterations[0]!.decision?.verdict !== 'accept', 'it starts from the current main')
+  t.equal(next.iterations[0]!.skill.commit, main, 'it starts from the current main')
   const other = await expJson<RunJson>(['evolve', '-n', '2', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me'], {cwd: repo})
   t.not(other.run.id, first.run.id, 'other options, another run')
 })
 
-t.test('evolve stops when no candidate is left, says why, and does not train again when the skill did not change', async t => {
+t.test('evolve stops when no candidate is left, says why, and trains an unchanged skill once, then once more when its knowledge ran out', async t => {
   const repo = await exampleRepo(t)
   // a policy nothing passes: every candidate is rejected until none is left
   const policy = path.join(repo, '.research/policy.yaml')
@@ -51,8 +52,11 @@ t.test('evolve stops when no candidate is left, says why, and does not train aga
   t.notOk(last.decision, 'the last iteration had no candidate')
   t.ok(r.iterations.slice(0, -1).every(i => i.decision?.verdict === 'reject'))
   const trainRuns = fs.readFileSync(events, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l) as {event: string; split?: string}).filter(e => e.event === 'run_started' && e.split === 'train')
-  t.equal(trainRuns.length, 1, `one train run for ${r.iterations.length} iterations on an unchanged skill`)
-  t.ok(r.iterations.every(i => i.training.manifest === r.iterations[0]!.training.manifest))
+  t.equal(trainRuns.length, 2, `two train runs for ${r.iterations.length} iterations on an unchanged skill`)
+  const used = [...new Set(r.iterations.map(i => i.training.manifest))]
+  t.equal(used.length, 2, 'the first until its knowledge ran out, then the second')
+  const switched = r.iterations.findIndex(i => i.training.manifest === used[1])
+  t.ok(switched > 0 && r.iterations.slice(switched).every(i => i.training.manifest === used[1]), 'never back to the first')
   const text = await exp(['evolve', '-n', '40', '--train-repeat', '1', '--eval-repeat', '1', '--max-rules', '1', '--lane', 'me'], {cwd: repo})
   t.match(text.stdout, /stopped: no candidate left: /, 'said in the text view too')
 })

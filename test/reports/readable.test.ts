@@ -11,7 +11,8 @@ import {ruleText} from '../../src/reports/rule-text.js'
 // exp eval printed raw floats.
 t.test('the report and exp provenance show the mined rules in the words of the terminal dashboard', async t => {
   const repo = await exampleRepo(t)
-  const evolve = await exp(['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me'], {cwd: repo})
+  // two train repetitions: enough evidence for a first candidate the policy accepts
+  const evolve = await exp(['evolve', '-n', '1', '--train-repeat', '2', '--eval-repeat', '1', '--lane', 'me'], {cwd: repo})
   t.equal(evolve.code, 0, evolve.stderr)
   const terminal = evolve.stdout.split('\n').filter(l => /^ {2}\+ .* \[\w+, \d+ supporting \/ \d+ against\]$/.test(l))
   t.ok(terminal.length > 0, 'the terminal shows observed patterns')

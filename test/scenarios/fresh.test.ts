@@ -6,8 +6,9 @@ import type {SkillText} from '../../src/agents/types.js'
 import {runSplit} from '../../src/evals/split.js'
 import {lintScenarios, loadScenarios, type Scenario} from '../../src/scenarios/index.js'
 import type {KnowledgeBody} from '../../src/records/types.js'
-import {exp, expJson} from '../helpers/cli.js'
-import {makeRepo, git} from '../helpers/repo.js'
+import {expJson} from '../helpers/cli.js'
+import {git} from '../helpers/repo.js'
+import {evolvedExample} from '../helpers/evolve.js'
 import {ROOT, INITIAL} from '../helpers/scenarios.js'
 
 // The generalization check the project owns (docs/scenarios.md, "A fresh set"): scenarios
@@ -37,10 +38,8 @@ t.test('the fresh set lints clean and never shares an id, a person or a departme
 })
 
 t.test('after exp evolve on the built-in example, the evolved skill beats the initial one on the fresh set by 25 points, and no control scenario regresses', async t => {
-  const repo = await makeRepo(t, {empty: true})
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
-  // the acceptance run's settings (test/loop/acceptance.test.ts): fewer repetitions, the same loop
-  await expJson(['evolve', '--iterations', '10', '--train-repeat', '2', '--eval-repeat', '2', '--max-rules', '5', '--lane', 'me'], {cwd: repo})
+  // the acceptance run of test/loop/acceptance.test.ts (built once, shared)
+  const {repo} = await evolvedExample(t)
   const evolved: SkillText = {name: 'onboarding', content: await git(repo, 'show', 'main:skills/onboarding/SKILL.md')}
   t.not(evolved.content, INITIAL().content)
   const before = await rates(INITIAL(), fresh)

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
-import {GIT_ENV, git, makeRepo} from '../helpers/repo.js'
+import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {runEvaluation} from '../../src/evals/runner/run.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
@@ -97,6 +97,22 @@ t.test('a command agent starts in an empty folder with a scrubbed environment; r
   t.same(seen.env.filter(k => !added(k)), ['HOME', 'PATH', 'PROBE', 'TMPDIR', 'VISIBLE'], `only PATH, HOME, TMPDIR and the variables the spec names (${seen.env.join(' ')})`)
   t.equal(seen.who, 'helper', 'the script found its own modules (agents/ was copied out)')
   if ((await detectIsolation()) !== 'none') t.notOk(seen.repo, 'the repository is not visible at all')
+  else t.match(r.stderr, /warning: command agents are not isolated on this machine/)
+})
+
+t.test('where no namespace can be made, a run with a command agent says the agent is not isolated, once', async t => {
+  const repo = await exampleRepo(t)
+  // a PATH with the interpreter, git and node only: neither unshare nor bwrap can be found
+  const bin = tempDir(t)
+  for (const p of ['python3', 'git', 'node']) {
+    const found = execFileSync('sh', ['-c', `command -v ${p}`]).toString().trim()
+    fs.symlinkSync(found, path.join(bin, p))
+  }
+  const agent = path.join(bin, 'quiet.py')
+  fs.writeFileSync(agent, 'import json, sys\nsys.stdin.readline()\nsys.stdout.write(json.dumps({"type": "final", "answer": "done"}) + "\\n")\n')
+  const r = await exp(['run', 'validation', '--agent', `command:python3 ${agent}`, '--lane', 'bare', '--concurrency', '1'], {cwd: repo, env: {PATH: bin}})
+  t.equal(r.code, 0, r.stderr)
+  t.equal(r.stderr.match(/warning: command agents are not isolated on this machine/g)?.length, 1, r.stderr)
 })
 
 // Attack 5 of docs/trust.md: an agent that prints its keys.

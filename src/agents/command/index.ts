@@ -49,6 +49,7 @@ export function createCommandAgent(commandLine: string, options: CommandAgentOpt
     async run(input: AgentInput, tools: ToolInvoker, ctx: AgentContext): Promise<AgentOutcome> {
       prepared ??= prepareLaunch(program, args, box)
       const sb = await episodeSandbox(await prepared, pass, box)
+      if (sb.isolation === 'none' && box.root && box.isolation !== 'none') warnUnisolated()
       try {
         return await runEpisode({program: sb.program, args: sb.args, cwd: sb.cwd, env: sb.env}, resolved, input, tools, ctx)
       } finally {
@@ -60,6 +61,15 @@ export function createCommandAgent(commandLine: string, options: CommandAgentOpt
       if (files) await rm(files, {recursive: true, force: true})
     },
   }
+}
+
+let warned = false
+
+/** Once per process: the agent could read the repository by an absolute path (docs/agent-protocol.md, "Sandbox"). */
+function warnUnisolated(): void {
+  if (warned) return
+  warned = true
+  process.stderr.write('warning: command agents are not isolated on this machine (neither unshare nor bwrap can make a mount namespace): each starts in an empty folder with a scrubbed environment, but could read the repository by an absolute path; a sealed held-out split stays unreadable (docs/agent-protocol.md)\n')
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

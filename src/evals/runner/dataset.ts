@@ -1,6 +1,6 @@
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {hashObject} from '../../store/git/objects.js'
+import {hashObject} from '../../records/object-id.js'
 import {loadScenarioDir, loadSealedDir, sealedPath, formatProblem, type HoldoutKey, type Problem, type Scenario} from '../../scenarios/index.js'
 import type {Split} from '../../records/types.js'
 import {ExpError, SealedSplitError} from '../../errors/index.js'

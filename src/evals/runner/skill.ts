@@ -1,7 +1,7 @@
 import {existsSync, statSync} from 'node:fs'
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {hashObject} from '../../store/git/objects.js'
+import {hashObject} from '../../records/object-id.js'
 import {runGit} from '../../store/git/native.js'
 import type {RepoPaths} from '../../store/index.js'
 import type {SkillText} from '../../agents/types.js'

@@ -1,16 +1,13 @@
-import {createHash} from 'node:crypto'
 import {CorruptObjectError} from '../../errors/index.js'
 
-export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag'
+import {hashObject, type ObjectType} from '../../records/object-id.js'
+
+export {hashObject, type ObjectType}
 
 export interface TreeEntry {
   mode: string
   name: string
   oid: string
-}
-
-export function hashObject(type: ObjectType, data: Uint8Array): string {
-  return createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest('hex')
 }
 
 /** git's tree order: byte order of names, with tree names compared as if they ended in '/'. */
