@@ -1,4 +1,4 @@
-import {createHash} from 'node:crypto'
+import {hashObject} from '../records/object-id.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody, Split} from '../records/types.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
@@ -204,10 +204,7 @@ export async function ablate(store: GitRecordStore, ws: Workspace, o: AblateOpti
 }
 
 /** The blob id git gives the file: what manifests pin. */
-function parseSkillBlob(text: string): string {
-  const b = Buffer.from(text)
-  return createHash('sha1').update(`blob ${b.length}\0`).update(b).digest('hex')
-}
+const parseSkillBlob = (text: string): string => hashObject('blob', Buffer.from(text))
 
 /** The removal of one rule as an ordinary proposal: a branch with one commit, a hypothesis, a recall (empty: no knowledge used), the proposal record. Idempotent. */
 async function proposeRemoval(store: GitRecordStore, ws: Workspace, ledger: Ledger, o: AblateOptions & {base: string; text: string; unit: UnitCredit; version: number}): Promise<NonNullable<Ablation['proposal']>> {
