@@ -1,4 +1,5 @@
 import {createHash} from 'node:crypto'
+import {seededRandom} from '../evals/stats/prng.js'
 import type {Agent, AgentContext, AgentInput, AgentOutcome, ToolCall, ToolInvoker, ToolResult} from './types.js'
 
 /**
@@ -25,24 +26,12 @@ export function parseNoise(text: string): number | undefined {
   return p >= 0 && p <= 1 ? p : undefined
 }
 
-/** mulberry32 over a 32-bit state: a uniform stream in [0, 1). */
-function stream(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) | 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 /** The episode's stream of slip draws: the episode seed and the agent's whole input. */
 export function slipStream(input: AgentInput, seed: number): () => number {
   const h = createHash('sha256').update(`noise\0${seed}\0${input.system}\0${input.task}\0`)
   for (const s of input.skills) h.update(`${s.name}\0${s.content}\0`)
   for (const t of input.tools) h.update(`${t.name}\0`)
-  return stream(h.digest().readUInt32BE(0))
+  return seededRandom(h.digest().readUInt32BE(0))
 }
 
 /** One argument changed: a digit of an id moved on, a word cut short, a number off by one, a flag flipped. */

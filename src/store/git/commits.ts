@@ -8,6 +8,7 @@ import type {GitRecordStore} from './store.js'
 import {ExpError} from '../../errors/index.js'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
+import type {CommitInfo, FileWrite} from '../../workspace/port.js'
 
 /**
  * Ordinary commits on ordinary branches, built in process without touching HEAD, the
@@ -15,18 +16,7 @@ import path from 'node:path'
  * from the parents (the newest parent + 1 s), so the same starting state always makes
  * the same commit ids.
  */
-export interface FileWrite {
-  path: string
-  content: Buffer
-}
-
-export interface CommitInfo {
-  oid: string
-  tree: string
-  parents: string[]
-  message: string
-  time: number
-}
+export type {FileWrite, CommitInfo}
 
 export async function readCommit(store: GitRecordStore, oid: string): Promise<CommitInfo> {
   const o = await store.reader.read(oid)
