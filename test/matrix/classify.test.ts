@@ -72,6 +72,10 @@ t.test('ablation units, variants and removal candidates (pure)', async t => {
   const text = ['---', 'name: onboarding', '---', '## Procedure', '1. Look up the employee.', '2. Before `assign_device`, call `get_inventory`.', '3. If `grant_access` fails with `ROLE_NOT_ALLOWED`, call `escalate`.', ''].join('\n')
   const units = ablationUnits(text)
   t.same(units.map(u => [u.kind, u.lines]), [['rule', [6]], ['rule', [7]]])
+  // a patch unit per promotion: the lines it added that are still there
+  const line = (n: number, origin: 'initial' | 'promotion', proposal?: string, version?: number) => ({line: n, text: text.split('\n')[n - 1]!, commit: 'c'.repeat(40), origin, knowledge: [], ...(proposal ? {proposal, version} : {})})
+  const blamed = {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', main: {commit: 'c'.repeat(40), version: 3}, lines: [1, 2, 3, 4, 5].map(n => line(n, 'initial')).concat([line(6, 'promotion', 'pr-2', 2), line(7, 'promotion', 'pr-3', 3), line(8, 'promotion', 'pr-3', 3)])}
+  t.same(ablationUnits(text, blamed).filter(u => u.kind === 'patch').map(u => [u.id, u.lines, u.proposal]), [['patch-v2', [6], 'pr-2'], ['patch-v3', [7], 'pr-3']], 'blank lines are not a patch\'s content')
   t.notOk(withoutLines(text, [6]).includes('get_inventory'))
   t.match(reworded(text, 6), /call `get_inventory`\n/)
   t.ok(parseRule(reworded(text, 6).split('\n')[5]!), 'the reworded line is still a rule to the parser')
