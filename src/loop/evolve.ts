@@ -1,6 +1,4 @@
 import {hashObject} from '../records/object-id.js'
-import {readRef} from '../store/git/refs.js'
-import {readCommit, readFileAt} from '../store/git/commits.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
 import {CandidateTakenError, ClaimedError, ExpError, NotFoundError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
@@ -120,14 +118,14 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     return r
   }
   const tip = async () => {
-    const main = await readRef(store.commonDir, o.mainRef)
+    const main = await new GitWorkspace(store).readRef(o.mainRef)
     if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
     return main
   }
   const skillAt = async (main: string): Promise<SkillAt> => {
-    const text = await readFileAt(store, main, skillPath(o.skill))
+    const text = await new GitWorkspace(store).readFile(main, skillPath(o.skill))
     if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
-    return {main, blob: hashObject('blob', text), version: (await readPurposeAt(store, main, o.skill)).version}
+    return {main, blob: hashObject('blob', text), version: (await readPurposeAt(new GitWorkspace(store), main, o.skill)).version}
   }
   const mainSkill = async () => skillAt(await tip())
 
@@ -449,7 +447,7 @@ function decidedSince(ledger: Ledger, lane: string, base: string, s: RunState): 
 
 /** `head` is this candidate's own promotion merge (made before a kill, its decision not yet recorded). */
 async function mergedBy(store: GitRecordStore, head: string, c: CreatedProposal): Promise<boolean> {
-  const commit = await readCommit(store, head)
+  const commit = await new GitWorkspace(store).readCommit(head)
   return commit.parents[0] === c.base && commit.message.includes(`Exp-Promotes: ${c.proposal}`)
 }
 

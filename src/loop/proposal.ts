@@ -2,8 +2,7 @@ import {parse as parseYaml} from '../vendor/yaml.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import {readRef} from '../store/git/refs.js'
-import {commitFiles, moveRef, readFileAt} from '../store/git/commits.js'
+import {GitWorkspace} from '../workspace/git.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
@@ -73,8 +72,8 @@ export function rejectedPatches(ledger: Ledger): RejectedPatch[] {
   return out
 }
 
-export async function readPurposeAt(files: GitRecordStore | Pick<Workspace, 'readFile'>, commit: string, skill: string): Promise<Purpose> {
-  const text = 'readFile' in files ? await files.readFile(commit, purposePath(skill)) : await readFileAt(files, commit, purposePath(skill))
+export async function readPurposeAt(files: Pick<Workspace, 'readFile'>, commit: string, skill: string): Promise<Purpose> {
+  const text = await files.readFile(commit, purposePath(skill))
   return text ? (parseYaml(text.toString('utf8')) as Purpose) : {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
 }
 
@@ -86,9 +85,10 @@ export async function readPurposeAt(files: GitRecordStore | Pick<Workspace, 'rea
  * commit's time from its parent, so a rerun after a kill finds everything already there.
  */
 export async function createProposal(store: GitRecordStore, ledger: Ledger, o: ProposeOptions): Promise<CreatedProposal | undefined> {
-  const main = o.base ?? (await readRef(store.commonDir, o.mainRef))
+  const ws = new GitWorkspace(store)
+  const main = o.base ?? (await ws.readRef(o.mainRef))
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
-  const text = (await readFileAt(store, main, skillPath(o.skill)))?.toString('utf8')
+  const text = (await ws.readFile(main, skillPath(o.skill)))?.toString('utf8')
   if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
   const all = currentKnowledge(ledger)
   // knowledge to avoid takes its rule with it: another record of the same rule would build the same lines
@@ -110,7 +110,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
   const proposer = drafted ? {...PROPOSER, model: drafted.model} : PROPOSER
   const now = o.now
   const recallId = (await store.append({kind: 'recall', body: recall.body, cites: recall.cites}, {lane: o.lane, now})).id
-  const purpose = await readPurposeAt(store, main, o.skill)
+  const purpose = await readPurposeAt(ws, main, o.skill)
   const version = purpose.version + 1
   const hypothesis: HypothesisBody = {
     statement: `Adding ${proposed.rules.length} procedure line(s) to ${o.skill} raises validation success`,
@@ -144,7 +144,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane, ...(drafted ? {model: drafted.model} : {})},
     proposal: id,
   }
-  const head = await commitFiles(store, {
+  const head = await ws.commitFiles({
     base: main,
     message: `exp: propose ${o.skill} v${version}\n\n${proposed.reason}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,
     files: [
@@ -154,8 +154,8 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     ],
   })
   const ref = `refs/heads/${branch}`
-  const have = await readRef(store.commonDir, ref)
-  if (have !== head) await moveRef(store, ref, head, have)
+  const have = await ws.readRef(ref)
+  if (have !== head) await ws.moveRef(ref, head, have)
   const body: ProposalBody = {
     skill: o.skill,
     branch,
@@ -176,7 +176,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
       // lost the race by a hair: give the branch back to the winner's commit, then say so
       const l = await store.ledger()
       const winner = l.get(id) ? l.load<'proposal'>(id).body.head.commit : undefined
-      if (winner && (await readRef(store.commonDir, ref)) === head) await moveRef(store, ref, winner, head)
+      if (winner && (await ws.readRef(ref)) === head) await ws.moveRef(ref, winner, head)
       taken(l)
     }
     throw e
