@@ -19,6 +19,9 @@ export interface AgentOptions {
 /** What `--agent` accepts, for help texts and the unknown-agent error. */
 export const AGENT_SPECS = ['scripted', 'command:PROGRAM [ARGS]', 'openai:MODEL'] as const
 
+/** The built-in profiles of the scripted agent besides the naive one (src/agents/scripted/profiles.ts, docs/scripted-agent.md). */
+export const SCRIPTED_PROFILES = ['careless', 'literal', 'cautious'] as const
+
 /** The seeded-slips wrapper (src/agents/noise.ts), in the two ways `--agent` can ask for it. */
 export const NOISE_SPECS = ['scripted:noise=P', 'noise:P:SPEC'] as const
 
@@ -26,8 +29,9 @@ const BUILT_IN: Record<string, AgentFactory> = {
   scripted: (arg, o) => {
     const noise = /^noise=(.*)$/.exec(arg)
     if (noise) return noisy(`scripted:${arg}`, noise[1]!, 'scripted', o)
-    if (arg) throw new AgentSpecError(`scripted:${arg}`, 'the scripted agent takes no argument but noise=P', 'write just: scripted, or scripted:noise=0.1 for seeded slips')
-    return lazyScripted(o.scripted)
+    if (!arg) return lazyScripted(o.scripted)
+    if (!(SCRIPTED_PROFILES as readonly string[]).includes(arg)) throw new AgentSpecError(`scripted:${arg}`, `no scripted profile named ${JSON.stringify(arg)}`, `write scripted, scripted:PROFILE with PROFILE one of ${SCRIPTED_PROFILES.join(', ')}, or scripted:noise=0.1 for seeded slips`)
+    return lazyScripted({...(o.scripted as object | undefined), profile: arg})
   },
   // noise:P:SPEC: any agent, with seeded slips of probability P per tool call
   noise: (arg, o) => {

@@ -8,19 +8,21 @@ import {readBlame, readContractBlame, renderBlameText, renderContractBlame} from
 import type {ContractBlame} from '../projections/contract-blame.js'
 import {contractAt} from '../contracts/load.js'
 import {GitWorkspace} from '../workspace/git.js'
+import {Flags} from '../vendor/oclif.js'
+import {ablationNotes, creditsOf, renderCreditBlame, type AblationNote, type LineCredit} from '../reports/credit.js'
 
 export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
   static description = `git blame of main's skills/SKILL/SKILL.md, read through the trailers: a line written by a proposal commit (Exp-Proposal) maps to the merge that promoted it (Exp-Promotes), its version, the decision, and the knowledge of the patch edit that added that line; lines of the first commit show as initial, later direct edits of main as edit.`
   static enableJsonFlag = true
-  static examples = ['<%= config.bin %> blame onboarding', '<%= config.bin %> blame onboarding --json', '<%= config.bin %> blame tuning params.json   # a research contract: each line to its attempt']
+  static examples = ['<%= config.bin %> blame onboarding', '<%= config.bin %> blame onboarding --json', '<%= config.bin %> blame tuning params.json   # a research contract: each line to its attempt', '<%= config.bin %> blame onboarding --credit   # each rule\'s credit from the latest `exp ablate`']
   static args = {
     skill: Args.string({description: 'skill name (folder under skills/), or a research contract', required: true}),
     file: Args.string({description: 'a research contract: the editable file to blame (default: its first editable file)', required: false}),
   }
-  static flags = {...mainFlag}
+  static flags = {...mainFlag, credit: Flags.boolean({description: 'add each rule line\'s credit from the latest `exp ablate` of this SKILL.md (docs/matrix.md)'})}
 
-  async run(): Promise<Blame | ContractBlame> {
+  async run(): Promise<Blame | ContractBlame | (Blame & {credit: {note?: string; agent?: string; lines: LineCredit[]}})> {
     const {args, flags} = await this.parse(BlameCmd)
     const res = await withStore(this.workDir, async store => {
       const ws = new GitWorkspace(store)
@@ -31,9 +33,22 @@ export default class BlameCmd extends ExpCommand {
         const contract = await contractAt(ws, tip, args.skill)
         return readContractBlame(store, ws, {mainRef, contract: args.skill, path: args.file ?? contract.editable_scope.find(g => !/[*?[]/.test(g)) ?? contract.editable_scope[0]!, trust})
       }
-      return readBlame(store, ws, {mainRef, skill: args.skill, trust})
+      const b = await readBlame(store, ws, {mainRef, skill: args.skill, trust})
+      if (!flags.credit) return b
+      const blob = (await ws.pathId(b.main.commit, b.path))?.oid
+      const note: AblationNote | undefined = blob ? ablationNotes(trust.ledger, blob).pop() : undefined
+      return {...b, credit: {...(note ? {note: note.note, agent: note.agent} : {}), lines: note ? creditsOf(note, b.lines) : []}, note}
     })
-    if (!this.jsonEnabled()) this.log('contract' in res ? renderContractBlame(res) : renderBlameText(res))
+    if ('contract' in res) {
+      if (!this.jsonEnabled()) this.log(renderContractBlame(res))
+      return res
+    }
+    if ('note' in res) {
+      const {note, ...out} = res as Blame & {credit: {note?: string; agent?: string; lines: LineCredit[]}; note?: AblationNote}
+      if (!this.jsonEnabled()) this.log(renderCreditBlame(out, note, renderBlameText(out)))
+      return out
+    }
+    if (!this.jsonEnabled()) this.log(renderBlameText(res))
     return res
   }
 }

@@ -52,6 +52,8 @@ export interface EvolveOptions extends EvalRunOptions {
   continue?: boolean
   /** memory mode (docs/compare.md): without record the train runs are not mined; with recall every run reads the recalled knowledge */
   memoryMode?: MemoryMode
+  /** proposals of this run get ids and branches of their own (ProposeOptions.namespace; exp matrix) */
+  namespace?: string
   onIteration?: (r: IterationReport) => void
   onStep?: (step: string) => void
 }
@@ -507,7 +509,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
 function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
-  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, ...(o.namespace ? {namespace: o.namespace} : {}), recall: o.recall, maxRules: o.maxRules, now: o.now, ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
+  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...(o.namespace ? {namespace: o.namespace} : {}), ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */

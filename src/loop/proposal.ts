@@ -34,7 +34,12 @@ export interface ProposeOptions {
   claim?: (hypothesis: string) => Promise<void>
   /** an LLM drafts the lines' wording and reasons (src/loop/drafts.ts); the scope stays the deterministic proposer's */
   draft?: ProposalDrafter
-  /** an `exp compare` arm: its hypotheses and proposals are its own (ids salted with it) and its branches live under exp/compare/<namespace>/ */
+  /**
+   * an experiment's namespace (an `exp compare` arm, docs/compare.md; `matrix/<source>`,
+   * docs/matrix.md): its hypotheses and proposals get ids of their own (salted with it) and
+   * branches of their own (`exp/proposal/<namespace>/<id>`), so the same patch proposed in two
+   * namespaces is two candidates, never one lane's claim on the other's
+   */
   namespace?: string
 }
 
@@ -129,7 +134,7 @@ export async function createProposal(store: GitRecordStore, ledger: Ledger, o: P
     if (e && other !== hypothesisId) throw new CandidateTakenError(id, e.lane, other, hypothesisId)
   }
   if (o.claim) taken(await store.ledger())
-  const branch = o.namespace ? `exp/compare/${o.namespace}/${id}` : `exp/proposal/${id}`
+  const branch = `exp/proposal/${o.namespace ? `${o.namespace}/` : ''}${id}`
   const used = proposed.knowledge.map(k => byId.get(k)!.record)
   const nextPurpose: Purpose = {
     skill: o.skill,

@@ -1,3 +1,4 @@
+import {creditHtml} from './credit.js'
 import type {ChartPoint, Report, SkillReport} from './model.js'
 import {dashboardLines} from './dashboard.js'
 import {renderChart} from './chart.js'
@@ -66,7 +67,7 @@ function skillSection(s: SkillReport): string {
 export function renderHtml(r: Report): string {
   const title = 'Experience Compiler report'
   const intro = `<p>Main <code>${h(r.main.ref.replace(/^refs\/heads\//, ''))}</code> at <code>${h(short(r.main.commit))}</code>; ledger of ${r.ledger.records} records up to lamport ${r.ledger.lamport}. Rebuilt from the repository alone (<code>exp report</code>).</p>`
-  const body = (r.skills.length ? r.skills.map(skillSection).join('\n') : '<p>No skill on main has a version yet.</p>') + (r.contracts ?? []).map(contractSection).join('\n') + (r.research ? `\n${researchHtml(r.research)}` : '')
+  const body = (r.skills.length ? r.skills.map(skillSection).join('\n') : '<p>No skill on main has a version yet.</p>') + (r.contracts ?? []).map(contractSection).join('\n') + (r.research ? `\n${researchHtml(r.research)}` : '') + (r.credit?.length ? creditHtml(r.credit, h) : '')
   return `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>${title}</title>\n<style>${CSS}</style>\n</head>\n<body>\n<h1>${title}</h1>\n${intro}\n${body}\n</body>\n</html>\n`
 }
 

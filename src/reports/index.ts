@@ -7,7 +7,8 @@ import {NotFoundError} from '../errors/index.js'
 import {provenance, type Provenance} from '../projections/provenance.js'
 import {blame, type Blame} from '../projections/blame.js'
 import {buildReport, type Report} from './model.js'
-import {readBlameInput, readMainline, skillNamesAt} from './sources.js'
+import {readBlameInput, readMainline, skillFile, skillNamesAt} from './sources.js'
+import {ablationNotes, type AblationNote} from './credit.js'
 
 /**
  * Reports and the read-only history views: each reads the ledger and main's history once,
@@ -39,11 +40,25 @@ export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: 
 }
 
 /** The report model of the given skills (default: every skill on main). */
+/** The latest ablation of each skill's SKILL.md at a commit. */
+async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skills: readonly string[]): Promise<AblationNote[]> {
+  const out: AblationNote[] = []
+  for (const s of skills) {
+    const blob = (await ws.pathId(commit, skillFile(s)))?.oid
+    const n = blob ? ablationNotes(ledger, blob).pop() : undefined
+    if (n) out.push(n)
+  }
+  return out
+}
+
 export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust}): Promise<Report> {
   const mainline = await readMainline(ws, o.mainRef, o.skills)
   const tip = mainline[mainline.length - 1]
   const skills = o.skills ?? (tip ? await skillNamesAt(ws, tip.oid) : [])
-  return buildReport(o.trust?.ledger ?? (await store.ledger()), mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
+  const ledger = o.trust?.ledger ?? (await store.ledger())
+  const report = buildReport(ledger, mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
+  const credit = tip ? await latestCredits(ws, ledger, tip.oid, skills) : []
+  return credit.length ? {...report, credit} : report
 }
 
 /** The provenance of a research contract's editable files on main (docs/contracts.md). */

@@ -1,3 +1,4 @@
+import {creditMarkdown} from './credit.js'
 import type {ChartPoint, Report, SkillReport} from './model.js'
 import {dashboardLines} from './dashboard.js'
 import {renderMermaid} from './mermaid.js'
@@ -47,7 +48,7 @@ function skillSection(s: SkillReport): string {
 export function renderMarkdown(r: Report): string {
   const head = ['# Experience Compiler report', '', `Main \`${r.main.ref.replace(/^refs\/heads\//, '')}\` at \`${short(r.main.commit)}\`; ledger of ${r.ledger.records} records up to lamport ${r.ledger.lamport}. Rebuilt from the repository alone (\`exp report\`).`, '']
   if (!r.skills.length) head.push('No skill on main has a version yet.', '')
-  return [...head, ...r.skills.map(skillSection), ...(r.contracts ?? []).map(contractSection), ...(r.research ? [researchMarkdown(r.research)] : [])].join('\n')
+  return [...head, ...r.skills.map(skillSection), ...(r.contracts ?? []).map(contractSection), ...(r.research ? [researchMarkdown(r.research)] : []), ...(r.credit?.length ? [creditMarkdown(r.credit)] : [])].join('\n')
 }
 
 const num = (x: number | undefined) => (x === undefined ? '–' : String(x))

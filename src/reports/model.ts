@@ -1,3 +1,4 @@
+import type {AblationNote} from './credit.js'
 import type {Ledger} from '../store/index.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from '../projections/mainline.js'
 import {contractProvenance, type ContractProvenance} from '../projections/contract-provenance.js'
@@ -51,6 +52,8 @@ export interface Report {
   contracts?: ContractProvenance[]
   /** the latest `exp compare` and `exp gain` results (src/reports/research.ts, docs/compare.md) */
   research?: ResearchResults
+  /** the latest `exp ablate` credits of each skill's current SKILL.md (src/reports/credit.ts) */
+  credit?: AblationNote[]
 }
 
 function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {

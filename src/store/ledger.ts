@@ -129,6 +129,15 @@ export class Ledger {
     return this._entries
   }
 
+  /**
+   * A view of this ledger with only the entries `keep` accepts (bodies still load through the
+   * same reader): a namespace of experiments that must not see each other's knowledge
+   * (src/matrix/namespace.ts).
+   */
+  filter(keep: (e: LedgerEntry) => boolean): Ledger {
+    return new Ledger(this._entries.filter(keep), this.loader, this.problems, this.loadMany, this.loadBytes)
+  }
+
   get duplicates(): readonly LedgerEntry[] {
     return this._duplicates
   }

@@ -1,8 +1,9 @@
 import type {Agent, AgentContext, AgentInput, AgentOutcome, SkillText, ToolInvoker, ToolSpec} from '../types.js'
 import {play} from './plan.js'
 import {Draws, fnv1a} from './random.js'
-import {parseRules, type Rule} from '../../knowledge/index.js'
+import {parseRule, parseRules, renderRule, ruleKey, type Rule} from '../../knowledge/index.js'
 import {NAIVE, type Profile} from './habits.js'
+import {PROFILES} from './profiles.js'
 import type {Memory} from './memory.js'
 import {Session, Stop} from './session.js'
 import {parseTask, type TaskFacts} from './task.js'
@@ -30,6 +31,27 @@ function rulesOf(skills: readonly SkillText[]) {
   return r
 }
 
+const literalCache = new Map<string, Rule[]>()
+
+/** The rules a literal reader follows: lines that are a rule in its exact canonical form (a list marker is fine). */
+function literalRulesOf(skills: readonly SkillText[]) {
+  const key = skills.map(s => s.content).join('\n\u0000\n')
+  let r = literalCache.get(key)
+  if (!r) {
+    r = []
+    for (const s of skills) {
+      const body = s.content.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n/, '')
+      for (const line of body.split(/\r?\n/)) {
+        const rule = parseRule(line)
+        if (rule && line.trim().replace(/^(?:[-*+]|\d+[.)])\s+/, '') === renderRule(rule)) r.push(rule)
+      }
+    }
+    if (literalCache.size > 256) literalCache.clear()
+    literalCache.set(key, r)
+  }
+  return r
+}
+
 function factsOf(task: string): TaskFacts {
   let f = taskCache.get(task)
   if (!f) {
@@ -50,8 +72,8 @@ function toolsOf(tools: readonly ToolSpec[]) {
 }
 
 export interface ScriptedOptions {
-  /** habits and fallbacks (default: the naive profile, docs/scripted-agent.md) */
-  profile?: Profile
+  /** habits and fallbacks (default: the naive profile, docs/scripted-agent.md), or a built-in profile's name */
+  profile?: Profile | string
   /** the episode's random draws from its seed (default: mulberry32 streams keyed by habit) */
   draws?: (seed: number) => Draws
 }
@@ -59,12 +81,24 @@ export interface ScriptedOptions {
 export class ScriptedAgent implements Agent {
   readonly name = 'scripted'
   readonly model = SCRIPTED_VERSION
+  /** the profile, when it is not the naive one: part of the agent's identity in every manifest */
+  readonly params: Record<string, unknown> | undefined
   private readonly profile: Profile
   private readonly draws: (seed: number) => Draws
 
   constructor(o: ScriptedOptions = {}) {
-    this.profile = o.profile ?? NAIVE
+    const p = o.profile === undefined ? NAIVE : typeof o.profile === 'string' ? (Object.hasOwn(PROFILES, o.profile) ? PROFILES[o.profile] : undefined) : o.profile
+    if (!p) throw new Error(`unknown scripted profile ${String(o.profile)}`)
+    this.profile = p
+    this.params = p.name === NAIVE.name ? undefined : {profile: p.name}
     this.draws = o.draws ?? (seed => new Draws(seed))
+  }
+
+  /** The skill's rules as this profile reads them: all of them, the canonical ones only (literal), minus the ones it forgets this episode (careless). */
+  private rules(skills: readonly SkillText[], draws: Draws): readonly Rule[] {
+    const all = this.profile.literal ? literalRulesOf(skills) : rulesOf(skills)
+    const forget = this.profile.forget
+    return forget ? all.filter(r => draws.u(`forget/${ruleKey(r)}`) >= forget) : all
   }
 
   async run(input: AgentInput, invoke: ToolInvoker, ctx: AgentContext): Promise<AgentOutcome> {
@@ -76,7 +110,7 @@ export class ScriptedAgent implements Agent {
     const draws = this.draws((ctx.seed ^ fnv1a(input.task)) >>> 0)
     const facts = factsOf(input.task)
     const memory: Memory = {facts, person: facts.people[0]!, situation: 'identity', blockersAdded: 0, seen: [], notes: []}
-    const s = new Session(invoke, tools.byName, memory, draws, rulesOf(input.skills), this.profile, base)
+    const s = new Session(invoke, tools.byName, memory, draws, this.rules(input.skills, draws), this.profile, base)
     s.messages.push({role: 'system', content: skillText ? `${input.system}\n\n${skillText}` : input.system}, {role: 'user', content: input.task})
     let answer: string
     try {

@@ -23,6 +23,16 @@ export interface Habit {
   slip?: number
   /** the naive half-reaction: with this probability only the last call of a reaction is made (escalating without recording the blocker) */
   half?: number
+  /**
+   * A habit a reader takes from the tool specs it was handed: active only when the description
+   * of `tool` says so in words matching `text` (the literal profile follows what is written).
+   */
+  cue?: {tool: string; text: RegExp}
+}
+
+/** Does the spec of the cue's tool say what the habit needs? (no cue: always) */
+export function cued(h: Habit, tools: ReadonlyMap<string, {description?: string}>): boolean {
+  return !h.cue || h.cue.text.test(tools.get(h.cue.tool)?.description ?? '')
 }
 
 /** What the agent does when nothing (no rule, no habit) tells it how to react: weights of each reaction. */
@@ -42,6 +52,10 @@ export interface Profile {
   name: string
   habits: readonly Habit[]
   fallbacks: Fallbacks
+  /** chance that a rule of the skill is skipped for a whole episode (its own draw per rule): a careless reader */
+  forget?: number
+  /** follow a skill line only in the rule's exact canonical form (renderRule, final period included): a literal reader */
+  literal?: boolean
 }
 
 export const habit = (name: string, line: string, p: number, informed?: number, slip?: number, half?: number): Habit => {

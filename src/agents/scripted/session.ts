@@ -2,7 +2,7 @@ import type {ToolError, ToolInvoker, ToolSpec} from '../types.js'
 import {conditionSources, isRecord, RESULTS, requiresApproval, resultShows, ruleApplies, triggerOf, type BeforeRule, type ResultCondition, type ResultSchema, type Rule} from '../../knowledge/index.js'
 import {Calls, SKIPPED, Stop, type Outcome} from './calls.js'
 import {contradicts} from './checks.js'
-import {asFollowed, type Fallbacks, type Habit, type Profile} from './habits.js'
+import {asFollowed, cued, type Fallbacks, type Habit, type Profile} from './habits.js'
 import {latestAbout, sameOpenTicket, type Memory} from './memory.js'
 import type {Draws} from './random.js'
 
@@ -34,7 +34,7 @@ export class Session extends Calls {
     // a skill rule without conditions takes its trigger from the habits everywhere; one with
     // conditions only where it speaks (see `quiet`)
     this.taken = new Set(skill.filter(r => !r.when?.length && !r.unless?.length).map(triggerOf))
-    const fired = profile.habits.filter(h => !this.taken.has(triggerOf(h.rule)) && this.draws.u(h.name) < h.p).map(h => this.followed(h))
+    const fired = profile.habits.filter(h => !this.taken.has(triggerOf(h.rule)) && cued(h, tools) && this.draws.u(h.name) < h.p).map(h => this.followed(h))
     this.habits = new Set(fired)
     this.active = fired.length ? [...skill, ...fired] : skill
   }
@@ -118,7 +118,7 @@ export class Session extends Calls {
   }
 
   private async habit(tool: string, code: string, informed: boolean, args: Record<string, unknown>): Promise<Rule | undefined> {
-    const h: Habit | undefined = this.profile.habits.find(x => x.rule.kind === 'on_error' && x.rule.tool === tool && x.rule.code === code)
+    const h: Habit | undefined = this.profile.habits.find(x => x.rule.kind === 'on_error' && x.rule.tool === tool && x.rule.code === code && cued(x, this.tools))
     if (!h || this.taken.has(triggerOf(h.rule))) return undefined
     for (const x of this.skill) if (triggerOf(x) === triggerOf(h.rule) && (await this.speaks(x, args))) return undefined
     return this.draws.u(h.name) < (informed ? (h.informed ?? h.p) : h.p) ? this.followed(h) : undefined

@@ -81,7 +81,7 @@ export const compareLane = (id: string) => `cmp-${id}`
  * `exp compare` (docs/compare.md): the four configurations of the research questions under
  * one budget, one seed policy and one agent, each in its own namespace — one lane
  * (`cmp-<id>-<arm>`), a store that sees only that lane, a main ref of its own and proposal
- * branches under exp/compare/<namespace>/ — so no knowledge, claim, proposal or episode of
+ * branches under exp/proposal/<namespace>/ — so no knowledge, claim, proposal or episode of
  * one arm reaches another. Every arm ends with the same held-out evaluation (scenarios,
  * seeds, repetitions), so arms are compared pair by pair on the same episodes. Resumable:
  * the compare id derives from the options and the start commit, every step below it is.

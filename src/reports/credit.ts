@@ -1,0 +1,109 @@
+import type {Ledger} from '../store/index.js'
+import type {Ablation, UnitCredit} from '../matrix/ablate.js'
+import type {Blame} from '../projections/blame.js'
+
+/**
+ * Ablation credit in the history views (docs/matrix.md, "Ablation"): the latest `exp ablate`
+ * note of a SKILL.md blob, each line's credit beside `exp blame`, and a section of `exp report`.
+ * Pure over the ledger; the note cites the evaluations every number comes from.
+ */
+export type AblationNote = Omit<Ablation, 'path' | 'note' | 'recorded' | 'proposal' | 'no_proposal'> & {note: string}
+
+const PREFIX = '{"format":"ablation@1"'
+
+/** Every ablation note, oldest first (optionally of one SKILL.md blob). */
+export function ablationNotes(ledger: Ledger, blob?: string): AblationNote[] {
+  const out: AblationNote[] = []
+  for (const e of ledger.select({kinds: ['note']})) {
+    const text = ledger.load<'note'>(e).body.text
+    if (!text.startsWith(PREFIX)) continue
+    try {
+      const n = JSON.parse(text) as AblationNote
+      if (!blob || n.blob === blob) out.push({...n, note: e.id})
+    } catch {
+      // a note that only looks like one: not ours to read
+    }
+  }
+  return out
+}
+
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}`
+const cell = (u: UnitCredit, split: string) => {
+  const c = u.credit[split as 'validation']
+  return c ? `${pct(c.credit)} [${pct(c.ci[0])}, ${pct(c.ci[1])}]` : '-'
+}
+
+/** Each blamed line's credit (rule units; patch units by their lines), from the latest ablation of that blob. */
+export interface LineCredit {
+  line: number
+  unit: string
+  kind: 'rule' | 'patch'
+  credit: UnitCredit['credit']
+  removal: boolean
+}
+
+export function creditsOf(n: AblationNote, lines: readonly {line: number; text: string}[]): LineCredit[] {
+  const out: LineCredit[] = []
+  for (const u of n.units) {
+    if (u.kind !== 'rule') continue
+    const text = u.text[0]!
+    const hit = lines.find(l => l.text === text)
+    if (hit) out.push({line: hit.line, unit: u.id, kind: u.kind, credit: u.credit, removal: u.removal})
+  }
+  return out
+}
+
+/** `exp blame --credit`: the blame with a credit column per split. */
+export function renderCreditBlame(b: Blame, n: AblationNote | undefined, blameText: string): string {
+  if (!n) return `${blameText}\n\nno ablation of this SKILL.md yet: run \`exp ablate ${b.skill}\``
+  const credits = new Map(creditsOf(n, b.lines).map(c => [c.line, c]))
+  const rows = blameText.split('\n')
+  const head = rows.shift()!
+  const cols = rows.map((_, i) => {
+    const c = credits.get(b.lines[i]!.line)
+    return c ? n.splits.map(s => `${s.slice(0, 3)} ${cell({credit: c.credit} as UnitCredit, s)}`).join('  ') + (c.removal ? '  REMOVABLE' : '') : ''
+  })
+  const width = Math.max(0, ...cols.map(c => c.length))
+  const body = rows.map((r, i) => `${cols[i]!.padEnd(width)}  ${r}`)
+  return [`${head}  credit: ${n.agent}, repeat ${n.repeat}, seed ${n.seed} (${n.note})`, ...body].join('\n')
+}
+
+/** `exp ablate` as text. */
+export function renderAblation(a: Ablation): string {
+  const out = [`${a.skill}@${a.version} (${a.commit.slice(0, 12)}), agent ${a.agent}, repeat ${a.repeat}: credit = success with the unit − success without it (paired, 95% interval), in points`]
+  for (const s of a.splits) {
+    const b = a.baseline[s]!
+    out.push(`  ${s}: the skill passes ${b.passed}/${b.total} (${(b.rate * 100).toFixed(1)}%)`)
+  }
+  out.push('')
+  out.push(['UNIT', 'LINES', ...a.splits.map(s => s.toUpperCase()), 'TEXT'].join('\t'))
+  for (const u of a.units) out.push([u.id + (u.removal && u.kind === 'rule' ? ' *' : ''), u.lines.join(','), ...a.splits.map(s => cell(u, s)), u.kind === 'rule' ? u.text[0]!.trim() : `${u.text.length} line(s) of ${u.proposal}`].join('\t'))
+  out.push('')
+  out.push(a.candidates.length ? `removal candidates (*: removing it did not lower success on any split): ${a.candidates.join(', ')}` : 'no removal candidate: every rule earns its place')
+  if (a.proposal) out.push(`offered: ${a.proposal.id} on ${a.proposal.branch} removes "${a.proposal.rule}"; judge it with \`exp eval ${a.proposal.id}\` and \`exp promote ${a.proposal.id}\``)
+  else if (a.no_proposal) out.push(`no proposal: ${a.no_proposal}`)
+  out.push(`credits recorded as ${a.note}; ${a.recorded} new episode(s)`)
+  return out.join('\n')
+}
+
+/** The report's section: the latest ablation of the current SKILL.md of each skill, as Markdown. */
+export function creditMarkdown(notes: readonly AblationNote[]): string {
+  if (!notes.length) return ''
+  const out = ['## Rule credit (`exp ablate`)', '']
+  for (const n of notes) {
+    out.push(`### ${n.skill}@${n.version} with ${n.agent} (repeat ${n.repeat})`, '')
+    out.push(`| unit | lines | ${n.splits.join(' | ')} | removal | text |`, `| --- | --- | ${n.splits.map(() => '---').join(' | ')} | --- | --- |`)
+    for (const u of n.units) out.push(`| ${u.id} | ${u.lines.join(', ')} | ${n.splits.map(s => cell(u, s)).join(' | ')} | ${u.removal && u.kind === 'rule' ? 'candidate' : ''} | ${(u.kind === 'rule' ? u.text[0]!.trim() : `${u.text.length} line(s) of ${u.proposal}`).replace(/\|/g, '\\|')} |`)
+    out.push('')
+  }
+  return out.join('\n')
+}
+
+/** The report's section as HTML (`escape`: the page's own escaping). */
+export function creditHtml(notes: readonly AblationNote[], escape: (s: string) => string): string {
+  const parts = notes.map(n => {
+    const rows = n.units.map(u => `<tr><td class="l">${escape(u.id)}</td><td>${u.lines.join(', ')}</td>${n.splits.map(s => `<td>${escape(cell(u, s))}</td>`).join('')}<td>${u.removal && u.kind === 'rule' ? 'candidate' : ''}</td><td class="l"><code>${escape(u.kind === 'rule' ? u.text[0]!.trim() : `${u.text.length} line(s) of ${u.proposal}`)}</code></td></tr>`)
+    return `<h3>${escape(`${n.skill}@${n.version} with ${n.agent} (repeat ${n.repeat})`)}</h3><table><thead><tr><th class="l">unit</th><th>lines</th>${n.splits.map(s => `<th>${escape(s)}</th>`).join('')}<th>removal</th><th class="l">text</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+  })
+  return `<section><h2>Rule credit (exp ablate)</h2>${parts.join('')}</section>`
+}
