@@ -610,7 +610,7 @@ export interface ManifestBody {
     knowledge?: IdList;
   };
   /**
-   * the isolated namespace (lane prefix) of an `exp compare` arm: the same run in two arms is two experiments
+   * the isolated namespace of an experiment (an `exp compare` arm, `cmp-<id>-<arm>`; an `exp matrix` source, `matrix/<start>/<source>`): the same run in two namespaces is two experiments
    */
   namespace?: string;
 }
