@@ -3,7 +3,8 @@ import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {runContext, runFlags} from '../cli/run-context.js'
+import {runFlags} from '../cli/run-context.js'
+import {runExperiment} from '../cli/experiment.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {gain, type GainResult} from '../loop/gain/run.js'
 import {gainMarkdown} from '../loop/gain/render.js'
@@ -32,24 +33,7 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
   async run(): Promise<GainResult> {
     const {flags} = await this.parse(Gain)
     const res = await withStore(this.workDir, async store => {
-      const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
-      try {
-        return await gain(store, new GitWorkspace(store), {
-          ...options,
-          skill: flags.skill,
-          mainRef,
-          budgetEpisodes: flags['budget-episodes'],
-          iterations: flags.iterations,
-          trainRepeat: flags['train-repeat'],
-          evalRepeat: flags.repeat,
-          maxRules: flags['max-rules'] ?? config.recall?.items ?? 8,
-          recall: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200},
-          onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
-        })
-      } finally {
-        if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
-        await options.events?.close()
-      }
+      return runExperiment(store, this.workDir, flags, l => this.note(l), o => gain(store, new GitWorkspace(store), {...o}))
     })
     const dir = flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results')
     await mkdir(dir, {recursive: true})

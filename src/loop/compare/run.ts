@@ -16,8 +16,8 @@ import {trace2skillStep} from './trace2skill.js'
 import {episodesIn, trainStream} from './stream.js'
 import {hypotheses, pairwise, type ArmEpisodes, type HypothesisVerdict, type PairTest} from './verdicts.js'
 
-export interface CompareOptions extends EvalRunOptions {
-  arms: Arm[]
+/** What an experiment of several loops runs with (`exp compare`, `exp gain`). */
+export interface ExperimentOptions extends EvalRunOptions {
   skill: string
   mainRef: string
   budgetEpisodes: number
@@ -26,8 +26,12 @@ export interface CompareOptions extends EvalRunOptions {
   evalRepeat: number
   maxRules: number
   recall: {items: number; tokens: number}
-  claimTtlSeconds?: number
   onStep?: (step: string) => void
+}
+
+export interface CompareOptions extends ExperimentOptions {
+  arms: Arm[]
+  claimTtlSeconds?: number
 }
 
 export interface ArmReport {

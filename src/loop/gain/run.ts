@@ -6,7 +6,7 @@ import {sealedPath} from '../../scenarios/index.js'
 import {runEvaluation, type RunResult} from '../../evals/runner/run.js'
 import {compareRuns} from '../../evals/compare.js'
 import type {MemoryMode} from '../../evals/runner/memory.js'
-import type {EvalRunOptions} from '../evaluate.js'
+import type {ExperimentOptions} from '../compare/run.js'
 import {evolve} from '../evolve.js'
 import {deterministicMine} from '../mine-step.js'
 import {skillPath} from '../files.js'
@@ -15,17 +15,7 @@ import {armMainRef, armNamespace, compareId} from '../compare/arms.js'
 import {trainStream} from '../compare/stream.js'
 import {sideMetrics, type SideMetrics} from './metrics.js'
 
-export interface GainOptions extends EvalRunOptions {
-  skill: string
-  mainRef: string
-  budgetEpisodes: number
-  iterations: number
-  trainRepeat: number
-  evalRepeat: number
-  maxRules: number
-  recall: {items: number; tokens: number}
-  onStep?: (step: string) => void
-}
+export type GainOptions = ExperimentOptions
 
 export interface GainSide {
   mode: MemoryMode
