@@ -5,24 +5,11 @@
 // comparison at noise 0.02, with the default policy and with the version 1 policy exp shipped
 // before (margins and regressions only, no statistical test).
 // AUDIT_TRIALS=N changes the trials (default 200); AUDIT_QUICK=1 runs the first audit only.
-import {closeSync, openSync, readFileSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
-import {ROOT, tempRepo, cleanup, timeCommand, fmtMs, printTable, writeResults} from './lib.mjs'
+import {tempRepo, cleanup, timeCommand, fmtMs, printTable, writeResults, BIN, pct, expJson} from './lib.mjs'
 
-const BIN = path.join(ROOT, 'bin/run.js')
 const TRIALS = Number(process.env.AUDIT_TRIALS ?? 200)
-const pct = x => `${(x * 100).toFixed(1)}%`
-
-async function expJson(cwd, args, name) {
-  const file = path.join(cwd, `.git/${name}.json`)
-  const fd = openSync(file, 'w')
-  try {
-    const r = await timeCommand(process.execPath, [BIN, ...args, '--json'], {cwd, stdout: fd})
-    return {...r, res: JSON.parse(readFileSync(file, 'utf8'))}
-  } finally {
-    closeSync(fd)
-  }
-}
 
 // the policy exp wrote before version 2: margins, regressions and held-out only
 const V1 = `version: "1"

@@ -4,22 +4,7 @@
 // H1-H3; then the same command again (the resume: nothing recorded, the same answer); then
 // `exp gain` at its default budget in a fresh repository.
 // The reference column is git itself walking the history the arms wrote.
-import {closeSync, openSync, readFileSync} from 'node:fs'
-import path from 'node:path'
-import {ROOT, tempRepo, cleanup, git, timeCommand, fmtMs, printTable, writeResults} from './lib.mjs'
-
-const BIN = path.join(ROOT, 'bin/run.js')
-const pct = x => `${(x * 100).toFixed(1)}%`
-async function expJson(cwd, args, name) {
-  const file = path.join(cwd, `.git/${name}.json`)
-  const fd = openSync(file, 'w')
-  try {
-    const r = await timeCommand(process.execPath, [BIN, ...args, '--json'], {cwd, stdout: fd})
-    return {...r, res: JSON.parse(readFileSync(file, 'utf8'))}
-  } finally {
-    closeSync(fd)
-  }
-}
+import {tempRepo, cleanup, git, timeCommand, fmtMs, printTable, writeResults, BIN, pct, expJson} from './lib.mjs'
 
 const rows = []
 const results = {}

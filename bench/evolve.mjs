@@ -5,23 +5,7 @@
 // SKILL.md); the same with seeded slips (`--agent scripted:noise=0.1`); then two leaderless
 // lanes (`--lane a` and `--lane b`, 5 iterations each) at once on one repository.
 // The reference column is git itself walking the history the loop wrote.
-import {closeSync, openSync, readFileSync} from 'node:fs'
-import path from 'node:path'
-import {ROOT, tempRepo, cleanup, git, timeCommand, fmtMs, printTable, writeResults} from './lib.mjs'
-
-const BIN = path.join(ROOT, 'bin/run.js')
-const pct = x => `${(x * 100).toFixed(1)}%`
-/** Run exp with --json, stdout to a file: wall time, peak RSS and the parsed answer. */
-async function expJson(cwd, args, name) {
-  const file = path.join(cwd, `.git/${name}.json`)
-  const fd = openSync(file, 'w')
-  try {
-    const r = await timeCommand(process.execPath, [BIN, ...args, '--json'], {cwd, stdout: fd})
-    return {...r, res: JSON.parse(readFileSync(file, 'utf8'))}
-  } finally {
-    closeSync(fd)
-  }
-}
+import {tempRepo, cleanup, git, timeCommand, fmtMs, printTable, writeResults, BIN, pct, expJson} from './lib.mjs'
 
 const rows = []
 const results = {}

@@ -1,6 +1,6 @@
 // Shared helpers for the benchmarks: temp repos, child-process timing with peak RSS, tables.
 import {spawn, execFileSync} from 'node:child_process'
-import {mkdtempSync, rmSync, writeFileSync, mkdirSync} from 'node:fs'
+import {closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, mkdirSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -74,4 +74,21 @@ export function printTable(title, rows) {
 export function writeResults(name, data) {
   mkdirSync(path.join(ROOT, 'bench/results'), {recursive: true})
   writeFileSync(path.join(ROOT, 'bench/results', `${name}.json`), JSON.stringify({date: new Date().toISOString(), node: process.version, cpus: os.cpus().length, ...data}, null, 2) + '\n')
+}
+
+/** The built CLI the benchmarks run. */
+export const BIN = path.join(ROOT, 'bin/run.js')
+
+export const pct = x => `${(x * 100).toFixed(1)}%`
+
+/** Run exp with --json, stdout to a file (.git/<name>.json): wall time, peak RSS and the parsed answer. */
+export async function expJson(cwd, args, name) {
+  const file = path.join(cwd, `.git/${name}.json`)
+  const fd = openSync(file, 'w')
+  try {
+    const r = await timeCommand(process.execPath, [BIN, ...args, '--json'], {cwd, stdout: fd})
+    return {...r, res: JSON.parse(readFileSync(file, 'utf8'))}
+  } finally {
+    closeSync(fd)
+  }
 }

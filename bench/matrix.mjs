@@ -6,22 +6,7 @@
 // command again (it must reuse everything); then `exp ablate` of the skill the careless
 // source evolved (leave-one-rule-out and leave-one-patch-out on validation and held-out,
 // repeat 3), and once more (reused).
-import {closeSync, openSync, readFileSync} from 'node:fs'
-import path from 'node:path'
-import {ROOT, tempRepo, cleanup, timeCommand, fmtMs, printTable, writeResults} from './lib.mjs'
-
-const BIN = path.join(ROOT, 'bin/run.js')
-const pct = x => `${(x * 100).toFixed(1)}%`
-async function expJson(cwd, args, name) {
-  const file = path.join(cwd, `.git/${name}.json`)
-  const fd = openSync(file, 'w')
-  try {
-    const r = await timeCommand(process.execPath, [BIN, ...args, '--json'], {cwd, stdout: fd})
-    return {...r, res: JSON.parse(readFileSync(file, 'utf8'))}
-  } finally {
-    closeSync(fd)
-  }
-}
+import {tempRepo, cleanup, timeCommand, fmtMs, printTable, writeResults, BIN, pct, expJson} from './lib.mjs'
 
 const rows = []
 const results = {}
