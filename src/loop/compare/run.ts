@@ -61,7 +61,8 @@ export interface ArmReport {
   stopped?: string
 }
 
-export interface CompareResult {
+/** What every experiment of several loops reports about itself (`exp compare`, `exp gain`). */
+export interface ExperimentHeader {
   id: string
   skill: string
   agent: string
@@ -70,6 +71,9 @@ export interface CompareResult {
   iterations: number
   repeat: number
   start: string
+}
+
+export interface CompareResult extends ExperimentHeader {
   holdout: {sealed: boolean; certified: boolean}
   arms: ArmReport[]
   pairs: PairTest[]

@@ -6,7 +6,7 @@ import {sealedPath} from '../../scenarios/index.js'
 import {runEvaluation, type RunResult} from '../../evals/runner/run.js'
 import {compareRuns} from '../../evals/compare.js'
 import type {MemoryMode} from '../../evals/runner/memory.js'
-import type {ExperimentOptions} from '../compare/run.js'
+import type {ExperimentHeader, ExperimentOptions} from '../compare/run.js'
 import {evolve} from '../evolve.js'
 import {deterministicMine} from '../mine-step.js'
 import {skillPath} from '../files.js'
@@ -29,15 +29,7 @@ export interface GainSide {
   metrics: SideMetrics
 }
 
-export interface GainResult {
-  id: string
-  skill: string
-  agent: string
-  seed: number
-  budget_episodes: number
-  iterations: number
-  repeat: number
-  start: string
+export interface GainResult extends ExperimentHeader {
   /** score(closed_loop) − score(off) on the same held-out episodes */
   gain: number
   /** paired bootstrap 95% interval of the gain over scenarios */
