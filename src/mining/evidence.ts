@@ -54,7 +54,7 @@ function ruleEvidence({rule, tally: t, unexplained, excluded}: MinedRule, views:
   const rate = (p: number, n: number) => `${p}/${n}`
   const explained = unexplained.length ? ` ${unexplained.length} of its ${t.counterexamples.length} counterexample(s) are not explained.` : t.counterexamples.length ? ` Its ${t.counterexamples.length} counterexample(s) are explained.` : ''
   const left = excluded.length ? ` Its conditions leave out ${excluded.length} run(s) that refute it without them.` : ''
-  const description = `${renderRule(rule)} Runs that followed it passed ${rate(t.followedPassed.length, t.followedPassed.length + t.followedFailed.length)}; runs that did not passed ${rate(t.violatedPassed.length, t.violatedPassed.length + t.violatedFailed.length)} (lift ${t.lift}).${explained}${left}`
+  const description = `${renderRule(rule)} Runs that followed it passed ${rate(t.followedPassed.length, t.followedPassed.length + t.followedFailed.length)}; runs that did not passed ${rate(t.violatedPassed.length, t.violatedPassed.length + t.violatedFailed.length)} (lift ${t.lift}${t.residual ? ` over the ${t.residual.runs} runs that broke no other kept rule` : ''}).${explained}${left}`
   return {
     pattern,
     signature: `${pattern}:${ruleKey(rule)}`,

@@ -1,7 +1,7 @@
 import {renderConditions, triggerOf, type Rule} from '../knowledge/index.js'
 import {exhausted, reusedAfter} from './guards.js'
 import {candidates} from './candidates.js'
-import {unexplainedRuns} from './explain.js'
+import {broke, unexplainedRuns} from './explain.js'
 import type {Context} from './judge.js'
 import {confidenceOf, passes, tally, type Tally, type Thresholds} from './score.js'
 import {separate} from './separate.js'
@@ -50,6 +50,7 @@ const situation = (r: Rule) => `${triggerOf(r)}|${r.when ? renderConditions(r.wh
 export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & {maxCalls: number}): MinedRule[] {
   const base = candidates(views, ctx, o.maxCalls).map(rule => ({rule, tally: tally(rule, views, ctx), unexplained: [] as string[], excluded: [] as string[]}))
   const first = keep(base.filter(m => passes(m.rule, m.tally, o)), views, ctx).map(m => m.rule)
+  explainAway(base, first, views, ctx, o)
   // a trigger one kept rule accounts for without a single counterexample needs no condition invented for another variant
   const settled = new Set(base.filter(m => first.includes(m.rule) && !m.tally.counterexamples.length).map(m => triggerOf(m.rule)))
   const variants: MinedRule[] = []
@@ -68,6 +69,26 @@ export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & 
       return {...m, unexplained, tally: {...m.tally, confidence: confidenceOf(m.tally.supporting.length, unexplained.length)}}
     })
     .sort(rank)
+}
+
+/**
+ * Explaining away (docs/mining.md, "Lift"): in early training most failing runs broke several
+ * rules at once, so the lift of a rule that matters is diluted by failures another rule
+ * accounts for. A candidate with enough support whose lift falls short is judged again on the
+ * runs that broke none of the rules already kept for other triggers; when it passes there, that
+ * lift (and its weight) is the one it carries. Its supporting runs and counterexamples stay those
+ * of every run: what the other rules explain is sorted out as for any rule (explain.ts).
+ */
+function explainAway(base: MinedRule[], first: readonly Rule[], views: readonly View[], ctx: Context, o: Thresholds): void {
+  const broken = new Map(first.map(r => [r, new Set(views.filter(v => broke(r, v, ctx)).map(v => v.id))]))
+  for (const m of base) {
+    if (passes(m.rule, m.tally, o) || m.tally.supporting.length < o.minSupport) continue
+    const others = first.filter(r => triggerOf(r) !== triggerOf(m.rule))
+    const clean = views.filter(v => !others.some(r => broken.get(r)!.has(v.id)))
+    if (clean.length === views.length) continue
+    const residual = tally(m.rule, clean, ctx)
+    if (passes(m.rule, residual, o)) m.tally = {...m.tally, lift: residual.lift, weight: residual.weight, residual: {runs: clean.length, lift: residual.lift!}}
+  }
 }
 
 /**

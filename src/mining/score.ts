@@ -28,6 +28,8 @@ export interface Tally {
   /** sum of the within-task weighted differences: how much contrast backs the lift */
   weight: number
   confidence: number
+  /** set when the lift was judged on the runs that broke no other kept rule (rules.ts, explaining away) */
+  residual?: {runs: number; lift: number}
 }
 
 export const CONFIDENCE_FORMULA = 'wilson_lower_95(support / (support + unexplained)), z = 1.96; support = supporting runs, unexplained = counterexamples nothing explains (all of them for a finding without a rule)'
