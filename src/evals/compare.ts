@@ -14,8 +14,11 @@ const r6 = (x: number) => Math.round(x * 1e6) / 1e6
  * The paired comparison of a candidate against the current skill on the same scenarios
  * and seeds (pure): wins / losses / ties over (scenario, repetition) pairs, the exact
  * McNemar p on the discordant pairs, a paired bootstrap CI of the difference in success
- * over scenarios (seeded), the regressions (passed before, fails now) with the invariants
- * that broke, and both score vectors side by side. Pairs with an invalid side are left out.
+ * over scenarios (seeded), the regressions with the invariants that broke, and both score
+ * vectors side by side. Pairs with an invalid side are left out. A scenario regresses when the
+ * candidate passed fewer of its pairs than the base did (passed before, fails now, net of the
+ * pairs it won there): with repeated episodes one lost pair next to a won one is a slip of
+ * the agent, not a scenario the change broke (docs/loop.md).
  */
 export function compareRuns(baselineEvaluation: string, baseline: readonly VerifiedEpisode[], candidate: readonly VerifiedEpisode[]): Comparison {
   const key = (v: VerifiedEpisode) => `${v.body.scenario}\u0000${v.body.repetition ?? 0}`
@@ -44,6 +47,8 @@ export function compareRuns(baselineEvaluation: string, baseline: readonly Verif
     s.n++
     perScenario.set(c.body.scenario, s)
   }
+  // net per scenario: a scenario whose lost pairs its won pairs make up for did not regress
+  for (const s of [...regress.keys()]) if (perScenario.get(s)!.b >= perScenario.get(s)!.a) regress.delete(s)
   const scen = [...perScenario.keys()].sort()
   const a = scen.map(s => perScenario.get(s)!.a / perScenario.get(s)!.n)
   const b = scen.map(s => perScenario.get(s)!.b / perScenario.get(s)!.n)
