@@ -9,6 +9,7 @@ import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {memoryModeFlag} from '../cli/memory.js'
+import {proposeBudget, recallBudget} from '../cli/budgets.js'
 import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
 
 export default class Evolve extends ExpCommand {
@@ -49,7 +50,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
       default: 3,
     }),
     'max-rules': Flags.integer({
-      description: 'rules per proposal, first candidate (a rule and its conditioned case count as one; default: all the recall offers, recall.items of .research/config.yaml, else 8)',
+      description: 'rules per proposal, first candidate (a rule and its conditioned case count as one; default: every rule the proposer is offered, propose.items of .research/config.yaml, else 16)',
       min: 1,
     }),
     proposer: Flags.string({
@@ -84,13 +85,11 @@ It stops early, and says why, when no candidate is left, or when validation is a
           budgetEpisodes: flags['budget-episodes'],
           trainRepeat: flags['train-repeat'],
           evalRepeat: flags['eval-repeat'],
-          // one candidate with every recalled rule: a large effect is shown by the gate's test in
-          // fewer episodes than several small ones, each too small to show (docs/loop.md)
-          maxRules: flags['max-rules'] ?? config.recall?.items ?? 8,
-          recall: {
-            items: config.recall?.items ?? 8,
-            tokens: config.recall?.tokens ?? 1200,
-          },
+          // one candidate with every rule the proposer is offered: a large effect is shown by the
+          // gate's test in fewer episodes than several small ones, each too small to show (docs/loop.md)
+          maxRules: flags['max-rules'] ?? proposeBudget(config).items,
+          recall: recallBudget(config),
+          propose: proposeBudget(config),
           mine: flags['miner-drafts'] ? mineStep({draft: mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(config, store).openai))}) : deterministicMine,
           ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(config, store).openai))} : {}),
           claimTtlSeconds: flags['claim-ttl'],

@@ -7,6 +7,7 @@ import {createProposal, type CreatedProposal} from '../loop/proposal.js'
 import {renderRule} from '../knowledge/index.js'
 import {drafter, proposalDrafter} from '../loop/llm.js'
 import {agentOptions} from '../cli/run-context.js'
+import {proposeBudget} from '../cli/budgets.js'
 
 export default class Propose extends ExpCommand {
   static summary = 'Propose a patch of a skill from recalled knowledge, as a branch exp/proposal/<id>.'
@@ -17,8 +18,8 @@ export default class Propose extends ExpCommand {
   static flags = {
     lane: Flags.string({description: 'lane to record on'}),
     'max-rules': Flags.integer({description: 'rules in the first candidate patch, a rule and its conditioned case counting as one (smaller ones are tried when it was rejected)', min: 1, default: 3}),
-    items: Flags.integer({description: 'recall item budget'}),
-    tokens: Flags.integer({description: 'recall token budget'}),
+    items: Flags.integer({description: 'knowledge items the proposer may draw on (default: propose.items of .research/config.yaml, else 16)'}),
+    tokens: Flags.integer({description: 'tokens of knowledge text the proposer may draw on (default: propose.tokens, else 3000)'}),
     proposer: Flags.string({description: 'openai:MODEL: a model drafts the lines and reasons; which knowledge, rules and section stay deterministic; the exchanges are recorded (redacted) in a note citing the proposal'}),
     quiet: Flags.boolean({char: 'q', description: 'print only the proposal id (nothing when there is nothing to propose), for scripts'}),
   }
@@ -32,7 +33,7 @@ export default class Propose extends ExpCommand {
         lane: await laneOf(store, flags.lane),
         mainRef: await mainRefOf(store.repo, this.workDir, undefined, l => this.note(l)),
         maxRules: flags['max-rules'],
-        recall: {items: flags.items ?? cfg.recall?.items ?? 8, tokens: flags.tokens ?? cfg.recall?.tokens ?? 1200},
+        recall: {items: flags.items ?? proposeBudget(cfg).items, tokens: flags.tokens ?? proposeBudget(cfg).tokens},
         ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(cfg, store).openai))} : {}),
       })
     })

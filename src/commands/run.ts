@@ -14,6 +14,7 @@ import {AGENT_SPECS, NOISE_SPECS} from '../agents/registry.js'
 import {memoryModeFlag} from '../cli/memory.js'
 import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
 import {recallForRun} from '../loop/memory.js'
+import {recallBudget} from '../cli/budgets.js'
 import type {SkillText} from '../agents/types.js'
 
 export default class Run extends ExpCommand {
@@ -60,7 +61,7 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
         repo: store.repo,
         strict: flags.strict,
         retryInvalid: flags['retry-invalid'],
-        memory: (skill: SkillText) => recallForRun(store, {mode, skill, lane: options.lane, budget: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200}}),
+        memory: (skill: SkillText) => recallForRun(store, {mode, skill, lane: options.lane, budget: recallBudget(config)}),
         onProgress: (p: {done: number; total: number; passed: number; invalid: number}) => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`),
       }
       try {

@@ -43,6 +43,8 @@ export interface EvolveOptions extends EvalRunOptions {
   evalRepeat: number
   maxRules?: number
   recall: {items: number; tokens: number}
+  /** the proposer's recall budget (default: `recall`); the first candidate takes every rule it offers, up to maxRules */
+  propose?: {items: number; tokens: number}
   mine: MineStep
   /** an LLM drafts the words of each proposal (`--proposer openai:MODEL`); its scope stays deterministic */
   draft?: ProposalDrafter
@@ -509,7 +511,7 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
 function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
-  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.recall, maxRules: o.maxRules, now: o.now, ...(o.namespace ? {namespace: o.namespace} : {}), ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
+  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.propose ?? o.recall, maxRules: o.maxRules, now: o.now, ...(o.namespace ? {namespace: o.namespace} : {}), ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */

@@ -36,11 +36,33 @@ export interface ProposedPatch {
   reason: string
 }
 
-/** Candidate rule sets in the order they are tried: the top-k together, shrinking prefixes, then each alone. */
-function candidates<T>(items: readonly T[], k: number): T[][] {
+/**
+ * Candidate rule sets in the order they are tried: the top-k together, then its halves, their
+ * halves and so on (breadth first, the better-ranked half first), then each of the rest alone.
+ * A set rejected for one rule that does harm is followed by a set without it after a few
+ * tries, not after one try per rule, and every set still holds as many rules as the split
+ * allows: one candidate's large effect shows in fewer episodes than several small ones.
+ */
+export function candidates<T>(items: readonly T[], k: number): T[][] {
   const out: T[][] = []
-  for (let n = Math.min(k, items.length); n >= 1; n--) out.push(items.slice(0, n))
-  for (let i = 1; i < items.length; i++) out.push([items[i]!])
+  const seen = new Set<string>()
+  const push = (from: number, to: number) => {
+    const key = `${from}:${to}`
+    if (to > from && !seen.has(key)) (seen.add(key), out.push(items.slice(from, to)))
+  }
+  let level: [number, number][] = [[0, Math.min(k, items.length)]]
+  while (level.length) {
+    const next: [number, number][] = []
+    for (const [from, to] of level) {
+      push(from, to)
+      if (to - from > 1) {
+        const mid = from + Math.ceil((to - from) / 2)
+        next.push([from, mid], [mid, to])
+      }
+    }
+    level = next
+  }
+  for (let i = Math.min(k, items.length); i < items.length; i++) push(i, i + 1)
   return out
 }
 

@@ -975,6 +975,13 @@ export interface ResearchConfig {
     items?: number;
     tokens?: number;
   };
+  /**
+   * what the proposer may draw on for one proposal: knowledge items and tokens of its recall; the first candidate takes every rule offered (--max-rules)
+   */
+  propose?: {
+    items?: number;
+    tokens?: number;
+  };
   openai?: {
     base_url?: string;
     api_key_env?: string;

@@ -17,9 +17,14 @@ run:
   repeat: 1
   concurrency: 4
   max_steps: 40
+# what an agent reads of the knowledge at run time (memory modes recall_only, closed_loop)
 recall:
   items: 8
   tokens: 1200
+# what the proposer draws on for one proposal: its first candidate takes every rule offered
+propose:
+  items: 16
+  tokens: 3000
 claims:
   ttl_seconds: 3600
 # lane: pick a default lane here, or use --lane, EXP_LANE or \`git config exp.lane NAME\`
