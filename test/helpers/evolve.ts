@@ -33,7 +33,7 @@ export function splitSize(repo: string, split: 'train' | 'validation' | 'holdout
 }
 
 /** The acceptance run of the built-in example (test/loop/acceptance.test.ts): fewer repetitions, the same loop. */
-export const ACCEPTANCE_RUN = ['evolve', '--iterations', '10', '--train-repeat', '2', '--eval-repeat', '2', '--max-rules', '5', '--lane', 'me']
+export const ACCEPTANCE_RUN = ['evolve', '--iterations', '10', '--eval-repeat', '2', '--lane', 'me']
 
 const EVOLVED_INPUTS = ['src', 'scenarios', 'skills', 'schemas', 'examples', 'test/helpers/evolve.ts', 'test/helpers/fixture-cache.ts']
 
