@@ -82,12 +82,13 @@ require:
 sequential:
   looks: 3
   spending: obrien-fleming
-# largest allowed relative increase of each cost dimension (0.25 = +25%)
+# largest allowed relative increase of each cost dimension (0.25 = +25%); a skill grows with
+# what it learns, so its prompt tokens may grow more than the work it does
 tolerances:
   violations: 0
   tool_calls: 0.25
   errors: 0.5
-  tokens: 0.25
+  tokens: 0.5
   latency_ms: 0.25
   trajectory_length: 0.25
 holdout:
