@@ -33,6 +33,14 @@ export interface LaneReadResult {
 }
 
 const CHUNK = 256
+/**
+ * Chunks whose blobs are asked of cat-file before the one being checked is done: with one,
+ * cat-file ran dry while a chunk was checked (it had nothing more to answer) and then the
+ * check waited on cat-file; a few keep it busy the whole time (slabs bound the memory).
+ */
+const FETCH_AHEAD = 4
+/** git log of a full read may list this many chunks ahead (~200 bytes a commit) before it is paused. */
+const LOG_AHEAD = 16
 function memEntry(a: CacheAdd, ref: string): MemEntry {
   const info = parseLaneRef(ref)!
   return {id: a.id, kind: a.kind, digest: a.digest, lane: info.lane, ref, private: info.private, lamport: a.lamport, commit: a.commit, cites: a.cites, ...(a.facts ? {facts: a.facts} : {}), bytes: a.bytes}
@@ -51,7 +59,7 @@ async function* fullChunksNative(commonDir: string, ref: string, tip: string, pr
   const tree = listTreeNative(commonDir, tip)
   tree.catch(() => undefined) // awaited below; not unhandled until then
   let files: Map<string, string> | undefined
-  for await (const chunk of laneCommitChunksNative(commonDir, tip, undefined, CHUNK, 2, false, false)) {
+  for await (const chunk of laneCommitChunksNative(commonDir, tip, undefined, CHUNK, LOG_AHEAD, false, false)) {
     files ??= await tree
     for (const c of chunk) {
       const rec = trailersOf(c).record
@@ -94,9 +102,9 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
   let sawWatch = false
   const writer = persist ? ctx.cache.writer(ref, st, info.lane, info.private) : undefined
   const chunks: AsyncGenerator<LaneCommit[]> = st ? incrementalChunks(ctx, tip, st.tip) : ctx.native ? fullChunksNative(ctx.commonDir, ref, tip, structural) : isoChunks(ctx.reader, tip)
-  // a pipeline: git log runs ahead, and the blobs of the next chunk are requested from
-  // cat-file as soon as git log has listed it, so both git processes work while this one
-  // checks and caches the chunk before
+  // a pipeline: git log runs ahead, and the blobs of the next FETCH_AHEAD chunks are
+  // requested from cat-file as soon as git log has listed them, so both git processes work
+  // while this one checks and caches the chunk before
   // (bytes kept in entries, without a cache, must not be in slabs that are used again)
   const slabs = writer ? new Slabs() : undefined
   const fetchNext = async () => {
@@ -112,22 +120,40 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
   // 1.3x while the read runs (peak RSS of 100,000 records ~270 -> ~200 MB, ~10% slower)
   const tight = full ? tightHeap() : undefined
   try {
-    let cur = await fetchNext()
-    while (cur) {
+    // the chunks in flight, in order: each has its blobs asked for once git log has listed it
+    const ahead: ReturnType<typeof fetchNext>[] = []
+    let listed = true
+    const refill = () => {
+      while (listed && ahead.length < FETCH_AHEAD) {
+        // one at a time: the generator must not be asked again before it has answered
+        const prev = ahead[ahead.length - 1]
+        const next = prev ? prev.then(p => (p ? fetchNext() : undefined)) : fetchNext()
+        next.catch(() => undefined) // awaited in its turn; not unhandled until then
+        void next.then(
+          n => {
+            if (!n) listed = false
+          },
+          () => undefined,
+        )
+        ahead.push(next)
+      }
+    }
+    refill()
+    for (;;) {
+      const cur = await ahead.shift()!
+      if (!cur) break
       const chunk = cur.chunk
       if (first && st && chunk[0]!.parents[0] !== st.tip) return undefined
       first = false
       if (watch && !sawWatch) sawWatch = chunk.some(c => c.oid === watch)
       const fetched = await cur.fetched
-      const next = fetchNext()
-      next.catch(() => undefined) // awaited below; not unhandled until then
-      // one turn of the event loop: the next chunk, usually already listed, has its blobs requested
+      refill()
+      // one turn of the event loop: the chunks listed meanwhile have their blobs requested
       await new Promise(resolve => setImmediate(resolve))
       const {add, problems: bad} = await checkInProcess(ref, chunk, fetched)
       for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
       cur.holder?.release()
       for (const p of bad) found.push(p)
-      cur = await next
     }
     if (first && st) return undefined
   } finally {
