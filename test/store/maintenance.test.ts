@@ -65,11 +65,17 @@ t.test('what killed writers leave (temp objects, temp packs, keeps) is removed b
   fs.writeFileSync(path.join(repo, '.git/objects/pack', 'pack-0000000000000000000000000000000000000000.keep'), `exp pid=${dead} host=${(await import('node:os')).hostname()}: until the lane ref moves\n`)
   fs.mkdirSync(path.join(repo, '.git/objects/ab'), {recursive: true})
   fs.writeFileSync(path.join(repo, '.git/objects/ab', `tmp_obj_${dead}_0011`), 'x')
+  // a lane ref's lock and new value, left by a writer killed before its first rename
+  const lanes = path.join(repo, '.git/refs/research/lanes')
+  fs.mkdirSync(lanes, {recursive: true})
+  fs.writeFileSync(path.join(lanes, 'gone.lock'), `exp pid=${dead} host=${(await import('node:os')).hostname()}\n`)
+  fs.writeFileSync(path.join(lanes, 'gone~new.lock'), `${'0'.repeat(40)}\n`)
   // a keep someone made on purpose, and a temp file of this (live) process, stay
   fs.writeFileSync(path.join(repo, '.git/objects/pack', 'pack-1111111111111111111111111111111111111111.keep'), 'kept by hand\n')
   fs.writeFileSync(path.join(repo, '.git/objects/ab', `tmp_obj_${process.pid}_0022`), 'x')
   const found = findGarbage(path.join(repo, '.git')).map(f => path.basename(f))
   t.ok(found.includes(`tmp_pack_${dead}_abcdef`) && found.includes(`tmp_obj_${dead}_0011`) && found.includes('pack-0000000000000000000000000000000000000000.keep'))
+  t.ok(found.includes('gone.lock') && found.includes('gone~new.lock'), 'a dead writer\'s ref lock and its new value, in one pass')
   t.notOk(found.includes('pack-1111111111111111111111111111111111111111.keep') || found.includes(`tmp_obj_${process.pid}_0022`), 'what is not garbage is not touched')
   const r = await exp(['gc', '--json'], {cwd: repo})
   t.equal(r.code, 0, r.stderr)

@@ -45,6 +45,10 @@ function stale(file: string, pid: number | undefined): boolean {
   }
 }
 
+function newValueOrphaned(lock: string, file: string): boolean {
+  return fs.existsSync(lock) ? deadOwner(lock) : stale(file, undefined)
+}
+
 /** A lock file written by an exp process of this host that is no longer running. */
 function deadOwner(file: string): boolean {
   let text: string
@@ -103,9 +107,10 @@ export function findGarbage(commonDir: string): string[] {
       else {
         const m = /\.lock~(\d+)~[a-z0-9]+\.lock$/.exec(e) ?? /\.lock\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e) ?? /\.(\d+)\.tmp$/.exec(e)
         if (m && stale(file, Number(m[1]))) out.push(file)
-        // the new value of a ref whose lock is gone: its writer died between the two renames
+        // the new value of a ref whose lock is gone (its writer died between the two renames) or
+        // whose lock's exp owner is dead (killed before the first rename: both are left)
         // (`.lock.new`: the name versions before this one used)
-        else if (e.endsWith('~new.lock') && !fs.existsSync(`${file.slice(0, -'~new.lock'.length)}.lock`) && stale(file, undefined)) out.push(file)
+        else if (e.endsWith('~new.lock') && newValueOrphaned(`${file.slice(0, -'~new.lock'.length)}.lock`, file)) out.push(file)
         else if (e.endsWith('.lock.new') && !fs.existsSync(file.slice(0, -'.new'.length)) && stale(file, undefined)) out.push(file)
         // a lock whose exp owner died (the next writer would break it; git commands would fail on it)
         else if (e.endsWith('.lock') && deadOwner(file)) out.push(file)
