@@ -2,7 +2,7 @@
 // `exp evolve --iterations 10` (scripted agent, defaults): wall time, episodes used (target:
 // held-out >= 90% within 600 episodes in all), episodes per iteration and until each held-out
 // level, held-out before/after, peak RSS; the same in a second repository (the same final
-// SKILL.md); the same with seeded slips (`--agent scripted:noise=0.1`); then two leaderless
+// SKILL.md); the same at four other seeds; the same with seeded slips (`--agent scripted:noise=0.1`); then two leaderless
 // lanes (`--lane a` and `--lane b`, 5 iterations each) at once on one repository.
 // The reference column is git itself walking the history the loop wrote.
 import {tempRepo, cleanup, git, timeCommand, fmtMs, printTable, writeResults, BIN, pct, expJson} from './lib.mjs'
@@ -30,6 +30,17 @@ try {
   const same = git(repo, ['show', 'main:skills/onboarding/SKILL.md']).toString() === git(again, ['show', 'main:skills/onboarding/SKILL.md']).toString()
   rows.push({case: 'a rerun in a new repository: the same final SKILL.md', exp: `${same ? 'the same' : 'DIFFERENT'} (${r2.res.episodes} episodes, held-out ${pct(r2.res.holdout_after)})`, target: 'the same', ok: same && r2.res.episodes === res.episodes})
   results.rerun = {same_skill: same, episodes: r2.res.episodes, holdout_after: r2.res.holdout_after}
+
+  // other seeds: how much of the result is the seed (the scripted agent's habits are seeded draws)
+  results.seeds = {}
+  for (const seed of [43, 7, 44, 1]) {
+    const dir = tempRepo(`evolve-seed-${seed}`)
+    await timeCommand(process.execPath, [BIN, 'init', '--example', 'onboarding'], {cwd: dir})
+    const rs = (await expJson(dir, ['evolve', '--iterations', '10', '--seed', String(seed)], 'evolve')).res
+    const r90 = rs.reached.find(l => l.level === 0.9)
+    results.seeds[seed] = {holdout_before: rs.holdout_before, holdout_after: rs.holdout_after, episodes: rs.episodes, reached_90: r90?.episodes ?? null, promoted: rs.promoted, rejected: rs.rejected}
+    rows.push({case: `exp evolve --iterations 10 --seed ${seed}`, exp: `held-out ${pct(rs.holdout_before)} -> ${pct(rs.holdout_after)}, 90% ${r90 ? `after ${r90.episodes}` : 'not reached'} (${rs.episodes} episodes in all)`, target: 'reported'})
+  }
 
   // with seeded slips: repeated episodes differ, as with a sampled model
   const noisy = tempRepo('evolve-noise')
