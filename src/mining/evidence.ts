@@ -12,7 +12,7 @@ const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing
 
 /**
  * Mine evidence from train traces and their verifications. Pure and deterministic: the input
- * order does not matter (runs are sorted by id), nothing reads a clock or draws a number.
+ * order does not matter (runs are sorted by scenario, seed and repetition: see usable), nothing reads a clock or draws a number.
  * Throws SplitError (E_SPLIT) on any trace or verification outside the train split; episodes
  * without a valid verdict are left out (see `usable`).
  * Returns one EvidenceBody per finding, best first (confidence, then support, then signature).
@@ -29,17 +29,23 @@ export function mineEvidence(traces: readonly MinedTrace[], options: MineOptions
   return [...rules, ...others].sort((a, b) => confidenceOf(b.support, against(b)) - confidenceOf(a.support, against(a)) || b.support - a.support || (a.signature < b.signature ? -1 : 1))
 }
 
-/** The runs the miner may learn from, sorted by id; `skipped` lists those without a valid verdict. */
+/**
+ * The runs the miner may learn from, in a canonical order: scenario, seed, repetition, then id;
+ * `skipped` lists those without a valid verdict, by id. Not by id first: a run's id derives
+ * from its manifest's, which names the repository's sealed held-out file (encrypted with a key
+ * of its own), so the same episodes get other ids in another repository, and whatever the miner
+ * takes from the first run of a task must not depend on where the runs were recorded.
+ */
 export function usable(traces: readonly MinedTrace[]): {views: View[]; skipped: string[]} {
-  const views: View[] = []
+  const keyed: {key: string; view: View}[] = []
   const skipped: string[] = []
   for (const t of traces) {
     const v = viewOf(t)
-    if (v) views.push(v)
+    if (v) keyed.push({key: `${t.body.scenario}\u0000${String(t.body.seed ?? 0).padStart(12, '0')}\u0000${String(t.body.repetition ?? 0).padStart(6, '0')}\u0000${t.id}`, view: v})
     else skipped.push(t.id)
   }
-  const byId = (a: {id: string}, b: {id: string}) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  return {views: views.sort(byId), skipped: skipped.sort()}
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  return {views: keyed.map(k => k.view), skipped: skipped.sort()}
 }
 
 type Window = NonNullable<EvidenceBody['window']>
