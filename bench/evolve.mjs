@@ -40,6 +40,15 @@ try {
     const r90 = rs.reached.find(l => l.level === 0.9)
     results.seeds[seed] = {holdout_before: rs.holdout_before, holdout_after: rs.holdout_after, episodes: rs.episodes, reached_90: r90?.episodes ?? null, promoted: rs.promoted, rejected: rs.rejected}
     rows.push({case: `exp evolve --iterations 10 --seed ${seed}`, exp: `held-out ${pct(rs.holdout_before)} -> ${pct(rs.holdout_after)}, 90% ${r90 ? `after ${r90.episodes}` : 'not reached'} (${rs.episodes} episodes in all)`, target: 'reported'})
+    if (seed !== 7) continue
+    // seed 7 once gave another run in another repository (the miner took the first run of a task
+    // in id order, and ids depend on the repository's sealed held-out file): run it again
+    const again7 = tempRepo('evolve-seed-7-again')
+    await timeCommand(process.execPath, [BIN, 'init', '--example', 'onboarding'], {cwd: again7})
+    const r7 = (await expJson(again7, ['evolve', '--iterations', '10', '--seed', '7'], 'evolve')).res
+    const same7 = JSON.stringify(r7.episodes_per_iteration) === JSON.stringify(rs.episodes_per_iteration) && r7.holdout_after === rs.holdout_after && git(dir, ['show', 'main:skills/onboarding/SKILL.md']).toString() === git(again7, ['show', 'main:skills/onboarding/SKILL.md']).toString()
+    results.seeds.rerun_7_same = same7
+    rows.push({case: 'seed 7 again in a new repository: the same run', exp: same7 ? 'the same (episodes per iteration, held-out, SKILL.md)' : 'DIFFERENT', target: 'the same', ok: same7})
   }
 
   // with seeded slips: repeated episodes differ, as with a sampled model
