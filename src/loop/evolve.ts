@@ -1,6 +1,6 @@
 import {hashObject} from '../records/object-id.js'
 import type {GitRecordStore, Ledger} from '../store/index.js'
-import {CandidateTakenError, ClaimedError, ExpError, NotFoundError} from '../errors/index.js'
+import {CandidateTakenError, ClaimedError, ExpError, HypothesisStateError, NotFoundError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
 import {LoopEvents} from './events.js'
@@ -491,6 +491,15 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
     try {
       return await proposeAs(store, ledger, o, work, {avoid, base})
     } catch (e) {
+      // another lane decided the same hypothesis first (built on the same base before main
+      // moved): it is promoted or retired and cannot be claimed; its knowledge is done with here
+      if (e instanceof HypothesisStateError && e.data?.action === 'claim') {
+        const after = await store.ledger()
+        const h = String(e.data.hypothesis)
+        for (const k of (after.get(h) ? after.load<'hypothesis'>(h).body.knowledge : undefined) ?? []) avoid.add(k)
+        ;(report.blocked ??= []).push({hypothesis: h, holder: `nobody: it is ${String(e.data.status)}`})
+        continue
+      }
       if (!(e instanceof ClaimedError || e instanceof CandidateTakenError)) throw e
       // another lane holds the hypothesis, or built the same candidate from its own: its
       // knowledge (and so its rules) is theirs for now, and this lane's claim goes back

@@ -110,3 +110,25 @@ t.test('a candidate whose base went stale is retired with the reason, never prom
   const fsck = await exp(['fsck'], {cwd: repo})
   t.equal(fsck.code, 0, fsck.stdout)
 })
+
+t.test('a lane that builds the hypothesis another lane already promoted leaves it and goes on, instead of failing', async t => {
+  const repo = await exampleRepo(t)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const start = (await git(repo, 'rev-parse', 'HEAD')).trim()
+  const run = async (lane: string) => {
+    const {options, mainRef} = await runContext(store, repo, {lane})
+    return evolve(store, {...options, skill: 'onboarding', mainRef, iterations: 1, trainRepeat: 2, evalRepeat: 2, recall: {items: 8, tokens: 1200}, mine: deterministicMine})
+  }
+  const a = await run('a')
+  t.equal(a.iterations[0]!.decision?.verdict, 'accept', 'lane a promoted its candidate')
+  const promoted = hypotheses(await store.ledger(), new Date()).filter(h => h.status === 'promoted').map(h => h.id)
+  t.equal(promoted.length, 1)
+  // lane b saw main before a's merge: it builds on the old tip, from the same knowledge
+  execFileSync('git', ['reset', '-q', '--hard', start], {cwd: repo, env: GIT_ENV})
+  const b = await run('b')
+  const it = b.iterations[0]!
+  t.ok(it.blocked?.some(x => x.hypothesis === promoted[0] && /promoted/.test(x.holder)), `the promoted hypothesis is named as taken: ${JSON.stringify(it.blocked)}`)
+  const fsck = await exp(['fsck'], {cwd: repo})
+  t.equal(fsck.code, 0, fsck.stdout)
+})
