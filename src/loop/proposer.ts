@@ -48,7 +48,9 @@ export function candidates<T>(items: readonly T[], k: number): T[][] {
   const seen = new Set<string>()
   const push = (from: number, to: number) => {
     const key = `${from}:${to}`
-    if (to > from && !seen.has(key)) (seen.add(key), out.push(items.slice(from, to)))
+    if (to <= from || seen.has(key)) return
+    seen.add(key)
+    out.push(items.slice(from, to))
   }
   let level: [number, number][] = [[0, Math.min(k, items.length)]]
   while (level.length) {
