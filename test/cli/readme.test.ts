@@ -52,13 +52,17 @@ t.test("the README's tour runs as written on a master repository", async t => {
   t.match((await git(path.join(dir, 'origin.git'), 'for-each-ref', 'refs/research')), /refs\/research\/lanes\//, 'exp sync pushed the lanes')
 })
 
-t.test("the README's first command runs as written (after npm ci: no exp on PATH) and its follow-up line too", async t => {
+t.test("the README's first command runs as written (after npm ci: no exp on PATH; two iterations) and its follow-up line too", async t => {
   const env = userEnv(t)
   // what `npm ci` leaves: node and git, no exp on PATH
   env.PATH = (process.env.PATH ?? '').split(':').filter(d => d && !fs.existsSync(path.join(d, 'exp'))).join(':')
   const before = await git(ROOT, 'status', '--porcelain')
   const line = blocks('# Experience Compiler', '`exp` is')[0]!.split('\n')[0]!.replace(/\s+#.*$/, '')
-  const r = await bash(line.replace(/^npm ci && /, ''), {cwd: ROOT, env})
+  // the line as written but for the number of iterations (its default, 10, is `exp evolve
+  // --iterations 10`, which bench/evolve.mjs runs): what is tested here is how the demo
+  // starts and what it prints, not how far ten iterations take the skill
+  t.match(line, /^npm ci && node bin\/run\.js demo$/)
+  const r = await bash(`${line.replace(/^npm ci && /, '')} --iterations 2`, {cwd: ROOT, env})
   t.equal(r.code, 0, r.stderr)
   t.match(r.stdout, /held-out success: [\d.]+% -> [\d.]+%/)
   const explore = /^explore: (.+)$/m.exec(r.stdout)?.[1]
