@@ -3,7 +3,7 @@ import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {BIN, ROOT} from '../helpers/cli.js'
-import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
+import {GIT_ENV, git, plain, tempDir} from '../helpers/repo.js'
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
 
@@ -15,7 +15,7 @@ function blocks(from: string, to: string): string[] {
 
 function bash(script: string, o: {cwd: string; env: NodeJS.ProcessEnv}): Promise<{code: number; stdout: string; stderr: string}> {
   return new Promise(resolve => {
-    execFile('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script], {cwd: o.cwd, env: {...GIT_ENV, ...o.env}, maxBuffer: 256 * 1024 * 1024}, (err, stdout, stderr) => resolve({code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr}))
+    execFile(...plain('bash', ['--noprofile', '--norc', '-e', '-o', 'pipefail', '-c', script]), {cwd: o.cwd, env: {...GIT_ENV, ...o.env}, maxBuffer: 256 * 1024 * 1024}, (err, stdout, stderr) => resolve({code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr}))
   })
 }
 
