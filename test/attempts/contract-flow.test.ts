@@ -3,8 +3,8 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {exp, expJson} from '../helpers/cli.js'
-import {GIT_ENV, git, makeRepo} from '../helpers/repo.js'
-import {quadRepo} from '../helpers/contracts.js'
+import {GIT_ENV, git} from '../helpers/repo.js'
+import {quadFixture} from '../helpers/contracts.js'
 import {GitRecordStore} from '../../src/store/index.js'
 
 type Opened = {id: string; path: string; branch: string}
@@ -12,9 +12,7 @@ type Evaluated = {summary: {outcome: string; mean?: number}; verdicts: {body: {o
 type Decided = {verdict: string; merge?: string; checks: {name: string; passed: boolean}[]}
 
 t.test('a Python evaluator written from docs/contracts.md drives attempt new, eval and promote; its secret data stays sealed', async t => {
-  const repo = await makeRepo(t)
-  const run = (args: string[]) => exp(args, {cwd: repo})
-  await quadRepo(repo, run)
+  const repo = await quadFixture(t)
   t.notOk(fs.existsSync(path.join(repo, 'data', 'secret.json')), 'the evaluator-only data left the work tree')
   const a = await expJson<Opened>(['attempt', 'new', 'quad', '--reason', 'x toward 5'], {cwd: repo})
   t.match(a, {id: /^at-/, branch: `exp/attempt/${a.id}`})
@@ -39,8 +37,7 @@ t.test('a Python evaluator written from docs/contracts.md drives attempt new, ev
 })
 
 t.test('an edit of a protected path, or a rename of one, is refused before the evaluator runs and recorded', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   const a = await expJson<Opened>(['attempt', 'new', 'quad'], {cwd: repo})
   fs.appendFileSync(path.join(a.path, 'eval.py'), '\nscore = 1000  # a better number\n')
   const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
@@ -64,8 +61,7 @@ t.test('an edit of a protected path, or a rename of one, is refused before the e
 })
 
 t.test('a timeout is needs_retry; the frontier offers to resume it; the resumed attempt is scored', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   fs.writeFileSync(path.join(repo, 'eval.py'), `import time, json\np = json.load(open("params.json"))\ntime.sleep(float(p.get("sleep", 0)))\njson.dump({"score": -abs(p["x"] - 5)}, open("metrics.json", "w"))\n`)
   const c = path.join(repo, '.research/contracts/quad.yaml')
   fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace(/timeout_seconds: 20/g, 'timeout_seconds: 1').replace('repetitions: 2', 'repetitions: 1') + 'resume:\n  max_retries: 1\n  timeout_multiplier: 4\n')
@@ -90,8 +86,7 @@ t.test('a timeout is needs_retry; the frontier offers to resume it; the resumed 
 })
 
 t.test('the gate judges a pull request to a contract\'s editable files like an attempt, with nothing it did not run itself', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   await git(repo, 'checkout', '-q', '-b', 'better')
   fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 4, "y": 2}\n')
   await git(repo, 'commit', '-qam', 'x toward the optimum')
@@ -114,8 +109,7 @@ t.test('the gate judges a pull request to a contract\'s editable files like an a
 })
 
 t.test('a research agent\'s edit to a protected path is refused before the evaluator runs, recorded, and rejected; an edit leaving the work tree is refused outright', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'agents')
   const r = await expJson<{attempts: {id: string; state: string}[]; promoted: number}>(['research', 'quad', '--agent', `command:python3 ${path.join(fixtures, 'cheat-researcher.py')}`, '--attempts', '1'], {cwd: repo})
   t.match(r, {promoted: 0, attempts: [{state: 'rejected'}]})

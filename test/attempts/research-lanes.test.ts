@@ -1,8 +1,8 @@
 import t from 'tap'
 import {spawn} from 'node:child_process'
-import {BIN, exp, expJson} from '../helpers/cli.js'
-import {GIT_ENV, makeRepo, node} from '../helpers/repo.js'
-import {quadRepo} from '../helpers/contracts.js'
+import {BIN, expJson} from '../helpers/cli.js'
+import {GIT_ENV, node} from '../helpers/repo.js'
+import {quadFixture} from '../helpers/contracts.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import type {AttemptBody, DecisionBody, ObservationBody} from '../../src/records/types.js'
 
@@ -19,8 +19,7 @@ async function ledgerOf(repo: string) {
 }
 
 t.test('exp research killed at random moments and run again spends its budget once: no duplicate attempt, fsck clean', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   const args = ['research', 'quad', '--agent', 'search', '--attempts', '5', '--lane', 'k']
   const delays: number[] = []
   for (let k = 0; k < 4; k++) {
@@ -50,8 +49,7 @@ t.test('exp research killed at random moments and run again spends its budget on
 })
 
 t.test('two research lanes at once never evaluate the same attempt', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   const lane = (name: string) => new Promise<{code: number | null; stderr: string}>(resolve => {
     const child = spawn(...node([BIN, 'research', 'quad', '--agent', 'search', '--attempts', '3', '--lane', name]), {cwd: repo, env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe']})
     let stderr = ''

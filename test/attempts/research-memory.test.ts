@@ -1,15 +1,13 @@
 import t from 'tap'
 import path from 'node:path'
-import {exp, expJson, ROOT} from '../helpers/cli.js'
-import {makeRepo} from '../helpers/repo.js'
-import {quadRepo} from '../helpers/contracts.js'
+import {expJson, ROOT} from '../helpers/cli.js'
+import {quadFixture} from '../helpers/contracts.js'
 
 type Research = {attempts: {id: string; ordinal: number; reason?: string}[]}
 const AGENT = `command:python3 ${path.join(ROOT, 'test/fixtures/agents/memory-researcher.py')}`
 
 t.test('exp research --memory-mode: what the agent is shown of earlier attempts', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   const lane = async (name: string, attempts: number, mode?: string) => {
     const r = await expJson<Research>(['research', 'quad', '--agent', AGENT, '--attempts', String(attempts), '--lane', name, ...(mode ? ['--memory-mode', mode] : [])], {cwd: repo})
     const ledger = await expJson<{id: string; body: {reason?: string}}[]>(['ledger', '--kind', 'attempt', '--lane', name], {cwd: repo})

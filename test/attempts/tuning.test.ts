@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
 import {git, makeRepo, tempDir} from '../helpers/repo.js'
-import {quadRepo} from '../helpers/contracts.js'
+import {quadFixture} from '../helpers/contracts.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
 
@@ -49,8 +49,7 @@ t.test('the tuning example by hand on main: attempt new, eval, promote', async t
 })
 
 t.test('a command research agent sees no evaluator-only data, no key and nothing of the repository', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   const r = await expJson<Research>(['research', 'quad', '--agent', `command:python3 ${path.join(ROOT, 'test/fixtures/agents/snoop-researcher.py')}`, '--attempts', '1'], {cwd: repo, env: {EXP_HOLDOUT_KEY_FILE: path.join(repo, '.git', 'exp', 'holdout.key')}})
   t.equal(r.attempts.length, 1)
   const store = await GitRecordStore.open(repo)
@@ -63,8 +62,7 @@ t.test('a command research agent sees no evaluator-only data, no key and nothing
 })
 
 t.test('provenance of a contract, the graph and the frontier read attempts like proposals', async t => {
-  const repo = await makeRepo(t)
-  await quadRepo(repo, args => exp(args, {cwd: repo}))
+  const repo = await quadFixture(t)
   const r = await expJson<Research>(['research', 'quad', '--agent', 'search', '--attempts', '3', '--lane', 'p'], {cwd: repo})
   t.ok(r.promoted >= 1)
   const prov = await exp(['provenance', 'quad'], {cwd: repo})

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {ROOT} from '../helpers/cli.js'
-import {GIT_ENV, git} from '../helpers/repo.js'
+import {GIT_ENV, git, plain} from '../helpers/repo.js'
 import {runJob} from '../helpers/workflow.js'
 import {COMMENT_MARKER} from '../../src/gate/workflow.js'
 import {builtinCounts} from '../helpers/scenarios.js'
@@ -20,7 +20,7 @@ const ENV: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(GIT_ENV).filter
 
 function sh(cmd: string, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}): Promise<{code: number; stdout: string; stderr: string}> {
   return new Promise(resolve => {
-    execFile(cmd, args, {cwd: o.cwd, env: {...ENV, ...o.env}, maxBuffer: 64 * 1024 * 1024}, (err, stdout, stderr) => resolve({code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr}))
+    execFile(...plain(cmd, args), {cwd: o.cwd, env: {...ENV, ...o.env}, maxBuffer: 64 * 1024 * 1024}, (err, stdout, stderr) => resolve({code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr}))
   })
 }
 

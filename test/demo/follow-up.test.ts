@@ -3,12 +3,12 @@ import {execFile} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {BIN} from '../helpers/cli.js'
-import {GIT_ENV, tempDir} from '../helpers/repo.js'
+import {GIT_ENV, plain, tempDir} from '../helpers/repo.js'
 import {expInvocation, shellWord} from '../../src/cli/invocation.js'
 
 const bash = (script: string, cwd: string, env: NodeJS.ProcessEnv) =>
   new Promise<{code: number; stdout: string; stderr: string}>(resolve => {
-    execFile('bash', ['-c', script], {cwd, env: {...GIT_ENV, ...env}, maxBuffer: 16 * 1024 * 1024}, (err, stdout, stderr) => resolve({code: err ? 1 : 0, stdout, stderr}))
+    execFile(...plain('bash', ['-c', script]), {cwd, env: {...GIT_ENV, ...env}, maxBuffer: 16 * 1024 * 1024}, (err, stdout, stderr) => resolve({code: err ? 1 : 0, stdout, stderr}))
   })
 
 // Problem 7 of issue 13: after `npm ci && node bin/run.js demo` there is no `exp` on PATH,

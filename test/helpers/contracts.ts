@@ -1,6 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {git} from './repo.js'
+import {exp} from './cli.js'
+import {cachedFixture} from './fixture-cache.js'
+import {git, tempDir} from './repo.js'
 
 /**
  * A small research contract written the way docs/contracts.md tells a user to: an editable
@@ -63,4 +65,26 @@ export async function quadRepo(repo: string, exp: (args: string[]) => Promise<{c
   if (sealed.code !== 0) throw new Error(`seal: ${sealed.stderr}`)
   await git(repo, 'add', '-A')
   await git(repo, 'commit', '-qm', 'the quad contract')
+}
+
+const QUAD_INPUTS = ['src', 'schemas', 'test/helpers/contracts.ts', 'test/helpers/fixture-cache.ts', 'test/helpers/repo.ts']
+
+/**
+ * A repository for this test where quadRepo ran on main (after one empty commit, like
+ * makeRepo): a copy of one made once per version of the code (cachedFixture), so the
+ * contract tests do not each run `exp contract lint` and `exp seal` to get there.
+ */
+export async function quadFixture(t: {teardown(fn: () => void): void}): Promise<string> {
+  const {dir} = await cachedFixture('quad', QUAD_INPUTS, async repo => {
+    await git(repo, 'init', '-q', '-b', 'main')
+    await git(repo, 'config', 'user.name', 'exp test')
+    await git(repo, 'config', 'user.email', 'test@exp.invalid')
+    await git(repo, 'commit', '-q', '--allow-empty', '-m', 'init')
+    await quadRepo(repo, args => exp(args, {cwd: repo}))
+    return {}
+  })
+  const repo = tempDir(t)
+  fs.cpSync(dir, repo, {recursive: true})
+  if ((await git(repo, 'status', '--porcelain')).trim() !== '') throw new Error(`the copy of the quad fixture is not clean: ${repo}`)
+  return repo
 }

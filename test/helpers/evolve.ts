@@ -18,8 +18,29 @@ export interface EvolveJson {
   episodes_per_iteration: number[]
 }
 
-/** A fresh repository with the built-in example (`exp init --example onboarding`). */
+const EXAMPLE_INPUTS = ['src', 'scenarios', 'skills', 'schemas', 'examples', 'test/helpers/evolve.ts', 'test/helpers/fixture-cache.ts', 'test/helpers/repo.ts']
+
+/**
+ * A fresh repository with the built-in example (`exp init --example onboarding` in an empty
+ * repository on main). Without `env`, a copy of one such repository made once per version of
+ * the code and data (cachedFixture): about two dozen tests start here, and `exp init` is what
+ * test/research/init.test.ts tests. With `env` (pinned dates, say), `exp init` runs in it.
+ */
 export async function exampleRepo(t: Test, env: NodeJS.ProcessEnv = {}): Promise<string> {
+  if (Object.keys(env).length === 0) {
+    const {dir} = await cachedFixture('example', EXAMPLE_INPUTS, async repo => {
+      await git(repo, 'init', '-q', '-b', 'main')
+      await git(repo, 'config', 'user.name', 'exp test')
+      await git(repo, 'config', 'user.email', 'test@exp.invalid')
+      const init = await exp(['init', '--example', 'onboarding'], {cwd: repo})
+      if (init.code !== 0) throw new Error(`exp init failed: ${init.stderr}`)
+      return {}
+    })
+    const repo = tempDir(t)
+    fs.cpSync(dir, repo, {recursive: true})
+    t.equal((await git(repo, 'status', '--porcelain')).trim(), '', 'the copy of the initialized example is clean')
+    return repo
+  }
   const repo = await makeRepo(t, {empty: true})
   const r = await exp(['init', '--example', 'onboarding'], {cwd: repo, env})
   t.equal(r.code, 0, r.stderr)

@@ -20,6 +20,16 @@ export function node(args: readonly string[]): [string, string[]] {
   return ['/usr/bin/env', ['-u', 'NODE_OPTIONS', process.execPath, ...args]]
 }
 
+/**
+ * Command and arguments that start `cmd ARGS` (a shell, npm, a script that may start node)
+ * without tap's instrumentation: tap's wrapper puts its loader into NODE_OPTIONS of every
+ * child, whatever the command, and every node process that child starts inherits it (a
+ * README tour or a workflow job starts dozens of `exp`). As node() does for node.
+ */
+export function plain(cmd: string, args: readonly string[]): [string, string[]] {
+  return ['/usr/bin/env', ['-u', 'NODE_OPTIONS', cmd, ...args]]
+}
+
 /** Environment for child processes in tests: a fixed git identity, no tap instrumentation. */
 export const GIT_ENV: NodeJS.ProcessEnv = {
   ...cleanEnv(),

@@ -2,6 +2,7 @@ import {spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {parse} from 'yaml'
+import {plain} from './repo.js'
 
 /**
  * Runs the steps of one job of a GitHub Actions workflow here, as a runner would: `run:`
@@ -102,7 +103,7 @@ function evaluate(expr: string, ctx: Record<string, string>, workspace: string, 
 
 function bash(script: string, o: {cwd: string; env: NodeJS.ProcessEnv}): Promise<{code: number; stdout: string; stderr: string}> {
   return new Promise(resolve => {
-    const child = spawn('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script], {cwd: o.cwd, env: o.env})
+    const child = spawn(...plain('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', script]), {cwd: o.cwd, env: o.env})
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', d => (stdout += d))

@@ -4,9 +4,10 @@ import path from 'node:path'
 import {KIND_NAMES, KINDS, checkBody, checkRecord, prepare, seal} from '../../src/records/index.js'
 import {sampleDraft} from '../helpers/records.js'
 import {ROOT} from '../helpers/cli.js'
+import {node} from '../helpers/repo.js'
 
 const run = (script: string) => new Promise<{code: number; err: string}>(resolve => {
-  execFile(process.execPath, [path.join(ROOT, 'scripts', script), '--check'], {cwd: ROOT}, (e, _o, err) => resolve({code: e ? 1 : 0, err}))
+  execFile(...node([path.join(ROOT, 'scripts', script), '--check']), {cwd: ROOT}, (e, _o, err) => resolve({code: e ? 1 : 0, err}))
 })
 
 t.test('the TypeScript types are generated from the schemas and have not drifted', async t => {

@@ -1,4 +1,4 @@
-import t, {type Test} from 'tap'
+import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
@@ -8,14 +8,10 @@ import {GitRecordStore} from '../../src/store/index.js'
 import {runEvaluation} from '../../src/evals/runner/run.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
 import {builtinCounts} from '../helpers/scenarios.js'
+import {exampleRepo} from '../helpers/evolve.js'
 
 const FIX = path.join(ROOT, 'test/fixtures/agents')
 
-async function exampleRepo(t: Test): Promise<string> {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
-  return repo
-}
 
 const rate = (r: {stdout: string}) => (JSON.parse(r.stdout) as {success_rate: number}).success_rate
 
