@@ -112,3 +112,11 @@ t.test('recall keeps one claim per situation and no finding without a rule; the 
   const next = proposePatch({skill: 'onboarding', text: p.rendered.text, recall, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 1})!
   t.same(next.rules, [ROLE_OTHER])
 })
+
+t.test('after a rejection the proposer tries the halves of a set, breadth first, then the rest alone', async t => {
+  const {candidates} = await import('../../src/loop/proposer.js')
+  const sets = candidates(['a', 'b', 'c', 'd', 'e', 'f'], 4).map(s => s.join(''))
+  t.same(sets, ['abcd', 'ab', 'cd', 'a', 'b', 'c', 'd', 'e', 'f'])
+  t.same(candidates(['a', 'b', 'c'], 3).map(s => s.join('')), ['abc', 'ab', 'c', 'a', 'b'], 'an odd set: the better-ranked half is the larger')
+  t.same(candidates([], 3), [])
+})
