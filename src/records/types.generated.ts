@@ -610,6 +610,12 @@ export interface ManifestBody {
     knowledge?: IdList;
   };
   /**
+   * training runs with exploration (docs/loop.md, Exploration): each rule line of the skill is left out of a run with this probability
+   */
+  explore?: {
+    rate: number;
+  };
+  /**
    * the isolated namespace of an experiment (an `exp compare` arm, `cmp-<id>-<arm>`; an `exp matrix` source, `matrix/<start>/<source>`): the same run in two namespaces is two experiments
    */
   namespace?: string;
@@ -797,6 +803,12 @@ export interface TraceBody {
   task: string;
   agent: AgentRef;
   skill: SkillRef;
+  /**
+   * exploration (docs/loop.md): the 1-based lines of the skill left out of what the agent read in this run; the manifest pins the rate
+   */
+  explored?: {
+    dropped: number[];
+  };
   messages: {
     role: "system" | "user" | "assistant" | "tool";
     content: string;

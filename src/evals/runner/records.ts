@@ -38,6 +38,8 @@ export interface EpisodeDraftOptions {
   key?: string
   /** held-out: the task text is kept out of the records (it stays in the sealed split) */
   sealTask?: boolean
+  /** exploration: the lines of the skill left out of what the agent read */
+  dropped?: readonly number[]
 }
 
 /** The trace and the grader's verification of one episode, ready to append. */
@@ -66,6 +68,7 @@ export function episodeDrafts(r: EpisodeResult, o: EpisodeDraftOptions): {trace:
   if (r.invalid_reason !== undefined) body.invalid_reason = hide(r.invalid_reason)
   if (r.step_limit !== undefined) body.step_limit = r.step_limit
   if (o.sealTask) body.sealed_task = true
+  if (o.dropped) body.explored = {dropped: [...o.dropped]}
   const trace: RecordDraft<'trace'> = {kind: 'trace', key, body, cites: [o.manifest], ...(o.wallMs === undefined ? {} : {volatile: {wall_ms: Math.round(o.wallMs)}})}
   const {id: traceId, digest: traceDigest} = prepare(trace)
   const v = hide(r.verdict)

@@ -9,6 +9,7 @@ import type {EventSink} from '../../events/index.js'
 import {RunSession} from './session.js'
 import type {RunMemory} from './memory.js'
 import type {ResolvedSkill} from './skill.js'
+import type {Explore} from './explore.js'
 
 export {EXP_VERSION} from './session.js'
 
@@ -53,6 +54,8 @@ export interface RunOptions {
   memory?: RunMemory | ((skill: ResolvedSkill) => Promise<RunMemory>)
   /** the isolated namespace of an `exp compare` arm, pinned by the manifest */
   namespace?: string
+  /** training only: each run reads the skill without some of its rules (explore.ts), pinned by the manifest */
+  explore?: Explore
   now?: () => Date
   onProgress?: (p: RunProgress) => void
 }

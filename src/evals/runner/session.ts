@@ -1,3 +1,4 @@
+import {ExpError} from '../../errors/index.js'
 import {loadAgent} from '../../agents/registry.js'
 import type {Agent} from '../../agents/types.js'
 import {prepare, type RecordDraft} from '../../records/index.js'
@@ -9,6 +10,7 @@ import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
 import {worldEvaluator} from '../evaluator/world.js'
 import {makeRedactor, type Redact} from '../../redact/index.js'
 import {episodeSeed} from '../prompt.js'
+import {exploreSkills} from './explore.js'
 import {loadDataset, type Dataset} from './dataset.js'
 import {resolveSkill, type ResolvedSkill} from './skill.js'
 import {episodeDrafts, laneKey, manifestDraft} from './records.js'
@@ -72,6 +74,7 @@ export class RunSession {
 
   static async open(store: RecordStore, o: RunOptions): Promise<RunSession> {
     const now = o.now ?? (() => new Date())
+    if (o.explore && o.explore.rate > 0 && o.split !== 'train') throw new ExpError('E_USAGE', `exploration is for training runs only; this run is on the ${o.split} split`, {hint: 'validation, held-out and gate runs read the skill as it is: drop --explore', data: {flag: '--explore', split: o.split}})
     const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
     const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
     const skill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
@@ -102,6 +105,7 @@ export class RunSession {
         // what the agent recalled is part of what ran: another recall is another experiment
         ...manifestMemory(memory),
         ...(o.namespace ? {namespace: o.namespace} : {}),
+        ...(o.explore && o.explore.rate > 0 ? {explore: {rate: o.explore.rate}} : {}),
       }
       const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
       const s = new RunSession(store, o, manifest, dataset, skillRef, agentRef, skill, agent, o.redact ?? makeRedactor({env: process.env}), now)
@@ -217,10 +221,11 @@ export class RunSession {
         if (this.started.has(p.slot) || this.done.has(p.slot)) continue
         this.started.add(p.slot)
         const t0 = performance.now()
-        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: this.skillTexts, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        const explored = exploreSkills(this.skillTexts, o.explore, [seed, p.scenario.id, p.rep])
+        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: explored.skills, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
         const wallMs = performance.now() - t0
         const draftsFor = (key: string) => {
-          const d = episodeDrafts(r, {manifest: this.manifest, agent: this.agentRef, skill: this.skill, wallMs, key, sealTask: this.held})
+          const d = episodeDrafts(r, {manifest: this.manifest, agent: this.agentRef, skill: this.skill, wallMs, key, sealTask: this.held, ...(explored.dropped ? {dropped: explored.dropped} : {})})
           return [d.trace, d.verification] as [RecordDraft<'trace'>, RecordDraft<'verification'>]
         }
         buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekey: () => draftsFor(laneKey(p.baseKey, o.lane))})
