@@ -1,5 +1,5 @@
-import {parseRules, renderConditions, renderRule, triggerOf, type Rule} from '../knowledge/index.js'
-import {renderPatch, type SkillPatch, type RenderedPatch} from '../skills/index.js'
+import {parseRule, parseRules, renderConditions, renderRule, triggerOf, type Rule} from '../knowledge/index.js'
+import {parseSkill, renderPatch, type SkillPatch, type RenderedPatch} from '../skills/index.js'
 import type {RecallBody} from '../records/types.js'
 import type {KnowledgeItem} from './knowledge.js'
 import {ruleKey} from './knowledge.js'
@@ -91,10 +91,23 @@ export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
   // rule's counterexamples (the case where the plain rule goes wrong), else the best-ranked.
   const situation = (r: Rule) => `${triggerOf(r)}|${[r.when, r.unless].map(c => (c?.length ? renderConditions(c) : '')).join('|')}`
   const conditioned = (r: Rule) => !!(r.when?.length || r.unless?.length)
-  const inSkill = parseRules(input.text)
+  const lines = ruleLines(input.text)
+  // a rule of the skill is replaced by knowledge about its situation that the miner found after
+  // the last knowledge backing the rule: the miner keeps one rule per situation, so a later
+  // record about it is the miner's later word, from runs that followed the rule and (with
+  // exploration) runs that did not (docs/loop.md, "Exploration"); a line no knowledge backs
+  // (written by a person) is never replaced
+  const latest = new Map<string, number>()
+  for (const k of input.knowledge.values()) if (k.rule) latest.set(ruleKey(k.rule), Math.max(latest.get(ruleKey(k.rule)) ?? -1, k.lamport))
+  const replaces = new Map<string, RuleLine>()
   const byTrigger = new Map<string, KnowledgeItem[]>()
   for (const k of usable) {
-    if (inSkill.some(x => situation(x) === situation(k.rule!))) continue
+    const line = lines.find(x => situation(x.rule) === situation(k.rule!))
+    if (line) {
+      const backed = latest.get(ruleKey(line.rule))
+      if (backed === undefined || backed >= k.lamport || [...replaces.values()].includes(line)) continue
+      replaces.set(k.record.id, line)
+    }
     byTrigger.set(triggerOf(k.rule!), [...(byTrigger.get(triggerOf(k.rule!)) ?? []), k])
   }
   const items = [...byTrigger.values()].map(list => {
@@ -111,13 +124,11 @@ export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
     const set = chosen.flat()
     const patch: SkillPatch = {
       skill: input.skill,
-      edits: set.map(k => ({
-        op: 'append',
-        section: input.section ?? 'Procedure',
-        lines: [renderRule(k.rule!)],
-        reason: reasonOf(k),
-        knowledge: [k.record.id],
-      })),
+      edits: set.map(k => {
+        const old = replaces.get(k.record.id)
+        const common = {lines: [renderRule(k.rule!)], reason: reasonOf(k), knowledge: [k.record.id]}
+        return old ? {op: 'replace', section: old.section, anchor: old.anchor, ...common} : {op: 'append', section: input.section ?? 'Procedure', ...common}
+      }),
     }
     const rendered = renderPatch(input.text, patch, {path: input.path})
     const ids = set.map(k => k.record.id)
@@ -126,6 +137,25 @@ export function proposePatch(input: ProposeInput): ProposedPatch | undefined {
     return {patch, rendered, rules: set.map(k => k.rule!), knowledge: ids, reason: set.map(reasonOf).join(' ')}
   }
   return undefined
+}
+
+/** A line of the skill in the rule language: its rule, and where a patch finds it. */
+interface RuleLine {
+  rule: Rule
+  section: string
+  /** the line as written, without its list marker */
+  anchor: string
+}
+
+function ruleLines(text: string): RuleLine[] {
+  const out: RuleLine[] = []
+  for (const s of parseSkill(text).sections) {
+    for (const line of s.lines.slice(1)) {
+      const rule = parseRule(line)
+      if (rule) out.push({rule, section: s.title, anchor: line.trim().replace(/^(?:[-*+]|\d+[.)])\s+/, '')})
+    }
+  }
+  return out
 }
 
 function reasonOf(k: KnowledgeItem): string {

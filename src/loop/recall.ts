@@ -93,7 +93,9 @@ export function buildRecall(knowledge: readonly KnowledgeItem[], o: RecallOption
     const trigger = x.k.rule?.tool ?? x.k.record.body.slug
     const redundancy = round(Math.min(1, (triggers.get(trigger) ?? 0) * 0.5))
     triggers.set(trigger, (triggers.get(trigger) ?? 0) + 1)
-    if (situation) situations.set(situation, x.k.record.id)
+    // a rule the skill already has does not answer its situation for the knowledge after it: a
+    // later answer may replace it (the proposer decides, src/loop/proposer.ts)
+    if (situation && x.parts.novelty) situations.set(situation, x.k.record.id)
     tokens += t
     items.push({knowledge: x.k.record.id, rank: items.length + 1, score: round(key(x) - RECALL_WEIGHTS.redundancy * redundancy), breakdown: {...x.parts, redundancy}, tokens: t, text})
   }

@@ -120,3 +120,33 @@ t.test('after a rejection the proposer tries the halves of a set, breadth first,
   t.same(candidates(['a', 'b', 'c'], 3).map(s => s.join('')), ['abc', 'ab', 'c', 'a', 'b'], 'an odd set: the better-ranked half is the larger')
   t.same(candidates([], 3), [])
 })
+
+t.test('a rule of the skill is replaced by a later answer of the miner to its situation, never a line no knowledge backs', async t => {
+  const STOP: Rule = {kind: 'on_error', tool: 'grant_access', code: 'ROLE_NOT_ALLOWED', calls: ['escalate'], stop: true}
+  const BLOCK: Rule = {kind: 'on_error', tool: 'grant_access', code: 'ROLE_NOT_ALLOWED', calls: ['add_blocker', 'escalate'], stop: false}
+  const text = SKILL.replace('## Failure handling', `7. ${renderRule(STOP)}\n8. ${renderRule(INVENTORY)}\n\n## Failure handling`)
+  const backing = item(STOP, {confidence: 0.7})
+  const inv = item(INVENTORY, {confidence: 0.9})
+  const later = item(BLOCK, {confidence: 0.8})
+  const propose = (ks: KnowledgeItem[]) => {
+    const recall = buildRecall(ks, {skill: 'onboarding', workflows: ['onboarding'], present: parseRules(text), items: 8, tokens: 1000}).body
+    return proposePatch({skill: 'onboarding', text, recall, knowledge: new Map(ks.map(k => [k.record.id, k])), rejected: [], maxRules: 4})
+  }
+  const p = propose([backing, inv, later])!
+  t.ok(p, 'a replacement is proposed')
+  t.match(p.patch.edits, [{op: 'replace', section: 'Procedure', anchor: renderRule(STOP), lines: [renderRule(BLOCK)], knowledge: [later.record.id]}])
+  const rules = parseRules(p.rendered.text)
+  t.ok(rules.some(r => renderRule(r) === renderRule(BLOCK)), 'the new answer is in the skill')
+  t.notOk(rules.some(r => renderRule(r) === renderRule(STOP)), 'the old one is gone')
+  t.equal(rules.filter(r => r.kind === 'on_error').length, 1, 'one answer to the situation, not two')
+  t.match(p.rendered.diff, /-7\. If `grant_access` fails with `ROLE_NOT_ALLOWED`, call `escalate` and stop\.\n\+7\. If `grant_access` fails with `ROLE_NOT_ALLOWED`, call `add_blocker`, then `escalate`\./)
+  // the rule's own knowledge came after the other answer: the miner's last word is the rule; nothing to change
+  const again = item(STOP, {confidence: 0.75})
+  t.equal(propose([backing, inv, later, again]), undefined, 'a rule backed by later knowledge stays')
+  // a line a person wrote (no knowledge backs it) is never replaced by the miner
+  t.equal(propose([inv, later]), undefined, 'a line no knowledge backs stays')
+  // the rule's knowledge ranks above the later answer in the recall: being in the skill already, it does not take the situation from it
+  const strong = item(STOP, {confidence: 0.99, support: 60})
+  const weak = item(BLOCK, {confidence: 0.3, support: 2, workflows: ['onboarding', 'access', 'escalation', 'offboarding']})
+  t.match(propose([strong, inv, weak])?.patch.edits, [{op: 'replace', knowledge: [weak.record.id]}])
+})
