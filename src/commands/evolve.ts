@@ -11,6 +11,7 @@ import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {memoryModeFlag} from '../cli/memory.js'
 import {proposeBudget, recallBudget} from '../cli/budgets.js'
 import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
+import {checkExploreRate, DEFAULT_EXPLORE_RATE} from '../evals/runner/explore.js'
 
 export default class Evolve extends ExpCommand {
   static summary = 'Run the loop: train, mine, propose, evaluate, promote — N iterations.'
@@ -53,6 +54,10 @@ It stops early, and says why, when no candidate is left, or when validation is a
       description: 'rules per proposal, first candidate (a rule and its conditioned case count as one; default: every rule the proposer is offered, propose.items of .research/config.yaml, else 16)',
       min: 1,
     }),
+    explore: Flags.string({
+      description: `training only: the probability that each rule line of the skill is left out of one training run, so that runs show what the agent does without it and a rule learned too early can be replaced (docs/loop.md, "Exploration"); 0 turns it off`,
+      default: String(DEFAULT_EXPLORE_RATE),
+    }),
     proposer: Flags.string({
       description: 'openai:MODEL: a model drafts the words of each proposal (lines, reasons); which knowledge, rules and section stay deterministic; prompts and responses are recorded, redacted',
     }),
@@ -73,6 +78,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
     const {flags} = await this.parse(Evolve)
     const json = this.jsonEnabled()
     const memoryMode = parseMemoryMode(flags['memory-mode'])
+    const exploreRate = checkExploreRate(flags.explore)
     const res = await withStore(this.workDir, async store => {
       const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
@@ -84,6 +90,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
           iterations: flags.iterations,
           budgetEpisodes: flags['budget-episodes'],
           trainRepeat: flags['train-repeat'],
+          exploreRate,
           evalRepeat: flags['eval-repeat'],
           // one candidate with every rule the proposer is offered: a large effect is shown by the
           // gate's test in fewer episodes than several small ones, each too small to show (docs/loop.md)

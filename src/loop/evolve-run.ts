@@ -20,6 +20,7 @@ export interface RunOptionsForIdentity {
   trainRepeat: number
   evalRepeat: number
   maxRules?: number
+  exploreRate?: number
   recall: {items: number; tokens: number}
   propose?: {items: number; tokens: number}
   budgetEpisodes?: number
@@ -49,7 +50,7 @@ export interface RunState {
 
 /** The run's identity: a digest of the options that decide what it does. */
 export function runIdentity(o: RunOptionsForIdentity): string {
-  const picked = {skill: o.skill, lane: o.lane, main: o.mainRef, agent: o.agent, seed: o.seed ?? 42, iterations: o.iterations, train_repeat: o.trainRepeat, eval_repeat: o.evalRepeat, max_rules: o.maxRules ?? 3, recall: o.recall, ...(o.propose ? {propose: o.propose} : {}), budget_episodes: o.budgetEpisodes ?? null, max_steps: o.maxSteps ?? null, ...(o.memoryMode && o.memoryMode !== 'record_only' ? {memory_mode: o.memoryMode} : {}), ...(o.namespace ? {namespace: o.namespace} : {})}
+  const picked = {skill: o.skill, lane: o.lane, main: o.mainRef, agent: o.agent, seed: o.seed ?? 42, iterations: o.iterations, train_repeat: o.trainRepeat, eval_repeat: o.evalRepeat, max_rules: o.maxRules ?? 3, ...(o.exploreRate ? {explore: o.exploreRate} : {}), recall: o.recall, ...(o.propose ? {propose: o.propose} : {}), budget_episodes: o.budgetEpisodes ?? null, max_steps: o.maxSteps ?? null, ...(o.memoryMode && o.memoryMode !== 'record_only' ? {memory_mode: o.memoryMode} : {}), ...(o.namespace ? {namespace: o.namespace} : {})}
   return digestOf(picked).slice('sha256:'.length, 'sha256:'.length + 16)
 }
 

@@ -42,6 +42,8 @@ export interface EvolveOptions extends EvalRunOptions {
   trainRepeat: number
   evalRepeat: number
   maxRules?: number
+  /** exploration of training runs (src/evals/runner/explore.ts): the probability each rule line is left out of a run; 0 or absent: none */
+  exploreRate?: number
   recall: {items: number; tokens: number}
   /** the proposer's recall budget (default: `recall`); the first candidate takes every rule it offers, up to maxRules */
   propose?: {items: number; tokens: number}
@@ -245,6 +247,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
             repo: store.repo,
             split: 'train',
             repeat: o.trainRepeat,
+            ...(o.exploreRate ? {explore: {rate: o.exploreRate}} : {}),
             // fresh runs for each new skill (the miner learns from all of them, docs/mining.md);
             // validation and held-out keep their seeds, so that comparisons stay paired
             seed,

@@ -78,9 +78,11 @@ require:
   # also available: bootstrap_ci_low_min: 0, pass_k: {k: 2, min: 0.8}, min_paired_n: 32
 # validation runs in passes over the split (one repetition of every scenario each) and stops
 # at the first pass where the policy decides; mcnemar_p_max is spent across the passes
-# (obrien-fleming: little at the first passes, most at the last; pocock: evenly)
+# (obrien-fleming: little at the first passes, most at the last; pocock: evenly). Six passes:
+# a candidate that fixes the one scenario a mature skill still fails wins at most one pair a
+# pass, and needs 6 wins to 0 (p = 0.016) to show it; a clear loser stops after a pass or two
 sequential:
-  looks: 3
+  looks: 6
   spending: obrien-fleming
 # largest allowed relative increase of each cost dimension (0.25 = +25%); a skill grows with
 # what it learns, so its prompt tokens may grow more than the work it does

@@ -113,12 +113,14 @@ t.test('bad input (an unknown arm or memory mode, a sealed split without its key
     [['compare', '--arms', ','], /--arms is empty/],
     [['run', 'train', '--memory-mode', 'sometimes'], /unknown memory mode: "sometimes"/],
     [['evolve', '-n', '1', '--memory-mode', 'ON'], /unknown memory mode: "ON"/],
+    [['evolve', '-n', '1', '--explore', '1'], /--explore must be a number in \[0, 1\), got "1"/],
+    [['evolve', '-n', '1', '--explore', 'often'], /--explore must be a number in \[0, 1\), got "often"/],
     [['research', 'tuning', '--memory-mode', 'x'], /unknown memory mode: "x"/],
   ] as [string[], RegExp][]) {
     const r = await exp(args, {cwd: repo})
     t.equal(r.code, 2, `${args.join(' ')}: usage error`)
     t.match(r.stderr, what)
-    t.match(r.stderr, /hint: (arms are|name one or more of|use one of) /)
+    t.match(r.stderr, /hint: (arms are|name one or more of|use one of|use a number) /)
   }
   t.equal(await snapshot(repo), before, 'nothing written')
 
