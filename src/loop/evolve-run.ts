@@ -1,5 +1,6 @@
 import {digestOf, recordId, type RecordDraft} from '../records/index.js'
 import type {Ledger} from '../store/index.js'
+import type {EvolveOptions} from './evolve.js'
 
 /**
  * An `exp evolve` run is identified by its options (skill, lane, agent, seed, repetitions,
@@ -9,25 +10,9 @@ import type {Ledger} from '../store/index.js'
  * iteration (which decision, which main after it, how many episodes) and one when it is done.
  * They are written after the work they describe, so a run killed at any point finds the
  * last iteration it finished and goes on from the main that iteration left.
+ * The options below identify a run; the others (progress callbacks, event sinks) do not change what it does.
  */
-export interface RunOptionsForIdentity {
-  skill: string
-  lane: string
-  mainRef: string
-  agent: string
-  seed?: number
-  iterations: number
-  trainRepeat: number
-  evalRepeat: number
-  maxRules?: number
-  exploreRate?: number
-  recall: {items: number; tokens: number}
-  propose?: {items: number; tokens: number}
-  budgetEpisodes?: number
-  maxSteps?: number
-  memoryMode?: string
-  namespace?: string
-}
+export type RunOptionsForIdentity = Pick<EvolveOptions, 'skill' | 'lane' | 'mainRef' | 'agent' | 'seed' | 'iterations' | 'trainRepeat' | 'evalRepeat' | 'maxRules' | 'exploreRate' | 'recall' | 'propose' | 'budgetEpisodes' | 'maxSteps' | 'memoryMode' | 'namespace'>
 
 export interface RunIteration {
   iteration: number
