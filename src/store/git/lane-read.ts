@@ -121,7 +121,7 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
   }
   // a full read of a large lane allocates ~10x its size in short-lived objects, and V8's heap
   // grows by a factor it picks itself (~2-4x of what is live) before it compacts: held to
-  // 1.6x while the read runs (100,000 records: peak RSS ~225 MB, 9 full collections; at 1.3x
+  // 1.5x while the read runs (100,000 records: peak RSS ~220 MB, 10 full collections; at 1.3x
   // ~205 MB but 15, each marking all the entries read so far)
   const tight = full ? tightHeap() : undefined
   try {
@@ -189,13 +189,13 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
 let tightened = 0
 
 /**
- * Hold V8's heap growth to 1.6x while full reads run, and collect the young generation only
+ * Hold V8's heap growth to 1.5x while full reads run, and collect the young generation only
  * when it is full (not also from a task V8 schedules once it is 80% full: the objects of the
  * chunks in flight survive either way, so more scavenges only copy them more often; ~15% fewer
  * scavenges). The returned function undoes both (0: V8 chooses the growth again).
  */
 function tightHeap(): () => void {
-  if (tightened++ === 0) v8.setFlagsFromString('--heap-growing-percent=60 --no-minor-gc-task')
+  if (tightened++ === 0) v8.setFlagsFromString('--heap-growing-percent=50 --no-minor-gc-task')
   return () => {
     if (--tightened === 0) v8.setFlagsFromString('--heap-growing-percent=0 --minor-gc-task')
   }
