@@ -59,7 +59,9 @@ export interface Fetched {
 /** The record blobs of commits, read in one batch (then checked by one of the checks below). */
 export async function fetchRecords(reader: ObjectReader, commits: LaneCommit[], keep?: (data: Buffer) => Buffer): Promise<Fetched> {
   const located = commits.map(c => recordChange(c))
-  return {located, got: await reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])), keep)}
+  const blobs: string[] = []
+  for (const l of located) if ('blob' in l) blobs.push(l.blob)
+  return {located, got: await reader.readMany(blobs, keep)}
 }
 
 type Outcome = {add: CacheAdd[]; problems: ReadProblem[]}
@@ -112,7 +114,8 @@ export async function checkInProcess(ref: string, commits: LaneCommit[], fetched
   const out: Outcome = {add: [], problems: []}
   const records: [LaneCommit, Located, Buffer][] = []
   walk(ref, commits, fetched, out, (c, loc, data) => records.push([c, loc, data]))
-  for (const [k, [c, loc, data]] of records.entries()) {
+  for (let k = 0; k < records.length; k++) {
+    const [c, loc, data] = records[k]!
     // every so often a turn of the event loop: cat-file's answers for the next chunks are
     // taken from its pipe (64 KiB, ~40 records), which would otherwise fill and stop it while
     // this checks (every 64 records left it stopped, and the read waiting on it, ~10% of the time)

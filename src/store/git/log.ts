@@ -2,9 +2,9 @@ import {parseCommit} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import {readTree} from './tree.js'
 import {spawn} from 'node:child_process'
-import {StringDecoder} from 'node:string_decoder'
 import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
+import type {RecordTrailers} from './message.js'
 
 export interface Change {
   status: 'A' | 'M' | 'D'
@@ -20,6 +20,8 @@ export interface LaneCommit {
   changes: Change[]
   /** what a reader already found wrong with it (reported instead of its record) */
   problem?: {code: StoreProblemCode; message: string}
+  /** its Exp-* trailers, once parsed (message.ts trailersOf) */
+  trailers?: RecordTrailers
 }
 
 /** What changed between two trees, descending only into subtrees whose ids differ. */
@@ -91,7 +93,9 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   const closed = new Promise<number>(resolve => child.on('close', code => resolve(code ?? 1)))
   const ready: LaneCommit[][] = []
   let batch: LaneCommit[] = []
-  let rest = ''
+  // the bytes of an entry the last read cut in two (entries are parsed from bytes: the
+  // strings a commit keeps are its own, not slices that would hold a whole read of output)
+  let rest: Buffer | undefined
   let ended = false
   let failure: Error | undefined
   let wake: (() => void) | undefined
@@ -100,33 +104,46 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
     wake = undefined
     w?.()
   }
-  const utf8 = new StringDecoder('utf8')
+  const push = (c: LaneCommit) => {
+    batch.push(c)
+    if (batch.length >= size) {
+      ready.push(batch)
+      batch = []
+    }
+  }
   const out = child.stdout
   out.on('data', (data: Buffer) => {
     try {
-      rest += utf8.write(data)
-      let start = rest.indexOf('\x01')
-      let next = start >= 0 ? rest.indexOf('\x01', start + 1) : -1
-      while (next >= 0) {
-        batch.push(parseLogEntry(rest.slice(start + 1, next)))
-        if (batch.length >= size) {
-          ready.push(batch)
-          batch = []
+      // entries start at \x01 (a byte no UTF-8 sequence contains): split on bytes, decode each entry whole
+      let start = data.indexOf(1)
+      if (rest) {
+        if (start < 0) {
+          rest = Buffer.concat([rest, data])
+          return
         }
-        start = next
-        next = rest.indexOf('\x01', start + 1)
+        const head = Buffer.concat([rest, data.subarray(0, start)])
+        push(parseLogEntry(head, 1, head.length))
+        rest = undefined
       }
-      rest = start >= 0 ? rest.slice(start) : rest
+      if (start < 0) return // (output before the first entry: none with this format)
+      let next = data.indexOf(1, start + 1)
+      while (next >= 0) {
+        push(parseLogEntry(data, start + 1, next))
+        start = next
+        next = data.indexOf(1, start + 1)
+      }
+      rest = Buffer.from(data.subarray(start))
       if (ready.length >= ahead) out.pause()
     } catch (e) {
       failure = e as Error
       out.destroy()
+    } finally {
+      notify()
     }
-    notify()
   })
   out.on('end', () => {
     try {
-      if (rest.startsWith('\x01')) batch.push(parseLogEntry(rest.slice(1)))
+      if (rest) batch.push(parseLogEntry(rest, 1, rest.length))
       if (batch.length) ready.push(batch)
     } catch (e) {
       failure = e as Error
@@ -166,16 +183,22 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   if (code !== 0 && code !== null && !child.killed) throw new CorruptObjectError('lane', `git log ${tip} failed: ${stderr.trim().split('\n').pop()}`)
 }
 
-function parseLogEntry(chunk: string): LaneCommit {
-  {
-    const a = chunk.indexOf('\x02')
-    const b = chunk.indexOf('\x02', a + 1)
-    const end = chunk.lastIndexOf('\x03')
-    const oid = chunk.slice(0, a)
-    const parents = chunk.slice(a + 1, b).split(' ').filter(Boolean)
-    const message = chunk.slice(b + 1, end)
-    const changes: Change[] = []
-    for (const line of chunk.slice(end + 1).split('\n')) {
+/** The entry in `buf[from, to)`: `%H \x02 %P \x02 %B \x03` and, with --raw, the changes. */
+function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
+  const a = buf.indexOf(2, from)
+  const b = a >= 0 && a < to ? buf.indexOf(2, a + 1) : -1
+  const end = b >= 0 && b < to ? buf.lastIndexOf(3, to - 1) : -1
+  if (end <= b) {
+    // a message holding \x01 (git keeps it) cuts its entry in two: both pieces are reported, nothing is read from them
+    const oid = buf.toString('latin1', from, a >= from && a < to ? a : Math.min(to, from + 40))
+    return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: 'commit message contains a \\x01 byte (it splits git log output): not read'}}
+  }
+  const oid = buf.toString('latin1', from, a)
+  const parents = buf.toString('latin1', a + 1, b).split(' ').filter(Boolean)
+  const message = buf.toString('utf8', b + 1, end)
+  const changes: Change[] = []
+  if (end + 1 < to) {
+    for (const line of buf.toString('utf8', end + 1, to).split('\n')) {
       if (line[0] !== ':') continue
       // :<srcmode> <dstmode> <srcoid> <dstoid> <status>\t<path>
       const tab = line.indexOf('\t')
@@ -183,8 +206,8 @@ function parseLogEntry(chunk: string): LaneCommit {
       const status = f[4]![0] as Change['status']
       changes.push({status, path: unquote(line.slice(tab + 1)), blob: status === 'D' ? f[2]! : f[3]!})
     }
-    return {oid, parents, message, changes}
   }
+  return {oid, parents, message, changes}
 }
 
 function unquote(p: string): string {

@@ -17,19 +17,23 @@ export function recordMessage(r: ExpRecord): string {
   return `${lines.join('\n')}\n`
 }
 
-const parsed = new WeakMap<object, RecordTrailers>()
-
-/** The trailers of a lane commit, parsed once however many readers ask. */
-export function trailersOf(c: {message: string}): RecordTrailers {
-  let t = parsed.get(c)
-  if (!t) parsed.set(c, (t = parseTrailers(c.message)))
-  return t
+/** The trailers of a lane commit, parsed once however many readers ask (kept on the commit). */
+export function trailersOf(c: {message: string; trailers?: RecordTrailers}): RecordTrailers {
+  return (c.trailers ??= parseTrailers(c.message))
 }
 
 /** Read the Exp-* trailers of a commit message (last paragraph, `Key: value` lines). */
 export function parseTrailers(message: string): RecordTrailers {
   const out: RecordTrailers = {cites: []}
-  for (const line of message.split('\n')) {
+  // only lines that start with `Exp-` can match: found by search rather than by splitting every line
+  const next = (from: number) => {
+    const i = message.indexOf('\nExp-', from)
+    return i < 0 ? -1 : i + 1
+  }
+  for (let at = message.startsWith('Exp-') ? 0 : next(0); at >= 0; ) {
+    const nl = message.indexOf('\n', at)
+    const line = nl < 0 ? message.slice(at) : message.slice(at, nl)
+    at = nl < 0 ? -1 : next(nl)
     const m = /^(Exp-[A-Za-z]+):\s*(.*)$/.exec(line)
     if (!m) continue
     const v = m[2]!.trim()

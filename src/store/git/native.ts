@@ -53,6 +53,36 @@ interface Pending {
   reject: (e: Error) => void
 }
 
+interface Batch {
+  out: (Buffer | Error)[]
+  left: number
+  keep: ((data: Buffer) => Buffer) | undefined
+  done: (out: (Buffer | Error)[]) => void
+}
+
+/** The place of one object of a readBatch in the queue of requests. */
+class BatchSlot implements Pending {
+  constructor(
+    readonly oid: string,
+    private readonly batch: Batch,
+    private readonly i: number,
+  ) {}
+
+  resolve(o: {data: Buffer}): void {
+    this.settle(this.batch.keep ? this.batch.keep(o.data) : o.data)
+  }
+
+  reject(e: Error): void {
+    this.settle(e)
+  }
+
+  private settle(v: Buffer | Error): void {
+    const b = this.batch
+    b.out[this.i] = v
+    if (--b.left === 0) b.done(b.out)
+  }
+}
+
 /**
  * One long-lived `git cat-file --batch`: requests are pipelined, answers parsed from the
  * stream in order. Used for bulk reads where isomorphic-git is one to two orders slower.
@@ -94,12 +124,9 @@ export class CatFileBatch {
     if (this.dead) return Promise.resolve(out.fill(this.dead))
     if (this.head === this.queue.length) this.hold(true)
     return new Promise(resolve => {
-      let left = oids.length
-      const settle = (i: number, v: Buffer | Error) => {
-        out[i] = v
-        if (--left === 0) resolve(out)
-      }
-      oids.forEach((oid, i) => this.queue.push({oid, resolve: o => settle(i, keep ? keep(o.data) : o.data), reject: e => settle(i, e)}))
+      // one small object a request (not an object and two closures: a full read has ~1,000 in flight)
+      const batch: Batch = {out, left: oids.length, keep, done: resolve}
+      for (let i = 0; i < oids.length; i++) this.queue.push(new BatchSlot(oids[i]!, batch, i))
       this.child.stdin.write(Buffer.from(`${oids.join('\n')}\n`, 'latin1'))
     })
   }
@@ -113,28 +140,58 @@ export class CatFileBatch {
     }
   }
 
+  /**
+   * Answers are parsed where they arrive: an object inside one read of the pipe is a view of
+   * it. Only what a read cuts in two is joined (the bytes kept from the read before and the
+   * head of this one), not the whole read: joining every read copied every byte once more
+   * and made a 64 KiB buffer per read for the GC.
+   */
   private onData(d: Buffer): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, d]) : d
+    let at = 0
+    if (this.buf.length) {
+      // the rest of the header or object the last read cut: how many bytes of this read complete it
+      const need = this.want ? this.want.size + 1 - this.buf.length : d.indexOf(10) + 1
+      if (need <= 0 || need > d.length) {
+        // (not complete yet: a large object, or a header cut twice)
+        this.buf = Buffer.concat([this.buf, d])
+        return
+      }
+      const joined = Buffer.concat([this.buf, d.subarray(0, need)])
+      this.buf = EMPTY
+      const used = this.take(joined, 0)
+      // (what is joined is one header or one object: all of it is used)
+      if (used !== joined.length) return this.fail(new CorruptObjectError('object', 'git cat-file answered in a form this reader cannot parse'))
+      at = need
+    }
+    at = this.take(d, at)
+    if (at < d.length) this.buf = d.subarray(at)
+  }
+
+  /** Parse the whole headers and objects in `d` from `at`; returns where the unparsed rest begins. */
+  private take(d: Buffer, at: number): number {
     for (;;) {
       if (!this.want) {
-        const nl = this.buf.indexOf(10)
-        if (nl < 0) return
-        const line = this.buf.toString('latin1', 0, nl)
-        this.buf = this.buf.subarray(nl + 1)
-        const parts = line.split(' ')
-        if (parts[1] === 'missing' || parts[1] === 'ambiguous') {
+        const nl = d.indexOf(10, at)
+        if (nl < 0) return at
+        // <oid> SP <type> SP <size> LF, or <oid> SP missing|ambiguous LF
+        const sp = d.indexOf(32, at)
+        const sp2 = sp >= 0 && sp < nl ? d.indexOf(32, sp + 1) : -1
+        if (sp2 < 0 || sp2 > nl) {
+          const oid = d.toString('latin1', at, sp >= 0 && sp < nl ? sp : nl)
+          at = nl + 1
           const p = this.next()
-          p?.reject(new CorruptObjectError('object', `${parts[0]} is missing from the object database`, {oid: parts[0]}))
+          p?.reject(new CorruptObjectError('object', `${oid} is missing from the object database`, {oid}))
           if (this.head === this.queue.length) this.hold(false)
           continue
         }
-        this.want = {type: parts[1] as ObjectType, size: Number(parts[2])}
+        this.want = {type: objectType(d, sp + 1, sp2), size: Number(d.toString('latin1', sp2 + 1, nl))}
+        at = nl + 1
       }
-      if (this.buf.length < this.want.size + 1) return
-      // a view, not a copy: the chunk it lies in is never written again (a new one is made for what follows)
-      const data = this.buf.subarray(0, this.want.size)
+      if (d.length - at < this.want.size + 1) return at
+      // a view, not a copy: the read it lies in is never written again (a new one is made for what follows)
+      const data = d.subarray(at, at + this.want.size)
       const type = this.want.type
-      this.buf = this.buf.subarray(this.want.size + 1)
+      at += this.want.size + 1
       this.want = undefined
       this.next()?.resolve({type, data})
       if (this.head === this.queue.length) this.hold(false)
@@ -167,4 +224,13 @@ export class CatFileBatch {
       this.child.stdin.end()
     })
   }
+}
+
+const EMPTY = Buffer.alloc(0)
+const TYPES: readonly ObjectType[] = ['blob', 'tree', 'commit', 'tag']
+
+/** The type named by `d[from, to)`, as one of the constant strings when it is a known one. */
+function objectType(d: Buffer, from: number, to: number): ObjectType {
+  const name = d.toString('latin1', from, to)
+  return TYPES.find(t => t === name) ?? (name as ObjectType)
 }

@@ -92,7 +92,7 @@ export function checkRecordBytes(bytes: Buffer, expect: Expected): CheckResult {
   const cites = citesSegment(record.cites)
   const canonicalTail = text.endsWith(tail) && bytes[pre - 1] === 0x2c && text.startsWith(cites, text.length - tail.length - cites.length) && sortedUnique(record.cites)
   const key = (record as {key?: string}).key
-  if (!canonicalTail || !record.digest.endsWith(hashPrefix(bytes, pre, suffixOf(record.kind, record.schema, key)))) {
+  if (!canonicalTail || !record.digest.endsWith(hashSubject(bytes, pre, record.kind, record.schema, key))) {
     const digest = recordDigest(record)
     if (digest === record.digest) problems.push({code: 'record-not-canonical', message: 'record file is not in canonical JSON form (keys sorted, no spaces): its bytes are not what its digest covers'})
     else problems.push({code: 'record-digest', message: `digest mismatch: stored ${record.digest.slice(0, 19)}…, content hashes to ${digest.slice(0, 19)}…`})
@@ -117,26 +117,28 @@ export interface IndexedRecord {
   pre: number
 }
 
-/** subjectSuffix of unkeyed records, by kind (the same string for every record of a kind) */
-const SUFFIX = new Map<string, Buffer>()
+/** subjectSuffix of unkeyed records, by kind and schema tag (the same bytes for every record of a kind) */
+const SUFFIX = new Map<string, Map<string, Buffer>>()
 let scratch = Buffer.allocUnsafe(64 * 1024)
 
-/** subjectSuffix as bytes (the same for every unkeyed record of a kind: kept) */
-function suffixOf(kind: string, schema: string, key: string | undefined): Buffer {
-  let suffix = key === undefined ? SUFFIX.get(schema) : undefined
-  if (!suffix) {
-    suffix = Buffer.from(subjectSuffix(kind, schema, key), 'utf8')
-    if (key === undefined) SUFFIX.set(schema, suffix)
-  }
-  return suffix
-}
-
-/** sha256 (hex) of `bytes[0, pre)` followed by `suffix`, in one call over a reused buffer. */
-function hashPrefix(bytes: Buffer, pre: number, suffix: Buffer): string {
-  const n = pre + suffix.length
-  if (scratch.length < n) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2))
+/**
+ * sha256 (hex) of the digest subject: `bytes[0, pre)` followed by subjectSuffix(kind, schema,
+ * key), in one call over a reused buffer. The suffix is written there directly (a keyed
+ * record's differs from every other's: no string or buffer of it is made per record).
+ */
+function hashSubject(bytes: Buffer, pre: number, kind: string, schema: string, key: string | undefined): string {
+  let bySchema = SUFFIX.get(kind)
+  if (!bySchema) SUFFIX.set(kind, (bySchema = new Map()))
+  let tail = bySchema.get(schema)
+  if (!tail) bySchema.set(schema, (tail = Buffer.from(subjectSuffix(kind, schema, undefined), 'utf8')))
+  const keyJson = key === undefined ? undefined : `"key":${JSON.stringify(key)},`
+  // (a UTF-8 byte per UTF-16 unit at most 3)
+  const most = pre + (keyJson === undefined ? 0 : keyJson.length * 3) + tail.length
+  if (scratch.length < most) scratch = Buffer.allocUnsafe(Math.max(most, scratch.length * 2))
   bytes.copy(scratch, 0, 0, pre)
-  suffix.copy(scratch, pre)
+  let n = pre
+  if (keyJson !== undefined) n += scratch.write(keyJson, n, 'utf8')
+  n += tail.copy(scratch, n)
   return hash('sha256', scratch.subarray(0, n), 'hex')
 }
 
@@ -176,7 +178,7 @@ export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | und
   if (!(at === n - 2 || bytes.toString('latin1', at, at + 13) === ',"volatile":{')) return 'the record envelope differs from the index'
   const cites = citesSegment(e.cites)
   if (bytes.toString('latin1', pre - cites.length, pre) !== cites) return 'the cites differ from the index'
-  if (e.digest.length !== 71 || !e.digest.endsWith(hashPrefix(bytes, pre, suffixOf(e.kind, schema, key)))) return 'the record bytes do not hash to its digest'
+  if (e.digest.length !== 71 || !e.digest.endsWith(hashSubject(bytes, pre, e.kind, schema, key))) return 'the record bytes do not hash to its digest'
   if (recordId(e.kind, e.digest, key) !== e.id) return 'the id is not derived from the digest'
   return undefined
 }

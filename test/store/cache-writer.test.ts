@@ -1,0 +1,45 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {GitRecordStore} from '../../src/store/index.js'
+import {makeRepo, git} from '../helpers/repo.js'
+import {sampleDraft} from '../helpers/records.js'
+
+/** Files under `dir` this process holds open (Linux: /proc/self/fd). */
+function openUnder(dir: string): string[] {
+  const out: string[] = []
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      const target = fs.readlinkSync(`/proc/self/fd/${fd}`)
+      if (target.startsWith(dir)) out.push(target)
+    } catch {
+      // closed meanwhile (the fd of readdir itself)
+    }
+  }
+  return out
+}
+
+t.test('a full read keeps its cache data files open only while it runs, also when the lane fails after records were cached', {skip: process.platform !== 'linux' && 'needs /proc/self/fd'}, async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo, {native: true, onWarning: () => undefined})
+  t.teardown(() => s.close())
+  for (let i = 0; i < 3; i++) await s.append(sampleDraft('note', i), {lane: 'c'})
+  await s.append(sampleDraft('note', 9), {lane: 'good'})
+  const cacheDir = path.join(repo, '.git/exp')
+  // a good read: the records are cached and every data file is closed at its end
+  const first = await s.ledger()
+  t.equal(first.entries.length, 4)
+  t.same(openUnder(cacheDir).filter(f => f.endsWith('.dat')), [], 'no data file left open after a read')
+  // the root commit of lane c is gone: git log lists the newer commits (their records are
+  // read and cached) and then fails, so the lane's read throws after its writer wrote
+  const root = (await git(repo, 'rev-list', '--max-parents=0', 'refs/research/lanes/c')).trim()
+  fs.rmSync(path.join(repo, '.git/objects', root.slice(0, 2), root.slice(2)))
+  fs.rmSync(cacheDir, {recursive: true, force: true})
+  const s2 = await GitRecordStore.open(repo, {native: true, onWarning: () => undefined})
+  t.teardown(() => s2.close())
+  const second = await s2.ledger()
+  t.equal(second.problems.find(p => p.ref === 'refs/research/lanes/c')?.code, 'lane-unreadable')
+  t.equal(second.entries.length, 1, 'the good lane reads')
+  t.ok(fs.readdirSync(path.join(cacheDir, 'cache-v4')).some(f => f.includes('lanes~c') && f.endsWith('.dat')), 'the failed read had written data files')
+  t.same(openUnder(cacheDir).filter(f => f.endsWith('.dat')), [], 'and closed them when the read failed')
+})
