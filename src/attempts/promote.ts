@@ -11,6 +11,8 @@ import type {SplitSummary} from './summary.js'
 
 export interface AttemptPromoteOptions extends Omit<EvaluateOptions, 'split'> {
   mainRef: string
+  /** how many times main moved under this decision already (internal: the retry is bounded) */
+  raced?: number
 }
 
 export interface AttemptDecision {
@@ -87,12 +89,20 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
   if (verdict === 'accept') {
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${attempt.reason ?? ''}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
-    if (ws.checkedOutBranch() !== o.mainRef) await ws.moveRef(o.mainRef, merge, main)
-    else
-      await ws.exclusive(async () => {
-        await ws.moveRef(o.mainRef, merge, main)
-        await ws.updateWorkTree(main, merge)
-      })
+    try {
+      if (ws.checkedOutBranch() !== o.mainRef) await ws.moveRef(o.mainRef, merge, main)
+      else
+        await ws.exclusive(async () => {
+          await ws.moveRef(o.mainRef, merge, main)
+          await ws.updateWorkTree(main, merge)
+        })
+    } catch (err) {
+      // another lane promoted while this one evaluated: nothing is recorded yet, so decide again
+      // on the main it left (the attempt is then no longer based on it: a reject that says so);
+      // the merge commit made here is left unreferenced
+      if (err instanceof ExpError && err.code === 'E_CONFLICT' && (await ws.readRef(o.mainRef)) !== main && (o.raced ?? 0) < 3) return promoteAttempt(store, ws, id, {...o, raced: (o.raced ?? 0) + 1})
+      throw err
+    }
     body.merge = {commit: merge, branch: attempt.branch}
   } else {
     const ref = `${REJECTED_PREFIX}${id}`

@@ -37,3 +37,37 @@ t.test('attempt new, eval and promote over the memory adapters of RecordStore an
   t.match(authority.standing(d.decision), {ok: true})
   t.same(authority.problems(), [])
 })
+
+// Found under load in test/attempts/research-lanes.test.ts: two lanes promoting at once, the
+// slower one failed with "main moved while exp was working" and exited non-zero.
+t.test('another lane promotes while an attempt is decided: the decision is made again on the new main, not an error', async t => {
+  const contract = CONTRACT.replace(/private_data:\n {2}- data\/secret.json\n/, '')
+  const ws = new MemoryWorkspace()
+  const main = ws.seed('main', {'eval.py': EVAL_PY.replace(/if split == "holdout":[\s\S]*?\n(?=score)/, ''), 'params.json': '{"x": 1, "y": 1}\n', '.research/contracts/quad.yaml': contract})
+  const store = new MemoryRecordStore()
+  const o = {lane: 'me', worktreeRoot: tempDir(t), redact: makeRedactor({env: {}}), mainRef: 'refs/heads/main'}
+  const a = await openAttempt(store, ws, {...o, contract: 'quad'})
+  fs.writeFileSync(path.join(a.dir, 'params.json'), '{"x": 5, "y": 2}\n')
+  // the other lane's promotion lands between this lane's read of main and its move of main
+  let other: string | undefined
+  const racing = new Proxy(ws, {
+    get(target, prop, receiver) {
+      if (prop !== 'moveRef') return Reflect.get(target, prop, receiver)
+      return async (ref: string, next: string, expected: string | undefined) => {
+        if (ref === o.mainRef && !other) {
+          other = await target.commitFiles({base: main, parents: [main], message: 'other lane: promote', files: [{path: 'params.json', content: Buffer.from('{"x": 4, "y": 2}\n')}]})
+          await target.moveRef(ref, other, main)
+        }
+        return target.moveRef(ref, next, expected)
+      }
+    },
+  })
+  const d = await promoteAttempt(store, racing, a.id, o)
+  t.ok(other, 'the other lane promoted in between')
+  t.equal(d.verdict, 'reject', 'decided again: the attempt is no longer based on main')
+  t.match(d.reasons.join('; '), /based on the current main: main moved since the attempt was opened/)
+  t.equal(await ws.readRef(o.mainRef), other, "main is the other lane's promotion, not overwritten")
+  const decisions = (await store.ledger()).select({kinds: ['decision']})
+  t.equal(decisions.length, 1, 'one decision recorded, the second one')
+  t.equal(decisions[0]!.id, d.decision)
+})
