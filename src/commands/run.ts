@@ -1,3 +1,4 @@
+import {GitWorkspace} from '../workspace/git.js'
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
@@ -59,6 +60,7 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
         skill: flags.skill,
         repeat: flags.repeat ?? config.run?.repeat ?? 1,
         repo: store.repo,
+        workspace: new GitWorkspace(store),
         strict: flags.strict,
         retryInvalid: flags['retry-invalid'],
         memory: (skill: SkillText) => recallForRun(store, {mode, skill, lane: options.lane, budget: recallBudget(config)}),

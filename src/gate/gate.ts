@@ -125,7 +125,7 @@ export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateR
       const policy = touched.length ? (await loadPolicy(ws, base)).policy : undefined
       const scenariosDir = touched.length ? await scenariosAt(ws, mb, tmp) : ''
       for (const skill of touched) if (!(await ws.readFile(head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
-      const common = {...o, scenariosDir, repo: store.repo}
+      const common = {...o, scenariosDir, repo: store.repo, workspace: ws}
       const sides = (skill: string) => ({base: `${mb}:${skillPath(skill)}`, head: `${head}:${skillPath(skill)}`})
       const looks = policy ? looksOf(policy) : 1
       const repeat = looks > 1 ? looks : (o.repeat ?? 2)

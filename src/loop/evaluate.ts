@@ -1,3 +1,4 @@
+import {GitWorkspace} from '../workspace/git.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import type {ExpRecord} from '../records/index.js'
 import type {PromotionPolicy, Split} from '../records/types.js'
@@ -40,7 +41,7 @@ export function loadProposal(ledger: Ledger, id: string): ExpRecord<'proposal'> 
 export async function evaluateProposal(store: GitRecordStore, proposal: ExpRecord<'proposal'>, split: Split, options: EvalRunOptions & {policy?: PromotionPolicy}): Promise<ProposalEvaluation> {
   const {policy, ...o} = options
   const p = proposal.body
-  const base = {...o, repo: store.repo, split}
+  const base = {...o, repo: store.repo, workspace: o.workspace ?? new GitWorkspace(store), split}
   if (split === 'validation' && policy && looksOf(policy) > 1) {
     const r = await runPaired(store, {
       baseline: {...base, skill: `${p.base.commit}:${skillPath(p.skill)}`, role: 'baseline', proposal: proposal.id},

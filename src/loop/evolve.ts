@@ -160,6 +160,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       await runEvaluation(store, {
         ...o,
         repo: store.repo,
+        workspace: new GitWorkspace(store),
         split: 'holdout',
         repeat: o.evalRepeat,
         skill: `${commit}:${skillPath(o.skill)}`,
@@ -245,6 +246,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
           await runEvaluation(store, {
             ...runOpts,
             repo: store.repo,
+            workspace: new GitWorkspace(store),
             split: 'train',
             repeat: o.trainRepeat,
             ...(o.exploreRate ? {explore: {rate: o.exploreRate}} : {}),

@@ -81,7 +81,7 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
   }
   const cell = async (source: string, commit: string, executor: string, lane: string): Promise<MatrixCell> => {
     o.onStep?.(`held-out: skill from ${source} run by ${executor}`)
-    const r = await runEvaluation(store, {...evolveOpts, agent: executor, lane, repo: store.repo, split: 'holdout', repeat: holdoutRepeat, skill: `${commit}:${path}`})
+    const r = await runEvaluation(store, {...evolveOpts, agent: executor, lane, repo: store.repo, workspace: ws, split: 'holdout', repeat: holdoutRepeat, skill: `${commit}:${path}`})
     return {source, executor, passed: r.passed, total: r.total, rate: r.success_rate, ci: r.ci, evaluation: r.evaluation, manifest: r.manifest, skill: {commit, blob: r.skill.blob}}
   }
   const initial: MatrixCell[] = []

@@ -70,7 +70,7 @@ export async function variantCommit(ws: Workspace, base: string, path: string, v
 /** Run the skill at `base` and every variant on one split with one agent; pair each variant with the skill. */
 export async function measureVariants(store: GitRecordStore, ws: Workspace, o: EvalRunOptions & {base: string; path: string; split: Split; variants: readonly Variant[]; onStep?: (s: string) => void}): Promise<VariantRun> {
   const {base, path, split, variants, onStep, ...run} = o
-  const opts = {...run, repo: store.repo, split}
+  const opts = {...run, repo: store.repo, workspace: ws, split}
   let recorded = 0
   onStep?.(`${split}: ${o.agent} on the skill`)
   const b: RunResult = await runEvaluation(store, {...opts, skill: `${base}:${path}`, role: 'baseline'})

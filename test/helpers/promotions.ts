@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
 import {createProposal} from '../../src/loop/proposal.js'
 import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
 import {promoteProposal, type PromoteResult} from '../../src/loop/promote.js'
@@ -83,7 +84,7 @@ async function buildHistory(repo: string): Promise<Omit<History, 'repo' | 'store
   const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: LANE, seed: 42, repeat: 1, now: NOW}
 
   const train = async () => {
-    const r = await runEvaluation(store, {...opts, repo: store.repo, split: 'train', skill: 'main:skills/onboarding/SKILL.md', purpose: 'run'})
+    const r = await runEvaluation(store, {...opts, repo: store.repo, workspace: new GitWorkspace(store), split: 'train', skill: 'main:skills/onboarding/SKILL.md', purpose: 'run'})
     const failing = r.verified.filter(v => v.body.valid && !v.body.passed).map(v => v.body.trace)
     const passing = r.verified.filter(v => v.body.passed).map(v => v.body.trace)
     return {manifest: r.manifest, failing, passing}

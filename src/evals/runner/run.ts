@@ -10,6 +10,7 @@ import {RunSession} from './session.js'
 import type {RunMemory} from './memory.js'
 import type {ResolvedSkill} from './skill.js'
 import type {Explore} from './explore.js'
+import type {Workspace} from '../../workspace/port.js'
 
 export {EXP_VERSION} from './session.js'
 
@@ -25,6 +26,8 @@ export interface RunOptions {
   lane: string
   cwd: string
   repo?: RepoPaths
+  /** where a skill at a git revision is read (`--skill REV[:PATH]`): the Workspace port */
+  workspace?: Workspace
   purpose?: ManifestBody['purpose']
   role?: EvaluationBody['role']
   proposal?: string

@@ -77,7 +77,7 @@ export class RunSession {
     if (o.explore && o.explore.rate > 0 && o.split !== 'train') throw new ExpError('E_USAGE', `exploration is for training runs only; this run is on the ${o.split} split`, {hint: 'validation, held-out and gate runs read the skill as it is: drop --explore', data: {flag: '--explore', split: o.split}})
     const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
     const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
-    const skill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo})
+    const skill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo, workspace: o.workspace})
     const memory = typeof o.memory === 'function' ? await o.memory(skill) : o.memory
     const agent = await loadAgent(o.agent, o.agentOptions)
     try {

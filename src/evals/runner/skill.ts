@@ -2,9 +2,9 @@ import {existsSync, statSync} from 'node:fs'
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {hashObject} from '../../records/object-id.js'
-import {runGit} from '../../store/git/native.js'
 import type {RepoPaths} from '../../store/index.js'
 import type {SkillText} from '../../agents/types.js'
+import type {Workspace} from '../../workspace/port.js'
 import {ExpError, NotFoundError} from '../../errors/index.js'
 
 /** The skill an evaluation runs with: its text, and the identities the manifest pins. */
@@ -29,9 +29,10 @@ async function defaultSkill(skillsDir: string): Promise<string> {
 
 /**
  * `--skill PATH|REF`: a skill folder or SKILL.md on disk; or a git revision (`main`,
- * `exp/proposal/<id>`, a commit) whose skills/<name>/SKILL.md is read; or `REV:PATH`.
+ * `exp/proposal/<id>`, a commit) whose skills/<name>/SKILL.md is read through the Workspace
+ * port; or `REV:PATH`.
  */
-export async function resolveSkill(spec: string | undefined, o: {cwd: string; skillsDir: string; repo?: RepoPaths}): Promise<ResolvedSkill> {
+export async function resolveSkill(spec: string | undefined, o: {cwd: string; skillsDir: string; repo?: RepoPaths; workspace?: Workspace}): Promise<ResolvedSkill> {
   const onDisk = spec === undefined ? await defaultSkill(o.skillsDir) : path.resolve(o.cwd, spec)
   if (existsSync(onDisk)) {
     const file = statSync(onDisk).isDirectory() ? path.join(onDisk, 'SKILL.md') : onDisk
@@ -39,19 +40,21 @@ export async function resolveSkill(spec: string | undefined, o: {cwd: string; sk
     const content = await readFile(file, 'utf8')
     return {name: nameOf(file, content), content, blob: hashObject('blob', Buffer.from(content)), source: path.relative(o.cwd, file) || file}
   }
-  if (!o.repo) throw new NotFoundError('skill', spec!, 'give a skill folder, a SKILL.md, or a git revision')
+  const ws = o.workspace
+  if (!ws) throw new NotFoundError('skill', spec!, 'give a skill folder, a SKILL.md, or a git revision')
   const colon = spec!.indexOf(':')
   const rev = colon < 0 ? spec! : spec!.slice(0, colon)
-  const commit = (await runGit(['--git-dir', o.repo.commonDir, 'rev-parse', '--verify', '-q', `${rev}^{commit}`], {cwd: o.repo.commonDir, allowFail: true})).stdout.toString().trim()
+  const commit = await ws.resolve(rev)
   if (!commit) throw new NotFoundError('skill path or git revision', spec!, 'a folder that exists, or a branch/commit of this repository')
   let rel = colon < 0 ? '' : spec!.slice(colon + 1)
   if (!rel) {
-    const ls = (await runGit(['--git-dir', o.repo.commonDir, 'ls-tree', '-r', '--name-only', commit, path.relative(o.repo.workDir ?? o.cwd, o.skillsDir) || 'skills'], {cwd: o.repo.commonDir})).stdout.toString().split('\n').filter(f => f.endsWith('/SKILL.md'))
+    const dir = path.relative(o.repo?.workDir ?? ws.root ?? o.cwd, o.skillsDir).split(path.sep).join('/') || 'skills'
+    const ls = (await ws.listFiles(commit, dir)).map(f => `${dir}/${f.path}`).filter(f => f.endsWith('/SKILL.md')).sort()
     if (ls.length !== 1) throw new ExpError('E_USAGE', `${rev} has ${ls.length} skills; name one as ${rev}:skills/NAME`, {hint: ls.join(', ')})
     rel = ls[0]!
   } else if (!rel.endsWith('SKILL.md')) rel = `${rel.replace(/\/$/, '')}/SKILL.md`
-  const shown = await runGit(['--git-dir', o.repo.commonDir, 'show', `${commit}:${rel}`], {cwd: o.repo.commonDir, allowFail: true})
-  if (shown.code !== 0) throw new NotFoundError('skill file', `${rev}:${rel}`)
-  const content = shown.stdout.toString('utf8')
+  const bytes = await ws.readFile(commit, rel)
+  if (!bytes) throw new NotFoundError('skill file', `${rev}:${rel}`)
+  const content = bytes.toString('utf8')
   return {name: nameOf(rel, content), content, blob: hashObject('blob', Buffer.from(content)), source: `${rev}:${rel}`, commit}
 }

@@ -136,7 +136,7 @@ export async function compare(store: GitRecordStore, ws: Workspace, o: CompareOp
     const tip = (await ws.readRef(ref))!
     const text = (await ws.readFile(tip, skillPath(o.skill)))!.toString('utf8')
     const memory = recalls(spec.mode) ? await recallForRun(s, {mode: spec.mode, skill: {name: o.skill, content: text}, lane: ns, budget: o.recall, ...(o.now ? {now: o.now} : {})}) : {mode: spec.mode}
-    const held: RunResult = await runEvaluation(s, {...base, repo: store.repo, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
+    const held: RunResult = await runEvaluation(s, {...base, repo: store.repo, workspace: ws, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
     const ledger = await s.ledger()
     reports.push({
       arm,

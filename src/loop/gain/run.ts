@@ -70,7 +70,7 @@ export async function gain(store: GitRecordStore, ws: Workspace, o: GainOptions)
     const tip = (await ws.readRef(ref))!
     const text = (await ws.readFile(tip, skillPath(o.skill)))!.toString('utf8')
     const memory = mode === 'closed_loop' ? await recallForRun(s, {mode, skill: {name: o.skill, content: text}, lane: ns, budget: o.recall, ...(o.now ? {now: o.now} : {})}) : {mode}
-    const held = await runEvaluation(s, {...base, repo: store.repo, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
+    const held = await runEvaluation(s, {...base, repo: store.repo, workspace: ws, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
     const metrics = sideMetrics(await s.ledger(), trainRuns)
     return {held, side: {mode, namespace: ns, success: held.success_rate, passed: held.passed, total: held.total, ci: held.ci, evaluation: held.evaluation, skill: {commit: tip, blob: held.skill.blob}, metrics}}
   }

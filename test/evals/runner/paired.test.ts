@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {parse as parseYaml} from 'yaml'
 import {GitRecordStore} from '../../../src/store/index.js'
+import {GitWorkspace} from '../../../src/workspace/git.js'
 import {runPaired} from '../../../src/evals/runner/paired.js'
 import {afterPass} from '../../../src/loop/policy.js'
 import {POLICY_YAML} from '../../../src/research/templates.js'
@@ -32,7 +33,7 @@ t.test('sequential paired validation: a large gain stops early, a null one for f
   await branchWith(repo, 'reworded', initial.replace('keep IT records up to date', 'keep the IT records current'))
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
-  const common = {split: 'validation' as const, agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: 'me', seed: 42, repo: store.repo}
+  const common = {split: 'validation' as const, agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: 'me', seed: 42, repo: store.repo, workspace: new GitWorkspace(store)}
   const pair = (head: string) =>
     runPaired(store, {
       baseline: {...common, skill: `main:${SKILL}`, role: 'baseline'},
