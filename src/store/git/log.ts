@@ -5,6 +5,7 @@ import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
 import type {RecordTrailers} from './message.js'
+import {ByteSplitter} from './split.js'
 
 export interface Change {
   status: 'A' | 'M' | 'D'
@@ -93,9 +94,14 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   const closed = new Promise<number>(resolve => child.on('close', code => resolve(code ?? 1)))
   const ready: LaneCommit[][] = []
   let batch: LaneCommit[] = []
-  // the bytes of an entry the last read cut in two (entries are parsed from bytes: the
-  // strings a commit keeps are its own, not slices that would hold a whole read of output)
-  let rest: Buffer | undefined
+  // entries start at \x01 (a byte no UTF-8 sequence contains): split on it, each entry parsed
+  // whole from bytes (split.ts); what comes before the first one is not an entry (none with this format)
+  const pieces = new ByteSplitter(1)
+  let preamble = true
+  const entry = (buf: Buffer, from: number, to: number) => {
+    if (preamble) preamble = false
+    else push(parseLogEntry(buf, from, to))
+  }
   let ended = false
   let failure: Error | undefined
   let wake: (() => void) | undefined
@@ -114,25 +120,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   const out = child.stdout
   out.on('data', (data: Buffer) => {
     try {
-      // entries start at \x01 (a byte no UTF-8 sequence contains): split on bytes, decode each entry whole
-      let start = data.indexOf(1)
-      if (rest) {
-        if (start < 0) {
-          rest = Buffer.concat([rest, data])
-          return
-        }
-        const head = Buffer.concat([rest, data.subarray(0, start)])
-        push(parseLogEntry(head, 1, head.length))
-        rest = undefined
-      }
-      if (start < 0) return // (output before the first entry: none with this format)
-      let next = data.indexOf(1, start + 1)
-      while (next >= 0) {
-        push(parseLogEntry(data, start + 1, next))
-        start = next
-        next = data.indexOf(1, start + 1)
-      }
-      rest = Buffer.from(data.subarray(start))
+      pieces.feed(data, entry)
       if (ready.length >= ahead) out.pause()
     } catch (e) {
       failure = e as Error
@@ -143,7 +131,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   })
   out.on('end', () => {
     try {
-      if (rest) batch.push(parseLogEntry(rest, 1, rest.length))
+      pieces.end((buf, from, to) => (preamble ? undefined : batch.push(parseLogEntry(buf, from, to))))
       if (batch.length) ready.push(batch)
     } catch (e) {
       failure = e as Error

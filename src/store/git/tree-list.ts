@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
+import {ByteSplitter} from './split.js'
 
 /**
  * Every file (blob id) of a commit's tree, by path, from one `git ls-tree -r -z` (what a full read of
@@ -10,9 +11,8 @@ export function listTreeNative(gitDir: string, commit: string): Promise<Map<stri
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], {stdio: ['ignore', 'pipe', 'pipe']})
     const out = new Map<string, string>()
-    // entries are parsed from bytes (NUL-separated): each path and id is a string of its own,
-    // not a slice that would hold the whole listing in memory while the map is used
-    let rest: Buffer | undefined
+    // entries are NUL-terminated, parsed from bytes (split.ts)
+    const pieces = new ByteSplitter(0)
     let stderr = ''
     const take = (buf: Buffer, from: number, to: number) => {
       // <mode> SP <type> SP <oid> TAB <path>
@@ -21,27 +21,7 @@ export function listTreeNative(gitDir: string, commit: string): Promise<Map<stri
       if (sp < 0 || sp >= to || tab < 0 || tab > to || buf.toString('latin1', sp + 1, sp + 6) !== 'blob ') return
       out.set(buf.toString('utf8', tab + 1, to), buf.toString('latin1', sp + 6, tab))
     }
-    child.stdout.on('data', (d: Buffer) => {
-      let start = 0
-      let nul = d.indexOf(0)
-      if (rest) {
-        if (nul < 0) {
-          rest = Buffer.concat([rest, d])
-          return
-        }
-        const head = Buffer.concat([rest, d.subarray(0, nul)])
-        take(head, 0, head.length)
-        rest = undefined
-        start = nul + 1
-        nul = d.indexOf(0, start)
-      }
-      while (nul >= 0) {
-        take(d, start, nul)
-        start = nul + 1
-        nul = d.indexOf(0, start)
-      }
-      if (start < d.length) rest = Buffer.from(d.subarray(start))
-    })
+    child.stdout.on('data', (d: Buffer) => pieces.feed(d, take))
     child.stderr.on('data', d => (stderr += d))
     child.on('error', reject)
     child.on('close', code => {
