@@ -36,9 +36,11 @@ export const CONTRACT_YAML = `# The research contract (schema: schemas/research/
 # What an attempt may change, what it must not touch, and how it is judged.
 version: 1
 objective: raise held-out task success of the skills without regressions
-# files a proposal may change (glob patterns)
+# files a proposal may change (glob patterns); knowledge/*.yaml: the accepted knowledge a
+# proposal writes beside the skill it changes (read by people, never by what judges)
 editable_scope:
   - skills/**
+  - knowledge/*.yaml
 # files no proposal may change: data, graders, the contract itself
 protected_scope:
   - scenarios/**
@@ -113,9 +115,11 @@ export const SKILLS_CONTRACT_YAML = `# The research contract of the skill loop (
 version: 2
 name: skills
 objective: raise held-out task success of the skills without regressions
-# files a proposal may change (glob patterns)
+# files a proposal may change (glob patterns); knowledge/*.yaml: the accepted knowledge a
+# proposal writes beside the skill it changes (read by people, never by what judges)
 editable_scope:
   - skills/**
+  - knowledge/*.yaml
 # files no proposal may change: data, graders, the contracts and the policy
 protected_scope:
   - scenarios/**

@@ -5,6 +5,8 @@ import {exp} from '../helpers/cli.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {checkScope, skillsTouched} from '../../src/gate/scope.js'
 import {globToRegExp} from '../../src/gate/glob.js'
+import {CONTRACT_YAML, SKILLS_CONTRACT_YAML} from '../../src/research/templates.js'
+import {parse as parseYaml} from 'yaml'
 
 t.test('scope: globs, editable and protected paths', async t => {
   t.ok(globToRegExp('skills/**').test('skills/onboarding/SKILL.md'))
@@ -15,6 +17,15 @@ t.test('scope: globs, editable and protected paths', async t => {
   t.match(checkScope(['skills/onboarding/SKILL.md', 'scenarios/x.yaml'], contract), {ok: false, outside: ['scenarios/x.yaml'], protected: ['scenarios/x.yaml']})
   t.match(checkScope(['skills/onboarding/PURPOSE.yaml'], contract), {ok: false, outside: [], protected: ['skills/onboarding/PURPOSE.yaml']})
   t.same(skillsTouched(['skills/a/SKILL.md', 'skills/b/x', 'README.md', 'skills/a/PURPOSE.yaml']), ['a', 'b'])
+})
+
+t.test('the contracts exp init writes let a proposal branch through the scope, and nothing that judges', async t => {
+  for (const [file, text] of [['.research/contracts/skills.yaml', SKILLS_CONTRACT_YAML], ['.research/contract.yaml', CONTRACT_YAML]] as const) {
+    const contract = parseYaml(text) as {editable_scope: [string, ...string[]]; protected_scope: string[]}
+    // what `exp propose` commits on exp/proposal/<id>: the skill, its PURPOSE.yaml and the knowledge behind its new lines
+    t.match(checkScope(['skills/onboarding/SKILL.md', 'skills/onboarding/PURPOSE.yaml', 'knowledge/missing-check-before-grant-access-2faa6ea8.yaml'], contract), {ok: true}, file)
+    for (const p of ['knowledge/evidence/x.yaml', 'knowledge/x.json', '.research/policy.yaml', 'scenarios/val-x.yaml']) t.equal(checkScope([p], contract).ok, false, `${file}: ${p}`)
+  }
 })
 
 t.test('exp gate passes a good skill change, fails a protected-path change and a worse skill; ci init writes the workflow', async t => {
