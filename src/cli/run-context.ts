@@ -62,6 +62,7 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     concurrency: flags.concurrency ?? cfg.run?.concurrency ?? 4,
     lane: await laneOf(store, flags.lane),
     cwd,
+    repo: store.repo,
     maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
     agentOptions: agentOptions(cfg, store),
     // written synchronously, a line per event: nothing to flush when the command ends

@@ -1,3 +1,5 @@
+import {GitWorkspace} from '../workspace/git.js'
+import {gitScratch} from '../research/scratch.js'
 import {Flags} from '../vendor/oclif.js'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
@@ -38,7 +40,7 @@ Also reported, over the real promotions recorded in this repository: the validat
       const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const agent = noise > 0 ? `noise:${noise}:${flags.agent ?? config.agent ?? 'scripted'}` : options.agent
       try {
-        return await auditGate(store, {
+        return await auditGate(store, new GitWorkspace(store), {
           ...options,
           agent,
           trials: flags.trials,
@@ -46,6 +48,7 @@ Also reported, over the real promotions recorded in this repository: the validat
           mainRef,
           evalRepeat: flags['eval-repeat'],
           keep: flags.keep,
+          scratch: o => gitScratch(store.repo, o),
           ...(policy ? {policy} : {}),
           onTrial: t => {
             if (process.stderr.isTTY) process.stderr.write(`\rtrial ${t.trial + 1}/${flags.trials}: ${t.kind}, ${t.verdict}\x1b[K`)

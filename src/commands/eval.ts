@@ -1,3 +1,4 @@
+import {GitWorkspace} from '../workspace/git.js'
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
@@ -35,8 +36,9 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
     const out = await withStore(this.workDir, async store => {
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const proposal = loadProposal(await store.ledger(), args.proposal)
-      const policy = (await mainPolicy(store, mainRef))?.policy
-      const ev = await evaluateProposal(store, proposal, 'validation', {...options, repeat: flags.repeat, ...(policy ? {policy} : {})})
+      const ws = new GitWorkspace(store)
+      const policy = (await mainPolicy(ws, mainRef))?.policy
+      const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, repeat: flags.repeat, ...(policy ? {policy} : {})})
       return {
         proposal: proposal.id,
         split: 'validation',

@@ -1,3 +1,4 @@
+import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
@@ -84,7 +85,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
       const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       if (!store.repo.workDir && !config) throw new ExpError('E_USAGE', 'no configuration found')
       try {
-        return await evolve(store, {
+        return await evolve(store, new GitWorkspace(store), {
           ...options,
           skill: flags.skill,
           mainRef,

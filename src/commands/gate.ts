@@ -1,3 +1,4 @@
+import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
 import {appendFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
@@ -12,7 +13,7 @@ import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
 
 export default class Gate extends ExpCommand {
   static summary = 'The pull-request gate: scope check, then head against base on validation and held-out.'
-  static description = `What CI runs on a pull request. Fails when the diff touches anything outside the contract's editable scope (default skills/**) or a protected path (scenarios/, .research/, graders). Otherwise every changed skill is evaluated, head against base, on validation and held-out, the records go to the \`ci\` lane (held-out details to its private ref), a Markdown summary is printed (and appended to $GITHUB_STEP_SUMMARY when set), and the command exits non-zero when the promotion policy fails. Contract and policy are read from the base.
+  static description = `What CI runs on a pull request. Fails when the diff touches anything outside the contract's editable scope (default skills/** and the knowledge/*.yaml a proposal writes) or a protected path (scenarios/, .research/, graders). Otherwise every changed skill is evaluated, head against base, on validation and held-out, the records go to the \`ci\` lane (held-out details to its private ref), a Markdown summary is printed (and appended to $GITHUB_STEP_SUMMARY when set), and the command exits non-zero when the promotion policy fails. Contract and policy are read from the base.
 --junit FILE writes the checks as JUnit XML, --comment FILE the Markdown of the pull-request comment (its first line is a marker the workflow of \`exp ci init\` uses to update one comment instead of adding more); both are written when the gate fails too.
 --approved-by NAME says a maintainer approved this head: with success.allow_neutral in the policy, a candidate that is not worse on validation (no regressions, held-out not worse) then passes.
 With a sequential policy (version 2, \`sequential: {looks: N}\`) validation runs pass by pass and stops at the first pass where the policy decides, as \`exp eval\` does.
@@ -47,7 +48,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
       res = await withStore(this.workDir, async store => {
         const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
         const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
-        return gate(store, {...options, base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
+        return gate(store, new GitWorkspace(store), {...options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {
       // the reports say the gate could not run, so CI shows why instead of an old result

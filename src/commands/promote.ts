@@ -1,3 +1,4 @@
+import {GitWorkspace} from '../workspace/git.js'
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
@@ -20,7 +21,7 @@ Reject: a decision record with the reasons; the branch is kept under refs/resear
     const res = await withStore(this.workDir, async store => {
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const ledger = await store.ledger()
-      return promoteProposal(store, ledger, loadProposal(ledger, args.proposal), {...options, repeat: flags.repeat, mainRef})
+      return promoteProposal(store, new GitWorkspace(store), ledger, loadProposal(ledger, args.proposal), {...options, repeat: flags.repeat, mainRef})
     })
     if (!this.jsonEnabled()) {
       for (const c of res.checks) this.log(`${c.passed ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`)

@@ -1,3 +1,4 @@
+import {GitWorkspace} from '../workspace/git.js'
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
@@ -28,7 +29,7 @@ export default class Propose extends ExpCommand {
     const {args, flags} = await this.parse(Propose)
     const res = await withStore(this.workDir, async store => {
       const cfg = await loadConfig(store.repo.workDir ?? this.workDir)
-      return createProposal(store, await store.ledger(), {
+      return createProposal(store, new GitWorkspace(store), await store.ledger(), {
         skill: args.skill,
         lane: await laneOf(store, flags.lane),
         mainRef: await mainRefOf(store.repo, this.workDir, undefined, l => this.note(l)),

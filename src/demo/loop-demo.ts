@@ -32,7 +32,8 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
   o.say(`evolving skills/onboarding/SKILL.md with the scripted agent, ${o.iterations} iterations\n`)
   const store = await GitRecordStore.open(dir)
   try {
-    const res = await evolve(store, {
+    const ws = new GitWorkspace(store)
+    const res = await evolve(store, ws, {
       skill: 'onboarding',
       mainRef: 'refs/heads/main',
       iterations: o.iterations,
@@ -45,12 +46,13 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
       scenariosDir: path.join(dir, 'scenarios'),
       skillsDir: path.join(dir, 'skills'),
       cwd: dir,
+      repo: store.repo,
       lane: 'demo',
       seed: 42,
       concurrency: 4,
       onIteration: r => o.say(`${renderDashboard(r)}\n`),
     })
-    const written = await writeReport(await readReport(store, new GitWorkspace(store), {mainRef: 'refs/heads/main', skills: ['onboarding']}), path.join(dir, 'results'))
+    const written = await writeReport(await readReport(store, ws, {mainRef: 'refs/heads/main', skills: ['onboarding']}), path.join(dir, 'results'))
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`
     o.say(`held-out success: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}; promoted ${res.promoted}, rejected ${res.rejected}; ${res.episodes} episodes`)
     o.say(`report: ${written.files.find(f => f.endsWith('.html')) ?? written.files[0]}`)

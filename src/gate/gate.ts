@@ -4,7 +4,7 @@ import path from 'node:path'
 import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile} from '../records/index.js'
 import type {ResearchContract} from '../records/types.js'
-import type {GitRecordStore} from '../store/index.js'
+import type {RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
 import {runPaired} from '../evals/runner/paired.js'
@@ -18,7 +18,6 @@ import type {EvalRunOptions} from '../loop/evaluate.js'
 import {skillPath} from '../loop/files.js'
 import {CONTRACT_YAML} from '../research/templates.js'
 import {SEALED_FILE} from '../scenarios/sealed.js'
-import {GitWorkspace} from '../workspace/git.js'
 import type {Workspace} from '../workspace/port.js'
 import {checkScope, skillsTouched, type ScopeReport} from './scope.js'
 import {gateContracts, type GateContract} from './contracts.js'
@@ -61,6 +60,8 @@ export interface GateOptions extends EvalRunOptions {
   shard?: Shard
   /** the validation episodes were run by this many shard jobs (lanes <lane>-shard-<I>): reuse what their receipts vouch for */
   shards?: number
+  /** where the work trees of contract attempts the gate evaluates go (with git: .git/exp/worktrees) */
+  worktreeRoot: string
 }
 
 /**
@@ -96,8 +97,7 @@ async function scenariosAt(ws: Workspace, commit: string, dir: string): Promise<
  * the gate itself — head against base, on validation and, with the held-out key, held-out —
  * without reusing any record that came with the pull request; records go to the gate's lane.
  */
-export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateResult> {
-  const ws = new GitWorkspace(store)
+export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): Promise<GateResult> {
   const base = await ws.resolve(o.base)
   const head = await ws.resolve(o.head)
   if (!base) throw new NotFoundError('base revision', o.base, 'pass --base REF (in a pull request: origin/<target branch>)')
@@ -117,7 +117,7 @@ export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateR
   if (!certified && !o.shard) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
   let shard: GateShardReport | undefined
   if (scope.ok) {
-    contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
+    contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: o.worktreeRoot, redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
     for (const c of contracts) if (c.verdict === 'reject') reasons.push(...c.checks.filter(x => !x.passed).map(x => `${c.contract}: ${x.name}: ${x.detail}`))
     const touched = skillsTouched(changed)
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'exp-gate-'))
@@ -125,7 +125,7 @@ export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateR
       const policy = touched.length ? (await loadPolicy(ws, base)).policy : undefined
       const scenariosDir = touched.length ? await scenariosAt(ws, mb, tmp) : ''
       for (const skill of touched) if (!(await ws.readFile(head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
-      const common = {...o, scenariosDir, repo: store.repo, workspace: ws}
+      const common = {...o, scenariosDir, workspace: ws}
       const sides = (skill: string) => ({base: `${mb}:${skillPath(skill)}`, head: `${head}:${skillPath(skill)}`})
       const looks = policy ? looksOf(policy) : 1
       const repeat = looks > 1 ? looks : (o.repeat ?? 2)
@@ -151,10 +151,10 @@ export async function gate(store: GitRecordStore, o: GateOptions): Promise<GateR
   return {base: mb, head, scope, skills, contracts, passed: scope.ok && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified, reasons, notes}
 }
 
-type PairOptions = EvalRunOptions & {scenariosDir: string; repo: GitRecordStore['repo']; repeat: number; reuse: Reuse}
+type PairOptions = EvalRunOptions & {scenariosDir: string; workspace: Workspace; repeat: number; reuse: Reuse}
 
 /** Base and head on validation: pass by pass under a sequential policy (the same stopping rule as `exp eval`), else at once. */
-async function validationPair(store: GitRecordStore, policy: PromotionPolicy, o: PairOptions, sides: {base: string; head: string}, approvedBy?: string): Promise<{b: RunResult; h: RunResult; comparison: Comparison; look?: number}> {
+async function validationPair(store: RecordStore, policy: PromotionPolicy, o: PairOptions, sides: {base: string; head: string}, approvedBy?: string): Promise<{b: RunResult; h: RunResult; comparison: Comparison; look?: number}> {
   if (looksOf(policy) > 1) {
     const r = await runPaired(store, {baseline: {...o, split: 'validation', skill: sides.base, role: 'gate-base'}, candidate: {...o, split: 'validation', skill: sides.head, role: 'gate-head'}, looks: looksOf(policy), stop: s => afterPass(policy, {candidate: s.candidate, baseline: s.baseline, approvedBy}, {look: s.look, scenarios: s.scenarios})})
     return {b: r.baseline, h: r.candidate, comparison: r.comparison, look: r.look}
@@ -163,7 +163,7 @@ async function validationPair(store: GitRecordStore, policy: PromotionPolicy, o:
 }
 
 /** Base then head at a fixed size, the head's evaluation carrying the comparison. */
-async function holdoutPair(store: GitRecordStore, o: PairOptions, sides: {base: string; head: string}, split: 'validation' | 'holdout' = 'holdout'): Promise<{b: RunResult; h: RunResult; comparison: Comparison}> {
+async function holdoutPair(store: RecordStore, o: PairOptions, sides: {base: string; head: string}, split: 'validation' | 'holdout' = 'holdout'): Promise<{b: RunResult; h: RunResult; comparison: Comparison}> {
   const b = await runEvaluation(store, {...o, split, skill: sides.base, role: 'gate-base'})
   let comparison: Comparison | undefined
   const h = await runEvaluation(store, {...o, split, skill: sides.head, role: 'gate-head', decorate: (full, verified) => ({...full, comparison: (comparison = compareRuns(b.private_evaluation ?? b.evaluation, b.verified, verified))})})

@@ -1,16 +1,12 @@
-import {mkdtemp, rm} from 'node:fs/promises'
-import os from 'node:os'
-import path from 'node:path'
 import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
 import type {PromotionPolicy, ProposalBody, RecallBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import {GitRecordStore, type Ledger} from '../store/index.js'
-import {GitWorkspace} from '../workspace/git.js'
+import type {Ledger, RecordStore, RepoPaths} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
 import {NotFoundError} from '../errors/index.js'
 import {wilson} from '../evals/stats/index.js'
 import {diffSize, unifiedDiff} from '../skills/index.js'
-import {scratchClone} from '../research/scratch.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {loadPolicy, promoteProposal} from './promote.js'
@@ -28,6 +24,21 @@ export interface AuditOptions extends EvalRunOptions {
   /** keep the scratch repository (for inspection) instead of removing it */
   keep?: boolean
   onTrial?: (t: AuditTrial) => void
+  /** a throw-away copy of the repository at main (with git: a shared bare clone, research/scratch.ts) */
+  scratch: (o: {mainRef: string; keep: boolean}) => Promise<Scratch>
+}
+
+/**
+ * Where the null candidates go: a copy of the repository whose records, branches and
+ * promotion merges never reach the repository itself. `where` names it when it is kept.
+ */
+export interface Scratch {
+  store: RecordStore
+  ws: Workspace
+  repo?: RepoPaths
+  where?: string
+  /** close it, and remove it unless it is kept */
+  close(): Promise<void>
 }
 
 export interface AuditTrial {
@@ -81,8 +92,7 @@ const LANE = 'audit'
  * Alongside: over the real promotions of this repository, how much larger the validation gain
  * was than the held-out gain (what choosing on validation overstates).
  */
-export async function auditGate(store: GitRecordStore, o: AuditOptions): Promise<AuditResult> {
-  const ws = new GitWorkspace(store)
+export async function auditGate(store: RecordStore, ws: Workspace, o: AuditOptions): Promise<AuditResult> {
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill and .research/ first (`exp init --example onboarding`)')
   const skillText = await ws.readFile(main, skillPath(o.skill))
@@ -94,52 +104,45 @@ export async function auditGate(store: GitRecordStore, o: AuditOptions): Promise
   }
   const ledger = await store.ledger()
   const promotions = promotionGaps(ledger, (await loadAuthority(ledger, ws, {at: main})).admit)
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'exp-audit-'))
-  const bare = path.join(dir, 'scratch.git')
+  const {store: scratch, ws: sws, repo: scratchRepo, where, close} = await o.scratch({mainRef: o.mainRef, keep: !!o.keep})
   try {
-    await scratchClone(store.repo, bare, o.mainRef.replace(/^refs\/heads\//, ''))
-    const scratch = await GitRecordStore.open(bare)
-    try {
-      const sws = new GitWorkspace(scratch)
-      let base = main
-      if (o.policy) {
-        base = await sws.commitFiles({base: main, parents: [main], files: [{path: POLICY_PATH, content: Buffer.from(o.policy.text)}], message: `audit: the policy under audit (${o.policy.file})\n`})
-        await sws.moveRef(o.mainRef, base, main)
-      }
-      const policy = await loadPolicy(sws, base)
-      const recall = (await scratch.append({kind: 'recall', body: emptyRecall(o.skill), cites: []}, {lane: LANE, now: o.now})).id
-      const details: AuditTrial[] = []
-      const {trials: _n, skill: _s, mainRef: _m, policy: _p, evalRepeat: _e, keep: _k, onTrial: _t, ...run} = o
-      for (let trial = 0; trial < o.trials; trial++) {
-        const t = await oneTrial(scratch, sws, run, {skill: o.skill, mainRef: o.mainRef, evalRepeat: o.evalRepeat, base, recall, trial, text: skillText.toString('utf8'), rules: policy.policy})
-        details.push(t)
-        o.onTrial?.(t)
-      }
-      const promoted = details.filter(d => d.verdict === 'accept').length
-      const w = wilson(promoted, o.trials)
-      const byKind = Object.fromEntries(NULL_KINDS.map(k => [k, {trials: details.filter(d => d.kind === k).length, promoted: details.filter(d => d.kind === k && d.verdict === 'accept').length}])) as AuditResult['by_kind']
-      const decidedBy: Record<string, number> = {}
-      for (const d of details) if (d.decided_by) decidedBy[d.decided_by] = (decidedBy[d.decided_by] ?? 0) + 1
-      const total = details.reduce((s, d) => s + d.episodes, 0)
-      return {
-        trials: o.trials,
-        agent: o.agent,
-        policy: {version: policy.version, digest: policy.digest, source: o.policy ? o.policy.file : `${o.mainRef.replace(/^refs\/heads\//, '')}:${POLICY_PATH}`},
-        promoted,
-        false_promotion_rate: o.trials ? promoted / o.trials : 0,
-        interval: {low: round(w.low), high: round(w.high), method: 'wilson', level: 0.95},
-        by_kind: byKind,
-        decided_by: decidedBy,
-        episodes: {total, per_trial: o.trials ? round(total / o.trials) : 0, validation_pairs_per_trial: o.trials ? round(details.reduce((s, d) => s + d.validation.pairs, 0) / o.trials) : 0},
-        promotions,
-        ...(o.keep ? {scratch: bare} : {}),
-        details,
-      }
-    } finally {
-      await scratch.close()
+    let base = main
+    if (o.policy) {
+      base = await sws.commitFiles({base: main, parents: [main], files: [{path: POLICY_PATH, content: Buffer.from(o.policy.text)}], message: `audit: the policy under audit (${o.policy.file})\n`})
+      await sws.moveRef(o.mainRef, base, main)
+    }
+    const policy = await loadPolicy(sws, base)
+    const recall = (await scratch.append({kind: 'recall', body: emptyRecall(o.skill), cites: []}, {lane: LANE, now: o.now})).id
+    const details: AuditTrial[] = []
+    const {trials: _n, skill: _s, mainRef: _m, policy: _p, evalRepeat: _e, keep: _k, onTrial: _t, scratch: _c, ...rest} = o
+    const run = {...rest, ...(scratchRepo ? {repo: scratchRepo} : {})}
+    for (let trial = 0; trial < o.trials; trial++) {
+      const t = await oneTrial(scratch, sws, run, {skill: o.skill, mainRef: o.mainRef, evalRepeat: o.evalRepeat, base, recall, trial, text: skillText.toString('utf8'), rules: policy.policy})
+      details.push(t)
+      o.onTrial?.(t)
+    }
+    const promoted = details.filter(d => d.verdict === 'accept').length
+    const w = wilson(promoted, o.trials)
+    const byKind = Object.fromEntries(NULL_KINDS.map(k => [k, {trials: details.filter(d => d.kind === k).length, promoted: details.filter(d => d.kind === k && d.verdict === 'accept').length}])) as AuditResult['by_kind']
+    const decidedBy: Record<string, number> = {}
+    for (const d of details) if (d.decided_by) decidedBy[d.decided_by] = (decidedBy[d.decided_by] ?? 0) + 1
+    const total = details.reduce((s, d) => s + d.episodes, 0)
+    return {
+      trials: o.trials,
+      agent: o.agent,
+      policy: {version: policy.version, digest: policy.digest, source: o.policy ? o.policy.file : `${o.mainRef.replace(/^refs\/heads\//, '')}:${POLICY_PATH}`},
+      promoted,
+      false_promotion_rate: o.trials ? promoted / o.trials : 0,
+      interval: {low: round(w.low), high: round(w.high), method: 'wilson', level: 0.95},
+      by_kind: byKind,
+      decided_by: decidedBy,
+      episodes: {total, per_trial: o.trials ? round(total / o.trials) : 0, validation_pairs_per_trial: o.trials ? round(details.reduce((s, d) => s + d.validation.pairs, 0) / o.trials) : 0},
+      promotions,
+      ...(o.keep && where ? {scratch: where} : {}),
+      details,
     }
   } finally {
-    if (!o.keep) await rm(dir, {recursive: true, force: true})
+    await close()
   }
 }
 
@@ -148,7 +151,7 @@ function emptyRecall(skill: string): RecallBody {
 }
 
 /** One null candidate through the promotion path, on main as it was (a false promotion is undone after it is counted). */
-async function oneTrial(store: GitRecordStore, ws: GitWorkspace, options: EvalRunOptions, o: {skill: string; mainRef: string; evalRepeat: number; base: string; recall: string; trial: number; text: string; rules: PromotionPolicy}): Promise<AuditTrial> {
+async function oneTrial(store: RecordStore, ws: Workspace, options: EvalRunOptions, o: {skill: string; mainRef: string; evalRepeat: number; base: string; recall: string; trial: number; text: string; rules: PromotionPolicy}): Promise<AuditTrial> {
   const kind = NULL_KINDS[o.trial % NULL_KINDS.length]!
   const seed = (options.seed ?? 42) + 1 + o.trial
   const text = nullVariant(o.text, kind, o.trial)
@@ -172,8 +175,8 @@ async function oneTrial(store: GitRecordStore, ws: GitWorkspace, options: EvalRu
   const id = (await store.append({kind: 'proposal', key, body, cites: [o.recall]}, {lane: LANE, now: options.now})).id
   const proposal: ExpRecord<'proposal'> = loadProposal(await store.ledger(), id)
   const run = {...options, lane: LANE, seed, repeat: o.evalRepeat}
-  const ev = await evaluateProposal(store, proposal, 'validation', {...run, policy: o.rules})
-  const dec = await promoteProposal(store, await store.ledger(), proposal, {...run, mainRef: o.mainRef})
+  const ev = await evaluateProposal(store, ws, proposal, 'validation', {...run, policy: o.rules})
+  const dec = await promoteProposal(store, ws, await store.ledger(), proposal, {...run, mainRef: o.mainRef})
   // a false promotion moved main: put it back, so every trial judges the same base
   if (dec.merge) await ws.moveRef(o.mainRef, o.base, dec.merge)
   const c = ev.comparison

@@ -1,15 +1,16 @@
-import {GitWorkspace} from '../workspace/git.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import type {ExpRecord} from '../records/index.js'
 import type {PromotionPolicy, Split} from '../records/types.js'
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
+import type {Workspace} from '../workspace/port.js'
 import {runEvaluation, type RunOptions, type RunResult} from '../evals/runner/run.js'
 import {runPaired, type PairedResult} from '../evals/runner/paired.js'
 import {compareRuns, type Comparison} from '../evals/compare.js'
 import {skillPath} from './files.js'
 import {afterPass, looksOf} from './policy.js'
 
-export type EvalRunOptions = Omit<RunOptions, 'split' | 'skill' | 'purpose' | 'role' | 'proposal' | 'decorate' | 'repo'>
+/** What every evaluation of a loop step shares; `repo` (the git folders, when there are some) comes from the caller, as the ports do. */
+export type EvalRunOptions = Omit<RunOptions, 'split' | 'skill' | 'purpose' | 'role' | 'proposal' | 'decorate' | 'workspace'>
 
 export interface ProposalEvaluation {
   split: Split
@@ -38,10 +39,10 @@ export function loadProposal(ledger: Ledger, id: string): ExpRecord<'proposal'> 
  * sequential design, validation runs pass by pass and stops at the first pass where the
  * policy decides (src/evals/runner/paired.ts); otherwise it is `repeat` repetitions at once.
  */
-export async function evaluateProposal(store: GitRecordStore, proposal: ExpRecord<'proposal'>, split: Split, options: EvalRunOptions & {policy?: PromotionPolicy}): Promise<ProposalEvaluation> {
+export async function evaluateProposal(store: RecordStore, ws: Workspace, proposal: ExpRecord<'proposal'>, split: Split, options: EvalRunOptions & {policy?: PromotionPolicy}): Promise<ProposalEvaluation> {
   const {policy, ...o} = options
   const p = proposal.body
-  const base = {...o, repo: store.repo, workspace: o.workspace ?? new GitWorkspace(store), split}
+  const base = {...o, workspace: ws, split}
   if (split === 'validation' && policy && looksOf(policy) > 1) {
     const r = await runPaired(store, {
       baseline: {...base, skill: `${p.base.commit}:${skillPath(p.skill)}`, role: 'baseline', proposal: proposal.id},

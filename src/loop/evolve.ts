@@ -1,5 +1,5 @@
 import {hashObject} from '../records/object-id.js'
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
 import {CandidateTakenError, ClaimedError, ExpError, HypothesisStateError, NotFoundError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
@@ -10,7 +10,7 @@ import {createProposal, type CreatedProposal, type ProposalDrafter} from './prop
 import {reached85, reachedLevels, saturated, SATURATED} from './evolve-steps.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {loadPolicy, promoteProposal, type PromoteResult} from './promote.js'
-import {GitWorkspace} from '../workspace/git.js'
+import type {Workspace} from '../workspace/port.js'
 import {readPurposeAt} from './proposal.js'
 import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
@@ -32,7 +32,7 @@ export interface MineResult {
     rule?: Rule
   }[]
 }
-export type MineStep = (store: GitRecordStore, ledger: Ledger, o: {manifest: string; lane: string; now?: () => Date}) => Promise<MineResult>
+export type MineStep = (store: RecordStore, ledger: Ledger, o: {manifest: string; lane: string; now?: () => Date}) => Promise<MineResult>
 
 export interface EvolveOptions extends EvalRunOptions {
   skill: string
@@ -112,7 +112,7 @@ interface SkillAt {
  * retired with the reason and rebased onto the new main, or dropped when main already
  * follows it. Episodes are content-addressed, so no lane runs an experiment twice.
  */
-export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<EvolveResult> {
+export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions): Promise<EvolveResult> {
   const now = o.now ?? (() => new Date())
   const work: LaneWork = {
     store,
@@ -126,14 +126,14 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     return r
   }
   const tip = async () => {
-    const main = await new GitWorkspace(store).readRef(o.mainRef)
+    const main = await ws.readRef(o.mainRef)
     if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
     return main
   }
   const skillAt = async (main: string): Promise<SkillAt> => {
-    const text = await new GitWorkspace(store).readFile(main, skillPath(o.skill))
+    const text = await ws.readFile(main, skillPath(o.skill))
     if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
-    return {main, blob: hashObject('blob', text), version: (await readPurposeAt(new GitWorkspace(store), main, o.skill)).version}
+    return {main, blob: hashObject('blob', text), version: (await readPurposeAt(ws, main, o.skill)).version}
   }
   const mainSkill = async () => skillAt(await tip())
   const mode = o.memoryMode ?? DEFAULT_MEMORY_MODE
@@ -141,7 +141,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
   // `settled`: only knowledge recorded before this run's latest note (its start, or the iteration
   // before), so an iteration started again after a kill recalls what it recalled the first time
   const memoryAt = async (commit: string, settled = false): Promise<RunMemory> =>
-    recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await new GitWorkspace(store).readFile(commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now, ...(settled ? {until: lastNote(await store.ledger(), o.lane, state)} : {})}) : {mode}
+    recalls(mode) ? recallForRun(store, {mode, skill: {name: o.skill, content: (await ws.readFile(commit, skillPath(o.skill)))?.toString('utf8') ?? ''}, lane: o.lane, budget: o.recall, now: o.now, ...(settled ? {until: lastNote(await store.ledger(), o.lane, state)} : {})}) : {mode}
 
   // which run this is, and how far an earlier start of it got
   const identity = runIdentity({...o, agent: o.agent})
@@ -159,8 +159,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
     count(
       await runEvaluation(store, {
         ...o,
-        repo: store.repo,
-        workspace: new GitWorkspace(store),
+        workspace: ws,
         split: 'holdout',
         repeat: o.evalRepeat,
         skill: `${commit}:${skillPath(o.skill)}`,
@@ -245,8 +244,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         const train = count(
           await runEvaluation(store, {
             ...runOpts,
-            repo: store.repo,
-            workspace: new GitWorkspace(store),
+            workspace: ws,
             split: 'train',
             repeat: o.trainRepeat,
             ...(o.exploreRate ? {explore: {rate: o.exploreRate}} : {}),
@@ -287,12 +285,12 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
       trained(t, fresh)
       // validation and held-out read what the knowledge is after this iteration's mining
       if (recalls(mode)) runOpts = {...runOpts, memory: await memoryAt(s.main)}
-      let created = await proposeClaimed(store, o, work, report, s.main)
+      let created = await proposeClaimed(store, ws, o, work, report, s.main)
       if (!created && (await retrainable())) {
         const again = await trainAndMine(true)
         trained(again.t, again.fresh)
         delete report.note
-        created = await proposeClaimed(store, o, work, report, s.main)
+        created = await proposeClaimed(store, ws, o, work, report, s.main)
       }
       events?.recall(
         i,
@@ -323,8 +321,8 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         o.onStep?.(`iteration ${i}: eval`)
         let ledger = await store.ledger()
         const proposal = loadProposal(ledger, created.proposal)
-        const policy = (await loadPolicy(new GitWorkspace(store), created.base)).policy
-        const ev = await evaluateProposal(store, proposal, 'validation', {
+        const policy = (await loadPolicy(ws, created.base)).policy
+        const ev = await evaluateProposal(store, ws, proposal, 'validation', {
           ...runOpts,
           repeat: o.evalRepeat,
           snapshot: created.recall,
@@ -353,10 +351,10 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         ledger = await store.ledger()
         const head = await tip()
         // main moved under the candidate, and not by this run's own merge of it (a kill between merge and decision)
-        let moved = head !== created.base && !decided(ledger, created.proposal) && !(await mergedBy(store, head, created))
+        let moved = head !== created.base && !decided(ledger, created.proposal) && !(await mergedBy(ws, head, created))
         if (!moved) {
           try {
-            dec = await promoteProposal(store, ledger, proposal, {
+            dec = await promoteProposal(store, ws, ledger, proposal, {
               ...runOpts,
               repeat: o.evalRepeat,
               snapshot: created.recall,
@@ -369,7 +367,7 @@ export async function evolve(store: GitRecordStore, o: EvolveOptions): Promise<E
         }
         if (moved) {
           const now = await mainSkill()
-          const next: CreatedProposal | undefined = rebases < MAX_REBASES ? await rebase(store, o, work, created, now.main) : undefined
+          const next: CreatedProposal | undefined = rebases < MAX_REBASES ? await rebase(store, ws, o, work, created, now.main) : undefined
           const why = `main moved from ${created.base.slice(0, 12)} to ${now.main.slice(0, 12)} while ${o.lane} evaluated it; ${next ? `rebased as ${next.proposal}` : 'main already follows it, or nothing of it is left to try'}`
           // the same statement on the new base (main moved, the skill did not) stays claimed and goes on
           if (next?.hypothesis !== created.hypothesis) await retireStale(work, created.hypothesis, why)
@@ -473,8 +471,8 @@ function lastNote(ledger: Ledger, lane: string, s: RunState): number | undefined
 }
 
 /** `head` is this candidate's own promotion merge (made before a kill, its decision not yet recorded). */
-async function mergedBy(store: GitRecordStore, head: string, c: CreatedProposal): Promise<boolean> {
-  const commit = await new GitWorkspace(store).readCommit(head)
+async function mergedBy(ws: Workspace, head: string, c: CreatedProposal): Promise<boolean> {
+  const commit = await ws.readCommit(head)
   return commit.parents[0] === c.base && commit.message.includes(`Exp-Promotes: ${c.proposal}`)
 }
 
@@ -488,13 +486,13 @@ function decided(ledger: Ledger, proposal: string): boolean {
  * lane wins the claim of the very hypothesis built here, its knowledge joins that set and
  * the proposer tries again.
  */
-async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: LaneWork, report: IterationReport, base: string): Promise<CreatedProposal | undefined> {
+async function proposeClaimed(store: RecordStore, ws: Workspace, o: EvolveOptions, work: LaneWork, report: IterationReport, base: string): Promise<CreatedProposal | undefined> {
   const avoid = new Set<string>()
   for (let tries = 0; tries < MAX_BLOCKED; tries++) {
     const ledger = await store.ledger()
     for (const c of foreignClaims(ledger, o.lane, work.now())) for (const k of c.knowledge) avoid.add(k)
     try {
-      return await proposeAs(store, ledger, o, work, {avoid, base})
+      return await proposeAs(store, ws, ledger, o, work, {avoid, base})
     } catch (e) {
       // another lane decided the same hypothesis first (built on the same base before main
       // moved): it is promoted or retired and cannot be claimed; its knowledge is done with here
@@ -524,15 +522,15 @@ async function proposeClaimed(store: GitRecordStore, o: EvolveOptions, work: Lan
 }
 
 /** createProposal for this lane, claiming the hypothesis before the candidate is built. */
-function proposeAs(store: GitRecordStore, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
-  return createProposal(store, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.propose ?? o.recall, maxRules: o.maxRules, now: o.now, ...(o.namespace ? {namespace: o.namespace} : {}), ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
+function proposeAs(store: RecordStore, ws: Workspace, ledger: Ledger, o: EvolveOptions, work: LaneWork, pick: {avoid?: ReadonlySet<string>; only?: ReadonlySet<string>; base?: string}): Promise<CreatedProposal | undefined> {
+  return createProposal(store, ws, ledger, {skill: o.skill, lane: o.lane, mainRef: o.mainRef, recall: o.propose ?? o.recall, maxRules: o.maxRules, now: o.now, ...(o.namespace ? {namespace: o.namespace} : {}), ...pick, claim: h => claimFor(work, h), ...(o.draft ? {draft: o.draft} : {})})
 }
 
 /** The same knowledge, proposed again on main's new tip (the proposer drops rules main already has). */
-async function rebase(store: GitRecordStore, o: EvolveOptions, work: LaneWork, stale: CreatedProposal, tip: string): Promise<CreatedProposal | undefined> {
+async function rebase(store: RecordStore, ws: Workspace, o: EvolveOptions, work: LaneWork, stale: CreatedProposal, tip: string): Promise<CreatedProposal | undefined> {
   if (tip === stale.base) return undefined
   try {
-    return await proposeAs(store, await store.ledger(), o, work, {only: new Set(stale.patch.knowledge)})
+    return await proposeAs(store, ws, await store.ledger(), o, work, {only: new Set(stale.patch.knowledge)})
   } catch (e) {
     if (e instanceof CandidateTakenError) await releaseFor(work, String(e.data.mine), `the same candidate was built by ${String(e.data.holder)}`)
     if (e instanceof ClaimedError || e instanceof CandidateTakenError) return undefined

@@ -1,7 +1,7 @@
 import {ClaimedError, HypothesisStateError} from '../errors/index.js'
 import {claimHypothesis, releaseHypothesis, retireHypothesis} from '../lifecycle/index.js'
 import {hypotheses} from '../projections/index.js'
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
 
 /**
  * Leaderless lanes (docs/frontier.md): each `exp evolve --lane X` claims the hypothesis it
@@ -11,7 +11,7 @@ import type {GitRecordStore, Ledger} from '../store/index.js'
  * claim holds while it checks (lifecycle/claim.ts).
  */
 export interface LaneWork {
-  store: GitRecordStore
+  store: RecordStore
   lane: string
   ttlSeconds: number
   now: () => Date

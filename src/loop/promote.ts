@@ -2,10 +2,9 @@ import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
 import type {DecisionBody, EvaluationBody, PromotionPolicy} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError, UntrustedEvidenceError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
-import {GitWorkspace} from '../workspace/git.js'
 import type {Workspace} from '../workspace/port.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
@@ -52,16 +51,10 @@ export async function loadPolicy(ws: Workspace, commit: string): Promise<LoadedP
 }
 
 /** The policy on the tip of the main branch, if it has one: what `exp eval` evaluates for (its sequential design). */
-export async function mainPolicy(store: GitRecordStore, mainRef: string): Promise<LoadedPolicy | undefined> {
-  const ws = new GitWorkspace(store)
+export async function mainPolicy(ws: Workspace, mainRef: string): Promise<LoadedPolicy | undefined> {
   const main = await ws.readRef(mainRef)
   if (!main || !(await ws.readFile(main, POLICY_PATH))) return undefined
   return loadPolicy(ws, main)
-}
-
-/** @deprecated the store-based form; use loadPolicy(workspace, commit) */
-export function policyAt(store: GitRecordStore, commit: string): Promise<LoadedPolicy> {
-  return loadPolicy(new GitWorkspace(store), commit)
 }
 
 /** Every validation candidate evaluation recorded for a proposal, on any lane, in ledger order. */
@@ -122,8 +115,7 @@ async function findPromotion(ws: Workspace, tip: string, proposal: string): Prom
  * Exp-Policy trailers, then a decision record. Reject: a decision record with the reasons,
  * the branch kept under refs/research/rejected/<id>. Resumable at every step.
  */
-export async function promoteProposal(store: GitRecordStore, ledger: Ledger, proposal: ExpRecord<'proposal'>, o: PromoteOptions): Promise<PromoteResult> {
-  const ws = new GitWorkspace(store)
+export async function promoteProposal(store: RecordStore, ws: Workspace, ledger: Ledger, proposal: ExpRecord<'proposal'>, o: PromoteOptions): Promise<PromoteResult> {
   const p = proposal.body
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef)
@@ -147,7 +139,7 @@ export async function promoteProposal(store: GitRecordStore, ledger: Ledger, pro
   const already = await findPromotion(ws, main, proposal.id)
   if (!already && main !== p.base.commit) checks.push({name: 'based on the current main', passed: false, detail: `main moved from ${p.base.commit.slice(0, 12)} to ${main.slice(0, 12)}: rebase the patch and evaluate it again`})
   if (checks.every(c => c.passed)) {
-    const h = await evaluateProposal(store, proposal, 'holdout', o)
+    const h = await evaluateProposal(store, ws, proposal, 'holdout', o)
     holdout = {baseline: h.baseline.success_rate, candidate: h.candidate.success_rate, evaluations: [h.candidate.evaluation, h.baseline.evaluation]}
     evaluations.push(...holdout.evaluations)
     checks.push(...holdoutChecks(policy.policy, {...input, holdout: {candidate: h.candidate.body, baseline: h.baseline.body}}))

@@ -2,8 +2,7 @@ import {parse as parseYaml} from '../vendor/yaml.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import {GitWorkspace} from '../workspace/git.js'
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
 import type {Purpose} from '../skills/index.js'
@@ -85,8 +84,7 @@ export async function readPurposeAt(files: Pick<Workspace, 'readFile'>, commit: 
  * Idempotent: the proposal id derives from (skill, base commit, normalized patch) and the
  * commit's time from its parent, so a rerun after a kill finds everything already there.
  */
-export async function createProposal(store: GitRecordStore, ledger: Ledger, o: ProposeOptions): Promise<CreatedProposal | undefined> {
-  const ws = new GitWorkspace(store)
+export async function createProposal(store: RecordStore, ws: Workspace, ledger: Ledger, o: ProposeOptions): Promise<CreatedProposal | undefined> {
   const main = o.base ?? (await ws.readRef(o.mainRef))
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await ws.readFile(main, skillPath(o.skill)))?.toString('utf8')

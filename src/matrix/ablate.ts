@@ -1,7 +1,7 @@
 import {hashObject} from '../records/object-id.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody, Split} from '../records/types.js'
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import type {Ledger, RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import {parseRule, renderRule} from '../knowledge/index.js'
@@ -172,7 +172,7 @@ export function removalCandidates(units: readonly UnitCredit[], splits: readonly
 
 export const ablationKey = (blob: string, agent: string, seed: number, repeat: number) => `ablate/${blob}/${agent}/${seed}/${repeat}`
 
-export async function ablate(store: GitRecordStore, ws: Workspace, o: AblateOptions): Promise<Ablation> {
+export async function ablate(store: RecordStore, ws: Workspace, o: AblateOptions): Promise<Ablation> {
   const ledger = await store.ledger()
   const at = await skillAtVersion(ws, ledger, o)
   const path = skillPath(o.skill)
@@ -207,7 +207,7 @@ export async function ablate(store: GitRecordStore, ws: Workspace, o: AblateOpti
 const parseSkillBlob = (text: string): string => hashObject('blob', Buffer.from(text))
 
 /** The removal of one rule as an ordinary proposal: a branch with one commit, a hypothesis, a recall (empty: no knowledge used), the proposal record. Idempotent. */
-async function proposeRemoval(store: GitRecordStore, ws: Workspace, ledger: Ledger, o: AblateOptions & {base: string; text: string; unit: UnitCredit; version: number}): Promise<NonNullable<Ablation['proposal']>> {
+async function proposeRemoval(store: RecordStore, ws: Workspace, ledger: Ledger, o: AblateOptions & {base: string; text: string; unit: UnitCredit; version: number}): Promise<NonNullable<Ablation['proposal']>> {
   const path = skillPath(o.skill)
   const line = o.unit.lines[0]!
   const section = parseSkill(o.text).sections.filter(s => s.line <= line).pop()

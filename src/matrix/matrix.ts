@@ -2,7 +2,7 @@ import {parseRule, renderRule} from '../knowledge/index.js'
 import {evolve, type EvolveOptions, type EvolveResult} from '../loop/evolve.js'
 import {skillPath} from '../loop/files.js'
 import {runEvaluation} from '../evals/runner/run.js'
-import type {GitRecordStore} from '../store/index.js'
+import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {NotFoundError} from '../errors/index.js'
 import {namespaceOf, scopedStore, type Namespace} from './namespace.js'
@@ -60,7 +60,7 @@ export interface MatrixResult {
   recorded: number
 }
 
-export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixOptions): Promise<MatrixResult> {
+export async function runMatrix(store: RecordStore, ws: Workspace, o: MatrixOptions): Promise<MatrixResult> {
   const path = skillPath(o.skill)
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
@@ -75,13 +75,13 @@ export async function runMatrix(store: GitRecordStore, ws: Workspace, o: MatrixO
     // the namespace's main starts at main's tip; a rerun from the same main goes on from where it is
     if (!(await ws.readRef(ns.mainRef))) await ws.moveRef(ns.mainRef, start, undefined)
     o.onStep?.(`${spec}: evolve`)
-    const r = await evolve(scopedStore(store, ns), {...evolveOpts, agent: spec, lane: ns.lane, mainRef: ns.mainRef, namespace: ns.proposals, onStep: s => o.onStep?.(`${spec}: ${s}`)})
+    const r = await evolve(scopedStore(store, ns), ws, {...evolveOpts, agent: spec, lane: ns.lane, mainRef: ns.mainRef, namespace: ns.proposals, onStep: s => o.onStep?.(`${spec}: ${s}`)})
     const commit = (await ws.readRef(ns.mainRef))!
     sources.push({spec, namespace: ns, commit, evolve: {holdout_before: r.holdout_before, holdout_after: r.holdout_after, promoted: r.promoted, rejected: r.rejected, episodes: r.episodes, ...(r.stopped ? {stopped: r.stopped} : {}), run: `${r.run.id}/${r.run.generation}`, iterations: r.iterations.length}, rules: []})
   }
   const cell = async (source: string, commit: string, executor: string, lane: string): Promise<MatrixCell> => {
     o.onStep?.(`held-out: skill from ${source} run by ${executor}`)
-    const r = await runEvaluation(store, {...evolveOpts, agent: executor, lane, repo: store.repo, workspace: ws, split: 'holdout', repeat: holdoutRepeat, skill: `${commit}:${path}`})
+    const r = await runEvaluation(store, {...evolveOpts, agent: executor, lane, workspace: ws, split: 'holdout', repeat: holdoutRepeat, skill: `${commit}:${path}`})
     return {source, executor, passed: r.passed, total: r.total, rate: r.success_rate, ci: r.ci, evaluation: r.evaluation, manifest: r.manifest, skill: {commit, blob: r.skill.blob}}
   }
   const initial: MatrixCell[] = []

@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 import type {Kind, RecordDraft} from '../records/index.js'
-import type {GitRecordStore, Ledger, LedgerEntry} from '../store/index.js'
+import type {Ledger, LedgerEntry, RecordStore} from '../store/index.js'
 
 /**
  * An experiment's namespace (docs/matrix.md): one skill source of `exp matrix` evolves on its
@@ -47,7 +47,7 @@ export function namespaceOf(prefix: string, spec: string, start: string): Namesp
  * to what the namespace may see. A record this view appended is visible even when its id was
  * already on another lane (content-derived ids: the same record, written once).
  */
-export function scopedStore(store: GitRecordStore, ns: Namespace): GitRecordStore {
+export function scopedStore(store: RecordStore, ns: Namespace): RecordStore {
   const own = new Set<string>()
   const keep = (e: LedgerEntry) => e.lane === ns.lane || own.has(e.id) || !PRIVATE_KINDS.has(e.kind)
   let last: {from: Ledger; own: number; view: Ledger} | undefined
@@ -58,15 +58,15 @@ export function scopedStore(store: GitRecordStore, ns: Namespace): GitRecordStor
   }
   return new Proxy(store, {
     get(target, prop) {
-      if (prop === 'ledger') return async (...args: Parameters<GitRecordStore['ledger']>) => view(await target.ledger(...args))
+      if (prop === 'ledger') return async (...args: Parameters<RecordStore['ledger']>) => view(await target.ledger(...args))
       if (prop === 'append')
-        return async (draft: RecordDraft, opts: Parameters<GitRecordStore['append']>[1]) => {
+        return async (draft: RecordDraft, opts: Parameters<RecordStore['append']>[1]) => {
           const r = await target.append(draft, opts)
           own.add(r.id)
           return r
         }
       if (prop === 'appendBatch')
-        return async (drafts: readonly RecordDraft[], opts: Parameters<GitRecordStore['appendBatch']>[1]) => {
+        return async (drafts: readonly RecordDraft[], opts: Parameters<RecordStore['appendBatch']>[1]) => {
           const rs = await target.appendBatch(drafts, opts)
           for (const r of rs) own.add(r.id)
           return rs

@@ -3,7 +3,7 @@ import {compareRuns, type Comparison} from '../evals/compare.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import type {Split} from '../records/types.js'
-import type {GitRecordStore} from '../store/index.js'
+import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {createHash} from 'node:crypto'
 
@@ -68,9 +68,9 @@ export async function variantCommit(ws: Workspace, base: string, path: string, v
 }
 
 /** Run the skill at `base` and every variant on one split with one agent; pair each variant with the skill. */
-export async function measureVariants(store: GitRecordStore, ws: Workspace, o: EvalRunOptions & {base: string; path: string; split: Split; variants: readonly Variant[]; onStep?: (s: string) => void}): Promise<VariantRun> {
+export async function measureVariants(store: RecordStore, ws: Workspace, o: EvalRunOptions & {base: string; path: string; split: Split; variants: readonly Variant[]; onStep?: (s: string) => void}): Promise<VariantRun> {
   const {base, path, split, variants, onStep, ...run} = o
-  const opts = {...run, repo: store.repo, workspace: ws, split}
+  const opts = {...run, workspace: ws, split}
   let recorded = 0
   onStep?.(`${split}: ${o.agent} on the skill`)
   const b: RunResult = await runEvaluation(store, {...opts, skill: `${base}:${path}`, role: 'baseline'})

@@ -81,7 +81,7 @@ async function buildHistory(repo: string): Promise<Omit<History, 'repo' | 'store
   fs.writeFileSync(path.join(repo, '.research/policy.yaml'), V1_POLICY)
   await git(repo, 'commit', '-q', '-am', 'a version 1 policy')
   const store = await GitRecordStore.open(repo)
-  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: LANE, seed: 42, repeat: 1, now: NOW}
+  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, repo: store.repo, lane: LANE, seed: 42, repeat: 1, now: NOW}
 
   const train = async () => {
     const r = await runEvaluation(store, {...opts, repo: store.repo, workspace: new GitWorkspace(store), split: 'train', skill: 'main:skills/onboarding/SKILL.md', purpose: 'run'})
@@ -101,10 +101,10 @@ async function buildHistory(repo: string): Promise<Omit<History, 'repo' | 'store
     if (evidence) kb.evidence = {supporting_runs: failing, counterexamples: [], evidence_ids: [evidence]}
     const kn = (await store.append({kind: 'knowledge', body: kb, cites: evidence ? [evidence] : []}, {lane: LANE, now: NOW})).id
     // one rule per proposal: the rejected rule stays recalled but is never proposed again alone
-    const created = (await createProposal(store, await store.ledger(), {skill: 'onboarding', lane: LANE, mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 1, now: NOW}))!
+    const created = (await createProposal(store, new GitWorkspace(store), await store.ledger(), {skill: 'onboarding', lane: LANE, mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 1, now: NOW}))!
     const proposal = loadProposal(await store.ledger(), created.proposal)
-    await evaluateProposal(store, proposal, 'validation', opts)
-    const result = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+    await evaluateProposal(store, new GitWorkspace(store), proposal, 'validation', opts)
+    const result = await promoteProposal(store, new GitWorkspace(store), await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
     return {rule, line: renderRule(rule), knowledge: kn, ...(evidence ? {evidence} : {}), failing, ...(runs ? {manifest: runs.manifest} : {}), proposal: created.proposal, result}
   }
 

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
 import {createProposal} from '../../src/loop/proposal.js'
 import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
 import {initResearch} from '../../src/research/init.js'
@@ -32,10 +33,10 @@ export async function pendingProposal(t: {teardown(fn: () => void): void}, rule:
   await addExample(discoverRepo(repo), 'onboarding')
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
-  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: 'me', seed: 42, repeat: 1, now: NOW}
+  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, repo: store.repo, lane: 'me', seed: 42, repeat: 1, now: NOW}
   await store.append({kind: 'knowledge', body: knowledge(rule), cites: []}, {lane: 'me', now: NOW})
-  const created = (await createProposal(store, await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 1, now: NOW}))!
+  const created = (await createProposal(store, new GitWorkspace(store), await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 1, now: NOW}))!
   const proposal = loadProposal(await store.ledger(), created.proposal)
-  const ev = await evaluateProposal(store, proposal, 'validation', opts)
+  const ev = await evaluateProposal(store, new GitWorkspace(store), proposal, 'validation', opts)
   return {repo, store, proposal: created.proposal, branch: proposal.body.branch, candidate: ev.candidate.evaluation, baseline: ev.baseline.evaluation, rates: {baseline: ev.baseline.success_rate, candidate: ev.candidate.success_rate}, opts}
 }

@@ -6,6 +6,7 @@ import {exp, expJson} from '../helpers/cli.js'
 import {exampleRepo} from '../helpers/evolve.js'
 import {git, GIT_ENV} from '../helpers/repo.js'
 import {GitRecordStore, type Ledger} from '../../src/store/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
 import {hypotheses} from '../../src/projections/index.js'
 import {runContext} from '../../src/cli/run-context.js'
 import {evolve} from '../../src/loop/evolve.js'
@@ -79,7 +80,7 @@ t.test('a candidate whose base went stale is retired with the reason, never prom
   t.teardown(() => store.close())
   const {options, mainRef} = await runContext(store, repo, {lane: 'b'})
   let moved: string | undefined
-  const res = await evolve(store, {
+  const res = await evolve(store, new GitWorkspace(store), {
     ...options,
     skill: 'onboarding',
     mainRef,
@@ -118,7 +119,7 @@ t.test('a lane that builds the hypothesis another lane already promoted leaves i
   const start = (await git(repo, 'rev-parse', 'HEAD')).trim()
   const run = async (lane: string) => {
     const {options, mainRef} = await runContext(store, repo, {lane})
-    return evolve(store, {...options, skill: 'onboarding', mainRef, iterations: 1, trainRepeat: 2, evalRepeat: 2, recall: {items: 8, tokens: 1200}, mine: deterministicMine})
+    return evolve(store, new GitWorkspace(store), {...options, skill: 'onboarding', mainRef, iterations: 1, trainRepeat: 2, evalRepeat: 2, recall: {items: 8, tokens: 1200}, mine: deterministicMine})
   }
   const a = await run('a')
   t.equal(a.iterations[0]!.decision?.verdict, 'accept', 'lane a promoted its candidate')

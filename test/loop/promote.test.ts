@@ -2,6 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {GitRecordStore} from '../../src/store/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
 import {createProposal} from '../../src/loop/proposal.js'
 import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
 import {promoteProposal} from '../../src/loop/promote.js'
@@ -34,10 +35,10 @@ async function proposeAndEval(repo: string, rules: Rule[]) {
   const store = await GitRecordStore.open(repo)
   // the first rule the most confident: it is in the candidate whatever else is
   for (const [i, rule] of rules.entries()) await store.append({kind: 'knowledge', body: knowledge(rule, {confidence: i ? 0.6 : 0.9})}, {lane: 'me', now: NOW})
-  const created = (await createProposal(store, await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 8, now: NOW}))!
-  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, lane: 'me', seed: 42, repeat: 2, now: NOW}
+  const created = (await createProposal(store, new GitWorkspace(store), await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 8, now: NOW}))!
+  const opts = {agent: 'scripted', scenariosDir: path.join(repo, 'scenarios'), skillsDir: path.join(repo, 'skills'), cwd: repo, repo: store.repo, lane: 'me', seed: 42, repeat: 2, now: NOW}
   const proposal = loadProposal(await store.ledger(), created.proposal)
-  await evaluateProposal(store, proposal, 'validation', {...opts, policy: (await mainPolicy(store, 'refs/heads/main'))!.policy})
+  await evaluateProposal(store, new GitWorkspace(store), proposal, 'validation', {...opts, policy: (await mainPolicy(new GitWorkspace(store), 'refs/heads/main'))!.policy})
   return {store, created, proposal, opts}
 }
 
@@ -52,9 +53,9 @@ t.test('an accepted proposal becomes a merge commit on main with the trailers, a
   t.ok(changed.slice(0, -2).every(f => /^knowledge\/[a-z0-9-]+\.yaml$/.test(f)))
   // a dirty work tree stops the promotion before anything happens
   fs.appendFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), '\nlocal edit\n')
-  await t.rejects(promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'}), {code: 'E_DIRTY_TREE'})
+  await t.rejects(promoteProposal(store, new GitWorkspace(store), await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'}), {code: 'E_DIRTY_TREE'})
   await git(repo, 'checkout', '--', 'skills/onboarding/SKILL.md')
-  const res = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+  const res = await promoteProposal(store, new GitWorkspace(store), await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
   t.equal(res.verdict, 'accept', res.reasons.join('; '))
   const main = (await git(repo, 'rev-parse', 'main')).trim()
   t.equal(main, res.merge)
@@ -70,7 +71,7 @@ t.test('an accepted proposal becomes a merge commit on main with the trailers, a
   const decision = (await store.ledger()).load<'decision'>(res.decision)
   // the baseline's and the candidate's held-out runs are two looks
   t.match(decision.body, {verdict: 'accept', merge: {commit: main, branch: created.branch}, proposal: created.proposal, holdout_looks: 2})
-  const again = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+  const again = await promoteProposal(store, new GitWorkspace(store), await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
   t.equal(again.decision, res.decision, 'promoting again is a no-op')
   await store.close()
 })
@@ -80,7 +81,7 @@ t.test('a proposal that does not improve validation is rejected on its own evide
   // escalating every successful lookup stops all useful work: validation drops
   const {store, created, proposal, opts} = await proposeAndEval(repo, [{kind: 'on_result', tool: 'get_employee', result: 'no_match', calls: ['escalate'], stop: true}])
   const main = (await git(repo, 'rev-parse', 'main')).trim()
-  const res = await promoteProposal(store, await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+  const res = await promoteProposal(store, new GitWorkspace(store), await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
   t.equal(res.verdict, 'reject')
   t.match(res.reasons.join('\n'), /success improves/)
   t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'main did not move')

@@ -1,4 +1,4 @@
-import type {GitRecordStore} from '../../store/index.js'
+import type {RecordStore} from '../../store/index.js'
 import {namespaced} from '../../store/index.js'
 import type {Workspace} from '../../workspace/port.js'
 import {NotFoundError, SealedSplitError} from '../../errors/index.js'
@@ -94,7 +94,7 @@ export const compareLane = (id: string) => `cmp-${id}`
  * seeds, repetitions), so arms are compared pair by pair on the same episodes. Resumable:
  * the compare id derives from the options and the start commit, every step below it is.
  */
-export async function compare(store: GitRecordStore, ws: Workspace, o: CompareOptions): Promise<CompareResult> {
+export async function compare(store: RecordStore, ws: Workspace, o: CompareOptions): Promise<CompareResult> {
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
   if (!(await ws.readFile(start, skillPath(o.skill)))) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'name a skill under skills/ with --skill')
@@ -115,7 +115,7 @@ export async function compare(store: GitRecordStore, ws: Workspace, o: CompareOp
     let stopped: string | undefined
     o.onStep?.(`${arm}: learning`)
     if (spec.evolves) {
-      evolved = await evolve(s, {
+      evolved = await evolve(s, ws, {
         ...base,
         mainRef: ref,
         iterations: o.iterations,
@@ -136,7 +136,7 @@ export async function compare(store: GitRecordStore, ws: Workspace, o: CompareOp
     const tip = (await ws.readRef(ref))!
     const text = (await ws.readFile(tip, skillPath(o.skill)))!.toString('utf8')
     const memory = recalls(spec.mode) ? await recallForRun(s, {mode: spec.mode, skill: {name: o.skill, content: text}, lane: ns, budget: o.recall, ...(o.now ? {now: o.now} : {})}) : {mode: spec.mode}
-    const held: RunResult = await runEvaluation(s, {...base, repo: store.repo, workspace: ws, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
+    const held: RunResult = await runEvaluation(s, {...base, workspace: ws, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
     const ledger = await s.ledger()
     reports.push({
       arm,

@@ -1,4 +1,4 @@
-import type {GitRecordStore, Ledger} from '../../store/index.js'
+import type {Ledger, RecordStore} from '../../store/index.js'
 import type {Workspace} from '../../workspace/port.js'
 import {runEvaluation} from '../../evals/runner/run.js'
 import {records, recalls, type MemoryMode} from '../../evals/runner/memory.js'
@@ -43,7 +43,7 @@ const noteKey = (ns: string, i: number) => `stream/${ns}/${i}`
  * (keyed by namespace and iteration, citing its manifest) makes it resumable: a rerun skips
  * what is done, so a recall built on later knowledge never replaces an earlier one.
  */
-export async function trainStream(store: GitRecordStore, ws: Workspace, o: StreamOptions): Promise<StreamResult> {
+export async function trainStream(store: RecordStore, ws: Workspace, o: StreamOptions): Promise<StreamResult> {
   const manifests: string[] = []
   const text = (await ws.readFile(o.commit, skillPath(o.skill)))?.toString('utf8') ?? ''
   const at = {lane: o.lane, ...(o.now ? {now: o.now} : {})}
@@ -61,7 +61,7 @@ export async function trainStream(store: GitRecordStore, ws: Workspace, o: Strea
     const until = noteOf(i - 1)?.e.lamport
     if (episodesIn(ledger) >= o.budgetEpisodes) return {manifests, stopped: `episode budget reached (${episodesIn(ledger)} >= ${o.budgetEpisodes})`}
     const memory = recalls(o.mode) ? await recallForRun(store, {mode: o.mode, skill: {name: o.skill, content: text}, lane: o.lane, budget: o.recall, ...(until !== undefined ? {until} : {}), ...(o.now ? {now: o.now} : {})}) : {mode: o.mode}
-    const train = await runEvaluation(store, {...o, repo: store.repo, workspace: ws, split: 'train', repeat: o.trainRepeat, seed: o.seeds?.[i - 1] ?? (o.seed ?? 42) + i - 1, skill: `${o.commit}:${skillPath(o.skill)}`, memory, namespace: o.namespace})
+    const train = await runEvaluation(store, {...o, workspace: ws, split: 'train', repeat: o.trainRepeat, seed: o.seeds?.[i - 1] ?? (o.seed ?? 42) + i - 1, skill: `${o.commit}:${skillPath(o.skill)}`, memory, namespace: o.namespace})
     if (records(o.mode)) await o.mine(store, await store.ledger(), {manifest: train.manifest, ...at})
     await store.append({kind: 'note', key: noteKey(o.namespace, i), body: {text: `${noteKey(o.namespace, i)}: train ${train.manifest} under memory mode ${o.mode}`, about: [train.manifest], action: 'comment'}, cites: [train.manifest]}, at)
     manifests.push(train.manifest)

@@ -1,4 +1,4 @@
-import type {GitRecordStore} from '../../store/index.js'
+import type {RecordStore} from '../../store/index.js'
 import {namespaced} from '../../store/index.js'
 import type {Workspace} from '../../workspace/port.js'
 import {NotFoundError, SealedSplitError} from '../../errors/index.js'
@@ -49,7 +49,7 @@ export interface GainResult extends ExperimentHeader {
  * the off side runs the same train runs (as many, the same seeds) with memory off and its
  * skill unchanged. Both end on the same held-out episodes: the gain's interval is paired.
  */
-export async function gain(store: GitRecordStore, ws: Workspace, o: GainOptions): Promise<GainResult> {
+export async function gain(store: RecordStore, ws: Workspace, o: GainOptions): Promise<GainResult> {
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
   if (!(await ws.readFile(start, skillPath(o.skill)))) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'name a skill under skills/ with --skill')
@@ -64,13 +64,13 @@ export async function gain(store: GitRecordStore, ws: Workspace, o: GainOptions)
     const base = {...o, lane: ns, namespace: ns, seed}
     o.onStep?.(`${mode}: learning`)
     let trainRuns: string[] | undefined
-    if (mode === 'closed_loop') await evolve(s, {...base, mainRef: ref, iterations: o.iterations, budgetEpisodes: o.budgetEpisodes, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, memoryMode: mode, mine: deterministicMine})
+    if (mode === 'closed_loop') await evolve(s, ws, {...base, mainRef: ref, iterations: o.iterations, budgetEpisodes: o.budgetEpisodes, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, memoryMode: mode, mine: deterministicMine})
     else trainRuns = (await trainStream(s, ws, {...base, skill: o.skill, commit: start, iterations: seeds?.length ?? o.iterations, ...(seeds ? {seeds} : {}), budgetEpisodes: Number.MAX_SAFE_INTEGER, trainRepeat: o.trainRepeat, mode, recall: o.recall, mine: deterministicMine})).manifests
     o.onStep?.(`${mode}: held-out`)
     const tip = (await ws.readRef(ref))!
     const text = (await ws.readFile(tip, skillPath(o.skill)))!.toString('utf8')
     const memory = mode === 'closed_loop' ? await recallForRun(s, {mode, skill: {name: o.skill, content: text}, lane: ns, budget: o.recall, ...(o.now ? {now: o.now} : {})}) : {mode}
-    const held = await runEvaluation(s, {...base, repo: store.repo, workspace: ws, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
+    const held = await runEvaluation(s, {...base, workspace: ws, split: 'holdout', repeat: o.evalRepeat, skill: `${tip}:${skillPath(o.skill)}`, role: 'baseline', memory})
     const metrics = sideMetrics(await s.ledger(), trainRuns)
     return {held, side: {mode, namespace: ns, success: held.success_rate, passed: held.passed, total: held.total, ci: held.ci, evaluation: held.evaluation, skill: {commit: tip, blob: held.skill.blob}, metrics}}
   }
