@@ -1,6 +1,7 @@
 import type {GitRecordStore} from '../store/index.js'
 import type {ExperimentOptions} from '../loop/compare/run.js'
 import {runContext, type RunFlagValues} from './run-context.js'
+import {checkExploreRate} from '../evals/runner/explore.js'
 
 /** The flags `exp compare` and `exp gain` share (each command words them for its own sides). */
 export interface ExperimentFlags extends RunFlagValues {
@@ -10,6 +11,7 @@ export interface ExperimentFlags extends RunFlagValues {
   'train-repeat': number
   repeat: number
   'max-rules'?: number
+  explore: string
 }
 
 /**
@@ -17,6 +19,7 @@ export interface ExperimentFlags extends RunFlagValues {
  * .research/config.yaml give, progress on a terminal's stderr, and the events file closed after.
  */
 export async function runExperiment<T>(store: GitRecordStore, cwd: string, flags: ExperimentFlags, note: (line: string) => void, run: (o: ExperimentOptions) => Promise<T>): Promise<T> {
+  const exploreRate = checkExploreRate(flags.explore)
   const {options, config, mainRef} = await runContext(store, cwd, flags, note)
   try {
     return await run({
@@ -29,6 +32,7 @@ export async function runExperiment<T>(store: GitRecordStore, cwd: string, flags
       evalRepeat: flags.repeat,
       maxRules: flags['max-rules'] ?? config.recall?.items ?? 8,
       recall: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200},
+      ...(exploreRate ? {exploreRate} : {}),
       onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),
     })
   } finally {

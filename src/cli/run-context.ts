@@ -10,6 +10,7 @@ import {mainRefOf} from './main-ref.js'
 import {openEventSink} from '../events/index.js'
 import {defaultKeyFile, findHoldoutKey} from '../scenarios/key.js'
 import {PACKAGE_ROOT} from '../package-root.js'
+import {DEFAULT_EXPLORE_RATE} from '../evals/runner/explore.js'
 
 export const holdoutKeyFile = defaultKeyFile
 
@@ -23,6 +24,12 @@ export const runFlags = {
   'max-steps': Flags.integer({description: 'tool calls allowed per episode', min: 1}),
   events: Flags.string({description: 'append lifecycle events as JSON Lines to this file (default: EXP_EVENTS); secrets, home paths and held-out scenario ids are redacted'}),
 }
+
+/** `--explore RATE` of the commands whose loops train (evolve, and the evolving arms of compare and gain). */
+export const exploreFlag = Flags.string({
+  description: `training only: the probability that each rule line of the skill is left out of one training run, so that runs show what the agent does without it and a rule learned too early can be replaced (docs/loop.md, "Exploration"); 0 turns it off`,
+  default: String(DEFAULT_EXPLORE_RATE),
+})
 
 export interface RunFlagValues {
   agent?: string

@@ -3,7 +3,7 @@ import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {runFlags} from '../cli/run-context.js'
+import {exploreFlag, runFlags} from '../cli/run-context.js'
 import {runExperiment} from '../cli/experiment.js'
 import {table} from '../cli/table.js'
 import {GitWorkspace} from '../workspace/git.js'
@@ -30,6 +30,8 @@ Resumable: the compare is identified by its options and the main commit it start
     iterations: Flags.integer({char: 'n', description: 'iterations of each learning arm at most', min: 1, default: 10}),
     'train-repeat': Flags.integer({description: 'train episodes per scenario', min: 1, default: 3}),
     'max-rules': Flags.integer({description: 'rules per proposal (trace2skill and compiler) (default: the recall item budget, as exp evolve)', min: 1}),
+    // the arms that evolve train as exp evolve does; baseline and memory never explore
+    explore: exploreFlag,
     skill: Flags.string({description: 'the skill (folder under skills/)', default: 'onboarding'}),
     out: Flags.string({description: 'folder to write compare.{md,json,csv} into (default: results/ at the top of the repository)'}),
   }

@@ -2,7 +2,7 @@ import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {agentOptions, runContext, runFlags} from '../cli/run-context.js'
+import {agentOptions, exploreFlag, runContext, runFlags} from '../cli/run-context.js'
 import {evolve, type EvolveResult} from '../loop/evolve.js'
 import {deterministicMine, mineStep} from '../loop/mine-step.js'
 import {drafter, mineDrafter, proposalDrafter} from '../loop/llm.js'
@@ -12,7 +12,7 @@ import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {memoryModeFlag} from '../cli/memory.js'
 import {proposeBudget, recallBudget} from '../cli/budgets.js'
 import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
-import {checkExploreRate, DEFAULT_EXPLORE_RATE} from '../evals/runner/explore.js'
+import {checkExploreRate} from '../evals/runner/explore.js'
 
 export default class Evolve extends ExpCommand {
   static summary = 'Run the loop: train, mine, propose, evaluate, promote — N iterations.'
@@ -56,10 +56,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
       description: 'rules per proposal, first candidate (a rule and its conditioned case count as one; default: every rule the proposer is offered, propose.items of .research/config.yaml, else 16)',
       min: 1,
     }),
-    explore: Flags.string({
-      description: `training only: the probability that each rule line of the skill is left out of one training run, so that runs show what the agent does without it and a rule learned too early can be replaced (docs/loop.md, "Exploration"); 0 turns it off`,
-      default: String(DEFAULT_EXPLORE_RATE),
-    }),
+    explore: exploreFlag,
     proposer: Flags.string({
       description: 'openai:MODEL: a model drafts the words of each proposal (lines, reasons); which knowledge, rules and section stay deterministic; prompts and responses are recorded, redacted',
     }),

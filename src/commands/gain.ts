@@ -3,7 +3,7 @@ import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {runFlags} from '../cli/run-context.js'
+import {exploreFlag, runFlags} from '../cli/run-context.js'
 import {runExperiment} from '../cli/experiment.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {gain, type GainResult} from '../loop/gain/run.js'
@@ -26,6 +26,8 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
     iterations: Flags.integer({char: 'n', description: 'loop iterations of the closed-loop side at most', min: 1, default: 10}),
     'train-repeat': Flags.integer({description: 'train episodes per scenario', min: 1, default: 3}),
     'max-rules': Flags.integer({description: 'rules per proposal (default: the recall item budget, as exp evolve)', min: 1}),
+    // the closed-loop side trains as exp evolve does; the off side never explores
+    explore: exploreFlag,
     skill: Flags.string({description: 'the skill (folder under skills/)', default: 'onboarding'}),
     out: Flags.string({description: 'folder to write gain.{json,md} into (default: results/ at the top of the repository)'}),
   }

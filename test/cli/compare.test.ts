@@ -115,6 +115,8 @@ t.test('bad input (an unknown arm or memory mode, a sealed split without its key
     [['evolve', '-n', '1', '--memory-mode', 'ON'], /unknown memory mode: "ON"/],
     [['evolve', '-n', '1', '--explore', '1'], /--explore must be a number in \[0, 1\), got "1"/],
     [['evolve', '-n', '1', '--explore', 'often'], /--explore must be a number in \[0, 1\), got "often"/],
+    [['compare', '--explore', '-0.1'], /--explore must be a number in \[0, 1\), got "-0.1"/],
+    [['gain', '--explore', '0.3x'], /--explore must be a number in \[0, 1\), got "0.3x"/],
     [['research', 'tuning', '--memory-mode', 'x'], /unknown memory mode: "x"/],
   ] as [string[], RegExp][]) {
     const r = await exp(args, {cwd: repo})

@@ -50,6 +50,8 @@ export interface CompareIdentity {
   maxRules: number
   recall: {items: number; tokens: number}
   maxSteps?: number
+  /** exploration of the evolving arms' training (absent: none, as before it existed) */
+  explore?: number
   /** the main commit the arms start from */
   start: string
 }

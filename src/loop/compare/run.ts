@@ -26,6 +26,8 @@ export interface ExperimentOptions extends EvalRunOptions {
   evalRepeat: number
   maxRules: number
   recall: {items: number; tokens: number}
+  /** exploration of the training runs of the arms that evolve (EvolveOptions.exploreRate); the others never explore */
+  exploreRate?: number
   onStep?: (step: string) => void
 }
 
@@ -101,7 +103,7 @@ export async function compare(store: RecordStore, ws: Workspace, o: CompareOptio
   const sealed = !!sealedPath(o.scenariosDir)
   if (sealed && !o.holdoutKey) throw new SealedSplitError('exp compare cannot certify held-out results: the held-out split is sealed and no key was found; nothing was run', 'set EXP_HOLDOUT_KEY or EXP_HOLDOUT_KEY_FILE, or put the key in .git/exp/holdout.key, then run the same command again')
   const seed = o.seed ?? 42
-  const id = compareId({skill: o.skill, agent: o.agent, seed, budget: o.budgetEpisodes, iterations: o.iterations, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {}), start})
+  const id = compareId({skill: o.skill, agent: o.agent, seed, budget: o.budgetEpisodes, iterations: o.iterations, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {}), ...(o.exploreRate ? {explore: o.exploreRate} : {}), start})
   const reports: ArmReport[] = []
   const episodes: ArmEpisodes[] = []
   for (const arm of o.arms) {

@@ -55,7 +55,7 @@ export async function gain(store: RecordStore, ws: Workspace, o: GainOptions): P
   if (!(await ws.readFile(start, skillPath(o.skill)))) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'name a skill under skills/ with --skill')
   if (sealedPath(o.scenariosDir) && !o.holdoutKey) throw new SealedSplitError('exp gain cannot certify a held-out gain: the held-out split is sealed and no key was found; nothing was run', 'set EXP_HOLDOUT_KEY or EXP_HOLDOUT_KEY_FILE, or put the key in .git/exp/holdout.key, then run the same command again')
   const seed = o.seed ?? 42
-  const id = compareId({skill: o.skill, agent: o.agent, seed, budget: o.budgetEpisodes, iterations: o.iterations, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {}), start})
+  const id = compareId({skill: o.skill, agent: o.agent, seed, budget: o.budgetEpisodes, iterations: o.iterations, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {}), ...(o.exploreRate ? {explore: o.exploreRate} : {}), start})
   const side = async (mode: MemoryMode, seeds?: number[]): Promise<{side: GainSide; held: RunResult}> => {
     const ns = armNamespace(id, mode, 'gain')
     const s = namespaced(store, ns)
