@@ -8,7 +8,7 @@ import {EXAMPLES} from '../research/example.js'
 
 export default class Init extends ExpCommand {
   static summary = 'Set up exp in this git repository: .research/ defaults and research refspecs.'
-  static description = `Writes .research/config.yaml, contract.yaml and policy.yaml with commented defaults (existing files are kept), and adds fetch/push refspecs for refs/research/* (never refs/research/private/*) to every existing remote, so plain git fetch/push carry the lanes. Safe to run again.
+  static description = `Writes .research/config.yaml, contracts/skills.yaml (what a pull request may change) and policy.yaml with commented defaults (existing files are kept), and adds fetch/push refspecs for refs/research/* (never refs/research/private/*) to every existing remote, so plain git fetch/push carry the lanes. Safe to run again.
 config.yaml records the repository's default branch as main_branch (the branch HEAD points to in a fresh repository, whether it is called main, master or anything else; --main to choose); a later \`git branch -m\` of it is followed.
 --example copies a built-in benchmark (scenarios and the initial skill) and commits it. If anything fails, what this run created is removed again.`
   static enableJsonFlag = true

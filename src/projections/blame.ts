@@ -28,7 +28,8 @@ export interface BlameLine {
 export interface Blame {
   skill: string
   path: string
-  main: {commit: string; version: number}
+  /** the main branch's tip, its version, and the branch's name (main, master or any) */
+  main: {commit: string; version: number; branch?: string}
   lines: BlameLine[]
 }
 

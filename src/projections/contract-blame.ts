@@ -20,6 +20,8 @@ export interface ContractBlame {
   contract: string
   path: string
   lines: ContractBlameLine[]
+  /** the main branch's name (main, master or any) */
+  branch?: string
 }
 
 /**

@@ -18,7 +18,8 @@ export interface ContractVersion {
 
 export interface ContractProvenance {
   contract: string
-  main: {commit: string; version: number}
+  /** the main branch's tip, its version, and the branch's name (main, master or any) */
+  main: {commit: string; version: number; branch?: string}
   versions: ContractVersion[]
   /** attempts that were rejected, with why */
   rejected: {id: string; ordinal: number; lane: string; reason?: string; why: string}[]

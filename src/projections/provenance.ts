@@ -52,7 +52,8 @@ export interface VersionProvenance extends VersionPoint, Partial<ProposalChain> 
 
 export interface Provenance {
   skill: string
-  main: {commit: string; version: number}
+  /** the main branch's tip, its version, and the branch's name (main, master or any) */
+  main: {commit: string; version: number; branch?: string}
   versions: VersionProvenance[]
 }
 

@@ -20,6 +20,6 @@ export function renderBlameText(b: Blame): string {
   const labels = b.lines.map(who)
   const width = Math.max(0, ...labels.map(l => l.length))
   const num = String(b.lines.length).length
-  const head = `${b.path} on main ${short(b.main.commit)} (${b.skill} v${b.main.version})`
+  const head = `${b.path} on ${b.main.branch ?? 'main'} ${short(b.main.commit)} (${b.skill} v${b.main.version})`
   return [head, ...b.lines.map((l, i) => `${String(l.line).padStart(num)}  ${labels[i]!.padEnd(width)} | ${l.text}`)].join('\n')
 }

@@ -5,7 +5,7 @@ const fmt = (x: number | undefined) => (x === undefined ? '-' : String(x))
 
 /** `exp provenance CONTRACT` as text: one block per version of the contract's editable files, then the rejected attempts. */
 export function renderContractProvenance(p: ContractProvenance): string {
-  const out = [`contract ${p.contract} on main ${short(p.main.commit)} is v${p.main.version}`, '']
+  const out = [`contract ${p.contract} on ${p.main.branch ?? 'main'} ${short(p.main.commit)} is v${p.main.version}`, '']
   for (const v of p.versions) {
     if (v.origin === 'initial') {
       out.push(`v${v.version}  initial, commit ${short(v.commit)}`)

@@ -31,12 +31,17 @@ export interface ViewTrust extends HistoryTrust {
 
 export async function readProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; skill: string; version?: number; trust?: ViewTrust}): Promise<Provenance> {
   const mainline = await readMainline(ws, o.mainRef, [o.skill])
-  return provenance(o.trust?.ledger ?? (await store.ledger()), mainline, o)
+  return onBranch(provenance(o.trust?.ledger ?? (await store.ledger()), mainline, o), o.mainRef)
+}
+
+/** The views name the main branch as this repository calls it (master, trunk), not "main". */
+function onBranch<T extends {main: {commit: string; version: number; branch?: string}}>(view: T, mainRef: string): T {
+  return {...view, main: {...view.main, branch: mainRef.replace(/^refs\/heads\//, '')}}
 }
 
 export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: string; skill: string; trust?: ViewTrust}): Promise<Blame> {
   const input = await readBlameInput(ws, o.mainRef, o.skill)
-  return blame(o.trust?.ledger ?? (await store.ledger()), input, o.trust)
+  return onBranch(blame(o.trust?.ledger ?? (await store.ledger()), input, o.trust), o.mainRef)
 }
 
 /** The report model of the given skills (default: every skill on main). */
@@ -64,7 +69,7 @@ export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef:
 /** The provenance of a research contract's editable files on main (docs/contracts.md). */
 export async function readContractProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; contract: string; trust?: ViewTrust}): Promise<ContractProvenance> {
   const mainline = await readMainline(ws, o.mainRef, [])
-  return contractProvenance(o.trust?.ledger ?? (await store.ledger()), mainline, o.contract, o.trust)
+  return onBranch(contractProvenance(o.trust?.ledger ?? (await store.ledger()), mainline, o.contract, o.trust), o.mainRef)
 }
 
 /** Blame of one editable file of a research contract on main (docs/contracts.md). */
@@ -75,11 +80,11 @@ export async function readContractBlame(store: RecordStore, ws: Workspace, o: {m
   const lines = await ws.blame(tip, o.path)
   const messages = new Map<string, string>()
   for (const oid of new Set(lines.map(l => l.commit))) messages.set(oid, (await ws.readCommit(oid)).message)
-  return contractBlame(o.trust?.ledger ?? (await store.ledger()), {contract: o.contract, path: o.path, lines, messages, mainline}, o.trust)
+  return {...contractBlame(o.trust?.ledger ?? (await store.ledger()), {contract: o.contract, path: o.path, lines, messages, mainline}, o.trust), branch: o.mainRef.replace(/^refs\/heads\//, '')}
 }
 
 export function renderContractBlame(b: ContractBlame): string {
   const who = b.lines.map(l => (l.origin === 'attempt' ? `${l.unverified ? 'UNVERIFIED ' : ''}#${l.ordinal ?? '?'} ${l.attempt}${l.merge ? ` merge ${l.merge.slice(0, 8)}` : ''}` : `${l.origin} ${l.commit.slice(0, 8)}`))
   const width = Math.max(0, ...who.map(w => w.length))
-  return [`${b.path} on main (contract ${b.contract})`, ...b.lines.map((l, i) => `${String(l.line).padStart(3)}  ${who[i]!.padEnd(width)} | ${l.text}`)].join('\n')
+  return [`${b.path} on ${b.branch ?? 'main'} (contract ${b.contract})`, ...b.lines.map((l, i) => `${String(l.line).padStart(3)}  ${who[i]!.padEnd(width)} | ${l.text}`)].join('\n')
 }

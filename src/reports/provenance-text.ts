@@ -73,5 +73,5 @@ export function versionNode(v: VersionProvenance): TreeNode {
 
 /** `exp provenance` as text: one tree per version, newest last. */
 export function renderProvenanceText(p: Provenance): string {
-  return `${p.skill} on main ${short(p.main.commit)} is v${p.main.version}\n\n${renderForest(p.versions.map(versionNode))}`
+  return `${p.skill} on ${p.main.branch ?? 'main'} ${short(p.main.commit)} is v${p.main.version}\n\n${renderForest(p.versions.map(versionNode))}`
 }

@@ -31,12 +31,17 @@ t.test('on a master repository the whole loop and the history views work, and a 
     t.equal(r.code, 0, `exp ${args.join(' ')}: ${r.stderr}`)
     t.notMatch(r.stderr, /unknown branch/)
   }
-  t.match((await run(['provenance', 'onboarding@2'])).stdout, new RegExp(id))
+  const prov = await run(['provenance', 'onboarding@2'])
+  t.match(prov.stdout, new RegExp(id))
+  t.match(prov.stdout, /^onboarding on master [0-9a-f]{12} is v2$/m, 'the views name the branch as it is called')
+  t.match((await run(['blame', 'onboarding'])).stdout, /^skills\/onboarding\/SKILL\.md on master [0-9a-f]{12} \(onboarding v2\)$/m)
+  t.equal((await expJson<{main: {branch: string}}>(['provenance', 'onboarding', '--json'], {cwd: repo})).main.branch, 'master')
 
   await git(repo, 'branch', '-m', 'master', 'trunk')
   const blame = await run(['blame', 'onboarding'])
   t.equal(blame.code, 0, `after git branch -m master trunk: ${blame.stderr}`)
   t.match(blame.stdout, new RegExp(`v2 merge [0-9a-f]{12} ${id}`))
+  t.match(blame.stdout, /^skills\/onboarding\/SKILL\.md on trunk /, 'and after a rename, its new name')
   t.equal(blame.stderr, '', 'a rename is followed silently')
   const again = await run(['propose', 'onboarding', '--lane', 't', '--json'])
   t.equal(again.code, 0, again.stderr)

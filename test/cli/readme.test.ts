@@ -47,8 +47,9 @@ t.test("the README's tour runs as written on a master repository", async t => {
   t.equal((await git(repo, 'rev-parse', '--abbrev-ref', 'HEAD')).trim(), 'wording')
   t.match(await git(repo, 'log', '--format=%B', 'master'), /Exp-Promotes: pr-/, 'promotions merged into master')
   t.ok(fs.existsSync(path.join(repo, 'results', 'report.html')))
-  t.ok(fs.existsSync(path.join(repo, '.github', 'workflows', 'exp-gate.yml')))
+  t.match(fs.readFileSync(path.join(repo, '.github', 'workflows', 'exp-gate.yml'), 'utf8'), /^ {4}branches: \["master"\]$/m, 'the gate runs on pull requests to master')
   t.match(r.stdout, /## exp gate: PASS/)
+  t.match(r.stdout, /^hy-[0-9a-f]{24} +promoted /m, 'exp hypotheses --status promoted lists the hypothesis the tour promoted')
   t.match((await git(path.join(dir, 'origin.git'), 'for-each-ref', 'refs/research')), /refs\/research\/lanes\//, 'exp sync pushed the lanes')
 })
 

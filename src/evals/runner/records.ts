@@ -29,6 +29,17 @@ export function laneKey(key: string, lane: string): string {
   return `${key}@${lane}`
 }
 
+/**
+ * A third key, for an episode whose own key and lane key are both taken by other bytes: the
+ * same experiment (same manifest: the skill by its blob) run again on this lane from another
+ * commit, or with an agent that answers differently, never reusing what is recorded (the
+ * gate). Salted by the trace's content, so recording the same episode again is a no-op, not
+ * a conflict.
+ */
+export function contentKey(key: string, trace: RecordDraft<'trace'>): string {
+  return `${key}#${prepare({...trace, key: undefined}).digest.slice('sha256:'.length, 'sha256:'.length + 16)}`
+}
+
 export interface EpisodeDraftOptions {
   manifest: string
   agent: AgentRef

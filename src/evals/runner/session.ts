@@ -13,7 +13,7 @@ import {episodeSeed} from '../prompt.js'
 import {exploreSkills} from './explore.js'
 import {loadDataset, type Dataset} from './dataset.js'
 import {resolveSkill, type ResolvedSkill} from './skill.js'
-import {episodeDrafts, laneKey, manifestDraft} from './records.js'
+import {contentKey, episodeDrafts, laneKey, manifestDraft} from './records.js'
 import {summarize, publicAggregate, evidenceOf, type VerifiedEpisode} from './summary.js'
 import {planEpisodes, type PlannedEpisode} from './plan.js'
 import {holdoutLooks, rotate, slotsOf, type Slot} from './slots.js'
@@ -30,7 +30,8 @@ export const EXP_VERSION = '0.1.0'
 interface Done {
   slot: string
   drafts: RecordDraft[]
-  rekey: () => RecordDraft[]
+  /** the same episode under the lane's own key, then under a key salted by its content */
+  rekeys: (() => RecordDraft[])[]
   final?: RecordDraft[]
 }
 
@@ -200,7 +201,13 @@ export class RunSession {
       // an id already taken by other bytes (a forged or foreign record) moves the episode to this lane's own key
       const ledger = await this.store.ledger()
       const drafts = batch.flatMap(b => {
-        const d = b.drafts.find(x => isTaken(ledger, x)) ? b.rekey() : b.drafts
+        // and when that one is taken too (this lane ran the same experiment from another commit,
+        // or its agent answered otherwise), to a key salted by the episode's own content
+        let d = b.drafts
+        for (const next of b.rekeys) {
+          if (!d.some(x => isTaken(ledger, x))) break
+          d = next()
+        }
         b.final = d
         return d
       })
@@ -228,7 +235,8 @@ export class RunSession {
           const d = episodeDrafts(r, {manifest: this.manifest, agent: this.agentRef, skill: this.skill, wallMs, key, sealTask: this.held, ...(explored.dropped ? {dropped: explored.dropped} : {})})
           return [d.trace, d.verification] as [RecordDraft<'trace'>, RecordDraft<'verification'>]
         }
-        buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekey: () => draftsFor(laneKey(p.baseKey, o.lane))})
+        const own = laneKey(p.baseKey, o.lane)
+        buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekeys: [() => draftsFor(own), () => draftsFor(contentKey(own, draftsFor(own)[0]))]})
         this.count(r.verdict as VerificationBody)
         o.onProgress?.({...this.progress})
         // a full batch, or a second's worth: slow agents still show their work to other lanes

@@ -54,7 +54,8 @@ export async function resolveSkill(spec: string | undefined, o: {cwd: string; sk
     rel = ls[0]!
   } else if (!rel.endsWith('SKILL.md')) rel = `${rel.replace(/\/$/, '')}/SKILL.md`
   const bytes = await ws.readFile(commit, rel)
-  if (!bytes) throw new NotFoundError('skill file', `${rev}:${rel}`)
+  // e.g. a pull request that adds a skill: its base has no such file
+  if (!bytes) throw new NotFoundError('skill file', `${rev}:${rel}`, `${rel} does not exist at ${rev}; list the skills there with \`git ls-tree -r --name-only ${rev} -- ${path.posix.dirname(path.posix.dirname(rel))}\``)
   const content = bytes.toString('utf8')
   return {name: nameOf(rel, content), content, blob: hashObject('blob', Buffer.from(content)), source: `${rev}:${rel}`, commit}
 }

@@ -1,4 +1,7 @@
 import t from 'tap'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {MemoryWorkspace} from '../../../src/workspace/memory.js'
 import {GitRecordStore} from '../../../src/store/index.js'
 import {runEvaluation} from '../../../src/evals/runner/run.js'
 import {benchmarkRepo, runOpts} from '../../helpers/research.js'
@@ -92,4 +95,29 @@ t.test('the example command agent runs end to end through the protocol', async t
 t.test('an unknown agent names the available ones', async t => {
   const repo = await benchmarkRepo(t)
   await t.rejects(runEvaluation(await GitRecordStore.open(repo), runOpts(repo, {split: 'train', agent: 'gpt5'})), {code: 'E_UNKNOWN_AGENT', message: /scripted.*command:PROGRAM.*openai:MODEL/})
+})
+
+// The gate never reuses episodes it did not record (reuse: 'none'), and a manifest pins the
+// skill by its blob: the same SKILL.md gated again from another commit (a rebased pull
+// request, CI's merge commit) is the same experiment, whose traces name another commit.
+t.test('the same skill run again from other commits, never reusing: recorded, never a conflict', async t => {
+  const repo = await benchmarkRepo(t)
+  const text = readFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), 'utf8')
+  const ws = new MemoryWorkspace()
+  const one = ws.seed('main', {'skills/onboarding/SKILL.md': text})
+  const two = await ws.commitFiles({base: one, files: [{path: 'README.md', content: Buffer.from('two\n')}], message: 'two'})
+  const three = await ws.commitFiles({base: two, files: [{path: 'README.md', content: Buffer.from('three\n')}], message: 'three'})
+  const store = await GitRecordStore.open(repo)
+  const gate = (skill: string) => runEvaluation(store, runOpts(repo, {split: 'validation', skill, workspace: ws, reuse: 'none', lane: 'ci'}))
+  const runs = [await gate(one), await gate(two), await gate(three)]
+  t.equal(new Set(runs.map(r => r.manifest)).size, 1, 'one experiment')
+  t.same(runs.map(r => r.success_rate), Array(3).fill(runs[0]!.success_rate), 'the same result from every commit')
+  const l = await store.ledger()
+  const commits = new Set(l.records({kinds: ['trace']}).map(r => r.body.skill.commit))
+  t.same([...commits].sort(), [one, two, three].sort(), 'each run recorded its own traces')
+  const size = l.size
+  const again = await gate(three)
+  t.equal(again.evaluation, runs[2]!.evaluation, 'the same commit again is the same evaluation')
+  t.equal((await store.ledger()).size, size, 'and records nothing new')
+  await store.close()
 })

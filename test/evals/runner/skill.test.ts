@@ -25,6 +25,6 @@ t.test('a skill at a revision, through the Workspace port', async t => {
   t.match(await resolveSkill('main:skills/offboarding', o), {name: 'offboarding', commit: two})
   t.match(await resolveSkill('main~1', o), {name: 'onboarding', commit: one}, 'REV~N')
   await t.rejects(resolveSkill('nope', o), {code: 'E_NOT_FOUND', message: /nope/})
-  await t.rejects(resolveSkill('main:skills/missing', o), {code: 'E_NOT_FOUND', message: /main:skills\/missing\/SKILL.md/})
+  await t.rejects(resolveSkill('main:skills/missing', o), {code: 'E_NOT_FOUND', message: /main:skills\/missing\/SKILL.md/, hint: /skills\/missing\/SKILL\.md does not exist at main; list the skills there with `git ls-tree -r --name-only main -- skills`/})
   await t.rejects(resolveSkill('main', {cwd, skillsDir}), {code: 'E_NOT_FOUND'}, 'without a workspace only folders on disk are skills')
 })
