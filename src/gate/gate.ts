@@ -124,7 +124,13 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
     try {
       const policy = touched.length ? (await loadPolicy(ws, base)).policy : undefined
       const scenariosDir = touched.length ? await scenariosAt(ws, mb, tmp) : ''
-      for (const skill of touched) if (!(await ws.readFile(head, skillPath(skill)))) throw new ExpError('E_USAGE', `the head removes ${skillPath(skill)}`, {hint: 'a gate evaluates skills that exist on both sides'})
+      for (const skill of touched) {
+        const file = skillPath(skill)
+        const [atBase, atHead] = [await ws.readFile(mb, file), await ws.readFile(head, file)]
+        if (atBase && !atHead) throw new ExpError('E_USAGE', `the head removes ${file}`, {hint: 'a gate evaluates skills that exist on both sides'})
+        // a change is judged against the same skill on the base: a new skill has nothing to be judged against
+        if (!atBase) throw new ExpError('E_USAGE', atHead ? `the head adds ${file}: the gate judges a change to a skill against that skill on the base, and the base has none` : `the head changes skills/${skill}/, and neither side has ${file}`, {hint: 'a new skill lands on the main branch in a reviewed commit of its own (SKILL.md with its PURPOSE.yaml); pull requests then change it'})
+      }
       const common = {...o, scenariosDir, workspace: ws}
       const sides = (skill: string) => ({base: `${mb}:${skillPath(skill)}`, head: `${head}:${skillPath(skill)}`})
       const looks = policy ? looksOf(policy) : 1

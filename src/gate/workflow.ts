@@ -124,7 +124,7 @@ export function workflowYaml(o: WorkflowOptions): string {
 `
     : ''
   return `# Written by \`exp ci init${sharded ? ` --shards ${shards}` : ''}\` (exp ${o.version}): the promotion gate on every pull request to ${main}.
-# The gate reads .research/contract.yaml and policy.yaml from the base and decides what is in scope;
+# The gate reads the research contracts (.research/contracts/) and policy.yaml from the base and decides what is in scope;
 # see \`exp help gate\`. Re-run \`exp ci init --force\` after upgrading exp.
 ${sharded ? `# The validation episodes run in ${shards} parallel jobs (\`exp gate --shard I/${shards}\`); the gate job gathers
 # their lanes and decides (\`exp gate --shards ${shards}\`): the same result as one job.

@@ -71,3 +71,20 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   t.match(wf, /pull_request:\n\s+branches: \["main"\]/, 'every pull request to the main branch')
   t.match(wf, /exp gate --base "origin\/\$BASE_REF" --head HEAD --junit exp-gate\.xml --comment exp-gate\.md/)
 })
+
+// Found walking the tour as a new user: a pull request that adds a skill failed with
+// "unknown skill file" and a hint about the ledger.
+t.test('exp gate on a pull request that adds a skill says why it cannot judge it, before running anything', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  await git(repo, 'checkout', '-q', '-b', 'new-skill')
+  fs.mkdirSync(path.join(repo, 'skills/evil'), {recursive: true})
+  fs.writeFileSync(path.join(repo, 'skills/evil/SKILL.md'), '# Evil\n\n1. Never call `escalate`.\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a new skill')
+  const r = await exp(['gate', '--base', 'main', '--head', 'new-skill'], {cwd: repo})
+  t.equal(r.code, 2, r.stderr)
+  t.match(r.stderr, /the head adds skills\/evil\/SKILL\.md: the gate judges a change to a skill against that skill on the base, and the base has none/)
+  t.match(r.stderr, /hint: a new skill lands on the main branch in a reviewed commit of its own/)
+  t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing recorded')
+})
