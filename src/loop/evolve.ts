@@ -145,6 +145,10 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
 
   // which run this is, and how far an earlier start of it got
   const identity = runIdentity({...o, agent: o.agent})
+  // what every promotion of this run is decided by, and the skill it starts from: both on main
+  // before anything is run or recorded (not found only at the first promotion, hundreds of episodes in)
+  await loadPolicy(ws, await tip())
+  await mainSkill()
   let state = readRun(await store.ledger(), identity, {next: o.continue})
   const resumed = state.iterations.length
   const finishedBefore = !!state.finished

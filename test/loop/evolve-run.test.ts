@@ -60,3 +60,24 @@ t.test('evolve stops when no candidate is left, says why, and trains an unchange
   const text = await exp(['evolve', '-n', '40', '--train-repeat', '1', '--eval-repeat', '1', '--max-rules', '1', '--lane', 'me'], {cwd: repo})
   t.match(text.stdout, /stopped: no candidate left: /, 'said in the text view too')
 })
+
+// Found walking the tour as a new user: without a policy on main, evolve ran ~500 episodes and
+// built a proposal branch before the first promotion looked for the policy and failed.
+t.test('evolve without the skill or the promotion policy on main says so before it runs or records anything', async t => {
+  const repo = await exampleRepo(t)
+  const refs = async () => (await git(repo, 'for-each-ref')).trim()
+  const before = await refs()
+  const s = await exp(['evolve', '-n', '1', '--lane', 'me', '--skill', 'nosuch'], {cwd: repo})
+  t.equal(s.code, 3, s.stderr)
+  t.match(s.stderr, /skill on main.*skills\/nosuch\/SKILL\.md/)
+  t.equal(await refs(), before, 'no record, lane or proposal branch written')
+
+  await git(repo, 'rm', '-q', '.research/policy.yaml')
+  await git(repo, 'commit', '-qm', 'no policy')
+  const after = await refs()
+  const r = await exp(['evolve', '-n', '1', '--lane', 'me'], {cwd: repo})
+  t.equal(r.code, 3, r.stderr)
+  t.match(r.stderr, /promotion policy.*\.research\/policy\.yaml/)
+  t.match(r.stderr, /exp init/)
+  t.equal(await refs(), after, 'no record, lane or proposal branch written')
+})
