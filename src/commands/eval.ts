@@ -53,7 +53,7 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       const c = out.comparison
       this.log(table([['baseline', pct(out.baseline.success_rate), out.baseline.evaluation], ['candidate', pct(out.candidate.success_rate), out.candidate.evaluation]], ['', 'VALIDATION', 'EVALUATION']))
-      this.log(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; McNemar p ${c.mcnemar_p.toFixed(4)}; difference ${pct(c.diff)} [${pct(c.bootstrap_ci[0])}, ${pct(c.bootstrap_ci[1])}]`)
+      this.log(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; two-sided McNemar p ${c.mcnemar_p.toFixed(4)}; difference ${pct(c.diff)} [${pct(c.bootstrap_ci[0])}, ${pct(c.bootstrap_ci[1])}]`)
       if (out.sequential) this.log(`sequential: stopped after pass ${out.sequential.look} of ${out.sequential.looks} (${out.sequential.why}); ${out.recorded} episode(s) run, the rest reused`)
       this.log(`regressions: ${c.regressions.length ? '' : 'none'}`)
       for (const r of c.regressions) this.log(`  ${r.scenario}: ${r.invariants.join(', ')}`)

@@ -191,7 +191,7 @@ export function gateMarkdown(r: GateResult): string {
   for (const s of r.skills) {
     out.push(`### ${s.skill}: ${s.verdict.toUpperCase()}`, '', '| split | base | head |', '| --- | --- | --- |', `| validation | ${pct(s.validation.base)} | ${pct(s.validation.head)} |`, `| holdout | ${s.holdout ? pct(s.holdout.base) : 'sealed'} | ${s.holdout ? pct(s.holdout.head) : 'sealed'} |`, '')
     const c = s.validation.comparison
-    out.push(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; McNemar p ${c.mcnemar_p.toFixed(3)}; regressions ${c.regressions.length}${s.validation.passes ? `; stopped after pass ${s.validation.passes} of ${s.validation.looks}` : ''}${s.validation.from_shards !== undefined ? `; ${s.validation.from_shards} of ${s.validation.episodes} validation episodes from the shard jobs` : ''}`, '')
+    out.push(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; two-sided McNemar p ${c.mcnemar_p.toFixed(3)}; regressions ${c.regressions.length}${s.validation.passes ? `; stopped after pass ${s.validation.passes} of ${s.validation.looks}` : ''}${s.validation.from_shards !== undefined ? `; ${s.validation.from_shards} of ${s.validation.episodes} validation episodes from the shard jobs` : ''}`, '')
     for (const k of s.checks) out.push(`- ${k.passed ? '✅' : '❌'} ${k.name}: ${k.detail}`)
     out.push('')
   }

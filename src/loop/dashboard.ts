@@ -46,7 +46,7 @@ export function renderDashboard(r: IterationReport): string {
   lines.push(`Candidate v${r.proposal.version} (${r.proposal.id}):`, `  ${r.proposal.added + r.proposal.removed} line(s) modified in ${r.proposal.sections.join(', ')}`)
   if (r.validation) {
     const v = r.validation
-    lines.push(`Validation${v.passes ? ` (${v.pairs} pairs, stopped after pass ${v.passes} of ${v.looks})` : ''}:`, `  v${r.skill.version}    ${pct(v.baseline)}`, `  v${r.proposal.version}    ${pct(v.candidate)}   (wins ${v.wins}, losses ${v.losses}, McNemar p ${v.mcnemar_p.toFixed(3)})`)
+    lines.push(`Validation${v.passes ? ` (${v.pairs} pairs, stopped after pass ${v.passes} of ${v.looks})` : ''}:`, `  v${r.skill.version}    ${pct(v.baseline)}`, `  v${r.proposal.version}    ${pct(v.candidate)}   (wins ${v.wins}, losses ${v.losses}, two-sided McNemar p ${v.mcnemar_p.toFixed(3)})`)
     lines.push('Regressions:', `  ${r.regressions ?? 0}`)
   }
   if (r.holdout) lines.push('Held-out:', `  v${r.skill.version} ${pct(r.holdout.baseline)} -> v${r.proposal.version} ${pct(r.holdout.candidate)}`)
