@@ -74,7 +74,7 @@ interface Entry {
   name: string
   oid?: string
   node?: Node
-  /** `<mode> <name>\0<20-byte oid>`, re-encoded only when the oid changes */
+  /** `<mode> <name>\0<20-byte oid>`, re-encoded when the oid (or the mode: bytesOid cleared) changes */
   bytes?: Buffer
   bytesOid?: string
 }
@@ -148,9 +148,15 @@ export class MutableTree {
     node.dirty = true
     const name = parts[parts.length - 1]!
     const have = node.entries.get(name)
-    if (have && have.mode === '100644') have.oid = blob
-    else if (have) throw new CorruptObjectError('tree', `${path} is a folder where a file is expected`)
-    else insertSorted(node, makeEntry('100644', name, blob))
+    if (have?.mode === '40000') throw new CorruptObjectError('tree', `${path} is a folder where a file is expected`)
+    if (have) {
+      // a file keeps its mode (an executable stays one); a symbolic link or a submodule written over becomes a regular file
+      if (have.mode !== '100644' && have.mode !== '100755') {
+        have.mode = '100644'
+        have.bytesOid = undefined
+      }
+      have.oid = blob
+    } else insertSorted(node, makeEntry('100644', name, blob))
   }
 
   /** Emit every dirty tree bottom-up into `sink`; returns the root tree id. */
