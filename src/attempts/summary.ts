@@ -31,7 +31,7 @@ export function summarizeSplit(contract: Contract, verdicts: readonly {body: Ver
   const failed = reps - ok.length
   const needs = verdicts.filter(v => v.body.needs_retry).map(v => ({repetition: v.body.repetition, stop_reason: v.body.needs_retry!.stop_reason, action: v.body.needs_retry!.resume.action}))
   const base: SplitSummary = {repetitions: reps, valid: ok.length, failed, needs_retry: needs, outcome: 'invalid', reason: ''}
-  if (verdicts.some(v => v.body.violations.some(x => /protected path changed|outside the editable scope/.test(x)))) return {...base, reason: 'the attempt crossed its contract\'s boundary'}
+  if (verdicts.some(v => v.body.violations.some(x => /protected path changed|outside the editable scope|not a regular file/.test(x)))) return {...base, reason: 'the attempt crossed its contract\'s boundary'}
   if (failed > contract.validity.max_failed_repetitions || !ok.length) {
     const resumable = needs.some(n => n.action !== 'abandon')
     return {...base, outcome: resumable ? 'needs_retry' : 'invalid', reason: `${failed} of ${reps} repetition(s) gave no valid ${contract.metric.name}${needs.length ? ` (${[...new Set(needs.map(n => n.stop_reason))].join(', ')})` : ''}`}

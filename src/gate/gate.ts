@@ -105,11 +105,12 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   const mb = (await ws.mergeBase(base, head)) ?? base
   const changed = await ws.changedPaths(mb, head)
   const scopes = await scopeAt(ws, base)
-  const scope = checkScope(changed, scopes)
+  const scope = checkScope(changed, scopes, await ws.linkedPaths(head, changed))
   const reasons: string[] = []
   const notes: string[] = []
   if (scope.outside.length) reasons.push(`outside the editable scope: ${scope.outside.join(', ')}`)
   if (scope.protected.length) reasons.push(`protected paths changed: ${scope.protected.join(', ')}`)
+  if (scope.links.length) reasons.push(`symbolic links or submodules added: ${scope.links.join(', ')} (a pull request may change regular files only)`)
   const skills: GateSkill[] = []
   let contracts: GateContract[] = []
   const sealed = !!(await ws.readFile(mb, `scenarios/${SEALED_FILE}`))
@@ -186,6 +187,7 @@ export function gateMarkdown(r: GateResult): string {
     out.push('### Scope', '')
     for (const p of r.scope.outside) out.push(`- outside the editable scope: \`${p}\``)
     for (const p of r.scope.protected) out.push(`- protected: \`${p}\``)
+    for (const p of r.scope.links) out.push(`- a symbolic link or submodule: \`${p}\``)
     out.push('')
   }
   for (const s of r.skills) {

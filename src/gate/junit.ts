@@ -36,6 +36,7 @@ export function gateJUnit(r: GateResult): string {
   const scope: Case[] = [
     {name: 'changes stay in the editable scope', passed: !r.scope.outside.length, detail: r.scope.outside.length ? `outside the editable scope: ${r.scope.outside.join(', ')}` : `${r.scope.changed.length} changed file(s) in scope`},
     {name: 'no protected path changes', passed: !r.scope.protected.length, detail: r.scope.protected.length ? `protected paths changed: ${r.scope.protected.join(', ')}` : 'no protected path changed'},
+    {name: 'regular files only', passed: !r.scope.links.length, detail: r.scope.links.length ? `symbolic links or submodules: ${r.scope.links.join(', ')}` : 'no symbolic link or submodule added'},
   ]
   const suites = [suite('scope', scope), ...r.skills.map(s => suite(s.skill, s.checks))]
   const tests = scope.length + r.skills.reduce((n, s) => n + s.checks.length, 0)

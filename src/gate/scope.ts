@@ -4,14 +4,21 @@ export interface ScopeReport {
   changed: string[]
   outside: string[]
   protected: string[]
+  /** changed paths that are symbolic links or submodules at the head: never allowed, in scope or not */
+  links: string[]
   ok: boolean
 }
 
-/** Which changed paths a pull request may not touch: outside the editable scope, or protected. */
-export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}): ScopeReport {
+/**
+ * Which changed paths a pull request (or an attempt) may not touch: outside the editable
+ * scope, or protected; and `links`, the changed paths that are symbolic links or submodules
+ * at the head (Workspace.linkedPaths): a link inside the editable scope can point an
+ * evaluator that reads it at anything, a protected file or held-out data among them.
+ */
+export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = []): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []))
-  return {changed: [...changed], outside, protected: prot, ok: !outside.length && !prot.length}
+  return {changed: [...changed], outside, protected: prot, links: [...links], ok: !outside.length && !prot.length && !links.length}
 }
 
 /** Skills a change set touches (skills/<name>/…). */

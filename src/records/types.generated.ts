@@ -655,6 +655,7 @@ export interface ObservationBody {
     changed: StringList;
     outside?: StringList;
     protected?: StringList;
+    links?: StringList;
   };
   evaluator: EvaluatorRef;
   command?: string;

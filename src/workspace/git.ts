@@ -3,7 +3,7 @@ import {RefLock} from '../store/git/lock.js'
 import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../store/git/refs.js'
-import {lookupPath, readTree} from '../store/git/tree.js'
+import {lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
 import type {GitRecordStore} from '../store/git/store.js'
 import {ExpError, WorktreeError} from '../errors/index.js'
 import {existsSync} from 'node:fs'
@@ -84,6 +84,15 @@ export class GitWorkspace implements Workspace {
   async changedPaths(from: string, to: string): Promise<string[]> {
     const r = await runGit(['--git-dir', this.store.commonDir, 'diff', '--no-renames', '--name-only', '-z', from, to], {cwd: this.store.commonDir})
     return r.stdout.toString('utf8').split('\0').filter(Boolean)
+  }
+
+  async linkedPaths(commit: string, paths: readonly string[]): Promise<string[]> {
+    if (!paths.length) return []
+    const found = await lookupPaths(this.store.reader, (await readCommit(this.store, commit)).tree, paths)
+    return paths.filter(p => {
+      const mode = found.get(p)?.mode
+      return mode === '120000' || mode === '160000'
+    })
   }
 
   commitFiles(o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string> {

@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 import {existsSync} from 'node:fs'
-import {mkdir, readdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, readdir, readFile, readlink, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {gitBlobId} from '../records/digest.js'
 import {ExpError, WorktreeError} from '../errors/index.js'
@@ -12,12 +12,16 @@ interface MemCommit {
   parents: string[]
   message: string
   time: number
+  /** paths that are symbolic links (their content is the link's target, as git stores it) */
+  links: ReadonlySet<string>
 }
+
+const NO_LINKS: ReadonlySet<string> = new Set()
 
 const sha1 = (s: string | Buffer) => createHash('sha1').update(s).digest('hex')
 
-function treeIdOf(files: ReadonlyMap<string, Buffer>): string {
-  return sha1([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, c]) => `${p} ${gitBlobId(c)}`).join('\n'))
+function treeIdOf(files: ReadonlyMap<string, Buffer>, links: ReadonlySet<string> = NO_LINKS): string {
+  return sha1([...files.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, c]) => `${p} ${gitBlobId(c)}${links.has(p) ? ' link' : ''}`).join('\n'))
 }
 
 /**
@@ -45,12 +49,12 @@ export class MemoryWorkspace implements Workspace {
     return oid
   }
 
-  private put(tree: Map<string, Buffer>, parents: string[], message: string): string {
-    const treeId = treeIdOf(tree)
+  private put(tree: Map<string, Buffer>, parents: string[], message: string, links: ReadonlySet<string> = NO_LINKS): string {
+    const treeId = treeIdOf(tree, links)
     const time = Math.max(this.clock, ...parents.map(p => this.commits.get(p)?.time ?? 0)) + 1
     this.clock = time
     const oid = sha1(`tree ${treeId}\n${parents.map(p => `parent ${p}\n`).join('')}time ${time}\n\n${message}`)
-    this.commits.set(oid, {tree, treeId, parents, message, time})
+    this.commits.set(oid, {tree, treeId, parents, message, time, links})
     this.trees.set(treeId, tree)
     return oid
   }
@@ -138,18 +142,26 @@ export class MemoryWorkspace implements Workspace {
   }
 
   async changedPaths(from: string, to: string): Promise<string[]> {
-    const a = this.get(from).tree
-    const b = this.get(to).tree
+    const {tree: a, links: la} = this.get(from)
+    const {tree: b, links: lb} = this.get(to)
     const out = new Set<string>()
-    for (const [p, c] of a) if (!b.has(p) || !b.get(p)!.equals(c)) out.add(p)
+    for (const [p, c] of a) if (!b.has(p) || !b.get(p)!.equals(c) || la.has(p) !== lb.has(p)) out.add(p)
     for (const p of b.keys()) if (!a.has(p)) out.add(p)
     return [...out].sort()
   }
 
+  async linkedPaths(commit: string, paths: readonly string[]): Promise<string[]> {
+    const {links} = this.get(commit)
+    return paths.filter(p => links.has(p))
+  }
+
   async commitFiles(o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string> {
-    const tree = new Map(this.get(o.base).tree)
+    const base = this.get(o.base)
+    const tree = new Map(base.tree)
     for (const f of o.files) tree.set(f.path, Buffer.from(f.content))
-    return this.put(tree, o.parents ?? [o.base], o.message)
+    // files written here are regular files; the base's other links stay links
+    const written = new Set(o.files.map(f => f.path))
+    return this.put(tree, o.parents ?? [o.base], o.message, new Set([...base.links].filter(p => !written.has(p))))
   }
 
   async moveRef(ref: string, next: string, expected: string | undefined): Promise<void> {
@@ -184,9 +196,11 @@ export class MemoryWorkspace implements Workspace {
     if (existsSync(dir) && (await readdir(dir)).length) throw new WorktreeError(dir, 'the folder is not empty')
     const commit = o.branch ? (this.refs.get(`refs/heads/${o.branch}`) ?? o.commit) : o.commit
     if (o.branch && !this.refs.has(`refs/heads/${o.branch}`)) this.refs.set(`refs/heads/${o.branch}`, commit)
-    for (const [p, c] of this.get(commit).tree) {
+    const {tree, links} = this.get(commit)
+    for (const [p, c] of tree) {
       await mkdir(path.dirname(path.join(dir, p)), {recursive: true})
-      await writeFile(path.join(dir, p), c)
+      if (links.has(p)) await symlink(c.toString('utf8'), path.join(dir, p))
+      else await writeFile(path.join(dir, p), c)
     }
     await mkdir(dir, {recursive: true})
     await writeFile(path.join(dir, '.git'), `memory worktree of ${commit}\n`)
@@ -202,18 +216,24 @@ export class MemoryWorkspace implements Workspace {
     const w = this.worktrees.get(dir)
     if (!w) throw new WorktreeError(dir, 'not a work tree of this workspace')
     const tree = new Map<string, Buffer>()
+    const links = new Set<string>()
     const walk = async (d: string, rel: string): Promise<void> => {
       for (const e of await readdir(d, {withFileTypes: true})) {
         if (!rel && e.name === '.git') continue
         const r = rel ? `${rel}/${e.name}` : e.name
         if (e.isDirectory()) await walk(path.join(d, e.name), r)
         else if (e.isFile()) tree.set(r, await readFile(path.join(d, e.name)))
+        // a link is committed as git does: its target as the content, never what it points to
+        else if (e.isSymbolicLink()) {
+          tree.set(r, Buffer.from(await readlink(path.join(d, e.name)), 'utf8'))
+          links.add(r)
+        }
       }
     }
     await walk(dir, '')
     const parent = w.branch ? this.refs.get(`refs/heads/${w.branch}`)! : w.commit
-    if (treeIdOf(tree) === this.get(parent).treeId) return parent
-    const oid = this.put(tree, [parent], message)
+    if (treeIdOf(tree, links) === this.get(parent).treeId) return parent
+    const oid = this.put(tree, [parent], message, links)
     if (w.branch) this.refs.set(`refs/heads/${w.branch}`, oid)
     w.commit = oid
     return oid

@@ -49,6 +49,8 @@ export interface Workspace {
   mergeBase(a: string, b: string): Promise<string | undefined>
   /** paths changed between two commits; a rename is a deletion plus an addition (no rename detection) */
   changedPaths(from: string, to: string): Promise<string[]>
+  /** which of `paths` are, at `commit`, not regular files: symbolic links or submodules (what a pull request or an attempt may not add) */
+  linkedPaths(commit: string, paths: readonly string[]): Promise<string[]>
   /** a commit of `files` written over `base`'s tree; no ref moves */
   commitFiles(o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string>
   /** move a ref from `expected` to `next`, or fail (E_REF_MOVED) when it is elsewhere */

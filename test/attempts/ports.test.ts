@@ -71,3 +71,29 @@ t.test('another lane promotes while an attempt is decided: the decision is made 
   t.equal(decisions.length, 1, 'one decision recorded, the second one')
   t.equal(decisions[0]!.id, d.decision)
 })
+
+// An attacker's attempt: params.json (editable) replaced by a symbolic link to a file the
+// evaluator must never read (held-out data, a key). The link is committed as a link, the
+// boundary names it, and the evaluator is never started.
+t.test('an attempt that makes an editable file a symbolic link crosses its boundary: recorded invalid, the evaluator not run', async t => {
+  const contract = CONTRACT.replace(/private_data:\n {2}- data\/secret.json\n/, '')
+  const ws = new MemoryWorkspace()
+  ws.seed('main', {'eval.py': EVAL_PY.replace(/if split == "holdout":[\s\S]*?\n(?=score)/, ''), 'params.json': '{"x": 1, "y": 1}\n', '.research/contracts/quad.yaml': contract})
+  const store = new MemoryRecordStore()
+  const secret = path.join(tempDir(t), 'secret.json')
+  fs.writeFileSync(secret, '{"x": 5, "y": 2}\n')
+  const o = {lane: 'me', worktreeRoot: tempDir(t), redact: makeRedactor({env: {}}), mainRef: 'refs/heads/main'}
+  const a = await openAttempt(store, ws, {...o, contract: 'quad'})
+  fs.rmSync(path.join(a.dir, 'params.json'))
+  fs.symlinkSync(secret, path.join(a.dir, 'params.json'))
+  await t.rejects(evaluateAttempt(store, ws, a.id, {...o, split: 'dev'}), {code: 'E_BOUNDARY', message: /not a regular file \(a symbolic link or submodule\): params\.json/})
+  // the baseline (main) was evaluated first, as it is for every attempt; then the attempt's own commit
+  const ledger = await store.ledger()
+  const own = ledger.records({kinds: ['observation']}).filter(x => x.body.attempt === a.id && x.body.source.commit !== x.body.source.base)
+  t.ok(own.length >= 1, 'the attempt\'s own commit was observed')
+  t.ok(own.every(x => x.body.ran === false), 'the evaluator was never started on it')
+  t.same(own[0]!.body.boundary.links, ['params.json'])
+  t.same(own[0]!.body.boundary.changed, ['params.json'])
+  const verdicts = ledger.records({kinds: ['verdict']}).filter(v => own.some(x => x.id === v.body.observation))
+  t.ok(verdicts.length >= 1 && verdicts.every(v => !v.body.valid && v.body.outcome === 'invalid' && v.body.violations.some(x => /not a regular file/.test(x))))
+})

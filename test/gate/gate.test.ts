@@ -88,3 +88,20 @@ t.test('exp gate on a pull request that adds a skill says why it cannot judge it
   t.match(r.stderr, /hint: a new skill lands on the main branch in a reviewed commit of its own/)
   t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing recorded')
 })
+
+// An attacker's pull request: a symbolic link inside the editable scope (skills/**) pointing at
+// the scenarios. In scope by its path, it is refused for what it is, before anything runs.
+t.test('exp gate refuses a pull request that adds a symbolic link, even inside the editable scope', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  await git(repo, 'checkout', '-q', '-b', 'link')
+  fs.symlinkSync('../../scenarios', path.join(repo, 'skills/onboarding/data'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a link to the scenarios')
+  const r = await exp(['gate', '--base', 'main', '--head', 'link', '--junit', 'gate.xml'], {cwd: repo})
+  t.equal(r.code, 6, r.stderr)
+  t.match(r.stdout, /a symbolic link or submodule: `skills\/onboarding\/data`/)
+  t.match(r.stderr, /symbolic links or submodules added: skills\/onboarding\/data \(a pull request may change regular files only\)/)
+  t.match(fs.readFileSync(path.join(repo, 'gate.xml'), 'utf8'), /<testcase [^>]*name="regular files only"[^>]*>\s*<failure/)
+  t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing evaluated or recorded')
+})

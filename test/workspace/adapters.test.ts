@@ -28,3 +28,20 @@ t.test('the memory adapter', async t => {
     return {ws, main: ws.seed('main', files)}
   })
 })
+
+t.test('the git adapter writes a file over an executable (it stays executable) and over a symbolic link (a regular file now)', async t => {
+  const repo = await makeRepo(t, {empty: true})
+  fs.writeFileSync(path.join(repo, 'run.sh'), '#!/bin/sh\necho 1\n', {mode: 0o755})
+  fs.symlinkSync('run.sh', path.join(repo, 'link'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'init')
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const c = await ws.commitFiles({base: main, files: [{path: 'run.sh', content: Buffer.from('#!/bin/sh\necho 2\n')}, {path: 'link', content: Buffer.from('plain\n')}], message: 'over both'})
+  const modes = Object.fromEntries((await git(repo, 'ls-tree', c)).trim().split('\n').map(l => [l.split('\t')[1], l.split(' ')[0]]))
+  t.same(modes, {link: '100644', 'run.sh': '100755'})
+  t.same(await ws.linkedPaths(c, ['link', 'run.sh']), [])
+  t.same(await ws.linkedPaths(main, ['link', 'run.sh']), ['link'])
+})

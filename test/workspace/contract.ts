@@ -91,6 +91,26 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.equal(await ws.readRef('refs/heads/exp/attempt/x'), c, 'removing a work tree keeps its branch')
   })
 
+  t.test('a symbolic link made in a work tree is committed as a link (its target, never what it points to), and named by linkedPaths', async t => {
+    const {ws, main} = await make(t, FILES)
+    const outside = tempDir(t)
+    fs.writeFileSync(path.join(outside, 'secret.json'), '{"held-out": true}\n')
+    const dir = path.join(tempDir(t), 'wt')
+    await ws.addWorktree(dir, {commit: main, branch: 'exp/attempt/link'})
+    fs.rmSync(path.join(dir, 'params.json'))
+    fs.symlinkSync(path.join(outside, 'secret.json'), path.join(dir, 'params.json'))
+    fs.symlinkSync('../harness/eval.py', path.join(dir, 'data-link'))
+    const c = await ws.commitWorktree(dir, 'links')
+    t.same((await ws.changedPaths(main, c)).sort(), ['data-link', 'params.json'])
+    t.same((await ws.linkedPaths(c, ['data-link', 'params.json', 'harness/eval.py', 'missing'])).sort(), ['data-link', 'params.json'])
+    t.same(await ws.linkedPaths(main, ['params.json']), [], 'a regular file is not a link')
+    t.equal((await ws.readFile(c, 'params.json'))?.toString(), path.join(outside, 'secret.json'), "the link's target, not the secret")
+    // written over by a regular file, it is a regular file again
+    const d = await ws.commitFiles({base: c, files: [{path: 'params.json', content: Buffer.from('{"x": 2}\n')}], message: 'regular again'})
+    t.same(await ws.linkedPaths(d, ['params.json', 'data-link']), ['data-link'])
+    await ws.removeWorktree(dir)
+  })
+
   t.test('exclusive: one holder at a time, released when the holder throws', async t => {
     const {ws} = await make(t, FILES)
     const order: string[] = []
