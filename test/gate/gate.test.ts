@@ -102,6 +102,7 @@ t.test('exp gate refuses a pull request that adds a symbolic link, even inside t
   t.equal(r.code, 6, r.stderr)
   t.match(r.stdout, /a symbolic link or submodule: `skills\/onboarding\/data`/)
   t.match(r.stderr, /symbolic links or submodules added: skills\/onboarding\/data \(a pull request may change regular files only\)/)
+  t.match(r.stderr, /hint: a pull request may change regular files only: commit the content in place of the symbolic link or submodule/)
   t.match(fs.readFileSync(path.join(repo, 'gate.xml'), 'utf8'), /<testcase [^>]*name="regular files only"[^>]*>\s*<failure/)
   t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing evaluated or recorded')
 })
