@@ -98,7 +98,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const head = attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, id, attempt, dir))
   const tree = await ws.treeOf(head)
   const changed = head === attempt.base.commit ? [] : await ws.changedPaths(attempt.base.commit, head)
-  const scope = checkScope(changed, contract, changed.length ? await ws.linkedPaths(head, changed) : [])
+  const scope = checkScope(changed, contract, await ws.linkedPaths(head, changed))
   const boundary = {clean: scope.ok, changed, ...(scope.outside.length ? {outside: scope.outside} : {}), ...(scope.protected.length ? {protected: scope.protected} : {}), ...(scope.links.length ? {links: scope.links} : {})}
   const spec = o.split === 'dev' ? contract.dev_eval : contract.holdout_eval
   const evaluator = commandEvaluatorIdentity(contract, await harnessDigest(ws, attempt.base.commit, contract))

@@ -236,7 +236,10 @@ export class RunSession {
           return [d.trace, d.verification] as [RecordDraft<'trace'>, RecordDraft<'verification'>]
         }
         const own = laneKey(p.baseKey, o.lane)
-        buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekeys: [() => draftsFor(own), () => draftsFor(contentKey(own, draftsFor(own)[0]))]})
+        // the lane key's drafts, built at most once: the third key is salted by their trace
+        let ownDrafts: ReturnType<typeof draftsFor> | undefined
+        const underOwn = () => (ownDrafts ??= draftsFor(own))
+        buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekeys: [underOwn, () => draftsFor(contentKey(own, underOwn()[0]))]})
         this.count(r.verdict as VerificationBody)
         o.onProgress?.({...this.progress})
         // a full batch, or a second's worth: slow agents still show their work to other lanes
