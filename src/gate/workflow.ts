@@ -25,8 +25,11 @@ export const ACTIONS = {
   downloadArtifact: 'actions/download-artifact@d3f86a106a0bac45b974a628896c90dbdf5c8093 # v4.3.0',
 } as const
 
-/** The Node.js the job runs exp on: an LTS line with years of support left (20 reached its end of life in 2026). */
-export const NODE_VERSION = 24
+/**
+ * The Node.js the job runs exp on: the Active LTS line (26 since 2026-10-28; 24 moved to
+ * maintenance on 2026-10-20 and 20 reached its end of life in April 2026).
+ */
+export const NODE_VERSION = 26
 
 /** First line of the pull-request comment the gate writes (--comment), found to update it in place. */
 export const COMMENT_MARKER = '<!-- exp-gate -->'

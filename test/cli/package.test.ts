@@ -136,7 +136,7 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   })
   const actions = {
     'actions/checkout': (s: {with?: Record<string, unknown>}) => void t.equal(s.with?.['fetch-depth'], 0, 'full history for the merge base'),
-    'actions/setup-node': (s: {with?: Record<string, unknown>}) => void t.ok(Number(s.with?.['node-version']) >= 22, 'a current Node LTS'),
+    'actions/setup-node': (s: {with?: Record<string, unknown>}) => void t.ok(Number(s.with?.['node-version']) >= 26, 'the Active LTS line (26 since 2026-10-28)'),
     'actions/upload-artifact': (s: {with?: Record<string, unknown>}) => void t.ok(fs.existsSync(path.join(ws, String(s.with?.path))), 'the JUnit report is there to upload'),
   }
   const comments = () => (JSON.parse(fs.readFileSync(state, 'utf8')) as {comments: {body: string; updated?: number}[]}).comments
