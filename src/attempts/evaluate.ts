@@ -12,7 +12,7 @@ import {checkScope} from '../gate/scope.js'
 import {splitCommandLine} from '../agents/command/argv.js'
 import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '../evals/evaluator/command.js'
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
-import type {Redact} from '../redact/index.js'
+import {makeRedactor, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
 import {attemptId, baselineKey, observationId, observationKey, verdictId} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
@@ -180,6 +180,18 @@ interface RunOne {
   o: EvaluateOptions
 }
 
+/**
+ * The caller's redaction, and the held-out key in every form it is written in: the evaluator
+ * (and the attempt's code it may run) can read the key file exp found it in, and what it
+ * prints or writes is recorded.
+ */
+function withKey(redact: Redact, key: Buffer | undefined): Redact {
+  if (!key) return redact
+  const hex = key.toString('hex')
+  const masked = makeRedactor({secrets: [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')], home: '/'})
+  return text => redact(masked(text))
+}
+
 async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Judgement> {
   const o = r.o
   const seed = (o.seed ?? 42) + r.rep
@@ -205,9 +217,10 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
   if (r.boundary.clean) {
     const checkout = path.join(o.worktreeRoot, `eval-${r.id.slice(3, 15)}-${o.split}-${r.rep}-${r.retry}-${process.pid}`)
     await ws.addWorktree(checkout, {commit: r.head})
-    const priv = await unsealPrivateData(ws, r.attempt.base.commit, r.contract, o.holdoutKey)
+    // evaluator-only data is held-out data: a dev run (which may run the attempt's own code) never gets it
+    const priv = o.split === 'holdout' ? await unsealPrivateData(ws, r.attempt.base.commit, r.contract, o.holdoutKey) : undefined
     try {
-      const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: o.redact})
+      const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: withKey(o.redact, o.holdoutKey)})
       // wall time differs between identical runs: it is kept out of the digest (the record's volatile part)
       const {stdout, stderr, duration_ms, ...rest} = res
       diagnostics = {stdout: stdout ?? '', stderr: stderr ?? ''}

@@ -1,0 +1,99 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {execFileSync} from 'node:child_process'
+import {exp, expJson} from '../helpers/cli.js'
+import {GIT_ENV, git} from '../helpers/repo.js'
+import {quadFixture} from '../helpers/contracts.js'
+
+/**
+ * Attacks by an attempt's author or agent on a contract whose editable scope holds code the
+ * evaluator runs (solver.py, imported by the protected eval.py): that code runs with the
+ * evaluator, so what the evaluator is given is what it can reach. It must never be given the
+ * held-out data on dev, and nothing it prints or writes may carry the key into a record.
+ */
+const EVAL = `import json, os, sys
+split = sys.argv[1] if len(sys.argv) > 1 else "dev"
+import solver
+p = json.load(open("params.json"))
+score = -((p["x"] - 5) ** 2) - (p["y"] - 2) ** 2 + solver.bonus()
+json.dump({"score": score}, open("metrics.json", "w"))
+`
+
+/** An attempt's solver that looks for every secret it can reach and writes what it found everywhere it can. */
+const HOSTILE = `import json, os, glob, atexit, sys
+def bonus():
+    found = {}
+    d = os.environ.get("EXP_PRIVATE_DIR")
+    if d:
+        for f in glob.glob(os.path.join(d, "**", "*"), recursive=True):
+            if os.path.isfile(f): found["private:" + f] = open(f).read()
+    gitdir = open(".git").read().split("gitdir:")[1].strip()
+    common = os.path.normpath(os.path.join(gitdir, "..", ".."))
+    key = os.path.join(common, "exp", "holdout.key")
+    if os.path.exists(key): found["key"] = open(key).read().strip()
+    print(json.dumps(found))
+    print(json.dumps(found), file=sys.stderr)
+    def overwrite():
+        json.dump({"score": 1000, "found": found}, open("metrics.json", "w"))
+    atexit.register(overwrite)
+    return 0
+`
+
+async function codeContract(t: {teardown(fn: () => void): void}): Promise<string> {
+  const repo = await quadFixture(t)
+  fs.writeFileSync(path.join(repo, 'eval.py'), EVAL)
+  fs.writeFileSync(path.join(repo, 'solver.py'), 'def bonus():\n    return 0\n')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - solver.py\n').replace(/repetitions: 2/g, 'repetitions: 1'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'an evaluator that runs editable code')
+  return repo
+}
+
+const allObjects = (repo: string) => execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: repo, env: GIT_ENV, maxBuffer: 1 << 28}).toString('latin1')
+
+t.test('code of an attempt run by the dev evaluator sees no held-out data, and the key it reads reaches no record', async t => {
+  const repo = await codeContract(t)
+  const key = fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim()
+  t.ok(key.length >= 32, 'the fixture has a key file')
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), HOSTILE)
+  const dev = await expJson<{verdicts: {body: {metric?: {value: number}}}[]}>(['attempt', 'eval', a.id], {cwd: repo})
+  // the limit docs/trust.md states: code the evaluator runs can write the metrics file
+  t.equal(dev.verdicts[0]!.body.metric!.value, 1000)
+  const objects = allObjects(repo)
+  t.equal(objects.indexOf('TOP-SECRET-HOLDOUT-TARGET'), -1, 'the dev run was not given the held-out data')
+  t.equal(objects.indexOf(key), -1, 'the key is in no object: not in the metrics, not in the diagnostics')
+  t.match(objects, /\[redacted\]/, 'what it found was recorded redacted')
+})
+
+t.test('code of an attempt run by the held-out evaluator: the key it reads reaches no record, public or private', async t => {
+  const repo = await codeContract(t)
+  const key = fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim()
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), HOSTILE)
+  const r = await expJson<{verdicts: unknown[]}>(['attempt', 'eval', a.id, '--split', 'holdout'], {cwd: repo})
+  t.equal(r.verdicts.length, 1)
+  t.equal(allObjects(repo).indexOf(key), -1)
+})
+
+t.test('a metrics file committed by the attempt is outside its scope; one left in the checkout is deleted before the run', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'metrics.json'), '{"score": 1000}\n')
+  const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(r.code, 6)
+  t.match(JSON.parse(r.stdout).error.data.violations, ['outside the editable scope: metrics.json'])
+})
+
+t.test('a contract edited by the attempt does not judge it: the base\'s does, and the edit is a violation', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  const c = path.join(a.path, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - eval.py\n').replace('  - eval.py\n  - data', '  - data'))
+  fs.writeFileSync(path.join(a.path, 'eval.py'), 'import json\njson.dump({"score": 1000}, open("metrics.json", "w"))\n')
+  const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(r.code, 6)
+  t.match(JSON.parse(r.stdout).error.data.violations, ['protected path changed: .research/contracts/quad.yaml', 'protected path changed: eval.py'])
+})
