@@ -151,7 +151,7 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
   return out
 }
 
-export type Judged = Pick<VerdictBody, 'valid' | 'outcome' | 'metric' | 'verified_metrics' | 'violations' | 'needs_retry'> & {baseline?: VerdictBody['baseline']}
+export type Judged = Pick<VerdictBody, 'valid' | 'outcome' | 'metric' | 'verified_metrics' | 'violations' | 'needs_retry' | 'invalid_kind'> & {baseline?: VerdictBody['baseline']}
 
 /**
  * The contract's validity rules applied to one observation (pure): a run that did not give
@@ -159,15 +159,16 @@ export type Judged = Pick<VerdictBody, 'valid' | 'outcome' | 'metric' | 'verifie
  * or negative against the baseline's value of the same repetition, beyond the margin.
  */
 export function judgeObservation(obs: Pick<ObservationBody, 'ran' | 'exit_code' | 'signal' | 'timed_out' | 'metrics' | 'metrics_error' | 'missing_artifacts' | 'boundary' | 'timeout_seconds' | 'retry'>, contract: Contract, baseline?: {value: number; verdict?: string}): Judged {
-  if (!obs.boundary.clean) return {valid: false, outcome: 'invalid', violations: [...(obs.boundary.protected ?? []).map(p => `protected path changed: ${p}`), ...(obs.boundary.outside ?? []).map(p => `outside the editable scope: ${p}`), ...(obs.boundary.links ?? []).map(p => `not a regular file (a symbolic link or submodule): ${p}`)]}
+  if (!obs.boundary.clean) return {valid: false, outcome: 'invalid', invalid_kind: 'boundary', violations: [...(obs.boundary.protected ?? []).map(p => `protected path changed: ${p}`), ...(obs.boundary.outside ?? []).map(p => `outside the editable scope: ${p}`), ...(obs.boundary.links ?? []).map(p => `not a regular file (a symbolic link or submodule): ${p}`)]}
   const retries = contract.resume.max_retries - (obs.retry ?? 0)
   const retry = (stop_reason: NonNullable<Judged['needs_retry']>['stop_reason'], why: string): Judged => ({
     valid: false,
     outcome: 'invalid',
+    invalid_kind: 'needs_retry',
     violations: [why],
     needs_retry: {stop_reason, resume: retries > 0 ? (stop_reason === 'timeout' ? {action: 'retry_longer', timeout_seconds: (obs.timeout_seconds ?? 0) * contract.resume.timeout_multiplier, retries_left: retries} : {action: 'retry', retries_left: retries}) : {action: 'abandon', retries_left: 0}},
   })
-  if (!obs.ran) return {valid: false, outcome: 'invalid', violations: ['the evaluator did not run']}
+  if (!obs.ran) return {valid: false, outcome: 'invalid', invalid_kind: 'not_run', violations: ['the evaluator did not run']}
   if (obs.timed_out) return retry('timeout', `the evaluator ran past its timeout of ${obs.timeout_seconds} s and was killed`)
   if (obs.exit_code === 127 && !obs.metrics) return retry('spawn', 'the evaluator command could not be started')
   if (obs.exit_code !== 0) return retry('crash', obs.signal ? `the evaluator was killed by ${obs.signal}` : `the evaluator exited with code ${obs.exit_code}`)
