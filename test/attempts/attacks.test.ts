@@ -97,3 +97,28 @@ t.test('a contract edited by the attempt does not judge it: the base\'s does, an
   t.equal(r.code, 6)
   t.match(JSON.parse(r.stdout).error.data.violations, ['protected path changed: .research/contracts/quad.yaml', 'protected path changed: eval.py'])
 })
+
+t.test('records forged on a lane — a verdict that claims a score never measured, an accept never given — fool neither attempt list nor fsck', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": -3, "y": 2}\n')
+  const dev = await expJson<{verdicts: {id: string; body: Record<string, unknown> & {metric: {value: number}}}[]; summary: {mean: number}}>(['attempt', 'eval', a.id], {cwd: repo})
+  const real = dev.verdicts[0]!
+  const forged = {...real.body, outcome: 'positive', metric: {...real.body.metric, value: 1000}, baseline: {value: -5, gain: 1005}}
+  const v = await exp(['append', 'verdict', '-', '--lane', 'evil', '--key', 'forged/verdict'], {cwd: repo, input: JSON.stringify({body: forged, cites: [real.body.observation]})})
+  t.equal(v.code, 0, v.stderr)
+  const contract = (real.body.contract as {digest: string}).digest
+  const decision = {proposal: a.id, verdict: 'accept', policy: {version: 'contract@2', digest: contract}, evaluations: [v.stdout.trim()], checks: [], reasons: ['trust me'], regressions: []}
+  const d = await exp(['append', 'decision', '-', '--lane', 'evil'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id]})})
+  t.equal(d.code, 0, d.stderr)
+  const list = await exp(['attempt', 'list', '--json'], {cwd: repo})
+  t.equal(list.code, 0, list.stderr)
+  const view = (JSON.parse(list.stdout) as {id: string; state: string; splits: {dev?: {mean?: number}}}[]).find(x => x.id === a.id)!
+  t.equal(view.state, 'evaluated', 'not accepted on a forged decision')
+  t.equal(view.splits.dev!.mean, dev.summary.mean, 'the measured mean, not the forged one')
+  t.match(list.stderr, /2 evaluation\(s\) or decision\(s\) do not stand/)
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.not(fsck.code, 0)
+  t.match(fsck.stdout, /inconsistent_evaluation/)
+  t.match(fsck.stdout, /forged_decision/)
+})
