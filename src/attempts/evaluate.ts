@@ -132,10 +132,19 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   return {attempt: id, split: o.split, source: {commit: head, tree}, boundary, verdicts, baseline: {...(baseline.attempt ? {attempt: baseline.attempt} : {}), ...(baseline.value !== undefined ? {value: baseline.value} : {}), verdicts: baseline.verdicts}, summary: summarizeSplit(contract, verdicts, baseline.verdicts, baseline.value), ran}
 }
 
-/** The attempt's state: its work tree committed onto its branch (or the branch's tip when the work tree is gone). */
+/**
+ * Text an attempt's author or agent wrote, as one line of a commit message: control
+ * characters (a newline that would start a paragraph of forged trailers, a terminal escape)
+ * become spaces, and it is capped.
+ */
+export function oneLine(text: string, max = 300): string {
+  const flat = [...text].map(c => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('').replace(/ {2,}/g, ' ').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
 /** The message of an attempt's commit: what it tried, and the Exp-Attempt trailer blame follows. */
 export function attemptMessage(id: string, attempt: Pick<AttemptBody, 'reason' | 'ordinal' | 'contract'>): string {
-  return `attempt: ${attempt.reason ?? `#${attempt.ordinal} of ${attempt.contract.name}`}\n\nExp-Attempt: ${id}\n`
+  return `attempt: ${oneLine(attempt.reason ?? `#${attempt.ordinal} of ${attempt.contract.name}`)}\n\nExp-Attempt: ${id}\n`
 }
 
 async function headOf(ws: Workspace, id: string, attempt: AttemptBody, dir: string): Promise<string> {

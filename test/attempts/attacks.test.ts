@@ -122,3 +122,21 @@ t.test('records forged on a lane — a verdict that claims a score never measure
   t.match(fsck.stdout, /inconsistent_evaluation/)
   t.match(fsck.stdout, /forged_decision/)
 })
+
+t.test('a research agent that writes a token and forged trailers into its move: redacted in every record, one line in every commit message', async t => {
+  const repo = await quadFixture(t)
+  const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'agents')
+  const r = await expJson<{attempts: {id: string; state: string}[]}>(['research', 'quad', '--agent', `command:python3 ${path.join(fixtures, 'leaky-researcher.py')}`, '--attempts', '1'], {cwd: repo})
+  const id = r.attempts[0]!.id
+  t.equal(allObjects(repo).indexOf('ghp_A1b2C3d4'), -1, 'the token is in no object: records, commit messages')
+  const log = await git(repo, 'log', '--all', '--format=%H%x00%B%x01')
+  t.notOk(log.includes('\x1b'), 'no terminal escape in any commit message')
+  for (const entry of log.split('\x01').filter(x => x.trim())) {
+    const body = entry.split('\x00')[1]!
+    // every trailer of a commit is exp's own: in its last paragraph, naming this attempt
+    const paragraphs = body.trim().split(/\n\s*\n/)
+    t.notOk(paragraphs.slice(0, -1).some(p => /^Exp-(Attempt|Promotes):/m.test(p)), 'no trailer outside the trailer paragraph')
+    t.notOk(/Exp-(Attempt|Promotes): at-0{24}/.test(paragraphs[paragraphs.length - 1]!), 'no forged trailer')
+  }
+  t.match(await git(repo, 'log', '-1', '--format=%B', `refs/research/rejected/${id}`).catch(() => git(repo, 'log', '-1', '--format=%B', 'main')), /^attempt: |^exp: promote/)
+})
