@@ -140,3 +140,31 @@ t.test('a research agent that writes a token and forged trailers into its move: 
   }
   t.match(await git(repo, 'log', '-1', '--format=%B', `refs/research/rejected/${id}`).catch(() => git(repo, 'log', '-1', '--format=%B', 'main')), /^attempt: |^exp: promote/)
 })
+
+for (const main of ['main', 'master']) {
+  t.test(`${main}: a merge pushed by hand that names a standing accept of another commit is not a promotion`, async t => {
+    const repo = await quadFixture(t)
+    if (main === 'master') await git(repo, 'branch', '-m', 'main', 'master')
+    const a = await expJson<{id: string; path: string; branch: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+    fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+    const dev = await expJson<{verdicts: {id: string; body: {contract: {digest: string}}}[]; baseline: {verdicts: {id: string}[]}}>(['attempt', 'eval', a.id], {cwd: repo})
+    const ho = await expJson<{verdicts: {id: string}[]; baseline: {verdicts: {id: string}[]}}>(['attempt', 'eval', a.id, '--split', 'holdout'], {cwd: repo})
+    const evidence = [...dev.verdicts, ...dev.baseline.verdicts, ...ho.verdicts, ...ho.baseline.verdicts].map(v => v.id)
+    const digest = dev.verdicts[0]!.body.contract.digest
+    // someone with push access merges a commit nobody evaluated, with the trailers of a promotion
+    await git(repo, 'checkout', '-q', '-b', 'unevaluated', main)
+    fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 100, "y": 2}\n')
+    await git(repo, 'commit', '-qam', 'params: never evaluated')
+    await git(repo, 'checkout', '-q', main)
+    await git(repo, 'merge', '--no-ff', '-q', 'unevaluated', '-m', `exp: promote quad attempt #1 (${a.id})\n\nExp-Promotes: ${a.id}\nExp-Evidence: ${evidence.join(' ')}\nExp-Policy: contract@2 ${digest}`)
+    const merge = (await git(repo, 'rev-parse', 'HEAD')).trim()
+    const blob = (await git(repo, 'rev-parse', `${main}:.research/contracts/quad.yaml`)).trim()
+    const decision = {proposal: a.id, verdict: 'accept', policy: {version: 'contract@2', digest, path: '.research/contracts/quad.yaml', blob}, evaluations: evidence, checks: [], reasons: ['the real verdicts of another commit'], regressions: [], merge: {commit: merge, branch: a.branch}}
+    const d = await exp(['append', 'decision', '-', '--lane', 'evil'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id, ...evidence]})})
+    t.equal(d.code, 0, d.stderr)
+    const fsck = await exp(['fsck', '--json'], {cwd: repo})
+    t.not(fsck.code, 0, 'fsck fails')
+    const problems = (JSON.parse(fsck.stdout) as {error: {data: {problems: {class?: string; commit?: string; message: string}[]}}}).error.data.problems
+    t.match(problems.find(p => p.class === 'unverified_promotion'), {commit: merge, message: /verdicts judged/})
+  })
+}
