@@ -138,7 +138,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
  * become spaces, and it is capped.
  */
 export function oneLine(text: string, max = 300): string {
-  const flat = [...text].map(c => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('').replace(/ {2,}/g, ' ').trim()
+  const flat = [...text].map(c => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('').trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
