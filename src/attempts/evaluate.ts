@@ -12,7 +12,7 @@ import {checkScope} from '../gate/scope.js'
 import {splitCommandLine} from '../agents/command/argv.js'
 import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '../evals/evaluator/command.js'
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
-import type {Redact} from '../redact/index.js'
+import {makeRedactor, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
 import {attemptId, baselineKey, observationId, observationKey, verdictId} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
@@ -132,10 +132,19 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   return {attempt: id, split: o.split, source: {commit: head, tree}, boundary, verdicts, baseline: {...(baseline.attempt ? {attempt: baseline.attempt} : {}), ...(baseline.value !== undefined ? {value: baseline.value} : {}), verdicts: baseline.verdicts}, summary: summarizeSplit(contract, verdicts, baseline.verdicts, baseline.value), ran}
 }
 
-/** The attempt's state: its work tree committed onto its branch (or the branch's tip when the work tree is gone). */
+/**
+ * Text an attempt's author or agent wrote, as one line of a commit message: control
+ * characters (a newline that would start a paragraph of forged trailers, a terminal escape)
+ * become spaces, and it is capped.
+ */
+export function oneLine(text: string, max = 300): string {
+  const flat = [...text].map(c => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
 /** The message of an attempt's commit: what it tried, and the Exp-Attempt trailer blame follows. */
 export function attemptMessage(id: string, attempt: Pick<AttemptBody, 'reason' | 'ordinal' | 'contract'>): string {
-  return `attempt: ${attempt.reason ?? `#${attempt.ordinal} of ${attempt.contract.name}`}\n\nExp-Attempt: ${id}\n`
+  return `attempt: ${oneLine(attempt.reason ?? `#${attempt.ordinal} of ${attempt.contract.name}`)}\n\nExp-Attempt: ${id}\n`
 }
 
 async function headOf(ws: Workspace, id: string, attempt: AttemptBody, dir: string): Promise<string> {
@@ -180,6 +189,18 @@ interface RunOne {
   o: EvaluateOptions
 }
 
+/**
+ * The caller's redaction, and the held-out key in every form it is written in: the evaluator
+ * (and the attempt's code it may run) can read the key file exp found it in, and what it
+ * prints or writes is recorded.
+ */
+function withKey(redact: Redact, key: Buffer | undefined): Redact {
+  if (!key) return redact
+  const hex = key.toString('hex')
+  const masked = makeRedactor({secrets: [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')], home: '/'})
+  return text => redact(masked(text))
+}
+
 async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Judgement> {
   const o = r.o
   const seed = (o.seed ?? 42) + r.rep
@@ -205,9 +226,10 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
   if (r.boundary.clean) {
     const checkout = path.join(o.worktreeRoot, `eval-${r.id.slice(3, 15)}-${o.split}-${r.rep}-${r.retry}-${process.pid}`)
     await ws.addWorktree(checkout, {commit: r.head})
-    const priv = await unsealPrivateData(ws, r.attempt.base.commit, r.contract, o.holdoutKey)
+    // evaluator-only data is held-out data: a dev run (which may run the attempt's own code) never gets it
+    const priv = o.split === 'holdout' ? await unsealPrivateData(ws, r.attempt.base.commit, r.contract, o.holdoutKey) : undefined
     try {
-      const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: o.redact})
+      const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: withKey(o.redact, o.holdoutKey)})
       // wall time differs between identical runs: it is kept out of the digest (the record's volatile part)
       const {stdout, stderr, duration_ms, ...rest} = res
       diagnostics = {stdout: stdout ?? '', stderr: stderr ?? ''}

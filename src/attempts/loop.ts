@@ -11,7 +11,7 @@ import {publicContract, type Contract} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
 import {claimHypothesis} from '../lifecycle/claim.js'
 import {releaseHypothesis} from '../lifecycle/release.js'
-import {attemptMessage, evaluateAttempt, type EvaluateOptions} from './evaluate.js'
+import {attemptMessage, evaluateAttempt, oneLine, type EvaluateOptions} from './evaluate.js'
 import {openAttempt} from './open.js'
 import {promoteAttempt} from './promote.js'
 import {attemptViews} from './view.js'
@@ -152,8 +152,10 @@ async function pick(store: RecordStore, ws: Workspace, contract: Contract, ordin
   const exclude: string[] = []
   for (let tries = 0; tries < 20; tries++) {
     const task = await taskFor(store, ws, contract, ordinal, o, exclude)
-    const move = await o.agent.propose(task)
-    if (!move) return undefined
+    const proposed = await o.agent.propose(task)
+    if (!proposed) return undefined
+    // what an agent writes reaches records and commit messages: redacted, and its reason one line
+    const move: ResearchMove = {...proposed, hypothesis: {statement: o.redact(proposed.hypothesis.statement), mechanism: o.redact(proposed.hypothesis.mechanism)}, reason: oneLine(o.redact(proposed.reason))}
     const hyp: HypothesisBody = {
       statement: move.hypothesis.statement.slice(0, 2000),
       mechanism: move.hypothesis.mechanism.slice(0, 2000) || 'proposed by the research agent',

@@ -6,7 +6,7 @@ import {REJECTED_PREFIX} from '../store/lanes.js'
 import {contractAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import type {Check} from '../loop/policy.js'
-import {evaluateAttempt, type EvaluateOptions, type SplitEvaluation} from './evaluate.js'
+import {evaluateAttempt, oneLine, type EvaluateOptions, type SplitEvaluation} from './evaluate.js'
 import type {SplitSummary} from './summary.js'
 
 export interface AttemptPromoteOptions extends Omit<EvaluateOptions, 'split'> {
@@ -87,7 +87,7 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
     ...(attempt.hypothesis ? {hypothesis: attempt.hypothesis} : {}),
   }
   if (verdict === 'accept') {
-    const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${attempt.reason ?? ''}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
+    const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${oneLine(attempt.reason ?? '')}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
     try {
       if (ws.checkedOutBranch() !== o.mainRef) await ws.moveRef(o.mainRef, merge, main)

@@ -20,6 +20,20 @@ export interface SplitSummary {
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6
 
+/** The violations only a boundary check writes, as verdicts before `invalid_kind` spelled them. */
+const LEGACY_BOUNDARY = /^(protected path changed|outside the editable scope|not a regular file \(a symbolic link or submodule\)): /
+
+/**
+ * Whether a verdict records that its attempt crossed the contract's boundary: its
+ * `invalid_kind`, or — for a verdict written before that field — a verdict that is neither
+ * valid nor needs_retry whose violations are all of the boundary check's own wording (an
+ * evaluator's output, quoted in a needs_retry violation, can never make it one).
+ */
+export function crossedBoundary(v: Pick<VerdictBody, 'valid' | 'invalid_kind' | 'needs_retry' | 'violations'>): boolean {
+  if (v.invalid_kind) return v.invalid_kind === 'boundary'
+  return !v.valid && !v.needs_retry && v.violations.length > 0 && v.violations.every(x => LEGACY_BOUNDARY.test(x))
+}
+
 /**
  * What one split says about an attempt (pure): the mean of its valid repetitions against
  * the baseline's, the paired test when there are several, and an outcome — positive only
@@ -31,7 +45,7 @@ export function summarizeSplit(contract: Contract, verdicts: readonly {body: Ver
   const failed = reps - ok.length
   const needs = verdicts.filter(v => v.body.needs_retry).map(v => ({repetition: v.body.repetition, stop_reason: v.body.needs_retry!.stop_reason, action: v.body.needs_retry!.resume.action}))
   const base: SplitSummary = {repetitions: reps, valid: ok.length, failed, needs_retry: needs, outcome: 'invalid', reason: ''}
-  if (verdicts.some(v => v.body.violations.some(x => /protected path changed|outside the editable scope|not a regular file/.test(x)))) return {...base, reason: 'the attempt crossed its contract\'s boundary'}
+  if (verdicts.some(v => crossedBoundary(v.body))) return {...base, reason: 'the attempt crossed its contract\'s boundary'}
   if (failed > contract.validity.max_failed_repetitions || !ok.length) {
     const resumable = needs.some(n => n.action !== 'abandon')
     return {...base, outcome: resumable ? 'needs_retry' : 'invalid', reason: `${failed} of ${reps} repetition(s) gave no valid ${contract.metric.name}${needs.length ? ` (${[...new Set(needs.map(n => n.stop_reason))].join(', ')})` : ''}`}

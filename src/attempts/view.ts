@@ -15,15 +15,23 @@ export interface AttemptView {
   state: 'open' | 'evaluated' | 'needs_retry' | 'accepted' | 'rejected'
 }
 
-/** The attempts of the ledger (or of one contract), as `exp attempt list` shows them (pure). */
-export function attemptViews(ledger: Ledger, contract?: string): AttemptView[] {
+/**
+ * The attempts of the ledger (or of one contract), as `exp attempt list` shows them (pure).
+ * `admit` (docs/trust.md: the Authority's) leaves out verdicts and decisions that do not
+ * stand — a verdict that does not follow from its observation, an accept its contract would
+ * not give — so a forged record can neither score an attempt nor mark it accepted.
+ */
+export function attemptViews(ledger: Ledger, contract?: string, o: {admit?: (id: string) => boolean} = {}): AttemptView[] {
+  const admit = o.admit ?? (() => true)
   const verdicts = new Map<string, VerdictBody[]>()
   for (const e of ledger.select({kinds: ['verdict']})) {
+    if (!admit(e.id)) continue
     const v = ledger.load<'verdict'>(e).body as VerdictBody
     verdicts.set(v.attempt, [...(verdicts.get(v.attempt) ?? []), v])
   }
   const decisions = new Map<string, {id: string; body: DecisionBody}>()
   for (const e of ledger.select({kinds: ['decision']})) {
+    if (!admit(e.id)) continue
     const d = ledger.load<'decision'>(e).body as DecisionBody
     if (d.proposal.startsWith('at-') && !decisions.has(d.proposal)) decisions.set(d.proposal, {id: e.id, body: d})
   }

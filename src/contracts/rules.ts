@@ -1,13 +1,35 @@
 import {globToRegExp, matchesAny} from '../gate/glob.js'
 import type {ContractDoc} from './types.js'
 
+/** The longest an evaluator command may be given (a timer cannot wait much longer than 24 days anyway). */
+const MAX_TIMEOUT_SECONDS = 86_400
+
+/**
+ * Why a path or glob of a contract could name something outside the repository, or inside
+ * its git folder; undefined when it cannot. `file`: it names one file (a metrics file, an
+ * artifact), so no glob characters and no `.` segments either.
+ */
+const hasControl = (s: string) => [...s].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f)
+
+function pathProblem(p: string, file = false): string | undefined {
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) return 'no absolute path'
+  if (p.includes('\\')) return 'no backslash: separate folders with /'
+  if (hasControl(p)) return 'no control characters'
+  const parts = p.split('/')
+  if (parts.includes('..')) return 'no ..'
+  if (parts.some(x => x.toLowerCase() === '.git')) return 'nothing in .git'
+  if (file && (parts.some(x => x === '' || x === '.') || /[*?[]/.test(p))) return 'one file: no glob, no empty or . segment'
+  return undefined
+}
+
 /** What a schema cannot say about a contract: each with the data path it is about. */
 export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; message: string}[] {
   const out: {path: (string | number)[]; message: string}[] = []
   const globs = (field: 'editable_scope' | 'protected_scope' | 'private_data') => (doc[field] ?? []) as string[]
   for (const field of ['editable_scope', 'protected_scope', 'private_data'] as const) {
     globs(field).forEach((g, i) => {
-      if (g.startsWith('/') || g.split('/').includes('..')) out.push({path: [field, i], message: `${field}[${i}] "${g}" must be a path inside the repository (no leading /, no ..)`})
+      const why = pathProblem(g)
+      if (why) out.push({path: [field, i], message: `${field}[${i}] ${JSON.stringify(g)} must be a path inside the repository (${why})`})
       try {
         globToRegExp(g)
       } catch {
@@ -30,9 +52,17 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
     if (evaluator === 'world' && e.command) out.push({path: [key, 'command'], message: `${key}: the world evaluator runs no command (evaluator: command, or drop command)`})
     if (evaluator === 'world' && !e.split) out.push({path: [key], message: `${key}: the world evaluator needs a split`})
     const mf = e.metrics_file ?? 'metrics.json'
-    if (evaluator === 'command' && matchesAny(mf, globs('editable_scope'))) out.push({path: [key, 'metrics_file'], message: `${key}.metrics_file "${mf}" is editable: an attempt could write its own score`})
-    if (mf.startsWith('/') || mf.split('/').includes('..')) out.push({path: [key, 'metrics_file'], message: `${key}.metrics_file must be relative to the command's folder`})
+    // in any case: on a case-insensitive file system an editable Metrics.json is the metrics file
+    if (evaluator === 'command' && (matchesAny(mf, globs('editable_scope')) || matchesAny(mf.toLowerCase(), globs('editable_scope').map(g => g.toLowerCase())))) out.push({path: [key, 'metrics_file'], message: `${key}.metrics_file "${mf}" is editable: an attempt could write its own score`})
+    const mfWhy = pathProblem(mf, true)
+    if (mfWhy) out.push({path: [key, 'metrics_file'], message: `${key}.metrics_file ${JSON.stringify(mf)} must be a file relative to the command's folder (${mfWhy})`})
+    for (const [j, a] of (e.required_artifacts ?? []).entries()) {
+      const why = pathProblem(a, true)
+      if (why) out.push({path: [key, 'required_artifacts', j], message: `${key}.required_artifacts[${j}] ${JSON.stringify(a)} must be a file relative to the command's folder (${why})`})
+    }
+    if (e.timeout_seconds !== undefined && e.timeout_seconds > MAX_TIMEOUT_SECONDS) out.push({path: [key, 'timeout_seconds'], message: `${key}.timeout_seconds ${e.timeout_seconds} is more than ${MAX_TIMEOUT_SECONDS} (a day)`})
   }
   if (doc.baseline && doc.baseline.revision === undefined && doc.baseline.value === undefined) out.push({path: ['baseline'], message: 'baseline needs a revision or a value'})
+  if (doc.baseline?.revision !== undefined && (doc.baseline.revision.startsWith('-') || /\s/.test(doc.baseline.revision) || hasControl(doc.baseline.revision))) out.push({path: ['baseline', 'revision'], message: `baseline.revision ${JSON.stringify(doc.baseline.revision)} is not a revision (no leading -, no whitespace or control characters)`})
   return out
 }

@@ -42,6 +42,8 @@ export interface GateResult {
   skills: GateSkill[]
   /** research contracts judged by a command whose editable files changed (docs/contracts.md) */
   contracts: GateContract[]
+  /** protected files the base changed since the pull request branched: it must be brought up to the base before it is judged */
+  stale: string[]
   passed: boolean
   /** false when the held-out split was sealed and could not be opened: validation only, not a promotion */
   certified: boolean
@@ -106,18 +108,23 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   const changed = await ws.changedPaths(mb, head)
   const scopes = await scopeAt(ws, base)
   const scope = checkScope(changed, scopes, await ws.linkedPaths(head, changed))
+  // what judges is the base's, but a head is evaluated where it stands, and its comparison
+  // starts at the merge base: a pull request branched before the base changed its evaluator,
+  // contract, scenarios or policy would meet the old ones. It is brought up to the base first.
+  const stale = mb === base ? [] : checkScope(await ws.changedPaths(mb, base), scopes).protected
   const reasons: string[] = []
   const notes: string[] = []
   if (scope.outside.length) reasons.push(`outside the editable scope: ${scope.outside.join(', ')}`)
   if (scope.protected.length) reasons.push(`protected paths changed: ${scope.protected.join(', ')}`)
   if (scope.links.length) reasons.push(`symbolic links or submodules added: ${scope.links.join(', ')} (a pull request may change regular files only)`)
+  if (stale.length) reasons.push(`the pull request is based on an older ${o.base} (${mb.slice(0, 12)}), and the base has changed protected files since: ${stale.slice(0, 8).join(', ')}${stale.length > 8 ? ` (+${stale.length - 8} more)` : ''}; merge or rebase it onto the base, so that the base's evaluator, contract and data judge it`)
   const skills: GateSkill[] = []
   let contracts: GateContract[] = []
   const sealed = !!(await ws.readFile(mb, `scenarios/${SEALED_FILE}`))
   const certified = !sealed || !!o.holdoutKey
   if (!certified && !o.shard) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
   let shard: GateShardReport | undefined
-  if (scope.ok) {
+  if (scope.ok && !stale.length) {
     contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: o.worktreeRoot, redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
     for (const c of contracts) if (c.verdict === 'reject') reasons.push(...c.checks.filter(x => !x.passed).map(x => `${c.contract}: ${x.name}: ${x.detail}`))
     const touched = skillsTouched(changed)
@@ -138,7 +145,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
       const repeat = looks > 1 ? looks : (o.repeat ?? 2)
       if (o.shard) {
         shard = await gateShard(store, {...common, split: 'validation', repeat, shard: o.shard, range: {base: mb, head}, skills: touched.map(skill => ({skill, ...sides(skill)}))})
-        return {base: mb, head, scope, skills, contracts, passed: true, certified: false, reasons, notes: [`shard ${o.shard.index}/${o.shard.count}: ${shard.recorded} validation episode(s) run, receipts on lane ${shard.lane}; the job with --shards ${o.shard.count} decides`], shard}
+        return {base: mb, head, scope, skills, contracts, stale, passed: true, certified: false, reasons, notes: [`shard ${o.shard.index}/${o.shard.count}: ${shard.recorded} validation episode(s) run, receipts on lane ${shard.lane}; the job with --shards ${o.shard.count} decides`], shard}
       }
       for (const skill of touched) {
         const vouched = o.shards ? vouchedBy(await store.ledger(), {lane: o.lane, shards: o.shards, range: {base: mb, head}, skill}) : undefined
@@ -155,7 +162,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
       await rm(tmp, {recursive: true, force: true})
     }
   }
-  return {base: mb, head, scope, skills, contracts, passed: scope.ok && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified, reasons, notes}
+  return {base: mb, head, scope, skills, contracts, stale, passed: scope.ok && !stale.length && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified, reasons, notes}
 }
 
 type PairOptions = EvalRunOptions & {scenariosDir: string; workspace: Workspace; repeat: number; reuse: Reuse}
@@ -190,6 +197,9 @@ export function gateMarkdown(r: GateResult): string {
     for (const p of r.scope.links) out.push(`- a symbolic link or submodule: \`${p}\``)
     out.push('')
   }
+  if (r.stale?.length) {
+    out.push('### Out of date', '', `The base changed protected files since this pull request branched (${r.stale.map(p => `\`${p}\``).join(', ')}): merge or rebase it onto the base to be judged.`, '')
+  }
   for (const s of r.skills) {
     out.push(`### ${s.skill}: ${s.verdict.toUpperCase()}`, '', '| split | base | head |', '| --- | --- | --- |', `| validation | ${pct(s.validation.base)} | ${pct(s.validation.head)} |`, `| holdout | ${s.holdout ? pct(s.holdout.base) : 'sealed'} | ${s.holdout ? pct(s.holdout.head) : 'sealed'} |`, '')
     const c = s.validation.comparison
@@ -203,6 +213,6 @@ export function gateMarkdown(r: GateResult): string {
     out.push('')
   }
   if (r.shard) out.push(`Shard ${r.shard.shard.index}/${r.shard.shard.count}: ${r.shard.episodes} validation episode(s) of ${r.shard.skills.length} skill(s) in this slice, ${r.shard.recorded} run here; receipts on lane \`${r.shard.lane}\`. The job with \`--shards ${r.shard.shard.count}\` decides.`, '')
-  else if (!r.skills.length && !r.contracts.length && r.scope.ok) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
+  else if (!r.skills.length && !r.contracts.length && r.scope.ok && !r.stale?.length) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
   return out.join('\n')
 }

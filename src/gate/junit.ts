@@ -30,17 +30,19 @@ function suite(name: string, cases: readonly Case[]): string[] {
 
 /**
  * The gate's result as JUnit XML (`exp gate --junit FILE`), for CI test reporters: one suite
- * for the scope check, one per evaluated skill with a test case per policy check.
+ * for the scope check, one per evaluated skill or contract with a test case per policy check.
  */
 export function gateJUnit(r: GateResult): string {
   const scope: Case[] = [
     {name: 'changes stay in the editable scope', passed: !r.scope.outside.length, detail: r.scope.outside.length ? `outside the editable scope: ${r.scope.outside.join(', ')}` : `${r.scope.changed.length} changed file(s) in scope`},
     {name: 'no protected path changes', passed: !r.scope.protected.length, detail: r.scope.protected.length ? `protected paths changed: ${r.scope.protected.join(', ')}` : 'no protected path changed'},
     {name: 'regular files only', passed: !r.scope.links.length, detail: r.scope.links.length ? `symbolic links or submodules: ${r.scope.links.join(', ')}` : 'no symbolic link or submodule added'},
+    ...(r.stale?.length ? [{name: 'based on the current base', passed: false, detail: `the base changed protected files since: ${r.stale.join(', ')}`}] : []),
   ]
-  const suites = [suite('scope', scope), ...r.skills.map(s => suite(s.skill, s.checks))]
-  const tests = scope.length + r.skills.reduce((n, s) => n + s.checks.length, 0)
-  const failures = scope.filter(c => !c.passed).length + r.skills.reduce((n, s) => n + s.checks.filter(c => !c.passed).length, 0)
+  const judged = [...r.skills.map(s => ({name: s.skill, checks: s.checks})), ...r.contracts.map(c => ({name: `contract ${c.contract}`, checks: c.checks}))]
+  const suites = [suite('scope', scope), ...judged.map(s => suite(s.name, s.checks))]
+  const tests = scope.length + judged.reduce((n, s) => n + s.checks.length, 0)
+  const failures = scope.filter(c => !c.passed).length + judged.reduce((n, s) => n + s.checks.filter(c => !c.passed).length, 0)
   return ['<?xml version="1.0" encoding="UTF-8"?>', `<testsuites name="exp gate" tests="${tests}" failures="${failures}" errors="0">`, ...suites.flat(), '</testsuites>', ''].join('\n')
 }
 

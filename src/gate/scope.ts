@@ -15,9 +15,14 @@ export interface ScopeReport {
  * at the head (Workspace.linkedPaths): a link inside the editable scope can point an
  * evaluator that reads it at anything, a protected file or held-out data among them.
  */
+const fold = (s: string) => s.normalize('NFC').toLowerCase()
+
 export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = []): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
-  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []))
+  // protected in any case and Unicode form: on a case-insensitive or normalizing file system
+  // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file
+  const folded = (contract.protected_scope ?? []).map(fold)
+  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded))
   return {changed: [...changed], outside, protected: prot, links: [...links], ok: !outside.length && !prot.length && !links.length}
 }
 

@@ -6,6 +6,8 @@ import type {Ledger} from '../store/index.js'
  */
 export interface MainCommit {
   oid: string
+  /** the commit's tree (what a promotion merge put on main) */
+  tree?: string
   parents: string[]
   subject: string
   trailers: Record<string, string[]>
@@ -21,6 +23,8 @@ export interface Promotion {
   first_parent: string
   /** the proposal's commit (the merge's second parent) */
   proposal_commit?: string
+  /** the merge's tree: an attempt's promotion puts exactly the evaluated tree on main */
+  tree?: string
   proposal: string
   evaluations: string[]
   policy?: {version: string; digest: string}
@@ -65,6 +69,7 @@ export function promotionOf(c: MainCommit): Promotion | undefined {
     commit: c.oid,
     first_parent: c.parents[0]!,
     proposal_commit: c.parents[1],
+    ...(c.tree ? {tree: c.tree} : {}),
     proposal: id,
     evaluations: (c.trailers['Exp-Evidence'] ?? []).flatMap(v => v.split(/\s+/)).filter(Boolean),
     ...(version && digest ? {policy: {version, digest}} : {}),

@@ -894,6 +894,10 @@ export interface VerdictBody {
     gain?: number;
   };
   violations: StringList;
+  /**
+   * why an invalid verdict is invalid: the attempt crossed its contract's boundary (the evaluator was not run), the evaluator did not run, or it gave no trustworthy number (needs_retry). Absent on a valid verdict, and on verdicts written before this field (read from their violations: docs/contracts.md)
+   */
+  invalid_kind?: "boundary" | "not_run" | "needs_retry";
   needs_retry?: {
     stop_reason:
       | "timeout"

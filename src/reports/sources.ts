@@ -50,7 +50,7 @@ export async function readMainline(ws: Workspace, mainRef: string, skills?: read
     let contracts = prev.contracts
     if (cdir !== prev.cdir) contracts = cdir ? (await ws.entries(cdir)).filter(e => /\.ya?ml$/.test(e.name)).map(e => e.name.replace(/\.ya?ml$/, '')).sort() : []
     prev = {dir, skills: blobs, cdir, contracts}
-    out.push({oid: c.oid, parents: c.parents, subject: c.message.split('\n')[0] ?? '', trailers: trailersOf(c.message), skills: blobs, ...(contracts.length ? {contracts} : {})})
+    out.push({oid: c.oid, tree: c.tree, parents: c.parents, subject: c.message.split('\n')[0] ?? '', trailers: trailersOf(c.message), skills: blobs, ...(contracts.length ? {contracts} : {})})
   }
   return out
 }

@@ -1,4 +1,4 @@
-import type {DecisionBody} from '../records/types.js'
+import type {AttemptBody, DecisionBody, VerdictBody} from '../records/types.js'
 import type {Ledger} from '../store/index.js'
 import type {Promotion} from '../projections/mainline.js'
 import type {Standing} from './types.js'
@@ -28,7 +28,35 @@ export function checkPromotion(ledger: Ledger, p: Promotion, standing: (id: stri
       why = `its decision ${d.id} does not stand: ${s.reason}`
       continue
     }
+    const merged = p.proposal.startsWith('at-') ? attemptMergeProblem(ledger, d.body, p) : undefined
+    if (merged) {
+      why = `its decision ${d.id} stands, but ${merged}`
+      continue
+    }
     return {ok: true, level: 'verified'}
   }
   return {ok: false, class: 'unverified_promotion', reason: why}
+}
+
+/**
+ * An attempt's accept stands on verdicts of one committed state: the merge must put exactly
+ * that state on main (its second parent, and its tree), on the main the attempt was opened
+ * on. Otherwise anyone who can push main could merge something never evaluated and name a
+ * standing accept of another commit.
+ */
+function attemptMergeProblem(ledger: Ledger, d: DecisionBody, p: Promotion): string | undefined {
+  const a = ledger.get(d.proposal)
+  if (a?.kind !== 'attempt') return `attempt ${d.proposal} is not in the ledger`
+  const attempt = ledger.load<'attempt'>(a).body as AttemptBody
+  if (attempt.base.commit !== p.first_parent) return `the merge is not on the main the attempt was opened on (${attempt.base.commit.slice(0, 12)})`
+  const sources = d.evaluations.flatMap(id => {
+    const e = ledger.get(id)
+    if (e?.kind !== 'verdict') return []
+    const v = ledger.load<'verdict'>(e).body as VerdictBody
+    return v.attempt === d.proposal && v.source ? [v.source] : []
+  })
+  if (!sources.length) return 'it cites no verdict of the attempt'
+  const off = sources.find(s => s.commit !== p.proposal_commit || (p.tree !== undefined && s.tree !== p.tree))
+  if (off) return `the merge puts ${p.proposal_commit?.slice(0, 12) ?? 'nothing'}${p.tree ? ` (tree ${p.tree.slice(0, 12)})` : ''} on main, and the verdicts judged ${off.commit.slice(0, 12)} (tree ${off.tree.slice(0, 12)})`
+  return undefined
 }

@@ -3,11 +3,11 @@ import type {DecisionBody, ObservationBody, VerdictBody} from '../records/types.
 import type {Ledger} from '../store/index.js'
 import {judgeObservation} from '../evals/evaluator/command.js'
 import {attemptChecks} from '../attempts/promote.js'
-import {summarizeSplit} from '../attempts/summary.js'
+import {crossedBoundary, summarizeSplit} from '../attempts/summary.js'
 import {signature} from './evaluation.js'
 import type {Standing, TrustInput} from './types.js'
 
-const JUDGED = ['valid', 'outcome', 'metric', 'verified_metrics', 'violations', 'needs_retry', 'baseline'] as const
+const JUDGED = ['valid', 'outcome', 'metric', 'verified_metrics', 'violations', 'needs_retry', 'baseline', 'invalid_kind'] as const
 
 /**
  * Whether a command evaluator's verdict stands: it judges an observation of this ledger
@@ -43,6 +43,8 @@ export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, stan
   }
   const again = judgeObservation(ob, contract, base)
   for (const f of JUDGED) {
+    // a verdict written before invalid_kind existed has none: the rest of it is still re-derived
+    if (f === 'invalid_kind' && v.invalid_kind === undefined) continue
     if (canonicalJson(v[f] ?? null) !== canonicalJson((again as Record<string, unknown>)[f] ?? null)) return bad('inconsistent_evaluation', `applying contract ${contract.name} to observation ${v.observation} gives another ${f}`)
   }
   return {ok: true, level: 'replayed'}
@@ -58,7 +60,7 @@ export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: Tru
   const theirs = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt !== d.proposal && v.body.split === split))
   const dev = summarizeSplit(contract, mine('dev'), theirs('dev'), contract.baseline.value)
   const holdout = mine('holdout').length ? summarizeSplit(contract, mine('holdout'), theirs('holdout'), contract.baseline.value) : undefined
-  const clean = !verdicts.some(v => v.body.attempt === d.proposal && v.body.violations.some(x => /protected path changed|outside the editable scope/.test(x)))
+  const clean = !verdicts.some(v => v.body.attempt === d.proposal && crossedBoundary(v.body))
   const checks = attemptChecks(contract, {boundaryClean: clean, dev, ...(holdout ? {holdout} : {}), basedOnMain: true})
   const failed = checks.filter(c => !c.passed)
   if (failed.length) return bad(`the contract's policy rejects its evidence: ${failed[0]!.name}: ${failed[0]!.detail}`)

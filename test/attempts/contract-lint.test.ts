@@ -38,3 +38,24 @@ t.test('exp contract lint: file:line on stdout, non-zero exit, --json; an unknow
   t.equal(research.code, 3)
   t.match(research.stderr, /unknown (contract|branch)/)
 })
+
+t.test('a contract cannot name a path outside the repository, inside .git, or a metrics file an attempt can reach by another spelling', async t => {
+  const evalWith = (line: string) => CONTRACT.replace('  repetitions: 2\nholdout', `  repetitions: 2\n  ${line}\nholdout`)
+  const cases: [string, RegExp][] = [
+    [CONTRACT.replace('  - params.json', '  - ..\\\\x'), /no backslash/],
+    [CONTRACT.replace('  - params.json', '  - .git/config'), /nothing in .git/],
+    [CONTRACT.replace('  - params.json', '  - sub/.GIT/hooks/*'), /nothing in .git/],
+    [CONTRACT.replace('  - params.json', '  - "params\\0.json"'), /no control characters/],
+    [CONTRACT.replace('  - data/secret.json', '  - .git/exp/holdout.key'), /private_data\[0\].*nothing in .git/],
+    [evalWith('metrics_file: .git'), /metrics_file ".git" must be a file relative to the command's folder \(nothing in .git\)/],
+    [evalWith("metrics_file: '.'"), /metrics_file "." must be a file/],
+    [evalWith('metrics_file: out/*.json'), /no glob/],
+    [evalWith('metrics_file: C:/m.json'), /no absolute path/],
+    [evalWith('required_artifacts: [../model.bin]'), /required_artifacts\[0\] "..\/model.bin" must be a file relative to the command's folder \(no ..\)/],
+    [evalWith('required_artifacts: [/etc/passwd]'), /no absolute path/],
+    [CONTRACT.replace('  - params.json', '  - Metrics.json'), /metrics_file "metrics.json" is editable/],
+    [CONTRACT.replace('timeout_seconds: 20', 'timeout_seconds: 1e300'), /timeout_seconds .* is more than 86400/],
+    [`${CONTRACT}baseline:\n  revision: --output=/tmp/x\n`, /baseline.revision "--output=\/tmp\/x" is not a revision/],
+  ]
+  for (const [text, problem] of cases) t.match(at(text).join('\n'), problem, problem.source)
+})

@@ -1,18 +1,25 @@
 import {Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {withStore} from '../../cli/context.js'
+import {authorityOf} from '../../cli/trust.js'
 import {attemptViews, type AttemptView} from '../../attempts/view.js'
 
 export default class AttemptList extends ExpCommand {
   static summary = 'List the attempts of research contracts: lane, state, dev and held-out means, decision.'
-  static description = 'States: open (not evaluated yet), evaluated, needs_retry (resume with `exp attempt eval ID`), accepted, rejected.'
+  static description = 'States: open (not evaluated yet), evaluated, needs_retry (resume with `exp attempt eval ID`), accepted, rejected. Verdicts and decisions that do not stand (docs/trust.md: not what their observation and contract give) are left out, and a note says how many; `exp fsck` says why.'
   static enableJsonFlag = true
   static examples = ['<%= config.bin %> attempt list', '<%= config.bin %> attempt list --contract tuning --json']
   static flags = {contract: Flags.string({description: 'only this contract'})}
 
   async run(): Promise<AttemptView[]> {
     const {flags} = await this.parse(AttemptList)
-    const list = await withStore(this.workDir, async store => attemptViews(await store.ledger(), flags.contract))
+    const list = await withStore(this.workDir, async store => {
+      // what does not stand is left out, and said (docs/trust.md)
+      const authority = await authorityOf(store, this.workDir)
+      const note = authority.ignoredNote()
+      if (note) this.note(note)
+      return attemptViews(authority.ledger, flags.contract, {admit: authority.admit})
+    })
     if (!this.jsonEnabled()) {
       for (const a of list) this.log(`${a.id}  ${a.contract} #${a.ordinal}  ${a.lane}  ${a.state.padEnd(11)} dev ${a.splits.dev?.mean ?? '-'}  holdout ${a.splits.holdout?.mean ?? '-'}${a.decision ? `  ${a.decision.verdict}` : ''}`)
       if (!list.length) this.log('(no attempts)')

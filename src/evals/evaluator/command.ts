@@ -1,5 +1,5 @@
-import {existsSync, statSync} from 'node:fs'
-import {readFile, rm} from 'node:fs/promises'
+import {constants} from 'node:fs'
+import {lstat, open, realpath, rm, type FileHandle} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
@@ -7,7 +7,7 @@ import type {ObservationBody, VerdictBody} from '../../records/types.js'
 import {splitCommandLine} from '../../agents/command/argv.js'
 import type {Contract, EvalSpec} from '../../contracts/types.js'
 import {gain} from '../../contracts/types.js'
-import type {Redact} from '../../redact/index.js'
+import {redactDeep, type Redact} from '../../redact/index.js'
 import {ExpError} from '../../errors/index.js'
 import type {EvaluatorIdentity} from './port.js'
 import {runProcess, type ProcessRun} from './process.js'
@@ -39,6 +39,9 @@ export function commandEvaluatorIdentity(contract: Contract, harness: string): E
   return {id: `command:${contract.name}`, version: contract.source.digest.slice(7, 19), digest: `sha256:${createHash('sha256').update(`${contract.source.digest}\0${harness}`).digest('hex')}`}
 }
 
+/** The most of a metrics file that is read: a metrics file is a handful of numbers, not a data set. */
+export const METRICS_MAX_BYTES = 1024 * 1024
+
 /** Metrics as JSON; bare NaN and Infinity (what Python's json writes) are read as non-finite values. */
 export function parseMetrics(text: string): {metrics?: Record<string, unknown>; error?: string} {
   let doc: unknown
@@ -48,15 +51,67 @@ export function parseMetrics(text: string): {metrics?: Record<string, unknown>; 
     try {
       doc = JSON.parse(text.replace(/(?<=[:[,]\s*)(-?Infinity|NaN)(?=\s*[,}\]])/g, '"$1"'))
     } catch (e) {
-      return {error: `not JSON: ${(e as Error).message}`}
+      // the parser's message quotes the text around the error: the file's content is never repeated into a record
+      const at = /position (\d+)/.exec((e as Error).message)?.[1]
+      return {error: `not JSON${at ? ` (at character ${at})` : ''}`}
     }
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return {error: 'not a JSON object of metrics'}
   return {metrics: doc as Record<string, unknown>}
 }
 
-function digestFile(file: string): Promise<string> {
-  return readFile(file).then(b => `sha256:${createHash('sha256').update(b).digest('hex')}`)
+/**
+ * A file the command left, taken only when it is a regular file inside its folder: not a
+ * symbolic link (the command could point it at held-out data or a key), not under a linked
+ * folder, not a FIFO or a device (a read could block). Opened without following links.
+ */
+async function openLeftFile(folder: string, rel: string): Promise<{fd?: FileHandle; size?: number; error?: string}> {
+  const file = path.join(folder, rel)
+  const st = await lstat(file).catch(() => undefined)
+  if (!st) return {}
+  if (st.isSymbolicLink()) return {error: `${rel} is a symbolic link (not followed)`}
+  if (!st.isFile()) return {error: `${rel} is not a regular file`}
+  if (!(await inside(folder, file))) return {error: `${rel} is outside the command's folder (through a symbolic link)`}
+  const fd = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  const now = await fd.stat()
+  if (!now.isFile() || now.ino !== st.ino) {
+    await fd.close()
+    return {error: `${rel} changed while it was read`}
+  }
+  return {fd, size: now.size}
+}
+
+async function inside(folder: string, file: string): Promise<boolean> {
+  const [root, dir] = await Promise.all([realpath(folder), realpath(path.dirname(file)).catch(() => '')])
+  return dir === root || dir.startsWith(root + path.sep)
+}
+
+/** The metrics file, at most METRICS_MAX_BYTES of it. */
+async function readMetrics(folder: string, rel: string): Promise<{text?: string; error?: string}> {
+  const f = await openLeftFile(folder, rel)
+  if (!f.fd) return f.error ? {error: f.error} : {}
+  try {
+    if (f.size! > METRICS_MAX_BYTES) return {error: `${rel} is larger than ${METRICS_MAX_BYTES} bytes`}
+    const buf = Buffer.alloc(f.size! + 1)
+    const {bytesRead} = await f.fd.read(buf, 0, buf.length, 0)
+    if (bytesRead > METRICS_MAX_BYTES) return {error: `${rel} is larger than ${METRICS_MAX_BYTES} bytes`}
+    return {text: buf.subarray(0, bytesRead).toString('utf8')}
+  } finally {
+    await f.fd.close()
+  }
+}
+
+/** An artifact's size and digest, streamed (a model or an index may be large). */
+async function digestArtifact(folder: string, rel: string): Promise<{size: number; digest: string} | undefined> {
+  const f = await openLeftFile(folder, rel)
+  if (!f.fd) return undefined
+  const hash = createHash('sha256')
+  let size = 0
+  for await (const chunk of f.fd.createReadStream()) {
+    hash.update(chunk as Buffer)
+    size += (chunk as Buffer).length
+  }
+  return {size, digest: `sha256:${hash.digest('hex')}`}
 }
 
 /** Run the contract's command once in the checkout and read what it wrote. */
@@ -64,8 +119,9 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
   const words = splitCommandLine(o.spec.command ?? '')
   if (!words?.length) throw new ExpError('E_SCHEMA', `the evaluator command "${o.spec.command}" cannot be split into words`, {hint: 'quote it like a shell would (docs/contracts.md)'})
   const metricsPath = path.join(o.checkout, o.spec.metrics_file)
-  // a metrics file that was there before the command ran is not the command's word
-  await rm(metricsPath, {force: true})
+  // a metrics file that was there before the command ran is not the command's word (removed
+  // only inside the checkout, never through a linked folder)
+  if (await inside(o.checkout, metricsPath)) await rm(metricsPath, {force: true})
   const home = path.join(os.tmpdir(), `exp-eval-home-${process.pid}`)
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -80,20 +136,22 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
   const run: ProcessRun = await runProcess(program, args, {cwd: o.checkout, env, timeoutMs: (o.timeoutSeconds ?? o.spec.timeout_seconds) * 1000})
   const out: CommandResult = {ran: true, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, duration_ms: run.duration_ms, stdout: o.redact(run.stdout), stderr: o.redact(run.spawn_error ? `cannot start ${program}: ${run.spawn_error}\n${run.stderr}` : run.stderr), artifacts: [], missing_artifacts: []}
   if (run.spawn_error) out.exit_code = 127
-  if (!run.timed_out && existsSync(metricsPath) && statSync(metricsPath).isFile()) {
-    const m = parseMetrics(await readFile(metricsPath, 'utf8'))
-    if (m.metrics) out.metrics = m.metrics
-    else out.metrics_error = m.error
+  if (!run.timed_out) {
+    const f = await readMetrics(o.checkout, o.spec.metrics_file)
+    const m = f.text !== undefined ? parseMetrics(f.text) : {error: f.error}
+    // the metrics are recorded on the public lane: a string in them is redacted like any output
+    if (m.metrics) out.metrics = redactDeep(m.metrics, o.redact)
+    else if (m.error) out.metrics_error = o.redact(m.error)
   }
   for (const a of o.spec.required_artifacts) {
-    const f = path.join(o.checkout, a)
-    if (existsSync(f) && statSync(f).isFile()) out.artifacts!.push({path: a, size: statSync(f).size, digest: await digestFile(f)})
+    const d = await digestArtifact(o.checkout, a)
+    if (d) out.artifacts!.push({path: a, ...d})
     else out.missing_artifacts!.push(a)
   }
   return out
 }
 
-export type Judged = Pick<VerdictBody, 'valid' | 'outcome' | 'metric' | 'verified_metrics' | 'violations' | 'needs_retry'> & {baseline?: VerdictBody['baseline']}
+export type Judged = Pick<VerdictBody, 'valid' | 'outcome' | 'metric' | 'verified_metrics' | 'violations' | 'needs_retry' | 'invalid_kind'> & {baseline?: VerdictBody['baseline']}
 
 /**
  * The contract's validity rules applied to one observation (pure): a run that did not give
@@ -101,15 +159,16 @@ export type Judged = Pick<VerdictBody, 'valid' | 'outcome' | 'metric' | 'verifie
  * or negative against the baseline's value of the same repetition, beyond the margin.
  */
 export function judgeObservation(obs: Pick<ObservationBody, 'ran' | 'exit_code' | 'signal' | 'timed_out' | 'metrics' | 'metrics_error' | 'missing_artifacts' | 'boundary' | 'timeout_seconds' | 'retry'>, contract: Contract, baseline?: {value: number; verdict?: string}): Judged {
-  if (!obs.boundary.clean) return {valid: false, outcome: 'invalid', violations: [...(obs.boundary.protected ?? []).map(p => `protected path changed: ${p}`), ...(obs.boundary.outside ?? []).map(p => `outside the editable scope: ${p}`), ...(obs.boundary.links ?? []).map(p => `not a regular file (a symbolic link or submodule): ${p}`)]}
+  if (!obs.boundary.clean) return {valid: false, outcome: 'invalid', invalid_kind: 'boundary', violations: [...(obs.boundary.protected ?? []).map(p => `protected path changed: ${p}`), ...(obs.boundary.outside ?? []).map(p => `outside the editable scope: ${p}`), ...(obs.boundary.links ?? []).map(p => `not a regular file (a symbolic link or submodule): ${p}`)]}
   const retries = contract.resume.max_retries - (obs.retry ?? 0)
   const retry = (stop_reason: NonNullable<Judged['needs_retry']>['stop_reason'], why: string): Judged => ({
     valid: false,
     outcome: 'invalid',
+    invalid_kind: 'needs_retry',
     violations: [why],
     needs_retry: {stop_reason, resume: retries > 0 ? (stop_reason === 'timeout' ? {action: 'retry_longer', timeout_seconds: (obs.timeout_seconds ?? 0) * contract.resume.timeout_multiplier, retries_left: retries} : {action: 'retry', retries_left: retries}) : {action: 'abandon', retries_left: 0}},
   })
-  if (!obs.ran) return {valid: false, outcome: 'invalid', violations: ['the evaluator did not run']}
+  if (!obs.ran) return {valid: false, outcome: 'invalid', invalid_kind: 'not_run', violations: ['the evaluator did not run']}
   if (obs.timed_out) return retry('timeout', `the evaluator ran past its timeout of ${obs.timeout_seconds} s and was killed`)
   if (obs.exit_code === 127 && !obs.metrics) return retry('spawn', 'the evaluator command could not be started')
   if (obs.exit_code !== 0) return retry('crash', obs.signal ? `the evaluator was killed by ${obs.signal}` : `the evaluator exited with code ${obs.exit_code}`)

@@ -13,6 +13,8 @@ export interface ProcessRun {
 }
 
 const GROUPS = process.platform !== 'win32'
+/** setTimeout fires at once for a delay beyond 2^31 - 1 ms (about 24.8 days): longer timeouts wait that long. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -48,7 +50,7 @@ export function runProcess(program: string, args: readonly string[], o: {cwd: st
         killGroup(child.pid, 'SIGTERM')
         setTimeout(() => child.pid !== undefined && killGroup(child.pid, 'SIGKILL'), o.graceMs ?? 2000).unref()
       }
-    }, o.timeoutMs)
+    }, Math.min(o.timeoutMs, MAX_TIMER_MS))
     const finish = (r: Omit<ProcessRun, 'duration_ms' | 'stdout' | 'stderr' | 'timed_out'>) => {
       if (done) return
       done = true
@@ -58,6 +60,21 @@ export function runProcess(program: string, args: readonly string[], o: {cwd: st
       resolve({...r, timed_out: timedOut, duration_ms: Math.round(performance.now() - t0), stdout: out.toString('utf8'), stderr: err.toString('utf8')})
     }
     child.on('error', e => finish({exit_code: null, signal: null, spawn_error: e.message}))
-    child.on('close', (code, signal) => finish({exit_code: code, signal}))
+    // the command's end is its leader's exit: a child it left behind holding stdout open would
+    // otherwise keep the run going to its timeout. The group is killed, then the pipes drain.
+    child.on('exit', (code, signal) => {
+      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')
+      const end = () => finish({exit_code: code, signal})
+      // a process that left the group (setsid) may still hold the pipes: stop reading after a grace
+      const drain = setTimeout(() => {
+        child.stdout.destroy()
+        child.stderr.destroy()
+        end()
+      }, o.graceMs ?? 2000)
+      child.once('close', () => {
+        clearTimeout(drain)
+        end()
+      })
+    })
   })
 }

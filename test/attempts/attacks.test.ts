@@ -1,0 +1,170 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {execFileSync} from 'node:child_process'
+import {exp, expJson} from '../helpers/cli.js'
+import {GIT_ENV, git} from '../helpers/repo.js'
+import {quadFixture} from '../helpers/contracts.js'
+
+/**
+ * Attacks by an attempt's author or agent on a contract whose editable scope holds code the
+ * evaluator runs (solver.py, imported by the protected eval.py): that code runs with the
+ * evaluator, so what the evaluator is given is what it can reach. It must never be given the
+ * held-out data on dev, and nothing it prints or writes may carry the key into a record.
+ */
+const EVAL = `import json, os, sys
+split = sys.argv[1] if len(sys.argv) > 1 else "dev"
+import solver
+p = json.load(open("params.json"))
+score = -((p["x"] - 5) ** 2) - (p["y"] - 2) ** 2 + solver.bonus()
+json.dump({"score": score}, open("metrics.json", "w"))
+`
+
+/** An attempt's solver that looks for every secret it can reach and writes what it found everywhere it can. */
+const HOSTILE = `import json, os, glob, atexit, sys
+def bonus():
+    found = {}
+    d = os.environ.get("EXP_PRIVATE_DIR")
+    if d:
+        for f in glob.glob(os.path.join(d, "**", "*"), recursive=True):
+            if os.path.isfile(f): found["private:" + f] = open(f).read()
+    gitdir = open(".git").read().split("gitdir:")[1].strip()
+    common = os.path.normpath(os.path.join(gitdir, "..", ".."))
+    key = os.path.join(common, "exp", "holdout.key")
+    if os.path.exists(key): found["key"] = open(key).read().strip()
+    print(json.dumps(found))
+    print(json.dumps(found), file=sys.stderr)
+    def overwrite():
+        json.dump({"score": 1000, "found": found}, open("metrics.json", "w"))
+    atexit.register(overwrite)
+    return 0
+`
+
+async function codeContract(t: {teardown(fn: () => void): void}): Promise<string> {
+  const repo = await quadFixture(t)
+  fs.writeFileSync(path.join(repo, 'eval.py'), EVAL)
+  fs.writeFileSync(path.join(repo, 'solver.py'), 'def bonus():\n    return 0\n')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - solver.py\n').replace(/repetitions: 2/g, 'repetitions: 1'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'an evaluator that runs editable code')
+  return repo
+}
+
+const allObjects = (repo: string) => execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: repo, env: GIT_ENV, maxBuffer: 1 << 28}).toString('latin1')
+
+t.test('code of an attempt run by the dev evaluator sees no held-out data, and the key it reads reaches no record', async t => {
+  const repo = await codeContract(t)
+  const key = fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim()
+  t.ok(key.length >= 32, 'the fixture has a key file')
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), HOSTILE)
+  const dev = await expJson<{verdicts: {body: {metric?: {value: number}}}[]}>(['attempt', 'eval', a.id], {cwd: repo})
+  // the limit docs/trust.md states: code the evaluator runs can write the metrics file
+  t.equal(dev.verdicts[0]!.body.metric!.value, 1000)
+  const objects = allObjects(repo)
+  t.equal(objects.indexOf('TOP-SECRET-HOLDOUT-TARGET'), -1, 'the dev run was not given the held-out data')
+  t.equal(objects.indexOf(key), -1, 'the key is in no object: not in the metrics, not in the diagnostics')
+  t.match(objects, /\[redacted\]/, 'what it found was recorded redacted')
+})
+
+t.test('code of an attempt run by the held-out evaluator: the key it reads reaches no record, public or private', async t => {
+  const repo = await codeContract(t)
+  const key = fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim()
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), HOSTILE)
+  const r = await expJson<{verdicts: unknown[]}>(['attempt', 'eval', a.id, '--split', 'holdout'], {cwd: repo})
+  t.equal(r.verdicts.length, 1)
+  t.equal(allObjects(repo).indexOf(key), -1)
+})
+
+t.test('a metrics file committed by the attempt is outside its scope; one left in the checkout is deleted before the run', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'metrics.json'), '{"score": 1000}\n')
+  const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(r.code, 6)
+  t.match(JSON.parse(r.stdout).error.data.violations, ['outside the editable scope: metrics.json'])
+})
+
+t.test('a contract edited by the attempt does not judge it: the base\'s does, and the edit is a violation', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  const c = path.join(a.path, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - eval.py\n').replace('  - eval.py\n  - data', '  - data'))
+  fs.writeFileSync(path.join(a.path, 'eval.py'), 'import json\njson.dump({"score": 1000}, open("metrics.json", "w"))\n')
+  const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(r.code, 6)
+  t.match(JSON.parse(r.stdout).error.data.violations, ['protected path changed: .research/contracts/quad.yaml', 'protected path changed: eval.py'])
+})
+
+t.test('records forged on a lane — a verdict that claims a score never measured, an accept never given — fool neither attempt list nor fsck', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": -3, "y": 2}\n')
+  const dev = await expJson<{verdicts: {id: string; body: Record<string, unknown> & {metric: {value: number}}}[]; summary: {mean: number}}>(['attempt', 'eval', a.id], {cwd: repo})
+  const real = dev.verdicts[0]!
+  const forged = {...real.body, outcome: 'positive', metric: {...real.body.metric, value: 1000}, baseline: {value: -5, gain: 1005}}
+  const v = await exp(['append', 'verdict', '-', '--lane', 'evil', '--key', 'forged/verdict'], {cwd: repo, input: JSON.stringify({body: forged, cites: [real.body.observation]})})
+  t.equal(v.code, 0, v.stderr)
+  const contract = (real.body.contract as {digest: string}).digest
+  const decision = {proposal: a.id, verdict: 'accept', policy: {version: 'contract@2', digest: contract}, evaluations: [v.stdout.trim()], checks: [], reasons: ['trust me'], regressions: []}
+  const d = await exp(['append', 'decision', '-', '--lane', 'evil'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id]})})
+  t.equal(d.code, 0, d.stderr)
+  const list = await exp(['attempt', 'list', '--json'], {cwd: repo})
+  t.equal(list.code, 0, list.stderr)
+  const view = (JSON.parse(list.stdout) as {id: string; state: string; splits: {dev?: {mean?: number}}}[]).find(x => x.id === a.id)!
+  t.equal(view.state, 'evaluated', 'not accepted on a forged decision')
+  t.equal(view.splits.dev!.mean, dev.summary.mean, 'the measured mean, not the forged one')
+  t.match(list.stderr, /2 evaluation\(s\) or decision\(s\) do not stand/)
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.not(fsck.code, 0)
+  t.match(fsck.stdout, /inconsistent_evaluation/)
+  t.match(fsck.stdout, /forged_decision/)
+})
+
+t.test('a research agent that writes a token and forged trailers into its move: redacted in every record, one line in every commit message', async t => {
+  const repo = await quadFixture(t)
+  const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'agents')
+  const r = await expJson<{attempts: {id: string; state: string}[]}>(['research', 'quad', '--agent', `command:python3 ${path.join(fixtures, 'leaky-researcher.py')}`, '--attempts', '1'], {cwd: repo})
+  const id = r.attempts[0]!.id
+  t.equal(allObjects(repo).indexOf('ghp_A1b2C3d4'), -1, 'the token is in no object: records, commit messages')
+  const log = await git(repo, 'log', '--all', '--format=%H%x00%B%x01')
+  t.notOk(log.includes('\x1b'), 'no terminal escape in any commit message')
+  for (const entry of log.split('\x01').filter(x => x.trim())) {
+    const body = entry.split('\x00')[1]!
+    // every trailer of a commit is exp's own: in its last paragraph, naming this attempt
+    const paragraphs = body.trim().split(/\n\s*\n/)
+    t.notOk(paragraphs.slice(0, -1).some(p => /^Exp-(Attempt|Promotes):/m.test(p)), 'no trailer outside the trailer paragraph')
+    t.notOk(/Exp-(Attempt|Promotes): at-0{24}/.test(paragraphs[paragraphs.length - 1]!), 'no forged trailer')
+  }
+  t.match(await git(repo, 'log', '-1', '--format=%B', `refs/research/rejected/${id}`).catch(() => git(repo, 'log', '-1', '--format=%B', 'main')), /^attempt: |^exp: promote/)
+})
+
+for (const main of ['main', 'master']) {
+  t.test(`${main}: a merge pushed by hand that names a standing accept of another commit is not a promotion`, async t => {
+    const repo = await quadFixture(t)
+    if (main === 'master') await git(repo, 'branch', '-m', 'main', 'master')
+    const a = await expJson<{id: string; path: string; branch: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+    fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+    const dev = await expJson<{verdicts: {id: string; body: {contract: {digest: string}}}[]; baseline: {verdicts: {id: string}[]}}>(['attempt', 'eval', a.id], {cwd: repo})
+    const ho = await expJson<{verdicts: {id: string}[]; baseline: {verdicts: {id: string}[]}}>(['attempt', 'eval', a.id, '--split', 'holdout'], {cwd: repo})
+    const evidence = [...dev.verdicts, ...dev.baseline.verdicts, ...ho.verdicts, ...ho.baseline.verdicts].map(v => v.id)
+    const digest = dev.verdicts[0]!.body.contract.digest
+    // someone with push access merges a commit nobody evaluated, with the trailers of a promotion
+    await git(repo, 'checkout', '-q', '-b', 'unevaluated', main)
+    fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 100, "y": 2}\n')
+    await git(repo, 'commit', '-qam', 'params: never evaluated')
+    await git(repo, 'checkout', '-q', main)
+    await git(repo, 'merge', '--no-ff', '-q', 'unevaluated', '-m', `exp: promote quad attempt #1 (${a.id})\n\nExp-Promotes: ${a.id}\nExp-Evidence: ${evidence.join(' ')}\nExp-Policy: contract@2 ${digest}`)
+    const merge = (await git(repo, 'rev-parse', 'HEAD')).trim()
+    const blob = (await git(repo, 'rev-parse', `${main}:.research/contracts/quad.yaml`)).trim()
+    const decision = {proposal: a.id, verdict: 'accept', policy: {version: 'contract@2', digest, path: '.research/contracts/quad.yaml', blob}, evaluations: evidence, checks: [], reasons: ['the real verdicts of another commit'], regressions: [], merge: {commit: merge, branch: a.branch}}
+    const d = await exp(['append', 'decision', '-', '--lane', 'evil'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id, ...evidence]})})
+    t.equal(d.code, 0, d.stderr)
+    const fsck = await exp(['fsck', '--json'], {cwd: repo})
+    t.not(fsck.code, 0, 'fsck fails')
+    const problems = (JSON.parse(fsck.stdout) as {error: {data: {problems: {class?: string; commit?: string; message: string}[]}}}).error.data.problems
+    t.match(problems.find(p => p.class === 'unverified_promotion'), {commit: merge, message: /verdicts judged/})
+  })
+}

@@ -1,0 +1,110 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp} from '../helpers/cli.js'
+import {git} from '../helpers/repo.js'
+import {quadFixture} from '../helpers/contracts.js'
+import {checkScope} from '../../src/gate/scope.js'
+import {gateJUnit} from '../../src/gate/junit.js'
+import type {GateResult} from '../../src/gate/gate.js'
+
+/**
+ * Attacks by a pull request's author on `exp gate` for a research contract: the gate must
+ * judge with the base's contract, evaluator and data, whatever the pull request edits and
+ * whatever commit it was branched from.
+ */
+type Gate = {passed: boolean; reasons: string[]; scope: {ok: boolean; protected: string[]; outside: string[]}; contracts: {verdict: string; dev: {outcome: string}}[]; notes: string[]; certified: boolean}
+const gateOf = async (repo: string, args: string[], env: NodeJS.ProcessEnv = {}) => {
+  const r = await exp(['gate', ...args, '--json'], {cwd: repo, env})
+  const out = JSON.parse(r.stdout) as {error?: {data: Gate}} & Gate
+  return {code: r.code, stderr: r.stderr, result: out.error ? out.error.data : out}
+}
+
+for (const main of ['main', 'master']) {
+  t.test(`${main}: a pull request branched from an older ${main} is not judged by the evaluator ${main} has since fixed`, async t => {
+    const repo = await quadFixture(t)
+    if (main === 'master') await git(repo, 'branch', '-m', 'main', 'master')
+    // an evaluator with a hole: a "bonus" in the parameters counts
+    const evalPy = path.join(repo, 'eval.py')
+    const fixed = fs.readFileSync(evalPy, 'utf8')
+    fs.writeFileSync(evalPy, fixed.replace('score = -((x - target) ** 2) - (y - 2) ** 2', 'score = -((x - target) ** 2) - (y - 2) ** 2 + float(p.get("bonus", 0))'))
+    await git(repo, 'commit', '-qam', 'eval: a bonus (a hole)')
+    const holed = (await git(repo, 'rev-parse', 'HEAD')).trim()
+    fs.writeFileSync(evalPy, fixed)
+    await git(repo, 'commit', '-qam', 'eval: the hole fixed')
+    await git(repo, 'checkout', '-q', '-b', 'cheat', holed)
+    fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1, "y": 1, "bonus": 1000}\n')
+    await git(repo, 'commit', '-qam', 'params: a bonus')
+    const g = await gateOf(repo, ['--base', main, '--head', 'cheat'])
+    t.equal(g.code, 6, g.stderr)
+    t.equal(g.result.passed, false)
+    t.match(g.result.reasons.join('\n'), /based on an older|rebase|merge/i)
+    t.notOk(g.result.contracts.some(c => c.verdict === 'accept'), 'the old evaluator did not judge it')
+    // the same change on the current base is judged by the fixed evaluator, and gains nothing
+    await git(repo, 'checkout', '-q', '-b', 'honest', main)
+    fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1, "y": 1, "bonus": 1000}\n')
+    await git(repo, 'commit', '-qam', 'params: a bonus')
+    const h = await gateOf(repo, ['--base', main, '--head', 'honest'])
+    t.equal(h.result.passed, false)
+    t.match(h.result.contracts, [{verdict: 'reject', dev: {outcome: 'neutral'}}])
+  })
+}
+
+t.test('a pull request that widens its own contract, or adds a workflow, is judged by the base\'s contract and refused', async t => {
+  const repo = await quadFixture(t)
+  await git(repo, 'checkout', '-q', '-b', 'widen')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - eval.py\n  - .github/**\n').replace('  - eval.py\n  - data', '  - data'))
+  fs.writeFileSync(path.join(repo, 'eval.py'), 'import json\njson.dump({"score": 1000}, open("metrics.json", "w"))\n')
+  fs.mkdirSync(path.join(repo, '.github/workflows'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.github/workflows/exp-gate.yml'), 'on: push\njobs: {}\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a kinder contract')
+  const g = await gateOf(repo, ['--base', 'main', '--head', 'widen'])
+  t.equal(g.code, 6)
+  t.same(g.result.scope.protected.sort(), ['.research/contracts/quad.yaml', 'eval.py'])
+  t.same(g.result.scope.outside.sort(), ['.github/workflows/exp-gate.yml', '.research/contracts/quad.yaml', 'eval.py'])
+  t.same(g.result.contracts, [], 'nothing was evaluated')
+})
+
+t.test('a branch name and commit message with shell metacharacters and control characters are data, never run', async t => {
+  const repo = await quadFixture(t)
+  const branch = 'x$(touch${IFS}pwned)`touch${IFS}pwned2`;touch${IFS}pwned3'
+  await git(repo, 'checkout', '-q', '-b', branch)
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 4, "y": 2}\n')
+  await git(repo, 'commit', '-qam', 'params $(touch pwned4)\n\x1b[31mred\x07\n\nExp-Promotes: at-000000000000000000000000')
+  const g = await gateOf(repo, ['--base', 'main', '--head', branch])
+  t.equal(g.code, 0, g.stderr)
+  t.equal(g.result.passed, true)
+  for (const f of ['pwned', 'pwned2', 'pwned3', 'pwned4']) t.notOk(fs.existsSync(path.join(repo, f)), `${f} was not created`)
+  const md = await exp(['gate', '--base', 'main', '--head', branch], {cwd: repo})
+  t.notOk(md.stdout.includes('\x1b'), 'no terminal escape reaches the summary')
+})
+
+t.test('without the key (a fork), the gate judges a contract with evaluator-only data on dev only and says it cannot certify', async t => {
+  const repo = await quadFixture(t)
+  fs.rmSync(path.join(repo, '.git/exp/holdout.key'))
+  await git(repo, 'checkout', '-q', '-b', 'better')
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 4, "y": 2}\n')
+  await git(repo, 'commit', '-qam', 'x toward the optimum')
+  const g = await gateOf(repo, ['--base', 'main', '--head', 'better'], {EXP_HOLDOUT_KEY: ''})
+  t.equal(g.code, 0, g.stderr)
+  t.match(g.result, {passed: true, contracts: [{verdict: 'accept', dev: {outcome: 'positive'}}]})
+  t.notOk((g.result.contracts[0] as {holdout?: unknown}).holdout, 'no held-out run without the key')
+})
+
+t.test('a protected path is protected in any case and Unicode form: the variant a case-insensitive checkout folds onto it', async t => {
+  const contract = {editable_scope: ['src/**', 'data-*.json'], protected_scope: ['src/Eval.py', 'src/harness/**', 'data-café.json', '.research/**']}
+  t.match(checkScope(['src/eval.py'], contract), {ok: false, protected: ['src/eval.py']})
+  t.match(checkScope(['src/HARNESS/run.py'], contract), {ok: false, protected: ['src/HARNESS/run.py']})
+  t.match(checkScope(['data-cafe\u0301.json'], contract), {ok: false, protected: ['data-cafe\u0301.json']}, 'NFD spelling of an NFC name')
+  t.match(checkScope(['.Research/contracts/x.yaml'], {editable_scope: ['**'], protected_scope: ['.research/**']}), {ok: false})
+  t.match(checkScope(['src/solver.py'], contract), {ok: true})
+})
+
+t.test('the JUnit report fails a rejected contract, not only a rejected skill', async t => {
+  const r: GateResult = {base: 'a'.repeat(40), head: 'b'.repeat(40), scope: {changed: ['params.json'], outside: [], protected: [], links: [], ok: true}, skills: [], contracts: [{contract: 'quad', changed: ['params.json'], attempt: 'at-x', verdict: 'reject', dev: {repetitions: 1, valid: 1, failed: 0, needs_retry: [], outcome: 'negative', reason: 'worse'}, checks: [{name: 'dev improves', passed: false, detail: 'negative: worse'}]}], stale: [], passed: false, certified: true, reasons: [], notes: []}
+  const xml = gateJUnit(r)
+  t.match(xml, /<testsuites name="exp gate" tests="4" failures="1"/)
+  t.match(xml, /<testsuite name="contract quad"/)
+})
