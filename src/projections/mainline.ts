@@ -25,6 +25,8 @@ export interface Promotion {
   proposal_commit?: string
   /** the merge's tree: an attempt's promotion puts exactly the evaluated tree on main */
   tree?: string
+  /** the merge's SKILL.md blobs by skill name: a skill's promotion puts exactly the evaluated candidate on main */
+  skills?: Record<string, string>
   proposal: string
   evaluations: string[]
   policy?: {version: string; digest: string}
@@ -70,6 +72,7 @@ export function promotionOf(c: MainCommit): Promotion | undefined {
     first_parent: c.parents[0]!,
     proposal_commit: c.parents[1],
     ...(c.tree ? {tree: c.tree} : {}),
+    skills: c.skills,
     proposal: id,
     evaluations: (c.trailers['Exp-Evidence'] ?? []).flatMap(v => v.split(/\s+/)).filter(Boolean),
     ...(version && digest ? {policy: {version, digest}} : {}),

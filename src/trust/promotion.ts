@@ -1,4 +1,4 @@
-import type {AttemptBody, DecisionBody, VerdictBody} from '../records/types.js'
+import type {AttemptBody, DecisionBody, ProposalBody, VerdictBody} from '../records/types.js'
 import type {Ledger} from '../store/index.js'
 import type {Promotion} from '../projections/mainline.js'
 import type {Standing} from './types.js'
@@ -28,7 +28,7 @@ export function checkPromotion(ledger: Ledger, p: Promotion, standing: (id: stri
       why = `its decision ${d.id} does not stand: ${s.reason}`
       continue
     }
-    const merged = p.proposal.startsWith('at-') ? attemptMergeProblem(ledger, d.body, p) : undefined
+    const merged = p.proposal.startsWith('at-') ? attemptMergeProblem(ledger, d.body, p) : skillMergeProblem(ledger, d.body, p)
     if (merged) {
       why = `its decision ${d.id} stands, but ${merged}`
       continue
@@ -58,5 +58,22 @@ function attemptMergeProblem(ledger: Ledger, d: DecisionBody, p: Promotion): str
   if (!sources.length) return 'it cites no verdict of the attempt'
   const off = sources.find(s => s.commit !== p.proposal_commit || (p.tree !== undefined && s.tree !== p.tree))
   if (off) return `the merge puts ${p.proposal_commit?.slice(0, 12) ?? 'nothing'}${p.tree ? ` (tree ${p.tree.slice(0, 12)})` : ''} on main, and the verdicts judged ${off.commit.slice(0, 12)} (tree ${off.tree.slice(0, 12)})`
+  return undefined
+}
+
+/**
+ * A skill proposal's accept stands on evaluations of its candidate SKILL.md: the merge must
+ * be of the proposal's branch commit onto the main it was based on (promote refuses a moved
+ * main), with the evaluated candidate as the skill's file. Otherwise anyone who can push main
+ * could merge another SKILL.md and name a standing accept of this proposal.
+ */
+function skillMergeProblem(ledger: Ledger, d: DecisionBody, p: Promotion): string | undefined {
+  const e = ledger.get(d.proposal)
+  if (e?.kind !== 'proposal') return `proposal ${d.proposal} is not in the ledger`
+  const proposal = ledger.load<'proposal'>(e).body as ProposalBody
+  if (proposal.base.commit !== p.first_parent) return `the merge is not on the main the proposal was based on (${proposal.base.commit.slice(0, 12)})`
+  if (p.proposal_commit !== proposal.head.commit) return `the merge puts ${p.proposal_commit?.slice(0, 12) ?? 'nothing'} on main, and the proposal's branch was ${proposal.head.commit.slice(0, 12)}`
+  const merged = p.skills?.[proposal.skill]
+  if (p.skills && merged !== proposal.head.skill_blob) return `the merge's skills/${proposal.skill}/SKILL.md is ${merged ? `blob ${merged.slice(0, 12)}` : 'missing'}, and the evaluations judged blob ${proposal.head.skill_blob.slice(0, 12)}`
   return undefined
 }
