@@ -6,7 +6,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {ExpError, isExpError} from '../errors/index.js'
-import {gate, gateMarkdown, type GateResult} from '../gate/gate.js'
+import {gate, gateMarkdown, knowledgeScopeHint, type GateResult} from '../gate/gate.js'
 import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
 import {gateComment, gateErrorComment} from '../gate/comment.js'
 import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
@@ -62,7 +62,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
     if (flags.junit) await writeFile(out(flags.junit), gateJUnit(res))
     if (flags.comment) await writeFile(out(flags.comment), gateComment(res, {approvedBy: flags['approved-by']}))
-    if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? 'the candidate does not satisfy .research/policy.yaml' : res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only: commit the content in place of the symbolic link or submodule', data: {...res}})
+    if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? 'the candidate does not satisfy .research/policy.yaml' : knowledgeScopeHint(res.scope.outside) ?? (res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only: commit the content in place of the symbolic link or submodule'), data: {...res}})
     return res
   }
 }

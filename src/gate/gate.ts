@@ -186,6 +186,16 @@ async function holdoutPair(store: RecordStore, o: PairOptions, sides: {base: str
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
+/**
+ * What to do when a proposal branch's knowledge file is out of scope: `exp propose` commits
+ * knowledge/<slug>.yaml beside the skill, and contracts written before `exp init` listed it
+ * allow skills/** only.
+ */
+export function knowledgeScopeHint(outside: readonly string[]): string | undefined {
+  if (!outside.some(p => /^knowledge\/[^/]+\.yaml$/.test(p))) return undefined
+  return 'knowledge/<slug>.yaml is the accepted knowledge exp propose commits beside a skill: a contract written before exp init listed it allows skills/** only; add `knowledge/*.yaml` to `editable` in .research/contracts/skills.yaml on the base branch'
+}
+
 /** The Markdown a CI job shows (also appended to $GITHUB_STEP_SUMMARY). */
 export function gateMarkdown(r: GateResult): string {
   const out = [`## exp gate: ${r.passed ? 'PASS' : 'FAIL'}${r.passed && !r.certified ? ' (validation only, not certified)' : ''}`, '', `base \`${r.base.slice(0, 12)}\`, head \`${r.head.slice(0, 12)}\`, ${r.scope.changed.length} file(s) changed.`, '']
@@ -195,6 +205,8 @@ export function gateMarkdown(r: GateResult): string {
     for (const p of r.scope.outside) out.push(`- outside the editable scope: \`${p}\``)
     for (const p of r.scope.protected) out.push(`- protected: \`${p}\``)
     for (const p of r.scope.links) out.push(`- a symbolic link or submodule: \`${p}\``)
+    const hint = knowledgeScopeHint(r.scope.outside)
+    if (hint) out.push('', `Next step: ${hint}.`)
     out.push('')
   }
   if (r.stale?.length) {

@@ -4,6 +4,7 @@ import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {checkScope, skillsTouched} from '../../src/gate/scope.js'
+import {gateMarkdown, knowledgeScopeHint} from '../../src/gate/gate.js'
 import {globToRegExp} from '../../src/gate/glob.js'
 import {CONTRACT_YAML, SKILLS_CONTRACT_YAML} from '../../src/research/templates.js'
 import {parse as parseYaml} from 'yaml'
@@ -26,6 +27,13 @@ t.test('the contracts exp init writes let a proposal branch through the scope, a
     t.match(checkScope(['skills/onboarding/SKILL.md', 'skills/onboarding/PURPOSE.yaml', 'knowledge/missing-check-before-grant-access-2faa6ea8.yaml'], contract), {ok: true}, file)
     for (const p of ['knowledge/evidence/x.yaml', 'knowledge/x.json', '.research/policy.yaml', 'scenarios/val-x.yaml']) t.equal(checkScope([p], contract).ok, false, `${file}: ${p}`)
   }
+})
+
+t.test('a contract written before exp init listed knowledge/*.yaml: the gate says how to let proposal branches through', async t => {
+  t.match(knowledgeScopeHint(['knowledge/missing-check-2faa6ea8.yaml']), /add `knowledge\/\*\.yaml` to `editable` in \.research\/contracts\/skills\.yaml on the base branch/)
+  t.equal(knowledgeScopeHint(['knowledge/evidence/x.yaml', 'scenarios/x.yaml']), undefined, 'only for the knowledge file exp propose writes')
+  const r = {passed: false, certified: false, base: 'a'.repeat(40), head: 'b'.repeat(40), notes: [], skills: [], contracts: [], reasons: [], scope: {ok: false, changed: ['knowledge/k.yaml'], outside: ['knowledge/k.yaml'], protected: [], links: []}} as unknown as Parameters<typeof gateMarkdown>[0]
+  t.match(gateMarkdown(r), /outside the editable scope: `knowledge\/k\.yaml`\n\nNext step: knowledge\/<slug>\.yaml is the accepted knowledge/)
 })
 
 t.test('exp gate passes a good skill change, fails a protected-path change and a worse skill; ci init writes the workflow', async t => {
