@@ -4,6 +4,7 @@ import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
 import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
 import {projectRoot} from './folders.js'
+import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -21,6 +22,7 @@ export abstract class ExpCommand extends Command {
   protected workDir = process.cwd()
 
   public async init(): Promise<void> {
+    quietOnClosedOutput()
     await super.init()
     const argv = this.argv
     this.debugMode = argv.includes('--debug') || process.env.EXP_DEBUG === '1'
@@ -71,6 +73,8 @@ export abstract class ExpCommand extends Command {
   }
 
   protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    // the reader of stdout went away (`| head`): stop quietly, like git (src/cli/broken-pipe.ts)
+    if (isClosedOutput(err)) return
     const json = this.argv.includes('--json')
     if (isExpError(err)) {
       if (json) process.stdout.write(`${JSON.stringify({error: err.toJSON()}, null, 2)}\n`)
