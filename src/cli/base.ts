@@ -38,6 +38,18 @@ export abstract class ExpCommand extends Command {
   }
 
   /**
+   * oclif fills a positional argument left out from stdin when stdin is not a terminal (read
+   * within 10 ms, so it depends on timing): `echo x | exp skills lint` would lint a folder
+   * named x, and `exp append note --batch < file` lost its input to the parser. exp reads stdin
+   * only where a command says so (`-`), so no argument is ever taken from it.
+   */
+  protected async parse<F extends Interfaces.OutputFlags<any>, B extends Interfaces.OutputFlags<any>, A extends Interfaces.OutputArgs<any>>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const o = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)
+    const args = Object.fromEntries(Object.entries(o.args ?? {}).map(([k, a]) => [k, {...a, ignoreStdin: true}]))
+    return super.parse({...o, args} as Interfaces.Input<F, B, A>, argv)
+  }
+
+  /**
    * The folder defaults such as skills/ and scenarios/ are relative to: the repository the
    * command runs in (git rev-parse --show-toplevel, from -C or the current folder), or the
    * nearest folder below its top holding .research/ or `marker` (src/cli/folders.ts).
