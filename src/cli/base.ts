@@ -5,6 +5,7 @@ import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
 import {projectRoot} from './folders.js'
 import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
+import {usageErrorOf} from './usage-errors.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -96,7 +97,9 @@ export abstract class ExpCommand extends Command {
       process.exitCode = err.exit
       return
     }
-    // oclif's own parse/usage errors carry their exit code
+    // oclif's errors about the command line, in exp's format (src/cli/usage-errors.ts)
+    const usage = usageErrorOf(err, {id: this.id ?? '', flags: Object.keys({...this.ctor.flags, ...this.ctor.baseFlags})})
+    if (usage) return this.catch(usage)
     if (err.oclif?.exit !== undefined || (err as {code?: string}).code?.startsWith?.('EEXIT')) return super.catch(err)
     // a file or folder that is not there is the user's to fix, not a bug to report
     const missing = missingPath(err)

@@ -7,7 +7,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
-import {NotFoundError} from '../errors/index.js'
+import {InvalidInputError, NotFoundError} from '../errors/index.js'
 import {auditGate, type AuditResult} from '../loop/audit.js'
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
@@ -33,7 +33,7 @@ Also reported, over the real promotions recorded in this repository: the validat
   async run(): Promise<AuditResult> {
     const {flags} = await this.parse(AuditGate)
     const noise = Number(flags.noise)
-    if (!/^\s*\d*\.?\d+\s*$/.test(flags.noise) || !(noise >= 0 && noise <= 1)) this.error(`--noise ${flags.noise} is not a probability`, {exit: 2})
+    if (!/^\s*\d*\.?\d+\s*$/.test(flags.noise) || !(noise >= 0 && noise <= 1)) throw new InvalidInputError(`--noise ${flags.noise} is not a probability`, {flag: 'noise'}, 'give a number from 0 to 1, e.g. --noise 0.1')
     const policy = flags.policy ? {text: await readFile(path.resolve(this.workDir, flags.policy), 'utf8').catch(() => Promise.reject(new NotFoundError('policy file', flags.policy!, 'pass the path of a .research/policy.yaml-like file'))), file: flags.policy} : undefined
     const json = this.jsonEnabled()
     const res = await withStore(this.workDir, async store => {
