@@ -1,6 +1,7 @@
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
+import {outputPath} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {exploreFlag, runFlags} from '../cli/run-context.js'
@@ -34,10 +35,11 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
 
   async run(): Promise<GainResult> {
     const {flags} = await this.parse(Gain)
+    // checked before the experiment runs: a path that cannot be written fails now, not after it
+    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => gain(store, new GitWorkspace(store), {...o}))
     })
-    const dir = flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results')
     await mkdir(dir, {recursive: true})
     await writeFile(path.join(dir, 'gain.json'), `${JSON.stringify(res, null, 2)}\n`)
     await writeFile(path.join(dir, 'gain.md'), gainMarkdown(res))

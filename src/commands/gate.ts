@@ -7,6 +7,7 @@ import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, type GateResult} from '../gate/gate.js'
+import {outputPath} from '../cli/out-path.js'
 import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
 import {gateComment, gateErrorComment} from '../gate/comment.js'
 import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
@@ -42,7 +43,9 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
 
   async run(): Promise<GateResult> {
     const {flags} = await this.parse(Gate)
-    const out = (f: string) => path.resolve(this.workDir, f)
+    // checked before the gate runs: a path it cannot write to fails now, not after the episodes
+    const junit = flags.junit ? outputPath(this.workDir, flags.junit, '--junit', 'file') : undefined
+    const comment = flags.comment ? outputPath(this.workDir, flags.comment, '--comment', 'file') : undefined
     let res: GateResult
     try {
       res = await withStore(this.workDir, async store => {
@@ -53,15 +56,15 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     } catch (e) {
       // the reports say the gate could not run, so CI shows why instead of an old result
       const message = e instanceof Error ? e.message : String(e)
-      if (flags.junit) await writeFile(out(flags.junit), gateErrorJUnit(message))
-      if (flags.comment) await writeFile(out(flags.comment), gateErrorComment(message, isExpError(e) ? e.hint : undefined))
+      if (junit) await writeFile(junit, gateErrorJUnit(message))
+      if (comment) await writeFile(comment, gateErrorComment(message, isExpError(e) ? e.hint : undefined))
       throw e
     }
     const md = gateMarkdown(res)
     if (!this.jsonEnabled()) this.log(md)
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
-    if (flags.junit) await writeFile(out(flags.junit), gateJUnit(res))
-    if (flags.comment) await writeFile(out(flags.comment), gateComment(res, {approvedBy: flags['approved-by']}))
+    if (junit) await writeFile(junit, gateJUnit(res))
+    if (comment) await writeFile(comment, gateComment(res, {approvedBy: flags['approved-by']}))
     if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? 'the candidate does not satisfy .research/policy.yaml' : res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only: commit the content in place of the symbolic link or submodule', data: {...res}})
     return res
   }

@@ -1,6 +1,7 @@
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
+import {outputPath} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
@@ -54,6 +55,8 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
 
   async run(): Promise<MatrixResult & {files: string[]}> {
     const {flags} = await this.parse(Matrix)
+    // checked before the experiment runs: a path that cannot be written fails now, not after it
+    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
     const sources = specs(flags['skill-source'], '--skill-source')
     const executors = specs(flags.executor, '--executor')
     const res = await withStore(this.workDir, async store => {
@@ -80,7 +83,6 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
       })
     })
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
-    const dir = flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results')
     await mkdir(dir, {recursive: true})
     const files: [string, string][] = [
       ['transfer-matrix.csv', matrixCsv(res)],

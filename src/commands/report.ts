@@ -1,5 +1,7 @@
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
+import {outputPath} from '../cli/out-path.js'
+import {NotFoundError} from '../errors/index.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
@@ -21,8 +23,12 @@ export default class ReportCmd extends ExpCommand {
 
   async run(): Promise<Report> {
     const {flags} = await this.parse(ReportCmd)
+    // checked before the work: a path that cannot be written fails now
+    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
     const report = await withStore(this.workDir, async store => readReport(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust: await authorityOf(store, this.workDir, {main: flags.main})}))
-    const written = await writeReport(report, flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results'))
+    const missing = (flags.skill ?? []).filter(s => !report.skills.some(r => r.skill === s))
+    if (missing.length) throw new NotFoundError('skill on main', missing.join(', '), 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch), or leave out --skill for all of them')
+    const written = await writeReport(report, dir)
     if (!this.jsonEnabled()) for (const f of written.files) this.log(path.relative(process.cwd(), f) || f)
     return report
   }
