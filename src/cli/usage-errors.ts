@@ -1,3 +1,4 @@
+import {stripVTControlCharacters} from 'node:util'
 import {UsageError} from '../errors/index.js'
 
 interface OclifError extends Error {
@@ -19,7 +20,7 @@ export function usageErrorOf(err: OclifError, command: {id: string; flags: reado
   if (err.oclif?.exit === undefined || err.code?.startsWith('EEXIT')) return undefined
   const cmd = `exp ${command.id.replaceAll(':', ' ')}`
   let hint = `\`${cmd} --help\` lists its arguments and flags`
-  const lines = err.message.replace(/\x1b\[[0-9;]*m/g, '').split('\n').map(l => l.trim()).filter(l => l && l !== 'See more help with --help' && !/^The following errors? occurred:$/.test(l))
+  const lines = stripVTControlCharacters(err.message).split('\n').map(l => l.trim()).filter(l => l && l !== 'See more help with --help' && !/^The following errors? occurred:$/.test(l))
   let message = lines.join('; ')
   const parsing = /^Parsing (--[\w-]+)$/.exec(lines[0] ?? '')
   if (parsing) message = `${parsing[1]}: ${lowerFirst(lines.slice(1).join('; '))}`

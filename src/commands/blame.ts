@@ -9,6 +9,7 @@ import type {ContractBlame} from '../projections/contract-blame.js'
 import {contractAt} from '../contracts/load.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
+import {UsageError} from '../errors/index.js'
 import {ablationNotes, creditsOf, renderCreditBlame, type AblationNote, type LineCredit} from '../reports/credit.js'
 
 export default class BlameCmd extends ExpCommand {
@@ -33,6 +34,8 @@ export default class BlameCmd extends ExpCommand {
         const contract = await contractAt(ws, tip, args.skill)
         return readContractBlame(store, ws, {mainRef, contract: args.skill, path: args.file ?? contract.editable_scope.find(g => !/[*?[]/.test(g)) ?? contract.editable_scope[0]!, trust})
       }
+      // a skill has one file to blame: a FILE given for it is a mistake, not something to ignore
+      if (args.file !== undefined) throw new UsageError(`exp blame ${args.skill} ${args.file}: FILE is for a research contract; a skill's blame is always of its SKILL.md`, `run \`exp blame ${args.skill}\``)
       const b = await readBlame(store, ws, {mainRef, skill: args.skill, trust})
       if (!flags.credit) return b
       const blob = (await ws.pathId(b.main.commit, b.path))?.oid

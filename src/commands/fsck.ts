@@ -43,7 +43,11 @@ Prints one line per problem: ref, commit, path, what is wrong; --json gives each
       const key = flags.replay ? await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)}) : undefined
       const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
       const mainRef = await mainRefOf(store.repo, this.workDir, flags.main)
-      const promotions = (await readMainline(new GitWorkspace(store), mainRef).catch(() => [])).flatMap(c => promotionOf(c) ?? [])
+      const promotions = (await readMainline(new GitWorkspace(store), mainRef).catch(e => {
+        // no main branch yet is nothing to check; a --main that names no branch is a mistake
+        if (flags.main !== undefined) throw e
+        return []
+      })).flatMap(c => promotionOf(c) ?? [])
       const trust = [...authority.problems(), ...authority.promotionProblems(promotions)].map(p => ({code: p.class, ref: p.ref ?? mainRef, commit: p.commit, id: p.id, class: p.class, message: `${p.class}: ${p.id}: ${p.reason}`}))
       const evidence = {evaluations: ledger.select({kinds: ['evaluation'], includePrivate: true}).length, decisions: ledger.select({kinds: ['decision'], includePrivate: true}).length, promotions: promotions.length, replayed: !!flags.replay}
       return {...base, hypotheses: t.hypotheses, evidence, problems: [...base.problems, ...extra, ...trust]}

@@ -1,7 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {NotFoundError} from '../errors/index.js'
+import {InvalidInputError, NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
 import {LANE_FAILURES} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
@@ -28,6 +28,7 @@ export default class Inspect extends ExpCommand {
 
   async run(): Promise<InspectResult | undefined> {
     const {args, flags} = await this.parse(Inspect)
+    if (!args.id.trim()) throw new InvalidInputError('the record id is empty', {arg: 'id'}, 'copy an id from `exp ledger` (e.g. tr-…, kn-…, pr-…)')
     if (flags.artifact !== undefined) {
       const bytes = await withStore(this.workDir, async store => store.readArtifact(args.id, flags.artifact!))
       process.stdout.write(bytes)
@@ -37,7 +38,8 @@ export default class Inspect extends ExpCommand {
       const ledger = await store.ledger()
       const e = ledger.get(args.id)
       if (!e) {
-        const near = ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id)
+        // a prefix has at least 4 hex digits, like git's shortest abbreviation: `pr-` alone names no record
+        const near = /^[a-z]{2}-[0-9a-f]{4,}$/.test(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
         if (near.length === 1) return {...inspectOf(ledger, near[0]!), problems: ledger.problems}
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : 'list ids with `exp ledger`')
       }

@@ -19,8 +19,8 @@ export default class Propose extends ExpCommand {
   static flags = {
     lane: Flags.string({description: 'lane to record on'}),
     'max-rules': Flags.integer({description: 'rules in the first candidate patch, a rule and its conditioned case counting as one (smaller ones are tried when it was rejected)', min: 1, default: 3}),
-    items: Flags.integer({description: 'knowledge items the proposer may draw on (default: propose.items of .research/config.yaml, else 16)'}),
-    tokens: Flags.integer({description: 'tokens of knowledge text the proposer may draw on (default: propose.tokens, else 3000)'}),
+    items: Flags.integer({description: 'knowledge items the proposer may draw on (default: propose.items of .research/config.yaml, else 16)', min: 1}),
+    tokens: Flags.integer({description: 'tokens of knowledge text the proposer may draw on (default: propose.tokens, else 3000)', min: 1}),
     proposer: Flags.string({description: 'openai:MODEL: a model drafts the lines and reasons; which knowledge, rules and section stay deterministic; the exchanges are recorded (redacted) in a note citing the proposal'}),
     quiet: Flags.boolean({char: 'q', description: 'print only the proposal id (nothing when there is nothing to propose), for scripts'}),
   }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {attemptContext, attemptFlags} from '../cli/attempts.js'
+import {attemptContext, attemptFlags, checkAttemptContract} from '../cli/attempts.js'
 import {research, type ResearchResult} from '../attempts/loop.js'
 import {createResearchAgent, RESEARCH_AGENTS} from '../attempts/agents/registry.js'
 import {PACKAGE_ROOT} from '../package-root.js'
@@ -29,6 +29,7 @@ Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is bui
     const memoryMode = parseMemoryMode(flags['memory-mode'], 'closed_loop')
     const res = await withStore(this.workDir, async store => {
       const c = await attemptContext(store, this.workDir, flags)
+      await checkAttemptContract(c.ws, c.mainRef, args.contract)
       const agent = createResearchAgent(flags.agent, {sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide: [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), path.join(PACKAGE_ROOT, 'examples')]}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache')}})
       try {
         return await research(store, c.ws, {contract: args.contract, agent, attempts: flags.attempts, memoryMode, lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onEvent: line => this.note(line)})

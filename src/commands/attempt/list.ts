@@ -1,3 +1,6 @@
+import path from 'node:path'
+import {contractFiles} from '../../contracts/load.js'
+import {NotFoundError} from '../../errors/index.js'
 import {Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {withStore} from '../../cli/context.js'
@@ -13,6 +16,11 @@ export default class AttemptList extends ExpCommand {
   async run(): Promise<AttemptView[]> {
     const {flags} = await this.parse(AttemptList)
     const list = await withStore(this.workDir, async store => attemptViews(await store.ledger(), flags.contract))
+    // a contract with no attempt yet lists none; a name that is no contract at all is a typo
+    if (flags.contract !== undefined && !list.length && !(await contractFiles(this.repoRoot())).some(f => path.basename(f).replace(/\.ya?ml$/, '') === flags.contract)) {
+      const known = (await contractFiles(this.repoRoot())).map(f => path.basename(f).replace(/\.ya?ml$/, ''))
+      throw new NotFoundError('contract', flags.contract, known.length ? `contracts here: ${known.join(', ')}` : 'list the contracts with `exp contract lint`')
+    }
     if (!this.jsonEnabled()) {
       for (const a of list) this.log(`${a.id}  ${a.contract} #${a.ordinal}  ${a.lane}  ${a.state.padEnd(11)} dev ${a.splits.dev?.mean ?? '-'}  holdout ${a.splits.holdout?.mean ?? '-'}${a.decision ? `  ${a.decision.verdict}` : ''}`)
       if (!list.length) this.log('(no attempts)')

@@ -1,7 +1,10 @@
 import {Args, Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {withStore} from '../../cli/context.js'
-import {attemptContext, attemptFlags} from '../../cli/attempts.js'
+import {statSync} from 'node:fs'
+import path from 'node:path'
+import {attemptContext, attemptFlags, checkAttemptContract} from '../../cli/attempts.js'
+import {InvalidInputError} from '../../errors/index.js'
 import {openAttempt} from '../../attempts/open.js'
 
 export default class AttemptNew extends ExpCommand {
@@ -22,6 +25,8 @@ export default class AttemptNew extends ExpCommand {
     const {args, flags} = await this.parse(AttemptNew)
     const res = await withStore(this.workDir, async store => {
       const c = await attemptContext(store, this.workDir, flags)
+      await checkAttemptContract(c.ws, c.mainRef, args.contract)
+      if (flags.path !== undefined && statSync(path.resolve(this.workDir, flags.path), {throwIfNoEntry: false})?.isFile()) throw new InvalidInputError(`--path ${flags.path} is a file; the work tree needs a new or empty folder`, {flag: 'path'}, 'name a folder that does not exist yet, or leave out --path')
       return openAttempt(store, c.ws, {contract: args.contract, lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, ...(flags.path ? {path: flags.path} : {}), ...(flags.hypothesis ? {hypothesis: flags.hypothesis} : {}), ...(flags.ordinal ? {ordinal: flags.ordinal} : {}), ...(flags.reason ? {reason: flags.reason} : {})})
     })
     if (!this.jsonEnabled()) {
