@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import {spawn} from 'node:child_process'
 import {BIN, exp} from '../helpers/cli.js'
 import {GIT_ENV, git, makeRepo, node} from '../helpers/repo.js'
@@ -36,7 +36,7 @@ function closedEarly(args: string[], cwd: string, o: {when: 'first' | 'start'; b
 
 // 300 notes of ~500 bytes: ~200 KB of ledger, several times a pipe's 64 KiB buffer, so exp
 // is still writing when the reader goes away
-async function bigLedger(t: {teardown(fn: () => void): void; equal(a: unknown, b: unknown, m?: string): void}, branch: string): Promise<{repo: string; id: string}> {
+async function bigLedger(t: Test, branch: string): Promise<{repo: string; id: string}> {
   const repo = await makeRepo(t)
   if (branch !== 'main') await git(repo, 'branch', '-m', 'main', branch)
   const lines = Array.from({length: 300}, (_, i) => JSON.stringify({kind: 'note', body: {text: `note ${i} ${'x'.repeat(500)}`}})).join('\n')
@@ -69,8 +69,8 @@ t.test('exp ledger --json | head -c 100: a reader that goes away ends exp quietl
 
 t.test('2>&1 | head: with stdout and stderr on one closed pipe exp does not crash on a stderr write', async t => {
   const {repo} = await bigLedger(t, 'main')
-  // --lane nope writes a note to stderr after the records; fsck writes its summary to stderr
-  for (const args of [['ledger', '--json', '--lane', 'big', '--lane', 'nope'], ['fsck']]) {
+  // fsck writes its summary to stderr after its report
+  for (const args of [['ledger', '--json'], ['fsck']]) {
     const r = await closedEarly(args, repo, {when: 'start', both: true})
     t.same({code: r.code, signal: r.signal}, {code: 0, signal: null}, `exp ${args.join(' ')} 2>&1, reader gone`)
   }
