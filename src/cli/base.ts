@@ -19,6 +19,13 @@ export abstract class ExpCommand extends Command {
     cwd: Flags.string({char: 'C', description: 'run as if exp was started in this folder', helpGroup: 'GLOBAL'}),
   }
 
+  /**
+   * What --json prints: the shape of the result, in a sentence or two. Shown in --help as JSON
+   * OUTPUT (src/cli/help.ts) and in docs/commands.md; every command with --json has one
+   * (test/cli/help.test.ts).
+   */
+  static jsonOutput?: string
+
   protected debugMode = false
   protected workDir = process.cwd()
 

@@ -19,6 +19,7 @@ Noise: --noise P (default 0.1) wraps the agent in seeded slips of probability P 
 Also reported, over the real promotions recorded in this repository: the validation gain against the held-out gain, and the mean gap between them (what choosing on validation overstates).
 --policy FILE audits another policy file (it is committed in the scratch copy only); the default audits .research/policy.yaml on the main branch.`
   static enableJsonFlag = true
+  static jsonOutput = '{trials, agent, policy, promoted, false_promotion_rate, interval (95% Wilson), by_kind, decided_by, episodes, promotions, details (one object per trial)}.'
   static examples = ['<%= config.bin %> audit-gate --trials 30', '<%= config.bin %> audit-gate --trials 200 --json', '<%= config.bin %> audit-gate --trials 100 --policy stricter-policy.yaml --noise 0.05']
   static flags = {
     ...runFlags,

@@ -16,6 +16,7 @@ export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
   static description = `git blame of main's skills/SKILL/SKILL.md, read through the trailers: a line written by a proposal commit (Exp-Proposal) maps to the merge that promoted it (Exp-Promotes), its version, the decision, and the knowledge of the patch edit that added that line; lines of the first commit show as initial, later direct edits of main as edit.`
   static enableJsonFlag = true
+  static jsonOutput = '{skill, path, main: {branch, commit, version}, lines: [{line, text, commit, origin, version, knowledge}]}; with --credit also credit: {note, agent, lines}; for a research contract {contract, path, main, lines}, each line with its attempt.'
   static examples = ['<%= config.bin %> blame onboarding', '<%= config.bin %> blame onboarding --json', '<%= config.bin %> blame tuning params.json   # a research contract: each line to its attempt', '<%= config.bin %> blame onboarding --credit   # each rule\'s credit from the latest `exp ablate`']
   static args = {
     skill: Args.string({description: 'skill name (folder under skills/), or a research contract', required: true}),

@@ -21,6 +21,7 @@ Every arm ends with the same held-out evaluation (scenarios, seeds, repetitions)
 With a sealed held-out split the key is needed (EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE, .git/exp/holdout.key): without it the command says it cannot certify, runs nothing and exits 7.
 Resumable: the compare is identified by its options and the main commit it starts from; run the same command again after a kill and it finishes, without recording anything twice.`
   static enableJsonFlag = true
+  static jsonOutput = 'the comparison also written to results/compare.json: {holdout, arms (each arm\'s held-out success, 95% CI, passed, total, episodes, promoted), pairs (McNemar and bootstrap between arms), hypotheses (H1-H3: verdict and evidence), note}.'
   static examples = ['<%= config.bin %> compare', '<%= config.bin %> compare --arms baseline,compiler --budget-episodes 600 --json', '<%= config.bin %> compare --repeat 5 --agent scripted', "<%= config.bin %> compare --agent 'command:python3 my_agent.py' --iterations 5"]
   static flags = {
     // every arm records on its own lane: no --lane

@@ -27,6 +27,7 @@ export default class Eval extends ExpCommand {
 When the policy on the main branch has a sequential design (version 2, \`sequential: {looks: N}\`), both run one pass over the validation split at a time (every scenario once, the same seeds) and stop at the first pass where the policy decides: its McNemar error is spent across the passes, so an early stop is as sound as a full run. Without it, --repeat repetitions are run at once.
 Episodes that are recorded already and replay are reused, whoever recorded them: a sharded \`exp run validation --skill REV --repeat N --shard I/N\` on other machines, after \`exp sync\`, leaves nothing to run here.`
   static enableJsonFlag = true
+  static jsonOutput = '{proposal, split, baseline, candidate (success and evaluation of each), comparison (wins, losses, ties, McNemar p), sequential (the passes run), recorded}.'
   static examples = ['<%= config.bin %> eval pr-0123456789abcdef01234567', '<%= config.bin %> eval pr-0123 --repeat 3 --json']
   static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
   static flags = {...runFlags, repeat: Flags.integer({description: 'episodes per scenario, when the policy has no sequential design (else its looks)', min: 1, default: 2})}

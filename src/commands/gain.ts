@@ -18,6 +18,7 @@ export default class Gain extends ExpCommand {
 Supporting metrics per side: repeated-failure rate (failures after the first train run that repeat an earlier one: same scenario, same broken invariants), invalid rate, the share of recalled lessons cited by the proposals that used them, hypothesis redundancy (hypotheses testing the same rules as an earlier one).
 Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. Resumable like exp compare; with a sealed held-out split and no key it says it cannot certify and runs nothing (exit 7).`
   static enableJsonFlag = true
+  static jsonOutput = 'the result written to results/gain.json: {gain (held-out closed loop minus off), ci, mcnemar_p, pairs, closed_loop and off (success, passed, total), note}.'
   static examples = ['<%= config.bin %> gain', '<%= config.bin %> gain --budget-episodes 600 --iterations 3 --json', "<%= config.bin %> gain --agent 'command:python3 my_agent.py'"]
   static flags = {
     // every arm records on its own lane: no --lane

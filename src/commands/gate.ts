@@ -20,6 +20,7 @@ export default class Gate extends ExpCommand {
 With a sequential policy (version 2, \`sequential: {looks: N}\`) validation runs pass by pass and stops at the first pass where the policy decides, as \`exp eval\` does.
 Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only slice I of the validation episodes of base and head (every pass), on lane <lane>-shard-I, ends with a receipt naming what it ran, and decides nothing; \`--shards N\` then decides, reusing exactly the episodes the N receipts vouch for (each replayed), running anything missing and the held-out split itself. The result is the one an unsharded gate gives.`
   static enableJsonFlag = true
+  static jsonOutput = '{base, head, scope, skills, contracts, passed, certified, reasons, notes, shard}: the scope check, then each changed skill\'s and contract\'s evaluation of base and head and its decision checks; when the gate fails it exits 6 and the same object is in error.data.'
   static examples = [
     '<%= config.bin %> gate',
     '<%= config.bin %> gate --base origin/main --head HEAD --junit exp-gate.xml --comment exp-gate.md',

@@ -12,6 +12,7 @@ export default class Init extends ExpCommand {
 config.yaml records the repository's default branch as main_branch (the branch HEAD points to in a fresh repository, whether it is called main, master or anything else; --main to choose); a later \`git branch -m\` of it is followed.
 --example copies a built-in benchmark (scenarios and the initial skill) and commits it. If anything fails, what this run created is removed again.`
   static enableJsonFlag = true
+  static jsonOutput = '{repo, bare, created (files written), kept (files already there), refspecs (remotes given the research refspecs)}.'
   static examples = ['<%= config.bin %> init', 'git init demo && cd demo && <%= config.bin %> init --example onboarding', '<%= config.bin %> init --main trunk']
   static flags = {
     example: Flags.string({description: `also copy a built-in benchmark and commit it (${Object.keys(EXAMPLES).join(', ')})`}),

@@ -22,6 +22,7 @@ export default class Inspect extends ExpCommand {
   static summary = 'Show one record: its body, commit and lane, what it cites and what cites it.'
   static description = 'Finds the record on any lane (public or private), prints the lane, lamport clock, commit and lane ref that hold it, its canonical path and digest, what it cites (with their summaries, or a note when this clone lacks them), every record that cites it, and its body as JSON. A unique prefix of the id is enough.'
   static enableJsonFlag = true
+  static jsonOutput = '{record (the whole record: id, kind, lane, lamport, created_at, digest, cites, body), commit, ref, lane, private, path, cites (each cited id with its kind and summary, or missing), cited_by, duplicates}; with --artifact the artifact\'s bytes, not JSON.'
   static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json', '<%= config.bin %> inspect nt-0a1b2c3d4e5f60718293a4b5 --artifact run.log > run.log']
   static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}
   static flags = {artifact: Flags.string({description: 'print the content of this artifact of the record (checked against its digest) instead'})}

@@ -13,6 +13,7 @@ export default class LedgerCmd extends ExpCommand {
   static description = `Rebuilt from the lane refs alone (through the derived cache under .git/exp, which is refreshed incrementally and checked against the records' digests). Records that cannot be read are skipped with a warning on stderr; --strict makes that an error. A lane that cannot be read at all is named on stderr with what to do, the other lanes are listed, and the command exits 5.
 With --json the records are written as a JSON array, one record per line, as they are stored (streamed: a ledger of any size is never one string in memory).`
   static enableJsonFlag = true
+  static jsonOutput = 'a JSON array of the records as stored (id, kind, lane, lamport, created_at, schema, digest, cites, body), one record per line, streamed.'
   static examples = ['<%= config.bin %> ledger', '<%= config.bin %> ledger --kind decision --json', '<%= config.bin %> ledger --cites kn-0123456789abcdef01234567', '<%= config.bin %> ledger --lane alice --since 120']
 
   static flags = {

@@ -12,6 +12,7 @@ export default class Promote extends ExpCommand {
 Accept: a merge commit of the proposal branch into main with the trailers Exp-Promotes, Exp-Evidence and Exp-Policy, and a decision record. When main is checked out the work tree is updated as git merge would (refused while it has uncommitted changes).
 Reject: a decision record with the reasons; the branch is kept under refs/research/rejected/<id>.`
   static enableJsonFlag = true
+  static jsonOutput = 'the decision: {decision (record id), verdict (accept or reject), checks, reasons, decided_by, merge (the merge commit on main), rejected_ref, validation, holdout, ignored, policy}.'
   static examples = ['<%= config.bin %> promote pr-0123456789abcdef01234567']
   static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
   static flags = {...runFlags, repeat: Flags.integer({description: 'held-out episodes per scenario', min: 1, default: 2})}

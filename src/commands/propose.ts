@@ -14,6 +14,7 @@ export default class Propose extends ExpCommand {
   static summary = 'Propose a patch of a skill from recalled knowledge, as a branch exp/proposal/<id>.'
   static description = `Builds a recall record (knowledge scoped to the skill, ranked with a score breakdown, within an item and token budget), turns the top knowledge the skill does not yet follow into procedure lines, records the hypothesis it tests, and writes an ordinary branch exp/proposal/<id> with one commit changing SKILL.md, PURPOSE.yaml and the knowledge files it relies on, plus a proposal record citing the recall and the knowledge. A patch equal to a rejected one is never proposed again unless new evidence is cited. The executing agent never sees knowledge or recall: only the skill.`
   static enableJsonFlag = true
+  static jsonOutput = '{proposal, hypothesis, recall, branch, head, base, version, patch: {patch (the edits), rendered (text, diff, size), rules, knowledge, reason}}, or {proposal: null, reason} when there is nothing to propose.'
   static examples = ['<%= config.bin %> propose onboarding', '<%= config.bin %> propose onboarding --max-rules 1 --json', 'p=$(<%= config.bin %> propose onboarding -q) && <%= config.bin %> eval "$p" && <%= config.bin %> promote "$p"', '<%= config.bin %> propose onboarding --proposer openai:gpt-4o-mini']
   static args = {skill: Args.string({description: 'skill name (folder under skills/)', required: true})}
   static flags = {

@@ -14,6 +14,7 @@ export default class ReportCmd extends ExpCommand {
   static description = `Rebuilds every iteration from history (each proposal in ledger order with the train run before it, the evidence mined since the previous one, its evaluations and its decision) and writes DIR/report.md (Mermaid provenance graph, chart as chart-SKILL.svg), DIR/report.html (one self-contained page: inline CSS and SVG, no script, no external asset) and the chart files. Only public records are shown: held-out results appear as aggregates.
 --json prints the report model (the files are written either way).`
   static enableJsonFlag = true
+  static jsonOutput = 'the report model: {format: exp-report@1, main, ledger: {records, lamport}, skills: [{skill, version, iterations, chart, provenance, rejected}], contracts, research, credit} (the files are written either way).'
   static examples = ['<%= config.bin %> report', '<%= config.bin %> report --out site/ --skill onboarding', '<%= config.bin %> report --json']
   static flags = {
     ...mainFlag,

@@ -15,6 +15,7 @@ export default class Research extends ExpCommand {
 Memory modes (--memory-mode, docs/compare.md): closed_loop (the default) shows the agent every lane's evidence and knowledge; recall_only every other lane's only; record_only and off neither (the attempts are recorded all the same: they are the evaluation).
 Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is built in and offline: a coarse-to-fine coordinate search over the numbers of the editable JSON and YAML files.`
   static enableJsonFlag = true
+  static jsonOutput = '{contract, lane, agent, attempts (each attempt: id, hypothesis, evaluations, decision), promoted, rejected, resumed, stopped, main}.'
   static examples = ['<%= config.bin %> research tuning --agent search --attempts 20', "<%= config.bin %> research tuning --agent 'command:python3 my_researcher.py' --attempts 5 --lane b", '<%= config.bin %> research tuning --agent openai:gpt-4o-mini --attempts 3 --json', '<%= config.bin %> research tuning --agent search --attempts 5 --memory-mode off']
   static args = {contract: Args.string({description: 'contract name (.research/contracts/NAME.yaml)', required: true})}
   static flags = {

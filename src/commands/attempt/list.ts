@@ -10,6 +10,7 @@ export default class AttemptList extends ExpCommand {
   static summary = 'List the attempts of research contracts: lane, state, dev and held-out means, decision.'
   static description = 'States: open (not evaluated yet), evaluated, needs_retry (resume with `exp attempt eval ID`), accepted, rejected.'
   static enableJsonFlag = true
+  static jsonOutput = 'an array of {id, contract, ordinal, lane, state, splits (dev and holdout: mean), decision}.'
   static examples = ['<%= config.bin %> attempt list', '<%= config.bin %> attempt list --contract tuning --json']
   static flags = {contract: Flags.string({description: 'only this contract'})}
 

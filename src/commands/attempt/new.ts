@@ -11,6 +11,7 @@ export default class AttemptNew extends ExpCommand {
   static summary = 'Open an attempt under a research contract: a branch exp/attempt/<id> and a work tree to edit.'
   static description = `The attempt starts from the main branch, under the contract committed there (.research/contracts/NAME.yaml). Edit the files of the contract's editable scope in the printed work tree, then run \`exp attempt eval ID\`. The attempt record's id derives from contract, lane and ordinal: running the command again with --ordinal N finds the same attempt.`
   static enableJsonFlag = true
+  static jsonOutput = '{id, branch, path (its work tree), base, ordinal, created (false when it was open already)}.'
   static examples = ['<%= config.bin %> attempt new tuning', '<%= config.bin %> attempt new tuning --hypothesis hy-0123456789abcdef01234567 --path ../try-1']
   static args = {contract: Args.string({description: 'contract name', required: true})}
   static flags = {
