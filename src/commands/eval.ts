@@ -3,6 +3,7 @@ import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
+import {episodeProgress} from '../cli/progress.js'
 import {table} from '../cli/table.js'
 import {num} from '../reports/format.js'
 import {evaluateProposal, loadProposal, type ProposalEvaluation} from '../loop/evaluate.js'
@@ -34,12 +35,14 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
 
   async run(): Promise<EvalOutput> {
     const {args, flags} = await this.parse(Eval)
+    // episodes on a terminal's stderr; nothing in a pipe or a log (src/cli/progress.ts)
+    const progress = episodeProgress('eval validation')
     const out = await withStore(this.workDir, async store => {
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const proposal = loadProposal(await store.ledger(), args.proposal)
       const ws = new GitWorkspace(store)
       const policy = (await mainPolicy(ws, mainRef))?.policy
-      const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, repeat: flags.repeat, ...(policy ? {policy} : {})})
+      const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, ...progress.options, repeat: flags.repeat, ...(policy ? {policy} : {})})
       return {
         proposal: proposal.id,
         split: 'validation',
@@ -50,6 +53,7 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
         recorded: ev.baseline.recorded + ev.candidate.recorded,
       }
     })
+    progress.done()
     if (!this.jsonEnabled()) {
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       const c = out.comparison

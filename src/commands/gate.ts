@@ -8,6 +8,7 @@ import {runContext, runFlags} from '../cli/run-context.js'
 import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, type GateResult} from '../gate/gate.js'
 import {outputPath} from '../cli/out-path.js'
+import {episodeProgress} from '../cli/progress.js'
 import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
 import {gateComment, gateErrorComment} from '../gate/comment.js'
 import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
@@ -47,20 +48,24 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     // checked before the gate runs: a path it cannot write to fails now, not after the episodes
     const junit = flags.junit ? outputPath(this.workDir, flags.junit, '--junit', 'file') : undefined
     const comment = flags.comment ? outputPath(this.workDir, flags.comment, '--comment', 'file') : undefined
+    // episodes on a terminal's stderr; nothing in a pipe or a CI log (src/cli/progress.ts)
+    const progress = episodeProgress('gate')
     let res: GateResult
     try {
       res = await withStore(this.workDir, async store => {
         const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
         const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
-        return gate(store, new GitWorkspace(store), {...options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
+        return gate(store, new GitWorkspace(store), {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {
+      progress.done()
       // the reports say the gate could not run, so CI shows why instead of an old result
       const message = e instanceof Error ? e.message : String(e)
       if (junit) await writeFile(junit, gateErrorJUnit(message))
       if (comment) await writeFile(comment, gateErrorComment(message, isExpError(e) ? e.hint : undefined))
       throw e
     }
+    progress.done()
     const md = gateMarkdown(res)
     if (!this.jsonEnabled()) this.log(md)
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
