@@ -5,6 +5,10 @@ import {readBranchView} from '../cli/branches.js'
 import {defaultBranch} from '../research/main-branch.js'
 import {setUpResearch, type SetUpResult} from '../research/setup.js'
 import {EXAMPLES} from '../research/example.js'
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+import {loadConfig, loadPolicy, RESEARCH_DIR} from '../research/files.js'
+import {UsageError} from '../errors/index.js'
 
 export default class Init extends ExpCommand {
   static summary = 'Set up exp in this git repository: .research/ defaults and research refspecs.'
@@ -22,6 +26,13 @@ config.yaml records the repository's default branch as main_branch (the branch H
   async run(): Promise<SetUpResult> {
     const {flags} = await this.parse(Init)
     const repo = discoverRepo(this.workDir)
+    // files kept from an earlier init must still be valid: "set up" over a broken config would
+    // send the user to the next command to find out
+    if (repo.workDir && existsSync(path.join(repo.workDir, RESEARCH_DIR, 'config.yaml'))) {
+      const kept = await loadConfig(repo.workDir)
+      if (flags.main !== undefined && kept.main_branch !== undefined && kept.main_branch !== flags.main) throw new UsageError(`--main ${flags.main}: ${RESEARCH_DIR}/config.yaml already records main_branch: ${kept.main_branch}`, `edit main_branch in ${RESEARCH_DIR}/config.yaml (init keeps existing files)`)
+    }
+    if (repo.workDir && existsSync(path.join(repo.workDir, RESEARCH_DIR, 'policy.yaml'))) await loadPolicy(repo.workDir)
     const mainBranch = flags.main ?? defaultBranch(await readBranchView(repo, {renames: false}))
     const res = await setUpResearch(repo, {mainBranch, example: flags.example})
     if (!this.jsonEnabled()) {

@@ -103,6 +103,20 @@ t.test('a malformed .research/config.yaml is named once, with the field', async 
   t.match(r.stderr, /^error: \.research\/config\.yaml is invalid: seed must be integer$/m)
 })
 
+t.test('exp init run again checks the files it keeps, and does not ignore a --main that disagrees with them', async t => {
+  const repo = await exampleRepo(t)
+  const again = await exp(['init', '--main', 'main'], {cwd: repo})
+  t.equal(again.code, 0, again.stderr)
+  const other = await exp(['init', '--main', 'trunk'], {cwd: repo})
+  t.equal(other.code, 2)
+  t.match(other.stderr, /^error: --main trunk: \.research\/config\.yaml already records main_branch: main$/m)
+  fs.writeFileSync(path.join(repo, '.research', 'policy.yaml'), 'version: "2"\nsuccess: [\n')
+  const broken = await exp(['init'], {cwd: repo})
+  t.equal(broken.code, 2)
+  t.match(broken.stderr, /^error: \.research\/policy\.yaml:3:1: /m)
+  t.notMatch(broken.stdout, /exp is set up/)
+})
+
 t.test('stdin is read only for "-": piped input never fills a positional argument', async t => {
   const repo = tempDir(t)
   await git(repo, 'init', '-q', '-b', 'main')
