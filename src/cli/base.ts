@@ -54,7 +54,9 @@ export abstract class ExpCommand extends Command {
   protected async parse<F extends Interfaces.OutputFlags<any>, B extends Interfaces.OutputFlags<any>, A extends Interfaces.OutputArgs<any>>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
     const o = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)
     const args = Object.fromEntries(Object.entries(o.args ?? {}).map(([k, a]) => [k, {...a, ignoreStdin: true}]))
-    return super.parse({...o, args} as Interfaces.Input<F, B, A>, argv)
+    // named one by one: a spread of the command class copies only its own statics, and
+    // baseFlags (-C, --debug) and strict are inherited
+    return super.parse({...o, flags: o.flags, baseFlags: o.baseFlags, enableJsonFlag: o.enableJsonFlag, strict: o.strict, args} as Interfaces.Input<F, B, A>, argv)
   }
 
   /**

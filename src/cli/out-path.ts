@@ -5,9 +5,9 @@ import {discoverRepo} from '../store/index.js'
 
 /**
  * A path a flag (or variable) names for exp to write (--out, --junit, --comment, --events), resolved and
- * checked before any work is done: never inside the repository's git folder (`--junit
- * .git/config` would overwrite the repository's configuration, `--events .git/HEAD` break
- * HEAD), and not below a file. A path outside the repository is the user's choice, like
+ * checked before any work is done: never over what git keeps in the repository's git folder
+ * (`--junit .git/config` would overwrite the repository's configuration, `--events .git/HEAD`
+ * break HEAD, `--junit .git/refs/heads/x` make a branch), and not below a file. A path outside the repository is the user's choice, like
  * `git archive -o`. Returns the absolute path.
  */
 export function outputPath(cwd: string, value: string, flag: string, kind: 'file' | 'folder'): string {
@@ -24,7 +24,7 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
   // a bare repository is all git folder: exp writes where it is told there
   if (repo?.workDir) {
     for (const g of new Set([repo.gitDir, repo.commonDir])) {
-      if (within(abs, g)) throw new InvalidInputError(`${named(value)} is inside the repository's git folder (${shown(g)}): exp never writes there`, {flag, path: value}, `choose a path in the work tree or outside the repository, e.g. ${named(kind === 'folder' ? 'results' : `results/${path.basename(abs)}`)}`)
+      if (within(abs, g) && gitOwned(path.relative(g, abs))) throw new InvalidInputError(`${named(value)} is git's own, in the repository's git folder (${shown(g)}): exp never writes there`, {flag, path: value}, `choose a path in the work tree or outside the repository, e.g. ${named(kind === 'folder' ? 'results' : `results/${path.basename(abs)}`)}`)
     }
   }
   const st = statOf(abs)
@@ -40,6 +40,17 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
     if (path.dirname(up) === up) break
   }
   return abs
+}
+
+/**
+ * What git (or exp, under .git/exp: the cache, work trees, the held-out key) keeps in the git
+ * folder: HEAD, config, index, refs/, objects/... A new file of one's own there (.git/report,
+ * .git/events.jsonl) is out of the work tree's way and harmless.
+ */
+const GIT_OWNED = /^(?:HEAD|config|config\.worktree|index|packed-refs|shallow|description|COMMIT_EDITMSG|[A-Z_]+_HEAD|objects|refs|logs|hooks|info|modules|worktrees|rr-cache|branches|remotes|sequencer|rebase-.*|lfs|exp)$/
+
+function gitOwned(rel: string): boolean {
+  return rel === '' || GIT_OWNED.test(rel.split(path.sep)[0]!)
 }
 
 function within(p: string, dir: string): boolean {

@@ -38,10 +38,10 @@ const CASES: Case[] = [
   {args: ['evolve', '-n', '1', '--agent', 'nosuch', '--lane', 't'], code: 2, error: /unknown agent: "nosuch"/, hint: /scripted/},
   {args: ['evolve', '-n', '1', '--scenarios', 'nosuch', '--lane', 't'], code: 3, error: /unknown scenarios folder: nosuch/, hint: /--scenarios/},
   // paths to write: never inside .git, a file where a folder is needed and the reverse, nothing below a file
-  {args: ['gate', '--junit', '.git/config'], code: 2, error: /--junit \.git\/config is inside the repository's git folder/, hint: /--junit results\/config/},
-  {both: true, args: ['run', 'train', '--events', '.git/HEAD', '--lane', 't'], code: 2, error: /--events \.git\/HEAD is inside the repository's git folder/},
-  {args: ['run', 'train', '--lane', 't'], env: {EXP_EVENTS: '.git/HEAD'}, code: 2, error: /EXP_EVENTS=\.git\/HEAD is inside the repository's git folder/, hint: /EXP_EVENTS=results\/HEAD/},
-  {args: ['compare', '--out', '.git/compare'], code: 2, error: /--out \.git\/compare is inside the repository's git folder/},
+  {args: ['gate', '--junit', '.git/config'], code: 2, error: /--junit \.git\/config is git's own, in the repository's git folder/, hint: /--junit results\/config/},
+  {both: true, args: ['run', 'train', '--events', '.git/HEAD', '--lane', 't'], code: 2, error: /--events \.git\/HEAD is git's own, in the repository's git folder/},
+  {args: ['run', 'train', '--lane', 't'], env: {EXP_EVENTS: '.git/HEAD'}, code: 2, error: /EXP_EVENTS=\.git\/HEAD is git's own, in the repository's git folder/, hint: /EXP_EVENTS=results\/HEAD/},
+  {args: ['compare', '--out', '.git/refs/compare'], code: 2, error: /--out \.git\/refs\/compare is git's own, in the repository's git folder/},
   {args: ['report', '--out', '.research/config.yaml'], code: 2, error: /--out \.research\/config\.yaml is a file; a folder is needed/},
   {args: ['report', '--out', '.research/config.yaml/site'], code: 2, error: /\.research\/config\.yaml is a file, so nothing can be written below it/},
   {args: ['gate', '--comment', 'scenarios'], code: 2, error: /--comment scenarios is a folder; a file is needed/},
@@ -83,6 +83,15 @@ for (const branch of ['master', 'main']) {
     t.notOk(fs.existsSync(path.join(repo, 'results')), 'no report was written')
   })
 }
+
+t.test('-C and --debug, the flags every command inherits, still parse', async t => {
+  const repo = await exampleRepo(t)
+  const r = await exp(['-C', 'skills', 'ledger', '--debug', '--lane', 'nosuch'], {cwd: repo})
+  t.equal(r.code, 3, r.stderr)
+  t.match(r.stderr, /^error: unknown lane: nosuch\nhint: [^\n]+\n\w*Error: unknown lane: nosuch\n\s+at /, 'the error, then its stack (--debug)')
+  const lint = await exp(['skills', 'lint', '-C', path.join(repo, 'skills'), '--json'], {cwd: tempDir(t)})
+  t.equal(lint.code, 0, lint.stderr)
+})
 
 t.test('a command-line error under --json is {error: {code, message, hint}} with exit 2, like every other error', async t => {
   const repo = await exampleRepo(t)
