@@ -68,6 +68,7 @@ function markdown() {
       for (const f of own) out.push(`- \`${flagName(f)}\`: ${flagText(f)}`)
       out.push('')
     }
+    if (c.jsonOutput) out.push(`With \`--json\`: ${c.jsonOutput}`, '')
     if (examples(c).length) out.push('Examples:', '', '```sh', ...examples(c), '```', '')
   }
   return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`
@@ -95,6 +96,7 @@ function man(name) {
     out.push('.TP', `.B ${roff(usage(c))}`, roff(c.summary ?? ''))
     if (c.description) out.push(...c.description.split('\n').flatMap(p => ['.IP', roff(p)]))
     for (const f of flags(c).filter(f => !global(f))) out.push('.IP', `\\fB${roff(flagName(f))}\\fR: ${roff(flagText(f))}`)
+    if (c.jsonOutput) out.push('.IP', `\\fB\\-\\-json\\fR: ${roff(c.jsonOutput)}`)
     for (const e of examples(c)) out.push('.IP', `\\fI${roff(e)}\\fR`)
   }
   out.push('.SH SEE ALSO', '\\fBgit\\fR(1)', '')

@@ -6,6 +6,9 @@ import {makeRedactor} from '../redact/index.js'
 import {laneOf} from './context.js'
 import {mainRefOf} from './main-ref.js'
 import {holdoutKeyFor} from './run-context.js'
+import {contractAt} from '../contracts/load.js'
+import {UsageError} from '../errors/index.js'
+import type {Workspace} from '../workspace/port.js'
 
 /** Flags of the attempt commands. */
 export const attemptFlags = {
@@ -26,4 +29,16 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     seed: flags.seed ?? 42,
     ...(key ? {holdoutKey: key} : {}),
   }
+}
+
+/**
+ * Checked before an attempt is opened (a branch, a record): the contract on main exists and is
+ * judged by a command evaluator, the only kind an attempt runs; a contract of the world
+ * evaluator (the skills one `exp init` writes) is evolved with `exp evolve` and judged by `exp gate`.
+ */
+export async function checkAttemptContract(ws: Workspace, mainRef: string, name: string): Promise<void> {
+  const tip = await ws.readRef(mainRef)
+  if (!tip) return
+  const contract = await contractAt(ws, tip, name)
+  if (contract.dev_eval.evaluator !== 'command') throw new UsageError(`contract ${name} is judged by the ${contract.dev_eval.evaluator} evaluator: an attempt needs a contract with a command evaluator (dev_eval.command)`, `evolve skills with \`exp evolve\` and judge pull requests with \`exp gate\`; docs/contracts.md describes command evaluators`)
 }

@@ -4,6 +4,8 @@ import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
 import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
 import {projectRoot} from './folders.js'
+import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
+import {usageErrorOf} from './usage-errors.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -17,10 +19,18 @@ export abstract class ExpCommand extends Command {
     cwd: Flags.string({char: 'C', description: 'run as if exp was started in this folder', helpGroup: 'GLOBAL'}),
   }
 
+  /**
+   * What --json prints: the shape of the result, in a sentence or two. Shown in --help as JSON
+   * OUTPUT (src/cli/help.ts) and in docs/commands.md; every command with --json has one
+   * (test/cli/help.test.ts).
+   */
+  static jsonOutput?: string
+
   protected debugMode = false
   protected workDir = process.cwd()
 
   public async init(): Promise<void> {
+    quietOnClosedOutput()
     await super.init()
     const argv = this.argv
     this.debugMode = argv.includes('--debug') || process.env.EXP_DEBUG === '1'
@@ -33,6 +43,20 @@ export abstract class ExpCommand extends Command {
       this.workDir = path.resolve(process.cwd(), dir)
       if (!existsSync(this.workDir) || !statSync(this.workDir).isDirectory()) throw new NotFoundError('folder', dir, '-C takes an existing folder (like git -C)')
     }
+  }
+
+  /**
+   * oclif fills a positional argument left out from stdin when stdin is not a terminal (read
+   * within 10 ms, so it depends on timing): `echo x | exp skills lint` would lint a folder
+   * named x, and `exp append note --batch < file` lost its input to the parser. exp reads stdin
+   * only where a command says so (`-`), so no argument is ever taken from it.
+   */
+  protected async parse<F extends Interfaces.OutputFlags<any>, B extends Interfaces.OutputFlags<any>, A extends Interfaces.OutputArgs<any>>(options?: Interfaces.Input<F, B, A>, argv?: string[]): Promise<Interfaces.ParserOutput<F, B, A>> {
+    const o = options ?? (this.ctor as unknown as Interfaces.Input<F, B, A>)
+    const args = Object.fromEntries(Object.entries(o.args ?? {}).map(([k, a]) => [k, {...a, ignoreStdin: true}]))
+    // named one by one: a spread of the command class copies only its own statics, and
+    // baseFlags (-C, --debug) and strict are inherited
+    return super.parse({...o, flags: o.flags, baseFlags: o.baseFlags, enableJsonFlag: o.enableJsonFlag, strict: o.strict, args} as Interfaces.Input<F, B, A>, argv)
   }
 
   /**
@@ -71,6 +95,8 @@ export abstract class ExpCommand extends Command {
   }
 
   protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    // the reader of stdout went away (`| head`): stop quietly, like git (src/cli/broken-pipe.ts)
+    if (isClosedOutput(err)) return
     const json = this.argv.includes('--json')
     if (isExpError(err)) {
       if (json) process.stdout.write(`${JSON.stringify({error: err.toJSON()}, null, 2)}\n`)
@@ -80,7 +106,9 @@ export abstract class ExpCommand extends Command {
       process.exitCode = err.exit
       return
     }
-    // oclif's own parse/usage errors carry their exit code
+    // oclif's errors about the command line, in exp's format (src/cli/usage-errors.ts)
+    const usage = usageErrorOf(err, {id: this.id ?? '', flags: Object.keys({...this.ctor.flags, ...this.ctor.baseFlags})})
+    if (usage) return this.catch(usage)
     if (err.oclif?.exit !== undefined || (err as {code?: string}).code?.startsWith?.('EEXIT')) return super.catch(err)
     // a file or folder that is not there is the user's to fix, not a bug to report
     const missing = missingPath(err)

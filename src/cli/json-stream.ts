@@ -1,6 +1,7 @@
 import fs from 'node:fs'
 import type {Writable} from 'node:stream'
 import type {LedgerEntry} from '../store/index.js'
+import {markClosed} from './broken-pipe.js'
 
 const BATCH = 1000
 const COMMA = Buffer.from(',\n')
@@ -48,12 +49,18 @@ async function writeParts(out: Writable & {fd?: number}, parts: Buffer[]): Promi
       }
       return
     } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') markClosed(out)
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e
       parts = parts.slice(k)
     }
   }
   await new Promise<void>((resolve, reject) => {
-    const ok = out.write(Buffer.concat(parts), e => (e ? reject(e) : undefined))
+    const fail = (e: Error) => {
+      if ((e as NodeJS.ErrnoException).code === 'EPIPE') markClosed(out)
+      reject(e)
+    }
+    // a reader gone while we wait for 'drain' ends the wait too (drain would never come)
+    const ok = out.write(Buffer.concat(parts), e => (e ? fail(e) : undefined))
     if (ok) resolve()
     else out.once('drain', resolve)
   })

@@ -19,3 +19,14 @@ export class ProgressBar {
     if (this.tty) process.stderr.write('\r\x1b[K')
   }
 }
+
+/**
+ * Episode progress for the commands that evaluate without a progress line of their own (eval,
+ * promote, gate): the runner's onProgress as a bar on a terminal, nothing otherwise. Each run
+ * (baseline, candidate, each pass) starts the bar again from 0.
+ */
+export function episodeProgress(label: string): {options: {onProgress?: (p: {done: number; total: number; passed: number; invalid: number}) => void}; done(): void} {
+  const bar = new ProgressBar(label)
+  if (process.stderr.isTTY !== true) return {options: {}, done: () => undefined}
+  return {options: {onProgress: p => bar.update(p.done, p.total, `passed ${p.passed} invalid ${p.invalid}`)}, done: () => bar.done()}
+}

@@ -1,12 +1,15 @@
+import {statSync} from 'node:fs'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
 import {discoverRepo, type GitRecordStore} from '../store/index.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
-import type {AgentOptions} from '../agents/registry.js'
+import {createAgent, type AgentOptions} from '../agents/registry.js'
+import {NotFoundError} from '../errors/index.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
 import {mainRefOf} from './main-ref.js'
+import {outputPath} from './out-path.js'
 import {openEventSink} from '../events/index.js'
 import {defaultKeyFile, findHoldoutKey} from '../scenarios/key.js'
 import {PACKAGE_ROOT} from '../package-root.js'
@@ -73,11 +76,29 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
     agentOptions: agentOptions(cfg, store),
     // written synchronously, a line per event: nothing to flush when the command ends
-    events: openEventSink(flags.events, {cwd}),
+    events: openEventSink(eventsFile(cwd, flags.events), {cwd}),
   }
+  // a wrong --agent or --scenarios fails here, before a command records anything (evolve's start
+  // note, an attempt, a compare lane): creating an agent only checks its spec
+  createAgent(options.agent, options.agentOptions)
+  if (flags.scenarios && !isFolder(options.scenariosDir)) throw new NotFoundError('scenarios folder', flags.scenarios, 'pass the folder of scenario files with --scenarios (relative to the current folder)')
   const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
   if (key) options.holdoutKey = key
   return {options, config: cfg, root, mainRef: await mainRefOf(store.repo, cwd, undefined, warn)}
+}
+
+function isFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+/** --events FILE, or EXP_EVENTS: checked like every output path (src/cli/out-path.ts). */
+function eventsFile(cwd: string, flag: string | undefined): string | undefined {
+  const file = flag ?? process.env.EXP_EVENTS
+  return file ? outputPath(cwd, file, flag === undefined ? 'EXP_EVENTS' : '--events', 'file') : undefined
 }
 
 /** The held-out key for a folder's repository (EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE, .git/exp/holdout.key), if any. */

@@ -16,6 +16,7 @@ export default class Ablate extends ExpCommand {
   static description = `For SKILL at VERSION (default: the current version on main), every line the rule grammar reads is a rule unit, and the lines each promotion added that are still there form a patch unit. Each unit is removed in turn (a variant commit over the skill's commit) and the variant is run against the skill with the same scenarios and seeds on each split; a unit's credit is what removing it costs (skill − variant), with a paired bootstrap 95% interval over scenarios. Every run is an evaluation record whose manifest pins skill, agent, data and seed, and episode ids are content-derived: running the same command again reuses every episode. The credits are recorded as one note record; \`exp blame SKILL --credit\` and \`exp report\` show them.
 A rule whose removal does not lower success on any split is a removal candidate; the lowest-credit one is offered as an ordinary proposal (branch exp/proposal/<id> removing the line) that \`exp eval\` and \`exp promote\` judge like any other (a not-worse change needs the policy's allow_neutral). Works with a sealed held-out split and its key (docs/trust.md). See docs/matrix.md.`
   static enableJsonFlag = true
+  static jsonOutput = '{skill, version, commit, blob, path, agent, seed, repeat, splits, baseline, units (each rule left out, with its credit), candidates, note}.'
   static examples = [
     '<%= config.bin %> ablate onboarding',
     '<%= config.bin %> ablate onboarding@3 --splits validation --repeat 1 --json',

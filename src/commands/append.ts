@@ -21,6 +21,8 @@ A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger conte
     '<%= config.bin %> append note note.yaml --artifact run.log',
   ]
 
+  static jsonOutput = 'the appended record as {id, kind, digest, status: created|exists, lane, ref, lamport, commit}; with --batch an array of them, in input order.'
+
   static args = {
     kind: Args.string({description: 'record kind (manifest, trace, verification, evaluation, evidence, knowledge, hypothesis, recall, proposal, decision, claim, release, note); optional with --batch when each line names its kind'}),
     file: Args.string({description: 'file to read, or - for stdin', default: '-'}),

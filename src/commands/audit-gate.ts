@@ -7,7 +7,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
-import {NotFoundError} from '../errors/index.js'
+import {InvalidInputError, NotFoundError} from '../errors/index.js'
 import {auditGate, type AuditResult} from '../loop/audit.js'
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
@@ -19,6 +19,7 @@ Noise: --noise P (default 0.1) wraps the agent in seeded slips of probability P 
 Also reported, over the real promotions recorded in this repository: the validation gain against the held-out gain, and the mean gap between them (what choosing on validation overstates).
 --policy FILE audits another policy file (it is committed in the scratch copy only); the default audits .research/policy.yaml on the main branch.`
   static enableJsonFlag = true
+  static jsonOutput = '{trials, agent, policy, promoted, false_promotion_rate, interval (95% Wilson), by_kind, decided_by, episodes, promotions, details (one object per trial)}.'
   static examples = ['<%= config.bin %> audit-gate --trials 30', '<%= config.bin %> audit-gate --trials 200 --json', '<%= config.bin %> audit-gate --trials 100 --policy stricter-policy.yaml --noise 0.05']
   static flags = {
     ...runFlags,
@@ -33,7 +34,7 @@ Also reported, over the real promotions recorded in this repository: the validat
   async run(): Promise<AuditResult> {
     const {flags} = await this.parse(AuditGate)
     const noise = Number(flags.noise)
-    if (!/^\s*\d*\.?\d+\s*$/.test(flags.noise) || !(noise >= 0 && noise <= 1)) this.error(`--noise ${flags.noise} is not a probability`, {exit: 2})
+    if (!/^\s*\d*\.?\d+\s*$/.test(flags.noise) || !(noise >= 0 && noise <= 1)) throw new InvalidInputError(`--noise ${flags.noise} is not a probability`, {flag: 'noise'}, 'give a number from 0 to 1, e.g. --noise 0.1')
     const policy = flags.policy ? {text: await readFile(path.resolve(this.workDir, flags.policy), 'utf8').catch(() => Promise.reject(new NotFoundError('policy file', flags.policy!, 'pass the path of a .research/policy.yaml-like file'))), file: flags.policy} : undefined
     const json = this.jsonEnabled()
     const res = await withStore(this.workDir, async store => {

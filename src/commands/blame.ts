@@ -9,12 +9,14 @@ import type {ContractBlame} from '../projections/contract-blame.js'
 import {contractAt} from '../contracts/load.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
+import {UsageError} from '../errors/index.js'
 import {ablationNotes, creditsOf, renderCreditBlame, type AblationNote, type LineCredit} from '../reports/credit.js'
 
 export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
   static description = `git blame of main's skills/SKILL/SKILL.md, read through the trailers: a line written by a proposal commit (Exp-Proposal) maps to the merge that promoted it (Exp-Promotes), its version, the decision, and the knowledge of the patch edit that added that line; lines of the first commit show as initial, later direct edits of main as edit.`
   static enableJsonFlag = true
+  static jsonOutput = '{skill, path, main: {branch, commit, version}, lines: [{line, text, commit, origin, version, knowledge}]}; with --credit also credit: {note, agent, lines}; for a research contract {contract, path, main, lines}, each line with its attempt.'
   static examples = ['<%= config.bin %> blame onboarding', '<%= config.bin %> blame onboarding --json', '<%= config.bin %> blame tuning params.json   # a research contract: each line to its attempt', '<%= config.bin %> blame onboarding --credit   # each rule\'s credit from the latest `exp ablate`']
   static args = {
     skill: Args.string({description: 'skill name (folder under skills/), or a research contract', required: true}),
@@ -33,6 +35,8 @@ export default class BlameCmd extends ExpCommand {
         const contract = await contractAt(ws, tip, args.skill)
         return readContractBlame(store, ws, {mainRef, contract: args.skill, path: args.file ?? contract.editable_scope.find(g => !/[*?[]/.test(g)) ?? contract.editable_scope[0]!, trust})
       }
+      // a skill has one file to blame: a FILE given for it is a mistake, not something to ignore
+      if (args.file !== undefined) throw new UsageError(`exp blame ${args.skill} ${args.file}: FILE is for a research contract; a skill's blame is always of its SKILL.md`, `run \`exp blame ${args.skill}\``)
       const b = await readBlame(store, ws, {mainRef, skill: args.skill, trust})
       if (!flags.credit) return b
       const blob = (await ws.pathId(b.main.commit, b.path))?.oid

@@ -8,6 +8,7 @@ export default class Claim extends ExpCommand {
   static description = `Records a claim on this lane. It lapses after --ttl seconds unless this lane claims again (a renewal) and ends with \`exp release\`.
 Refused (exit 4) when another lane holds the hypothesis, naming the holder and when its claim lapses. Two clones can claim the same hypothesis offline; after \`exp sync\` every clone agrees that the first live claim in ledger order (lamport, lane, id) holds it, and the others wait.`
   static enableJsonFlag = true
+  static jsonOutput = 'the claim: {claim (record id), hypothesis, holder (lane), expires_at, renewed}.'
   static examples = ['<%= config.bin %> claim hy-0123456789abcdef01234567', '<%= config.bin %> claim hy-0123 --ttl 600 --lane agent-b']
   static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
   static flags = {

@@ -1,6 +1,7 @@
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
+import {outputPath} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {exploreFlag, runFlags} from '../cli/run-context.js'
@@ -20,6 +21,7 @@ Every arm ends with the same held-out evaluation (scenarios, seeds, repetitions)
 With a sealed held-out split the key is needed (EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE, .git/exp/holdout.key): without it the command says it cannot certify, runs nothing and exits 7.
 Resumable: the compare is identified by its options and the main commit it starts from; run the same command again after a kill and it finishes, without recording anything twice.`
   static enableJsonFlag = true
+  static jsonOutput = 'the comparison also written to results/compare.json: {holdout, arms (each arm\'s held-out success, 95% CI, passed, total, episodes, promoted), pairs (McNemar and bootstrap between arms), hypotheses (H1-H3: verdict and evidence), note}.'
   static examples = ['<%= config.bin %> compare', '<%= config.bin %> compare --arms baseline,compiler --budget-episodes 600 --json', '<%= config.bin %> compare --repeat 5 --agent scripted', "<%= config.bin %> compare --agent 'command:python3 my_agent.py' --iterations 5"]
   static flags = {
     // every arm records on its own lane: no --lane
@@ -38,11 +40,12 @@ Resumable: the compare is identified by its options and the main commit it start
 
   async run(): Promise<CompareResult> {
     const {flags} = await this.parse(Compare)
+    // checked before the experiment runs: a path that cannot be written fails now, not after it
+    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
     const arms = parseArms(flags.arms)
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => compare(store, new GitWorkspace(store), {...o, arms}))
     })
-    const dir = flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results')
     await mkdir(dir, {recursive: true})
     await writeFile(path.join(dir, 'compare.json'), `${JSON.stringify(res, null, 2)}\n`)
     await writeFile(path.join(dir, 'compare.csv'), compareCsv(res))

@@ -3,6 +3,7 @@ import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
+import {episodeProgress} from '../cli/progress.js'
 import {table} from '../cli/table.js'
 import {num} from '../reports/format.js'
 import {evaluateProposal, loadProposal, type ProposalEvaluation} from '../loop/evaluate.js'
@@ -27,18 +28,21 @@ export default class Eval extends ExpCommand {
 When the policy on the main branch has a sequential design (version 2, \`sequential: {looks: N}\`), both run one pass over the validation split at a time (every scenario once, the same seeds) and stop at the first pass where the policy decides: its McNemar error is spent across the passes, so an early stop is as sound as a full run. Without it, --repeat repetitions are run at once.
 Episodes that are recorded already and replay are reused, whoever recorded them: a sharded \`exp run validation --skill REV --repeat N --shard I/N\` on other machines, after \`exp sync\`, leaves nothing to run here.`
   static enableJsonFlag = true
+  static jsonOutput = '{proposal, split, baseline, candidate (success and evaluation of each), comparison (wins, losses, ties, McNemar p), sequential (the passes run), recorded}.'
   static examples = ['<%= config.bin %> eval pr-0123456789abcdef01234567', '<%= config.bin %> eval pr-0123 --repeat 3 --json']
   static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
   static flags = {...runFlags, repeat: Flags.integer({description: 'episodes per scenario, when the policy has no sequential design (else its looks)', min: 1, default: 2})}
 
   async run(): Promise<EvalOutput> {
     const {args, flags} = await this.parse(Eval)
+    // episodes on a terminal's stderr; nothing in a pipe or a log (src/cli/progress.ts)
+    const progress = episodeProgress('eval validation')
     const out = await withStore(this.workDir, async store => {
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const proposal = loadProposal(await store.ledger(), args.proposal)
       const ws = new GitWorkspace(store)
       const policy = (await mainPolicy(ws, mainRef))?.policy
-      const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, repeat: flags.repeat, ...(policy ? {policy} : {})})
+      const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, ...progress.options, repeat: flags.repeat, ...(policy ? {policy} : {})})
       return {
         proposal: proposal.id,
         split: 'validation',
@@ -49,6 +53,7 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
         recorded: ev.baseline.recorded + ev.candidate.recorded,
       }
     })
+    progress.done()
     if (!this.jsonEnabled()) {
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       const c = out.comparison

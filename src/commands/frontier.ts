@@ -9,6 +9,7 @@ export default class FrontierCmd extends ExpCommand {
   static description = `A read-only projection of the public lanes (seed 003 decentralized_research_frontier_v0): the selected hypothesis with the action it allows, hypotheses held by other lanes (blocked, visible as context), and supported hypotheses with what promotion still requires.
 Every clone with the same refs computes the same frontier for the same agent at the same time.`
   static enableJsonFlag = true
+  static jsonOutput = '{schema_version, agent_id, as_of, selected: [{hypothesis, reason, allowed_action, claimed}], blocked (what other lanes hold), promotion_candidates}.'
   static examples = ['<%= config.bin %> frontier', '<%= config.bin %> frontier --agent-id agent-b --json']
   static flags = {
     'agent-id': Flags.string({description: 'the agent (lane) to compute it for (default: this lane)'}),

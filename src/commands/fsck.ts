@@ -27,6 +27,7 @@ export default class Fsck extends ExpCommand {
 Then checks the evidence (docs/trust.md): every evaluation must recompute from the verifications it cites, each of a trace of the same manifest, under an evaluator the policy names, signed when the policy requires it (classes forged_evaluation, inconsistent_evaluation, foreign_evaluator, unsigned_evidence); every accept decision must be what the policy gives on that evidence (forged_decision); every merge on main with Exp-Promotes must be named by a standing accept decision (unverified_promotion). With --replay, every verification's trace is also replayed in a fresh world and graded again (replay_mismatch); held-out episodes need the held-out key.
 Prints one line per problem: ref, commit, path, what is wrong; --json gives each problem's class (code) and a hint. Exits non-zero (5) when any problem is found.`
   static enableJsonFlag = true
+  static jsonOutput = '{lanes, records, problems: [{code, ref, commit, id, message, hint}], hypotheses, evidence: {evaluations, decisions, promotions, replayed}}; when problems is not empty the command exits 5 and the same object is in error.data.'
   static examples = ['<%= config.bin %> fsck', '<%= config.bin %> fsck --replay', '<%= config.bin %> fsck --json']
   static flags = {
     replay: Flags.boolean({description: 'also replay every verification in a fresh world and grade it again (slower)'}),
@@ -43,7 +44,11 @@ Prints one line per problem: ref, commit, path, what is wrong; --json gives each
       const key = flags.replay ? await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)}) : undefined
       const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
       const mainRef = await mainRefOf(store.repo, this.workDir, flags.main)
-      const promotions = (await readMainline(new GitWorkspace(store), mainRef).catch(() => [])).flatMap(c => promotionOf(c) ?? [])
+      const promotions = (await readMainline(new GitWorkspace(store), mainRef).catch(e => {
+        // no main branch yet is nothing to check; a --main that names no branch is a mistake
+        if (flags.main !== undefined) throw e
+        return []
+      })).flatMap(c => promotionOf(c) ?? [])
       const trust = [...authority.problems(), ...authority.promotionProblems(promotions)].map(p => ({code: p.class, ref: p.ref ?? mainRef, commit: p.commit, id: p.id, class: p.class, message: `${p.class}: ${p.id}: ${p.reason}`}))
       const evidence = {evaluations: ledger.select({kinds: ['evaluation'], includePrivate: true}).length, decisions: ledger.select({kinds: ['decision'], includePrivate: true}).length, promotions: promotions.length, replayed: !!flags.replay}
       return {...base, hypotheses: t.hypotheses, evidence, problems: [...base.problems, ...extra, ...trust]}

@@ -1,6 +1,7 @@
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
+import {outputPath} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {exploreFlag, runFlags} from '../cli/run-context.js'
@@ -17,6 +18,7 @@ export default class Gain extends ExpCommand {
 Supporting metrics per side: repeated-failure rate (failures after the first train run that repeat an earlier one: same scenario, same broken invariants), invalid rate, the share of recalled lessons cited by the proposals that used them, hypothesis redundancy (hypotheses testing the same rules as an earlier one).
 Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. Resumable like exp compare; with a sealed held-out split and no key it says it cannot certify and runs nothing (exit 7).`
   static enableJsonFlag = true
+  static jsonOutput = 'the result written to results/gain.json: {gain (held-out closed loop minus off), ci, mcnemar_p, pairs, closed_loop and off (success, passed, total), note}.'
   static examples = ['<%= config.bin %> gain', '<%= config.bin %> gain --budget-episodes 600 --iterations 3 --json', "<%= config.bin %> gain --agent 'command:python3 my_agent.py'"]
   static flags = {
     // every arm records on its own lane: no --lane
@@ -34,10 +36,11 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
 
   async run(): Promise<GainResult> {
     const {flags} = await this.parse(Gain)
+    // checked before the experiment runs: a path that cannot be written fails now, not after it
+    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => gain(store, new GitWorkspace(store), {...o}))
     })
-    const dir = flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results')
     await mkdir(dir, {recursive: true})
     await writeFile(path.join(dir, 'gain.json'), `${JSON.stringify(res, null, 2)}\n`)
     await writeFile(path.join(dir, 'gain.md'), gainMarkdown(res))

@@ -7,6 +7,8 @@ import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, knowledgeScopeHint, type GateResult} from '../gate/gate.js'
+import {outputPath} from '../cli/out-path.js'
+import {episodeProgress} from '../cli/progress.js'
 import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
 import {gateComment, gateErrorComment} from '../gate/comment.js'
 import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
@@ -19,6 +21,7 @@ export default class Gate extends ExpCommand {
 With a sequential policy (version 2, \`sequential: {looks: N}\`) validation runs pass by pass and stops at the first pass where the policy decides, as \`exp eval\` does.
 Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only slice I of the validation episodes of base and head (every pass), on lane <lane>-shard-I, ends with a receipt naming what it ran, and decides nothing; \`--shards N\` then decides, reusing exactly the episodes the N receipts vouch for (each replayed), running anything missing and the held-out split itself. The result is the one an unsharded gate gives.`
   static enableJsonFlag = true
+  static jsonOutput = '{base, head, scope, skills, contracts, passed, certified, reasons, notes, shard}: the scope check, then each changed skill\'s and contract\'s evaluation of base and head and its decision checks; when the gate fails it exits 6 and the same object is in error.data.'
   static examples = [
     '<%= config.bin %> gate',
     '<%= config.bin %> gate --base origin/main --head HEAD --junit exp-gate.xml --comment exp-gate.md',
@@ -42,26 +45,32 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
 
   async run(): Promise<GateResult> {
     const {flags} = await this.parse(Gate)
-    const out = (f: string) => path.resolve(this.workDir, f)
+    // checked before the gate runs: a path it cannot write to fails now, not after the episodes
+    const junit = flags.junit ? outputPath(this.workDir, flags.junit, '--junit', 'file') : undefined
+    const comment = flags.comment ? outputPath(this.workDir, flags.comment, '--comment', 'file') : undefined
+    // episodes on a terminal's stderr; nothing in a pipe or a CI log (src/cli/progress.ts)
+    const progress = episodeProgress('gate')
     let res: GateResult
     try {
       res = await withStore(this.workDir, async store => {
         const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
         const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
-        return gate(store, new GitWorkspace(store), {...options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
+        return gate(store, new GitWorkspace(store), {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {
+      progress.done()
       // the reports say the gate could not run, so CI shows why instead of an old result
       const message = e instanceof Error ? e.message : String(e)
-      if (flags.junit) await writeFile(out(flags.junit), gateErrorJUnit(message))
-      if (flags.comment) await writeFile(out(flags.comment), gateErrorComment(message, isExpError(e) ? e.hint : undefined))
+      if (junit) await writeFile(junit, gateErrorJUnit(message))
+      if (comment) await writeFile(comment, gateErrorComment(message, isExpError(e) ? e.hint : undefined))
       throw e
     }
+    progress.done()
     const md = gateMarkdown(res)
     if (!this.jsonEnabled()) this.log(md)
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
-    if (flags.junit) await writeFile(out(flags.junit), gateJUnit(res))
-    if (flags.comment) await writeFile(out(flags.comment), gateComment(res, {approvedBy: flags['approved-by']}))
+    if (junit) await writeFile(junit, gateJUnit(res))
+    if (comment) await writeFile(comment, gateComment(res, {approvedBy: flags['approved-by']}))
     if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? 'the candidate does not satisfy .research/policy.yaml' : knowledgeScopeHint(res.scope.outside) ?? (res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only: commit the content in place of the symbolic link or submodule'), data: {...res}})
     return res
   }

@@ -7,6 +7,7 @@ export default class Gc extends ExpCommand {
   static summary = 'Repository maintenance: remove dead writers\' temp files, pack loose objects and small packs, pack refs.'
   static description = 'exp writes records as loose objects (single appends) or one small pack per batch; this runs `git gc` and `git pack-refs --all` so reads stay fast. First it removes what writers that were killed left behind: temp object and pack files, pack keeps, lock temp files (only of processes that are gone). Safe to run while other exp processes append.'
   static enableJsonFlag = true
+  static jsonOutput = '{looseBefore, packsBefore, looseAfter, packsAfter, garbage (temp files removed)}.'
   static examples = ['<%= config.bin %> gc', '<%= config.bin %> gc --aggressive --json']
   static flags = {aggressive: Flags.boolean({description: 'pass --aggressive to git gc (slower, smaller)'})}
 

@@ -9,6 +9,7 @@ export default class Graph extends ExpCommand {
   static description = `Seed 003 research_evidence_graph_v0, negative evidence included. Public-safe: built from public lanes only, no trace contents, no absolute paths, secrets redacted; fit to paste into a pull request or a report.
 --format mermaid or dot prints a diagram; json (the default) prints the graph itself.`
   static enableJsonFlag = true
+  static jsonOutput = 'the evidence graph whatever --format says: {schema_version, as_of, nodes: [{id, kind, label, lane, status}], edges: [{from, to, rel}]}.'
   static examples = ['<%= config.bin %> graph', '<%= config.bin %> graph --format mermaid > evidence.mmd', '<%= config.bin %> graph --format dot | dot -Tsvg > evidence.svg']
   static flags = {
     format: Flags.string({description: 'output format', options: [...GRAPH_FORMATS], default: 'json'}),

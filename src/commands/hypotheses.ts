@@ -9,6 +9,7 @@ export default class Hypotheses extends ExpCommand {
   static summary = 'List hypotheses with their status, derived from the records (never stored).'
   static description = `Statuses: ${STATUSES.join(', ')}. Each is derived from the public lanes in ledger order (see docs/frontier.md for the rules); --json adds the records that justify it and the sequence of statuses it went through.`
   static enableJsonFlag = true
+  static jsonOutput = 'an array of {id, lane, lamport, status, evidence_status, because, evidence (record ids), proposals, contenders, history (the statuses it went through)}.'
   static examples = ['<%= config.bin %> hypotheses', '<%= config.bin %> hypotheses --status supported --json']
   static flags = {
     status: Flags.string({description: 'only hypotheses with this status', options: [...STATUSES]}),

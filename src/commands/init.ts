@@ -5,6 +5,10 @@ import {readBranchView} from '../cli/branches.js'
 import {defaultBranch} from '../research/main-branch.js'
 import {setUpResearch, type SetUpResult} from '../research/setup.js'
 import {EXAMPLES} from '../research/example.js'
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+import {loadConfig, loadPolicy, RESEARCH_DIR} from '../research/files.js'
+import {UsageError} from '../errors/index.js'
 
 export default class Init extends ExpCommand {
   static summary = 'Set up exp in this git repository: .research/ defaults and research refspecs.'
@@ -12,6 +16,7 @@ export default class Init extends ExpCommand {
 config.yaml records the repository's default branch as main_branch (the branch HEAD points to in a fresh repository, whether it is called main, master or anything else; --main to choose); a later \`git branch -m\` of it is followed.
 --example copies a built-in benchmark (scenarios and the initial skill) and commits it. If anything fails, what this run created is removed again.`
   static enableJsonFlag = true
+  static jsonOutput = '{repo, bare, created (files written), kept (files already there), refspecs (remotes given the research refspecs)}.'
   static examples = ['<%= config.bin %> init', 'git init demo && cd demo && <%= config.bin %> init --example onboarding', '<%= config.bin %> init --main trunk']
   static flags = {
     example: Flags.string({description: `also copy a built-in benchmark and commit it (${Object.keys(EXAMPLES).join(', ')})`}),
@@ -21,6 +26,13 @@ config.yaml records the repository's default branch as main_branch (the branch H
   async run(): Promise<SetUpResult> {
     const {flags} = await this.parse(Init)
     const repo = discoverRepo(this.workDir)
+    // files kept from an earlier init must still be valid: "set up" over a broken config would
+    // send the user to the next command to find out
+    if (repo.workDir && existsSync(path.join(repo.workDir, RESEARCH_DIR, 'config.yaml'))) {
+      const kept = await loadConfig(repo.workDir)
+      if (flags.main !== undefined && kept.main_branch !== undefined && kept.main_branch !== flags.main) throw new UsageError(`--main ${flags.main}: ${RESEARCH_DIR}/config.yaml already records main_branch: ${kept.main_branch}`, `edit main_branch in ${RESEARCH_DIR}/config.yaml (init keeps existing files)`)
+    }
+    if (repo.workDir && existsSync(path.join(repo.workDir, RESEARCH_DIR, 'policy.yaml'))) await loadPolicy(repo.workDir)
     const mainBranch = flags.main ?? defaultBranch(await readBranchView(repo, {renames: false}))
     const res = await setUpResearch(repo, {mainBranch, example: flags.example})
     if (!this.jsonEnabled()) {

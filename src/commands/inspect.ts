@@ -1,7 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {NotFoundError} from '../errors/index.js'
+import {InvalidInputError, NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
 import {LANE_FAILURES} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
@@ -22,12 +22,14 @@ export default class Inspect extends ExpCommand {
   static summary = 'Show one record: its body, commit and lane, what it cites and what cites it.'
   static description = 'Finds the record on any lane (public or private), prints the lane, lamport clock, commit and lane ref that hold it, its canonical path and digest, what it cites (with their summaries, or a note when this clone lacks them), every record that cites it, and its body as JSON. A unique prefix of the id is enough.'
   static enableJsonFlag = true
+  static jsonOutput = '{record (the whole record: id, kind, lane, lamport, created_at, digest, cites, body), commit, ref, lane, private, path, cites (each cited id with its kind and summary, or missing), cited_by, duplicates}; with --artifact the artifact\'s bytes, not JSON.'
   static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json', '<%= config.bin %> inspect nt-0a1b2c3d4e5f60718293a4b5 --artifact run.log > run.log']
   static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}
   static flags = {artifact: Flags.string({description: 'print the content of this artifact of the record (checked against its digest) instead'})}
 
   async run(): Promise<InspectResult | undefined> {
     const {args, flags} = await this.parse(Inspect)
+    if (!args.id.trim()) throw new InvalidInputError('the record id is empty', {arg: 'id'}, 'copy an id from `exp ledger` (e.g. tr-…, kn-…, pr-…)')
     if (flags.artifact !== undefined) {
       const bytes = await withStore(this.workDir, async store => store.readArtifact(args.id, flags.artifact!))
       process.stdout.write(bytes)
@@ -37,7 +39,8 @@ export default class Inspect extends ExpCommand {
       const ledger = await store.ledger()
       const e = ledger.get(args.id)
       if (!e) {
-        const near = ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id)
+        // a prefix has at least 4 hex digits, like git's shortest abbreviation: `pr-` alone names no record
+        const near = /^[a-z]{2}-[0-9a-f]{4,}$/.test(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
         if (near.length === 1) return {...inspectOf(ledger, near[0]!), problems: ledger.problems}
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : 'list ids with `exp ledger`')
       }

@@ -8,6 +8,7 @@ export default class Lanes extends ExpCommand {
   static summary = 'List lanes with their tip, record count and last lamport clock.'
   static description = 'One line per lane ref under refs/research/lanes/ and refs/research/private/: public or private (never pushed), the tip commit, how many records it holds and the highest lamport clock among them. Lanes are per agent or per person; see docs/frontier.md. A lane whose ref names no commit, or whose history lost objects, is listed as UNREADABLE (with --json: its `problem`), and the command exits 5.'
   static enableJsonFlag = true
+  static jsonOutput = 'an array of {lane, ref, private, tip, records, lastLamport}; a lane that cannot be read also has its problem.'
   static examples = ['<%= config.bin %> lanes', '<%= config.bin %> lanes --json']
 
   async run(): Promise<LaneInfo[]> {

@@ -1,6 +1,7 @@
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
+import {outputPath} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
@@ -30,6 +31,7 @@ export default class Matrix extends ExpCommand {
   static description = `Seed 002 §13. For each --skill-source (an agent spec), \`exp evolve\` runs in that source's own namespace — lane matrix-<source>, main refs/exp/matrix/<source>/main (started at main's tip), proposal branches exp/proposal/matrix/<source>/<id>, and only its own knowledge — so sources never see each other's knowledge and nothing touches main. Then every evolved skill, and main's initial skill for reference, is run by every --executor on held-out, and every rule of every evolved skill is left out and reworded in turn for every executor on validation: a deterministic classifier (docs/matrix.md) puts each rule in one of seed 002's classes — environment knowledge, general procedure, tool-specific procedure, model compensation, prompt-format hack — citing the measured effects, and H4 is stated with its evidence.
 Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, the evaluation and manifest it comes from), DIR/transfer-matrix.md (the table, the evolution per source, the rule classes, H4) and DIR/transfer-rules.csv. Everything is a record: run the same command again and it reuses every evolve run and every episode. '*' (the default) stands for the built-in scripted profiles ${BUILT_IN.join(', ')}. Works with a sealed held-out split and its key (docs/trust.md).`
   static enableJsonFlag = true
+  static jsonOutput = '{skill, start, executors, sources, initial, cells (held-out success of each evolved skill with each executor), recorded, files (written under --out)}.'
   static examples = [
     "<%= config.bin %> matrix --skill-source '*' --executor '*'",
     '<%= config.bin %> matrix -n 3 --holdout-repeat 1 --json',
@@ -54,6 +56,8 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
 
   async run(): Promise<MatrixResult & {files: string[]}> {
     const {flags} = await this.parse(Matrix)
+    // checked before the experiment runs: a path that cannot be written fails now, not after it
+    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
     const sources = specs(flags['skill-source'], '--skill-source')
     const executors = specs(flags.executor, '--executor')
     const res = await withStore(this.workDir, async store => {
@@ -80,7 +84,6 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
       })
     })
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
-    const dir = flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results')
     await mkdir(dir, {recursive: true})
     const files: [string, string][] = [
       ['transfer-matrix.csv', matrixCsv(res)],

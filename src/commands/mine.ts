@@ -20,6 +20,7 @@ export default class Mine extends ExpCommand {
   static summary = 'Mine evidence and knowledge from the train traces of the ledger.'
   static description = `Reads train traces and their grader verifications only (never validation or held-out), finds failure modes, missing checks, recovery strategies, wrong assumptions and termination failures, and records them as evidence (citing the runs) and knowledge claims (citing the evidence). Deterministic: mining the same traces again adds nothing. A claim whose runs changed is recorded as a new claim that supersedes the old one. See docs/mining.md.`
   static enableJsonFlag = true
+  static jsonOutput = '{evidence, knowledge, skipped}: the evidence and knowledge records written by this run, and the traces it left out.'
   static examples = ['<%= config.bin %> mine', '<%= config.bin %> mine --manifest mf-0123456789abcdef01234567 --json', '<%= config.bin %> mine --miner-drafts openai:gpt-4o-mini']
   static flags = {
     manifest: Flags.string({description: 'only the traces of this train manifest'}),

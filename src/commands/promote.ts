@@ -3,6 +3,7 @@ import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
+import {episodeProgress} from '../cli/progress.js'
 import {loadProposal} from '../loop/evaluate.js'
 import {promoteProposal, type PromoteResult} from '../loop/promote.js'
 
@@ -12,17 +13,21 @@ export default class Promote extends ExpCommand {
 Accept: a merge commit of the proposal branch into main with the trailers Exp-Promotes, Exp-Evidence and Exp-Policy, and a decision record. When main is checked out the work tree is updated as git merge would (refused while it has uncommitted changes).
 Reject: a decision record with the reasons; the branch is kept under refs/research/rejected/<id>.`
   static enableJsonFlag = true
+  static jsonOutput = 'the decision: {decision (record id), verdict (accept or reject), checks, reasons, decided_by, merge (the merge commit on main), rejected_ref, validation, holdout, ignored, policy}.'
   static examples = ['<%= config.bin %> promote pr-0123456789abcdef01234567']
   static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
   static flags = {...runFlags, repeat: Flags.integer({description: 'held-out episodes per scenario', min: 1, default: 2})}
 
   async run(): Promise<PromoteResult> {
     const {args, flags} = await this.parse(Promote)
+    // episodes on a terminal's stderr; nothing in a pipe or a log (src/cli/progress.ts)
+    const progress = episodeProgress('promote')
     const res = await withStore(this.workDir, async store => {
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const ledger = await store.ledger()
-      return promoteProposal(store, new GitWorkspace(store), ledger, loadProposal(ledger, args.proposal), {...options, repeat: flags.repeat, mainRef})
+      return promoteProposal(store, new GitWorkspace(store), ledger, loadProposal(ledger, args.proposal), {...options, ...progress.options, repeat: flags.repeat, mainRef})
     })
+    progress.done()
     if (!this.jsonEnabled()) {
       for (const c of res.checks) this.log(`${c.passed ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`)
       this.log(`${res.verdict.toUpperCase()}  decision ${res.decision}${res.merge ? `, merge ${res.merge.slice(0, 12)}` : ''}${res.rejected_ref ? `, kept at ${res.rejected_ref}` : ''}`)

@@ -13,6 +13,7 @@ export default class ProvenanceCmd extends ExpCommand {
   static description = `Versions come from main's first-parent history: 1 where the skill first appears, +1 at each promotion merge (Exp-Promotes). For each: the merge commit, the decision and its policy, the evaluations by split, the proposal and its edits, the hypothesis, the recall, the knowledge, the evidence and the failing train traces it was mined from. Records this clone lacks, or keeps on a private lane, are named as missing.
 --format mermaid prints a flowchart (paste it into a Markdown file); --json the typed result.`
   static enableJsonFlag = true
+  static jsonOutput = '{skill, main, versions: [{skill, version, origin (the promotion: merge, decision, proposal, hypothesis, knowledge, evidence), commit, skill_blob, failures (the traces behind it), missing}]}.'
   static examples = ['<%= config.bin %> provenance onboarding', '<%= config.bin %> provenance onboarding@2 --json', '<%= config.bin %> provenance onboarding --format mermaid > provenance.mmd', '<%= config.bin %> provenance tuning   # a research contract: each promoted attempt']
   static args = {skill: Args.string({description: 'SKILL or SKILL@VERSION, or the name of a research contract', required: true})}
   static flags = {...mainFlag, format: Flags.string({description: 'text view', options: ['text', 'mermaid'], default: 'text'})}

@@ -7,6 +7,7 @@ export default class Release extends ExpCommand {
   static summary = "Give back this lane's claim of a hypothesis."
   static description = 'Records a release naming the claim it ends; the next lane in line (if any) holds the hypothesis from then on. Refused (exit 4) when this lane holds no claim of it.'
   static enableJsonFlag = true
+  static jsonOutput = '{release (record id), hypothesis, holder, claim (the claim it ends)}.'
   static examples = ['<%= config.bin %> release hy-0123456789abcdef01234567 --reason "out of budget"']
   static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
   static flags = {

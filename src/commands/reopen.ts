@@ -7,6 +7,7 @@ export default class Reopen extends ExpCommand {
   static summary = 'Reopen a retired hypothesis.'
   static description = 'Records a note with action reopen; the status becomes whatever the evidence says (including evidence recorded while it was retired). Refused (exit 4) when it is not retired.'
   static enableJsonFlag = true
+  static jsonOutput = '{note (record id), hypothesis, action: reopen, was (the status before)}.'
   static examples = ['<%= config.bin %> reopen hy-0123456789abcdef01234567 --reason "the new workflow changes what the check covers"']
   static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
   static flags = {

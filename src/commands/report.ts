@@ -1,5 +1,7 @@
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
+import {outputPath} from '../cli/out-path.js'
+import {NotFoundError} from '../errors/index.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
@@ -12,6 +14,7 @@ export default class ReportCmd extends ExpCommand {
   static description = `Rebuilds every iteration from history (each proposal in ledger order with the train run before it, the evidence mined since the previous one, its evaluations and its decision) and writes DIR/report.md (Mermaid provenance graph, chart as chart-SKILL.svg), DIR/report.html (one self-contained page: inline CSS and SVG, no script, no external asset) and the chart files. Only public records are shown: held-out results appear as aggregates.
 --json prints the report model (the files are written either way).`
   static enableJsonFlag = true
+  static jsonOutput = 'the report model: {format: exp-report@1, main, ledger: {records, lamport}, skills: [{skill, version, iterations, chart, provenance, rejected}], contracts, research, credit} (the files are written either way).'
   static examples = ['<%= config.bin %> report', '<%= config.bin %> report --out site/ --skill onboarding', '<%= config.bin %> report --json']
   static flags = {
     ...mainFlag,
@@ -21,8 +24,12 @@ export default class ReportCmd extends ExpCommand {
 
   async run(): Promise<Report> {
     const {flags} = await this.parse(ReportCmd)
+    // checked before the work: a path that cannot be written fails now
+    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
     const report = await withStore(this.workDir, async store => readReport(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust: await authorityOf(store, this.workDir, {main: flags.main})}))
-    const written = await writeReport(report, flags.out ? path.resolve(this.workDir, flags.out) : path.join(this.repoRoot(), 'results'))
+    const missing = (flags.skill ?? []).filter(s => !report.skills.some(r => r.skill === s))
+    if (missing.length) throw new NotFoundError('skill on main', missing.join(', '), 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch), or leave out --skill for all of them')
+    const written = await writeReport(report, dir)
     if (!this.jsonEnabled()) for (const f of written.files) this.log(path.relative(process.cwd(), f) || f)
     return report
   }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {attemptContext, attemptFlags} from '../cli/attempts.js'
+import {attemptContext, attemptFlags, checkAttemptContract} from '../cli/attempts.js'
 import {research, type ResearchResult} from '../attempts/loop.js'
 import {createResearchAgent, RESEARCH_AGENTS} from '../attempts/agents/registry.js'
 import {PACKAGE_ROOT} from '../package-root.js'
@@ -15,6 +15,7 @@ export default class Research extends ExpCommand {
 Memory modes (--memory-mode, docs/compare.md): closed_loop (the default) shows the agent every lane's evidence and knowledge; recall_only every other lane's only; record_only and off neither (the attempts are recorded all the same: they are the evaluation).
 Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is built in and offline: a coarse-to-fine coordinate search over the numbers of the editable JSON and YAML files.`
   static enableJsonFlag = true
+  static jsonOutput = '{contract, lane, agent, attempts (each attempt: id, hypothesis, evaluations, decision), promoted, rejected, resumed, stopped, main}.'
   static examples = ['<%= config.bin %> research tuning --agent search --attempts 20', "<%= config.bin %> research tuning --agent 'command:python3 my_researcher.py' --attempts 5 --lane b", '<%= config.bin %> research tuning --agent openai:gpt-4o-mini --attempts 3 --json', '<%= config.bin %> research tuning --agent search --attempts 5 --memory-mode off']
   static args = {contract: Args.string({description: 'contract name (.research/contracts/NAME.yaml)', required: true})}
   static flags = {
@@ -29,6 +30,7 @@ Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is bui
     const memoryMode = parseMemoryMode(flags['memory-mode'], 'closed_loop')
     const res = await withStore(this.workDir, async store => {
       const c = await attemptContext(store, this.workDir, flags)
+      await checkAttemptContract(c.ws, c.mainRef, args.contract)
       const agent = createResearchAgent(flags.agent, {sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide: [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), path.join(PACKAGE_ROOT, 'examples')]}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache')}})
       try {
         return await research(store, c.ws, {contract: args.contract, agent, attempts: flags.attempts, memoryMode, lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onEvent: line => this.note(line)})

@@ -7,6 +7,7 @@ export default class Retire extends ExpCommand {
   static summary = 'Retire a hypothesis: no longer worth exploring, kept as negative evidence.'
   static description = 'Records a note with action retire. Nothing is deleted: its evidence stays in the graph, and `exp reopen` undoes the retirement. Refused (exit 4) when it is retired already.'
   static enableJsonFlag = true
+  static jsonOutput = '{note (record id), hypothesis, action: retire, was (the status before)}.'
   static examples = ['<%= config.bin %> retire hy-0123456789abcdef01234567 --reason "three attempts, no effect on validation"']
   static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
   static flags = {

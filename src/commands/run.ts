@@ -28,6 +28,7 @@ Sharded: --shard I/N runs only the I-th of N slices of the episodes (chosen by e
 Memory modes (--memory-mode, docs/compare.md): record_only (the default) records the episodes as experience the miner may read; off and recall_only keep them out of mining; recall_only and closed_loop hand the knowledge recalled for the skill to the agent as a second skill text. The manifest pins the mode and the recall, so a run with another recall is another experiment (shards of a recalling run must see the same knowledge).
 Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips of probability P per tool call (docs/scripted-agent.md).`
   static enableJsonFlag = true
+  static jsonOutput = '{manifest, evaluation, split, total, passed, invalid, success_rate, ci, skill, resumed, retried, recorded}; a shard job (--shard) gives {manifest, shard, lane, episodes, recorded, present, total, evaluation}.'
   static examples = ['<%= config.bin %> run train', '<%= config.bin %> run validation --repeat 3 --seed 7', '<%= config.bin %> run holdout --skill exp/proposal/pr-0123456789abcdef01234567', "<%= config.bin %> run train --agent 'command:python3 my_agent.py'", '<%= config.bin %> run train --agent openai:gpt-4o-mini', '<%= config.bin %> run validation --repeat 3 --shard 2/4 --lane shard-2', '<%= config.bin %> run validation --agent scripted:noise=0.1', '<%= config.bin %> run holdout --memory-mode closed_loop --json']
   static args = {split: Args.string({description: 'train, validation or holdout', required: true})}
   static flags = {

@@ -24,6 +24,7 @@ export default class Seal extends ExpCommand {
   static description = `Every scenario with \`split: holdout\` is encrypted (AES-256-GCM) into one committed file, scenarios/holdout.sealed, and the plain files are removed from the work tree. Runs of the held-out split (exp run holdout, eval, promote, gate) then decrypt it in memory with the key from EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE or .git/exp/holdout.key; agents, pull requests and clones without the key never see the tasks, expected states or gold trajectories (docs/trust.md).
 Without a key, a new one is written to .git/exp/holdout.key (never committed): store it as the CI secret EXP_HOLDOUT_KEY. Sealing again adds new plain held-out files to the sealed ones. Commit the result afterwards. Files that were committed in the clear before stay readable in git history: the command lists them.`
   static enableJsonFlag = true
+  static jsonOutput = '{file (scenarios/holdout.sealed), sealed (files), removed, key_id, key_source, new_key, in_history (held-out files still in git history)}.'
   static examples = ['<%= config.bin %> seal', 'EXP_HOLDOUT_KEY=$(cat key.hex) <%= config.bin %> seal --json', '<%= config.bin %> seal && git add scenarios && git commit -m "seal the held-out split"']
   static flags = {
     scenarios: Flags.string({description: 'folder of scenario files (default: config scenarios, else scenarios/)'}),

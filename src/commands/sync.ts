@@ -10,6 +10,7 @@ export default class Sync extends ExpCommand {
 Sync uses its own refspecs (the fetch refspecs of the remote's config, e.g. those \`exp init\` adds, do not apply to it).
 Works with a local path or ssh remote (through the git binary) and with an http(s) remote (through isomorphic-git).`
   static enableJsonFlag = true
+  static jsonOutput = '{remote, url, transport, fetched, pushed, rejected (refs not updated, with the reason)}.'
   static examples = ['<%= config.bin %> sync', '<%= config.bin %> sync origin', '<%= config.bin %> sync ../shared-repo.git']
   static args = {remote: Args.string({description: 'remote name, path or URL (default: git config exp.remote, else origin)'})}
 

@@ -42,7 +42,7 @@ export class SchemaError extends ExpError {
   readonly problems: SchemaProblem[]
   constructor(subject: string, problems: SchemaProblem[], file?: string) {
     const first = problems[0]
-    const where = file ? `${file}: ` : ''
+    const where = file && file !== subject ? `${file}: ` : ''
     super('E_SCHEMA', `${where}${subject} is invalid: ${first ? `${first.path || '(root)'} ${first.message}` : 'schema mismatch'}` + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''), {
       data: {subject, file, problems},
       hint: 'see the schema in schemas/ for the allowed fields and values',
@@ -59,7 +59,7 @@ export class UnknownKindError extends ExpError {
 
 export class InvalidNameError extends ExpError {
   constructor(what: string, name: string, why: string) {
-    super('E_INVALID_NAME', `invalid ${what} ${JSON.stringify(name)}: ${why}`, {data: {what, name}, hint: `${what}s use letters, digits and . _ - @ + (no '..', no control characters, no leading '-' or '.')`})
+    super('E_INVALID_NAME', `invalid ${what} ${JSON.stringify(name)}: ${why}`, {data: {what, name}, hint: `a ${what} uses letters, digits and . _ - @ + (no '..', no control characters, no leading '-' or '.')`})
   }
 }
 

@@ -103,7 +103,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   const base = await ws.resolve(o.base)
   const head = await ws.resolve(o.head)
   if (!base) throw new NotFoundError('base revision', o.base, 'pass --base REF (in a pull request: origin/<target branch>)')
-  if (!head) throw new NotFoundError('head revision', o.head)
+  if (!head) throw new NotFoundError('head revision', o.head, 'pass --head REF: a branch, tag or commit of this repository (default HEAD)')
   const mb = (await ws.mergeBase(base, head)) ?? base
   const changed = await ws.changedPaths(mb, head)
   const scopes = await scopeAt(ws, base)

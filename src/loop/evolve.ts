@@ -132,7 +132,7 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
   }
   const skillAt = async (main: string): Promise<SkillAt> => {
     const text = await ws.readFile(main, skillPath(o.skill))
-    if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
+    if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
     return {main, blob: hashObject('blob', text), version: (await readPurposeAt(ws, main, o.skill)).version}
   }
   const mainSkill = async () => skillAt(await tip())

@@ -88,7 +88,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   const main = o.base ?? (await ws.readRef(o.mainRef))
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await ws.readFile(main, skillPath(o.skill)))?.toString('utf8')
-  if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`)
+  if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
   const all = currentKnowledge(ledger)
   // knowledge to avoid takes its rule with it: another record of the same rule would build the same lines
   const avoided = new Set(all.filter(k => o.avoid?.has(k.record.id) && k.rule).map(k => ruleKey(k.rule!)))

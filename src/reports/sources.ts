@@ -60,7 +60,7 @@ export async function readBlameInput(ws: Workspace, mainRef: string, skill: stri
   const tip = await tipOf(ws, mainRef)
   const path = skillFile(skill)
   const mainline = await readMainline(ws, mainRef, [skill])
-  if (!mainline[mainline.length - 1]?.skills[skill]) throw new NotFoundError('skill on main', `${mainRef.replace(/^refs\/heads\//, '')}:${path}`)
+  if (!mainline[mainline.length - 1]?.skills[skill]) throw new NotFoundError('skill on main', `${mainRef.replace(/^refs\/heads\//, '')}:${path}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
   const lines = await ws.blame(tip, path)
   const messages = new Map<string, string>()
   for (const oid of new Set(lines.map(l => l.commit))) messages.set(oid, (await ws.readCommit(oid)).message)

@@ -19,7 +19,7 @@ export interface AppendTextOptions {
  * ({kind?, body, cites?, key?, volatile?}); anything else is the body of `kind`.
  */
 export function toDraft(doc: unknown, kind: string | undefined, where: string): RecordDraft {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new InvalidInputError(`${where}: a record body must be a mapping (object)`, {where})
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new InvalidInputError(`${where}: a record body must be a mapping (object)`, {where}, 'write the record as YAML or JSON fields, e.g. text: looks flaky (docs/commands.md, exp append)')
   const o = doc as Record<string, unknown>
   if ('body' in o) {
     const extra = Object.keys(o).filter(k => !['kind', 'body', 'cites', 'key', 'volatile'].includes(k))

@@ -4,9 +4,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {ROOT, exp} from '../helpers/cli.js'
 import {GIT_ENV, makeRepo, node, tempDir} from '../helpers/repo.js'
+import {exampleRepo} from '../helpers/evolve.js'
 
 interface Manifest {
-  commands: Record<string, {summary?: string; description?: string; examples?: unknown[]}>
+  commands: Record<string, {summary?: string; description?: string; examples?: unknown[]; enableJsonFlag?: boolean; flags: Record<string, unknown>; jsonOutput?: string}>
 }
 
 const run = (cmd: string, args: string[], o: {cwd: string; env?: NodeJS.ProcessEnv}) =>
@@ -62,7 +63,48 @@ t.test('every command has a summary, a description and examples in its help', as
     t.ok(c.summary, `${id}: summary`)
     t.ok(c.description && c.description.length > 40, `${id}: description`)
     t.ok((c.examples ?? []).length > 0, `${id}: examples`)
+    // every command but help has --json, and says in its help what it prints
+    if (id === 'help') continue
+    t.ok(c.enableJsonFlag || 'json' in c.flags, `${id}: --json`)
+    t.ok(c.jsonOutput && c.jsonOutput.length > 20, `${id}: its JSON is documented (static jsonOutput)`)
   }
+})
+
+t.test('--help shows what --json prints, and the read commands print valid JSON of that shape', async t => {
+  const repo = await exampleRepo(t)
+  const help = await exp(['lanes', '--help'], {cwd: repo})
+  t.match(help.stdout, /^JSON OUTPUT\n {2}an array of \{lane, ref, private, tip, records, lastLamport\}/m)
+  const note = (await exp(['append', 'note', '-', '--lane', 'x', '--json'], {cwd: repo, input: 'text: hi'}))
+  const id = (JSON.parse(note.stdout) as {id: string}).id
+  // the keys each read command's jsonOutput names first
+  const reads: [string[], string[]][] = [
+    [['ledger'], ['id', 'kind', 'lane', 'lamport', 'body']],
+    [['lanes'], ['lane', 'ref', 'private', 'tip', 'records', 'lastLamport']],
+    [['inspect', id], ['record', 'commit', 'ref', 'lane', 'private', 'path', 'cites', 'cited_by']],
+    [['hypotheses'], []],
+    [['frontier'], ['schema_version', 'agent_id', 'as_of', 'selected', 'blocked', 'promotion_candidates']],
+    [['graph'], ['schema_version', 'as_of', 'nodes', 'edges']],
+    [['fsck'], ['lanes', 'records', 'problems', 'hypotheses', 'evidence']],
+    [['provenance', 'onboarding'], ['skill', 'main', 'versions']],
+    [['blame', 'onboarding'], ['skill', 'path', 'main', 'lines']],
+    [['report', '--out', 'site'], ['format', 'main', 'ledger', 'skills']],
+    [['scenarios', 'list'], ['groups', 'scenarios', 'problems', 'sealed']],
+    [['skills', 'lint'], ['ok', 'problems', 'skills']],
+    [['contract', 'lint'], ['contracts', 'problems']],
+    [['attempt', 'list'], []],
+  ]
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest
+  const results = await Promise.all(reads.map(([args]) => exp([...args, '--json'], {cwd: repo})))
+  reads.forEach(([args, keys], i) => {
+    const r = results[i]!
+    t.equal(r.code, 0, `exp ${args.join(' ')} --json: ${r.stderr}`)
+    let json: unknown
+    t.doesNotThrow(() => (json = JSON.parse(r.stdout)), `exp ${args.join(' ')} --json prints one JSON value`)
+    const one = (Array.isArray(json) ? json[0] : json) as Record<string, unknown> | undefined
+    for (const k of keys) t.ok(one && k in one, `exp ${args.join(' ')} --json has ${k}`)
+    const doc = manifest.commands[args.length > 1 && !args[1]!.startsWith('-') && manifest.commands[`${args[0]}:${args[1]}`] ? `${args[0]}:${args[1]}` : args[0]!]!.jsonOutput ?? ''
+    for (const k of keys) t.match(doc, new RegExp(`\\b${k}\\b`), `the help of exp ${args[0]} names ${k}`)
+  })
 })
 
 t.test('docs/commands.md and the manual pages are generated from the commands and current', async t => {

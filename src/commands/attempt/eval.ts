@@ -9,6 +9,7 @@ export default class AttemptEval extends ExpCommand {
   static summary = 'Evaluate an attempt: commit its work tree, check the boundary, run the contract\'s evaluator.'
   static description = `Commits what changed in the attempt's work tree onto its branch, checks that only the contract's editable scope changed (git diff --no-renames: a renamed protected file is a deletion plus an addition), and runs the contract's command once per repetition in a fresh checkout (the metrics file is the only authority). Each run is an observation; the validity rules turn it into a verdict against the baseline's run of the same repetition. A timeout, a crash or a missing metrics file is needs_retry: run the command again to resume it with the contract's resume policy. A boundary violation is recorded and the evaluator is not run.`
   static enableJsonFlag = true
+  static jsonOutput = '{attempt, split, source, boundary (the files changed, checked against the scope), verdicts, baseline, summary, ran}.'
   static examples = ['<%= config.bin %> attempt eval at-0123456789abcdef01234567', '<%= config.bin %> attempt eval at-01234 --split holdout --json']
   static args = {attempt: Args.string({description: 'attempt id (a unique prefix is enough)', required: true})}
   static flags = {...attemptFlags, split: Flags.string({description: 'dev or holdout', options: ['dev', 'holdout'], default: 'dev'})}

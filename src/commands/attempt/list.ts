@@ -1,3 +1,6 @@
+import path from 'node:path'
+import {contractFiles} from '../../contracts/load.js'
+import {NotFoundError} from '../../errors/index.js'
 import {Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {withStore} from '../../cli/context.js'
@@ -8,6 +11,7 @@ export default class AttemptList extends ExpCommand {
   static summary = 'List the attempts of research contracts: lane, state, dev and held-out means, decision.'
   static description = 'States: open (not evaluated yet), evaluated, needs_retry (resume with `exp attempt eval ID`), accepted, rejected. Verdicts and decisions that do not stand (docs/trust.md: not what their observation and contract give) are left out, and a note says how many; `exp fsck` says why.'
   static enableJsonFlag = true
+  static jsonOutput = 'an array of {id, contract, ordinal, lane, state, splits (dev and holdout: mean), decision}.'
   static examples = ['<%= config.bin %> attempt list', '<%= config.bin %> attempt list --contract tuning --json']
   static flags = {contract: Flags.string({description: 'only this contract'})}
 
@@ -20,6 +24,11 @@ export default class AttemptList extends ExpCommand {
       if (note) this.note(note)
       return attemptViews(authority.ledger, flags.contract, {admit: authority.admit})
     })
+    // a contract with no attempt yet lists none; a name that is no contract at all is a typo
+    if (flags.contract !== undefined && !list.length && !(await contractFiles(this.repoRoot())).some(f => path.basename(f).replace(/\.ya?ml$/, '') === flags.contract)) {
+      const known = (await contractFiles(this.repoRoot())).map(f => path.basename(f).replace(/\.ya?ml$/, ''))
+      throw new NotFoundError('contract', flags.contract, known.length ? `contracts here: ${known.join(', ')}` : 'list the contracts with `exp contract lint`')
+    }
     if (!this.jsonEnabled()) {
       for (const a of list) this.log(`${a.id}  ${a.contract} #${a.ordinal}  ${a.lane}  ${a.state.padEnd(11)} dev ${a.splits.dev?.mean ?? '-'}  holdout ${a.splits.holdout?.mean ?? '-'}${a.decision ? `  ${a.decision.verdict}` : ''}`)
       if (!list.length) this.log('(no attempts)')

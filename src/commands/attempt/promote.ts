@@ -9,6 +9,7 @@ export default class AttemptPromote extends ExpCommand {
   static summary = 'Apply the contract\'s promotion policy to an attempt: merge it into main, or reject it.'
   static description = `The policy of the contract on the attempt's base: a clean boundary and a dev improvement beyond the metric's margin; only then the held-out evaluation runs (with the evaluator-only data, from the sealed file and the key) and must improve beyond the margin too, with a paired test when there are several repetitions. Accept: a merge commit of the attempt branch into main with the trailers Exp-Promotes, Exp-Evidence and Exp-Policy, and a decision record. Reject: a decision record; the branch is kept under refs/research/rejected/<id>.`
   static enableJsonFlag = true
+  static jsonOutput = 'the decision: {attempt, decision (record id), verdict, checks, reasons, merge, rejected_ref, dev, holdout}.'
   static examples = ['<%= config.bin %> attempt promote at-0123456789abcdef01234567']
   static args = {attempt: Args.string({description: 'attempt id (a unique prefix is enough)', required: true})}
   static flags = {...attemptFlags}

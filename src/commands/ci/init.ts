@@ -22,6 +22,7 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
 --shards N (2 or more) splits the validation episodes over N parallel jobs of a matrix (\`exp gate --shard I/N\`), each handing its lane to the deciding job as a git bundle in an artifact of the run; the deciding job gathers them and runs \`exp gate --shards N\`, with the same result as one job.
 --install takes one npm install spec (package@version, a tarball URL or path, a git URL such as github:OWNER/REPO#TAG); it is passed to the shell as an environment variable, never as shell text.`
   static enableJsonFlag = true
+  static jsonOutput = '{file, written, main_branch, install, shards}.'
   static examples = [
     '<%= config.bin %> ci init',
     '<%= config.bin %> ci init --install github:acme/exp#v0.1.0 --force',

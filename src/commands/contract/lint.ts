@@ -9,6 +9,7 @@ export default class ContractLint extends ExpCommand {
   static summary = 'Check research contracts (.research/contracts/*.yaml): schema and rules, with file:line errors.'
   static description = `A contract (docs/contracts.md) says what an attempt may change, what it must not touch, the metric and its direction, the dev and held-out evaluations and how a candidate is promoted. Each problem prints as \`file:line: message\`. Without NAME, every contract is checked. Exits non-zero when any problem is found.`
   static enableJsonFlag = true
+  static jsonOutput = '{contracts, problems: [{file, line, message}]}; exits 1 when problems is not empty.'
   static examples = ['<%= config.bin %> contract lint', '<%= config.bin %> contract lint tuning --json']
   static args = {name: Args.string({description: 'contract name (the file .research/contracts/NAME.yaml)', required: false})}
 

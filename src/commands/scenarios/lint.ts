@@ -9,6 +9,7 @@ export default class ScenariosLint extends ExpCommand {
   static summary = 'Check scenario files: schema, references, and that each gold trajectory passes the grader.'
   static description = 'Every problem is printed as `file:line: message`. Exits non-zero when any file has a problem. See docs/scenarios.md for the format.'
   static enableJsonFlag = true
+  static jsonOutput = '{dir, files, scenarios, problems: [{file, line, col, message}], sealed}; exits 1 when problems is not empty.'
   static examples = ['<%= config.bin %> scenarios lint', '<%= config.bin %> scenarios lint path/to/scenarios --json']
 
   static args = {

@@ -8,6 +8,7 @@ export default class ScenariosList extends ExpCommand {
   static summary = 'List scenarios, grouped by split and workflow tag.'
   static description = 'A scenario appears under each of its tags. Files that do not load are reported on stderr (run `exp scenarios lint` for details).'
   static enableJsonFlag = true
+  static jsonOutput = '{groups (scenario ids by split, then by workflow tag), scenarios: [{id, split, workflows, description}], problems (files that do not load), sealed (the held-out file: files, opened)}.'
   static examples = ['<%= config.bin %> scenarios list', '<%= config.bin %> scenarios list --split holdout --tag shortage', '<%= config.bin %> scenarios list --json']
 
   static flags = {

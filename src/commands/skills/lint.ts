@@ -14,6 +14,7 @@ Without PATH, every folder under the repository's skills/ is checked (from any s
   static examples = ['<%= config.bin %> skills lint', '<%= config.bin %> skills lint skills/onboarding --json']
 
   static enableJsonFlag = true
+  static jsonOutput = '{ok, problems, skills: [{dir, name, problems: [{file, line, rule, message}]}]}; exits 1 when a skill has problems.'
 
   // any number of paths: skill folders, files in them, or folders of skills
   static strict = false

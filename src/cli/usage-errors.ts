@@ -1,0 +1,57 @@
+import {stripVTControlCharacters} from 'node:util'
+import {UsageError} from '../errors/index.js'
+
+interface OclifError extends Error {
+  code?: string
+  oclif?: {exit?: number}
+  /** NonExistentFlagsError: the flags as typed */
+  flags?: string[]
+  /** RequiredArgsError: the arguments left out */
+  args?: {name: string; description?: string}[]
+}
+
+/**
+ * oclif's own errors about a command line (a flag that does not exist, a value out of range,
+ * an argument too many or left out) as exp's usage error: one format for every error (`error:`
+ * and `hint:` on stderr, `{"error": {code, message, hint}}` with --json) and one exit status,
+ * 2, with or without --json (oclif exits 1 under --json).
+ */
+export function usageErrorOf(err: OclifError, command: {id: string; flags: readonly string[]}): UsageError | undefined {
+  if (err.oclif?.exit === undefined || err.code?.startsWith('EEXIT')) return undefined
+  const cmd = `exp ${command.id.replaceAll(':', ' ')}`
+  let hint = `\`${cmd} --help\` lists its arguments and flags`
+  const lines = stripVTControlCharacters(err.message).split('\n').map(l => l.trim()).filter(l => l && l !== 'See more help with --help' && !/^The following errors? occurred:$/.test(l))
+  let message = lines.join('; ')
+  const parsing = /^Parsing (--[\w-]+)$/.exec(lines[0] ?? '')
+  if (parsing) message = `${parsing[1]}: ${lowerFirst(lines.slice(1).join('; '))}`
+  else if (err.args?.length && /^Missing/.test(lines[0] ?? '')) message = `missing ${err.args.map(a => `${a.name.toUpperCase()}${a.description ? ` (${a.description})` : ''}`).join(', ')}`
+  else message = lowerFirst(message).replace(/^nonexistent flag(s?):/, 'unknown flag$1:').replace(/missing required flag ([\w-]+)/g, 'missing required flag --$1')
+  const near = (err.flags ?? []).map(f => nearest(f.replace(/^-+/, '').split('=')[0]!, command.flags)).filter(Boolean)
+  if (near.length) hint = `did you mean ${near.map(f => `--${f}`).join(', ')}? ${hint}`
+  return new UsageError(message, hint)
+}
+
+function lowerFirst(s: string): string {
+  return /^[A-Z][a-z]/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s
+}
+
+/** The flag name closest to a mistyped one (at most 2 edits away, or a prefix of it). */
+function nearest(typed: string, names: readonly string[]): string | undefined {
+  let best: string | undefined
+  let bestD = 3
+  for (const n of names) {
+    const d = n.startsWith(typed) && typed.length >= 3 ? 1 : distance(typed, n)
+    if (d < bestD) [best, bestD] = [n, d]
+  }
+  return best
+}
+
+function distance(a: string, b: string): number {
+  let prev = Array.from({length: b.length + 1}, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i]
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1))
+    prev = cur
+  }
+  return prev[b.length]!
+}

@@ -1,0 +1,141 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp, type CliResult} from '../helpers/cli.js'
+import {exampleRepo} from '../helpers/evolve.js'
+import {git, tempDir} from '../helpers/repo.js'
+
+// Bad input across commands, as a demanding user of git-style tools types it: each case must
+// name the flag, argument, id or file, give a next step (hint:), exit with its status and
+// write nothing (no ref moves, no file appears). Only the error paths run: a few seconds.
+const UNKNOWN = 'pr-0123456789abcdef01234567'
+
+interface Case {
+  args: string[]
+  code: number
+  error: RegExp
+  hint?: RegExp
+  env?: NodeJS.ProcessEnv
+  /** also on a repository whose main branch is called main (the table runs on master) */
+  both?: boolean
+}
+
+const CASES: Case[] = [
+  // unknown lane, id, contract, branch, skill, file
+  {both: true, args: ['ledger', '--lane', 'nosuch'], code: 3, error: /unknown lane: nosuch/, hint: /exp lanes/},
+  {args: ['ledger', '--lane', 'a b'], code: 2, error: /invalid lane name \(--lane\) "a b"/, hint: /a lane name \(--lane\) uses letters/},
+  {both: true, args: ['ledger', '--cites', UNKNOWN], code: 3, error: new RegExp(`unknown record id: ${UNKNOWN} \\(given with --cites\\)`), hint: /exp ledger/},
+  {args: ['inspect', ''], code: 2, error: /the record id is empty/, hint: /exp ledger/},
+  {args: ['inspect', 'pr-'], code: 3, error: /unknown record id: pr-$/m},
+  {both: true, args: ['report', '--skill', 'nosuch'], code: 3, error: /unknown skill on main: nosuch/, hint: /git ls-tree --name-only MAIN skills\//},
+  {args: ['matrix', '--skill', 'nosuch'], code: 3, error: /unknown skill on main: .*skills\/nosuch\/SKILL\.md/, hint: /git ls-tree/},
+  {both: true, args: ['fsck', '--main', 'nosuch'], code: 3, error: /unknown branch: refs\/heads\/nosuch/, hint: /--main/},
+  {both: true, args: ['attempt', 'list', '--contract', 'nosuch'], code: 3, error: /unknown contract: nosuch/, hint: /contracts here: skills/},
+  {both: true, args: ['blame', 'onboarding', 'NOPE.md'], code: 2, error: /exp blame onboarding NOPE\.md: FILE is for a research contract/, hint: /exp blame onboarding`/},
+  {args: ['gate', '--head', 'nosuch'], code: 3, error: /unknown head revision: nosuch/, hint: /--head REF/},
+  {both: true, args: ['research', 'skills', '--lane', 't'], code: 2, error: /contract skills is judged by the world evaluator/, hint: /exp evolve/},
+  {args: ['attempt', 'new', 'skills', '--lane', 't'], code: 2, error: /contract skills is judged by the world evaluator/, hint: /exp gate/},
+  {args: ['evolve', '-n', '1', '--agent', 'nosuch', '--lane', 't'], code: 2, error: /unknown agent: "nosuch"/, hint: /scripted/},
+  {args: ['evolve', '-n', '1', '--scenarios', 'nosuch', '--lane', 't'], code: 3, error: /unknown scenarios folder: nosuch/, hint: /--scenarios/},
+  // paths to write: never inside .git, a file where a folder is needed and the reverse, nothing below a file
+  {args: ['gate', '--junit', '.git/config'], code: 2, error: /--junit \.git\/config is git's own, in the repository's git folder/, hint: /--junit results\/config/},
+  {both: true, args: ['run', 'train', '--events', '.git/HEAD', '--lane', 't'], code: 2, error: /--events \.git\/HEAD is git's own, in the repository's git folder/},
+  {args: ['run', 'train', '--lane', 't'], env: {EXP_EVENTS: '.git/HEAD'}, code: 2, error: /EXP_EVENTS=\.git\/HEAD is git's own, in the repository's git folder/, hint: /EXP_EVENTS=results\/HEAD/},
+  {args: ['compare', '--out', '.git/refs/compare'], code: 2, error: /--out \.git\/refs\/compare is git's own, in the repository's git folder/},
+  {args: ['report', '--out', '.research/config.yaml'], code: 2, error: /--out \.research\/config\.yaml is a file; a folder is needed/},
+  {args: ['report', '--out', '.research/config.yaml/site'], code: 2, error: /\.research\/config\.yaml is a file, so nothing can be written below it/},
+  {args: ['gate', '--comment', 'scenarios'], code: 2, error: /--comment scenarios is a folder; a file is needed/},
+  // the command line itself: oclif's errors in exp's format, exit 2
+  {args: ['run', 'train', '--repat', '2'], code: 2, error: /unknown flag: --repat/, hint: /did you mean --repeat\?/},
+  {args: ['run', 'train', '--repeat', '0'], code: 2, error: /--repeat: expected an integer greater than or equal to 1 but received: 0/, hint: /exp run --help/},
+  {args: ['propose', 'onboarding', '--items', '0'], code: 2, error: /--items: expected an integer greater than or equal to 1/},
+  {args: ['inspect'], code: 2, error: /missing ID \(record id/, hint: /exp inspect --help/},
+  {args: ['run', 'train', 'extra'], code: 2, error: /unexpected argument: extra/},
+  {args: ['graph', '--format', 'svg'], code: 2, error: /expected --format=svg to be one of: json, mermaid, dot/},
+  {args: ['retire', UNKNOWN], code: 2, error: /missing required flag --reason/},
+  {args: ['audit-gate', '--noise', '2'], code: 2, error: /--noise 2 is not a probability/, hint: /from 0 to 1/},
+  {args: ['append', 'note', '.research/policy.yaml', '--lane', 't'], code: 2, error: /record body must be a mapping|is invalid|must/},
+]
+
+async function snapshot(repo: string): Promise<string> {
+  return `${await git(repo, 'for-each-ref')}${await git(repo, 'status', '--porcelain', '--ignored', '-uall')}`
+}
+
+for (const branch of ['master', 'main']) {
+  t.test(`on ${branch}: bad input names what is wrong, says what to do, exits non-zero, writes nothing`, async t => {
+    const repo = await exampleRepo(t)
+    if (branch === 'master') await git(repo, 'branch', '-m', 'main', 'master')
+    const cases = branch === 'master' ? CASES : CASES.filter(c => c.both)
+    const before = await snapshot(repo)
+    const results: CliResult[] = []
+    // a few at a time: the machine's cores
+    for (let i = 0; i < cases.length; i += 3) results.push(...(await Promise.all(cases.slice(i, i + 3).map(c => exp(c.args, {cwd: repo, env: {EXP_LANE: '', ...c.env}})))))
+    cases.forEach((c, i) => {
+      const r = results[i]!
+      const name = `exp ${c.args.join(' ')}`
+      t.equal(r.code, c.code, `${name} exits ${c.code}: ${r.stderr}`)
+      t.match(r.stderr, /^error: /, `${name}: an error line`)
+      t.match(r.stderr, c.error, name)
+      t.match(r.stderr, c.hint ?? /^hint: \S/m, `${name}: a next step`)
+      t.notMatch(r.stderr, /this is unexpected|report it|\n\s+at |›/, `${name}: not an internal error`)
+    })
+    t.equal(await snapshot(repo), before, 'no ref moved, no file appeared')
+    t.notOk(fs.existsSync(path.join(repo, 'results')), 'no report was written')
+  })
+}
+
+t.test('-C and --debug, the flags every command inherits, still parse', async t => {
+  const repo = await exampleRepo(t)
+  const r = await exp(['-C', 'skills', 'ledger', '--debug', '--lane', 'nosuch'], {cwd: repo})
+  t.equal(r.code, 3, r.stderr)
+  t.match(r.stderr, /^error: unknown lane: nosuch\nhint: [^\n]+\n\w*Error: unknown lane: nosuch\n\s+at /, 'the error, then its stack (--debug)')
+  const lint = await exp(['skills', 'lint', '-C', path.join(repo, 'skills'), '--json'], {cwd: tempDir(t)})
+  t.equal(lint.code, 0, lint.stderr)
+})
+
+t.test('a command-line error under --json is {error: {code, message, hint}} with exit 2, like every other error', async t => {
+  const repo = await exampleRepo(t)
+  const r = await exp(['ledger', '--since', 'abc', '--json'], {cwd: repo})
+  t.equal(r.code, 2)
+  const out = JSON.parse(r.stdout) as {error: {code: string; message: string; hint: string}}
+  t.equal(out.error.code, 'E_USAGE')
+  t.match(out.error.message, /^--since: expected an integer but received: abc$/)
+  t.match(out.error.hint, /exp ledger --help/)
+})
+
+t.test('a malformed .research/config.yaml is named once, with the field', async t => {
+  const repo = await exampleRepo(t)
+  const file = path.join(repo, '.research', 'config.yaml')
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^seed: 42$/m, 'seed: abc'))
+  const r = await exp(['run', 'train', '--lane', 't'], {cwd: repo})
+  t.equal(r.code, 2)
+  t.match(r.stderr, /^error: \.research\/config\.yaml is invalid: seed must be integer$/m)
+})
+
+t.test('exp init run again checks the files it keeps, and does not ignore a --main that disagrees with them', async t => {
+  const repo = await exampleRepo(t)
+  const again = await exp(['init', '--main', 'main'], {cwd: repo})
+  t.equal(again.code, 0, again.stderr)
+  const other = await exp(['init', '--main', 'trunk'], {cwd: repo})
+  t.equal(other.code, 2)
+  t.match(other.stderr, /^error: --main trunk: \.research\/config\.yaml already records main_branch: main$/m)
+  fs.writeFileSync(path.join(repo, '.research', 'policy.yaml'), 'version: "2"\nsuccess: [\n')
+  const broken = await exp(['init'], {cwd: repo})
+  t.equal(broken.code, 2)
+  t.match(broken.stderr, /^error: \.research\/policy\.yaml:3:1: /m)
+  t.notMatch(broken.stdout, /exp is set up/)
+})
+
+t.test('stdin is read only for "-": piped input never fills a positional argument', async t => {
+  const repo = tempDir(t)
+  await git(repo, 'init', '-q', '-b', 'main')
+  const line = (text: string) => `${JSON.stringify({kind: 'note', body: {text}})}\n`
+  // before: oclif read stdin into the missing FILE argument, then `-` read an empty stdin
+  const batch = await exp(['append', '--batch', '-', '--lane', 'x'], {cwd: repo, input: line('one')})
+  t.equal(batch.code, 0, batch.stderr)
+  t.match(batch.stdout, /^nt-[0-9a-f]{24}$/m)
+  const kindOnly = await exp(['append', 'note', '--batch', '--lane', 'x'], {cwd: repo, input: '{"text":"two"}\n'})
+  t.equal(kindOnly.code, 0, `FILE defaults to -: ${kindOnly.stderr}`)
+  const lint = await exp(['skills', 'lint'], {cwd: repo, input: 'nosuch-folder\n'})
+  t.match(lint.stderr, /unknown skills folder: .*skills$/m, 'a missing PATH is the default, not the piped text')
+})
