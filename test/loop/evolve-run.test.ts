@@ -80,4 +80,15 @@ t.test('evolve without the skill or the promotion policy on main says so before 
   t.match(r.stderr, /promotion policy.*\.research\/policy\.yaml/)
   t.match(r.stderr, /exp init/)
   t.equal(await refs(), after, 'no record, lane or proposal branch written')
+
+  // the same for uncommitted changes on the checked-out main, which would stop the first promotion
+  await git(repo, 'reset', '-q', '--hard', 'HEAD~1')
+  fs.appendFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), '\nan edit not committed\n')
+  const clean = await refs()
+  const d = await exp(['evolve', '-n', '1', '--lane', 'me'], {cwd: repo})
+  t.equal(d.code, 4, d.stderr)
+  t.match(d.stderr, /uncommitted changes: skills\/onboarding\/SKILL\.md/)
+  t.match(d.stderr, /hint: commit or stash them/)
+  t.equal(await refs(), clean, 'no record, lane or proposal branch written')
+  t.match(fs.readFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), 'utf8'), /an edit not committed/, 'the edit is kept')
 })
