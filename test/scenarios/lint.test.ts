@@ -111,6 +111,13 @@ t.test('exp scenarios lint passes on the built-in set and fails with file:line o
   t.match(bad.stderr, /error: \d+ problem\(s\) in 1 of 1 scenario file\(s\)/)
   const json = await run(ScenariosLint, [dir, '--json'])
   t.equal(JSON.parse(json.stdout).error.code, 'E_SCHEMA')
+  // a folder with nothing to lint is a mistake (a CI step that checked nothing), not "no problems"
+  const empty = await mkdtemp(path.join(tmpdir(), 'exp-lint-empty-'))
+  await writeFile(path.join(empty, 'README.md'), 'not a scenario\n')
+  const none = await run(ScenariosLint, [empty, '--json'])
+  t.equal(none.exit, 3)
+  t.equal(JSON.parse(none.stdout).error.code, 'E_NOT_FOUND')
+  t.match(JSON.parse(none.stdout).error.message, /holds no \*\.yaml scenario files/)
 })
 
 t.test('exp scenarios list renders groups, and --json returns the same listing', async t => {

@@ -4,10 +4,11 @@ import {ExpCommand} from '../../cli/base.js'
 import {scenariosFolder} from '../../cli/folders.js'
 import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '../../scenarios/index.js'
 import {holdoutKeyFor} from '../../cli/run-context.js'
+import {NotFoundError} from '../../errors/index.js'
 
 export default class ScenariosLint extends ExpCommand {
   static summary = 'Check scenario files: schema, references, and that each gold trajectory passes the grader.'
-  static description = 'Every problem is printed as `file:line: message`. Exits non-zero when any file has a problem. See docs/scenarios.md for the format.'
+  static description = 'Every problem is printed as `file:line: message`. Exits non-zero when any file has a problem, and when the folder holds no scenario files. See docs/scenarios.md for the format.'
   static enableJsonFlag = true
   static jsonOutput = '{dir, files, scenarios, problems: [{file, line, col, message}], sealed}; exits 1 when problems is not empty.'
   static examples = ['<%= config.bin %> scenarios lint', '<%= config.bin %> scenarios lint path/to/scenarios --json']
@@ -18,7 +19,10 @@ export default class ScenariosLint extends ExpCommand {
 
   async run(): Promise<LintReport> {
     const {args} = await this.parse(ScenariosLint)
-    const report = await lintScenarios(await scenariosFolder(args.dir, {cwd: this.workDir, root: this.repoRoot('scenarios')}), await holdoutKeyFor(this.workDir))
+    const dir = await scenariosFolder(args.dir, {cwd: this.workDir, root: this.repoRoot('scenarios')})
+    const report = await lintScenarios(dir, await holdoutKeyFor(this.workDir))
+    // like a linter given a folder with nothing to lint: "no problems" would pass a CI step that checked nothing
+    if (report.files === 0 && !report.sealed?.files) throw new NotFoundError('scenario files', `${shown(dir)} holds no *.yaml scenario files`, 'name the folder that holds them (`exp scenarios lint path/to/scenarios`), or add one: docs/scenarios.md')
     if (report.sealed && !report.sealed.opened) this.note(`holdout: ${report.sealed.files} sealed scenario(s) not linted (no key: set EXP_HOLDOUT_KEY)`)
     // paths relative to where the user stands, so file:line is clickable
     report.problems = report.problems.map(p => ({...p, file: shown(p.file)}))
