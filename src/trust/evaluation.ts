@@ -6,7 +6,7 @@ import {evaluatorOf} from '../evals/evaluator/world.js'
 import {compareRuns} from '../evals/compare.js'
 import {evidenceOf, summarize, type VerifiedEpisode} from '../evals/runner/summary.js'
 import {wilson} from '../evals/stats/index.js'
-import type {Standing, TrustInput} from './types.js'
+import {signatureKey, type Standing, type TrustInput} from './types.js'
 
 /** Fields of an evaluation that must equal their recomputation from the verifications it cites. */
 const AGGREGATES = ['total', 'passed', 'failed', 'invalid', 'success_rate', 'ci', 'per_scenario', 'scores', 'pass_hat_k', 'pass_at_k'] as const
@@ -104,7 +104,7 @@ function consistent(b: EvaluationBody): string | undefined {
 /** Unsigned, or signed by someone the policy does not trust, when signing is required. */
 export function signature(e: LedgerEntry, input: TrustInput): Standing | undefined {
   if (!input.settings.requireSigned) return undefined
-  const s = input.signatures?.get(e.commit)
+  const s = input.signatures?.get(signatureKey(e))
   if (!s?.principal) return bad('unsigned_evidence', `commit ${e.commit.slice(0, 12)}: ${s?.reason ?? 'its signature was not checked'}`)
   if (input.settings.signers && !input.settings.signers.includes(s.principal)) return bad('unsigned_evidence', `signed by ${s.principal}, who is not a trusted evaluator identity (${input.settings.signers.join(', ')})`)
   return undefined

@@ -1,5 +1,6 @@
 import {parse as parseYaml} from '../vendor/yaml.js'
 import type {ManifestBody, PromotionPolicy} from '../records/types.js'
+import {recordPath} from '../records/index.js'
 import type {Ledger} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {existsSync} from 'node:fs'
@@ -12,7 +13,7 @@ import {SignatureVerifier} from './ssh.js'
 import {Authority} from './authority.js'
 import {parseContract} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
-import {trustSettings, type SignatureCheck, type TrustInput} from './types.js'
+import {signatureKey, trustSettings, type SignatureCheck, type TrustInput} from './types.js'
 
 export const POLICY_PATH = '.research/policy.yaml'
 export const ALLOWED_SIGNERS = '.research/allowed_signers'
@@ -99,16 +100,35 @@ async function signatures(ledger: Ledger, ws: Workspace, at: string | undefined,
   const allowed = at ? await ws.readFile(at, path) : undefined
   const entries = ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true})
   if (!allowed) {
-    for (const e of entries) out.set(e.commit, {reason: `no allowed-signers file at ${path} on the main branch`})
+    for (const e of entries) out.set(signatureKey(e), {reason: `no allowed-signers file at ${path} on the main branch`})
     return out
   }
   const verifier = new SignatureVerifier(allowed.toString('utf8'))
   try {
-    for (const e of entries) out.set(e.commit, await verifier.verify(e.commit, await ws.rawCommit(e.commit)))
+    const bytes = ledger.recordBytes(entries)
+    for (const [i, e] of entries.entries()) {
+      const raw = await ws.rawCommit(e.commit)
+      // a signature vouches for what its commit added: the commit an entry names comes from
+      // the projection cache, which anyone who can write .git can edit, so a signed commit
+      // counts for a record only when it is the commit that added exactly this record file
+      const added = await addedBy(ws, raw, e.commit, recordPath(e.kind, e.id), bytes[i]!)
+      out.set(signatureKey(e), added ? {reason: added} : await verifier.verify(e.commit, raw))
+    }
   } finally {
     await verifier.close()
   }
   return out
+}
+
+/** Why `commit` is not the commit that added `file` with exactly `bytes`, or undefined when it is. */
+async function addedBy(ws: Workspace, raw: Buffer, commit: string, file: string, bytes: Buffer): Promise<string | undefined> {
+  const have = await ws.readFile(commit, file)
+  const not = `commit ${commit.slice(0, 12)} did not add this record`
+  if (!have?.equals(bytes)) return `${not} (its ${file} is ${have ? 'another file' : 'missing'})`
+  // the first parent (git's header lists parents after the tree) must not hold it yet: lane trees are cumulative
+  const parent = /^parent ([0-9a-f]{40,64})$/m.exec(raw.toString('latin1', 0, Math.max(0, raw.indexOf('\n\n'))))?.[1]
+  if (parent && (await ws.readFile(parent, file))) return `${not} (an earlier commit did)`
+  return undefined
 }
 
 /** The scenarios each manifest ran, from the dataset tree it pins (and the sealed file in it). */

@@ -30,9 +30,14 @@ export interface SignatureCheck {
   reason?: string
 }
 
+/** A record on its lane (two lanes may hold copies of one id; two entries may claim one commit when the cache was edited). */
+export function signatureKey(e: {ref: string; id: string}): string {
+  return `${e.ref}\0${e.id}`
+}
+
 export interface TrustInput {
   settings: TrustSettings
-  /** by commit id: who signed the commits of evaluation and decision records (needed when signing is required) */
+  /** by signatureKey(entry): who signed the commit that added each evaluation, decision and verdict record (needed when signing is required) */
   signatures?: ReadonlyMap<string, SignatureCheck>
   /** promotion policies by blob id: a decision names the blob it was decided under */
   policies?: ReadonlyMap<string, PromotionPolicy>

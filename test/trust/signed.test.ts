@@ -2,6 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
+import zlib from 'node:zlib'
 import {exp, expJson} from '../helpers/cli.js'
 import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
@@ -62,4 +63,49 @@ t.test('with require_signed_evidence, an unsigned evaluation from another clone 
   fs.copyFileSync(path.join(a, '.research/allowed_signers'), allowed)
   const verified = execFileSync('git', ['-c', `gpg.ssh.allowedSignersFile=${allowed}`, 'verify-commit', commit], {cwd: a, env: GIT_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
   t.equal(typeof verified, 'string', 'git verify-commit accepts the commit exp signed')
+})
+
+t.test("an edited cache cannot lend a signed commit's signature to an unsigned record", async t => {
+  // the cache under .git/exp is derived data anyone who can write .git can edit (an
+  // evaluator command run in the checkout, say): its index names each record's commit, and
+  // a signature is looked up by that commit, so the record must be the one the commit added
+  const keys = tempDir(t)
+  const ci = keypair(keys, 'ci')
+  const a = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: a})).code, 0)
+  fs.writeFileSync(path.join(a, '.research/allowed_signers'), `ci@exp namespaces="git" ${ci.pub}\n`)
+  const policy = path.join(a, '.research/policy.yaml')
+  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: false', 'require_signed_evidence: true\n  signers: [ci@exp]'))
+  await git(a, 'add', '.research')
+  await git(a, 'commit', '-qm', 'evidence must be signed by CI')
+  await git(a, 'config', 'exp.signingKey', ci.key)
+  const signed = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'ci'], {cwd: a})
+  await git(a, 'config', '--unset', 'exp.signingKey')
+  const unsigned = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'bob', '--seed', '7'], {cwd: a})
+  t.equal((await exp(['ledger'], {cwd: a})).code, 0, 'the cache is written')
+
+  const cacheDir = path.join(a, '.git/exp/cache-v4')
+  const stateFile = path.join(cacheDir, 'state.json')
+  const state = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as {lanes: Record<string, {gen: number; idxBytes: number; crc: number}>}
+  const signedCommit = (await git(a, 'log', '-1', '--format=%H', `--grep=${signed.evaluation}`, 'refs/research/lanes/ci')).trim()
+  t.match(signedCommit, /^[0-9a-f]{40}$/)
+  const st = state.lanes['refs/research/lanes/bob']!
+  const idx = path.join(cacheDir, `refs~research~lanes~bob.${st.gen}.idx`)
+  const lines = fs.readFileSync(idx, 'latin1').split('\n')
+  const at = lines.findIndex(l => l.split('\t')[1] === unsigned.evaluation)
+  t.ok(at >= 0, 'the unsigned evaluation is in the index')
+  lines[at] = `${signedCommit}${lines[at]!.slice(40)}`
+  const edited = Buffer.from(lines.join('\n'), 'latin1')
+  fs.writeFileSync(idx, edited)
+  st.crc = zlib.crc32(edited.subarray(0, st.idxBytes))
+  fs.writeFileSync(stateFile, JSON.stringify(state))
+
+  const store = await GitRecordStore.open(a)
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  t.equal(ledger.get(unsigned.evaluation)?.commit, signedCommit, 'the ledger took the commit the edited cache names (its bytes check out)')
+  const ws = new GitWorkspace(store)
+  const authority = await loadAuthority(ledger, ws, {at: (await ws.resolve('main'))!})
+  t.match(authority.standing(signed.evaluation), {ok: true}, 'the signed one still counts')
+  t.match(authority.standing(unsigned.evaluation), {ok: false, class: 'unsigned_evidence', reason: /did not add this record/}, 'the unsigned one does not, whatever commit the cache names')
 })
