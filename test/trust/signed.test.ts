@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
@@ -16,18 +16,24 @@ function keypair(dir: string, name: string): {key: string; pub: string} {
   return {key, pub: fs.readFileSync(`${key}.pub`, 'utf8').trim()}
 }
 
+/** A repository of the built-in example whose policy requires evidence signed by ci@exp (allowed: these principals and keys). */
+async function signedPolicyRepo(t: Test, allowed: [string, string][]): Promise<string> {
+  const a = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: a})).code, 0)
+  fs.writeFileSync(path.join(a, '.research/allowed_signers'), allowed.map(([who, pub]) => `${who} namespaces="git" ${pub}\n`).join(''))
+  const policy = path.join(a, '.research/policy.yaml')
+  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: false', 'require_signed_evidence: true\n  signers: [ci@exp]'))
+  await git(a, 'add', '.research')
+  await git(a, 'commit', '-qm', 'evidence must be signed by CI')
+  return a
+}
+
 t.test('with require_signed_evidence, an unsigned evaluation from another clone counts for nothing and a signed one counts', async t => {
   const keys = tempDir(t)
   const ci = keypair(keys, 'ci')
   const stranger = keypair(keys, 'stranger')
   const intern = keypair(keys, 'intern')
-  const a = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: a})).code, 0)
-  fs.writeFileSync(path.join(a, '.research/allowed_signers'), `ci@exp namespaces="git" ${ci.pub}\nintern@exp namespaces="git" ${intern.pub}\n`)
-  const policy = path.join(a, '.research/policy.yaml')
-  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: false', 'require_signed_evidence: true\n  signers: [ci@exp]'))
-  await git(a, 'add', '.research')
-  await git(a, 'commit', '-qm', 'evidence must be signed by CI')
+  const a = await signedPolicyRepo(t, [['ci@exp', ci.pub], ['intern@exp', intern.pub]])
 
   // the evaluator of this repository signs
   await git(a, 'config', 'exp.signingKey', ci.key)
@@ -71,13 +77,7 @@ t.test("an edited cache cannot lend a signed commit's signature to an unsigned r
   // a signature is looked up by that commit, so the record must be the one the commit added
   const keys = tempDir(t)
   const ci = keypair(keys, 'ci')
-  const a = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: a})).code, 0)
-  fs.writeFileSync(path.join(a, '.research/allowed_signers'), `ci@exp namespaces="git" ${ci.pub}\n`)
-  const policy = path.join(a, '.research/policy.yaml')
-  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: false', 'require_signed_evidence: true\n  signers: [ci@exp]'))
-  await git(a, 'add', '.research')
-  await git(a, 'commit', '-qm', 'evidence must be signed by CI')
+  const a = await signedPolicyRepo(t, [['ci@exp', ci.pub]])
   await git(a, 'config', 'exp.signingKey', ci.key)
   const signed = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'ci'], {cwd: a})
   await git(a, 'config', '--unset', 'exp.signingKey')
