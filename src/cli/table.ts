@@ -6,3 +6,8 @@ export function table(rows: readonly (readonly (string | number)[])[], header?: 
   const line = (r: readonly (string | number)[]) => r.map((c, i) => (i === r.length - 1 ? String(c) : String(c).padEnd(widths[i]!))).join('  ').trimEnd()
   return all.map(line).join('\n')
 }
+
+/** `1 record`, `3 records`: a count and its noun, in the plural unless it is one. */
+export function counted(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`
+}

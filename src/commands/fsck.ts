@@ -1,6 +1,7 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {counted} from '../cli/table.js'
 import {ExpError} from '../errors/index.js'
 import {fsckStore, formatProblem, type FsckProblem, type FsckReport} from '../store/git/fsck.js'
 import {checkTransitions, type TransitionRule} from '../projections/index.js'
@@ -55,7 +56,7 @@ Prints one line per problem: ref, commit, path, what is wrong; --json gives each
     })
     if (!this.jsonEnabled()) {
       for (const p of report.problems) this.log(formatProblem(p))
-      this.note(`${report.records} records on ${report.lanes} lanes, ${report.problems.length} problem(s); ${report.hypotheses} hypotheses replayed; ${report.evidence.evaluations} evaluations, ${report.evidence.decisions} decisions and ${report.evidence.promotions} promotion merges checked${report.evidence.replayed ? ', every episode replayed' : ''}`)
+      this.note(`${counted(report.records, 'record')} on ${counted(report.lanes, 'lane')}, ${counted(report.problems.length, 'problem')}; ${counted(report.hypotheses, 'hypothesis', 'hypotheses')} replayed; ${counted(report.evidence.evaluations, 'evaluation')}, ${counted(report.evidence.decisions, 'decision')} and ${counted(report.evidence.promotions, 'promotion merge')} checked${report.evidence.replayed ? ', every episode replayed' : ''}`)
     }
     if (report.problems.length) {
       throw new ExpError('E_INTEGRITY', `fsck found ${report.problems.length} problem(s)`, {hint: 'a bad record is never rewritten: append a corrected record, or fetch the lane again from a remote that has it; evidence that does not stand is ignored by every view (docs/trust.md)', data: {...report}})

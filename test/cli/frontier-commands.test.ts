@@ -59,5 +59,5 @@ t.test('hypotheses, graph formats, frontier text, and fsck reporting an illegal 
   t.match(f.stdout, new RegExp(`refs/research/lanes/a [0-9a-f]{12}: promoted_without_holdout: decision ${bad} accepts`))
   t.match(f.stdout, new RegExp(`forged_evaluation: ${ev}: its manifest mf-0+ is not in the ledger`))
   t.match(f.stdout, new RegExp(`forged_decision: ${bad}: it rests on evaluation ${ev}, which does not stand`))
-  t.match(f.stderr, /3 problem\(s\); 1 hypotheses replayed/)
+  t.match(f.stderr, /3 problems; 1 hypothesis replayed/)
 })
