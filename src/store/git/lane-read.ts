@@ -1,5 +1,5 @@
 import v8 from 'node:v8'
-import {isKind, parseRecordPath, recordPath} from '../../records/index.js'
+import {isKind, kindConstant, kindOfId, parseRecordPath, recordPath} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
@@ -7,9 +7,9 @@ import {problem} from '../problems.js'
 import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
 import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
-import {listTreeNative} from './tree-list.js'
+import {firstParentsNative, listTreeNative} from './tree-list.js'
 import type {Located} from './verify.js'
-import {Slabs, fetchRecords, checkInProcess} from './lane-check.js'
+import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {trailersOf} from './message.js'
 
 /** An entry read from history, its bytes kept when there is no cache to point into. */
@@ -97,6 +97,10 @@ async function* fullChunksNative(commonDir: string, ref: string, tip: string, pr
  * waits for the whole walk); the entries are put in lane order at the end.
  */
 export async function readLane(ctx: LaneReadContext, ref: string, tip: string, st: LaneState | undefined, persist: boolean, start: LedgerEntry[] | undefined, watch: string | undefined): Promise<LaneReadResult | undefined> {
+  if (!st && ctx.native) {
+    const fast = await readFromTree(ctx, ref, tip, persist, watch)
+    if (fast) return fast
+  }
   const info = parseLaneRef(ref)!
   const full = !st && ctx.native
   const structural: ReadProblem[] = []
@@ -185,6 +189,105 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
   const state = writer?.finish(added as CachedEntry[], tip, problems)
   return {entries, problems, state, sawWatch}
 }
+
+/**
+ * A full read of a plain lane from its tip's tree alone: `git ls-tree -r` of the tip (the
+ * lane tree is cumulative: every record file) and `git rev-list --first-parent` (its commits,
+ * without their messages or diffs), no `git log`. Each record file gets every check of its
+ * bytes (UTF-8, JSON, schema, canonical form, digest, id, path, lane); the records are put in
+ * lamport order and the commits, oldest first, named one to a record.
+ *
+ * That pairing is what a lane exp wrote is: one commit per record, lamports growing along
+ * it. Only a lane that looks it — as many commits as record files, no merge, no other file
+ * in the tree, lamports strictly growing, every record passing — is read this way; anything
+ * else returns undefined and is read commit by commit (readLane), which names what is wrong.
+ * The checks only commits can answer (each adds its own record, its trailers agree) are
+ * made by incremental reads and `exp fsck`; the ledger still returns no record whose bytes
+ * do not match its digest, and a commit it names counts for nothing by itself: a signature
+ * counts only when its commit added exactly the record's file (docs/trust.md).
+ */
+async function readFromTree(ctx: LaneReadContext, ref: string, tip: string, persist: boolean, watch: string | undefined): Promise<LaneReadResult | undefined> {
+  const info = parseLaneRef(ref)!
+  const history = firstParentsNative(ctx.commonDir, tip)
+  let files: Map<string, string>
+  try {
+    files = await listTreeNative(ctx.commonDir, tip)
+  } catch {
+    await history
+    return undefined
+  }
+  const located: Located[] = []
+  for (const [p, blob] of files) {
+    const parsed = parseRecordPath(p)
+    const kind = parsed && kindOfId(parsed.id)
+    if (!parsed || !kind || recordPath(kind, parsed.id) !== p) {
+      await history
+      return undefined
+    }
+    located.push({path: p, blob, kind, id: parsed.id})
+  }
+  files.clear()
+  const lane = await history
+  if (!lane || lane.merge || lane.commits.length !== located.length) return undefined
+  const writer = persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
+  const slabs = writer ? new Slabs() : undefined
+  const added: LedgerEntry[] = []
+  const tight = tightHeap()
+  let plain = true
+  try {
+    // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked
+    const ahead: {part: Located[]; got: Promise<(Buffer | Error)[]>; holder?: SlabHolder}[] = []
+    let next = 0
+    const ask = () => {
+      while (ahead.length < FETCH_AHEAD && next < located.length) {
+        const part = located.slice(next, (next += CHUNK))
+        const holder = slabs?.holder()
+        const got = ctx.reader.readMany(part.map(l => l.blob), holder?.keep)
+        got.catch(() => undefined) // awaited in its turn; not unhandled until then
+        ahead.push({part, got, holder})
+      }
+    }
+    ask()
+    while (plain && ahead.length) {
+      const {part, got, holder} = ahead.shift()!
+      const data = await got
+      ask()
+      const add: CacheAdd[] = []
+      for (let k = 0; k < part.length && plain; k++) {
+        // every so often a turn of the event loop: cat-file's answers are taken from its pipe meanwhile
+        if (k % 16 === 15) await new Promise(resolve => setImmediate(resolve))
+        const loc = part[k]!
+        const bytes = data[k]!
+        const r = bytes instanceof Error ? undefined : checkOne(bytes, {lane: info.lane, kind: loc.kind, id: loc.id})
+        if (!r || r.problems || r.artifacts) plain = false
+        else add.push({id: r.id, kind: kindConstant(loc.kind)!, digest: r.digest, lamport: r.lamport, commit: '', cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
+      }
+      if (plain) for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
+      holder?.release()
+    }
+    if (plain) {
+      added.sort((a, b) => a.lamport - b.lamport)
+      for (let i = 1; i < added.length && plain; i++) if (!(added[i - 1]!.lamport < added[i]!.lamport)) plain = false
+    }
+    if (!plain) {
+      for (const {got} of ahead) await got.catch(() => undefined)
+      writer?.close()
+      return undefined
+    }
+  } catch {
+    writer?.close()
+    return undefined
+  } finally {
+    tight()
+  }
+  // oldest commit first: the n-th commit of the lane is its n-th record's
+  const commits = lane.commits
+  for (let i = 0; i < added.length; i++) (added[i] as {commit: string}).commit = commits[commits.length - 1 - i]!
+  const state = writer?.finish(added as CachedEntry[], tip, [])
+  return {entries: added, problems: [], state, sawWatch: watch !== undefined && commits.includes(watch)}
+}
+
+const NO_CITES: readonly string[] = Object.freeze([])
 
 let tightened = 0
 

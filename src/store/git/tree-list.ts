@@ -30,3 +30,27 @@ export function listTreeNative(gitDir: string, commit: string): Promise<Map<stri
     })
   })
 }
+
+/**
+ * The commits of a lane's first-parent history, newest first, from one `git rev-list
+ * --first-parent --parents` (no messages and no diffs: a tenth of what `git log` costs), with
+ * whether any of them is a merge. Undefined when git fails (the caller's slower read names why).
+ */
+export function firstParentsNative(gitDir: string, tip: string): Promise<{commits: string[]; merge: boolean} | undefined> {
+  return new Promise(resolve => {
+    const child = spawn('git', ['--git-dir', gitDir, 'rev-list', '--first-parent', '--parents', tip], {stdio: ['ignore', 'pipe', 'ignore']})
+    const commits: string[] = []
+    let merge = false
+    const pieces = new ByteSplitter(0x0a)
+    // <oid> [SP <parent>]...
+    const take = (buf: Buffer, from: number, to: number) => {
+      const sp = buf.indexOf(0x20, from)
+      const end = sp < 0 || sp >= to ? to : sp
+      commits.push(buf.toString('latin1', from, end))
+      if (end < to && buf.indexOf(0x20, end + 1) >= 0 && buf.indexOf(0x20, end + 1) < to) merge = true
+    }
+    child.stdout.on('data', (d: Buffer) => pieces.feed(d, take))
+    child.on('error', () => resolve(undefined))
+    child.on('close', code => resolve(code === 0 ? {commits, merge} : undefined))
+  })
+}

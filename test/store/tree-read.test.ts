@@ -1,0 +1,110 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {GitRecordStore, type LedgerEntry} from '../../src/store/index.js'
+import {fsck} from '../../src/store/git/fsck.js'
+import {makeRepo, git, gitIn} from '../helpers/repo.js'
+import {sampleDraft} from '../helpers/records.js'
+
+/**
+ * A full read of a lane through the git binary takes its records from the tip's tree and its
+ * commits from `git rev-list`, without `git log` (lane-read.ts, readFromTree): the entries it
+ * gives must be the ones the commit-by-commit read gives, commit for commit; a lane that is
+ * not plainly one record per commit is read commit by commit.
+ */
+
+const pick = (e: LedgerEntry) => ({id: e.id, kind: e.kind, lane: e.lane, lamport: e.lamport, commit: e.commit, digest: e.digest, cites: [...e.cites], facts: e.facts})
+
+async function cold(repo: string, native: boolean): Promise<{entries: ReturnType<typeof pick>[]; problems: string[]}> {
+  fs.rmSync(path.join(repo, '.git/exp'), {recursive: true, force: true})
+  const s = await GitRecordStore.open(repo, {native, onWarning: () => undefined})
+  try {
+    const l = await s.ledger()
+    return {entries: l.entries.map(pick), problems: l.problems.map(p => p.code)}
+  } finally {
+    await s.close()
+  }
+}
+
+t.test('the tree read gives the entries the commit-by-commit read gives, each with the commit that added it', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const first = await s.appendBatch([1, 2, 3, 4, 5].map(n => sampleDraft('note', n)), {lane: 'a'})
+  await s.append({...sampleDraft('note', 6), cites: [first[0]!.id, first[2]!.id]}, {lane: 'b'})
+  await s.append({...sampleDraft('note', 7), key: 'k/7'}, {lane: 'a'})
+  for (let n = 8; n < 40; n++) await s.append({...sampleDraft('note', n), cites: [first[n % 5]!.id]}, {lane: n % 3 ? 'a' : 'b'})
+  await s.close()
+  const fast = await cold(repo, true)
+  const slow = await cold(repo, false)
+  t.equal(fast.entries.length, 39)
+  t.same(fast.problems, [])
+  t.same(fast.entries, slow.entries, 'same entries, order and commits as the in-process read of every commit')
+  // and git agrees: each commit's trailer names its record
+  for (const e of fast.entries.filter((_, i) => i % 7 === 0)) {
+    t.match(await git(repo, 'log', '-1', '--format=%B', e.commit), new RegExp(`^Exp-Record: ${e.kind}/${e.id}$`, 'm'), `${e.id} on ${e.commit.slice(0, 12)}`)
+  }
+})
+
+t.test('a lane that is not plainly one record per commit is read commit by commit, and its problems named', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  await s.appendBatch([1, 2, 3].map(n => sampleDraft('note', n)), {lane: 'c'})
+  await s.close()
+  // a commit that adds a file that is no record: one more commit than records, and a stray file
+  const tip = (await git(repo, 'rev-parse', 'refs/research/lanes/c')).trim()
+  const idx = path.join(repo, '.git/tmp-index')
+  const env = {GIT_INDEX_FILE: idx}
+  await gitIn(repo, ['read-tree', tip], '', env)
+  const blob = (await gitIn(repo, ['hash-object', '-w', '--stdin'], 'hello\n')).trim()
+  await gitIn(repo, ['update-index', '--add', '--cacheinfo', `100644,${blob},notes.txt`], '', env)
+  const tree = (await gitIn(repo, ['write-tree'], '', env)).trim()
+  const stray = (await gitIn(repo, ['commit-tree', tree, '-p', tip, '-m', 'a stray file'], '')).trim()
+  await git(repo, 'update-ref', 'refs/research/lanes/c', stray)
+  for (const native of [true, false]) {
+    const r = await cold(repo, native)
+    t.equal(r.entries.length, 3, `native=${native}: the three records read`)
+    t.same(r.problems, ['commit-not-record'], `native=${native}: the stray commit named`)
+  }
+})
+
+t.test('what only commits can tell is left to fsck: two records in one commit and an empty one after it', async t => {
+  // as many commits as record files, every record sound: a full read takes it, pairing the
+  // records with the commits in order; the in-process read (which diffs every commit) and
+  // `exp fsck` name the commits
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const [r1, r2] = await s.appendBatch([1, 2].map(n => sampleDraft('note', n)), {lane: 'd'})
+  await s.close()
+  const tip = (await git(repo, 'rev-parse', 'refs/research/lanes/d')).trim()
+  const tree = (await git(repo, 'rev-parse', `${tip}^{tree}`)).trim()
+  const both = (await gitIn(repo, ['commit-tree', tree, '-m', `note: two at once\n\nExp-Record: note/${r1!.id}\nExp-Schema: note@1\nExp-Lamport: ${r1!.lamport}`], '')).trim()
+  const empty = (await gitIn(repo, ['commit-tree', tree, '-p', both, '-m', `note: nothing\n\nExp-Record: note/${r2!.id}\nExp-Schema: note@1\nExp-Lamport: ${r2!.lamport}`], '')).trim()
+  await git(repo, 'update-ref', 'refs/research/lanes/d', empty)
+  const fast = await cold(repo, true)
+  t.same(fast.entries.map(e => e.id), [r1!.id, r2!.id], 'both records, their bytes checked')
+  t.same(fast.entries.map(e => e.commit), [both, empty], 'paired with the commits in order')
+  t.same((await cold(repo, false)).problems, ['commit-changes', 'commit-changes'], 'the in-process read diffs every commit')
+  const s2 = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.teardown(() => s2.close())
+  const report = await fsck(s2)
+  t.ok(report.problems.some(p => p.code === 'commit-changes' && p.commit === both), 'fsck names the commit that adds two records')
+})
+
+t.test('a trailer that disagrees with its record: the tree read compares none, fsck names it', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const [, r2] = await s.appendBatch([1, 2].map(n => sampleDraft('note', n)), {lane: 'e'})
+  await s.close()
+  const tip = (await git(repo, 'rev-parse', 'refs/research/lanes/e')).trim()
+  const tree = (await git(repo, 'rev-parse', `${tip}^{tree}`)).trim()
+  const forged = (await gitIn(repo, ['commit-tree', tree, '-p', `${tip}~1`, '-m', `note: two\n\nExp-Record: note/${r2!.id}\nExp-Schema: note@1\nExp-Lamport: ${r2!.lamport + 40}`], '')).trim()
+  await git(repo, 'update-ref', 'refs/research/lanes/e', forged)
+  const fast = await cold(repo, true)
+  t.equal(fast.entries.length, 2)
+  t.same(fast.problems, [], 'no commit message is read on a full read of a plain lane')
+  t.equal(fast.entries[1]!.lamport, r2!.lamport, "the record's own lamport (its bytes are checked) orders the ledger")
+  t.same((await cold(repo, false)).problems, ['record-mismatch'], 'the in-process read compares each trailer')
+  const s2 = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.teardown(() => s2.close())
+  t.ok((await fsck(s2)).problems.some(p => p.code === 'record-mismatch' && p.commit === forged), 'fsck names the commit')
+})
