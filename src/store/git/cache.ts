@@ -79,6 +79,7 @@ const READ_GAP = 16 * 1024
 /** and a merged read stays at most this large */
 const READ_MAX = 8 * 1024 * 1024
 const MAX_OPEN = 256
+const REORDER_SLICE = 8 * 1024 * 1024
 
 export class LedgerCache {
   readonly dir: string
@@ -392,6 +393,52 @@ export class LaneWriter {
       for (let i = 0; i < chunks.length; i += 1024) writeAll(fd, chunks.slice(i, i + 1024))
     }
     return entries
+  }
+
+  /**
+   * Rewrite the data files written so far so that each kind's records lie in the order of
+   * `entries` (lane order), moving each entry's offset: a read of a lane from its tree gets
+   * its records in path order, and a data file in that order made every later read of the
+   * ledger in order one small read per record (100,000 reads instead of a few dozen).
+   * Read by record, written in slices of at most 8 MiB.
+   */
+  reorder(entries: readonly CachedEntry[]): void {
+    this.close()
+    const byFile = new Map<string, CachedEntry[]>()
+    for (const e of entries) {
+      let list = byFile.get(e.file)
+      if (!list) byFile.set(e.file, (list = []))
+      list.push(e)
+    }
+    for (const [file, list] of byFile) {
+      const tmp = `${file}.${process.pid}.tmp`
+      const from = fs.openSync(file, 'r')
+      const to = fs.openSync(tmp, 'w')
+      try {
+        let i = 0
+        let off = 0
+        while (i < list.length) {
+          let size = list[i]!.len
+          let j = i + 1
+          while (j < list.length && size + list[j]!.len <= REORDER_SLICE) size += list[j++]!.len
+          const buf = Buffer.allocUnsafe(size)
+          let at = 0
+          for (let k = i; k < j; k++) {
+            const e = list[k]!
+            if (fs.readSync(from, buf, at, e.len, e.off) !== e.len) throw new CacheMismatch(`${path.basename(file)} is shorter than its records`)
+            ;(e as {off: number}).off = off + at
+            at += e.len
+          }
+          writeAll(to, [buf])
+          off += size
+          i = j
+        }
+      } finally {
+        fs.closeSync(from)
+        fs.closeSync(to)
+      }
+      fs.renameSync(tmp, file)
+    }
   }
 
   /** Close the data files (finish does; a read that fails must too). */

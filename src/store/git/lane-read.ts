@@ -283,7 +283,16 @@ async function readFromTree(ctx: LaneReadContext, ref: string, tip: string, pers
   // oldest commit first: the n-th commit of the lane is its n-th record's
   const commits = lane.commits
   for (let i = 0; i < added.length; i++) (added[i] as {commit: string}).commit = commits[commits.length - 1 - i]!
-  const state = writer?.finish(added as CachedEntry[], tip, [])
+  let state: LaneState | undefined
+  if (writer) {
+    try {
+      writer.reorder(added as CachedEntry[])
+    } catch {
+      writer.close()
+      return undefined
+    }
+    state = writer.finish(added as CachedEntry[], tip, [])
+  }
   return {entries: added, problems: [], state, sawWatch: watch !== undefined && commits.includes(watch)}
 }
 
