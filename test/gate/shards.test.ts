@@ -2,7 +2,8 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
-import {exampleRepo, splitSize} from '../helpers/evolve.js'
+import {splitSize} from '../helpers/evolve.js'
+import {smallExampleRepo as exampleRepo} from '../helpers/loop-example.js'
 import {git, tempDir} from '../helpers/repo.js'
 
 interface GateJson {
@@ -11,7 +12,11 @@ interface GateJson {
   shard?: {lane: string; episodes: number; recorded: number; receipts: string[]}
 }
 
-/** The built-in example with a branch `good` that adds eight expert rules (a change the policy's test can show). */
+/**
+ * The small example (a third of the built-in scenarios, test/helpers/loop-example.ts: how
+ * shards split and assemble a gate does not depend on how many there are) with a branch
+ * `good` that adds eight expert rules (a change the policy's test can show).
+ */
 async function withGoodBranch(t: Parameters<typeof exampleRepo>[0]): Promise<string> {
   const repo = await exampleRepo(t)
   const skill = path.join(repo, 'skills/onboarding/SKILL.md')

@@ -2,7 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
-import {exampleRepo} from '../helpers/evolve.js'
+import {smallExampleRepo as exampleRepo} from '../helpers/loop-example.js'
 import {git} from '../helpers/repo.js'
 import {NULL_KINDS, nullVariant} from '../../src/loop/audit-null.js'
 import {parseRules} from '../../src/knowledge/index.js'
@@ -37,6 +37,9 @@ t.test('null candidates change the text, never the rules the agent follows', asy
   t.match(nullVariant(INITIAL, 'rewording', 0), /Find|Give out|collect|withdraw|Create|Record|maintain|require|once|describe|named|current/)
 })
 
+// audit-gate runs each null candidate through validation and held-out: on the small example
+// (a third of the built-in scenarios, test/helpers/loop-example.ts), as what is asserted holds
+// for any set of scenarios
 t.test('exp audit-gate sends null candidates through the promotion path in a scratch copy and reports the rate with its interval', async t => {
   const repo = await exampleRepo(t)
   const main = (await git(repo, 'rev-parse', 'main')).trim()

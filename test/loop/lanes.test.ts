@@ -4,6 +4,7 @@ import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {exp, expJson} from '../helpers/cli.js'
 import {exampleRepo} from '../helpers/evolve.js'
+import {smallExampleRepo} from '../helpers/loop-example.js'
 import {git, GIT_ENV} from '../helpers/repo.js'
 import {GitRecordStore, type Ledger} from '../../src/store/index.js'
 import {GitWorkspace} from '../../src/workspace/git.js'
@@ -30,8 +31,11 @@ function candidateLanes(ledger: Ledger): Map<string, Set<string>> {
   return out
 }
 
+// The first two tests run on the small example (a third of the built-in scenarios,
+// test/helpers/loop-example.ts): how lanes share hypotheses and retire stale candidates does
+// not depend on how many scenarios there are. The third needs a promotion: the full example.
 t.test('two evolve lanes at once on one repository: different hypotheses, no candidate evaluated twice, claims given back, fsck clean', async t => {
-  const repo = await exampleRepo(t)
+  const repo = await smallExampleRepo(t)
   // small candidates (3 rules), so that both lanes find work of their own in two iterations
   const args = (lane: string) => ['evolve', '-n', '2', '--train-repeat', '2', '--eval-repeat', '2', '--max-rules', '3', '--lane', lane, '--events', `${lane}.jsonl`]
   const [a, b] = await Promise.all([expJson<Lane>(args('a'), {cwd: repo}), expJson<Lane>(args('b'), {cwd: repo})])
@@ -75,7 +79,7 @@ t.test('two evolve lanes at once on one repository: different hypotheses, no can
 })
 
 t.test('a candidate whose base went stale is retired with the reason, never promoted, and its claim given back', async t => {
-  const repo = await exampleRepo(t)
+  const repo = await smallExampleRepo(t)
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
   const {options, mainRef} = await runContext(store, repo, {lane: 'b'})

@@ -7,8 +7,8 @@ import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {runEvaluation} from '../../src/evals/runner/run.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
-import {builtinCounts} from '../helpers/scenarios.js'
-import {exampleRepo} from '../helpers/evolve.js'
+import {splitSize} from '../helpers/evolve.js'
+import {smallExampleRepo as exampleRepo} from '../helpers/loop-example.js'
 
 const FIX = path.join(ROOT, 'test/fixtures/agents')
 
@@ -16,6 +16,9 @@ const FIX = path.join(ROOT, 'test/fixtures/agents')
 const rate = (r: {stdout: string}) => (JSON.parse(r.stdout) as {success_rate: number}).success_rate
 
 // Attack 3 of docs/trust.md: an agent that looks for the answers instead of doing the task.
+// Every test here runs a command agent (a process per episode) on the small example (a third
+// of the built-in scenarios, test/helpers/loop-example.ts): what an agent can see and leak
+// does not depend on how many scenarios it is given.
 
 const thief = (mode: string) => `command:python3 ${path.join(FIX, 'gold-thief.py')} ${mode}`
 const blindAgent = `command:python3 ${path.join(FIX, 'blind.py')}`
@@ -123,7 +126,7 @@ t.test('secrets an agent prints or passes to tools reach no object, file, event 
   t.equal(r.code, 0, r.stderr)
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
-  t.equal((await store.ledger()).select({kinds: ['trace'], lanes: ['leak']}).length, 2 * (await builtinCounts()).validation, 'every episode recorded')
+  t.equal((await store.ledger()).select({kinds: ['trace'], lanes: ['leak']}).length, 2 * splitSize(repo, 'validation'), 'every episode recorded')
   await exp(['report', '--out', path.join(repo, 'results')], {cwd: repo, env})
   await exp(['graph', '--format', 'mermaid'], {cwd: repo, env})
   const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: repo, env: GIT_ENV, maxBuffer: 1 << 28})

@@ -96,9 +96,12 @@ t.test('after init, evolve and sync, no object of either repository and no work-
   const remote = path.join(tempDir(t), 'remote.git')
   await git(path.dirname(remote), 'init', '-q', '--bare', remote)
   await git(repo, 'remote', 'add', 'origin', remote)
-  const ev = await exp(['evolve', '--iterations', '3'], {cwd: repo})
+  // two iterations of one repetition each: a rejection and a promotion on this example, held-out
+  // runs of both; more episodes of the same kinds would not put a task anywhere new
+  const ev = await exp(['evolve', '--iterations', '2', '--train-repeat', '1', '--eval-repeat', '1'], {cwd: repo})
   t.equal(ev.code, 0, ev.stderr)
   t.match(ev.stdout, /held-out: /)
+  t.match(ev.stdout, /promoted 1\b/, 'a promotion: a merge commit and its decision are among the objects searched')
   await git(repo, 'push', '-q', 'origin', 'main')
   const sync = await exp(['sync'], {cwd: repo})
   t.equal(sync.code, 0, sync.stderr)

@@ -1,7 +1,8 @@
 import t from 'tap'
 import fs from 'node:fs'
 import {exp, expJson} from '../../helpers/cli.js'
-import {exampleRepo, splitSize} from '../../helpers/evolve.js'
+import {splitSize} from '../../helpers/evolve.js'
+import {smallExampleRepo as exampleRepo} from '../../helpers/loop-example.js'
 import {tempDir} from '../../helpers/repo.js'
 import {inShard, parseShard} from '../../../src/evals/runner/shard.js'
 import {slotsOf} from '../../../src/evals/runner/session.js'
@@ -34,6 +35,8 @@ t.test('shards are disjoint slices that cover the run, by episode id', async t =
   for (const bad of ['0/4', '5/4', '1/0', 'x', '1/2/3', '1/65']) t.throws(() => parseShard(bad), {code: 'E_USAGE'}, bad)
 })
 
+// sharding is by episode id and holds for any set of scenarios: the small example (a third of
+// the built-in set, test/helpers/loop-example.ts), not the full one
 t.test('four shards run as four processes on four lanes give the evaluation one unsharded run gives', async t => {
   const a = await exampleRepo(t)
   const b = tempDir(t)
