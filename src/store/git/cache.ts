@@ -404,6 +404,7 @@ export class LaneWriter {
    */
   reorder(entries: readonly CachedEntry[]): void {
     this.close()
+    let slice = Buffer.allocUnsafe(0)
     const byFile = new Map<string, CachedEntry[]>()
     for (const e of entries) {
       let list = byFile.get(e.file)
@@ -421,7 +422,9 @@ export class LaneWriter {
           let size = list[i]!.len
           let j = i + 1
           while (j < list.length && size + list[j]!.len <= REORDER_SLICE) size += list[j++]!.len
-          const buf = Buffer.allocUnsafe(size)
+          // one slice buffer for all (a record larger than it gets its own)
+          if (slice.length < size) slice = Buffer.allocUnsafe(Math.max(size, REORDER_SLICE))
+          const buf = slice.subarray(0, size)
           let at = 0
           for (let k = i; k < j; k++) {
             const e = list[k]!

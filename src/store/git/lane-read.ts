@@ -1,5 +1,5 @@
 import v8 from 'node:v8'
-import {isKind, kindConstant, kindOfId, parseRecordPath, recordPath} from '../../records/index.js'
+import {isKind, kindOfId, parseRecordPath, recordPath} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
@@ -7,7 +7,7 @@ import {problem} from '../problems.js'
 import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
 import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
-import {firstParentsNative, listTreeNative} from './tree-list.js'
+import {eachTreeFile, firstParentsNative, listTreeNative} from './tree-list.js'
 import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {trailersOf} from './message.js'
@@ -209,26 +209,28 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
 async function readFromTree(ctx: LaneReadContext, ref: string, tip: string, persist: boolean, watch: string | undefined): Promise<LaneReadResult | undefined> {
   const info = parseLaneRef(ref)!
   const history = firstParentsNative(ctx.commonDir, tip)
-  let files: Map<string, string>
+  // the record files, kept as their blob ids and record ids only (the path is theirs by rule)
+  const blobs: string[] = []
+  const ids: string[] = []
+  let plainTree: boolean
   try {
-    files = await listTreeNative(ctx.commonDir, tip)
+    plainTree = await eachTreeFile(ctx.commonDir, tip, (p, blob) => {
+      const parsed = parseRecordPath(p)
+      const kind = parsed && kindOfId(parsed.id)
+      if (!parsed || !kind || recordPath(kind, parsed.id) !== p) return false
+      blobs.push(blob)
+      ids.push(parsed.id)
+      return true
+    })
   } catch {
+    plainTree = false
+  }
+  if (!plainTree) {
     await history
     return undefined
   }
-  const located: Located[] = []
-  for (const [p, blob] of files) {
-    const parsed = parseRecordPath(p)
-    const kind = parsed && kindOfId(parsed.id)
-    if (!parsed || !kind || recordPath(kind, parsed.id) !== p) {
-      await history
-      return undefined
-    }
-    located.push({path: p, blob, kind, id: parsed.id})
-  }
-  files.clear()
   const lane = await history
-  if (!lane || lane.merge || lane.commits.length !== located.length) return undefined
+  if (!lane || lane.merge || lane.commits.length !== ids.length) return undefined
   const writer = persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
   const slabs = writer ? new Slabs() : undefined
   const added: LedgerEntry[] = []
@@ -236,31 +238,32 @@ async function readFromTree(ctx: LaneReadContext, ref: string, tip: string, pers
   let plain = true
   try {
     // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked
-    const ahead: {part: Located[]; got: Promise<(Buffer | Error)[]>; holder?: SlabHolder}[] = []
+    const ahead: {from: number; got: Promise<(Buffer | Error)[]>; holder?: SlabHolder}[] = []
     let next = 0
     const ask = () => {
-      while (ahead.length < FETCH_AHEAD && next < located.length) {
-        const part = located.slice(next, (next += CHUNK))
+      while (ahead.length < FETCH_AHEAD && next < blobs.length) {
         const holder = slabs?.holder()
-        const got = ctx.reader.readMany(part.map(l => l.blob), holder?.keep)
+        const got = ctx.reader.readMany(blobs.slice(next, next + CHUNK), holder?.keep)
         got.catch(() => undefined) // awaited in its turn; not unhandled until then
-        ahead.push({part, got, holder})
+        ahead.push({from: next, got, holder})
+        next += CHUNK
       }
     }
     ask()
     while (plain && ahead.length) {
-      const {part, got, holder} = ahead.shift()!
+      const {from, got, holder} = ahead.shift()!
       const data = await got
       ask()
       const add: CacheAdd[] = []
-      for (let k = 0; k < part.length && plain; k++) {
+      for (let k = 0; k < data.length && plain; k++) {
         // every so often a turn of the event loop: cat-file's answers are taken from its pipe meanwhile
         if (k % 16 === 15) await new Promise(resolve => setImmediate(resolve))
-        const loc = part[k]!
+        const id = ids[from + k]!
+        const kind = kindOfId(id)!
         const bytes = data[k]!
-        const r = bytes instanceof Error ? undefined : checkOne(bytes, {lane: info.lane, kind: loc.kind, id: loc.id})
+        const r = bytes instanceof Error ? undefined : checkOne(bytes, {lane: info.lane, kind, id})
         if (!r || r.problems || r.artifacts) plain = false
-        else add.push({id: r.id, kind: kindConstant(loc.kind)!, digest: r.digest, lamport: r.lamport, commit: '', cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
+        else add.push({id: r.id, kind, digest: r.digest, lamport: r.lamport, commit: '', cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
       }
       if (plain) for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
       holder?.release()

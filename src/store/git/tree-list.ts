@@ -7,25 +7,44 @@ import {ByteSplitter} from './split.js'
  * a lane needs instead of diffing each commit against its parent: in a cumulative lane tree
  * the tip holds every record file).
  */
-export function listTreeNative(gitDir: string, commit: string): Promise<Map<string, string>> {
+export async function listTreeNative(gitDir: string, commit: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  await eachTreeFile(gitDir, commit, (p, blob) => {
+    out.set(p, blob)
+    return true
+  })
+  return out
+}
+
+/**
+ * Each file of a commit's tree (path, blob id) as `git ls-tree -r -z` lists it, handed to
+ * `take` without keeping a map of them; `take` returning false stops the listing (resolves
+ * false). Rejects when git fails.
+ */
+export function eachTreeFile(gitDir: string, commit: string, take: (path: string, blob: string) => boolean): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], {stdio: ['ignore', 'pipe', 'pipe']})
-    const out = new Map<string, string>()
     // entries are NUL-terminated, parsed from bytes (split.ts)
     const pieces = new ByteSplitter(0)
     let stderr = ''
-    const take = (buf: Buffer, from: number, to: number) => {
+    let stopped = false
+    const entry = (buf: Buffer, from: number, to: number) => {
       // <mode> SP <type> SP <oid> TAB <path>
+      if (stopped) return
       const sp = buf.indexOf(0x20, from)
       const tab = buf.indexOf(0x09, sp + 1)
       if (sp < 0 || sp >= to || tab < 0 || tab > to || buf.toString('latin1', sp + 1, sp + 6) !== 'blob ') return
-      out.set(buf.toString('utf8', tab + 1, to), buf.toString('latin1', sp + 6, tab))
+      if (!take(buf.toString('utf8', tab + 1, to), buf.toString('latin1', sp + 6, tab))) {
+        stopped = true
+        child.kill()
+      }
     }
-    child.stdout.on('data', (d: Buffer) => pieces.feed(d, take))
+    child.stdout.on('data', (d: Buffer) => pieces.feed(d, entry))
     child.stderr.on('data', d => (stderr += d))
     child.on('error', reject)
     child.on('close', code => {
-      if (code === 0) resolve(out)
+      if (stopped) resolve(false)
+      else if (code === 0) resolve(true)
       else reject(new CorruptObjectError('tree', `git ls-tree ${commit} failed: ${stderr.trim().split('\n').pop()}`, {commit}))
     })
   })
