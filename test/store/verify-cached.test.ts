@@ -80,3 +80,14 @@ t.test('a volatile field may differ (no digest covers it), its framing may not',
   t.equal(verifyCachedBytes(Buffer.from(text.replace('"latency_ms":12', '"latency_ms":99'), 'latin1'), entry), undefined)
   t.not(verifyCachedBytes(Buffer.from(text.replace(',"volatile":{', ',"volatilx":{'), 'latin1'), entry), undefined)
 })
+
+t.test('a record file read from history: invalid UTF-8 is refused, non-ASCII UTF-8 passes', async t => {
+  const rec = seal(prepare({kind: 'note', body: {text: 'café'}, cites: []}), {lane: 'alice', lamport: 3, createdAt: '2026-01-02T03:04:05.678Z'})
+  const bytes = encodeRecord(rec)
+  t.ok(checkRecordBytes(bytes, {lane: 'alice', kind: 'note', id: rec.id, lamport: 3}).ok, 'UTF-8 with a non-ASCII letter')
+  const bad = Buffer.from(bytes)
+  bad[bytes.indexOf('é')] = 0xff // a byte that starts no UTF-8 sequence
+  t.match(checkRecordBytes(bad, {lane: 'alice', kind: 'note', id: rec.id, lamport: 3}).problems, [{code: 'record-invalid', message: /not valid UTF-8/}])
+  const ascii = seal(prepare({kind: 'note', body: {text: 'plain'}, cites: []}), {lane: 'alice', lamport: 4, createdAt: '2026-01-02T03:04:05.678Z'})
+  t.ok(checkRecordBytes(encodeRecord(ascii), {lane: 'alice', kind: 'note', id: ascii.id, lamport: 4}).ok, 'plain ASCII')
+})
