@@ -130,3 +130,21 @@ t.test('a trailer that disagrees with its record: the tree read compares none, f
   t.teardown(() => s2.close())
   t.ok((await fsck(s2)).problems.some(p => p.code === 'record-mismatch' && p.commit === forged), 'fsck names the commit')
 })
+
+t.test("a reorder's temporary file left by a killed process goes when the lane's cache is next written", async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  await s.appendBatch([1, 2, 3].map(n => sampleDraft('note', n)), {lane: 'f'})
+  await s.ledger()
+  const dir = path.join(repo, '.git/exp/cache-v4')
+  const gen = (JSON.parse(fs.readFileSync(path.join(dir, 'state.json'), 'utf8')) as {lanes: Record<string, {gen: number}>}).lanes['refs/research/lanes/f']!.gen
+  const left = path.join(dir, `refs~research~lanes~f.${gen}.note.dat.99999999.tmp`)
+  const other = path.join(dir, `refs~research~lanes~f2.${gen}.note.dat.99999999.tmp`)
+  fs.writeFileSync(left, 'half a reorder')
+  fs.writeFileSync(other, "another lane's")
+  await s.append(sampleDraft('note', 4), {lane: 'f'})
+  t.equal((await s.ledger()).entries.length, 4)
+  await s.close()
+  t.notOk(fs.existsSync(left), 'removed')
+  t.ok(fs.existsSync(other), "another lane's file is not this lane's to remove")
+})

@@ -256,9 +256,10 @@ export class LedgerCache {
       return
     }
     for (const n of names) {
-      // <gen>.idx or <gen>.<kind>.dat, exactly (lane `a` must not take lane `a.1`'s files)
-      const m = n.startsWith(prefix) && /^(\d{10,})\.(idx|[a-z]+\.dat)$/.exec(n.slice(prefix.length))
-      if (m && Number(m[1]) !== gen) {
+      // <gen>.idx or <gen>.<kind>.dat, exactly (lane `a` must not take lane `a.1`'s files), and
+      // what a reorder killed before its rename left (<gen>.<kind>.dat.<pid>.tmp, another process's)
+      const m = n.startsWith(prefix) && /^(\d{10,})\.(idx|[a-z]+\.dat)(?:\.(\d+)\.tmp)?$/.exec(n.slice(prefix.length))
+      if (m && (m[3] === undefined ? Number(m[1]) !== gen : Number(m[3]) !== process.pid)) {
         this.closeFile(path.join(this.dir, n))
         fs.rmSync(path.join(this.dir, n), {force: true})
       }
@@ -436,6 +437,9 @@ export class LaneWriter {
           off += size
           i = j
         }
+      } catch (e) {
+        fs.rmSync(tmp, {force: true})
+        throw e
       } finally {
         fs.closeSync(from)
         fs.closeSync(to)
