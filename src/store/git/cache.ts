@@ -79,7 +79,6 @@ const READ_GAP = 16 * 1024
 /** and a merged read stays at most this large */
 const READ_MAX = 8 * 1024 * 1024
 const MAX_OPEN = 256
-const REORDER_SLICE = 8 * 1024 * 1024
 
 export class LedgerCache {
   readonly dir: string
@@ -256,10 +255,9 @@ export class LedgerCache {
       return
     }
     for (const n of names) {
-      // <gen>.idx or <gen>.<kind>.dat, exactly (lane `a` must not take lane `a.1`'s files), and
-      // what a reorder killed before its rename left (<gen>.<kind>.dat.<pid>.tmp, another process's)
-      const m = n.startsWith(prefix) && /^(\d{10,})\.(idx|[a-z]+\.dat)(?:\.(\d+)\.tmp)?$/.exec(n.slice(prefix.length))
-      if (m && (m[3] === undefined ? Number(m[1]) !== gen : Number(m[3]) !== process.pid)) {
+      // <gen>.idx or <gen>.<kind>.dat, exactly (lane `a` must not take lane `a.1`'s files)
+      const m = n.startsWith(prefix) && /^(\d{10,})\.(idx|[a-z]+\.dat)$/.exec(n.slice(prefix.length))
+      if (m && Number(m[1]) !== gen) {
         this.closeFile(path.join(this.dir, n))
         fs.rmSync(path.join(this.dir, n), {force: true})
       }
@@ -394,58 +392,6 @@ export class LaneWriter {
       for (let i = 0; i < chunks.length; i += 1024) writeAll(fd, chunks.slice(i, i + 1024))
     }
     return entries
-  }
-
-  /**
-   * Rewrite the data files written so far so that each kind's records lie in the order of
-   * `entries` (lane order), moving each entry's offset: a read of a lane from its tree gets
-   * its records in path order, and a data file in that order made every later read of the
-   * ledger in order one small read per record (100,000 reads instead of a few dozen).
-   * Read by record, written in slices of at most 8 MiB.
-   */
-  reorder(entries: readonly CachedEntry[]): void {
-    this.close()
-    let slice = Buffer.allocUnsafe(0)
-    const byFile = new Map<string, CachedEntry[]>()
-    for (const e of entries) {
-      let list = byFile.get(e.file)
-      if (!list) byFile.set(e.file, (list = []))
-      list.push(e)
-    }
-    for (const [file, list] of byFile) {
-      const tmp = `${file}.${process.pid}.tmp`
-      const from = fs.openSync(file, 'r')
-      const to = fs.openSync(tmp, 'w')
-      try {
-        let i = 0
-        let off = 0
-        while (i < list.length) {
-          let size = list[i]!.len
-          let j = i + 1
-          while (j < list.length && size + list[j]!.len <= REORDER_SLICE) size += list[j++]!.len
-          // one slice buffer for all (a record larger than it gets its own)
-          if (slice.length < size) slice = Buffer.allocUnsafe(Math.max(size, REORDER_SLICE))
-          const buf = slice.subarray(0, size)
-          let at = 0
-          for (let k = i; k < j; k++) {
-            const e = list[k]!
-            if (fs.readSync(from, buf, at, e.len, e.off) !== e.len) throw new CacheMismatch(`${path.basename(file)} is shorter than its records`)
-            ;(e as {off: number}).off = off + at
-            at += e.len
-          }
-          writeAll(to, [buf])
-          off += size
-          i = j
-        }
-      } catch (e) {
-        fs.rmSync(tmp, {force: true})
-        throw e
-      } finally {
-        fs.closeSync(from)
-        fs.closeSync(to)
-      }
-      fs.renameSync(tmp, file)
-    }
   }
 
   /** Close the data files (finish does; a read that fails must too). */

@@ -7,7 +7,7 @@ import {problem} from '../problems.js'
 import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
 import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
-import {eachTreeFile, firstParentsNative, listTreeNative} from './tree-list.js'
+import {eachLaneCommit, eachTreeFile, listTreeNative, type LeanCommit} from './tree-list.js'
 import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {trailersOf} from './message.js'
@@ -98,7 +98,7 @@ async function* fullChunksNative(commonDir: string, ref: string, tip: string, pr
  */
 export async function readLane(ctx: LaneReadContext, ref: string, tip: string, st: LaneState | undefined, persist: boolean, start: LedgerEntry[] | undefined, watch: string | undefined): Promise<LaneReadResult | undefined> {
   if (!st && ctx.native) {
-    const fast = await readFromTree(ctx, ref, tip, persist, watch)
+    const fast = await readPlainLane(ctx, ref, tip, persist, watch)
     if (fast) return fast
   }
   const info = parseLaneRef(ref)!
@@ -191,33 +191,70 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
 }
 
 /**
- * A full read of a plain lane from its tip's tree alone: `git ls-tree -r` of the tip (the
- * lane tree is cumulative: every record file) and `git rev-list --first-parent` (its commits,
- * without their messages or diffs), no `git log`. Each record file gets every check of its
- * bytes (UTF-8, JSON, schema, canonical form, digest, id, path, lane); the records are put in
- * lamport order and the commits, oldest first, named one to a record.
+ * A full read of a plain lane: `git ls-tree -r` of the tip (the lane tree is cumulative:
+ * every record file) and `git log` of the lane without diffs, newest first, each commit
+ * taken apart where it arrives to its id and the record its trailers name (tree-list.ts,
+ * eachLaneCommit: no message kept, no object per commit), the record files asked of
+ * cat-file in that order. Each record file gets every check of its bytes and its trailers
+ * (UTF-8, JSON, schema, canonical form, digest, id, path, lane, Exp-Record, Exp-Lamport).
  *
- * That pairing is what a lane exp wrote is: one commit per record, lamports growing along
- * it. Only a lane that looks it — as many commits as record files, no merge, no other file
- * in the tree, lamports strictly growing, every record passing — is read this way; anything
- * else returns undefined and is read commit by commit (readLane), which names what is wrong.
- * The checks only commits can answer (each adds its own record, its trailers agree) are
- * made by incremental reads and `exp fsck`; the ledger still returns no record whose bytes
- * do not match its digest, and a commit it names counts for nothing by itself: a signature
- * counts only when its commit added exactly the record's file (docs/trust.md).
+ * Only a lane that is what exp writes is read this way: every commit names a record of the
+ * tree that no other commit names, none is a merge, every file of the tree is a record at
+ * its own path and is named, lamports grow along the lane, every record passes. Anything
+ * else returns undefined and the lane is read by the general reader below, which names
+ * what is wrong. (The checks that need each commit's diff are made by incremental reads
+ * and `exp fsck`, as for every full read.)
  */
-async function readFromTree(ctx: LaneReadContext, ref: string, tip: string, persist: boolean, watch: string | undefined): Promise<LaneReadResult | undefined> {
+async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, persist: boolean, watch: string | undefined): Promise<LaneReadResult | undefined> {
   const info = parseLaneRef(ref)!
-  const history = firstParentsNative(ctx.commonDir, tip)
-  // the record files, kept as their blob ids and record ids only (the path is theirs by rule)
+  // the record files, by their index in the tree: blob ids and record ids only (the path is theirs by rule)
   const blobs: string[] = []
   const ids: string[] = []
+  const where = new Map<string, number>()
+  // the commits as git log lists them (newest first), each with the index of the file it names
+  const oids: string[] = []
+  const files: number[] = []
+  const lamports: number[] = []
+  let odd = false
+  let listed = false
+  let wake: (() => void) | undefined
+  const notify = () => {
+    const w = wake
+    wake = undefined
+    w?.()
+  }
+  // commits listed before the tree is in: kept as they came, placed once it is
+  const early: LeanCommit[] = []
+  let treeIn = false
+  const place = (c: LeanCommit): boolean => {
+    const slash = c.record?.indexOf('/') ?? -1
+    const id = slash > 0 ? c.record!.slice(slash + 1) : ''
+    const at = where.get(id)
+    if (c.odd || c.merge || at === undefined || files.length >= blobs.length || kindOfId(id) !== c.record!.slice(0, slash) || !Number.isSafeInteger(c.lamport)) return false
+    where.set(id, -1) // named: a second commit naming it is not plain
+    oids.push(c.oid)
+    files.push(at)
+    lamports.push(c.lamport!)
+    return true
+  }
+  const log = eachLaneCommit(ctx.commonDir, tip, c => {
+    // (once the lane is known not to be plain, git log is stopped)
+    const ok = !odd && (treeIn ? place(c) : (early.push(c), true))
+    if (!ok) odd = true
+    notify()
+    return ok
+  })
+  log.then(
+    () => ((listed = true), notify()),
+    () => ((odd = true), (listed = true), notify()),
+  )
   let plainTree: boolean
   try {
     plainTree = await eachTreeFile(ctx.commonDir, tip, (p, blob) => {
       const parsed = parseRecordPath(p)
       const kind = parsed && kindOfId(parsed.id)
       if (!parsed || !kind || recordPath(kind, parsed.id) !== p) return false
+      where.set(parsed.id, blobs.length)
       blobs.push(blob)
       ids.push(parsed.id)
       return true
@@ -225,78 +262,72 @@ async function readFromTree(ctx: LaneReadContext, ref: string, tip: string, pers
   } catch {
     plainTree = false
   }
-  if (!plainTree) {
-    await history
-    return undefined
-  }
-  const lane = await history
-  if (!lane || lane.merge || lane.commits.length !== ids.length) return undefined
-  const writer = persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
+  treeIn = true
+  for (const c of early.splice(0)) if (!odd && !place(c)) odd = true
+  if (!plainTree) odd = true
+  const writer = odd ? undefined : persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
   const slabs = writer ? new Slabs() : undefined
   const added: LedgerEntry[] = []
   const tight = tightHeap()
-  let plain = true
   try {
-    // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked
+    // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked,
+    // as soon as git log has listed their commits
     const ahead: {from: number; got: Promise<(Buffer | Error)[]>; holder?: SlabHolder}[] = []
     let next = 0
     const ask = () => {
-      while (ahead.length < FETCH_AHEAD && next < blobs.length) {
+      while (!odd && ahead.length < FETCH_AHEAD && (next + CHUNK <= files.length || (listed && next < files.length))) {
         const holder = slabs?.holder()
-        const got = ctx.reader.readMany(blobs.slice(next, next + CHUNK), holder?.keep)
+        const got = ctx.reader.readMany(files.slice(next, next + CHUNK).map(i => blobs[i]!), holder?.keep)
         got.catch(() => undefined) // awaited in its turn; not unhandled until then
         ahead.push({from: next, got, holder})
         next += CHUNK
       }
     }
-    ask()
-    while (plain && ahead.length) {
-      const {from, got, holder} = ahead.shift()!
-      const data = await got
+    for (;;) {
+      ask()
+      if (odd) break
+      const cur = ahead.shift()
+      if (!cur) {
+        if (listed) break
+        await new Promise<void>(resolve => (wake = resolve))
+        continue
+      }
+      const data = await cur.got
       ask()
       const add: CacheAdd[] = []
-      for (let k = 0; k < data.length && plain; k++) {
+      for (let k = 0; k < data.length && !odd; k++) {
         // every so often a turn of the event loop: cat-file's answers are taken from its pipe meanwhile
         if (k % 16 === 15) await new Promise(resolve => setImmediate(resolve))
-        const id = ids[from + k]!
+        const n = cur.from + k
+        const id = ids[files[n]!]!
         const kind = kindOfId(id)!
         const bytes = data[k]!
-        const r = bytes instanceof Error ? undefined : checkOne(bytes, {lane: info.lane, kind, id})
-        if (!r || r.problems || r.artifacts) plain = false
-        else add.push({id: r.id, kind, digest: r.digest, lamport: r.lamport, commit: '', cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
+        const r = bytes instanceof Error ? undefined : checkOne(bytes, {lane: info.lane, kind, id, lamport: lamports[n]})
+        // (newest first: each lamport below the one listed before it)
+        if (!r || r.problems || r.artifacts || (n > 0 && !(r.lamport < lamports[n - 1]!))) odd = true
+        else add.push({id: r.id, kind, digest: r.digest, lamport: r.lamport, commit: oids[n]!, cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
       }
-      if (plain) for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
-      holder?.release()
+      if (!odd) for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
+      cur.holder?.release()
     }
-    if (plain) {
-      added.sort((a, b) => a.lamport - b.lamport)
-      for (let i = 1; i < added.length && plain; i++) if (!(added[i - 1]!.lamport < added[i]!.lamport)) plain = false
-    }
-    if (!plain) {
+    // every file of the tree named by a commit
+    if (!odd && files.length !== blobs.length) odd = true
+    if (odd) {
       for (const {got} of ahead) await got.catch(() => undefined)
+      await log.catch(() => undefined)
       writer?.close()
       return undefined
     }
   } catch {
+    await log.catch(() => undefined)
     writer?.close()
     return undefined
   } finally {
     tight()
   }
-  // oldest commit first: the n-th commit of the lane is its n-th record's
-  const commits = lane.commits
-  for (let i = 0; i < added.length; i++) (added[i] as {commit: string}).commit = commits[commits.length - 1 - i]!
-  let state: LaneState | undefined
-  if (writer) {
-    try {
-      writer.reorder(added as CachedEntry[])
-    } catch {
-      writer.close()
-      return undefined
-    }
-    state = writer.finish(added as CachedEntry[], tip, [])
-  }
-  return {entries: added, problems: [], state, sawWatch: watch !== undefined && commits.includes(watch)}
+  added.reverse()
+  const state = writer?.finish(added as CachedEntry[], tip, [])
+  return {entries: added, problems: [], state, sawWatch: watch !== undefined && oids.includes(watch)}
 }
 
 const NO_CITES: readonly string[] = Object.freeze([])

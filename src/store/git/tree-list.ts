@@ -50,26 +50,78 @@ export function eachTreeFile(gitDir: string, commit: string, take: (path: string
   })
 }
 
+/** A lane commit as a full read needs it: its id, whether it is a merge, and the record its trailers name. */
+export interface LeanCommit {
+  oid: string
+  merge: boolean
+  /** the Exp-Record trailer's value (`kind/id`), when there is one */
+  record?: string
+  /** the Exp-Lamport trailer's value */
+  lamport?: number
+  /** a message this reader does not take apart (a \x01 in it, or one that starts with a trailer): the commit-by-commit read does */
+  odd?: boolean
+}
+
 /**
- * The commits of a lane's first-parent history, newest first, from one `git rev-list
- * --first-parent --parents` (no messages and no diffs: a tenth of what `git log` costs), with
- * whether any of them is a merge. Undefined when git fails (the caller's slower read names why).
+ * The commits of a lane, newest first, from `git log --first-parent` without diffs (git
+ * streams them as it walks), each reduced where it arrives to its id, whether it has more
+ * than one parent and its Exp-Record and Exp-Lamport trailers, read as message.ts reads them
+ * (the last line that starts with the key): no message is kept as a string, and no object
+ * per commit lives on. `each` gets them in order; resolves true when git finished, false when
+ * `each` returned false (git is stopped); rejects when git fails.
  */
-export function firstParentsNative(gitDir: string, tip: string): Promise<{commits: string[]; merge: boolean} | undefined> {
-  return new Promise(resolve => {
-    const child = spawn('git', ['--git-dir', gitDir, 'rev-list', '--first-parent', '--parents', tip], {stdio: ['ignore', 'pipe', 'ignore']})
-    const commits: string[] = []
-    let merge = false
-    const pieces = new ByteSplitter(0x0a)
-    // <oid> [SP <parent>]...
-    const take = (buf: Buffer, from: number, to: number) => {
-      const sp = buf.indexOf(0x20, from)
-      const end = sp < 0 || sp >= to ? to : sp
-      commits.push(buf.toString('latin1', from, end))
-      if (end < to && buf.indexOf(0x20, end + 1) >= 0 && buf.indexOf(0x20, end + 1) < to) merge = true
+export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x01%H%x02%P%x02%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe']})
+    const pieces = new ByteSplitter(1)
+    let preamble = true
+    let stopped = false
+    let stderr = ''
+    const entry = (buf: Buffer, from: number, to: number) => {
+      if (preamble) {
+        preamble = false
+        return
+      }
+      if (stopped) return
+      if (!each(leanCommit(buf, from, to))) {
+        stopped = true
+        child.kill()
+      }
     }
-    child.stdout.on('data', (d: Buffer) => pieces.feed(d, take))
-    child.on('error', () => resolve(undefined))
-    child.on('close', code => resolve(code === 0 ? {commits, merge} : undefined))
+    child.stdout.on('data', (d: Buffer) => pieces.feed(d, entry))
+    child.stdout.on('end', () => pieces.end(entry))
+    child.stderr.on('data', d => (stderr += d))
+    child.on('error', reject)
+    child.on('close', code => {
+      if (stopped) resolve(false)
+      else if (code === 0) resolve(true)
+      else reject(new CorruptObjectError('lane', `git log ${tip} failed: ${stderr.trim().split('\n').pop()}`))
+    })
   })
+}
+
+const RECORD_KEY = Buffer.from('\nExp-Record:')
+const LAMPORT_KEY = Buffer.from('\nExp-Lamport:')
+
+/** The entry in `buf[from, to)`: `%H \x02 %P \x02 %B \x03`. */
+function leanCommit(buf: Buffer, from: number, to: number): LeanCommit {
+  const a = buf.indexOf(2, from)
+  const b = a >= 0 && a < to ? buf.indexOf(2, a + 1) : -1
+  const end = b >= 0 && b < to ? buf.lastIndexOf(3, to - 1) : -1
+  if (end <= b) return {oid: buf.toString('latin1', from, Math.min(to, from + 40)), merge: false, odd: true}
+  const oid = buf.toString('latin1', from, a)
+  const sp = buf.indexOf(0x20, a + 1)
+  const merge = sp >= 0 && sp < b
+  if (buf[b + 1] === 0x45 && buf.toString('latin1', b + 1, b + 5) === 'Exp-') return {oid, merge, odd: true}
+  const record = trailerValue(buf, b, end, RECORD_KEY)
+  const lamport = trailerValue(buf, b, end, LAMPORT_KEY)
+  return {oid, merge, ...(record === undefined ? {} : {record}), ...(lamport === undefined ? {} : {lamport: Number(lamport)})}
+}
+
+/** The value of the last line of `buf(from, to)` that starts with `key` (`\nKey:`), trimmed. */
+function trailerValue(buf: Buffer, from: number, to: number, key: Buffer): string | undefined {
+  const at = buf.lastIndexOf(key, to - key.length)
+  if (at < from) return undefined
+  const nl = buf.indexOf(0x0a, at + key.length)
+  return buf.toString('utf8', at + key.length, nl < 0 || nl > to ? to : nl).trim()
 }
