@@ -49,9 +49,10 @@ t.test('exp demo makes its own repository and never writes into the one it start
   const here = await makeRepo(t)
   const before = await git(here, 'status', '--porcelain', '--ignored')
   const dir = path.join(tempDir(t), 'demo')
-  const r = await expJson<{dir: string; evolve: {iterations: unknown[]; holdout_before: number}; report: string[]}>(['demo', '--dir', dir, '-n', '2'], {cwd: here})
+  // one iteration (not the default 10): what is checked is where the demo writes, not how far it gets
+  const r = await expJson<{dir: string; evolve: {iterations: unknown[]; holdout_before: number}; report: string[]}>(['demo', '--dir', dir, '-n', '1'], {cwd: here})
   t.equal(r.dir, dir)
-  t.equal(r.evolve.iterations.length, 2)
+  t.equal(r.evolve.iterations.length, 1, '-n iterations, not the default')
   t.ok(r.report.some(f => f.endsWith('report.html')))
   t.equal(await git(here, 'status', '--porcelain', '--ignored'), before, 'the starting repository is untouched')
   t.equal((await git(here, 'for-each-ref', 'refs/research')).trim(), '')
