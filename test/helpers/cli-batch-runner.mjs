@@ -7,6 +7,7 @@
 // usage: node cli-batch-runner.mjs CASES.json RESULTS.json
 import fs from 'node:fs'
 import path from 'node:path'
+import {Readable} from 'node:stream'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
@@ -18,6 +19,8 @@ const cases = JSON.parse(fs.readFileSync(casesFile, 'utf8'))
 const baseEnv = {...process.env}
 const write = {out: process.stdout.write, err: process.stderr.write}
 const exit = process.exit
+const stdin = Object.getOwnPropertyDescriptor(process, 'stdin')
+const stdoutFd = process.stdout.fd
 const results = []
 
 for (const c of cases) {
@@ -45,6 +48,12 @@ for (const c of cases) {
   const listening = {out: process.stdout.listeners('drain'), err: process.stderr.listeners('drain')}
   process.stdout.write = capture(s => (stdout += s))
   process.stderr.write = capture(s => (stderr += s))
+  // no descriptor to write around the stream with (the ledger's writev path, src/cli/json-stream.ts):
+  // everything goes through the captured write
+  process.stdout.fd = undefined
+  // stdin: the case's input, then its end (as exp() in cli.ts gives a child)
+  const input = Readable.from(c.input ? [Buffer.from(c.input)] : [])
+  Object.defineProperty(process, 'stdin', {configurable: true, enumerable: true, get: () => input})
   try {
     await execute({args: c.args, dir})
   } catch (e) {
@@ -54,6 +63,8 @@ for (const c of cases) {
     process.stdout.write = write.out
     process.stderr.write = write.err
     process.exit = exit
+    process.stdout.fd = stdoutFd
+    Object.defineProperty(process, 'stdin', stdin)
     for (const [stream, before] of [[process.stdout, listening.out], [process.stderr, listening.err]]) for (const l of stream.listeners('drain')) if (!before.includes(l)) stream.removeListener('drain', l)
   }
   results.push({code: exited ?? (typeof process.exitCode === 'number' ? process.exitCode : 0), stdout, stderr})

@@ -12,6 +12,8 @@ export interface BatchCase {
   args: string[]
   cwd: string
   env?: NodeJS.ProcessEnv
+  /** what the command reads from stdin (`-`); none: an empty stdin */
+  input?: string
 }
 
 /**
@@ -20,8 +22,9 @@ export interface BatchCase {
  * stdout, stderr and exit status. For tables of refusals (bad flags, unknown ids, paths inside
  * .git), where what is checked is the command's message, status and that nothing was written,
  * not the process itself: a process per case costs ~1 s of CPU to start and load the command
- * modules, a case here costs its own work. Not for what is about the process (signals, pipes,
- * stdin, a leading -C that bin/run.js moves): those stay real processes (exp() in cli.ts).
+ * modules, a case here costs its own work. Output goes through the stream (no writev(2) straight
+ * to the descriptor), stdin is the case's input. Not for what is about the process (signals,
+ * pipes, a terminal, a leading -C that bin/run.js moves): those stay real processes (exp() in cli.ts).
  */
 export async function expBatch(cases: readonly BatchCase[]): Promise<CliResult[]> {
   for (const c of cases) if (c.args[0] === '-C' || c.args[0]?.startsWith('--cwd')) throw new Error(`expBatch: a leading ${c.args[0]} is bin/run.js's to move; run it with exp()`)
@@ -29,7 +32,7 @@ export async function expBatch(cases: readonly BatchCase[]): Promise<CliResult[]
   try {
     const casesFile = path.join(dir, 'cases.json')
     const resultsFile = path.join(dir, 'results.json')
-    fs.writeFileSync(casesFile, JSON.stringify(cases.map(c => ({args: c.args, cwd: c.cwd, env: c.env ?? {}}))))
+    fs.writeFileSync(casesFile, JSON.stringify(cases.map(c => ({args: c.args, cwd: c.cwd, env: c.env ?? {}, input: c.input}))))
     await new Promise<void>((resolve, reject) => {
       execFile(...node([RUNNER, casesFile, resultsFile]), {env: GIT_ENV, maxBuffer: 64 * 1024 * 1024}, (err, _stdout, stderr) => (err ? reject(new Error(`cli-batch-runner failed: ${stderr || err.message}`)) : resolve()))
     })
