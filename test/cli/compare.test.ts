@@ -2,6 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp, expJson} from '../helpers/cli.js'
+import {expBatch} from '../helpers/cli-batch.js'
 import {git} from '../helpers/repo.js'
 import {exampleRepo} from '../helpers/evolve.js'
 
@@ -108,7 +109,8 @@ t.test('exp gain --json: the gain with its paired interval and the supporting me
 t.test('bad input (an unknown arm or memory mode, a sealed split without its key) is refused before anything is written', async t => {
   const repo = await exampleRepo(t)
   const before = await snapshot(repo)
-  for (const [args, what] of [
+  // refusals, not processes: one process runs them all (test/helpers/cli-batch.ts)
+  const usage = [
     [['compare', '--arms', 'baseline,bogus'], /unknown arm: "bogus"/],
     [['compare', '--arms', ','], /--arms is empty/],
     [['run', 'train', '--memory-mode', 'sometimes'], /unknown memory mode: "sometimes"/],
@@ -118,22 +120,26 @@ t.test('bad input (an unknown arm or memory mode, a sealed split without its key
     [['compare', '--explore', '-0.1'], /--explore must be a number in \[0, 1\), got "-0.1"/],
     [['gain', '--explore', '0.3x'], /--explore must be a number in \[0, 1\), got "0.3x"/],
     [['research', 'tuning', '--memory-mode', 'x'], /unknown memory mode: "x"/],
-  ] as [string[], RegExp][]) {
-    const r = await exp(args, {cwd: repo})
+  ] as [string[], RegExp][]
+  const refused = await expBatch(usage.map(([args]) => ({args, cwd: repo})))
+  usage.forEach(([args, what], i) => {
+    const r = refused[i]!
     t.equal(r.code, 2, `${args.join(' ')}: usage error`)
     t.match(r.stderr, what)
     t.match(r.stderr, /hint: (arms are|name one or more of|use one of|use a number) /)
-  }
+  })
   t.equal(await snapshot(repo), before, 'nothing written')
 
   // a sealed held-out split without its key: compare and gain cannot certify, run nothing, exit 7
   fs.rmSync(path.join(repo, '.git', 'exp', 'holdout.key'))
   const env = {EXP_HOLDOUT_KEY: '', EXP_HOLDOUT_KEY_FILE: ''}
-  for (const cmd of ['compare', 'gain']) {
-    const r = await exp([cmd, ...SMALL], {cwd: repo, env})
-    t.equal(r.code, 7, r.stderr)
+  const cmds = ['compare', 'gain']
+  const uncertified = await expBatch(cmds.map(cmd => ({args: [cmd, ...SMALL], cwd: repo, env})))
+  cmds.forEach((cmd, i) => {
+    const r = uncertified[i]!
+    t.equal(r.code, 7, `${cmd}: ${r.stderr}`)
     t.match(r.stderr, /cannot certify/)
-  }
+  })
   t.equal(await snapshot(repo), before, 'still nothing written')
 })
 

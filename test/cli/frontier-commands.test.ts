@@ -1,6 +1,7 @@
 import t from 'tap'
 import {GitRecordStore} from '../../src/store/index.js'
 import {exp, expJson} from '../helpers/cli.js'
+import {expBatch} from '../helpers/cli-batch.js'
 import {makeRepo} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 import {hypotheses} from '../../src/projections/index.js'
@@ -49,15 +50,20 @@ t.test('hypotheses, graph formats, frontier text, and fsck reporting an illegal 
   const bad = (await s.append({kind: 'decision', body: {...(sampleDraft('decision').body as object), proposal: prop, verdict: 'accept', evaluations: [ev]}, cites: [prop, ev]} as never, {lane: 'a'})).id
   await s.close()
   // hand-made evidence cites no verification: it does not stand (docs/trust.md), so it counts for nothing and is said to be ignored
-  const table = await exp(['hypotheses', '--status', 'active'], {cwd: repo})
-  t.match(table.stdout, new RegExp(`^ID +STATUS +LANE[^\\n]*\\n${hyp} +active +a +0`))
-  t.match(table.stderr, /2 evaluation\(s\) or decision\(s\) do not stand and were ignored/)
-  t.match((await exp(['graph', '--format', 'dot'], {cwd: repo})).stdout, new RegExp(`^digraph evidence \\{[\\s\\S]*"${prop}" -> "${hyp}" \\[label="tests"\\]`))
-  t.match((await exp(['frontier'], {cwd: repo, env: {EXP_LANE: 'b'}})).stdout, new RegExp(`agent b\\nselected  ${hyp}  run_dev_attempt`))
-  const f = await exp(['fsck'], {cwd: repo})
-  t.equal(f.code, 5)
-  t.match(f.stdout, new RegExp(`refs/research/lanes/a [0-9a-f]{12}: promoted_without_holdout: decision ${bad} accepts`))
-  t.match(f.stdout, new RegExp(`forged_evaluation: ${ev}: its manifest mf-0+ is not in the ledger`))
-  t.match(f.stdout, new RegExp(`forged_decision: ${bad}: it rests on evaluation ${ev}, which does not stand`))
-  t.match(f.stderr, /3 problems; 1 hypothesis replayed/)
+  // four read commands checked for what they print: one process (test/helpers/cli-batch.ts)
+  const [table, graph, front, f] = await expBatch([
+    {args: ['hypotheses', '--status', 'active'], cwd: repo},
+    {args: ['graph', '--format', 'dot'], cwd: repo},
+    {args: ['frontier'], cwd: repo, env: {EXP_LANE: 'b'}},
+    {args: ['fsck'], cwd: repo},
+  ])
+  t.match(table!.stdout, new RegExp(`^ID +STATUS +LANE[^\\n]*\\n${hyp} +active +a +0`))
+  t.match(table!.stderr, /2 evaluation\(s\) or decision\(s\) do not stand and were ignored/)
+  t.match(graph!.stdout, new RegExp(`^digraph evidence \\{[\\s\\S]*"${prop}" -> "${hyp}" \\[label="tests"\\]`))
+  t.match(front!.stdout, new RegExp(`agent b\\nselected  ${hyp}  run_dev_attempt`))
+  t.equal(f!.code, 5)
+  t.match(f!.stdout, new RegExp(`refs/research/lanes/a [0-9a-f]{12}: promoted_without_holdout: decision ${bad} accepts`))
+  t.match(f!.stdout, new RegExp(`forged_evaluation: ${ev}: its manifest mf-0+ is not in the ledger`))
+  t.match(f!.stdout, new RegExp(`forged_decision: ${bad}: it rests on evaluation ${ev}, which does not stand`))
+  t.match(f!.stderr, /3 problems; 1 hypothesis replayed/)
 })

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {exp, expJson, BIN} from '../helpers/cli.js'
+import {expBatch} from '../helpers/cli-batch.js'
 import {git, GIT_ENV, node} from '../helpers/repo.js'
 import {benchmarkRepo} from '../helpers/research.js'
 import {startFakeLlm, completion, RETRY_NOW} from '../helpers/fake-llm.js'
@@ -66,13 +67,13 @@ t.test('a malformed scenario is named with file:line and skipped; --strict stops
   t.match(r.stderr, /skipped .*zz-broken\.yaml:\d+:\d+: YAML/)
   t.match(r.stderr, /1 scenario file problem/)
   t.equal((await expJson<unknown[]>(['ledger', '--kind', 'verification'], {cwd: repo})).length, VAL, 'the good scenarios still ran')
-  const strict = await exp(['run', 'train', '--lane', 'strict', '--strict'], {cwd: repo})
-  t.equal(strict.code, 2)
-  t.match((await exp(['ledger', '--lane', 'strict'], {cwd: repo})).stderr, /^error: unknown lane: strict$/m, 'nothing recorded under --strict')
-  const unknown = await exp(['run', 'train', '--agent', 'gpt5'], {cwd: repo})
-  t.equal(unknown.code, 2)
-  t.match(unknown.stderr, /unknown agent.*\n.*scripted/s)
-  t.equal((await exp(['run', 'testing'], {cwd: repo})).code, 2)
+  // refusals, checked for their status and message: one process (test/helpers/cli-batch.ts)
+  const [strict, ledger, unknown, testing] = await expBatch([['run', 'train', '--lane', 'strict', '--strict'], ['ledger', '--lane', 'strict'], ['run', 'train', '--agent', 'gpt5'], ['run', 'testing']].map(args => ({args, cwd: repo})))
+  t.equal(strict!.code, 2)
+  t.match(ledger!.stderr, /^error: unknown lane: strict$/m, 'nothing recorded under --strict')
+  t.equal(unknown!.code, 2)
+  t.match(unknown!.stderr, /unknown agent.*\n.*scripted/s)
+  t.equal(testing!.code, 2)
 })
 
 t.test('the openai agent runs against an OpenAI-compatible server; HTTP failures are invalid episodes', async t => {

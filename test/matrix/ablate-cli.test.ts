@@ -2,6 +2,7 @@ import t from 'tap'
 import {copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
+import {expBatch} from '../helpers/cli-batch.js'
 import {git} from '../helpers/repo.js'
 import {exampleRepo} from '../helpers/evolve.js'
 import type {Ablation} from '../../src/matrix/ablate.js'
@@ -21,14 +22,17 @@ t.test('exp ablate credits every rule of an expert skill, offers the lowest-cred
 
   // bad input first: nothing written
   const before = await refsOf(repo)
-  for (const [args, code, msg] of [
+  const bad = [
     [['ablate', 'onboarding@9'], 3, /unknown skill version: onboarding@9/],
     [['ablate', 'onboarding', '--agent', 'scripted:sloppy'], 2, /no scripted profile/],
-  ] as [string[], number, RegExp][]) {
-    const r = await exp(args, {cwd: repo})
+  ] as [string[], number, RegExp][]
+  // refusals in one process (test/helpers/cli-batch.ts)
+  const refused = await expBatch(bad.map(([args]) => ({args, cwd: repo})))
+  bad.forEach(([args, code, msg], i) => {
+    const r = refused[i]!
     t.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`)
     t.match(r.stderr, msg)
-  }
+  })
   t.equal(await refsOf(repo), before, 'no ref moved, no record written')
 
   const a = await expJson<Ablation>(['ablate', 'onboarding', '--repeat', '1'], {cwd: repo})

@@ -2,6 +2,7 @@ import t from 'tap'
 import {existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {exp, expJson} from '../helpers/cli.js'
+import {expBatch} from '../helpers/cli-batch.js'
 import {git} from '../helpers/repo.js'
 import {exampleRepo} from '../helpers/evolve.js'
 import {RULE_CLASSES} from '../../src/matrix/classify.js'
@@ -28,15 +29,18 @@ t.test('exp matrix: bad input is refused before anything is written; then 3 x 3 
   const repo = await tinyRepo(t)
   const main = (await git(repo, 'rev-parse', 'HEAD')).trim()
   const before = await refsOf(repo)
-  for (const [args, code, msg] of [
+  const bad = [
     [['--executor', 'gpt-4o'], 2, /unknown agent: "gpt-4o"/],
     [['--skill-source', 'scripted:sloppy'], 2, /no scripted profile named "sloppy"/],
     [['--skill', 'nosuch'], 3, /skill on main/],
-  ] as [string[], number, RegExp][]) {
-    const r = await exp(['matrix', ...args, '-n', '1'], {cwd: repo})
+  ] as [string[], number, RegExp][]
+  // refusals in one process (test/helpers/cli-batch.ts)
+  const refused = await expBatch(bad.map(([args]) => ({args: ['matrix', ...args, '-n', '1'], cwd: repo})))
+  bad.forEach(([args, code, msg], i) => {
+    const r = refused[i]!
     t.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`)
     t.match(r.stderr, msg)
-  }
+  })
   t.equal(await refsOf(repo), before, 'no ref moved, no record written')
   t.notOk(existsSync(path.join(repo, 'results', 'transfer-matrix.csv')))
   const m = await expJson<MatrixResult & {files: string[]}>(['matrix', "--skill-source", '*', '--executor', '*', ...TINY], {cwd: repo})
