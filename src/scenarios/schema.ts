@@ -1,11 +1,13 @@
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
-import {Ajv2020, type ErrorObject} from 'ajv/dist/2020.js'
+import {Ajv2020, type ErrorObject, type ValidateFunction} from 'ajv/dist/2020.js'
 import {SCHEMA_DIR} from '../records/validate.js'
 
-/** schemas/scenario.schema.json, compiled once at module load. */
+/** schemas/scenario.schema.json, compiled once, on first use (not at import: most commands that load this never check a scenario file). */
 const SCHEMA = JSON.parse(readFileSync(path.join(SCHEMA_DIR, 'scenario.schema.json'), 'utf8'))
-const validate = new Ajv2020({allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true}).compile(SCHEMA)
+let compiled: ValidateFunction | undefined
+const validate = ((data: unknown) => (compiled ??= new Ajv2020({allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true}).compile(SCHEMA))(data)) as ValidateFunction
+Object.defineProperty(validate, 'errors', {get: () => compiled?.errors})
 
 export interface SchemaIssue {
   /** data path of the offending node */

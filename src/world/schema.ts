@@ -1,4 +1,4 @@
-import {Ajv2020} from 'ajv/dist/2020.js'
+import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
 import type {WorldState} from './types.js'
 
 /**
@@ -56,7 +56,10 @@ const SCHEMA = all({
   policies: coll(all({topic: str, title: str, text: str, rules: {type: 'object'}})),
 })
 
-const validate = new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true}).compile<WorldState>(SCHEMA)
+// compiled once, on first use: not at import, which every command loading the world paid
+let compiled: ValidateFunction<WorldState> | undefined
+const validate = ((data: unknown) => (compiled ??= new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true}).compile<WorldState>(SCHEMA))(data)) as ValidateFunction<WorldState>
+Object.defineProperty(validate, 'errors', {get: () => compiled?.errors})
 
 export interface StateProblem {
   /** dotted path of the offending value (`employees.E-1031.pending_info`) */

@@ -24,11 +24,13 @@ export interface ToolDef<A = Record<string, unknown>> extends ToolMeta {
   /** JSON Schema of a successful result (only where agents need to know which fields must be set) */
   returns?: Record<string, unknown>
   run(tx: Tx, args: A): ToolResult
-  /** compiled once at module load; never per call */
+  /** compiled once, on the tool's first call; never per call */
   validate: ValidateFunction
 }
 
-// one instance for every tool schema: compiling is the expensive part, so it happens at import
+// one instance for every tool schema. Compiling is the expensive part (~0.5 s of CPU for all the
+// tools), so it happens once per process, and only in one that calls the tool: commands that load
+// the world without running an episode (report, provenance, a refused command line) skip it
 const ajv = new Ajv2020({allErrors: false, strict: true})
 
 /** Every tool may fail with these, whatever its own list says. */
@@ -36,7 +38,10 @@ export const COMMON_ERRORS = ['INVALID_ARGUMENTS'] as const
 
 export function defineTool<A>(def: Omit<ToolDef<A>, 'validate' | 'errors'> & {errors: readonly string[]}): ToolDef<A> {
   const parameters = {type: 'object', additionalProperties: false, ...def.parameters}
-  return {...def, parameters, errors: [...COMMON_ERRORS, ...def.errors], validate: ajv.compile(parameters)}
+  let compiled: ValidateFunction | undefined
+  const out = {...def, parameters, errors: [...COMMON_ERRORS, ...def.errors]} as unknown as ToolDef<A>
+  Object.defineProperty(out, 'validate', {enumerable: true, get: () => (compiled ??= ajv.compile(parameters))})
+  return out
 }
 
 export function ok(result: unknown): ToolResult {
