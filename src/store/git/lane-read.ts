@@ -1,5 +1,5 @@
 import v8 from 'node:v8'
-import {isKind, kindOfId, parseRecordPath, recordPath} from '../../records/index.js'
+import {KINDS, isKind, kindOfId, parseRecordPath, recordPath} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
@@ -210,6 +210,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   // the record files, by their index in the tree: blob ids and record ids only (the path is theirs by rule)
   const blobs: string[] = []
   const ids: string[] = []
+  // id -> its index; -1 once a commit has named it
   const where = new Map<string, number>()
   // the commits as git log lists them (newest first), each with the index of the file it names
   const oids: string[] = []
@@ -227,10 +228,13 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   const early: LeanCommit[] = []
   let treeIn = false
   const place = (c: LeanCommit): boolean => {
+    // Exp-Record is `kind/id`: the id's file, and the kind its id's prefix gives
     const slash = c.record?.indexOf('/') ?? -1
     const id = slash > 0 ? c.record!.slice(slash + 1) : ''
     const at = where.get(id)
-    if (c.odd || c.merge || at === undefined || files.length >= blobs.length || kindOfId(id) !== c.record!.slice(0, slash) || !Number.isSafeInteger(c.lamport)) return false
+    if (c.odd || c.merge || at === undefined || at < 0 || files.length >= blobs.length || !Number.isSafeInteger(c.lamport)) return false
+    const kind = kindOfId(id)!
+    if (slash !== kind.length || !c.record!.startsWith(kind)) return false
     where.set(id, -1) // named: a second commit naming it is not plain
     oids.push(c.oid)
     files.push(at)
@@ -251,9 +255,10 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   let plainTree: boolean
   try {
     plainTree = await eachTreeFile(ctx.commonDir, tip, (p, blob) => {
+      // a record at its own path: <kind dir>/<2 hex of the id>/<id>.json (recordPath, without making the string)
       const parsed = parseRecordPath(p)
       const kind = parsed && kindOfId(parsed.id)
-      if (!parsed || !kind || recordPath(kind, parsed.id) !== p) return false
+      if (!parsed || !kind || KINDS[kind].dir !== parsed.dir || parsed.shard !== parsed.id.slice(3, 5)) return false
       where.set(parsed.id, blobs.length)
       blobs.push(blob)
       ids.push(parsed.id)
