@@ -7,6 +7,10 @@ import {quadFixture} from '../helpers/contracts.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
 
+// the four tests share nothing (each its own repository) and most of their time is the example's
+// evaluator sleeping to model an expensive run: run side by side
+t.jobs = 4
+
 type Research = {attempts: {id: string; ordinal: number; state: string; holdout?: number}[]; promoted: number; rejected: number; resumed: number}
 
 t.test('the tuning example end to end from git init on master: search raises held-out, rejects, resumes a timeout', async t => {
