@@ -6,8 +6,7 @@ import {SCHEMA_DIR} from '../records/validate.js'
 /** schemas/scenario.schema.json, compiled once, on first use (not at import: most commands that load this never check a scenario file). */
 const SCHEMA = JSON.parse(readFileSync(path.join(SCHEMA_DIR, 'scenario.schema.json'), 'utf8'))
 let compiled: ValidateFunction | undefined
-const validate = ((data: unknown) => (compiled ??= new Ajv2020({allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true}).compile(SCHEMA))(data)) as ValidateFunction
-Object.defineProperty(validate, 'errors', {get: () => compiled?.errors})
+const validator = () => (compiled ??= new Ajv2020({allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true}).compile(SCHEMA))
 
 export interface SchemaIssue {
   /** data path of the offending node */
@@ -24,6 +23,7 @@ const segs = (pointer: string): (string | number)[] =>
  * and the umbrella errors of if/anyOf/oneOf are dropped when a more precise one exists.
  */
 export function checkScenarioSchema(data: unknown): SchemaIssue[] {
+  const validate = validator()
   if (validate(data)) return []
   const errors = validate.errors ?? []
   const out: SchemaIssue[] = []

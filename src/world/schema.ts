@@ -58,8 +58,7 @@ const SCHEMA = all({
 
 // compiled once, on first use: not at import, which every command loading the world paid
 let compiled: ValidateFunction<WorldState> | undefined
-const validate = ((data: unknown) => (compiled ??= new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true}).compile<WorldState>(SCHEMA))(data)) as ValidateFunction<WorldState>
-Object.defineProperty(validate, 'errors', {get: () => compiled?.errors})
+const validator = () => (compiled ??= new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true}).compile<WorldState>(SCHEMA))
 
 export interface StateProblem {
   /** dotted path of the offending value (`employees.E-1031.pending_info`) */
@@ -68,6 +67,7 @@ export interface StateProblem {
 }
 
 export function checkState(state: unknown): StateProblem[] {
+  const validate = validator()
   if (validate(state)) return []
   return (validate.errors ?? []).map(e => {
     let path = e.instancePath.slice(1).split('/').join('.')
