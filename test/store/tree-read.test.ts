@@ -6,6 +6,7 @@ import {fsck} from '../../src/store/git/fsck.js'
 import {LedgerCache} from '../../src/store/git/cache.js'
 import {makeRepo, git, gitIn} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
+import {CatFileSpool} from '../../src/store/git/cat-file-spool.js'
 
 /**
  * A full read of a plain lane through the git binary (lane-read.ts, readPlainLane: the tip's
@@ -130,4 +131,42 @@ t.test('a trailer that disagrees with its record: the lane is not plain, and the
   const s2 = await GitRecordStore.open(repo, {onWarning: () => undefined})
   t.teardown(() => s2.close())
   t.ok((await fsck(s2)).problems.some(p => p.code === 'record-mismatch' && p.commit === forged), 'fsck names the commit')
+})
+
+t.test('a large lane is fetched through a spool file: the same entries, nothing left on disk, and a bad record still named', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const n = 1100 // over SPOOL_MIN (lane-read.ts)
+  const made = await s.appendBatch(
+    Array.from({length: n}, (_, i) => sampleDraft('note', i)),
+    {lane: 'big'},
+  )
+  await s.close()
+  const before = CatFileSpool.opened
+  const fast = await cold(repo, true)
+  t.equal(CatFileSpool.opened, before + 1, 'the lane was read through a spool')
+  t.same(fast.problems, [])
+  t.same(
+    fast.entries.map(e => [e.id, e.lamport, e.commit]),
+    made.map(m => [m.id, m.lamport, m.commit]),
+    'every record, in lane order, each with the commit that added it',
+  )
+  t.same(fs.readdirSync(path.join(repo, '.git/exp')).filter(f => f.startsWith('spool.')), [], 'no spool file is left')
+  // one record's bytes changed in history (a commit rewriting its file): the fast read
+  // declines the lane, the general reader names the record, the other records are read
+  const victim = made[500]!
+  const tip = (await git(repo, 'rev-parse', 'refs/research/lanes/big')).trim()
+  const idx = path.join(repo, '.git/tmp-index')
+  const env = {GIT_INDEX_FILE: idx}
+  await gitIn(repo, ['read-tree', tip], '', env)
+  const file = (await gitIn(repo, ['ls-files'], '', env)).split('\n').find(f => f.includes(victim.id))!
+  const bad = (await gitIn(repo, ['hash-object', '-w', '--stdin'], '{"not":"the record"}\n')).trim()
+  await gitIn(repo, ['update-index', '--cacheinfo', `100644,${bad},${file}`], '', env)
+  const tree = (await gitIn(repo, ['write-tree'], '', env)).trim()
+  const forged = (await gitIn(repo, ['commit-tree', tree, '-p', tip, '-m', 'rewrite a record'], '')).trim()
+  await git(repo, 'update-ref', 'refs/research/lanes/big', forged)
+  const after = await cold(repo, true)
+  t.equal(after.entries.length, n - 1, 'the other records are read')
+  t.ok(after.problems.length > 0 && after.problems.every(p => ['commit-not-record', 'record-invalid', 'record-mismatch', 'record-digest', 'commit-changes'].includes(p)), `the rewritten record is named (${[...new Set(after.problems)].join(', ')})`)
+  t.notOk(after.entries.some(e => e.id === victim.id), 'and not returned')
 })

@@ -11,6 +11,8 @@ import {eachLaneCommit, eachTreeFile, listTreeNative, type LeanCommit} from './t
 import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {trailersOf} from './message.js'
+import {CatFileSpool} from './cat-file-spool.js'
+import path from 'node:path'
 
 /** An entry read from history, its bytes kept when there is no cache to point into. */
 export interface MemEntry extends LedgerEntry {
@@ -273,6 +275,9 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   const writer = odd ? undefined : persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
   const slabs = writer ? new Slabs() : undefined
   const added: LedgerEntry[] = []
+  // a large lane's records are fetched through a spool file (cat-file-spool.ts), a small one's through the shared pipe
+  const spool = !odd && blobs.length >= SPOOL_MIN ? CatFileSpool.open(ctx.commonDir, path.join(ctx.commonDir, 'exp')) : undefined
+  const reader = spool ?? ctx.reader
   const tight = tightHeap()
   try {
     // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked,
@@ -282,7 +287,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     const ask = () => {
       while (!odd && ahead.length < FETCH_AHEAD && (next + CHUNK <= files.length || (listed && next < files.length))) {
         const holder = slabs?.holder()
-        const got = ctx.reader.readMany(files.slice(next, next + CHUNK).map(i => blobs[i]!), holder?.keep)
+        const got = reader.readMany(files.slice(next, next + CHUNK).map(i => blobs[i]!), holder?.keep)
         got.catch(() => undefined) // awaited in its turn; not unhandled until then
         ahead.push({from: next, got, holder})
         next += CHUNK
@@ -329,6 +334,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     return undefined
   } finally {
     tight()
+    await spool?.close()
   }
   added.reverse()
   const state = writer?.finish(added as CachedEntry[], tip, [])
@@ -336,6 +342,8 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
 }
 
 const NO_CITES: readonly string[] = Object.freeze([])
+/** lanes with at least this many record files are fetched through a spool file */
+const SPOOL_MIN = 1000
 
 let tightened = 0
 
