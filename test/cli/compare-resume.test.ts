@@ -30,10 +30,16 @@ t.test('exp compare killed with SIGKILL mid-arm and run again ends as a run nobo
   child.kill('SIGKILL')
   await closed
   t.ok(seen > 20, `killed after ${seen} records of the memory arm`)
+  const memoryLane = async () => {
+    const lane = (await git(killed, 'for-each-ref', '--format=%(refname)', 'refs/research/lanes/')).split('\n').find(l => l.endsWith('-memory'))!
+    return Number((await git(killed, 'rev-list', '--count', lane)).trim())
+  }
+  const atKill = await memoryLane()
 
   const again = await expJson<CompareJson>(ARGS, {cwd: killed})
   const reference = await referenceRun
   t.same(shape(again), shape(reference), 'the same held-out results, episodes, knowledge and promotions as the run nobody killed')
+  t.ok(atKill < (await memoryLane()), `the kill landed inside the memory arm (${atKill} of its records were in), not after it`)
   const traces = await expJson<{id: string; lane: string}[]>(['ledger', '--kind', 'trace'], {cwd: killed})
   t.equal(new Set(traces.map(x => x.id)).size, traces.length, 'no trace twice')
   t.equal(traces.length, again.arms.reduce((n, a) => n + a.episodes, 0), 'every recorded episode is one an arm counts')
