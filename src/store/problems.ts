@@ -37,7 +37,7 @@ export const PROBLEM_CODES = {
   'record-not-canonical': 'record files are canonical JSON; this one was not written by exp',
   'record-digest': 'the record content does not hash to its digest: it was changed after it was written',
   'record-id': 'the record id is not derived from its content (or key)',
-  'record-too-large': 'store large content as an artifact and cite it from a small record',
+  'record-too-large': 'exp writes no record file over `exp.maxRecordBytes`: if the lane was written under a higher limit, raise it (`git config exp.maxRecordBytes SIZE`); otherwise the file was put on the lane by hand (large content belongs in an artifact that a small record cites)',
   'artifact-missing': 'the artifact a record names is not in the lane tree',
   'artifact-digest': 'the artifact does not hash to the digest its record names',
   'lamport-order': 'Lamport clocks grow along a lane',

@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {randomBytes} from 'node:crypto'
 import {CorruptObjectError} from '../../errors/index.js'
+import {ObjectTooLarge} from './objects.js'
 
 /**
  * `git cat-file --batch` whose answers go to a spool file instead of a pipe, for a full read
@@ -89,13 +90,17 @@ export class CatFileSpool {
     return new CatFileSpool(child, r)
   }
 
-  /** The objects in order; failures (missing, cat-file died) come back as Errors. `keep` copies each where the caller wants it. */
-  readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer): Promise<(Buffer | Error)[]> {
+  /**
+   * The objects in order; failures (missing, cat-file died) come back as Errors. `keep` copies
+   * each where the caller wants it. An object larger than `max` is ObjectTooLarge, and its bytes
+   * are never read.
+   */
+  readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]> {
     const out = new Array<Buffer | Error>(oids.length)
     if (!oids.length) return Promise.resolve(out)
     if (this.failed) return Promise.resolve(out.fill(this.failed))
     return new Promise(resolve => {
-      this.queue.push({out, keep, done: resolve})
+      this.queue.push({oids, out, keep, max, done: resolve})
       this.child.stdin!.write(`${oids.join('\n')}\n`)
       if (!this.pumping) {
         this.pumping = true
@@ -163,6 +168,17 @@ export class CatFileSpool {
         this.fail(new CorruptObjectError('object', 'git cat-file answered in a form this reader cannot parse'))
         return
       }
+      if (batch.max !== undefined && size > batch.max) {
+        // too large for the request: its bytes are passed over in the file, not read
+        this.settle(batch, new ObjectTooLarge(batch.oids[this.cur]!, size, batch.max))
+        const after = nl + 1 + size + 1
+        if (after <= this.have) at = after
+        else {
+          this.pos += after - this.have
+          at = this.have
+        }
+        continue
+      }
       if (this.have - (nl + 1) < size + 1) {
         // a cut answer: room for all of it (header, object and newline) once it is moved to the start
         need = nl + 1 - at + size + 1
@@ -221,8 +237,10 @@ export class CatFileSpool {
 }
 
 interface Batch {
+  oids: readonly string[]
   out: (Buffer | Error)[]
   keep: ((data: Buffer) => Buffer) | undefined
+  max: number | undefined
   done: (out: (Buffer | Error)[]) => void
 }
 

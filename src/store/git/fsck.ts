@@ -9,6 +9,7 @@ import {parseCommit} from './objects.js'
 import {lookupPaths} from './tree.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {loadSeenTips} from './tips.js'
+import {unreadable} from './lane-check.js'
 import type {MemEntry} from './lane-read.js'
 
 /** A problem `exp fsck` reports (the store's classes; other layers add their own codes). */
@@ -37,6 +38,7 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
   const {tips, bad} = store.scanLanes()
   for (const b of bad) problems.push(problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref}))
   const seenTips = loadSeenTips(store.commonDir)
+  const ceiling = await store.readCeiling()
   let records = 0
   let lanes = 0
   for (const [ref, tip] of tips) {
@@ -103,7 +105,11 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
   async function checkChunk(ref: string, lane: string, commits: LaneCommit[], prevLamport: number, named: {ref: ArtifactRef; id: string; commit: string}[]): Promise<{lamport: number; records: number}> {
     const info = parseLaneRef(ref)!
     const located = commits.map(c => recordChange(c))
-    const got = await store.reader.readMany(located.flatMap(l => ('blob' in l ? [l.blob] : [])))
+    const got = await store.reader.readMany(
+      located.flatMap(l => ('blob' in l ? [l.blob] : [])),
+      undefined,
+      ceiling,
+    )
     let gi = 0
     let n = 0
     const at = (c: LaneCommit, path: string | undefined, id: string | undefined) => ({ref, commit: c.oid, path, id})
@@ -115,7 +121,7 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
       }
       const bytes = got[gi++]!
       if (bytes instanceof Error) {
-        problems.push(problem('record-unreadable', `unreadable object ${loc.blob}: ${bytes.message}`, at(c, loc.path, loc.id)))
+        problems.push(unreadable(loc.blob, bytes, at(c, loc.path, loc.id)))
         continue
       }
       const checked = checkRecordBytes(bytes, {lane, kind: loc.kind, id: loc.id, lamport: loc.lamport})

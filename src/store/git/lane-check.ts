@@ -1,9 +1,10 @@
 import {encodeFacts, kindConstant} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {ReadProblem} from '../port.js'
-import {problem} from '../problems.js'
+import {problem, type Problem} from '../problems.js'
 import type {CacheAdd} from './cache.js'
 import type {LaneCommit} from './log.js'
+import {ObjectTooLarge} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import {checkRecordBytes, type Finding} from './record-bytes.js'
 import {recordChange, unnamedArtifacts, type Located} from './verify.js'
@@ -57,11 +58,11 @@ export interface Fetched {
 }
 
 /** The record blobs of commits, read in one batch (then checked by one of the checks below). */
-export async function fetchRecords(reader: ObjectReader, commits: LaneCommit[], keep?: (data: Buffer) => Buffer): Promise<Fetched> {
+export async function fetchRecords(reader: ObjectReader, commits: LaneCommit[], keep?: (data: Buffer) => Buffer, max?: number): Promise<Fetched> {
   const located = commits.map(c => recordChange(c))
   const blobs: string[] = []
   for (const l of located) if ('blob' in l) blobs.push(l.blob)
-  return {located, got: await reader.readMany(blobs, keep)}
+  return {located, got: await reader.readMany(blobs, keep, max)}
 }
 
 type Outcome = {add: CacheAdd[]; problems: ReadProblem[]}
@@ -76,7 +77,7 @@ function walk(ref: string, commits: LaneCommit[], {located, got}: Fetched, out: 
       continue
     }
     const data = got[gi++]!
-    if (data instanceof Error) out.problems.push({...problem('record-unreadable', `unreadable object ${loc.blob}: ${data.message}`, {ref, commit: c.oid, path: loc.path, id: loc.id}), ref})
+    if (data instanceof Error) out.problems.push({...unreadable(loc.blob, data, {ref, commit: c.oid, path: loc.path, id: loc.id}), ref})
     else onRecord(c, loc, data, k)
   }
 }
@@ -123,4 +124,15 @@ export async function checkInProcess(ref: string, commits: LaneCommit[], fetched
     settle(ref, c, loc, data, checkOne(data, {lane, kind: loc.kind, id: loc.id, lamport: loc.lamport}), out)
   }
   return out
+}
+
+/**
+ * The problem of a record file that could not be read: too large to be read at all (a limit
+ * of the read, see readCeiling in store.ts), or missing or damaged.
+ */
+export function unreadable(blob: string, e: Error, at: Omit<Problem, 'code' | 'message'>): Problem {
+  if (e instanceof ObjectTooLarge) {
+    return problem('record-too-large', `the record file (${blob}) is ${e.size} bytes, over the ${e.max}-byte limit of a read: not read`, at)
+  }
+  return problem('record-unreadable', `unreadable object ${blob}: ${e.message}`, at)
 }

@@ -24,6 +24,8 @@ export interface LaneReadContext {
   reader: ObjectReader
   native: boolean
   cache: LedgerCache
+  /** the largest record file a read takes (larger ones are skipped and named: store.ts, readCeiling) */
+  maxRead: number
 }
 
 export interface LaneReadResult {
@@ -121,7 +123,7 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
     const n = await chunks.next()
     if (n.done) return undefined
     const holder = slabs?.holder()
-    const fetched = fetchRecords(ctx.reader, n.value, holder?.keep)
+    const fetched = fetchRecords(ctx.reader, n.value, holder?.keep, ctx.maxRead)
     fetched.catch(() => undefined) // awaited in its turn; not unhandled until then
     return {chunk: n.value, fetched, holder}
   }
@@ -287,7 +289,11 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     const ask = () => {
       while (!odd && ahead.length < FETCH_AHEAD && (next + CHUNK <= files.length || (listed && next < files.length))) {
         const holder = slabs?.holder()
-        const got = reader.readMany(files.slice(next, next + CHUNK).map(i => blobs[i]!), holder?.keep)
+        const got = reader.readMany(
+          files.slice(next, next + CHUNK).map(i => blobs[i]!),
+          holder?.keep,
+          ctx.maxRead,
+        )
         got.catch(() => undefined) // awaited in its turn; not unhandled until then
         ahead.push({from: next, got, holder})
         next += CHUNK

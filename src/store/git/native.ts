@@ -2,7 +2,7 @@ import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
 import {accessSync, constants as fsConstants} from 'node:fs'
 import path from 'node:path'
 import {CorruptObjectError} from '../../errors/index.js'
-import type {ObjectType} from './objects.js'
+import {ObjectTooLarge, type ObjectType} from './objects.js'
 
 let gitAvailable: boolean | undefined
 
@@ -57,6 +57,8 @@ interface Batch {
   out: (Buffer | Error)[]
   left: number
   keep: ((data: Buffer) => Buffer) | undefined
+  /** objects larger than this are skipped (ObjectTooLarge) */
+  max: number | undefined
   done: (out: (Buffer | Error)[]) => void
 }
 
@@ -67,6 +69,10 @@ class BatchSlot implements Pending {
     private readonly batch: Batch,
     private readonly i: number,
   ) {}
+
+  get max(): number | undefined {
+    return this.batch.max
+  }
 
   resolve(o: {data: Buffer}): void {
     this.settle(this.batch.keep ? this.batch.keep(o.data) : o.data)
@@ -93,6 +99,8 @@ export class CatFileBatch {
   private head = 0
   private buf: Buffer = Buffer.alloc(0)
   private want: {type: ObjectType; size: number} | undefined
+  /** bytes of the stream still to pass over (an object too large for its request, and its newline) */
+  private skip = 0
   private dead: Error | undefined
 
   constructor(gitDir: string) {
@@ -118,14 +126,14 @@ export class CatFileBatch {
    * given, copies each object out of the pipe's buffer as it arrives (into memory the caller
    * reuses), so those buffers die young instead of being held by the answers.
    */
-  readBatch(oids: readonly string[], keep?: (data: Buffer) => Buffer): Promise<(Buffer | Error)[]> {
+  readBatch(oids: readonly string[], keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]> {
     const out = new Array<Buffer | Error>(oids.length)
     if (!oids.length) return Promise.resolve(out)
     if (this.dead) return Promise.resolve(out.fill(this.dead))
     if (this.head === this.queue.length) this.hold(true)
     return new Promise(resolve => {
       // one small object a request (not an object and two closures: a full read has ~1,000 in flight)
-      const batch: Batch = {out, left: oids.length, keep, done: resolve}
+      const batch: Batch = {out, left: oids.length, keep, max, done: resolve}
       for (let i = 0; i < oids.length; i++) this.queue.push(new BatchSlot(oids[i]!, batch, i))
       this.child.stdin.write(Buffer.from(`${oids.join('\n')}\n`, 'latin1'))
     })
@@ -170,6 +178,12 @@ export class CatFileBatch {
   /** Parse the whole headers and objects in `d` from `at`; returns where the unparsed rest begins. */
   private take(d: Buffer, at: number): number {
     for (;;) {
+      if (this.skip) {
+        const n = Math.min(this.skip, d.length - at)
+        at += n
+        this.skip -= n
+        if (this.skip) return at
+      }
       if (!this.want) {
         const nl = d.indexOf(10, at)
         if (nl < 0) return at
@@ -186,6 +200,16 @@ export class CatFileBatch {
         }
         this.want = {type: objectType(d, sp + 1, sp2), size: Number(d.toString('latin1', sp2 + 1, nl))}
         at = nl + 1
+        const max = (this.queue[this.head] as Partial<BatchSlot> | undefined)?.max
+        if (max !== undefined && this.want.size > max) {
+          // passed over as it streams by, never joined into one buffer
+          const p = this.next()!
+          p.reject(new ObjectTooLarge(p.oid, this.want.size, max))
+          this.skip = this.want.size + 1
+          this.want = undefined
+          if (this.head === this.queue.length) this.hold(false)
+          continue
+        }
       }
       if (d.length - at < this.want.size + 1) return at
       // a view, not a copy: the read it lies in is never written again (a new one is made for what follows)

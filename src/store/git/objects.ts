@@ -4,6 +4,22 @@ import {hashObject, type ObjectType} from '../../records/object-id.js'
 
 export {hashObject, type ObjectType}
 
+/**
+ * An object a bulk read did not take because it is larger than the caller's limit (`max` of
+ * ObjectReader.readMany): a hostile lane can put a blob of any size at a record's path, and
+ * reading it whole would take that much memory before the checks refuse it. The cat-file
+ * readers skip its bytes without keeping them.
+ */
+export class ObjectTooLarge extends Error {
+  constructor(
+    readonly oid: string,
+    readonly size: number,
+    readonly max: number,
+  ) {
+    super(`${oid} is ${size} bytes, over the ${max}-byte limit of this read`)
+  }
+}
+
 export interface TreeEntry {
   mode: string
   name: string

@@ -2,14 +2,18 @@ import fs from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {CorruptObjectError} from '../../errors/index.js'
-import {hashObject, type ObjectType} from './objects.js'
+import {hashObject, ObjectTooLarge, type ObjectType} from './objects.js'
 import {CatFileBatch} from './native.js'
 
 /** Reads git objects by id. Two adapters: isomorphic-git (in process) and native `git cat-file --batch`. */
 export interface ObjectReader {
   read(oid: string): Promise<{type: ObjectType; data: Buffer}>
-  /** many objects at once (pipelined where the adapter can); failures come back as Errors; `keep` may copy each one where the caller wants it */
-  readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer): Promise<(Buffer | Error)[]>
+  /**
+   * many objects at once (pipelined where the adapter can); failures come back as Errors; `keep`
+   * may copy each one where the caller wants it; an object larger than `max` bytes comes back as
+   * ObjectTooLarge (the cat-file adapters never hold its bytes)
+   */
+  readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]>
   close(): Promise<void>
 }
 
@@ -28,26 +32,36 @@ export class IsoReader implements ObjectReader {
     }
   }
 
-  async readMany(oids: readonly string[]): Promise<(Buffer | Error)[]> {
-    // (each object is its own buffer here already: nothing to gain from copying)
+  async readMany(oids: readonly string[], _keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]> {
+    // (each object is its own buffer here already: nothing to gain from copying; isomorphic-git
+    // reads an object whole, so `max` is applied after the read)
     const out: (Buffer | Error)[] = []
-    for (const oid of oids) out.push(await this.read(oid).then(o => o.data, (e: Error) => e))
+    for (const oid of oids) out.push(await this.read(oid).then(o => limited(oid, o.data, max), (e: Error) => e))
     return out
   }
 
   async close(): Promise<void> {}
 }
 
+function limited(oid: string, data: Buffer, max: number | undefined): Buffer | Error {
+  return max !== undefined && data.length > max ? new ObjectTooLarge(oid, data.length, max) : data
+}
+
 /** at most this many objects are tried loose, in process, before asking cat-file */
 const SMALL_READ = 64
 
-/** Read a loose object in process; undefined when it is not loose (packed or missing). */
-export function readLoose(gitdir: string, oid: string): {type: ObjectType; data: Buffer} | undefined {
+/**
+ * Read a loose object in process; undefined when it is not loose (packed or missing), or when
+ * it inflates to more than `most` bytes (the caller asks cat-file, which streams it).
+ */
+export function readLoose(gitdir: string, oid: string, most?: number): {type: ObjectType; data: Buffer} | undefined {
   let raw: Buffer
   try {
-    raw = zlib.inflateSync(fs.readFileSync(path.join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2))))
+    const file = fs.readFileSync(path.join(gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))
+    raw = most === undefined ? zlib.inflateSync(file) : zlib.inflateSync(file, {maxOutputLength: most})
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ERR_BUFFER_TOO_LARGE') return undefined
     throw new CorruptObjectError('object', `${oid}: ${(e as Error).message}`, {oid})
   }
   const nul = raw.indexOf(0)
@@ -77,13 +91,15 @@ export class NativeReader implements ObjectReader {
    * A few objects (a lookup during an append) are tried loose first, so a small repository
    * never needs the child process.
    */
-  async readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer): Promise<(Buffer | Error)[]> {
+  async readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]> {
     const out: (Buffer | Error | undefined)[] = new Array(oids.length)
     const rest: number[] = []
     oids.forEach((oid, i) => {
       if (oids.length <= SMALL_READ && fs.existsSync(path.join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))) {
         try {
-          out[i] = readLoose(this.gitdir, oid)?.data
+          // (a header's worth over `max`: an object over it is left to cat-file, which skips it unread)
+          const loose = readLoose(this.gitdir, oid, max === undefined ? undefined : max + 64)
+          out[i] = loose && limited(oid, loose.data, max)
         } catch (e) {
           out[i] = e as Error
         }
@@ -93,7 +109,7 @@ export class NativeReader implements ObjectReader {
     if (rest.length) {
       this.batch ??= new CatFileBatch(this.gitdir)
       const b = this.batch
-      const got = await b.readBatch(rest.map(i => oids[i]!), keep)
+      const got = await b.readBatch(rest.map(i => oids[i]!), keep, max)
       rest.forEach((i, k) => (out[i] = got[k]))
     }
     return out as (Buffer | Error)[]

@@ -41,6 +41,8 @@ export interface GitStoreOptions {
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024
+/** record files up to this size are always read, whatever `exp.maxRecordBytes` says now */
+export const READ_CEILING_FLOOR = 16 * 1024 * 1024
 export const DEFAULT_MAX_ARTIFACT_BYTES = 100 * 1024 * 1024
 
 interface LaneRead {
@@ -112,6 +114,18 @@ export class GitRecordStore implements RecordStore {
     if (this.opts.maxRecordBytes !== undefined) return this.opts.maxRecordBytes
     const v = await this.config('exp.maxRecordBytes')
     return v === undefined ? DEFAULT_MAX_RECORD_BYTES : parseSize(v, 'exp.maxRecordBytes')
+  }
+
+  /**
+   * The largest record file a read takes: `maxRecordBytes`, never below 16 MiB (a limit lowered
+   * after larger records were written leaves them readable), the default when the config value
+   * is malformed (appends name it; a read must not fail on it). A larger file at a record's path
+   * was not written by exp under that limit: it is named (record-too-large), not read, so a
+   * hostile blob of any size costs no memory.
+   */
+  async readCeiling(): Promise<number> {
+    const limit = await this.maxRecordBytes().catch(() => DEFAULT_MAX_RECORD_BYTES)
+    return Math.max(limit, READ_CEILING_FLOOR)
   }
 
   /** The largest artifact accepted: the option, else git config exp.maxArtifactBytes, else 100 MiB. */
@@ -423,7 +437,7 @@ export class GitRecordStore implements RecordStore {
       }
     }
     await this.checkTip(ref, tip)
-    const ctx = {commonDir: this.commonDir, reader: this.reader, native: this.native, cache: this.cache}
+    const ctx = {commonDir: this.commonDir, reader: this.reader, native: this.native, cache: this.cache, maxRead: await this.readCeiling()}
     let lane = st ? await readLane(ctx, ref, tip, st, persist, start, watch) : undefined
     // the lane read on from the cached tip: the new tip contains it
     const from = lane ? st?.tip : undefined
