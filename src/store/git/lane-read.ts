@@ -1,3 +1,4 @@
+import path from 'node:path'
 import v8 from 'node:v8'
 import {KINDS, isKind, kindOfId, parseRecordPath, recordPath} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
@@ -12,7 +13,6 @@ import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {trailersOf} from './message.js'
 import {CatFileSpool} from './cat-file-spool.js'
-import path from 'node:path'
 
 /** An entry read from history, its bytes kept when there is no cache to point into. */
 export interface MemEntry extends LedgerEntry {
