@@ -8,7 +8,9 @@ import {ObjectTooLarge} from '../../src/store/git/objects.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {fsck} from '../../src/store/git/fsck.js'
 import {recordPath} from '../../src/records/index.js'
-import {makeRepo, git, gitIn} from '../helpers/repo.js'
+import {execFile} from 'node:child_process'
+import {makeRepo, git, gitIn, node} from '../helpers/repo.js'
+import {ROOT} from '../helpers/cli.js'
 import {sampleDraft} from '../helpers/records.js'
 
 /**
@@ -102,4 +104,34 @@ t.test('a lane with a huge blob at a record path: the record is named record-too
   const l = await store.ledger()
   t.notOk(l.problems.some(x => x.code === 'record-too-large'), 'under a 32 MiB limit the file is read')
   t.ok(l.problems.some(x => x.code === 'record-invalid' && x.path === file), 'and refused by the checks as no record')
+})
+
+t.test('an object over the limit is never held: peak memory of a read with the limit stays far below one without', {skip: process.platform !== 'linux' && 'reads the peak memory from /proc'}, async t => {
+  const repo = await makeRepo(t)
+  const size = 64 * 1024 * 1024
+  const [oid] = await blobs(repo, [Buffer.alloc(size, 'exp ')])
+  // a child process per read (peak RSS is per process), through the built modules
+  const script = `
+    const [{CatFileBatch}, {CatFileSpool}] = await Promise.all([import(${JSON.stringify(path.join(ROOT, 'dist/store/git/native.js'))}), import(${JSON.stringify(path.join(ROOT, 'dist/store/git/cat-file-spool.js'))})])
+    const [how, max] = process.argv.slice(1)
+    const gitDir = ${JSON.stringify(path.join(repo, '.git'))}
+    const r = how === 'pipe' ? new CatFileBatch(gitDir) : CatFileSpool.open(gitDir, gitDir + '/exp')
+    const got = await (how === 'pipe' ? r.readBatch([${JSON.stringify(oid)}], undefined, max ? Number(max) : undefined) : r.readMany([${JSON.stringify(oid)}], undefined, max ? Number(max) : undefined))
+    await r.close()
+    // (VmHWM: the peak of this program's own memory; getrusage's maxRSS also counts the parent's at the fork)
+    const hwm = Number(/VmHWM:\\s+(\\d+) kB/.exec((await import('node:fs')).readFileSync('/proc/self/status', 'utf8'))[1]) * 1024
+    console.log(JSON.stringify({read: got[0] instanceof Buffer ? got[0].length : got[0].constructor.name, rss: hwm}))
+  `
+  const run = async (how: string, max?: number) => {
+    const [cmd, args] = node(['--input-type=module', '-e', script, how, ...(max ? [String(max)] : [])])
+    const out = await new Promise<string>((resolve, reject) => execFile(cmd, args, {maxBuffer: 1 << 20}, (e, so) => (e ? reject(e) : resolve(so))))
+    return JSON.parse(out) as {read: number | string; rss: number}
+  }
+  for (const how of ['pipe', 'spool']) {
+    const whole = await run(how)
+    const skipped = await run(how, 1024 * 1024)
+    t.equal(whole.read, size, `${how}: without a limit the object is read whole`)
+    t.equal(skipped.read, 'ObjectTooLarge', `${how}: with a 1 MiB limit it is not read`)
+    t.ok(skipped.rss < whole.rss - 48 * 1024 * 1024, `${how}: peak RSS ${(skipped.rss / 2 ** 20).toFixed(0)} MB with the limit, ${(whole.rss / 2 ** 20).toFixed(0)} MB without`)
+  }
 })
