@@ -1,5 +1,5 @@
 import {execFile} from 'node:child_process'
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -82,6 +82,19 @@ export function gitIn(cwd: string, args: string[], input: string | undefined, en
     child.stdin!.on('error', () => undefined)
     child.stdin!.end(input ?? '')
   })
+}
+
+/** Write blobs of any bytes (no filters) into a repository's objects with one git; their ids in order. */
+export async function writeBlobs(repo: string, contents: readonly Buffer[]): Promise<string[]> {
+  const dir = mkdtempSync(path.join(repo, '.git', 'blobs-'))
+  const files = contents.map((c, i) => {
+    const file = path.join(dir, String(i))
+    writeFileSync(file, c)
+    return file
+  })
+  const out = (await gitIn(repo, ['hash-object', '-w', '--no-filters', '--stdin-paths'], `${files.join('\n')}\n`)).split('\n')
+  rmSync(dir, {recursive: true})
+  return out
 }
 
 /** Commit one file onto a lane with plain git plumbing, as a person could by hand. */

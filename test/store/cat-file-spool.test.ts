@@ -5,26 +5,13 @@ import {spawnSync} from 'node:child_process'
 import {CatFileSpool} from '../../src/store/git/cat-file-spool.js'
 import {CatFileBatch} from '../../src/store/git/native.js'
 import {findGarbage} from '../../src/store/git/gc.js'
-import {makeRepo, gitIn, tempDir} from '../helpers/repo.js'
+import {makeRepo, tempDir, writeBlobs} from '../helpers/repo.js'
 
 /**
  * The spool reader (cat-file-spool.ts): `git cat-file --batch` writing to an unlinked file
  * instead of a pipe, for the full read of a large lane. It must give what the pipe reader
  * gives, object for object, leave nothing on disk, and never hang when cat-file fails.
  */
-
-async function blobs(repo: string, contents: Buffer[]): Promise<string[]> {
-  // (one git for all: written as files, hashed by `hash-object --stdin-paths`)
-  const dir = fs.mkdtempSync(path.join(repo, '.git', 'blobs-'))
-  const files = contents.map((c, i) => {
-    const file = path.join(dir, String(i))
-    fs.writeFileSync(file, c)
-    return file
-  })
-  const out = (await gitIn(repo, ['hash-object', '-w', '--no-filters', '--stdin-paths'], `${files.join('\n')}\n`)).trim().split('\n')
-  fs.rmSync(dir, {recursive: true})
-  return out
-}
 
 const spoolFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => f.startsWith('spool.')) : [])
 
@@ -38,7 +25,7 @@ t.test('gives every object in order, across batches in flight at once, as the pi
     Buffer.from([0, 10, 32, 255, 0]),
     ...Array.from({length: 300}, (_, i) => Buffer.from(`record ${i} ${'y'.repeat(i * 37)}\n`)),
   ]
-  const oids = await blobs(repo, contents)
+  const oids = await writeBlobs(repo, contents)
   const dir = path.join(repo, '.git', 'exp')
   const spool = CatFileSpool.open(path.join(repo, '.git'), dir)
   if (!spool) return t.fail('no spool on this platform')
@@ -66,7 +53,7 @@ t.test('gives every object in order, across batches in flight at once, as the pi
 
 t.test('a missing object is an error in its place; the others are read', async t => {
   const repo = await makeRepo(t)
-  const [a, b] = await blobs(repo, [Buffer.from('one'), Buffer.from('two')])
+  const [a, b] = await writeBlobs(repo, [Buffer.from('one'), Buffer.from('two')])
   const spool = CatFileSpool.open(path.join(repo, '.git'), path.join(repo, '.git', 'exp'))!
   const missing = 'deadbeef'.repeat(5)
   const got = await spool.readMany([a!, missing, b!])

@@ -9,7 +9,7 @@ import {GitRecordStore} from '../../src/store/index.js'
 import {fsck} from '../../src/store/git/fsck.js'
 import {recordPath} from '../../src/records/index.js'
 import {execFile} from 'node:child_process'
-import {makeRepo, git, gitIn, node} from '../helpers/repo.js'
+import {makeRepo, git, gitIn, node, writeBlobs} from '../helpers/repo.js'
 import {ROOT} from '../helpers/cli.js'
 import {sampleDraft} from '../helpers/records.js'
 
@@ -19,24 +19,12 @@ import {sampleDraft} from '../helpers/records.js'
  * over such an object without holding it, and the record is named, not read.
  */
 
-async function blobs(repo: string, contents: Buffer[]): Promise<string[]> {
-  const dir = fs.mkdtempSync(path.join(repo, '.git', 'blobs-'))
-  const files = contents.map((c, i) => {
-    const file = path.join(dir, String(i))
-    fs.writeFileSync(file, c)
-    return file
-  })
-  const out = (await gitIn(repo, ['hash-object', '-w', '--no-filters', '--stdin-paths'], `${files.join('\n')}\n`)).trim().split('\n')
-  fs.rmSync(dir, {recursive: true})
-  return out
-}
-
 t.test('every cat-file reader gives an object over the limit as ObjectTooLarge, in its place, and reads on', async t => {
   const repo = await makeRepo(t)
   const big = Buffer.alloc(3_000_000, 'x\n 1 2\n')
   const small = ['first', 'second', 'third'].map(s => Buffer.from(`${s}\n`))
   const contents = [small[0]!, big, small[1]!, Buffer.concat([big, big]), small[2]!]
-  const oids = await blobs(repo, contents)
+  const oids = await writeBlobs(repo, contents)
   // loose objects first (the in-process path of a small read), then packed
   const gitDir = path.join(repo, '.git')
   const check = (how: string, got: (Buffer | Error)[]) => {
@@ -74,7 +62,7 @@ t.test('a lane with a huge blob at a record path: the record is named record-too
   // a commit that looks like a record commit, adding 17 MB at a record's path
   const id = 'nt-0123456789abcdef01234567'
   const file = recordPath('note', id)
-  const [blob] = await blobs(repo, [Buffer.alloc(17 * 1024 * 1024, '{"x":1}')])
+  const [blob] = await writeBlobs(repo, [Buffer.alloc(17 * 1024 * 1024, '{"x":1}')])
   const tip = (await git(repo, 'rev-parse', 'refs/research/lanes/x')).trim()
   const env = {GIT_INDEX_FILE: path.join(repo, '.git', 'tmp-index')}
   await gitIn(repo, ['read-tree', tip], '', env)
@@ -109,7 +97,7 @@ t.test('a lane with a huge blob at a record path: the record is named record-too
 t.test('an object over the limit is never held: peak memory of a read with the limit stays far below one without', {skip: process.platform !== 'linux' && 'reads the peak memory from /proc'}, async t => {
   const repo = await makeRepo(t)
   const size = 64 * 1024 * 1024
-  const [oid] = await blobs(repo, [Buffer.alloc(size, 'exp ')])
+  const [oid] = await writeBlobs(repo, [Buffer.alloc(size, 'exp ')])
   // a child process per read (peak RSS is per process), through the built modules
   const script = `
     const [{CatFileBatch}, {CatFileSpool}] = await Promise.all([import(${JSON.stringify(path.join(ROOT, 'dist/store/git/native.js'))}), import(${JSON.stringify(path.join(ROOT, 'dist/store/git/cat-file-spool.js'))})])
