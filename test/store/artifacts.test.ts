@@ -4,7 +4,7 @@ import path from 'node:path'
 import {execFile} from 'node:child_process'
 import {GitRecordStore} from '../../src/store/index.js'
 import {fsck} from '../../src/store/git/fsck.js'
-import {makeRepo, git, handCommit, GIT_ENV, node} from '../helpers/repo.js'
+import {makeRepo, git, gitIn, handCommit, GIT_ENV, node} from '../helpers/repo.js'
 import {BIN} from '../helpers/cli.js'
 import {exp, expJson} from '../helpers/cli.js'
 
@@ -61,4 +61,32 @@ t.test('exp append --artifact stores a file over the record limit; inspect lists
   t.equal(batch.code, 2)
   t.equal((await expJson<unknown[]>(['ledger'], {cwd: repo})).length, 1)
   t.equal((await exp(['fsck'], {cwd: repo})).code, 0)
+})
+
+t.test('a blob larger than the size its record names is refused, not read: readArtifact and fsck', async t => {
+  const repo = await makeRepo(t)
+  const content = Buffer.from('the real log\n')
+  const s = await GitRecordStore.open(repo)
+  const r = await s.append({kind: 'note', body: {text: 'log attached'}, artifacts: [{name: 'run.log', content}]}, {lane: 'b'})
+  const ref = (await s.ledger()).load(r.id).artifacts![0]!
+  await s.close()
+  // the record's commit made again by hand, the same record beside a 4 MB blob at the artifact's path
+  const tip = (await git(repo, 'rev-parse', 'refs/research/lanes/b')).trim()
+  const big = path.join(repo, '.git', 'big.bin')
+  fs.writeFileSync(big, Buffer.alloc(4 * 1024 * 1024, 'x'))
+  const blob = (await git(repo, 'hash-object', '-w', big)).trim()
+  const env = {GIT_INDEX_FILE: path.join(repo, '.git', 'forge.idx')}
+  const run = (args: string[], input?: string) => gitIn(repo, args, input, env)
+  await run(['read-tree', tip])
+  await run(['update-index', '--cacheinfo', `100644,${blob},${ref.path}`])
+  const tree = await run(['write-tree'])
+  const message = await git(repo, 'log', '-1', '--format=%B', tip)
+  const forged = await run(['commit-tree', tree, '-F', '-'], message)
+  await git(repo, 'update-ref', 'refs/research/lanes/b', forged)
+  const s2 = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.teardown(() => s2.close())
+  t.equal((await s2.ledger()).get(r.id)?.commit, forged, 'the record reads, on the forged commit')
+  await t.rejects(s2.readArtifact(r.id, 'run.log'), {code: 'E_CORRUPT', message: new RegExp(`${ref.path} is 4194304 bytes, not the ${content.length} its record names`)})
+  const report = await fsck(s2)
+  t.ok(report.problems.some(p => p.code === 'artifact-digest' && /is 4194304 bytes, not the 13 its record names/.test(p.message)), 'fsck names it')
 })

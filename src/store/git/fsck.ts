@@ -5,7 +5,7 @@ import {Ledger} from '../ledger.js'
 import {problem, formatProblem as formatOne, type Problem, type StoreProblemCode} from '../problems.js'
 import type {GitRecordStore} from './store.js'
 import {recordChange, unnamedArtifacts} from './verify.js'
-import {parseCommit} from './objects.js'
+import {ObjectTooLarge, parseCommit} from './objects.js'
 import {lookupPaths} from './tree.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {loadSeenTips} from './tips.js'
@@ -96,8 +96,10 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
         problems.push(problem('artifact-missing', `artifact ${n.ref.name} (${n.ref.path}) is not in the lane tree`, at))
         continue
       }
-      const bytes = await store.reader.read(f.oid).then(o => o.data, (e: Error) => e)
-      if (bytes instanceof Error) problems.push(problem('artifact-missing', `artifact ${n.ref.name}: ${bytes.message}`, at))
+      // (no more than the size the record names is read)
+      const [bytes] = await store.reader.readMany([f.oid], undefined, n.ref.size)
+      if (bytes instanceof ObjectTooLarge) problems.push(problem('artifact-digest', `artifact ${n.ref.name} is ${bytes.size} bytes, not the ${n.ref.size} its record names`, at))
+      else if (bytes instanceof Error) problems.push(problem('artifact-missing', `artifact ${n.ref.name}: ${bytes.message}`, at))
       else if (!artifactMatches(n.ref, bytes)) problems.push(problem('artifact-digest', `artifact ${n.ref.name} does not hash to ${n.ref.digest.slice(0, 19)}… (or its size is not ${n.ref.size})`, at))
     }
   }

@@ -3,7 +3,7 @@ import os from 'node:os'
 import {execFileSync} from 'node:child_process'
 import {artifactMatches, decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
-import {parseCommit} from './objects.js'
+import {ObjectTooLarge, parseCommit} from './objects.js'
 import {lookupPath} from './tree.js'
 import {isLaneName, parseLaneRef} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
@@ -149,9 +149,12 @@ export class GitRecordStore implements RecordStore {
     const c = await this.reader.read(e.commit)
     const file = await lookupPath(this.reader, parseCommit(c.data, e.commit).tree, ref.path)
     if (!file) throw new CorruptObjectError('artifact', `${where} is not in the lane tree`, {where})
-    const bytes = (await this.reader.read(file.oid)).data
-    if (!artifactMatches(ref, bytes)) throw new CorruptObjectError('artifact', `${where} does not hash to its digest ${ref.digest}`, {where})
-    return bytes
+    // (no more than the size its record names is read: a blob put there by hand may be of any size)
+    const [bytes] = await this.reader.readMany([file.oid], undefined, ref.size)
+    if (bytes instanceof ObjectTooLarge) throw new CorruptObjectError('artifact', `${where} is ${bytes.size} bytes, not the ${ref.size} its record names`, {where})
+    if (bytes instanceof Error) throw bytes
+    if (!artifactMatches(ref, bytes!)) throw new CorruptObjectError('artifact', `${where} does not hash to its digest ${ref.digest}`, {where})
+    return bytes!
   }
 
   /** Lane refs (public and private) and their tips. */
