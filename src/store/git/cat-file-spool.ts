@@ -4,6 +4,7 @@ import path from 'node:path'
 import {randomBytes} from 'node:crypto'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ObjectTooLarge} from './objects.js'
+import {answerHeader} from './native.js'
 
 /**
  * `git cat-file --batch` whose answers go to a spool file instead of a pipe, for a full read
@@ -153,17 +154,15 @@ export class CatFileSpool {
     while (this.queue.length) {
       const nl = b.indexOf(10, at)
       if (nl < 0 || nl >= this.have) break
-      // <oid> SP <type> SP <size> LF <data> LF, or <oid> SP missing LF
-      const sp = b.indexOf(32, at)
-      const sp2 = sp >= 0 && sp < nl ? b.indexOf(32, sp + 1) : -1
+      // a header, then <data> LF when the object is there
+      const header = answerHeader(b, at, nl)
       const batch = this.queue[0]!
-      if (sp2 < 0 || sp2 > nl) {
-        const oid = b.toString('latin1', at, sp >= 0 && sp < nl ? sp : nl)
-        this.settle(batch, new CorruptObjectError('object', `${oid} is missing from the object database`, {oid}))
+      if (header instanceof Error) {
+        this.settle(batch, header)
         at = nl + 1
         continue
       }
-      const size = Number(b.toString('latin1', sp2 + 1, nl))
+      const size = header.size
       if (!Number.isSafeInteger(size) || size < 0) {
         this.fail(new CorruptObjectError('object', 'git cat-file answered in a form this reader cannot parse'))
         return

@@ -49,6 +49,8 @@ export function runGit(args: string[], opts: {cwd: string; input?: string | Buff
 
 interface Pending {
   oid: string
+  /** objects larger than this are skipped (ObjectTooLarge); only bulk reads set it */
+  readonly max?: number
   resolve: (v: {type: ObjectType; data: Buffer}) => void
   reject: (e: Error) => void
 }
@@ -206,20 +208,15 @@ export class CatFileBatch {
       if (!this.want) {
         const nl = d.indexOf(10, at)
         if (nl < 0) return at
-        // <oid> SP <type> SP <size> LF, or <oid> SP missing|ambiguous LF
-        const sp = d.indexOf(32, at)
-        const sp2 = sp >= 0 && sp < nl ? d.indexOf(32, sp + 1) : -1
-        if (sp2 < 0 || sp2 > nl) {
-          const oid = d.toString('latin1', at, sp >= 0 && sp < nl ? sp : nl)
-          at = nl + 1
-          const p = this.next()
-          p?.reject(new CorruptObjectError('object', `${oid} is missing from the object database`, {oid}))
+        const header = answerHeader(d, at, nl)
+        at = nl + 1
+        if (header instanceof Error) {
+          this.next()?.reject(header)
           if (this.head === this.queue.length) this.hold(false)
           continue
         }
-        this.want = {type: objectType(d, sp + 1, sp2), size: Number(d.toString('latin1', sp2 + 1, nl))}
-        at = nl + 1
-        const max = (this.queue[this.head] as Partial<BatchSlot> | undefined)?.max
+        this.want = header
+        const max = this.queue[this.head]?.max
         if (max !== undefined && this.want.size > max) {
           // passed over as it streams by, never joined into one buffer
           const p = this.next()!
@@ -271,6 +268,21 @@ export class CatFileBatch {
 
 const EMPTY = Buffer.alloc(0)
 const TYPES: readonly ObjectType[] = ['blob', 'tree', 'commit', 'tag']
+
+/**
+ * The header of one answer of `git cat-file --batch` in `d[at, nl)` (`<oid> SP <type> SP <size>`,
+ * or `<oid> SP missing|ambiguous`): the object's type and size, or the error of an object it
+ * does not have. (The pipe reader and the spool reader, cat-file-spool.ts, read answers alike.)
+ */
+export function answerHeader(d: Buffer, at: number, nl: number): {type: ObjectType; size: number} | CorruptObjectError {
+  const sp = d.indexOf(32, at)
+  const sp2 = sp >= 0 && sp < nl ? d.indexOf(32, sp + 1) : -1
+  if (sp2 < 0 || sp2 > nl) {
+    const oid = d.toString('latin1', at, sp >= 0 && sp < nl ? sp : nl)
+    return new CorruptObjectError('object', `${oid} is missing from the object database`, {oid})
+  }
+  return {type: objectType(d, sp + 1, sp2), size: Number(d.toString('latin1', sp2 + 1, nl))}
+}
 
 /** The type named by `d[from, to)`, as one of the constant strings when it is a known one. */
 function objectType(d: Buffer, from: number, to: number): ObjectType {
