@@ -184,14 +184,16 @@ export class PackSink implements ObjectSink {
             await fh.close()
           }
           await fsp.writeFile(tmpIdx, this.index(packSum), {mode: 0o444})
-          // the .pack first, then a .keep (a `git repack -a -d` running now must not drop a pack
-          // no ref reaches yet), the .idx last: readers find packs through their index
-          await fsp.rename(tmpPack, `${base}.pack`)
+          // The .keep first: no ref reaches these objects until the lane ref moves, and a
+          // `git repack -a -d` that lists a .pack without its .keep deletes it as redundant
+          // (git before 2.42 lists packs by their .pack file, later ones by their .idx). Then
+          // the .pack, and the .idx last: readers find packs through their index. The keep is
           // written whole under a temp name first: a writer killed mid-write must not leave an
-          // empty keep nobody can tell from one a person made
+          // empty keep nobody can tell from one a person made.
           await fsp.writeFile(tmpKeep, `exp pid=${process.pid} host=${HOST}: until the lane ref moves\n`)
           await fsp.rename(tmpKeep, `${base}.keep`)
           this.keep = `${base}.keep`
+          await fsp.rename(tmpPack, `${base}.pack`)
           await fsp.rename(tmpIdx, `${base}.idx`)
           break
         } catch (e) {
