@@ -3,7 +3,7 @@ import {ArtifactTooLargeError, ConflictError, CorruptObjectError, RecordTooLarge
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import type {AppendOptions, AppendResult} from '../port.js'
 import {RefLock} from './lock.js'
-import {encodeCommit, parseCommit, type CommitData, type Signature} from './objects.js'
+import {encodeCommit, OBJECT_MAX, parseCommit, type CommitData, type Signature} from './objects.js'
 import type {CommitSigner} from './sign.js'
 import type {ObjectReader} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
@@ -139,7 +139,7 @@ export class LaneWriter {
   private async commitInfo(oid: string): Promise<{tree: string; lamport: number}> {
     let hit = this.commitTree.get(oid)
     if (!hit) {
-      const o = await this.ctx.reader.read(oid)
+      const o = await this.ctx.reader.read(oid, OBJECT_MAX)
       if (o.type !== 'commit') throw new CorruptObjectError('commit', `${oid} is a ${o.type}, not a commit`, {oid})
       const c = parseCommit(o.data, oid)
       hit = {tree: c.tree, lamport: parseTrailers(c.message).lamport ?? 0}

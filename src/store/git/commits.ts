@@ -1,5 +1,5 @@
 import {runGit, hasNativeGit} from './native.js'
-import {encodeCommit, parseCommit, type Signature} from './objects.js'
+import {encodeCommit, OBJECT_MAX, parseCommit, type Signature} from './objects.js'
 import {MutableTree, lookupPath} from './tree.js'
 import {LooseSink} from './writer.js'
 import {RefLock} from './lock.js'
@@ -19,7 +19,7 @@ import type {CommitInfo, FileWrite} from '../../workspace/port.js'
 export type {FileWrite, CommitInfo}
 
 export async function readCommit(store: GitRecordStore, oid: string): Promise<CommitInfo> {
-  const o = await store.reader.read(oid)
+  const o = await store.reader.read(oid, OBJECT_MAX)
   if (o.type !== 'commit') throw new ExpError('E_NOT_FOUND', `${oid} is a ${o.type}, not a commit`)
   const c = parseCommit(o.data, oid)
   const m = /^committer .* (\d+) [+-]\d{4}$/m.exec(o.data.toString('utf8'))

@@ -5,7 +5,7 @@ import {Ledger} from '../ledger.js'
 import {problem, formatProblem as formatOne, type Problem, type StoreProblemCode} from '../problems.js'
 import type {GitRecordStore} from './store.js'
 import {recordChange, unnamedArtifacts} from './verify.js'
-import {ObjectTooLarge, parseCommit} from './objects.js'
+import {OBJECT_MAX, ObjectTooLarge, parseCommit} from './objects.js'
 import {lookupPaths} from './tree.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {loadSeenTips} from './tips.js'
@@ -45,7 +45,11 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
     if (!tip) continue
     lanes++
     const lane = parseLaneRef(ref)!.lane
-    const o = await store.reader.read(tip).catch((e: Error) => e)
+    const o = await store.reader.read(tip, OBJECT_MAX).catch((e: Error) => e)
+    if (o instanceof ObjectTooLarge) {
+      problems.push(problem('lane-unreadable', `${ref} cannot be read: its tip ${tip.slice(0, 12)} is a ${o.size}-byte object, over the ${OBJECT_MAX} bytes exp reads of a commit`, {ref, commit: tip}))
+      continue
+    }
     if (o instanceof Error) {
       problems.push(problem('lane-unreadable', `${ref} cannot be read: its tip ${tip.slice(0, 12)} is missing (${o.message.split('\n')[0]})`, {ref, commit: tip}))
       continue

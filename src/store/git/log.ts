@@ -1,11 +1,11 @@
-import {parseCommit} from './objects.js'
+import {OBJECT_MAX, parseCommit} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import {readTree} from './tree.js'
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
 import type {RecordTrailers} from './message.js'
-import {ByteSplitter} from './split.js'
+import {ByteSplitter, PIECE_MAX} from './split.js'
 
 export interface Change {
   status: 'A' | 'M' | 'D'
@@ -57,10 +57,10 @@ export async function laneCommitsIso(reader: ObjectReader, tip: string, stop?: s
   const out: LaneCommit[] = []
   let oid: string | undefined = tip
   while (oid && oid !== stop) {
-    const o = await reader.read(oid)
+    const o = await reader.read(oid, OBJECT_MAX)
     if (o.type !== 'commit') throw new CorruptObjectError('commit', `${oid} is a ${o.type}`, {oid})
     const c = parseCommit(o.data, oid)
-    const parentTree: string | undefined = c.parents[0] ? parseCommit((await reader.read(c.parents[0])).data, c.parents[0]).tree : undefined
+    const parentTree: string | undefined = c.parents[0] ? parseCommit((await reader.read(c.parents[0], OBJECT_MAX)).data, c.parents[0]).tree : undefined
     out.push({oid, parents: c.parents, message: c.message, changes: await diffTrees(reader, parentTree, c.tree)})
     oid = c.parents[0]
   }
@@ -96,12 +96,16 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   let batch: LaneCommit[] = []
   // entries start at \x01 (a byte no UTF-8 sequence contains): split on it, each entry parsed
   // whole from bytes (split.ts); what comes before the first one is not an entry (none with this format)
-  const pieces = new ByteSplitter(1)
   let preamble = true
   const entry = (buf: Buffer, from: number, to: number) => {
     if (preamble) preamble = false
     else push(parseLogEntry(buf, from, to))
   }
+  // an entry too large to be a record commit (a message of hundreds of MB) is named, not held
+  const pieces = new ByteSplitter(1, PIECE_MAX, (head, size) => {
+    preamble = false
+    push(oversized(head, size))
+  })
   let ended = false
   let failure: Error | undefined
   let wake: (() => void) | undefined
@@ -169,6 +173,13 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   }
   const code = await closed
   if (code !== 0 && code !== null && !child.killed) throw new CorruptObjectError('lane', `git log ${tip} failed: ${stderr.trim().split('\n').pop()}`)
+}
+
+/** A log entry over PIECE_MAX bytes: its commit, from the entry's head, with the problem. */
+export function oversized(head: Buffer, size: number): LaneCommit {
+  const a = head.indexOf(2)
+  const oid = head.toString('latin1', 0, a > 0 ? Math.min(a, 64) : Math.min(head.length, 40))
+  return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: `the commit is ${size} bytes in git log (message and changes), over the ${PIECE_MAX} bytes a record commit could need: not read`}}
 }
 
 /** The entry in `buf[from, to)`: `%H \x02 %P \x02 %B \x03` and, with --raw, the changes. */

@@ -49,7 +49,7 @@ export function runGit(args: string[], opts: {cwd: string; input?: string | Buff
 
 interface Pending {
   oid: string
-  /** objects larger than this are skipped (ObjectTooLarge); only bulk reads set it */
+  /** objects larger than this are skipped (ObjectTooLarge) */
   readonly max?: number
   resolve: (v: {type: ObjectType; data: Buffer}) => void
   reject: (e: Error) => void
@@ -117,11 +117,12 @@ export class CatFileBatch {
     this.child.stdin.on('error', e => this.fail(e))
   }
 
-  read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
+  /** One object; larger than `max` bytes it is passed over unread and refused (ObjectTooLarge). */
+  read(oid: string, max?: number): Promise<{type: ObjectType; data: Buffer}> {
     if (this.dead) return Promise.reject(this.dead)
     if (this.head === this.queue.length) this.hold(true)
     return new Promise((resolve, reject) => {
-      this.queue.push({oid, resolve, reject})
+      this.queue.push({oid, max, resolve, reject})
       this.child.stdin.write(`${oid}\n`)
     })
   }

@@ -10,6 +10,13 @@ export {hashObject, type ObjectType}
  * reading it whole would take that much memory before the checks refuse it. The cat-file
  * readers skip its bytes without keeping them.
  */
+/**
+ * The largest commit or tree exp reads. A record commit's message is a subject and a few
+ * trailers, and a lane's trees are sharded: nothing exp writes comes near it, and a hostile
+ * object of hundreds of MB (a commit message compresses ~1000x in a push) is refused unread.
+ */
+export const OBJECT_MAX = 16 * 1024 * 1024
+
 export class ObjectTooLarge extends Error {
   constructor(
     readonly oid: string,

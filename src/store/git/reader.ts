@@ -7,7 +7,8 @@ import {CatFileBatch} from './native.js'
 
 /** Reads git objects by id. Two adapters: isomorphic-git (in process) and native `git cat-file --batch`. */
 export interface ObjectReader {
-  read(oid: string): Promise<{type: ObjectType; data: Buffer}>
+  /** one object; larger than `max` bytes it is refused (ObjectTooLarge, which the cat-file adapter never holds) */
+  read(oid: string, max?: number): Promise<{type: ObjectType; data: Buffer}>
   /**
    * many objects at once (pipelined where the adapter can); failures come back as Errors; `keep`
    * may copy each one where the caller wants it; an object larger than `max` bytes comes back as
@@ -22,14 +23,18 @@ export class IsoReader implements ObjectReader {
   static readonly cache: object = {}
   constructor(private readonly gitdir: string) {}
 
-  async read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
+  async read(oid: string, max?: number): Promise<{type: ObjectType; data: Buffer}> {
+    let o
     try {
       const {default: git} = await import('isomorphic-git')
-      const o = await git.readObject({fs, gitdir: this.gitdir, oid, format: 'content', cache: IsoReader.cache})
-      return {type: o.type as ObjectType, data: Buffer.from(o.object as Uint8Array)}
+      o = await git.readObject({fs, gitdir: this.gitdir, oid, format: 'content', cache: IsoReader.cache})
     } catch (e) {
       throw new CorruptObjectError('object', `${oid}: ${(e as Error).message}`, {oid})
     }
+    // (isomorphic-git reads an object whole: the limit applies after the read)
+    const data = limited(oid, Buffer.from(o.object as Uint8Array), max)
+    if (data instanceof Error) throw data
+    return {type: o.type as ObjectType, data}
   }
 
   async readMany(oids: readonly string[], _keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]> {
@@ -79,11 +84,16 @@ export class NativeReader implements ObjectReader {
   private batch: CatFileBatch | undefined
   constructor(private readonly gitdir: string) {}
 
-  async read(oid: string): Promise<{type: ObjectType; data: Buffer}> {
-    const loose = readLoose(this.gitdir, oid)
-    if (loose) return loose
+  async read(oid: string, max?: number): Promise<{type: ObjectType; data: Buffer}> {
+    // (a header's worth over `max`: an object over it is left to cat-file, which skips it unread)
+    const loose = readLoose(this.gitdir, oid, max === undefined ? undefined : max + 64)
+    if (loose) {
+      const data = limited(oid, loose.data, max)
+      if (data instanceof Error) throw data
+      return loose
+    }
     this.batch ??= new CatFileBatch(this.gitdir)
-    return this.batch.read(oid)
+    return this.batch.read(oid, max)
   }
 
   /**

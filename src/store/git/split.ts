@@ -1,44 +1,81 @@
 /** Where a piece lies: `buf[from, to)`. */
 export type TakePiece = (buf: Buffer, from: number, to: number) => void
 
+/** Where a piece too large to hold lay: its first bytes (up to PIECE_HEAD) and its size. */
+export type TakeTooLarge = (head: Buffer, size: number) => void
+
+/** the largest piece held by default: no entry git prints for a lane exp wrote comes near it */
+export const PIECE_MAX = 16 * 1024 * 1024
+/** how much of a piece too large to hold is kept for naming it (a commit id, a header) */
+export const PIECE_HEAD = 4096
+
 /**
  * A stream of git output split on one separator byte (NUL, \x01), each piece handed over whole
  * even when a pipe read cut it in two. Pieces are parsed from the bytes where they arrive;
- * only a piece cut by a read is copied (and joined with the next read), so the strings a
- * parser keeps are its own, not slices that would hold a whole read of output.
+ * only a piece cut by reads is copied (its parts joined once, when it ends), so the strings a
+ * parser keeps are their own, not slices that would hold a whole read of output. A piece
+ * larger than `max` (a hostile commit message of hundreds of MB, say) is not held: its bytes
+ * are passed over as they stream by, and `tooLarge` gets its head and size instead.
  */
 export class ByteSplitter {
-  private rest: Buffer | undefined
+  private parts: Buffer[] = []
+  /** bytes of the piece so far (in `parts`, or passed over once it was too large) */
+  private size = 0
+  private over = false
 
-  constructor(private readonly separator: number) {}
+  constructor(
+    private readonly separator: number,
+    private readonly max = PIECE_MAX,
+    private readonly tooLarge: TakeTooLarge = () => undefined,
+  ) {}
 
   /** The pieces that `data` ends; what follows its last separator waits for the next read. */
   feed(data: Buffer, take: TakePiece): void {
     let start = 0
     let at = data.indexOf(this.separator)
-    if (this.rest) {
+    if (this.size) {
       if (at < 0) {
-        this.rest = Buffer.concat([this.rest, data])
+        this.add(data, 0, data.length)
         return
       }
-      const head = Buffer.concat([this.rest, data.subarray(0, at)])
-      this.rest = undefined
-      take(head, 0, head.length)
+      this.add(data, 0, at)
+      this.flush(take)
       start = at + 1
       at = data.indexOf(this.separator, start)
     }
     while (at >= 0) {
-      take(data, start, at)
+      if (at - start > this.max) this.tooLarge(Buffer.from(data.subarray(start, start + PIECE_HEAD)), at - start)
+      else take(data, start, at)
       start = at + 1
       at = data.indexOf(this.separator, start)
     }
-    if (start < data.length) this.rest = Buffer.from(data.subarray(start))
+    if (start < data.length) this.add(data, start, data.length)
   }
 
   /** The last piece, when the output did not end with a separator. */
   end(take: TakePiece): void {
-    const r = this.rest
-    this.rest = undefined
-    if (r) take(r, 0, r.length)
+    if (this.size) this.flush(take)
+  }
+
+  private add(data: Buffer, from: number, to: number): void {
+    const n = to - from
+    if (!n) return
+    if (!this.over && this.size + n > this.max) {
+      // from here on only the size is counted: the head names the piece
+      const head = Buffer.concat([...this.parts, data.subarray(from, to)], Math.min(this.size + n, PIECE_HEAD))
+      this.parts = [Buffer.from(head)]
+      this.over = true
+    } else if (!this.over) this.parts.push(Buffer.from(data.subarray(from, to)))
+    this.size += n
+  }
+
+  private flush(take: TakePiece): void {
+    const {parts, size, over} = this
+    this.parts = []
+    this.size = 0
+    this.over = false
+    if (over) return this.tooLarge(parts[0]!, size)
+    const piece = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size)
+    take(piece, 0, piece.length)
   }
 }

@@ -3,7 +3,7 @@ import os from 'node:os'
 import {execFileSync} from 'node:child_process'
 import {artifactMatches, decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
-import {ObjectTooLarge, parseCommit} from './objects.js'
+import {OBJECT_MAX, ObjectTooLarge, parseCommit} from './objects.js'
 import {lookupPath} from './tree.js'
 import {isLaneName, parseLaneRef} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
@@ -146,7 +146,7 @@ export class GitRecordStore implements RecordStore {
     const ref = ledger.load(e).artifacts?.find(a => a.name === name)
     if (!ref) throw new NotFoundError('artifact', `${name} of ${id}`, 'the record lists its artifacts: `exp inspect ID`')
     const where = `${e.ref}:${ref.path}`
-    const c = await this.reader.read(e.commit)
+    const c = await this.reader.read(e.commit, OBJECT_MAX)
     const file = await lookupPath(this.reader, parseCommit(c.data, e.commit).tree, ref.path)
     if (!file) throw new CorruptObjectError('artifact', `${where} is not in the lane tree`, {where})
     // (no more than the size its record names is read: a blob put there by hand may be of any size)
@@ -462,8 +462,9 @@ export class GitRecordStore implements RecordStore {
   private async checkTip(ref: string, tip: string): Promise<void> {
     let o
     try {
-      o = await this.reader.read(tip)
+      o = await this.reader.read(tip, OBJECT_MAX)
     } catch (e) {
+      if (e instanceof ObjectTooLarge) throw new Error(`its tip ${tip.slice(0, 12)} is a ${e.size}-byte object, over the ${OBJECT_MAX} bytes exp reads of a commit: not read`)
       throw new Error(`its tip ${tip.slice(0, 12)} is missing from the object database (${(e as Error).message.split('\n')[0]})`)
     }
     if (o.type !== 'commit') throw new TipNotCommit(`${ref} points at ${tip.slice(0, 12)}, a ${o.type}, not a commit`)

@@ -1,6 +1,6 @@
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
-import {ByteSplitter} from './split.js'
+import {ByteSplitter, PIECE_MAX} from './split.js'
 
 /**
  * Every file (blob id) of a commit's tree, by path, from one `git ls-tree -r -z` (what a full read of
@@ -73,21 +73,30 @@ export interface LeanCommit {
 export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x01%H%x02%P%x02%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe']})
-    const pieces = new ByteSplitter(1)
     let preamble = true
     let stopped = false
     let stderr = ''
+    const give = (c: LeanCommit) => {
+      if (stopped) return
+      if (!each(c)) {
+        stopped = true
+        child.kill()
+      }
+    }
     const entry = (buf: Buffer, from: number, to: number) => {
       if (preamble) {
         preamble = false
         return
       }
-      if (stopped) return
-      if (!each(leanCommit(buf, from, to))) {
-        stopped = true
-        child.kill()
-      }
+      give(leanCommit(buf, from, to))
     }
+    // an entry too large to hold (a message of hundreds of MB) is passed over: the
+    // commit-by-commit read, which this one falls back to for an odd commit, names it
+    const pieces = new ByteSplitter(1, PIECE_MAX, head => {
+      preamble = false
+      const a = head.indexOf(2)
+      give({oid: head.toString('latin1', 0, a > 0 ? Math.min(a, 64) : Math.min(head.length, 40)), merge: false, odd: true})
+    })
     child.stdout.on('data', (d: Buffer) => pieces.feed(d, entry))
     child.stdout.on('end', () => pieces.end(entry))
     child.stderr.on('data', d => (stderr += d))

@@ -1,5 +1,5 @@
 import {CorruptObjectError} from '../../errors/index.js'
-import {parseTree, type TreeEntry} from './objects.js'
+import {OBJECT_MAX, parseTree, type TreeEntry} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import type {ObjectSink} from './writer.js'
 
@@ -10,7 +10,7 @@ const treeCache = new Map<string, TreeEntry[]>()
 export async function readTree(reader: ObjectReader, oid: string): Promise<TreeEntry[]> {
   const hit = treeCache.get(oid)
   if (hit) return hit
-  const o = await reader.read(oid)
+  const o = await reader.read(oid, OBJECT_MAX)
   if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
   const entries = parseTree(o.data, oid)
   if (treeCache.size >= TREE_CACHE_MAX) treeCache.delete(treeCache.keys().next().value!)
