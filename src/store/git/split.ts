@@ -38,8 +38,16 @@ export class ByteSplitter {
         this.add(data, 0, data.length)
         return
       }
-      this.add(data, 0, at)
-      this.flush(take)
+      // the piece's last part is joined straight from this read (not copied on its own first)
+      if (!this.over && this.size + at <= this.max) {
+        const piece = Buffer.concat([...this.parts, data.subarray(0, at)], this.size + at)
+        this.parts = []
+        this.size = 0
+        take(piece, 0, piece.length)
+      } else {
+        this.add(data, 0, at)
+        this.flush(take)
+      }
       start = at + 1
       at = data.indexOf(this.separator, start)
     }
