@@ -102,10 +102,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
     else push(parseLogEntry(buf, from, to))
   }
   // an entry too large to be a record commit (a message of hundreds of MB) is named, not held
-  const pieces = new ByteSplitter(1, PIECE_MAX, (head, size) => {
-    preamble = false
-    push(oversized(head, size))
-  })
+  const pieces = new ByteSplitter(1, PIECE_MAX, (head, size) => push(oversized(head, size)))
   let ended = false
   let failure: Error | undefined
   let wake: (() => void) | undefined
@@ -175,11 +172,15 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   if (code !== 0 && code !== null && !child.killed) throw new CorruptObjectError('lane', `git log ${tip} failed: ${stderr.trim().split('\n').pop()}`)
 }
 
-/** A log entry over PIECE_MAX bytes: its commit, from the entry's head, with the problem. */
-export function oversized(head: Buffer, size: number): LaneCommit {
+/** The commit id at the head of a log entry (`%H \x02 …`), from as much of it as was kept. */
+export function entryOid(head: Buffer): string {
   const a = head.indexOf(2)
-  const oid = head.toString('latin1', 0, a > 0 ? Math.min(a, 64) : Math.min(head.length, 40))
-  return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: `the commit is ${size} bytes in git log (message and changes), over the ${PIECE_MAX} bytes a record commit could need: not read`}}
+  return head.toString('latin1', 0, a > 0 ? Math.min(a, 64) : Math.min(head.length, 40))
+}
+
+/** A log entry over PIECE_MAX bytes: its commit, from the entry's head, with the problem. */
+function oversized(head: Buffer, size: number): LaneCommit {
+  return {oid: entryOid(head), parents: [], message: '', changes: [], problem: {code: 'commit-message', message: `the commit is ${size} bytes in git log (message and changes), over the ${PIECE_MAX} bytes a record commit could need: not read`}}
 }
 
 /** The entry in `buf[from, to)`: `%H \x02 %P \x02 %B \x03` and, with --raw, the changes. */

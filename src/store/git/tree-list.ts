@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
+import {entryOid} from './log.js'
 
 /**
  * Every file (blob id) of a commit's tree, by path, from one `git ls-tree -r -z` (what a full read of
@@ -92,11 +93,7 @@ export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit
     }
     // an entry too large to hold (a message of hundreds of MB) is passed over: the
     // commit-by-commit read, which this one falls back to for an odd commit, names it
-    const pieces = new ByteSplitter(1, PIECE_MAX, head => {
-      preamble = false
-      const a = head.indexOf(2)
-      give({oid: head.toString('latin1', 0, a > 0 ? Math.min(a, 64) : Math.min(head.length, 40)), merge: false, odd: true})
-    })
+    const pieces = new ByteSplitter(1, PIECE_MAX, head => give({oid: entryOid(head), merge: false, odd: true}))
     child.stdout.on('data', (d: Buffer) => pieces.feed(d, entry))
     child.stdout.on('end', () => pieces.end(entry))
     child.stderr.on('data', d => (stderr += d))
