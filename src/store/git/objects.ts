@@ -5,18 +5,18 @@ import {hashObject, type ObjectType} from '../../records/object-id.js'
 export {hashObject, type ObjectType}
 
 /**
- * An object a bulk read did not take because it is larger than the caller's limit (`max` of
- * ObjectReader.readMany): a hostile lane can put a blob of any size at a record's path, and
- * reading it whole would take that much memory before the checks refuse it. The cat-file
- * readers skip its bytes without keeping them.
- */
-/**
  * The largest commit or tree exp reads. A record commit's message is a subject and a few
  * trailers, and a lane's trees are sharded: nothing exp writes comes near it, and a hostile
  * object of hundreds of MB (a commit message compresses ~1000x in a push) is refused unread.
  */
 export const OBJECT_MAX = 16 * 1024 * 1024
 
+/**
+ * An object a bulk read did not take because it is larger than the caller's limit (`max` of
+ * ObjectReader.read and readMany): a hostile lane can put a blob of any size at a record's path, and
+ * reading it whole would take that much memory before the checks refuse it. The cat-file
+ * readers skip its bytes without keeping them.
+ */
 export class ObjectTooLarge extends Error {
   constructor(
     readonly oid: string,

@@ -41,7 +41,7 @@ export class IsoReader implements ObjectReader {
     // (each object is its own buffer here already: nothing to gain from copying; isomorphic-git
     // reads an object whole, so `max` is applied after the read)
     const out: (Buffer | Error)[] = []
-    for (const oid of oids) out.push(await this.read(oid).then(o => limited(oid, o.data, max), (e: Error) => e))
+    for (const oid of oids) out.push(await this.read(oid, max).then(o => o.data, (e: Error) => e))
     return out
   }
 
@@ -85,13 +85,9 @@ export class NativeReader implements ObjectReader {
   constructor(private readonly gitdir: string) {}
 
   async read(oid: string, max?: number): Promise<{type: ObjectType; data: Buffer}> {
-    // (a header's worth over `max`: an object over it is left to cat-file, which skips it unread)
-    const loose = readLoose(this.gitdir, oid, max === undefined ? undefined : max + 64)
-    if (loose) {
-      const data = limited(oid, loose.data, max)
-      if (data instanceof Error) throw data
-      return loose
-    }
+    const loose = this.loose(oid, max)
+    if (loose instanceof Error) throw loose
+    if (loose) return loose
     this.batch ??= new CatFileBatch(this.gitdir)
     return this.batch.read(oid, max)
   }
@@ -107,9 +103,8 @@ export class NativeReader implements ObjectReader {
     oids.forEach((oid, i) => {
       if (oids.length <= SMALL_READ && fs.existsSync(path.join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2)))) {
         try {
-          // (a header's worth over `max`: an object over it is left to cat-file, which skips it unread)
-          const loose = readLoose(this.gitdir, oid, max === undefined ? undefined : max + 64)
-          out[i] = loose && limited(oid, loose.data, max)
+          const loose = this.loose(oid, max)
+          out[i] = loose instanceof Error ? loose : loose?.data
         } catch (e) {
           out[i] = e as Error
         }
@@ -123,6 +118,17 @@ export class NativeReader implements ObjectReader {
       rest.forEach((i, k) => (out[i] = got[k]))
     }
     return out as (Buffer | Error)[]
+  }
+
+  /**
+   * A loose object read in process, or ObjectTooLarge; undefined when it is not loose or
+   * inflates to more than a header's worth over `max` (left to cat-file, which skips it unread).
+   */
+  private loose(oid: string, max: number | undefined): {type: ObjectType; data: Buffer} | Error | undefined {
+    const o = readLoose(this.gitdir, oid, max === undefined ? undefined : max + 64)
+    if (!o) return undefined
+    const data = limited(oid, o.data, max)
+    return data instanceof Error ? data : o
   }
 
   async close(): Promise<void> {
