@@ -9,7 +9,7 @@ import {OBJECT_MAX, ObjectTooLarge, parseCommit} from './objects.js'
 import {lookupPaths} from './tree.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {loadSeenTips} from './tips.js'
-import {unreadable} from './lane-check.js'
+import {tipTooLarge, unreadable} from './lane-check.js'
 import type {MemEntry} from './lane-read.js'
 
 /** A problem `exp fsck` reports (the store's classes; other layers add their own codes). */
@@ -47,7 +47,7 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
     const lane = parseLaneRef(ref)!.lane
     const o = await store.reader.read(tip, OBJECT_MAX).catch((e: Error) => e)
     if (o instanceof ObjectTooLarge) {
-      problems.push(problem('lane-unreadable', `${ref} cannot be read: its tip ${tip.slice(0, 12)} is a ${o.size}-byte object, over the ${OBJECT_MAX} bytes exp reads of a commit`, {ref, commit: tip}))
+      problems.push(tipTooLarge(ref, tip, o.size))
       continue
     }
     if (o instanceof Error) {

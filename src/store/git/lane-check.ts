@@ -4,7 +4,7 @@ import type {ReadProblem} from '../port.js'
 import {problem, type Problem} from '../problems.js'
 import type {CacheAdd} from './cache.js'
 import type {LaneCommit} from './log.js'
-import {ObjectTooLarge} from './objects.js'
+import {OBJECT_MAX, ObjectTooLarge} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import {checkRecordBytes, type Finding} from './record-bytes.js'
 import {recordChange, unnamedArtifacts, type Located} from './verify.js'
@@ -135,4 +135,17 @@ export function unreadable(blob: string, e: Error, at: Omit<Problem, 'code' | 'm
     return problem('record-too-large', `the record file (${blob}) is ${e.size} bytes, over the ${e.max}-byte limit of a read: not read`, at)
   }
   return problem('record-unreadable', `unreadable object ${blob}: ${e.message}`, at)
+}
+
+/**
+ * The problem of a lane whose tip is a commit over OBJECT_MAX: exp never writes one, so the
+ * next step is not a re-fetch (the remote has the same object) but moving the lane back.
+ */
+export function tipTooLarge(ref: string, tip: string, size: number): Problem {
+  const short = tip.slice(0, 12)
+  return problem('lane-unreadable', `${ref} cannot be read: its tip ${short} is a ${size}-byte object, over the ${OBJECT_MAX} bytes exp reads of a commit: not read`, {
+    ref,
+    commit: tip,
+    hint: `exp never writes a commit that large: it was put on the lane by hand or by a push. Look at it (\`git log -1 --stat ${short}\`) and point the lane back at the commit before it (\`git update-ref ${ref} ${short}^\`)`,
+  })
 }

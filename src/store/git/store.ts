@@ -11,6 +11,7 @@ import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, ReadProblem, 
 import {problem, LANE_FAILURES} from '../problems.js'
 import {discoverRepo, type RepoPaths} from './repo.js'
 import {scanRefs, type BadRef} from './refs.js'
+import {tipTooLarge} from './lane-check.js'
 import {RefLock} from './lock.js'
 import {sshSigner, type CommitSigner} from './sign.js'
 import {IsoReader, NativeReader, type ObjectReader} from './reader.js'
@@ -464,7 +465,7 @@ export class GitRecordStore implements RecordStore {
     try {
       o = await this.reader.read(tip, OBJECT_MAX)
     } catch (e) {
-      if (e instanceof ObjectTooLarge) throw new Error(`its tip ${tip.slice(0, 12)} is a ${e.size}-byte object, over the ${OBJECT_MAX} bytes exp reads of a commit: not read`)
+      if (e instanceof ObjectTooLarge) throw new TipTooLarge(e.size)
       throw new Error(`its tip ${tip.slice(0, 12)} is missing from the object database (${(e as Error).message.split('\n')[0]})`)
     }
     if (o.type !== 'commit') throw new TipNotCommit(`${ref} points at ${tip.slice(0, 12)}, a ${o.type}, not a commit`)
@@ -550,11 +551,17 @@ export class GitRecordStore implements RecordStore {
 }
 
 class TipNotCommit extends Error {}
+class TipTooLarge extends Error {
+  constructor(readonly size: number) {
+    super(`the tip is ${size} bytes`)
+  }
+}
 
 /** What a lane that could not be read is reported as. */
 function laneFailure(ref: string, tip: string, e: unknown): ReadProblem {
   const msg = (e as Error).message.split('\n')[0]!
   if (e instanceof TipNotCommit) return {...problem('lane-ref-not-commit', msg, {ref, commit: tip}), ref}
+  if (e instanceof TipTooLarge) return {...tipTooLarge(ref, tip, e.size), ref}
   return {...problem('lane-unreadable', `${ref} cannot be read: ${msg}`, {ref, commit: tip}), ref}
 }
 
