@@ -46,7 +46,8 @@ export async function sealPrivateData(root: string, contract: Contract, key: Buf
 /** Open the sealed private data committed at `commit` into a new temporary folder (undefined: the contract has none). */
 export async function unsealPrivateData(ws: Workspace, commit: string, contract: Contract, key: Buffer | undefined): Promise<{dir: string; cleanup: () => Promise<void>} | undefined> {
   if (!contract.private_data.length) return undefined
-  const bytes = await ws.readFile(commit, privatePath(contract.name))
+  // (the data is the base's, and may be large: no limit)
+  const bytes = await ws.readFile(commit, privatePath(contract.name), {max: Infinity})
   if (!bytes) return undefined
   if (!key) throw new SealedSplitError(`contract ${contract.name} has sealed evaluator-only data and no key was found`, 'set EXP_HOLDOUT_KEY (in CI: a repository secret), or put the key in .git/exp/holdout.key')
   const dir = await mkdtemp(path.join(os.tmpdir(), 'exp-private-'))

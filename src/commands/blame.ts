@@ -31,7 +31,7 @@ export default class BlameCmd extends ExpCommand {
       const mainRef = await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l))
       const trust = await authorityOf(store, this.workDir, {main: flags.main})
       const tip = await ws.readRef(mainRef)
-      if (tip && !(await ws.readFile(tip, `skills/${args.skill}/SKILL.md`)) && (await ws.readFile(tip, `.research/contracts/${args.skill}.yaml`))) {
+      if (tip && !(await ws.hasFile(tip, `skills/${args.skill}/SKILL.md`)) && (await ws.hasFile(tip, `.research/contracts/${args.skill}.yaml`))) {
         const contract = await contractAt(ws, tip, args.skill)
         return readContractBlame(store, ws, {mainRef, contract: args.skill, path: args.file ?? contract.editable_scope.find(g => !/[*?[]/.test(g)) ?? contract.editable_scope[0]!, trust})
       }

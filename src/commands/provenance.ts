@@ -26,7 +26,7 @@ export default class ProvenanceCmd extends ExpCommand {
       const trust = await authorityOf(store, this.workDir, {main: flags.main})
       // a research contract's name: the versions of its editable files (docs/contracts.md)
       const tip = await new GitWorkspace(store).readRef(mainRef)
-      if (tip && spec.version === undefined && !(await new GitWorkspace(store).readFile(tip, `skills/${spec.skill}/SKILL.md`)) && (await new GitWorkspace(store).readFile(tip, `.research/contracts/${spec.skill}.yaml`))) return readContractProvenance(store, new GitWorkspace(store), {mainRef, contract: spec.skill, trust})
+      if (tip && spec.version === undefined && !(await new GitWorkspace(store).hasFile(tip, `skills/${spec.skill}/SKILL.md`)) && (await new GitWorkspace(store).hasFile(tip, `.research/contracts/${spec.skill}.yaml`))) return readContractProvenance(store, new GitWorkspace(store), {mainRef, contract: spec.skill, trust})
       return readProvenance(store, new GitWorkspace(store), {mainRef, ...spec, trust})
     })
     if (!this.jsonEnabled()) this.log('contract' in res ? renderContractProvenance(res) : flags.format === 'mermaid' ? renderMermaid(res) : renderProvenanceText(res))

@@ -150,6 +150,16 @@ export class RefusedError extends ExpError {
   }
 }
 
+/** A file read whole from a commit that is larger than its read allows (Workspace.readFile, FILE_MAX). */
+export class FileTooLargeError extends ExpError {
+  constructor(file: string, commit: string, bytes: number, limit: number) {
+    super('E_TOO_LARGE', `${file} at ${commit.slice(0, 12)} is ${bytes} bytes, more than the ${limit} bytes exp reads of a file from a commit`, {
+      data: {file, commit, bytes, limit},
+      hint: 'the files exp reads from a commit (SKILL.md, PURPOSE.yaml, contracts, policies, signers) are small: keep long material in other files of the skill or contract, and data in the editable scope (which is checked out, not read)',
+    })
+  }
+}
+
 /** An artifact larger than git config exp.maxArtifactBytes (default 100 MiB). */
 export class ArtifactTooLargeError extends ExpError {
   constructor(name: string, bytes: number, limit: number) {

@@ -120,7 +120,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   if (stale.length) reasons.push(`the pull request is based on an older ${o.base} (${mb.slice(0, 12)}), and the base has changed protected files since: ${stale.slice(0, 8).join(', ')}${stale.length > 8 ? ` (+${stale.length - 8} more)` : ''}; merge or rebase it onto the base, so that the base's evaluator, contract and data judge it`)
   const skills: GateSkill[] = []
   let contracts: GateContract[] = []
-  const sealed = !!(await ws.readFile(mb, `scenarios/${SEALED_FILE}`))
+  const sealed = await ws.hasFile(mb, `scenarios/${SEALED_FILE}`)
   const certified = !sealed || !!o.holdoutKey
   if (!certified && !o.shard) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
   let shard: GateShardReport | undefined

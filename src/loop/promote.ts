@@ -53,7 +53,7 @@ export async function loadPolicy(ws: Workspace, commit: string): Promise<LoadedP
 /** The policy on the tip of the main branch, if it has one: what `exp eval` evaluates for (its sequential design). */
 export async function mainPolicy(ws: Workspace, mainRef: string): Promise<LoadedPolicy | undefined> {
   const main = await ws.readRef(mainRef)
-  if (!main || !(await ws.readFile(main, POLICY_PATH))) return undefined
+  if (!main || !(await ws.hasFile(main, POLICY_PATH))) return undefined
   return loadPolicy(ws, main)
 }
 

@@ -64,7 +64,7 @@ export async function runMatrix(store: RecordStore, ws: Workspace, o: MatrixOpti
   const path = skillPath(o.skill)
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
-  if (!(await ws.readFile(start, path))) throw new NotFoundError('skill on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${path}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
+  if (!(await ws.hasFile(start, path))) throw new NotFoundError('skill on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${path}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
   // new episodes, however they came (evolve, cells, evidence): traces in the ledger after − before
   const traces = async () => (await store.ledger()).select({kinds: ['trace']}).length
   const before = await traces()

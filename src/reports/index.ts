@@ -75,7 +75,7 @@ export async function readContractProvenance(store: RecordStore, ws: Workspace, 
 /** Blame of one editable file of a research contract on main (docs/contracts.md). */
 export async function readContractBlame(store: RecordStore, ws: Workspace, o: {mainRef: string; contract: string; path: string; trust?: ViewTrust}): Promise<ContractBlame> {
   const tip = await ws.readRef(o.mainRef)
-  if (!tip || !(await ws.readFile(tip, o.path))) throw new NotFoundError('file on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${o.path}`, 'name an editable file of the contract, e.g. params.json')
+  if (!tip || !(await ws.hasFile(tip, o.path))) throw new NotFoundError('file on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${o.path}`, 'name an editable file of the contract, e.g. params.json')
   const mainline = await readMainline(ws, o.mainRef, [])
   const lines = await ws.blame(tip, o.path)
   const messages = new Map<string, string>()

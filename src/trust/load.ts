@@ -127,7 +127,7 @@ async function addedBy(ws: Workspace, raw: Buffer, commit: string, file: string,
   if (!have?.equals(bytes)) return `${not} (its ${file} is ${have ? 'another file' : 'missing'})`
   // the first parent (git's header lists parents after the tree) must not hold it yet: lane trees are cumulative
   const parent = /^parent ([0-9a-f]{40,64})$/m.exec(raw.toString('latin1', 0, Math.max(0, raw.indexOf('\n\n'))))?.[1]
-  if (parent && (await ws.readFile(parent, file))) return `${not} (an earlier commit did)`
+  if (parent && (await ws.hasFile(parent, file))) return `${not} (an earlier commit did)`
   return undefined
 }
 

@@ -5,11 +5,12 @@ import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../store/git/refs.js'
 import {lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
 import type {GitRecordStore} from '../store/git/store.js'
+import {OBJECT_MAX} from '../store/git/objects.js'
 import {ExpError, WorktreeError} from '../errors/index.js'
 import {existsSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import path from 'node:path'
-import type {BlamedLine, CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
+import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeFile, type Workspace} from './port.js'
 
 /** The git adapter of the Workspace port, over the repository of a git record store. */
 export class GitWorkspace implements Workspace {
@@ -32,7 +33,7 @@ export class GitWorkspace implements Workspace {
   }
 
   async rawCommit(oid: string): Promise<Buffer> {
-    const o = await this.store.reader.read(oid)
+    const o = await this.store.reader.read(oid, OBJECT_MAX)
     if (o.type !== 'commit') throw new ExpError('E_NOT_FOUND', `${oid} is a ${o.type}, not a commit`)
     return o.data
   }
@@ -46,8 +47,13 @@ export class GitWorkspace implements Workspace {
     }
   }
 
-  readFile(commit: string, path: string): Promise<Buffer | undefined> {
-    return readFileAt(this.store, commit, path)
+  readFile(commit: string, path: string, opts: {max?: number} = {}): Promise<Buffer | undefined> {
+    return readFileAt(this.store, commit, path, opts.max ?? FILE_MAX)
+  }
+
+  async hasFile(commit: string, path: string): Promise<boolean> {
+    const e = await lookupPath(this.store.reader, (await readCommit(this.store, commit)).tree, path)
+    return !!e && e.mode !== '40000' && e.mode !== '160000'
   }
 
   async listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]> {

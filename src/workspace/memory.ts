@@ -3,8 +3,8 @@ import {existsSync} from 'node:fs'
 import {mkdir, readdir, readFile, readlink, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {gitBlobId} from '../records/digest.js'
-import {ExpError, WorktreeError} from '../errors/index.js'
-import type {BlamedLine, CommitInfo, FileWrite, TreeFile, Workspace} from './port.js'
+import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
+import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeFile, type Workspace} from './port.js'
 
 interface MemCommit {
   tree: Map<string, Buffer>
@@ -97,8 +97,15 @@ export class MemoryWorkspace implements Workspace {
     return undefined
   }
 
-  async readFile(commit: string, file: string): Promise<Buffer | undefined> {
-    return this.get(commit).tree.get(file)
+  async readFile(commit: string, file: string, opts: {max?: number} = {}): Promise<Buffer | undefined> {
+    const bytes = this.get(commit).tree.get(file)
+    const max = opts.max ?? FILE_MAX
+    if (bytes && bytes.length > max) throw new FileTooLargeError(file, commit, bytes.length, max)
+    return bytes
+  }
+
+  async hasFile(commit: string, file: string): Promise<boolean> {
+    return this.get(commit).tree.has(file)
   }
 
   async listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]> {

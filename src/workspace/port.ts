@@ -8,6 +8,9 @@ import type {BlamedLine} from './history.js'
 
 export type {BlamedLine} from './history.js'
 
+/** The largest file Workspace.readFile reads unless its caller allows more: 16 MiB. */
+export const FILE_MAX = 16 * 1024 * 1024
+
 export interface FileWrite {
   path: string
   content: Buffer
@@ -40,8 +43,15 @@ export interface Workspace {
   rawCommit(oid: string): Promise<Buffer>
   /** a blob's bytes by id; undefined when the repository does not have it */
   readBlob(oid: string): Promise<Buffer | undefined>
-  /** a file's bytes at a commit; undefined when the path is absent or a folder */
-  readFile(commit: string, path: string): Promise<Buffer | undefined>
+  /**
+   * a file's bytes at a commit; undefined when the path is absent or a folder. A file over
+   * `max` bytes (default FILE_MAX) is refused unread with FileTooLargeError: a pull request
+   * or an attempt can commit a file of any size, and reading it whole would cost that much
+   * memory before anything judged it.
+   */
+  readFile(commit: string, path: string, opts?: {max?: number}): Promise<Buffer | undefined>
+  /** whether readFile finds a file at `path` in a commit (a folder or a submodule is none); nothing is read */
+  hasFile(commit: string, path: string): Promise<boolean>
   /** every file under `dir` (default: the whole tree) of a commit, or of a tree id */
   listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]>
   /** the first-parent line of `tip`, oldest first */

@@ -97,6 +97,25 @@ t.test('exp gate on a pull request that adds a skill says why it cannot judge it
   t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing recorded')
 })
 
+// An attacker's pull request: a SKILL.md of 40 MB (~40 KB once packed for the push). The gate
+// names it and stops before reading it or running anything.
+t.test('exp gate refuses a pull request whose SKILL.md is over the size exp reads, before reading it', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  await git(repo, 'checkout', '-q', '-b', 'huge')
+  const skill = path.join(repo, 'skills/onboarding/SKILL.md')
+  fs.writeFileSync(skill, fs.readFileSync(skill, 'utf8') + `\n${'Always check twice. '.repeat(2_000_000)}\n`)
+  const size = fs.statSync(skill).size
+  await git(repo, 'commit', '-qam', 'a huge skill')
+  const r = await exp(['gate', '--base', 'main', '--head', 'huge', '--comment', 'comment.md'], {cwd: repo})
+  t.equal(r.code, 2, r.stderr)
+  t.match(r.stderr, `skills/onboarding/SKILL.md at `)
+  t.match(r.stderr, `is ${size} bytes, more than the 16777216 bytes exp reads of a file from a commit`)
+  t.match(r.stderr, /hint: the files exp reads from a commit/)
+  t.match(fs.readFileSync(path.join(repo, 'comment.md'), 'utf8'), /skills\/onboarding\/SKILL\.md at [0-9a-f]{12} is \d+ bytes/, 'the pull request is told why')
+  t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing evaluated or recorded')
+})
+
 // An attacker's pull request: a symbolic link inside the editable scope (skills/**) pointing at
 // the scenarios. In scope by its path, it is refused for what it is, before anything runs.
 t.test('exp gate refuses a pull request that adds a symbolic link, even inside the editable scope', async t => {

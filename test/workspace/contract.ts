@@ -1,7 +1,8 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type {Test} from 'tap'
-import type {Workspace} from '../../src/workspace/port.js'
+import {FILE_MAX, type Workspace} from '../../src/workspace/port.js'
+import {FileTooLargeError} from '../../src/errors/index.js'
 import {tempDir} from '../helpers/repo.js'
 
 /** A workspace whose main branch holds `files` in one commit, and its id. */
@@ -26,6 +27,24 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.equal((await ws.readBlob(blob))?.toString(), 'hello\n')
     t.match(await ws.treeOf(main), /^[0-9a-f]{40}$/)
     t.same((await ws.listFiles(await ws.treeOf(main))).map(f => f.path).sort(), Object.keys(FILES).sort(), 'a tree id lists like its commit')
+  })
+
+  t.test('a file is found without being read, and one over the limit of a read is refused unread', async t => {
+    const {ws, main} = await make(t, FILES)
+    t.equal(await ws.hasFile(main, 'params.json'), true)
+    t.equal(await ws.hasFile(main, 'harness/eval.py'), true)
+    t.equal(await ws.hasFile(main, 'harness'), false, 'a folder is not a file')
+    t.equal(await ws.hasFile(main, 'missing'), false)
+    // what a hostile pull request can commit: a SKILL.md of 17 MiB (a few KB in a push)
+    const big = Buffer.alloc(FILE_MAX + 1024 * 1024, 'x')
+    const c = await ws.commitFiles({base: main, files: [{path: 'skills/a/SKILL.md', content: big}], message: 'a huge skill'})
+    t.equal(await ws.hasFile(c, 'skills/a/SKILL.md'), true)
+    const e = await ws.readFile(c, 'skills/a/SKILL.md').catch((x: unknown) => x)
+    t.ok(e instanceof FileTooLargeError, 'over FILE_MAX: refused')
+    t.match((e as Error).message, `skills/a/SKILL.md at ${c.slice(0, 12)} is ${big.length} bytes, more than the ${FILE_MAX} bytes exp reads`)
+    t.equal((e as FileTooLargeError).code, 'E_TOO_LARGE')
+    await t.rejects(ws.readFile(c, 'params.json', {max: 4}), {code: 'E_TOO_LARGE', message: /params.json at .* is 9 bytes, more than the 4 bytes/}, 'a caller can ask for less')
+    t.equal((await ws.readFile(c, 'skills/a/SKILL.md', {max: Infinity}))?.length, big.length, 'or allow more')
   })
 
   t.test('commits, changed paths without rename detection, first parents, merge base', async t => {

@@ -1,11 +1,11 @@
 import {runGit, hasNativeGit} from './native.js'
-import {encodeCommit, OBJECT_MAX, parseCommit, type Signature} from './objects.js'
+import {encodeCommit, OBJECT_MAX, ObjectTooLarge, parseCommit, type Signature} from './objects.js'
 import {MutableTree, lookupPath} from './tree.js'
 import {LooseSink} from './writer.js'
 import {RefLock} from './lock.js'
 import {readRef} from './refs.js'
 import type {GitRecordStore} from './store.js'
-import {ExpError} from '../../errors/index.js'
+import {ExpError, FileTooLargeError} from '../../errors/index.js'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
@@ -26,11 +26,17 @@ export async function readCommit(store: GitRecordStore, oid: string): Promise<Co
   return {oid, tree: c.tree, parents: c.parents, message: c.message, time: m ? Number(m[1]) : 0}
 }
 
-export async function readFileAt(store: GitRecordStore, commit: string, file: string): Promise<Buffer | undefined> {
+/** A file's bytes at a commit (undefined: absent, or a folder); over `max` bytes it is refused unread (FileTooLargeError). */
+export async function readFileAt(store: GitRecordStore, commit: string, file: string, max: number): Promise<Buffer | undefined> {
   const {tree} = await readCommit(store, commit)
   const e = await lookupPath(store.reader, tree, file)
   if (!e || e.mode === '40000') return undefined
-  return (await store.reader.read(e.oid)).data
+  try {
+    return (await store.reader.read(e.oid, Number.isFinite(max) ? max : undefined)).data
+  } catch (err) {
+    if (err instanceof ObjectTooLarge) throw new FileTooLargeError(file, commit, err.size, max)
+    throw err
+  }
 }
 
 async function identity(store: GitRecordStore, time: number): Promise<Signature> {
