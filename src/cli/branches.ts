@@ -1,6 +1,6 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
-import {listRefs} from '../store/git/refs.js'
+import {listRefs} from '../git/refs.js'
 import type {RepoPaths} from '../store/index.js'
 import type {BranchView} from '../research/main-branch.js'
 

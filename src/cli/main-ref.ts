@@ -1,7 +1,7 @@
 import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
 import {branchRef, resolveMainBranch} from '../research/main-branch.js'
-import {readRef} from '../store/git/refs.js'
+import {readRef} from '../git/refs.js'
 import type {RepoPaths} from '../store/index.js'
 import {readBranchView} from './branches.js'
 

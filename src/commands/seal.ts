@@ -10,7 +10,7 @@ import {sealPrivateData} from '../attempts/private-data.js'
 import {keyId} from '../scenarios/sealed.js'
 import {ExpError} from '../errors/index.js'
 import {findHoldoutKey} from '../scenarios/key.js'
-import {runGit} from '../store/git/native.js'
+import {runGit} from '../git/run.js'
 
 export interface SealCommandResult extends SealResult {
   key_source: string

@@ -1,7 +1,7 @@
 import {cp, mkdir, access} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpError, NotFoundError} from '../errors/index.js'
-import {runGit, hasNativeGit} from '../store/git/native.js'
+import {runGit, hasNativeGit} from '../git/run.js'
 import type {RepoPaths} from '../store/index.js'
 import {PACKAGE_ROOT} from '../package-root.js'
 import {findHoldoutKey} from '../scenarios/key.js'

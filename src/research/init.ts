@@ -1,7 +1,7 @@
 import {mkdir, writeFile, access} from 'node:fs/promises'
 import path from 'node:path'
 import type {RepoPaths} from '../store/index.js'
-import {addResearchRefspecs} from '../store/git/setup.js'
+import {addResearchRefspecs} from '../git/refspecs.js'
 import {RESEARCH_DIR} from './files.js'
 import {configYaml, POLICY_YAML, SKILLS_CONTRACT_YAML} from './templates.js'
 

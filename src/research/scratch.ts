@@ -1,7 +1,7 @@
 import {mkdtemp, rm} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import {runGit} from '../store/git/native.js'
+import {runGit} from '../git/run.js'
 import {GitRecordStore, type RepoPaths} from '../store/index.js'
 import {GitWorkspace} from '../workspace/git.js'
 import type {Scratch} from '../loop/audit.js'

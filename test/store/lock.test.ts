@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {GitRecordStore} from '../../src/store/index.js'
-import {RefLock} from '../../src/store/git/lock.js'
+import {RefLock} from '../../src/git/lock.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 

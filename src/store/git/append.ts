@@ -2,7 +2,7 @@ import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, typ
 import {ArtifactTooLargeError, ConflictError, CorruptObjectError, RecordTooLargeError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import type {AppendOptions, AppendResult} from '../port.js'
-import {RefLock} from './lock.js'
+import {RefLock} from '../../git/lock.js'
 import {encodeCommit, OBJECT_MAX, parseCommit, type CommitData, type Signature} from './objects.js'
 import type {CommitSigner} from './sign.js'
 import type {ObjectReader} from './reader.js'

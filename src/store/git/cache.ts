@@ -5,7 +5,7 @@ import zlib from 'node:zlib'
 import {isKind, kindConstant, type Kind} from '../../records/index.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
-import {alive} from './lock.js'
+import {alive} from '../../git/lock.js'
 import {verifyCachedBytes} from './record-bytes.js'
 
 /**

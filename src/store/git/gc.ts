@@ -2,9 +2,9 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {ExpError} from '../../errors/index.js'
-import {hasNativeGit, runGit} from './native.js'
-import {alive} from './lock.js'
-import type {RepoPaths} from './repo.js'
+import {hasNativeGit, runGit} from '../../git/run.js'
+import {alive} from '../../git/lock.js'
+import type {RepoPaths} from '../../git/repo.js'
 
 export interface GcResult {
   looseBefore: number

@@ -1,4 +1,4 @@
-import {hasNativeGit, runGit} from './native.js'
+import {hasNativeGit, runGit} from '../../git/run.js'
 import {readCommit, type CommitInfo} from './commits.js'
 import type {GitRecordStore} from './store.js'
 import {ExpError} from '../../errors/index.js'

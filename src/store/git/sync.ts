@@ -1,11 +1,11 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {listRefs, readRef} from './refs.js'
-import {runGit, hasNativeGit} from './native.js'
-import {RefLock} from './lock.js'
-import {readGitConfig, configValue} from './config.js'
+import {listRefs, readRef} from '../../git/refs.js'
+import {runGit, hasNativeGit} from '../../git/run.js'
+import {RefLock} from '../../git/lock.js'
+import {readGitConfig, configValue} from '../../git/config.js'
 import {loadSeenTips} from './tips.js'
-import type {RepoPaths} from './repo.js'
+import type {RepoPaths} from '../../git/repo.js'
 import {NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 
 export interface RefUpdate {

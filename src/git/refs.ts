@@ -1,6 +1,6 @@
 import {readFileSync, readdirSync} from 'node:fs'
 import path from 'node:path'
-import {CorruptObjectError} from '../../errors/index.js'
+import {CorruptObjectError} from '../errors/index.js'
 
 const OID_RE = /^[0-9a-f]{40}$/
 

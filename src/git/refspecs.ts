@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import {readGitConfig} from './config.js'
-import {hasNativeGit, runGit} from './native.js'
+import {hasNativeGit, runGit} from './run.js'
 import type {RepoPaths} from './repo.js'
 
 /** Refspecs that make plain `git fetch` / `git push` carry the public research refs (never private/). */

@@ -1,6 +1,6 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {NotARepoError} from '../../errors/index.js'
+import {NotARepoError} from '../errors/index.js'
 
 /** Where a repository lives on disk. `commonDir` holds objects and shared refs; `gitDir` HEAD/index of this work tree. */
 export interface RepoPaths {

@@ -1,7 +1,7 @@
 import fs, {promises as fsp} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {LockedError, ExpError} from '../../errors/index.js'
+import {LockedError, ExpError} from '../errors/index.js'
 import {readRef} from './refs.js'
 
 export interface LockOptions {

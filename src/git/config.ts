@@ -1,5 +1,5 @@
 import {readFileSync} from 'node:fs'
-import {UsageError} from '../../errors/index.js'
+import {UsageError} from '../errors/index.js'
 import os from 'node:os'
 import path from 'node:path'
 

@@ -1,0 +1,51 @@
+import {spawn} from 'node:child_process'
+import {accessSync, constants as fsConstants} from 'node:fs'
+import path from 'node:path'
+
+/**
+ * The git binary: whether there is one, and one run of it to completion. Every module that
+ * runs git plumbing (the record store, the workspace, research setup, seal) goes through
+ * this seam.
+ */
+let gitAvailable: boolean | undefined
+
+/** Is a usable `git` binary on PATH? (EXP_NO_NATIVE_GIT=1 forces the pure isomorphic-git paths.) */
+export async function hasNativeGit(): Promise<boolean> {
+  if (process.env.EXP_NO_NATIVE_GIT === '1') return false
+  if (gitAvailable !== undefined) return gitAvailable
+  // look the binary up on PATH instead of spawning `git --version` (saves a process start per command)
+  gitAvailable = (process.env.PATH ?? '').split(path.delimiter).some(dir => {
+    try {
+      accessSync(path.join(dir, 'git'), fsConstants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+  return gitAvailable
+}
+
+export interface RunResult {
+  stdout: Buffer
+  stderr: string
+  code: number
+}
+
+/** Run git to completion (async: never blocks the event loop, see TOOLCHAIN.md footgun 5). */
+export function runGit(args: string[], opts: {cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv; allowFail?: boolean}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe']})
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', d => out.push(d))
+    child.stderr.on('data', d => err.push(d))
+    child.on('error', reject)
+    child.on('close', code => {
+      const res = {stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 1}
+      if (res.code !== 0 && !opts.allowFail) reject(new Error(`git ${args.join(' ')} failed (${res.code}): ${res.stderr.trim()}`))
+      else resolve(res)
+    })
+    if (opts.input !== undefined) child.stdin.end(opts.input)
+    else child.stdin.end()
+  })
+}
