@@ -1,6 +1,6 @@
 import {execFile, execFileSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {accessSync, constants, mkdtempSync, openSync, readSync, closeSync, renameSync, statSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
+import {accessSync, constants, mkdtempSync, openSync, readFileSync, readSync, closeSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -32,22 +32,16 @@ export function plain(cmd: string, args: readonly string[]): [string, string[]] 
 }
 
 /**
- * PATH with the Python that `python3` runs named directly, when `python3` on PATH is a
- * script (a pyenv shim is a bash script that starts ~20 processes, ~0.3 s, before Python
- * does; the contract tests run hundreds of evaluators). The same interpreter: resolved
- * once per machine by asking it (sys.executable), and kept as a symlink in a folder under
- * the temp folder that every test process shares. PATH as it is when python3 is a binary.
+ * PATH with the folder of the Python that `python3` runs first, when `python3` on PATH is a
+ * script: a pyenv shim is a bash script that starts ~20 processes (~0.3 s) before Python
+ * does, and the contract tests run hundreds of evaluators and agents. The same
+ * interpreter: resolved once per machine by asking it (sys.executable) and remembered in a
+ * file under the temp folder that every test process reads. Its own folder, not a link
+ * under the temp folder: an agent's sandbox hides /tmp. PATH as it is when python3 is a binary.
  */
 function fastPythonPath(): string | undefined {
   const PATH = process.env.PATH ?? ''
-  const first = PATH.split(path.delimiter).map(d => path.join(d, 'python3')).find(f => {
-    try {
-      accessSync(f, constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
+  const first = PATH.split(path.delimiter).map(d => path.join(d, 'python3')).find(isExecutable)
   if (!first) return undefined
   const head = Buffer.alloc(2)
   const fd = openSync(first, 'r')
@@ -57,22 +51,31 @@ function fastPythonPath(): string | undefined {
     closeSync(fd)
   }
   if (head.toString('latin1') !== '#!') return undefined
-  const dir = path.join(os.tmpdir(), `exp-test-python-${createHash('sha256').update(PATH).digest('hex').slice(0, 16)}`)
+  const memo = path.join(os.tmpdir(), `exp-test-python-${createHash('sha256').update(PATH).digest('hex').slice(0, 16)}.txt`)
+  let dir: string | undefined
   try {
-    statSync(path.join(dir, 'python3')) // (through the link: a Python removed since is resolved again)
+    dir = readFileSync(memo, 'utf8')
   } catch {
-    rmSync(dir, {recursive: true, force: true})
+    // not asked yet on this machine
+  }
+  if (!dir || !isExecutable(path.join(dir, 'python3'))) {
     const exe = execFileSync(first, ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8'}).trim()
-    if (!path.isAbsolute(exe)) return undefined
-    const tmp = mkdtempSync(`${dir}.`)
-    symlinkSync(exe, path.join(tmp, 'python3'))
-    try {
-      renameSync(tmp, dir)
-    } catch {
-      rmSync(tmp, {recursive: true, force: true}) // another test process made it first
-    }
+    if (!path.isAbsolute(exe) || !isExecutable(path.join(path.dirname(exe), 'python3'))) return undefined
+    dir = path.dirname(exe)
+    const tmp = `${memo}.${process.pid}`
+    writeFileSync(tmp, dir)
+    renameSync(tmp, memo)
   }
   return `${dir}${path.delimiter}${PATH}`
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** Environment for child processes in tests: a fixed git identity, no tap instrumentation, python3 without a shim. */
