@@ -160,6 +160,16 @@ export class FileTooLargeError extends ExpError {
   }
 }
 
+/** A commit larger than exp reads of one (OBJECT_MAX, 16 MiB): exp never writes one; a branch was given it by hand or by a push. */
+export class CommitTooLargeError extends ExpError {
+  constructor(commit: string, bytes: number, limit: number) {
+    super('E_TOO_LARGE', `commit ${commit.slice(0, 12)} is ${bytes} bytes, more than the ${limit} bytes exp reads of a commit`, {
+      data: {commit, bytes, limit},
+      hint: 'no commit exp or git commit makes comes near that size (a message of megabytes): take it out of the branch (`git rebase -i`) and push again',
+    })
+  }
+}
+
 /** An artifact larger than git config exp.maxArtifactBytes (default 100 MiB). */
 export class ArtifactTooLargeError extends ExpError {
   constructor(name: string, bytes: number, limit: number) {

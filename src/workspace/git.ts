@@ -1,11 +1,10 @@
 import {runGit} from '../git/run.js'
 import {RefLock} from '../git/lock.js'
-import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
+import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../git/refs.js'
 import {lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
 import type {GitRecordStore} from '../store/git/store.js'
-import {OBJECT_MAX} from '../store/git/objects.js'
 import {ExpError, WorktreeError} from '../errors/index.js'
 import {existsSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
@@ -33,7 +32,7 @@ export class GitWorkspace implements Workspace {
   }
 
   async rawCommit(oid: string): Promise<Buffer> {
-    const o = await this.store.reader.read(oid, OBJECT_MAX)
+    const o = await readCommitObject(this.store, oid)
     if (o.type !== 'commit') throw new ExpError('E_NOT_FOUND', `${oid} is a ${o.type}, not a commit`)
     return o.data
   }

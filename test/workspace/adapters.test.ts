@@ -61,3 +61,23 @@ t.test('the git adapter names a submodule (a gitlink) among the linked paths', a
   t.same(await ws.changedPaths(main, head), ['skills/onboarding/sub'])
   t.same(await ws.linkedPaths(head, ['skills/onboarding/sub', 'a.txt']), ['skills/onboarding/sub'])
 })
+
+// A hostile branch: a commit whose message is 40 MB (~40 KB once packed for a push). The git
+// adapter names it and its size, and reads none of it.
+t.test('the git adapter refuses a commit over 16 MiB unread, naming it', async t => {
+  const repo = await makeRepo(t, {empty: true})
+  fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'init')
+  const msg = path.join(repo, '.git', 'huge-message')
+  fs.writeFileSync(msg, Buffer.alloc(40 * 1024 * 1024, 'x'))
+  const huge = (await git(repo, 'commit-tree', '-p', 'HEAD', 'HEAD^{tree}', '-F', msg)).trim()
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  const reads: [string, () => Promise<unknown>][] = [['readCommit', () => ws.readCommit(huge)], ['rawCommit', () => ws.rawCommit(huge)], ['readFile', () => ws.readFile(huge, 'a.txt')]]
+  for (const [name, read] of reads) await t.rejects(read(), {code: 'E_TOO_LARGE', message: new RegExp(`^commit ${huge.slice(0, 12)} is \\d+ bytes`)}, name)
+  const e = (await ws.readCommit(huge).catch((x: unknown) => x)) as {message: string; hint?: string}
+  t.match(e.message, /is \d+ bytes, more than the 16777216 bytes exp reads of a commit/)
+  t.match(e.hint, /git rebase -i/)
+})

@@ -5,7 +5,7 @@ import {LooseSink} from './writer.js'
 import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
 import type {GitRecordStore} from './store.js'
-import {ExpError, FileTooLargeError} from '../../errors/index.js'
+import {CommitTooLargeError, ExpError, FileTooLargeError} from '../../errors/index.js'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
@@ -19,11 +19,21 @@ import type {CommitInfo, FileWrite} from '../../workspace/port.js'
 export type {FileWrite, CommitInfo}
 
 export async function readCommit(store: GitRecordStore, oid: string): Promise<CommitInfo> {
-  const o = await store.reader.read(oid, OBJECT_MAX)
+  const o = await readCommitObject(store, oid)
   if (o.type !== 'commit') throw new ExpError('E_NOT_FOUND', `${oid} is a ${o.type}, not a commit`)
   const c = parseCommit(o.data, oid)
   const m = /^committer .* (\d+) [+-]\d{4}$/m.exec(o.data.toString('utf8'))
   return {oid, tree: c.tree, parents: c.parents, message: c.message, time: m ? Number(m[1]) : 0}
+}
+
+/** A commit's object, refused unread over OBJECT_MAX (a hostile branch's commit of hundreds of MB). */
+export async function readCommitObject(store: GitRecordStore, oid: string): Promise<{type: string; data: Buffer}> {
+  try {
+    return await store.reader.read(oid, OBJECT_MAX)
+  } catch (e) {
+    if (e instanceof ObjectTooLarge) throw new CommitTooLargeError(oid, e.size, e.max)
+    throw e
+  }
 }
 
 /** A file's bytes at a commit (undefined: absent, or a folder); over `max` bytes it is refused unread (FileTooLargeError). */
