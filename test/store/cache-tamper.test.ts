@@ -43,6 +43,26 @@ t.test("a record's text edited inside a data file is never returned: the ledger 
   t.notMatch(fs.readFileSync(file(repo, '.note.dat'), 'utf8'), /NOTE 9/)
 })
 
+t.test('a store asked again gives the records it checked before; an edit made meanwhile is caught by every other read', async t => {
+  const {repo, records} = await cached(t)
+  const warnings: string[] = []
+  const s = await GitRecordStore.open(repo, {onWarning: w => warnings.push(w)})
+  t.teardown(() => s.close())
+  const bodies = (rs: {body: unknown}[]) => rs.map(r => r.body)
+  t.same(bodies((await s.ledger()).records()), bodies(records), 'read from the cache and checked')
+  const dat = file(repo, '.note.dat')
+  fs.writeFileSync(dat, fs.readFileSync(dat, 'utf8').replace('"text":"note 2"', '"text":"NOTE 9"'))
+  t.same(bodies((await s.ledger()).records()), bodies(records), 'asked again: the checked copies, not the edited file')
+  t.same(warnings, [], 'nothing was read again')
+  // a streamed --json reads the files in one pass and keeps no copies: it finds the edit
+  const ledger = await s.ledger()
+  t.notMatch(Buffer.concat(ledger.recordBytes(ledger.select())).toString(), /NOTE 9/)
+  t.match(warnings.join('\n'), /the cache of refs\/research\/lanes\/a does not match/)
+  const other = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.same(bodies((await other.ledger()).records()), bodies(records), 'another store (a new process) reads the rebuilt cache')
+  await other.close()
+})
+
 t.test('every record of a data file rewritten: all read from history in one batch, and the cache rebuilt', async t => {
   const {repo, records} = await cached(t)
   const dat = file(repo, '.note.dat')

@@ -241,13 +241,55 @@ export class GitRecordStore implements RecordStore {
   }
 
   private loadOne(e: LedgerEntry): ExpRecord {
-    return decodeRecord(this.bytesOf([e])[0]!, e.id)
+    return decodeRecord(this.checkedBytesOf([e])[0]!, e.id)
   }
 
   /** bodies of many entries: the cache reads each data file in a few large reads */
   private loadMany(es: readonly LedgerEntry[]): ExpRecord[] {
-    const bytes = this.bytesOf(es)
+    const bytes = this.checkedBytesOf(es)
     return es.map((e, k) => decodeRecord(bytes[k]!, e.id))
+  }
+
+  /**
+   * Record files of cached entries this process has read and checked already, for the
+   * loaders: the loop asks for the same records many times per iteration, and each time
+   * read them from the cache files and checked them against their digests again. Copies
+   * (not views into a read buffer), kept while their entries live, up to CHECKED_MAX bytes
+   * (then it starts over). The bytes were checked when read, as a lane's bytes read from
+   * history are; `recordBytes` (a streamed `--json`, one pass over everything) keeps none.
+   */
+  private checked = new WeakMap<LedgerEntry, Buffer>()
+  private checkedSize = 0
+
+  private checkedBytesOf(es: readonly LedgerEntry[]): Buffer[] {
+    const out = new Array<Buffer | undefined>(es.length)
+    const rest: LedgerEntry[] = []
+    es.forEach((e, k) => {
+      const b = 'bytes' in e ? (e as MemEntry).bytes : this.checked.get(e)
+      if (b) out[k] = b
+      else rest.push(e)
+    })
+    if (!rest.length) return out as Buffer[]
+    const got = this.bytesOf(rest)
+    const size = got.reduce((n, b) => n + b.length, 0)
+    // (a batch too large to keep is one pass over much of the ledger: no copies of it)
+    const keep = size <= CHECKED_BATCH
+    if (keep && this.checkedSize + size > CHECKED_MAX) {
+      this.checked = new WeakMap()
+      this.checkedSize = 0
+    }
+    let i = 0
+    es.forEach((e, k) => {
+      if (out[k]) return
+      let b = got[i++]!
+      if (keep) {
+        b = Buffer.from(b)
+        this.checked.set(e, b)
+        this.checkedSize += b.length
+      }
+      out[k] = b
+    })
+    return out as Buffer[]
   }
 
   /**
@@ -549,6 +591,10 @@ export class GitRecordStore implements RecordStore {
     await this.reader.close()
   }
 }
+
+/** bytes of checked record files a store keeps for its loaders (checkedBytesOf), and the largest batch it keeps */
+const CHECKED_MAX = 32 * 1024 * 1024
+const CHECKED_BATCH = 8 * 1024 * 1024
 
 class TipNotCommit extends Error {}
 class TipTooLarge extends Error {
