@@ -5,7 +5,7 @@ import {execFile} from 'node:child_process'
 import type {AttemptBody, HypothesisBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {BoundaryError, BudgetError, ExpError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
+import {BoundaryError, BudgetError, ExpError, FileTooLargeError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import {publicContract, type Contract} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
@@ -179,7 +179,7 @@ async function pick(store: RecordStore, ws: Workspace, contract: Contract, ordin
 
 async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, ordinal: number, o: ResearchOptions, exclude: string[]): Promise<ResearchTask> {
   const tip = await ws.readRef(o.mainRef)
-  const editable = (await ws.listFiles(tip!)).filter(f => matchesAny(f.path, contract.editable_scope))
+  const editable = await editableFiles(ws, tip!, contract)
   const ledger = await store.ledger()
   const evidence = []
   const mode = o.memoryMode ?? 'closed_loop'
@@ -188,11 +188,31 @@ async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, or
     if (!shown(a.lane)) continue
     const body = ledger.load<'attempt'>(ledger.get(a.id)!).body as AttemptBody
     const branchTip = (await ws.readRef(`refs/heads/${body.branch}`)) ?? (await ws.readRef(`refs/research/rejected/${a.id}`)) ?? a.decision?.merge
-    const files = branchTip ? (await ws.listFiles(branchTip)).filter(f => matchesAny(f.path, contract.editable_scope)).map(f => ({path: f.path, content: f.content.toString('utf8')})) : []
+    const files = branchTip ? await editableFiles(ws, branchTip, contract, {skipTooLarge: true}) : []
     evidence.push({attempt: a.id, ordinal: a.ordinal, lane: a.lane, state: a.state, ...(body.reason ? {reason: body.reason} : {}), ...(a.splits.dev ? {dev: {...(a.splits.dev.mean !== undefined ? {mean: a.splits.dev.mean} : {}), outcome: Object.keys(a.splits.dev.outcomes).join(',')}} : {}), ...(a.splits.holdout?.mean !== undefined ? {holdout: {mean: a.splits.holdout.mean}} : {}), files})
   }
   const knowledge = ledger.select({kinds: ['knowledge']}).filter(e => shown(e.lane)).map(e => ({id: e.id, body: ledger.load<'knowledge'>(e).body})).filter(k => k.body.scope.workflows?.includes(contract.name)).slice(-8).map(k => ({id: k.id, text: k.body.claim.text}))
-  return {protocol: 1, contract: publicContract(contract), files: editable.map(f => ({path: f.path, content: f.content.toString('utf8')})), evidence, knowledge, exclude, seed: (o.seed ?? 42) + ordinal, ordinal}
+  return {protocol: 1, contract: publicContract(contract), files: editable, evidence, knowledge, exclude, seed: (o.seed ?? 42) + ordinal, ordinal}
+}
+
+/**
+ * The contract's editable files at a commit, as text. The tree is listed without reading it
+ * (a research repository may hold data sets); only the editable files are read, each up to
+ * the workspace's limit (FileTooLargeError names one over it). With skipTooLarge, such a file
+ * is left out instead: an earlier attempt's branch, written by an agent, must not stop the
+ * loop for every attempt after it.
+ */
+async function editableFiles(ws: Workspace, commit: string, contract: Contract, o: {skipTooLarge?: boolean} = {}): Promise<{path: string; content: string}[]> {
+  const out: {path: string; content: string}[] = []
+  for (const e of (await ws.listTree(commit)).filter(f => matchesAny(f.path, contract.editable_scope))) {
+    try {
+      const bytes = await ws.readFile(commit, e.path)
+      if (bytes) out.push({path: e.path, content: bytes.toString('utf8')})
+    } catch (err) {
+      if (!(o.skipTooLarge && err instanceof FileTooLargeError)) throw err
+    }
+  }
+  return out
 }
 
 /** Write a move into the attempt's work tree: whole files, or a unified diff through git apply. Paths may not leave the work tree. */

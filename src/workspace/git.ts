@@ -4,12 +4,13 @@ import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommi
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../git/refs.js'
 import {lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
+import {ObjectTooLarge} from '../store/git/objects.js'
 import type {GitRecordStore} from '../store/git/store.js'
-import {ExpError, WorktreeError} from '../errors/index.js'
+import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
 import {existsSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import path from 'node:path'
-import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeFile, type Workspace} from './port.js'
+import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeEntry, type TreeFile, type Workspace} from './port.js'
 
 /** The git adapter of the Workspace port, over the repository of a git record store. */
 export class GitWorkspace implements Workspace {
@@ -55,7 +56,21 @@ export class GitWorkspace implements Workspace {
     return !!e && e.mode !== '40000' && e.mode !== '160000'
   }
 
-  async listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]> {
+  async listFiles(commitOrTree: string, dir?: string, opts: {max?: number} = {}): Promise<TreeFile[]> {
+    const max = opts.max ?? FILE_MAX
+    const out: TreeFile[] = []
+    for (const e of await this.listTree(commitOrTree, dir)) {
+      try {
+        out.push({...e, content: (await this.store.reader.read(e.blob, Number.isFinite(max) ? max : undefined)).data})
+      } catch (err) {
+        if (err instanceof ObjectTooLarge) throw new FileTooLargeError(dir ? `${dir.replace(/\/$/, '')}/${e.path}` : e.path, commitOrTree, err.size, max)
+        throw err
+      }
+    }
+    return out
+  }
+
+  async listTree(commitOrTree: string, dir?: string): Promise<TreeEntry[]> {
     const o = await this.store.reader.read(commitOrTree)
     let root = commitOrTree
     if (o.type === 'commit') root = (await readCommit(this.store, commitOrTree)).tree
@@ -65,12 +80,12 @@ export class GitWorkspace implements Workspace {
       if (!e || e.mode !== '40000') return []
       root = e.oid
     }
-    const out: TreeFile[] = []
+    const out: TreeEntry[] = []
     const walk = async (tree: string, prefix: string): Promise<void> => {
       for (const e of await readTree(this.store.reader, tree)) {
         const p = prefix ? `${prefix}/${e.name}` : e.name
         if (e.mode === '40000') await walk(e.oid, p)
-        else if (e.mode !== '160000') out.push({path: p, blob: e.oid, content: (await this.store.reader.read(e.oid)).data})
+        else if (e.mode !== '160000') out.push({path: p, blob: e.oid})
       }
     }
     await walk(root, '')

@@ -4,7 +4,7 @@ import {mkdir, readdir, readFile, readlink, rm, symlink, writeFile} from 'node:f
 import path from 'node:path'
 import {gitBlobId} from '../records/digest.js'
 import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
-import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeFile, type Workspace} from './port.js'
+import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeEntry, type TreeFile, type Workspace} from './port.js'
 
 interface MemCommit {
   tree: Map<string, Buffer>
@@ -108,11 +108,24 @@ export class MemoryWorkspace implements Workspace {
     return this.get(commit).tree.has(file)
   }
 
-  async listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]> {
+  async listFiles(commitOrTree: string, dir?: string, opts: {max?: number} = {}): Promise<TreeFile[]> {
+    const max = opts.max ?? FILE_MAX
+    return this.filesUnder(commitOrTree, dir).map(([p, file, content]) => {
+      if (content.length > max) throw new FileTooLargeError(file, commitOrTree, content.length, max)
+      return {path: p, blob: gitBlobId(content), content}
+    })
+  }
+
+  async listTree(commitOrTree: string, dir?: string): Promise<TreeEntry[]> {
+    return this.filesUnder(commitOrTree, dir).map(([p, , content]) => ({path: p, blob: gitBlobId(content)}))
+  }
+
+  /** the files under `dir`, sorted: path below dir, path in the tree, bytes */
+  private filesUnder(commitOrTree: string, dir?: string): [string, string, Buffer][] {
     const tree = this.commits.get(commitOrTree)?.tree ?? this.trees.get(commitOrTree)
     if (!tree) throw new ExpError('E_NOT_FOUND', `${commitOrTree} is not a commit or tree`)
     const prefix = dir ? `${dir.replace(/\/$/, '')}/` : ''
-    return [...tree.entries()].filter(([p]) => p.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, content]) => ({path: p.slice(prefix.length), blob: gitBlobId(content), content}))
+    return [...tree.entries()].filter(([p]) => p.startsWith(prefix)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([p, content]) => [p.slice(prefix.length), p, content])
   }
 
   async firstParents(tip: string): Promise<CommitInfo[]> {

@@ -25,10 +25,13 @@ export interface CommitInfo {
   time: number
 }
 
-export interface TreeFile {
+export interface TreeEntry {
   /** path relative to the tree it was listed from */
   path: string
   blob: string
+}
+
+export interface TreeFile extends TreeEntry {
   content: Buffer
 }
 
@@ -52,8 +55,14 @@ export interface Workspace {
   readFile(commit: string, path: string, opts?: {max?: number}): Promise<Buffer | undefined>
   /** whether readFile finds a file at `path` in a commit (a folder or a submodule is none); nothing is read */
   hasFile(commit: string, path: string): Promise<boolean>
-  /** every file under `dir` (default: the whole tree) of a commit, or of a tree id */
-  listFiles(commitOrTree: string, dir?: string): Promise<TreeFile[]>
+  /** every file under `dir` (default: the whole tree) of a commit, or of a tree id, with its blob id: no file is read */
+  listTree(commitOrTree: string, dir?: string): Promise<TreeEntry[]>
+  /**
+   * the same files with their bytes, for a small folder (scenarios, contracts); a file over
+   * `max` bytes (default FILE_MAX) is refused with FileTooLargeError. A whole tree may hold
+   * data sets: list it with listTree and read what is needed.
+   */
+  listFiles(commitOrTree: string, dir?: string, opts?: {max?: number}): Promise<TreeFile[]>
   /** the first-parent line of `tip`, oldest first */
   firstParents(tip: string): Promise<CommitInfo[]>
   mergeBase(a: string, b: string): Promise<string | undefined>

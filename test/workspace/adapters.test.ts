@@ -81,3 +81,23 @@ t.test('the git adapter refuses a commit over 16 MiB unread, naming it', async t
   t.match(e.message, /is \d+ bytes, more than the 16777216 bytes exp reads of a commit/)
   t.match(e.hint, /git rebase -i/)
 })
+
+// A research repository keeps its data next to its code: the evaluator's harness digest and
+// the research loop list whole trees. Listing reads no file: a blob that is not even there
+// (a partial clone, or a damaged object) does not stop it; reading the files does.
+t.test('the git adapter lists a tree without reading a blob of it', async t => {
+  const repo = await makeRepo(t, {empty: true})
+  fs.mkdirSync(path.join(repo, 'data'))
+  fs.writeFileSync(path.join(repo, 'data', 'set.bin'), 'rows\n')
+  fs.writeFileSync(path.join(repo, 'eval.py'), 'print(1)\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'init')
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const blob = (await git(repo, 'rev-parse', 'main:data/set.bin')).trim()
+  fs.rmSync(path.join(repo, '.git', 'objects', blob.slice(0, 2), blob.slice(2)))
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  t.same(await ws.listTree(main), [{path: 'data/set.bin', blob}, {path: 'eval.py', blob: (await git(repo, 'rev-parse', 'main:eval.py')).trim()}])
+  await t.rejects(ws.listFiles(main), 'reading them needs the blob')
+})

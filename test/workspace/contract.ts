@@ -47,6 +47,22 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.equal((await ws.readFile(c, 'skills/a/SKILL.md', {max: Infinity}))?.length, big.length, 'or allow more')
   })
 
+  t.test('a tree is listed without reading its files; listed with them, one over the limit is refused', async t => {
+    const {ws, main} = await make(t, FILES)
+    const withBytes = await ws.listFiles(main)
+    t.same(await ws.listTree(main), withBytes.map(f => ({path: f.path, blob: f.blob})), 'the same paths and blob ids, in the same order')
+    t.same(await ws.listTree(main, 'harness'), [{path: 'eval.py', blob: withBytes.find(f => f.path === 'harness/eval.py')!.blob}])
+    t.same(await ws.listTree(await ws.treeOf(main)), await ws.listTree(main), 'a tree id lists like its commit')
+    t.notOk('content' in (await ws.listTree(main))[0]!, 'no bytes')
+    // a research repository's data set, or what an attempt commits
+    const big = Buffer.alloc(FILE_MAX + 1024, 'd')
+    const c = await ws.commitFiles({base: main, files: [{path: 'data/train.bin', content: big}], message: 'a data set'})
+    t.same((await ws.listTree(c, 'data')).map(f => f.path), ['train.bin'])
+    await t.rejects(ws.listFiles(c, 'data'), {code: 'E_TOO_LARGE', message: new RegExp(`data/train.bin at ${c.slice(0, 12)} is ${big.length} bytes, more than the ${FILE_MAX} bytes exp reads`)})
+    t.same((await ws.listFiles(c, 'harness')).map(f => f.content.toString()), ['print(1)\n'], 'a small folder beside it reads')
+    t.equal((await ws.listFiles(c, 'data', {max: Infinity}))[0]!.content.length, big.length, 'a caller can allow more')
+  })
+
   t.test('commits, changed paths without rename detection, first parents, merge base', async t => {
     const {ws, main} = await make(t, FILES)
     const a = await ws.commitFiles({base: main, files: [{path: 'params.json', content: Buffer.from('{"x": 2}\n')}], message: 'x = 2'})

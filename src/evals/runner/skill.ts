@@ -49,7 +49,7 @@ export async function resolveSkill(spec: string | undefined, o: {cwd: string; sk
   let rel = colon < 0 ? '' : spec!.slice(colon + 1)
   if (!rel) {
     const dir = path.relative(o.repo?.workDir ?? ws.root ?? o.cwd, o.skillsDir).split(path.sep).join('/') || 'skills'
-    const ls = (await ws.listFiles(commit, dir)).map(f => `${dir}/${f.path}`).filter(f => f.endsWith('/SKILL.md')).sort()
+    const ls = (await ws.listTree(commit, dir)).map(f => `${dir}/${f.path}`).filter(f => f.endsWith('/SKILL.md')).sort()
     if (ls.length !== 1) throw new ExpError('E_USAGE', `${rev} has ${ls.length} skills; name one as ${rev}:skills/NAME`, {hint: ls.join(', ')})
     rel = ls[0]!
   } else if (!rel.endsWith('SKILL.md')) rel = `${rel.replace(/\/$/, '')}/SKILL.md`
