@@ -1,7 +1,7 @@
 import type {AttemptBody, DecisionBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {ExpError, NotFoundError} from '../errors/index.js'
+import {ExpError, NotFoundError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import {contractAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
@@ -86,6 +86,7 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
     regressions: [],
     ...(attempt.hypothesis ? {hypothesis: attempt.hypothesis} : {}),
   }
+  let behind: WorkTreeBehindError | undefined
   if (verdict === 'accept') {
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${oneLine(attempt.reason ?? '')}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
@@ -93,8 +94,10 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
       if (ws.checkedOutBranch() !== o.mainRef) await ws.moveRef(o.mainRef, merge, main)
       else
         await ws.exclusive(async () => {
+          // (a changed file the merge would overwrite stops it here, before main moves)
+          await ws.updateWorkTree(main, merge, {dryRun: true})
           await ws.moveRef(o.mainRef, merge, main)
-          await ws.updateWorkTree(main, merge)
+          behind = await ws.updateWorkTree(main, merge).then(() => undefined, (e: unknown) => (e instanceof WorkTreeBehindError ? e : Promise.reject(e)))
         })
     } catch (err) {
       // another lane promoted while this one evaluated: nothing is recorded yet, so decide again
@@ -112,6 +115,8 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
     body.rejected_ref = ref
   }
   const decision = (await store.append({kind: 'decision', body, cites: [id, ...(attempt.hypothesis ? [attempt.hypothesis] : []), ...evaluations]}, {lane: o.lane, now: o.now})).id
+  // the promotion stands and is recorded: then the work tree that could not follow it is said
+  if (behind) throw behind
   return {attempt: id, decision, verdict, checks, reasons, ...(body.merge ? {merge: body.merge.commit} : {}), ...(body.rejected_ref ? {rejected_ref: body.rejected_ref} : {}), dev: dev.summary, ...(holdout ? {holdout: holdout.summary} : {})}
 }
 

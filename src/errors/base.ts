@@ -56,6 +56,7 @@ const EXIT: Record<string, number> = {
   E_SEALED: 7,
   E_SANDBOX: 2,
   E_WORKTREE: 4,
+  E_WORKTREE_BEHIND: 4,
   E_BOUNDARY: 6,
   E_BUDGET: 6,
   E_RESEARCH_AGENT: 1,

@@ -7,6 +7,20 @@ export class WorktreeError extends ExpError {
   }
 }
 
+/**
+ * A promotion moved the checked-out main branch, and the work tree could not follow it (a
+ * tracked file changed meanwhile). The promotion stands and is recorded; the files are the
+ * user's to bring along.
+ */
+export class WorkTreeBehindError extends ExpError {
+  constructor(branch: string, from: string, to: string, detail: string) {
+    super('E_WORKTREE_BEHIND', `${branch} moved to ${to.slice(0, 12)} (the promotion, recorded), but the work tree could not follow it from ${from.slice(0, 12)}: ${detail}`, {
+      data: {branch, from, to},
+      hint: 'until the files follow, `git status` shows the promotion undone as staged changes: set yours aside (`git diff > mine.patch && git checkout -- .`), then `git reset --keep HEAD` and `git apply mine.patch`',
+    })
+  }
+}
+
 /** An attempt changed paths its contract does not let it change; the evaluator was not run. */
 export class BoundaryError extends ExpError {
   constructor(attempt: string, violations: readonly string[]) {

@@ -135,8 +135,8 @@ export class GitWorkspace implements Workspace {
     return dirtyFiles(this.store)
   }
 
-  updateWorkTree(from: string, to: string): Promise<void> {
-    return updateWorkTree(this.store, from, to)
+  updateWorkTree(from: string, to: string, o: {dryRun?: boolean} = {}): Promise<void> {
+    return updateWorkTree(this.store, from, to, (checkedOutBranch(this.store) ?? 'HEAD').replace(/^refs\/heads\//, ''), o)
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {

@@ -79,8 +79,12 @@ export interface Workspace {
   checkedOutBranch(): string | undefined
   /** tracked files with uncommitted changes */
   dirtyFiles(): Promise<string[]>
-  /** bring index and work tree from one commit to another (after a ref moved under them) */
-  updateWorkTree(from: string, to: string): Promise<void>
+  /**
+   * bring index and work tree from one commit to another (after a ref moved under them);
+   * WorkTreeBehindError when a tracked file changed meanwhile (the ref stays where it is).
+   * With dryRun (before moving the ref), E_DIRTY_TREE when it would fail, and nothing changes.
+   */
+  updateWorkTree(from: string, to: string, opts?: {dryRun?: boolean}): Promise<void>
   /** run `fn` while no other exp process checks or moves the work tree (a promotion's dirty check, or its ref move and work tree update) */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
   /** a linked work tree at `dir`: on `branch` (created at `commit` when missing), or detached at `commit` */

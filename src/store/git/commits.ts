@@ -5,7 +5,7 @@ import {LooseSink} from './writer.js'
 import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
 import type {GitRecordStore} from './store.js'
-import {CommitTooLargeError, ExpError, FileTooLargeError} from '../../errors/index.js'
+import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError} from '../../errors/index.js'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
@@ -101,10 +101,23 @@ export async function dirtyFiles(store: GitRecordStore): Promise<string[]> {
   return r.stdout.toString('utf8').split('\n').filter(Boolean).map(l => l.slice(3))
 }
 
-/** Bring the index and work tree from `from` to `to`, as `git merge` does after a fast-forward. */
-export async function updateWorkTree(store: GitRecordStore, from: string, to: string): Promise<void> {
-  if (!store.repo.workDir) return
-  await runGit(['read-tree', '-m', '-u', from, to], {cwd: store.repo.workDir})
+/**
+ * Bring the index and work tree from `from` to `to`, as `git merge` does after a fast-forward:
+ * the index's file times refreshed first (a file touched or copied with its content unchanged
+ * is not a change, but read-tree refuses it as "not uptodate" until then), then read-tree.
+ * A tracked file that really changed is not overwritten: with dryRun (before the branch
+ * moves) that is E_DIRTY_TREE and nothing changes; after, WorkTreeBehindError.
+ */
+export async function updateWorkTree(store: GitRecordStore, from: string, to: string, branch = 'the branch', o: {dryRun?: boolean} = {}): Promise<void> {
+  const cwd = store.repo.workDir
+  if (!cwd) return
+  // (exit 1 when files did change: read-tree says which)
+  await runGit(['update-index', '-q', '--refresh'], {cwd, allowFail: true})
+  const r = await runGit(['read-tree', '-m', '-u', ...(o.dryRun ? ['-n'] : []), from, to], {cwd, allowFail: true})
+  if (r.code === 0) return
+  const detail = r.stderr.trim().split('\n').filter(Boolean).join('; ') || `git read-tree exited ${r.code}`
+  if (o.dryRun) throw new ExpError('E_DIRTY_TREE', `${branch} is checked out and the promotion would overwrite uncommitted changes: ${detail}`, {data: {branch}, hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})
+  throw new WorkTreeBehindError(branch, from, to, detail)
 }
 
 export async function resolveRev(store: GitRecordStore, rev: string): Promise<string | undefined> {

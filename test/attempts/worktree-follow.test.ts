@@ -1,0 +1,47 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp, expJson, ROOT} from '../helpers/cli.js'
+import {git} from '../helpers/repo.js'
+import {quadFixture} from '../helpers/contracts.js'
+
+/**
+ * A promotion moves the checked-out main branch and brings the work tree along, as `git
+ * merge` does. A tracked file whose times changed (touched, or the repository copied) is not
+ * a change; one whose content changed is never overwritten, and main does not move then.
+ */
+const AGENT = `command:python3 ${path.join(ROOT, 'test/fixtures/agents/memory-researcher.py')}`
+type Research = {attempts: {id: string; state: string}[]}
+
+t.test('a touched file (content unchanged) does not stop the work tree from following a promotion', async t => {
+  const repo = await quadFixture(t)
+  const old = new Date('2001-01-01T00:00:00Z')
+  fs.utimesSync(path.join(repo, 'params.json'), old, old)
+  const r = await exp(['research', 'quad', '--agent', AGENT, '--attempts', '1', '--lane', 'a', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.same((JSON.parse(r.stdout) as Research).attempts.map(a => a.state), ['accepted'])
+  t.equal((await git(repo, 'status', '--porcelain')).trim(), '', 'the work tree is the promotion')
+  t.equal(fs.readFileSync(path.join(repo, 'params.json'), 'utf8'), await git(repo, 'show', 'HEAD:params.json'))
+  const decisions = await expJson<{body: {verdict: string; merge?: {commit: string}}}[]>(['ledger', '--kind', 'decision'], {cwd: repo})
+  t.equal(decisions[0]?.body.merge?.commit, (await git(repo, 'rev-parse', 'HEAD')).trim(), 'the decision names the merge main is at')
+})
+
+t.test('a changed file the promotion would overwrite: main stays, the change stays, nothing is half done', async t => {
+  const repo = await quadFixture(t)
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 3, "y": 3}\n')
+  const r = await exp(['research', 'quad', '--agent', AGENT, '--attempts', '1', '--lane', 'a'], {cwd: repo})
+  t.equal(r.code, 4, r.stderr)
+  t.match(r.stderr, /main is checked out and the promotion would overwrite uncommitted changes: .*params\.json/)
+  t.match(r.stderr, /hint: commit or stash them, then promote again/)
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'main did not move')
+  t.equal(fs.readFileSync(path.join(repo, 'params.json'), 'utf8'), '{"x": 3, "y": 3}\n', 'the change is kept')
+  t.same(await expJson(['ledger', '--kind', 'decision'], {cwd: repo}), [], 'no decision recorded for a merge that did not happen')
+  // put aside, the same attempt is promoted
+  await git(repo, 'stash', '-q')
+  const list = await expJson<{id: string}[]>(['attempt', 'list'], {cwd: repo})
+  const again = await exp(['attempt', 'promote', list[0]!.id], {cwd: repo})
+  t.equal(again.code, 0, again.stderr)
+  t.not((await git(repo, 'rev-parse', 'main')).trim(), main, 'promoted')
+  t.equal((await git(repo, 'status', '--porcelain')).trim(), '')
+})
