@@ -81,7 +81,8 @@ async function scopeAt(ws: Workspace, commit: string): Promise<{editable_scope: 
 
 /** The base commit's scenarios, written to a temporary folder: what the gate judges with, whatever the head did to scenarios/. */
 async function scenariosAt(ws: Workspace, commit: string, dir: string): Promise<string> {
-  const files = await ws.listFiles(commit, 'scenarios')
+  // (the base's, trusted: its sealed held-out split may be large)
+  const files = await ws.listFiles(commit, 'scenarios', {max: Infinity})
   if (!files.length) throw new NotFoundError('scenarios on the base', `${commit.slice(0, 12)}:scenarios/`, 'commit the scenarios on the main branch (`exp init --example onboarding` does)')
   const out = await mkdtemp(path.join(dir, 'exp-gate-scenarios-'))
   for (const f of files) {

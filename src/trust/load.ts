@@ -171,7 +171,8 @@ async function scenariosOfTree(ws: Workspace, tree: string, key: Buffer | undefi
   const out = new Map<string, Scenario>()
   let files
   try {
-    files = await ws.listFiles(tree)
+    // (a trusted tree: its sealed held-out split may be large)
+    files = await ws.listFiles(tree, undefined, {max: Infinity})
   } catch {
     return out
   }
