@@ -1,6 +1,7 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {table} from '../cli/table.js'
 import {attemptContext, attemptFlags, checkAttemptContract} from '../cli/attempts.js'
 import {research, type ResearchResult} from '../attempts/loop.js'
 import {createResearchAgent, RESEARCH_AGENTS} from '../attempts/agents/registry.js'
@@ -39,7 +40,8 @@ Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is bui
       }
     })
     if (!this.jsonEnabled()) {
-      for (const a of res.attempts) this.log(`#${a.ordinal}  ${a.id}  ${a.state.padEnd(11)} dev ${a.dev ?? '-'}  holdout ${a.holdout ?? '-'}`)
+      const rows = res.attempts.map(a => [`#${a.ordinal}`, a.id, a.state, a.dev ?? '-', a.holdout ?? '-'])
+      if (rows.length) this.log(table(rows, ['#', 'ATTEMPT', 'STATE', 'DEV', 'HOLDOUT']))
       this.log(`${res.attempts.length} attempt(s): ${res.promoted} promoted, ${res.rejected} rejected, ${res.resumed} resumed${res.stopped ? `; stopped: ${res.stopped}` : ''}`)
     }
     return res

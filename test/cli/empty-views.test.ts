@@ -21,6 +21,7 @@ for (const branch of ['master', 'main']) {
       [['ledger'], '(no records)'],
       [['lanes'], '(no lanes yet: append a record with `exp append`)'],
       [['hypotheses'], '(no hypotheses)'],
+      [['attempt', 'list'], '(no attempts)'],
     ]
     for (const [args, said] of cases) {
       const r = await exp(args, {cwd: dir})

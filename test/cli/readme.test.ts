@@ -88,6 +88,8 @@ t.test("the README's research contract tour runs as written on a master reposito
   t.match(r.stdout, /^1 contract\(s\), 0 problem\(s\)$/m, 'contract lint')
   const done = /^4 attempt\(s\): (\d+) promoted, (\d+) rejected/m.exec(r.stdout)
   t.ok(done, 'four attempts, each decided')
+  t.match(r.stdout, /^ID {27}CONTRACT {2}# {3}LANE +STATE +DEV +HOLDOUT +DECISION$/m, 'attempt list is a table')
+  t.match(r.stdout, /^# +ATTEMPT +STATE +DEV +HOLDOUT\n#1 +at-/m, 'and so is the research summary')
   const list = await expJson<{state: string; decision?: {verdict: string}}[]>(['attempt', 'list'], {cwd: repo})
   t.equal(list.length, 4)
   t.equal(list.filter(a => a.state === 'accepted').length, Number(done?.[1]), 'attempt list agrees with the run')

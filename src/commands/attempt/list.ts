@@ -4,6 +4,7 @@ import {NotFoundError} from '../../errors/index.js'
 import {Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {withStore} from '../../cli/context.js'
+import {table} from '../../cli/table.js'
 import {authorityOf} from '../../cli/trust.js'
 import {attemptViews, type AttemptView} from '../../attempts/view.js'
 
@@ -30,8 +31,8 @@ export default class AttemptList extends ExpCommand {
       throw new NotFoundError('contract', flags.contract, known.length ? `contracts here: ${known.join(', ')}` : 'list the contracts with `exp contract lint`')
     }
     if (!this.jsonEnabled()) {
-      for (const a of list) this.log(`${a.id}  ${a.contract} #${a.ordinal}  ${a.lane}  ${a.state.padEnd(11)} dev ${a.splits.dev?.mean ?? '-'}  holdout ${a.splits.holdout?.mean ?? '-'}${a.decision ? `  ${a.decision.verdict}` : ''}`)
-      if (!list.length) this.log('(no attempts)')
+      const rows = list.map(a => [a.id, a.contract, `#${a.ordinal}`, a.lane, a.state, a.splits.dev?.mean ?? '-', a.splits.holdout?.mean ?? '-', a.decision?.verdict ?? '-'])
+      this.log(table(rows, ['ID', 'CONTRACT', '#', 'LANE', 'STATE', 'DEV', 'HOLDOUT', 'DECISION']) || '(no attempts)')
     }
     return list
   }
