@@ -71,7 +71,14 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
     if (junit) await writeFile(junit, gateJUnit(res))
     if (comment) await writeFile(comment, gateComment(res, {approvedBy: flags['approved-by']}))
-    if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? 'the candidate does not satisfy .research/policy.yaml' : knowledgeScopeHint(res.scope.outside) ?? (res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only: commit the content in place of the symbolic link or submodule'), data: {...res}})
+    if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? policyHint(res) : knowledgeScopeHint(res.scope.outside) ?? (res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only: commit the content in place of the symbolic link or submodule'), data: {...res}})
     return res
   }
+}
+
+/** Which policy the pull request did not satisfy: the skills' (.research/policy.yaml), a contract's own, or none yet (a base that moved). */
+function policyHint(res: GateResult): string {
+  if (res.stale.length) return 'merge or rebase the pull request onto the base, then run the gate again'
+  const where = [...(res.skills.some(s => s.verdict === 'reject') ? ['.research/policy.yaml (skills)'] : []), ...res.contracts.filter(c => c.verdict === 'reject').map(c => `the promotion policy of .research/contracts/${c.contract}.yaml`)]
+  return `the candidate does not satisfy ${where.join(' and ') || 'the promotion policy'}`
 }

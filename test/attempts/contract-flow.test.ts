@@ -100,6 +100,7 @@ t.test('the gate judges a pull request to a contract\'s editable files like an a
   t.match(JSON.parse(worse.stdout).error.data, {passed: false, contracts: [{verdict: 'reject', dev: {outcome: 'negative'}}]})
   const md = await exp(['gate', '--base', 'main', '--head', 'worse'], {cwd: repo})
   t.match(md.stdout, /### contract quad: REJECT/)
+  t.match(md.stderr, /hint: the candidate does not satisfy the promotion policy of \.research\/contracts\/quad\.yaml\n/, 'the hint names the contract whose policy decided, not the skills\' policy')
   await git(repo, 'checkout', '-q', '-b', 'cheat', 'main')
   fs.appendFileSync(path.join(repo, 'eval.py'), '\nscore = 0\n')
   await git(repo, 'commit', '-qam', 'a kinder evaluator')

@@ -72,6 +72,7 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   const worse = await exp(['gate', '--base', 'main', '--head', 'worse', '--json'], {cwd: repo})
   t.equal(worse.code, 6)
   t.match(JSON.parse(worse.stdout).error.data, {passed: false, skills: [{skill: 'onboarding', verdict: 'reject'}]})
+  t.match(JSON.parse(worse.stdout).error.hint, 'the candidate does not satisfy .research/policy.yaml (skills)')
 
   const ci = await exp(['ci', 'init'], {cwd: repo})
   t.equal(ci.code, 0)
