@@ -25,10 +25,16 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     lane: await laneOf(store, flags.lane),
     mainRef: await mainRefOf(store.repo, cwd),
     worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'),
+    hide: evaluatorHides(store),
     redact: makeRedactor({env: process.env}),
     seed: flags.seed ?? 42,
     ...(key ? {holdoutKey: key} : {}),
   }
+}
+
+/** What an evaluator command must not see of this repository: its work tree and git dirs (the key, the lanes, the cache). */
+export function evaluatorHides(store: GitRecordStore): string[] {
+  return [...new Set([...(store.repo.workDir ? [store.repo.workDir] : []), store.repo.commonDir, store.repo.gitDir])]
 }
 
 /**

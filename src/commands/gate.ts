@@ -5,6 +5,7 @@ import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
+import {evaluatorHides} from '../cli/attempts.js'
 import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, knowledgeScopeHint, type GateResult} from '../gate/gate.js'
 import {outputPath} from '../cli/out-path.js'
@@ -55,7 +56,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
       res = await withStore(this.workDir, async store => {
         const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
         const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
-        return gate(store, new GitWorkspace(store), {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
+        return gate(store, new GitWorkspace(store), {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), hide: evaluatorHides(store), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {
       progress.done()

@@ -64,6 +64,8 @@ export interface GateOptions extends EvalRunOptions {
   shards?: number
   /** where the work trees of contract attempts the gate evaluates go (with git: .git/exp/worktrees) */
   worktreeRoot: string
+  /** what a contract's evaluator command must not see: the repository and its git dir */
+  hide?: readonly string[]
 }
 
 /**
@@ -126,7 +128,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   if (!certified && !o.shard) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
   let shard: GateShardReport | undefined
   if (scope.ok && !stale.length) {
-    contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: o.worktreeRoot, redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
+    contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: o.worktreeRoot, ...(o.hide ? {hide: o.hide} : {}), redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
     for (const c of contracts) if (c.verdict === 'reject') reasons.push(...c.checks.filter(x => !x.passed).map(x => `${c.contract}: ${x.name}: ${x.detail}`))
     const touched = skillsTouched(changed)
     const tmp = await mkdtemp(path.join(os.tmpdir(), 'exp-gate-'))

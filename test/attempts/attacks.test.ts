@@ -5,6 +5,7 @@ import {execFileSync} from 'node:child_process'
 import {exp, expJson} from '../helpers/cli.js'
 import {GIT_ENV, git} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
+import {detectIsolation} from '../../src/agents/command/sandbox.js'
 
 /**
  * Attacks by an attempt's author or agent on a contract whose editable scope holds code the
@@ -40,6 +41,20 @@ def bonus():
     return 0
 `
 
+/** An attempt's solver that writes where it should not: a lane ref, the cache, the user's work tree. */
+const PLANTER = `import json, os
+def bonus():
+    gitdir = open(".git").read().split("gitdir:")[1].strip()
+    common = os.path.normpath(os.path.join(gitdir, "..", ".."))
+    for p in [os.path.join(common, "refs", "research", "lanes", "evil"), os.path.join(common, "exp", "PLANTED"), os.path.join(os.path.dirname(common), "PLANTED.txt")]:
+        try:
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            open(p, "w").write("0" * 40 + "\\n")
+        except Exception:
+            pass
+    return 0
+`
+
 async function codeContract(t: {teardown(fn: () => void): void}): Promise<string> {
   const repo = await quadFixture(t)
   fs.writeFileSync(path.join(repo, 'eval.py'), EVAL)
@@ -65,7 +80,26 @@ t.test('code of an attempt run by the dev evaluator sees no held-out data, and t
   const objects = allObjects(repo)
   t.equal(objects.indexOf('TOP-SECRET-HOLDOUT-TARGET'), -1, 'the dev run was not given the held-out data')
   t.equal(objects.indexOf(key), -1, 'the key is in no object: not in the metrics, not in the diagnostics')
-  t.match(objects, /\[redacted\]/, 'what it found was recorded redacted')
+  const observations = await expJson<{body: {metrics?: {found?: Record<string, string>}}}[]>(['ledger', '--kind', 'observation'], {cwd: repo})
+  const found = observations.map(o => o.body.metrics?.found).find(f => f !== undefined)
+  t.ok(found, 'the hostile code ran and reported what it found')
+  if (!found) return
+  if (ISOLATED) t.notOk('key' in found, 'isolated: the key file is not there to read (the git dir is empty to it)')
+  else t.equal(found.key, '[redacted]', 'unisolated: what it found was recorded redacted')
+})
+
+const ISOLATED = (await detectIsolation()) !== 'none'
+
+t.test('code of an attempt run by the evaluator writes neither a lane, nor the cache, nor the user\'s work tree', {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine (docs/trust.md states the limit)'}, async t => {
+  const repo = await codeContract(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), PLANTER)
+  const dev = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(dev.code, 0, dev.stderr)
+  t.notOk(fs.existsSync(path.join(repo, 'PLANTED.txt')), 'nothing planted in the work tree')
+  t.notOk(fs.existsSync(path.join(repo, '.git', 'refs', 'research', 'lanes', 'evil')), 'no lane ref written')
+  t.notOk(fs.existsSync(path.join(repo, '.git', 'exp', 'PLANTED')), 'nothing written under .git/exp')
+  t.notMatch(await git(repo, 'for-each-ref'), /evil/, 'git knows no such ref')
 })
 
 t.test('code of an attempt run by the held-out evaluator: the key it reads reaches no record, public or private', async t => {

@@ -149,20 +149,56 @@ export async function episodeSandbox(launch: Prepared, pass: readonly string[], 
   for (const n of pass) if (from[n] !== undefined) env[n] = from[n]
   const hide = [...new Set([...(o.root ? [o.root] : []), ...(o.hide ?? []), ...scratch].map(h => path.resolve(h)))].filter(h => existsSync(h)).sort((a, b) => a.length - b.length)
   const keep = [base, ...(launch.files ? [launch.files] : [])]
-  let program = launch.program
-  let args = [...launch.args]
+  const wrapped = wrapHidden(launch.program, launch.args, {cwd, env, keep, hide, isolation})
+  return {cwd, env, ...wrapped, cleanup: () => rm(base, {recursive: true, force: true})}
+}
+
+/**
+ * `program args` wrapped so that, in new mount and PID namespaces (or bwrap), every path of
+ * `hide` is empty and every path of `keep` (inside hidden ones) is still there; as it is when
+ * the machine offers no isolation, or nothing is to be hidden.
+ */
+function wrapHidden(program: string, args: readonly string[], o: {cwd: string; env: NodeJS.ProcessEnv; keep: readonly string[]; hide: readonly string[]; isolation: Isolation}): {program: string; args: string[]; isolation: Isolation} {
   // a program that cannot be found fails to start as itself (not as the wrapper's exit 127)
-  const found = findProgram(program, env.PATH!)
+  const found = findProgram(program, o.env.PATH ?? '')
+  const {keep, hide, isolation} = o
   if (found && hide.length && (isolation === 'namespace' || isolation === 'userns')) {
     const user = isolation === 'userns' ? ['--user', '--map-root-user'] : []
-    args = [...user, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', ...keep, '--', ...hide, '--', program, ...args]
-    program = 'unshare'
-  } else if (found && hide.length && isolation === 'bwrap') {
-    const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
-    args = ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', cwd, '--die-with-parent', '--', program, ...args]
-    program = 'bwrap'
+    return {program: 'unshare', args: [...user, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', ...keep, '--', ...hide, '--', program, ...args], isolation}
   }
-  return {cwd, env, program, args, isolation: found && hide.length ? isolation : 'none', cleanup: () => rm(base, {recursive: true, force: true})}
+  if (found && hide.length && isolation === 'bwrap') {
+    const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
+    return {program: 'bwrap', args: ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', o.cwd, '--die-with-parent', '--', program, ...args], isolation}
+  }
+  return {program, args: [...args], isolation: 'none'}
+}
+
+export interface EvaluatorSandbox {
+  env: NodeJS.ProcessEnv
+  program: string
+  args: string[]
+  isolation: Isolation
+  cleanup(): Promise<void>
+}
+
+/**
+ * Where a research contract's evaluator command runs (docs/contracts.md): in the attempt's
+ * checkout, with a HOME and TMPDIR of its own, and, where Linux allows it, in mount and PID
+ * namespaces in which `hide` (the repository, its git dir with the key file and the lanes)
+ * and the scratch folders (other runs' checkouts and unsealed data) are empty. It keeps the
+ * checkout and `privateDir`. The attempt's code the evaluator runs can then neither read the
+ * key nor write a lane, the cache or the user's work tree, nor reach exp through /proc.
+ */
+export async function evaluatorSandbox(program: string, args: readonly string[], o: {checkout: string; privateDir?: string; hide: readonly string[]; env: NodeJS.ProcessEnv; isolation?: 'auto' | Isolation}): Promise<EvaluatorSandbox> {
+  const base = await mkdtemp(path.join(os.tmpdir(), 'exp-eval-'))
+  const home = path.join(base, 'home')
+  const tmp = path.join(base, 'tmp')
+  await Promise.all([home, tmp].map(d => mkdir(d, {recursive: true})))
+  const env: NodeJS.ProcessEnv = {...o.env, HOME: home, TMPDIR: tmp}
+  const hide = o.hide.length ? [...new Set([...o.hide, ...scratchFolders()].map(h => path.resolve(h)))].filter(h => existsSync(h)).sort((a, b) => a.length - b.length) : []
+  const isolation = o.isolation && o.isolation !== 'auto' ? o.isolation : hide.length ? await detectIsolation() : 'none'
+  const keep = [path.resolve(o.checkout), base, ...(o.privateDir ? [path.resolve(o.privateDir)] : [])]
+  return {env, ...wrapHidden(program, args, {cwd: o.checkout, env, keep, hide, isolation}), cleanup: () => rm(base, {recursive: true, force: true})}
 }
 
 function findProgram(program: string, PATH: string): boolean {

@@ -19,7 +19,7 @@ export default class AttemptEval extends ExpCommand {
     const res = await withStore(this.workDir, async store => {
       const c = await attemptContext(store, this.workDir, flags)
       const id = resolveAttempt(await store.ledger(), args.attempt)
-      return evaluateAttempt(store, c.ws, id, {lane: c.lane, split: flags.split as 'dev' | 'holdout', worktreeRoot: c.worktreeRoot, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onProgress: line => this.note(line)})
+      return evaluateAttempt(store, c.ws, id, {lane: c.lane, split: flags.split as 'dev' | 'holdout', worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onProgress: line => this.note(line)})
     })
     if (!this.jsonEnabled()) {
       for (const v of res.verdicts) this.log(`${res.split} #${v.body.repetition}  ${v.body.outcome.padEnd(8)} ${v.body.metric ? `${v.body.metric.name} ${v.body.metric.value}` : v.body.violations.join('; ')}${v.body.baseline ? ` (baseline ${v.body.baseline.value})` : ''}${v.body.needs_retry ? `  needs_retry: ${v.body.needs_retry.stop_reason}, ${v.body.needs_retry.resume.action}` : ''}`)

@@ -19,7 +19,7 @@ export default class AttemptPromote extends ExpCommand {
     const res = await withStore(this.workDir, async store => {
       const c = await attemptContext(store, this.workDir, flags)
       const id = resolveAttempt(await store.ledger(), args.attempt)
-      return promoteAttempt(store, c.ws, id, {lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onProgress: line => this.note(line)})
+      return promoteAttempt(store, c.ws, id, {lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onProgress: line => this.note(line)})
     })
     if (!this.jsonEnabled()) {
       for (const c of res.checks) this.log(`${c.passed ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`)

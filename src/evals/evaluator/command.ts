@@ -1,6 +1,5 @@
 import {constants} from 'node:fs'
 import {lstat, open, realpath, rm, type FileHandle} from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
 import type {ObservationBody, VerdictBody} from '../../records/types.js'
@@ -8,9 +7,10 @@ import {splitCommandLine} from '../../agents/command/argv.js'
 import type {Contract, EvalSpec} from '../../contracts/types.js'
 import {gain} from '../../contracts/types.js'
 import {redactDeep, type Redact} from '../../redact/index.js'
-import {ExpError} from '../../errors/index.js'
+import {ExpError, SandboxError} from '../../errors/index.js'
 import type {EvaluatorIdentity} from './port.js'
 import {runProcess, type ProcessRun} from './process.js'
+import {evaluatorSandbox} from '../../agents/command/sandbox.js'
 
 /**
  * The second adapter of the Evaluator port: a research contract's command. It runs in a
@@ -31,6 +31,11 @@ export interface CommandRunInput {
   timeoutSeconds?: number
   redact: Redact
   env?: NodeJS.ProcessEnv
+  /**
+   * what the command must not see: the repository, its git dir (evaluatorSandbox, which also
+   * hides the scratch folders); nothing is hidden when empty (the memory adapters' tests)
+   */
+  hide?: readonly string[]
 }
 
 export type CommandResult = Pick<ObservationBody, 'ran' | 'exit_code' | 'signal' | 'timed_out' | 'duration_ms' | 'metrics' | 'metrics_error' | 'artifacts' | 'missing_artifacts' | 'stdout' | 'stderr'>
@@ -122,18 +127,21 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
   // a metrics file that was there before the command ran is not the command's word (removed
   // only inside the checkout, never through a linked folder)
   if (await inside(o.checkout, metricsPath)) await rm(metricsPath, {force: true})
-  const home = path.join(os.tmpdir(), `exp-eval-home-${process.pid}`)
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: home,
-    LANG: 'C.UTF-8',
-    ...o.env,
-    EXP_SEED: String(o.seed),
-    EXP_REPETITION: String(o.repetition),
-    ...(o.privateDir ? {EXP_PRIVATE_DIR: o.privateDir} : {}),
-  }
   const [program, ...args] = words as [string, ...string[]]
-  const run: ProcessRun = await runProcess(program, args, {cwd: o.checkout, env, timeoutMs: (o.timeoutSeconds ?? o.spec.timeout_seconds) * 1000})
+  const box = await evaluatorSandbox(program, args, {
+    checkout: o.checkout,
+    ...(o.privateDir ? {privateDir: o.privateDir} : {}),
+    hide: o.hide ?? [],
+    env: {PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', ...o.env, EXP_SEED: String(o.seed), EXP_REPETITION: String(o.repetition), ...(o.privateDir ? {EXP_PRIVATE_DIR: o.privateDir} : {})},
+  })
+  let run: ProcessRun
+  try {
+    run = await runProcess(box.program, box.args, {cwd: o.checkout, env: box.env, timeoutMs: (o.timeoutSeconds ?? o.spec.timeout_seconds) * 1000})
+  } finally {
+    await box.cleanup()
+  }
+  // the sandbox's own failure (exit 97) is not the command's
+  if (box.isolation !== 'none' && run.exit_code === 97 && /^exp sandbox: /m.test(run.stderr)) throw new SandboxError(`the evaluator command could not be isolated: ${run.stderr.trim().split('\n').pop()}`, 'exp hides the repository from the evaluator with mount namespaces (unshare) or bwrap: check that they work here (docs/contracts.md)')
   const out: CommandResult = {ran: true, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, duration_ms: run.duration_ms, stdout: o.redact(run.stdout), stderr: o.redact(run.spawn_error ? `cannot start ${program}: ${run.spawn_error}\n${run.stderr}` : run.stderr), artifacts: [], missing_artifacts: []}
   if (run.spawn_error) out.exit_code = 127
   if (!run.timed_out) {
