@@ -202,3 +202,19 @@ for (const main of ['main', 'master']) {
     t.match(problems.find(p => p.class === 'unverified_promotion'), {commit: merge, message: /verdicts judged/})
   })
 }
+
+t.test('where no namespace can be made, an evaluation says the evaluator is not isolated, once', async t => {
+  const repo = await quadFixture(t)
+  // a PATH with the interpreter, git and node only: neither unshare nor bwrap can be found
+  const bin = fs.mkdtempSync(path.join(repo, '..', 'exp-bin-'))
+  t.teardown(() => fs.rmSync(bin, {recursive: true, force: true}))
+  for (const p of ['python3', 'git', 'node']) fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${p}`]).toString().trim(), path.join(bin, p))
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  const r = await exp(['attempt', 'eval', a.id], {cwd: repo, env: {PATH: bin}})
+  t.equal(r.code, 0, r.stderr)
+  t.equal(r.stderr.match(/warning: evaluator commands are not isolated on this machine/g)?.length, 1, r.stderr)
+  if (!ISOLATED) return
+  const isolated = await exp(['attempt', 'eval', a.id, '--split', 'holdout'], {cwd: repo})
+  t.equal(isolated.code, 0, isolated.stderr)
+  t.notMatch(isolated.stderr, /not isolated/, 'with unshare on PATH: isolated, no warning')
+})

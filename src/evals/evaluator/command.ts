@@ -119,6 +119,15 @@ async function digestArtifact(folder: string, rel: string): Promise<{size: numbe
   return {size, digest: `sha256:${hash.digest('hex')}`}
 }
 
+let warned = false
+
+/** Once per process: the command, and the attempt's code it runs, can reach the repository (docs/trust.md, limits). */
+function warnUnisolated(): void {
+  if (warned) return
+  warned = true
+  process.stderr.write("warning: evaluator commands are not isolated on this machine (neither unshare nor bwrap can make a mount namespace): the attempt's code an evaluator runs could read the key file and write the repository; dev runs still get no evaluator-only data (docs/trust.md)\n")
+}
+
 /** Run the contract's command once in the checkout and read what it wrote. */
 export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandResult> {
   const words = splitCommandLine(o.spec.command ?? '')
@@ -140,6 +149,7 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
   } finally {
     await box.cleanup()
   }
+  if (o.hide?.length && box.isolation === 'none') warnUnisolated()
   // the sandbox's own failure (exit 97) is not the command's
   if (box.isolation !== 'none' && run.exit_code === 97 && /^exp sandbox: /m.test(run.stderr)) throw new SandboxError(`the evaluator command could not be isolated: ${run.stderr.trim().split('\n').pop()}`, 'exp hides the repository from the evaluator with mount namespaces (unshare) or bwrap: check that they work here (docs/contracts.md)')
   const out: CommandResult = {ran: true, exit_code: run.exit_code, signal: run.signal, timed_out: run.timed_out, duration_ms: run.duration_ms, stdout: o.redact(run.stdout), stderr: o.redact(run.spawn_error ? `cannot start ${program}: ${run.spawn_error}\n${run.stderr}` : run.stderr), artifacts: [], missing_artifacts: []}
