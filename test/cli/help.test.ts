@@ -32,6 +32,15 @@ t.test('exp -h, exp help, exp help COMMAND and exp help TOPIC COMMAND print help
   t.match(flag.stdout, /^DESCRIPTION$/m, 'exp ci init --help has a description')
   t.match(flag.stdout, /^EXAMPLES$/m)
   t.match(flag.stdout, /--install=<value>/)
+  // a topic says what it is about, not the summary of one of its commands
+  t.match(h.stdout, /^ {2}attempt +Attempts under a research contract: open one, evaluate it, promote/m)
+  const topic = await exp(['attempt', '--help'], {cwd})
+  t.match(topic.stdout, /^Attempts under a research contract/)
+  t.match(topic.stdout, /^ {2}attempt eval +Evaluate an attempt/m)
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest
+  const topics = new Set(Object.keys(manifest.commands).filter(id => id.includes(':')).map(id => id.split(':')[0]!))
+  const described = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {oclif: {topics?: Record<string, {description?: string}>}}).oclif.topics ?? {}
+  t.same([...topics].filter(x => !described[x]?.description), [], 'every topic has a description of its own')
 })
 
 t.test('git exp -h, git exp help COMMAND, and git exp --help opens the git-exp manual page', async t => {
