@@ -1,6 +1,7 @@
 import type {AttemptBody, DecisionBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
+import {advanceBranch} from '../workspace/advance.js'
 import {ExpError, NotFoundError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import {contractAt} from '../contracts/load.js'
@@ -91,14 +92,7 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${oneLine(attempt.reason ?? '')}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
     try {
-      if (ws.checkedOutBranch() !== o.mainRef) await ws.moveRef(o.mainRef, merge, main)
-      else
-        await ws.exclusive(async () => {
-          // (a changed file the merge would overwrite stops it here, before main moves)
-          await ws.updateWorkTree(main, merge, {dryRun: true})
-          await ws.moveRef(o.mainRef, merge, main)
-          behind = await ws.updateWorkTree(main, merge).then(() => undefined, (e: unknown) => (e instanceof WorkTreeBehindError ? e : Promise.reject(e)))
-        })
+      behind = await advanceBranch(ws, o.mainRef, main, merge)
     } catch (err) {
       // another lane promoted while this one evaluated: nothing is recorded yet, so decide again
       // on the main it left (the attempt is then no longer based on it: a reject that says so);

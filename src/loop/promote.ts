@@ -6,6 +6,7 @@ import type {Ledger, RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError, UntrustedEvidenceError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import type {Workspace} from '../workspace/port.js'
+import {advanceBranch} from '../workspace/advance.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
 import {evaluateProposal, type EvalRunOptions} from './evaluate.js'
@@ -160,7 +161,7 @@ export async function promoteProposal(store: RecordStore, ws: Workspace, ledger:
   let behind: WorkTreeBehindError | undefined
   if (verdict === 'accept') {
     let merge = already
-    if (!merge) ({merge, behind} = await mergeProposal(ws, proposal, {main, mainRef: o.mainRef, evaluations, policy, validation: input, onMain}))
+    if (!merge) ({merge, behind} = await mergeProposal(ws, proposal, {main, mainRef: o.mainRef, evaluations, policy, validation: input}))
     body.merge = {commit: merge, branch: p.branch}
   } else {
     const ref = `${REJECTED_PREFIX}${proposal.id}`
@@ -176,7 +177,7 @@ export async function promoteProposal(store: RecordStore, ws: Workspace, ledger:
   return {decision, verdict, checks, reasons, ...(decidedBy ? {decided_by: decidedBy} : {}), merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
 }
 
-async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}; onMain: boolean}): Promise<{merge: string; behind?: WorkTreeBehindError}> {
+async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}}): Promise<{merge: string; behind?: WorkTreeBehindError}> {
   const p = proposal.body
   const purpose = await readPurposeAt(ws, p.head.commit, p.skill)
   const accepted = {...purpose, status: 'accepted' as const, evaluation: {previous_score: o.validation.baseline.success_rate, candidate_score: o.validation.candidate.success_rate, evaluations: o.evaluations}}
@@ -184,20 +185,8 @@ async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: 
   const message = `exp: promote ${p.skill} v${version} (${proposal.id})\n\nvalidation ${(o.validation.baseline.success_rate * 100).toFixed(1)}% -> ${(o.validation.candidate.success_rate * 100).toFixed(1)}%, ${p.patch.size.added} line(s) added in ${p.patch.sections.join(', ')}.\n${p.reason}\n\nExp-Promotes: ${proposal.id}\nExp-Evidence: ${o.evaluations.join(' ')}\nExp-Policy: ${o.policy.version} ${o.policy.digest}\n`
   // the proposal is based on main's tip (checked above), so the merge tree is the branch's tree plus PURPOSE.yaml marked accepted
   const merge = await ws.commitFiles({base: p.head.commit, parents: [o.main, p.head.commit], message, files: [{path: purposePath(p.skill), content: Buffer.from(purposeText(accepted))}]})
-  if (!o.onMain) {
-    await ws.moveRef(o.mainRef, merge, o.main)
-    return {merge}
-  }
-  return ws.exclusive(async () => {
-    // (a changed file the merge would overwrite stops it here, before main moves)
-    await ws.updateWorkTree(o.main, merge, {dryRun: true})
-    await ws.moveRef(o.mainRef, merge, o.main)
-    // (main has moved: a work tree that cannot follow does not undo the promotion)
-    return ws.updateWorkTree(o.main, merge).then(
-      () => ({merge}),
-      (e: unknown) => (e instanceof WorkTreeBehindError ? {merge, behind: e} : Promise.reject(e)),
-    )
-  })
+  const behind = await advanceBranch(ws, o.mainRef, o.main, merge)
+  return behind ? {merge, behind} : {merge}
 }
 
 function resultOf(d: ExpRecord<'decision'>, val: {candidate: ExpRecord<'evaluation'>; baseline: ExpRecord<'evaluation'>}): PromoteResult {

@@ -1,0 +1,24 @@
+import {WorkTreeBehindError} from '../errors/index.js'
+import type {Workspace} from './port.js'
+
+/**
+ * Move the branch `ref` from `from` to `to` (a promotion's merge), as `git merge` would. When
+ * it is checked out here, the work tree follows, under the work-tree lock: a changed file the
+ * move would overwrite stops it before the ref moves (E_DIRTY_TREE, nothing changed); a work
+ * tree that cannot follow once the ref has moved is returned, not thrown, because the move
+ * stands and the caller records it before saying so.
+ */
+export async function advanceBranch(ws: Workspace, ref: string, from: string, to: string): Promise<WorkTreeBehindError | undefined> {
+  if (ws.checkedOutBranch() !== ref) {
+    await ws.moveRef(ref, to, from)
+    return undefined
+  }
+  return ws.exclusive(async () => {
+    await ws.updateWorkTree(from, to, {dryRun: true})
+    await ws.moveRef(ref, to, from)
+    return ws.updateWorkTree(from, to).then(
+      () => undefined,
+      (e: unknown) => (e instanceof WorkTreeBehindError ? e : Promise.reject(e)),
+    )
+  })
+}
