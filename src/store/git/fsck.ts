@@ -1,4 +1,4 @@
-import {artifactMatches, canonicalJson, decodeRecord, encodeFacts, recordDigest, type ArtifactRef} from '../../records/index.js'
+import {artifactMatches, decodeRecord, encodeFacts, recordDigest, type ArtifactRef} from '../../records/index.js'
 import type {LaneCommit} from './log.js'
 import {parseLaneRef} from '../lanes.js'
 import {Ledger} from '../ledger.js'
@@ -134,13 +134,8 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
       for (const f of checked.problems ?? []) problems.push(problem(f.code, f.message, at(c, loc.path, loc.id)))
       const record = checked.ok?.record ?? checked.record
       if (!record) continue
-      // the ledger proves bytes and digest agree; fsck also proves the bytes are the one
-      // canonical form of the record (no key repeated, none out of order anywhere)
+      // (checkRecordBytes proves the bytes are the one canonical form of the record, as every read does)
       let good = !!checked.ok
-      if (good && `${canonicalJson(record)}\n` !== bytes.toString('utf8')) {
-        problems.push(problem('record-not-canonical', 'record file is not in canonical JSON form (a key repeated or out of order inside the body)', at(c, loc.path, record.id)))
-        good = false
-      }
       const stray = unnamedArtifacts(loc, record)
       if (stray.length) {
         problems.push(problem('commit-changes', `the commit adds ${stray.join(', ')}, which its record does not name`, at(c, stray[0], record.id)))

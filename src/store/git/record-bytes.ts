@@ -1,6 +1,7 @@
 import {hash} from 'node:crypto'
 import {isAscii, isUtf8} from 'node:buffer'
 import {canonicalJson, checkRecord, recordDigest, recordId, schemaTag, type ExpRecord, type Kind} from '../../records/index.js'
+import {canonicalBytes} from '../../records/canonical-bytes.js'
 import type {StoreProblemCode} from '../problems.js'
 
 /**
@@ -12,8 +13,9 @@ import type {StoreProblemCode} from '../problems.js'
  * subject is the file's own prefix (everything before `"created_at"`) followed by
  * `"key":…,"kind":…,"schema":…}`: one hash of bytes already in memory proves that the body
  * and cites are exactly what the digest names. The envelope after the prefix is small and
- * is compared field by field. A file that is not canonical JSON fails the hash and is
- * refused (exp never writes one; `exp fsck` names it).
+ * is compared field by field. A file that is not canonical JSON is refused (exp never
+ * writes one): bytes hashed as they are could otherwise carry the same key twice, which
+ * readers resolve differently, under a digest computed over exactly those bytes.
  */
 
 /** What a record file must agree with: its commit's trailers and the lane it sits on. */
@@ -67,6 +69,8 @@ export interface Finding {
 /** `ok` when the file passed; otherwise its problems, and the record when it parsed and fits its schema. */
 export type CheckResult = {ok: CheckedRecord; record?: undefined; problems?: undefined} | {ok?: undefined; record?: ExpRecord; problems: Finding[]}
 
+const NOT_CANONICAL = 'record file is not in canonical JSON form (each key once and in order, no spaces, escapes and numbers as JSON.stringify writes them): its bytes are not the one form of the record its digest names'
+
 export function checkRecordBytes(bytes: Buffer, expect: Expected): CheckResult {
   const bad = (code: StoreProblemCode, message: string) => ({problems: [{code, message}]})
   // (ASCII, most records, is valid UTF-8: one scan instead of two)
@@ -94,9 +98,12 @@ export function checkRecordBytes(bytes: Buffer, expect: Expected): CheckResult {
   const cites = citesSegment(record.cites)
   const canonicalTail = text.endsWith(tail) && bytes[pre - 1] === 0x2c && text.startsWith(cites, text.length - tail.length - cites.length) && sortedUnique(record.cites)
   const key = (record as {key?: string}).key
-  if (!canonicalTail || !record.digest.endsWith(hashSubject(bytes, pre, record.kind, record.schema, key))) {
+  // the one form of the record (canonical-bytes.ts): bytes hashed as they are must not mean
+  // anything else to another reader (a key twice, `1.0`, a space would pass the hash below)
+  const canonical = canonicalTail && (canonicalBytes(bytes, bytes.length - 1, ascii) ?? `${canonicalJson(record)}\n` === text)
+  if (!canonical || !record.digest.endsWith(hashSubject(bytes, pre, record.kind, record.schema, key))) {
     const digest = recordDigest(record)
-    if (digest === record.digest) problems.push({code: 'record-not-canonical', message: 'record file is not in canonical JSON form (keys sorted, no spaces): its bytes are not what its digest covers'})
+    if (digest === record.digest || !canonical) problems.push({code: 'record-not-canonical', message: NOT_CANONICAL})
     else problems.push({code: 'record-digest', message: `digest mismatch: stored ${record.digest.slice(0, 19)}…, content hashes to ${digest.slice(0, 19)}…`})
   }
   const id = recordId(record.kind, record.digest, key)
