@@ -55,6 +55,7 @@ const EXIT: Record<string, number> = {
   E_UNTRUSTED: 5,
   E_SEALED: 7,
   E_SANDBOX: 2,
+  E_SECRET: 2,
   E_WORKTREE: 4,
   E_WORKTREE_BEHIND: 4,
   E_BOUNDARY: 6,

@@ -4,7 +4,7 @@ export {ExpError, isExpError, exitFor} from './base.js'
 export type {ExpErrorOptions} from './base.js'
 export {PatchConflictError, type PatchConflictReason} from './skills.js'
 export {CandidateTakenError, ClaimedError, HypothesisStateError} from './research.js'
-export {SealedSplitError, UntrustedEvidenceError, SandboxError} from './trust.js'
+export {SealedSplitError, UntrustedEvidenceError, SandboxError, SecretInRecordError} from './trust.js'
 export {WorktreeError, WorkTreeBehindError, BoundaryError, BudgetError, ResearchAgentError} from './contracts.js'
 
 /** The folder is not inside a git repository (work tree or bare). */

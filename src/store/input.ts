@@ -1,6 +1,7 @@
 import {assertKind, decodeUtf8, parseJsonLines, parseYamlOrJson, prepare, type ArtifactInput, type Kind, type RecordDraft} from '../records/index.js'
 import {InvalidInputError, NotFoundError, isExpError, ExpError} from '../errors/index.js'
 import type {AppendResult, RecordStore} from './port.js'
+import {refuseSecrets} from './secrets.js'
 
 export interface AppendTextOptions {
   file: string
@@ -59,7 +60,7 @@ export async function appendFromText(store: RecordStore, input: string | Uint8Ar
       if (o.cites?.length) d.cites = [...(d.cites ?? []), ...o.cites]
       if (o.key !== undefined) d.key = o.key
       if (o.artifacts?.length) d.artifacts = [...(d.artifacts ?? []), ...o.artifacts]
-      prepare(d, where)
+      refuseSecrets([prepare(d, where)])
       return d
     } catch (e) {
       if (isExpError(e) && !e.message.startsWith(where)) throw new ExpError(e.code, `${where}: ${e.message}`, {data: e.data, hint: e.hint})

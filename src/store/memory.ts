@@ -3,6 +3,7 @@ import {ArtifactTooLargeError, ConflictError, NotFoundError, RecordTooLargeError
 import {laneRef, validateLane} from './lanes.js'
 import {Ledger, type LedgerEntry} from './ledger.js'
 import type {AppendOptions, AppendResult, LaneInfo, LedgerOptions, RecordStore} from './port.js'
+import {refuseSecrets} from './secrets.js'
 
 interface Stored {
   record: ExpRecord
@@ -35,6 +36,7 @@ export class MemoryRecordStore implements RecordStore {
     const lane = validateLane(opts.lane)
     const ref = laneRef(lane, opts.private)
     const prepared = drafts.map(d => prepare(d))
+    refuseSecrets(prepared)
     const limit = this.opts.maxRecordBytes ?? 1024 * 1024
     const artifactLimit = this.opts.maxArtifactBytes ?? 100 * 1024 * 1024
     for (const p of prepared) {

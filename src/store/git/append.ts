@@ -9,6 +9,7 @@ import type {ObjectReader} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPaths} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
+import {refuseSecrets} from '../secrets.js'
 
 export interface AppendContext {
   commonDir: string
@@ -51,6 +52,7 @@ export class LaneWriter {
     const lane = validateLane(opts.lane)
     const ref = laneRef(lane, opts.private)
     const prepared = drafts.map(d => prepare(d))
+    refuseSecrets(prepared)
     const limit = await this.ctx.maxRecordBytes()
     const artifactLimit = await this.ctx.maxArtifactBytes()
     for (const p of prepared) {

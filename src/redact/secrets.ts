@@ -1,0 +1,82 @@
+/**
+ * Finding a secret in what is about to become a record. Records are append-only and copied
+ * to every clone that syncs: a credential written into one cannot be taken back without
+ * rewriting history. What agents and evaluators print is masked before it gets this far
+ * (index.ts, makeRedactor); this is the last check, at the store's one write path, for
+ * whatever reaches it another way (`exp append` of a pasted note, a tool's own records).
+ *
+ * It refuses on less than the redactor masks — values of variables whose names say they are
+ * credentials, and the shapes of well-known credentials — so that ordinary text ("the
+ * password: reset flow", an author's e-mail address) is never refused.
+ */
+
+/** the credential shapes (the redactor masks these too, and a little more) */
+const SHAPES: [RegExp, string][] = [
+  [/\bsk-[A-Za-z0-9_-]{16,}/, 'an API key (sk-…)'],
+  [/\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/, 'a GitHub token'],
+  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/, 'a Slack token'],
+  [/\bAKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],
+  [/\bAIza[0-9A-Za-z_-]{30,}/, 'a Google API key'],
+  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, 'a JSON web token'],
+  [/\b(?:Bearer|BEARER|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/, 'a bearer token'],
+  [/-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/, 'a private key'],
+]
+
+/** names of variables that hold credentials: …_KEY, …_TOKEN, …_SECRET, …PASSWORD, …_CREDENTIALS */
+const CREDENTIAL_NAME = /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|SECRET|PASSWORD/i
+/** values shorter than this are not looked for (they would match ordinary text) */
+const MIN_VALUE = 12
+
+export interface SecretScanner {
+  /** what the first secret in `text` is, described without its value; undefined when there is none */
+  (text: string): string | undefined
+}
+
+/** A scanner for the shapes and for the values of `env`'s credential variables. */
+export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScanner {
+  const values = new Map<string, string>()
+  for (const [name, value] of Object.entries(env)) {
+    if (value && value.length >= MIN_VALUE && CREDENTIAL_NAME.test(name) && !values.has(value)) values.set(value, name)
+  }
+  // one pass over the text for all of them (the store checks every record it writes)
+  const sources = [...SHAPES.map(([re]) => re.source), ...[...values.keys()].map(escape)]
+  const any = new RegExp(sources.map(s => `(?:${s})`).join('|'))
+  return text => {
+    const m = any.exec(text)
+    if (!m) return undefined
+    const hit = m[0]
+    for (const [value, name] of values) if (hit.includes(value) || value.includes(hit)) return `the value of $${name}`
+    return SHAPES.find(([re]) => re.test(hit))?.[1] ?? 'a credential'
+  }
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/**
+ * Where in a JSON-like value the first string holding a secret is (`body.messages[2].content`,
+ * keys included), and what it is; undefined when none does.
+ */
+export function findSecret(value: unknown, scan: SecretScanner, at = ''): {path: string; what: string} | undefined {
+  if (typeof value === 'string') {
+    const what = scan(value)
+    return what ? {path: at, what} : undefined
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const f = findSecret(value[i], scan, `${at}[${i}]`)
+      if (f) return f
+    }
+    return undefined
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const inKey = scan(k)
+      if (inKey) return {path: `${at || '(the top)'}, in a key`, what: inKey}
+      const f = findSecret(v, scan, at ? `${at}.${k}` : k)
+      if (f) return f
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,26 @@
+import type {Prepared} from '../records/index.js'
+import {SecretInRecordError} from '../errors/index.js'
+import {findSecret, secretScanner, type SecretScanner} from '../redact/secrets.js'
+
+/**
+ * Refuse a batch in which any record holds a credential (redact/secrets.ts), before anything
+ * is written: the body, the key and the volatile part are looked at, the error names the field.
+ */
+export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner = secretScanner()): void {
+  for (const p of prepared) {
+    const d = p.draft
+    // (the body's canonical JSON in one pass; the field is looked for only on a hit)
+    if (scan(p.bodyJson)) {
+      const f = findSecret(d.body, scan, 'body')
+      if (f) throw new SecretInRecordError(d.kind, f.path, f.what)
+    }
+    if (d.key !== undefined) {
+      const what = scan(d.key)
+      if (what) throw new SecretInRecordError(d.kind, 'key', what)
+    }
+    if (d.volatile !== undefined) {
+      const f = findSecret(d.volatile, scan, 'volatile')
+      if (f) throw new SecretInRecordError(d.kind, f.path, f.what)
+    }
+  }
+}

@@ -1,0 +1,66 @@
+import t from 'tap'
+import {exp, expJson} from '../helpers/cli.js'
+import {makeRepo, git} from '../helpers/repo.js'
+import {GitRecordStore} from '../../src/store/index.js'
+import {MemoryRecordStore} from '../../src/store/memory.js'
+import {secretScanner} from '../../src/redact/secrets.js'
+import {sampleDraft} from '../helpers/records.js'
+
+// credential-shaped fixtures, assembled so that this file holds none whole
+const OPENAI = ['sk', 'proj-abcdefghijklmnopqrstuvwxyz0123'].join('-')
+const GITHUB = ['ghp', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'].join('_')
+
+t.test('the scanner finds credential shapes and credential variables, not ordinary text', async t => {
+  const scan = secretScanner({MY_API_KEY: 'k3y-value-0123456789', GIT_AUTHOR_EMAIL: 'ci@exp.invalid', SSH_AUTH_SOCK: '/tmp/ssh-agent.sock', SHORT_TOKEN: 'abc'})
+  t.equal(scan(`use ${OPENAI} here`), 'an API key (sk-…)')
+  t.equal(scan(`push with ${GITHUB}`), 'a GitHub token')
+  t.equal(scan('Authorization: Bearer abcdefghijklmnop0123'), 'a bearer token')
+  t.equal(scan(['AKIA', 'ABCDEFGHIJKLMNOP'].join('')), 'an AWS access key id')
+  t.equal(scan(['-----BEGIN OPENSSH ', 'PRIVATE KEY-----'].join('')), 'a private key')
+  t.equal(scan('value k3y-value-0123456789 leaked'), 'the value of $MY_API_KEY')
+  for (const ok of [
+    'the password: reset flow needs approval',
+    'token: see the docs',
+    'mail ci@exp.invalid', // GIT_AUTHOR_EMAIL: AUTHOR is not a credential name
+    'socket /tmp/ssh-agent.sock',
+    'abc', // too short to look for
+    'tr-0123456789abcdef01234567 sha256:9e48b34398be85d96edb5f791d45cd6885ac55463514ae2d3daeac1d3d0a18f4',
+    'commit 11a4d8854e50360d590c71a31caa2dc494ab1def',
+    'task-runner, desk-top, risk-assessment-of-the-quarterly-report',
+  ])
+    t.equal(scan(ok), undefined, ok)
+})
+
+t.test('exp append refuses a record holding a credential, names the input and field, and writes nothing', async t => {
+  const repo = await makeRepo(t)
+  const r = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: JSON.stringify({text: `my key is ${OPENAI}`})})
+  t.equal(r.code, 2)
+  t.match(r.stderr, /error: <stdin>: note record: body\.text holds an API key \(sk-…\); records are append-only/)
+  t.match(r.stderr, /hint: take the secret out/)
+  t.notMatch(r.stderr, OPENAI, 'the error does not repeat the secret')
+  const env = {DEPLOY_TOKEN: 'tok-9f8e7d6c5b4a3210'}
+  const batch = `{"text":"fine"}\n{"text":"fine too","about":[]}\n{"text":"deploy with tok-9f8e7d6c5b4a3210"}\n`
+  const b = await exp(['append', 'note', '-', '--batch', '--lane', 'x'], {cwd: repo, input: batch, env})
+  t.equal(b.code, 2)
+  t.match(b.stderr, /<stdin>:3: note record: body\.text holds the value of \$DEPLOY_TOKEN/)
+  const k = await exp(['append', 'note', '-', '--lane', 'x', '--key', `k/${GITHUB}`], {cwd: repo, input: '{"text":"a"}'})
+  t.equal(k.code, 2)
+  t.match(k.stderr, /note record: key holds a GitHub token/)
+  t.equal((await git(repo, 'for-each-ref', 'refs/research/')).trim(), '', 'no lane was written')
+  t.same(await expJson(['ledger'], {cwd: repo}), [])
+  // the same text without the secret goes in
+  const ok = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: '{"text":"my key is [redacted]"}'})
+  t.equal(ok.code, 0, ok.stderr)
+})
+
+t.test('every writer goes through the check: the store API, volatile fields, keys of a body, the memory store', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  t.teardown(() => s.close())
+  await t.rejects(s.append({...sampleDraft('note', 1), volatile: {note: `x ${GITHUB}`}}, {lane: 'a'}), {code: 'E_SECRET', message: /volatile\.note holds a GitHub token/})
+  await t.rejects(s.append({kind: 'note', body: {text: 'a', about: []}, cites: [], volatile: {[OPENAI]: 1}}, {lane: 'a'}), {code: 'E_SECRET', message: /in a key/})
+  await t.rejects(s.appendBatch([sampleDraft('note', 2), {kind: 'note', body: {text: `Bearer abcdefghijklmnop0123`}}], {lane: 'a'}), {code: 'E_SECRET'})
+  t.equal((await s.ledger()).size, 0, 'a batch with one bad record writes none')
+  const m = new MemoryRecordStore()
+  await t.rejects(m.append({kind: 'note', body: {text: OPENAI}}, {lane: 'a'}), {code: 'E_SECRET'})
+})
