@@ -15,6 +15,8 @@ t.test('secrets are masked by value, by shape and by assignment; ids, digests an
   t.match(out, /~\/work and ~\/x/)
   const keep = `tr-${'a'.repeat(24)} sha256:${'b'.repeat(64)} ${'c'.repeat(40)} /usr/bin tokens=12`
   t.equal(r(keep), keep)
+  const pem = ['-----BEGIN OPENSSH PRIVATE', 'KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE', 'KEY-----'].join(' ')
+  t.equal(r(`key:\n${pem}\nend`), 'key:\n[redacted]\nend', 'a private key block, whole')
 })
 
 t.test('private ids are hidden as whole words only', async t => {

@@ -64,3 +64,27 @@ t.test('every writer goes through the check: the store API, volatile fields, key
   const m = new MemoryRecordStore()
   await t.rejects(m.append({kind: 'note', body: {text: OPENAI}}, {lane: 'a'}), {code: 'E_SECRET'})
 })
+
+t.test('what the redactor masks, the store no longer refuses: a leaking agent is recorded masked, not refused', async t => {
+  const {makeRedactor} = await import('../../src/redact/index.js')
+  const env = {OPENAI_API_KEY: 'plain-secret-value-42', DEPLOY_TOKEN: 'tok-9f8e7d6c5b4a3210'}
+  const redact = makeRedactor({env})
+  const scan = secretScanner(env)
+  const leaks = [
+    OPENAI,
+    GITHUB,
+    'Bearer abcdefghijklmnop0123',
+    ['AKIA', 'ABCDEFGHIJKLMNOP'].join(''),
+    ['AIza', 'SyA-abcdefghijklmnopqrstuvwxyz0123'].join(''),
+    ['xoxb', '1234567890-abcdefghij'].join('-'),
+    ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'].join('.'),
+    ['-----BEGIN RSA PRIVATE', 'KEY-----\nMIIEow\n-----END RSA PRIVATE', 'KEY-----'].join(' '),
+    'plain-secret-value-42',
+    'tok-9f8e7d6c5b4a3210',
+  ]
+  for (const leak of leaks) {
+    const text = `the agent printed ${leak} to stderr`
+    t.ok(scan(text), `refused as it is: ${leak.slice(0, 8)}…`)
+    t.equal(scan(redact(text)), undefined, `written once masked: ${leak.slice(0, 8)}…`)
+  }
+})
