@@ -4,7 +4,8 @@ import {findSecret, secretScanner, type SecretScanner} from '../redact/secrets.j
 
 /**
  * Refuse a batch in which any record holds a credential (redact/secrets.ts), before anything
- * is written: the body, the key and the volatile part are looked at, the error names the field.
+ * is written: the body, the key, the volatile part and the artifacts' content are looked at,
+ * and the error names the field or the artifact.
  */
 export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner = secretScanner()): void {
   for (const p of prepared) {
@@ -21,6 +22,11 @@ export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner
     if (d.volatile !== undefined) {
       const f = findSecret(d.volatile, scan, 'volatile')
       if (f) throw new SecretInRecordError(d.kind, f.path, f.what)
+    }
+    // an artifact's content as bytes (the shapes and most values are ASCII; a binary file passes through)
+    for (const a of p.artifacts ?? []) {
+      const what = scan(Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength).toString('latin1'))
+      if (what) throw new SecretInRecordError(d.kind, `the artifact ${JSON.stringify(a.ref.name)}`, what)
     }
   }
 }

@@ -46,6 +46,12 @@ t.test('exp append refuses a record holding a credential, names the input and fi
   const k = await exp(['append', 'note', '-', '--lane', 'x', '--key', `k/${GITHUB}`], {cwd: repo, input: '{"text":"a"}'})
   t.equal(k.code, 2)
   t.match(k.stderr, /note record: key holds a GitHub token/)
+  const fs = await import('node:fs')
+  const path = await import('node:path')
+  fs.writeFileSync(path.join(repo, '.env'), `OPENAI_API_KEY=${OPENAI}\n`)
+  const a = await exp(['append', 'note', '-', '--lane', 'x', '--artifact', '.env'], {cwd: repo, input: '{"text":"the settings"}'})
+  t.equal(a.code, 2)
+  t.match(a.stderr, /note record: the artifact "\.env" holds an API key/)
   t.equal((await git(repo, 'for-each-ref', 'refs/research/')).trim(), '', 'no lane was written')
   t.same(await expJson(['ledger'], {cwd: repo}), [])
   // the same text without the secret goes in
