@@ -25,7 +25,7 @@ export interface LoopDemoResult {
 export async function runLoopDemo(dir: string, o: {iterations: number; say: (line: string) => unknown; exp?: string; quote?: (s: string) => string}): Promise<LoopDemoResult> {
   if (existsSync(dir) && readdirSync(dir).length) throw new ExpError('E_USAGE', `${dir} is not empty`, {hint: 'pass --dir with a new or empty folder, or leave it out to use a temp folder'})
   await mkdir(dir, {recursive: true})
-  await runGit(['init', '-q', '-b', 'main', dir], {cwd: dir})
+  await runGit(['init', '-q', '-b', 'main', '--object-format=sha1', dir], {cwd: dir})
   const repo = discoverRepo(dir)
   await setUpResearch(repo, {mainBranch: 'main', example: 'onboarding'})
   o.say(`repository: ${dir}`)

@@ -40,6 +40,7 @@ const EXIT: Record<string, number> = {
   E_INVALID_NAME: 2,
   E_TOO_LARGE: 2,
   E_NOT_A_REPO: 3,
+  E_UNSUPPORTED_REPO: 3,
   E_NOT_FOUND: 3,
   E_CONFLICT: 4,
   E_PATCH_CONFLICT: 4,

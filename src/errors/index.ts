@@ -17,6 +17,13 @@ export class NotARepoError extends ExpError {
   }
 }
 
+/** The repository is one exp cannot work in (SHA-256 object names). */
+export class UnsupportedRepoError extends ExpError {
+  constructor(dir: string, why: string, hint: string) {
+    super('E_UNSUPPORTED_REPO', `exp cannot work in the repository at ${dir}: ${why}`, {data: {dir}, hint})
+  }
+}
+
 /** A record, ref, lane, proposal or file named by the user does not exist. */
 export class NotFoundError extends ExpError {
   constructor(what: string, id: string, hint?: string) {

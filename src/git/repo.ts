@@ -1,6 +1,7 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
-import {NotARepoError} from '../errors/index.js'
+import {NotARepoError, UnsupportedRepoError} from '../errors/index.js'
+import {configValue, parseGitConfig} from './config.js'
 
 /** Where a repository lives on disk. `commonDir` holds objects and shared refs; `gitDir` HEAD/index of this work tree. */
 export interface RepoPaths {
@@ -35,6 +36,29 @@ function gitFileTarget(file: string): string | undefined {
  * bare repository.
  */
 export function discoverRepo(start: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): RepoPaths {
+  const repo = findRepo(start, env)
+  assertSha1(repo.commonDir)
+  return repo
+}
+
+/**
+ * exp writes and reads objects by their SHA-1 names (isomorphic-git, and its own writer): a
+ * repository of SHA-256 names (`git init --object-format=sha256`, or
+ * `init.defaultObjectFormat`) is refused before anything is read or written. Without this
+ * an append wrote SHA-1 objects and a lane ref git could not read, and every read failed.
+ */
+function assertSha1(commonDir: string): void {
+  let text: string
+  try {
+    text = readFileSync(path.join(commonDir, 'config'), 'utf8')
+  } catch {
+    return
+  }
+  const format = configValue(parseGitConfig(text), 'extensions.objectFormat')
+  if (format !== undefined && format.toLowerCase() !== 'sha1') throw new UnsupportedRepoError(commonDir, `its objects are named by ${format} (extensions.objectFormat)`, 'exp works in repositories of SHA-1 object names, git\'s default: run it in one made with `git init --object-format=sha1` (git cannot convert a repository in place); nothing was read or written')
+}
+
+function findRepo(start: string, env: NodeJS.ProcessEnv): RepoPaths {
   if (env.GIT_DIR) {
     const gitDir = path.resolve(start, env.GIT_DIR)
     if (!isGitDir(gitDir)) throw new NotARepoError(gitDir)
