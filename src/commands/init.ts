@@ -14,13 +14,14 @@ export default class Init extends ExpCommand {
   static summary = 'Set up exp in this git repository: .research/ defaults and research refspecs.'
   static description = `Writes .research/config.yaml, contracts/skills.yaml (what a pull request may change) and policy.yaml with commented defaults (existing files are kept), and adds fetch/push refspecs for refs/research/* (never refs/research/private/*) to every existing remote, so plain git fetch/push carry the lanes. Safe to run again.
 config.yaml records the repository's default branch as main_branch (the branch HEAD points to in a fresh repository, whether it is called main, master or anything else; --main to choose); a later \`git branch -m\` of it is followed.
---example copies a built-in benchmark (scenarios and the initial skill) and commits it. If anything fails, what this run created is removed again.`
+--example copies a built-in benchmark (scenarios and the initial skill) and commits it; the repository's hooks and commit signing apply to that commit (--no-verify skips the hooks). If anything fails, what this run created is removed again.`
   static enableJsonFlag = true
   static jsonOutput = '{repo, bare, created (files written), kept (files already there), refspecs (remotes given the research refspecs)}.'
   static examples = ['<%= config.bin %> init', 'git init demo && cd demo && <%= config.bin %> init --example onboarding', '<%= config.bin %> init --main trunk']
   static flags = {
     example: Flags.string({description: `also copy a built-in benchmark and commit it (${Object.keys(EXAMPLES).join(', ')})`}),
     main: Flags.string({description: 'the branch promotions merge into (default: the repository\'s default branch)'}),
+    'no-verify': Flags.boolean({description: "commit the example without running the repository's git hooks (git commit --no-verify)", dependsOn: ['example']}),
   }
 
   async run(): Promise<SetUpResult> {
@@ -34,7 +35,7 @@ config.yaml records the repository's default branch as main_branch (the branch H
     }
     if (repo.workDir && existsSync(path.join(repo.workDir, RESEARCH_DIR, 'policy.yaml'))) await loadPolicy(repo.workDir)
     const mainBranch = flags.main ?? defaultBranch(await readBranchView(repo, {renames: false}))
-    const res = await setUpResearch(repo, {mainBranch, example: flags.example})
+    const res = await setUpResearch(repo, {mainBranch, example: flags.example, noVerify: flags['no-verify']})
     if (!this.jsonEnabled()) {
       for (const f of res.created) this.log(`created ${f}`)
       for (const f of res.kept) this.log(`kept    ${f} (already there)`)

@@ -42,9 +42,10 @@ const exists = (p: string) => access(p).then(() => true, () => false)
 /**
  * Copy a built-in benchmark (scenarios, initial skill) into the work tree and commit it
  * with the .research/ files on the current branch, so promotions have a main to merge into.
- * Existing files are kept: running it again changes nothing.
+ * Existing files are kept: running it again changes nothing. The user's hooks and signing
+ * settings apply to that commit (`noVerify`: not the hooks).
  */
-export async function addExample(repo: RepoPaths, name: string): Promise<ExampleResult> {
+export async function addExample(repo: RepoPaths, name: string, o: {noVerify?: boolean} = {}): Promise<ExampleResult> {
   if (!(name in EXAMPLES)) throw new ExpError('E_USAGE', `unknown example: ${name}`, {hint: `available: ${Object.keys(EXAMPLES).join(', ')}`})
   if (!repo.workDir) throw new ExpError('E_USAGE', 'an example needs a work tree (this repository is bare)', {hint: 'clone it first, then run `exp init --example` in the clone'})
   const missing = []
@@ -89,7 +90,16 @@ export async function addExample(repo: RepoPaths, name: string): Promise<Example
   const staged = (await git(['diff', '--cached', '--name-only'])).stdout.toString().trim()
   if (!staged) return done()
   const who = (await git(['config', 'user.email'], true)).code === 0 ? [] : ['-c', 'user.name=exp', '-c', 'user.email=exp@exp.invalid']
-  await git([...who, 'commit', '-q', '-m', `exp: add the ${name} example\n\nThe built-in benchmark: ${EXAMPLES[name]!.description}.`])
+  // the user's hooks and signing settings apply (their repository, their rules): when they
+  // refuse the commit, the error says so in git's words (setup.ts removes what init created)
+  const c = await git([...who, 'commit', '-q', ...(o.noVerify ? ['--no-verify'] : []), '-m', `exp: add the ${name} example\n\nThe built-in benchmark: ${EXAMPLES[name]!.description}.`], true)
+  if (c.code !== 0) {
+    const said = (c.stderr.trim() || c.stdout.toString().trim()).split('\n').slice(-3).join(' / ')
+    throw new ExpError('E_GIT_COMMIT', `git commit of the ${name} example failed (exit ${c.code})${said ? `: ${said}` : ' without a message'}`, {
+      data: {example: name, exit: c.code},
+      hint: `a hook (core.hooksPath or .git/hooks) or commit signing refused exp's commit, and what this run created was removed again: fix that and run the command again${o.noVerify ? '' : ', or add --no-verify to skip the hooks for this one commit'}`,
+    })
+  }
   const commit = (await git(['rev-parse', 'HEAD'])).stdout.toString().trim()
   return done(commit)
 }

@@ -12,6 +12,8 @@ export interface SetUpOptions {
   mainBranch: string
   /** a built-in example to copy and commit */
   example?: string
+  /** commit the example without the user's hooks (git commit --no-verify) */
+  noVerify?: boolean
 }
 
 export type SetUpResult = InitResult & {example?: ExampleResult}
@@ -28,7 +30,7 @@ export async function setUpResearch(repo: RepoPaths, o: SetUpOptions): Promise<S
   let example: ExampleResult | undefined
   try {
     files = await writeResearchFiles(repo, {mainBranch: o.mainBranch})
-    example = o.example ? await addExample(repo, o.example) : undefined
+    example = o.example ? await addExample(repo, o.example, {noVerify: o.noVerify}) : undefined
   } catch (e) {
     await undo()
     throw e

@@ -1,0 +1,64 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp, expJson} from '../helpers/cli.js'
+import {git, tempDir} from '../helpers/repo.js'
+
+t.test('a repository of SHA-256 object names is refused before anything is read or written', async t => {
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q', '--object-format=sha256', '-b', 'master')
+  const cases: [string[], string?][] = [
+    [['append', 'note', '-', '--lane', 'x'], 'text: hi'],
+    [['ledger']],
+    [['init', '--example', 'onboarding']],
+    [['fsck']],
+    [['lanes', '--json']],
+  ]
+  for (const [args, input] of cases) {
+    const r = await exp(args, {cwd: dir, ...(input ? {input} : {})})
+    t.equal(r.code, 3, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, /exp cannot work in the repository at .*: its objects are named by sha256 \(extensions\.objectFormat\)/)
+    t.match(r.stderr, /hint: .*git init --object-format=sha1/)
+  }
+  t.equal((await git(dir, 'for-each-ref')).trim(), '', 'no ref was written')
+  t.notOk(fs.existsSync(path.join(dir, '.git', 'exp')), 'nor anything under .git/exp')
+  t.equal((await git(dir, 'status', '--porcelain')).trim(), '', 'nor into the work tree')
+})
+
+t.test('exp demo makes a SHA-1 repository even where git makes SHA-256 ones by default', async t => {
+  const home = tempDir(t)
+  fs.writeFileSync(path.join(home, '.gitconfig'), '[init]\n\tdefaultObjectFormat = sha256\n[user]\n\tname = a\n\temail = a@b.invalid\n')
+  const dir = path.join(tempDir(t), 'demo')
+  const r = await expJson<{evolve: {iterations: unknown[]}}>(['demo', '--dir', dir, '-n', '1'], {cwd: home, env: {HOME: home, XDG_CONFIG_HOME: path.join(home, '.config')}})
+  t.equal(r.evolve.iterations.length, 1)
+  t.equal((await git(dir, 'rev-parse', '--show-object-format')).trim(), 'sha1')
+})
+
+t.test("exp init in a repository whose hooks or signing refuse the commit: git's words, nothing left behind, --no-verify", async t => {
+  const home = tempDir(t)
+  const hooks = path.join(home, 'hooks')
+  fs.mkdirSync(hooks)
+  fs.writeFileSync(path.join(hooks, 'pre-commit'), '#!/bin/sh\necho "pre-commit: lint failed on 3 files" >&2\nexit 1\n', {mode: 0o755})
+  fs.writeFileSync(path.join(home, '.gitconfig'), `[user]\n\tname = a\n\temail = a@b.invalid\n[core]\n\thooksPath = ${hooks}\n`)
+  const env = {HOME: home, XDG_CONFIG_HOME: path.join(home, '.config')}
+  const dir = path.join(home, 'repo')
+  fs.mkdirSync(dir)
+  await git(dir, 'init', '-q', '-b', 'master')
+  const r = await exp(['init', '--example', 'onboarding'], {cwd: dir, env})
+  t.equal(r.code, 1)
+  t.match(r.stderr, /error: git commit of the onboarding example failed \(exit 1\): pre-commit: lint failed on 3 files/)
+  t.match(r.stderr, /hint: a hook .* or commit signing refused exp's commit, and what this run created was removed again: .* add --no-verify/)
+  t.notMatch(r.stderr, /unexpected/)
+  t.same(fs.readdirSync(dir), ['.git'], 'nothing is left in the work tree')
+  t.equal((await git(dir, 'status', '--porcelain')).trim(), '', 'nor in the index')
+  // signing that cannot sign: git's own words
+  fs.writeFileSync(path.join(home, '.gitconfig'), `[user]\n\tname = a\n\temail = a@b.invalid\n[core]\n\thooksPath = ${hooks}\n[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = false\n`)
+  const s = await exp(['init', '--example', 'onboarding', '--no-verify'], {cwd: dir, env})
+  t.equal(s.code, 1)
+  t.match(s.stderr, /failed \(exit \d+\): .*gpg failed to sign/)
+  // the hooks skipped, signing off again: the example is committed
+  fs.writeFileSync(path.join(home, '.gitconfig'), `[user]\n\tname = a\n\temail = a@b.invalid\n[core]\n\thooksPath = ${hooks}\n`)
+  const ok = await exp(['init', '--example', 'onboarding', '--no-verify'], {cwd: dir, env})
+  t.equal(ok.code, 0, ok.stderr)
+  t.match(await git(dir, 'log', '--format=%s'), /exp: add the onboarding example/)
+})
