@@ -25,6 +25,17 @@ export async function hasNativeGit(): Promise<boolean> {
   return gitAvailable
 }
 
+/**
+ * Settings for the git commands exp runs on its own behalf in a work tree (adding, committing
+ * and removing attempt checkouts, following a promotion in the user's work tree): no hooks
+ * and no fsmonitor command. A repository whose core.hooksPath is relative (husky sets
+ * `.husky/_`) would otherwise run as hooks whatever files an attempt or its agent put at that
+ * path — post-commit, post-index-change and reference-transaction ran even with --no-verify —
+ * outside every sandbox. Commits exp makes for the user (`exp init --example`) keep the
+ * user's hooks.
+ */
+export const NO_HOOKS: readonly string[] = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false']
+
 export interface RunResult {
   stdout: Buffer
   stderr: string

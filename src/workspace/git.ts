@@ -1,4 +1,4 @@
-import {runGit} from '../git/run.js'
+import {NO_HOOKS, runGit} from '../git/run.js'
 import {RefLock} from '../git/lock.js'
 import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
@@ -152,7 +152,7 @@ export class GitWorkspace implements Workspace {
   }
 
   async addWorktree(dir: string, o: {commit: string; branch?: string}): Promise<void> {
-    const git = (args: string[]) => runGit(['--git-dir', this.store.commonDir, ...args], {cwd: this.store.commonDir, allowFail: true})
+    const git = (args: string[]) => runGit([...NO_HOOKS, '--git-dir', this.store.commonDir, ...args], {cwd: this.store.commonDir, allowFail: true})
     if (existsSync(path.join(dir, '.git'))) return
     // one `git worktree add` or `remove` at a time: git reads every other entry's files while it
     // adds one, and fails on an entry another process is writing ("failed to read .../commondir")
@@ -175,15 +175,15 @@ export class GitWorkspace implements Workspace {
 
   async removeWorktree(dir: string): Promise<void> {
     // no `git worktree prune` here: it would also drop the entry of a work tree another process is adding right now
-    await this.worktrees(() => runGit(['--git-dir', this.store.commonDir, 'worktree', 'remove', '--force', dir], {cwd: this.store.commonDir, allowFail: true}))
+    await this.worktrees(() => runGit([...NO_HOOKS, '--git-dir', this.store.commonDir, 'worktree', 'remove', '--force', dir], {cwd: this.store.commonDir, allowFail: true}))
     await rm(dir, {recursive: true, force: true})
   }
 
   async commitWorktree(dir: string, message: string): Promise<string> {
     const env = {GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'exp', GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'exp@exp.invalid', GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'exp', GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'exp@exp.invalid'}
-    await runGit(['add', '-A'], {cwd: dir})
-    const staged = await runGit(['diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
-    if (staged.code !== 0) await runGit(['-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env})
+    await runGit([...NO_HOOKS, 'add', '-A'], {cwd: dir})
+    const staged = await runGit([...NO_HOOKS, 'diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
+    if (staged.code !== 0) await runGit([...NO_HOOKS, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env})
     return (await runGit(['rev-parse', 'HEAD'], {cwd: dir})).stdout.toString().trim()
   }
 

@@ -218,3 +218,19 @@ t.test('where no namespace can be made, an evaluation says the evaluator is not 
   t.equal(isolated.code, 0, isolated.stderr)
   t.notMatch(isolated.stderr, /not isolated/, 'with unshare on PATH: isolated, no warning')
 })
+
+t.test("files an attempt plants where a relative core.hooksPath points are never run as hooks by exp's own git commands", async t => {
+  const repo = await quadFixture(t)
+  // a repository whose hooks live in the work tree (husky and friends set this)
+  await git(repo, 'config', 'core.hooksPath', '.hooks')
+  const marks = fs.mkdtempSync(path.join(path.dirname(repo), 'marks-'))
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  fs.mkdirSync(path.join(a.path, '.hooks'))
+  for (const hook of ['pre-commit', 'post-commit', 'post-index-change', 'post-checkout', 'post-merge', 'reference-transaction']) {
+    fs.writeFileSync(path.join(a.path, '.hooks', hook), `#!/bin/sh\ntouch ${JSON.stringify(path.join(marks, hook))}\n`, {mode: 0o755})
+  }
+  const r = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.match(r.stderr + r.stdout, /\.hooks/, 'the planted files are named (outside the editable scope)')
+  t.same(fs.readdirSync(marks), [], 'no planted hook ran')
+})

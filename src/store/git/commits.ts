@@ -1,4 +1,4 @@
-import {runGit, hasNativeGit} from '../../git/run.js'
+import {NO_HOOKS, runGit, hasNativeGit} from '../../git/run.js'
 import {encodeCommit, OBJECT_MAX, ObjectTooLarge, parseCommit, type Signature} from './objects.js'
 import {MutableTree, lookupPath} from './tree.js'
 import {LooseSink} from './writer.js'
@@ -97,7 +97,7 @@ export function checkedOutBranch(store: GitRecordStore): string | undefined {
 /** Tracked files with uncommitted changes in the work tree (untracked files do not count). */
 export async function dirtyFiles(store: GitRecordStore): Promise<string[]> {
   if (!store.repo.workDir) return []
-  const r = await runGit(['status', '--porcelain', '--untracked-files=no'], {cwd: store.repo.workDir})
+  const r = await runGit([...NO_HOOKS, 'status', '--porcelain', '--untracked-files=no'], {cwd: store.repo.workDir})
   return r.stdout.toString('utf8').split('\n').filter(Boolean).map(l => l.slice(3))
 }
 
@@ -112,8 +112,8 @@ export async function updateWorkTree(store: GitRecordStore, from: string, to: st
   const cwd = store.repo.workDir
   if (!cwd) return
   // (exit 1 when files did change: read-tree says which)
-  await runGit(['update-index', '-q', '--refresh'], {cwd, allowFail: true})
-  const r = await runGit(['read-tree', '-m', '-u', ...(o.dryRun ? ['-n'] : []), from, to], {cwd, allowFail: true})
+  await runGit([...NO_HOOKS, 'update-index', '-q', '--refresh'], {cwd, allowFail: true})
+  const r = await runGit([...NO_HOOKS, 'read-tree', '-m', '-u', ...(o.dryRun ? ['-n'] : []), from, to], {cwd, allowFail: true})
   if (r.code === 0) return
   const detail = r.stderr.trim().split('\n').filter(Boolean).join('; ') || `git read-tree exited ${r.code}`
   if (o.dryRun) throw new ExpError('E_DIRTY_TREE', `${branch} is checked out and the promotion would overwrite uncommitted changes: ${detail}`, {data: {branch}, hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})
