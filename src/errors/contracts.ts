@@ -2,8 +2,11 @@ import {ExpError} from './base.js'
 
 /** A linked work tree could not be made or used. */
 export class WorktreeError extends ExpError {
-  constructor(dir: string, detail: string) {
-    super('E_WORKTREE', `cannot make a work tree at ${dir}: ${detail}`, {data: {dir}, hint: 'remove what is in the way, or run `git worktree prune`'})
+  constructor(dir: string, detail: string, commit = false) {
+    super('E_WORKTREE', commit ? `cannot commit the work tree at ${dir}: ${detail}` : `cannot make a work tree at ${dir}: ${detail}`, {
+      data: {dir},
+      hint: commit ? 'git refused its files as they are (a .gitattributes among them may ask for an encoding or filter they do not fit): fix or remove them and run again' : 'remove what is in the way, or run `git worktree prune`',
+    })
   }
 }
 

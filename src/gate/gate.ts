@@ -119,7 +119,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   const notes: string[] = []
   if (scope.outside.length) reasons.push(`outside the editable scope: ${scope.outside.join(', ')}`)
   if (scope.protected.length) reasons.push(`protected paths changed: ${scope.protected.join(', ')}`)
-  if (scope.links.length) reasons.push(`symbolic links or submodules added: ${scope.links.join(', ')} (a pull request may change regular files only)`)
+  if (scope.links.length) reasons.push(`symbolic links, submodules or .gitattributes/.gitmodules files changed: ${scope.links.join(', ')} (a pull request may change regular files only, and not how git checks files out)`)
   if (stale.length) reasons.push(`the pull request is based on an older ${o.base} (${mb.slice(0, 12)}), and the base has changed protected files since: ${stale.slice(0, 8).join(', ')}${stale.length > 8 ? ` (+${stale.length - 8} more)` : ''}; merge or rebase it onto the base, so that the base's evaluator, contract and data judge it`)
   const skills: GateSkill[] = []
   let contracts: GateContract[] = []
@@ -207,7 +207,7 @@ export function gateMarkdown(r: GateResult): string {
     out.push('### Scope', '')
     for (const p of r.scope.outside) out.push(`- outside the editable scope: \`${p}\``)
     for (const p of r.scope.protected) out.push(`- protected: \`${p}\``)
-    for (const p of r.scope.links) out.push(`- a symbolic link or submodule: \`${p}\``)
+    for (const p of r.scope.links) out.push(`- not a regular file (a symbolic link, a submodule, or .gitattributes/.gitmodules): \`${p}\``)
     const hint = knowledgeScopeHint(r.scope.outside)
     if (hint) out.push('', `Next step: ${hint}.`)
     out.push('')

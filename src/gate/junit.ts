@@ -36,7 +36,7 @@ export function gateJUnit(r: GateResult): string {
   const scope: Case[] = [
     {name: 'changes stay in the editable scope', passed: !r.scope.outside.length, detail: r.scope.outside.length ? `outside the editable scope: ${r.scope.outside.join(', ')}` : `${r.scope.changed.length} changed file(s) in scope`},
     {name: 'no protected path changes', passed: !r.scope.protected.length, detail: r.scope.protected.length ? `protected paths changed: ${r.scope.protected.join(', ')}` : 'no protected path changed'},
-    {name: 'regular files only', passed: !r.scope.links.length, detail: r.scope.links.length ? `symbolic links or submodules: ${r.scope.links.join(', ')}` : 'no symbolic link or submodule added'},
+    {name: 'regular files only', passed: !r.scope.links.length, detail: r.scope.links.length ? `symbolic links, submodules or .gitattributes/.gitmodules files: ${r.scope.links.join(', ')}` : 'no symbolic link, submodule or .gitattributes/.gitmodules file changed'},
     ...(r.stale?.length ? [{name: 'based on the current base', passed: false, detail: `the base changed protected files since: ${r.stale.join(', ')}`}] : []),
   ]
   const judged = [...r.skills.map(s => ({name: s.skill, checks: s.checks})), ...r.contracts.map(c => ({name: `contract ${c.contract}`, checks: c.checks}))]

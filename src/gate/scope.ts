@@ -4,7 +4,10 @@ export interface ScopeReport {
   changed: string[]
   outside: string[]
   protected: string[]
-  /** changed paths that are symbolic links or submodules at the head: never allowed, in scope or not */
+  /**
+   * changed paths that are symbolic links or submodules at the head, or git's own
+   * `.gitattributes` / `.gitmodules` files: never allowed, in scope or not
+   */
   links: string[]
   ok: boolean
 }
@@ -17,13 +20,25 @@ export interface ScopeReport {
  */
 const fold = (s: string) => s.normalize('NFC').toLowerCase()
 
+/**
+ * `.gitattributes` and `.gitmodules` at any depth (in any case: they are found so on a
+ * case-insensitive file system): they change how other files are checked out — line endings,
+ * `working-tree-encoding`, `ident`, filters — so one in an editable folder could change the
+ * bytes of a protected file the evaluator reads from the attempt's checkout.
+ */
+export function isGitControlFile(p: string): boolean {
+  const base = fold(p.slice(p.lastIndexOf('/') + 1))
+  return base === '.gitattributes' || base === '.gitmodules'
+}
+
 export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = []): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   // protected in any case and Unicode form: on a case-insensitive or normalizing file system
   // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file
   const folded = (contract.protected_scope ?? []).map(fold)
   const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded))
-  return {changed: [...changed], outside, protected: prot, links: [...links], ok: !outside.length && !prot.length && !links.length}
+  const special = [...new Set([...links, ...changed.filter(isGitControlFile)])]
+  return {changed: [...changed], outside, protected: prot, links: special, ok: !outside.length && !prot.length && !special.length}
 }
 
 /** Skills a change set touches (skills/<name>/…). */

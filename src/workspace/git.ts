@@ -181,9 +181,14 @@ export class GitWorkspace implements Workspace {
 
   async commitWorktree(dir: string, message: string): Promise<string> {
     const env = {GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'exp', GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'exp@exp.invalid', GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'exp', GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'exp@exp.invalid'}
-    await runGit([...NO_HOOKS, 'add', '-A'], {cwd: dir})
+    const refused = (r: {code: number; stderr: string}) => new WorktreeError(dir, r.stderr.trim().split('\n').filter(Boolean).slice(-2).join(' / ') || `git exited ${r.code}`, true)
+    const add = await runGit([...NO_HOOKS, 'add', '-A'], {cwd: dir, allowFail: true})
+    if (add.code !== 0) throw refused(add)
     const staged = await runGit([...NO_HOOKS, 'diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
-    if (staged.code !== 0) await runGit([...NO_HOOKS, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env})
+    if (staged.code !== 0) {
+      const c = await runGit([...NO_HOOKS, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env, allowFail: true})
+      if (c.code !== 0) throw refused(c)
+    }
     return (await runGit(['rev-parse', 'HEAD'], {cwd: dir})).stdout.toString().trim()
   }
 

@@ -86,7 +86,7 @@ t.test('an attempt that makes an editable file a symbolic link crosses its bound
   const a = await openAttempt(store, ws, {...o, contract: 'quad'})
   fs.rmSync(path.join(a.dir, 'params.json'))
   fs.symlinkSync(secret, path.join(a.dir, 'params.json'))
-  await t.rejects(evaluateAttempt(store, ws, a.id, {...o, split: 'dev'}), {code: 'E_BOUNDARY', message: /not a regular file \(a symbolic link or submodule\): params\.json/})
+  await t.rejects(evaluateAttempt(store, ws, a.id, {...o, split: 'dev'}), {code: 'E_BOUNDARY', message: /not a regular file \(a symbolic link, a submodule, or \.gitattributes\/\.gitmodules\): params\.json/})
   // the baseline (main) was evaluated first, as it is for every attempt; then the attempt's own commit
   const ledger = await store.ledger()
   const own = ledger.records({kinds: ['observation']}).filter(x => x.body.attempt === a.id && x.body.source.commit !== x.body.source.base)

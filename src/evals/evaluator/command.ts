@@ -177,7 +177,7 @@ export type Judged = Pick<VerdictBody, 'valid' | 'outcome' | 'metric' | 'verifie
  * or negative against the baseline's value of the same repetition, beyond the margin.
  */
 export function judgeObservation(obs: Pick<ObservationBody, 'ran' | 'exit_code' | 'signal' | 'timed_out' | 'metrics' | 'metrics_error' | 'missing_artifacts' | 'boundary' | 'timeout_seconds' | 'retry'>, contract: Contract, baseline?: {value: number; verdict?: string}): Judged {
-  if (!obs.boundary.clean) return {valid: false, outcome: 'invalid', invalid_kind: 'boundary', violations: [...(obs.boundary.protected ?? []).map(p => `protected path changed: ${p}`), ...(obs.boundary.outside ?? []).map(p => `outside the editable scope: ${p}`), ...(obs.boundary.links ?? []).map(p => `not a regular file (a symbolic link or submodule): ${p}`)]}
+  if (!obs.boundary.clean) return {valid: false, outcome: 'invalid', invalid_kind: 'boundary', violations: [...(obs.boundary.protected ?? []).map(p => `protected path changed: ${p}`), ...(obs.boundary.outside ?? []).map(p => `outside the editable scope: ${p}`), ...(obs.boundary.links ?? []).map(p => `not a regular file (a symbolic link, a submodule, or .gitattributes/.gitmodules): ${p}`)]}
   const retries = contract.resume.max_retries - (obs.retry ?? 0)
   const retry = (stop_reason: NonNullable<Judged['needs_retry']>['stop_reason'], why: string): Judged => ({
     valid: false,
