@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {mkdir, rm, writeFile} from 'node:fs/promises'
+import {lstat, mkdir, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {execFile} from 'node:child_process'
 import type {AttemptBody, HypothesisBody} from '../records/types.js'
@@ -219,7 +219,17 @@ async function editableFiles(ws: Workspace, commit: string, contract: Contract, 
 export async function applyMove(dir: string, move: ResearchMove, contract: Contract): Promise<void> {
   for (const e of move.edits ?? []) {
     const to = path.resolve(dir, e.path)
-    if (path.isAbsolute(e.path) || !to.startsWith(dir + path.sep) || e.path.split(/[\\/]/).includes('.git')) throw new BoundaryError(`in ${dir}`, [`an edit of ${JSON.stringify(e.path)} leaves the work tree (refused; editable: ${contract.editable_scope.join(', ')})`])
+    const refuse = (why: string) => new BoundaryError(`in ${dir}`, [`an edit of ${JSON.stringify(e.path)} ${why} (refused; editable: ${contract.editable_scope.join(', ')})`])
+    if (path.isAbsolute(e.path) || !to.startsWith(dir + path.sep) || e.path.split(/[\\/]/).some(part => part.toLowerCase() === '.git')) throw refuse('leaves the work tree')
+    // a symbolic link already in the work tree (main may hold one) would take the write
+    // elsewhere: no folder on the way may be one, nor the file itself unless it is deleted
+    const parts = path.relative(dir, to).split(path.sep)
+    for (let i = 0; i < parts.length; i++) {
+      const at = path.join(dir, ...parts.slice(0, i + 1))
+      const st = await lstat(at).catch(() => undefined)
+      if (!st) break
+      if (st.isSymbolicLink() && !(i === parts.length - 1 && e.content === null)) throw refuse(`goes through the symbolic link ${JSON.stringify(parts.slice(0, i + 1).join('/'))}`)
+    }
   }
   for (const e of move.edits ?? []) {
     const to = path.resolve(dir, e.path)
