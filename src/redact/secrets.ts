@@ -1,3 +1,7 @@
+import {existsSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
 /**
  * Finding a secret in what is about to become a record. Records are append-only and copied
  * to every clone that syncs: a credential written into one cannot be taken back without
@@ -36,7 +40,9 @@ export interface SecretScanner {
 export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScanner {
   const values = new Map<string, string>()
   for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= MIN_VALUE && CREDENTIAL_NAME.test(name) && !values.has(value)) values.set(value, name)
+    // (a variable that names a credential file, GOOGLE_APPLICATION_CREDENTIALS=/path/key.json,
+    // holds a path, not the secret: a record may name the path)
+    if (value && value.length >= MIN_VALUE && CREDENTIAL_NAME.test(name) && !values.has(value) && !isPath(value)) values.set(value, name)
   }
   // one pass over the text for all of them (the store checks every record it writes)
   const sources = [...SHAPES.map(([re]) => re.source), ...[...values.keys()].map(escape)]
@@ -48,6 +54,10 @@ export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScann
     for (const [value, name] of values) if (hit.includes(value) || value.includes(hit)) return `the value of $${name}`
     return SHAPES.find(([re]) => re.test(hit))?.[1] ?? 'a credential'
   }
+}
+
+function isPath(value: string): boolean {
+  return /^(?:\/|~\/|\.{1,2}\/|[A-Za-z]:\\)/.test(value) && existsSync(value.startsWith('~/') ? path.join(os.homedir(), value.slice(2)) : value)
 }
 
 function escape(s: string): string {

@@ -11,7 +11,7 @@ const OPENAI = ['sk', 'proj-abcdefghijklmnopqrstuvwxyz0123'].join('-')
 const GITHUB = ['ghp', 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'].join('_')
 
 t.test('the scanner finds credential shapes and credential variables, not ordinary text', async t => {
-  const scan = secretScanner({MY_API_KEY: 'k3y-value-0123456789', GIT_AUTHOR_EMAIL: 'ci@exp.invalid', SSH_AUTH_SOCK: '/tmp/ssh-agent.sock', SHORT_TOKEN: 'abc'})
+  const scan = secretScanner({MY_API_KEY: 'k3y-value-0123456789', GIT_AUTHOR_EMAIL: 'ci@exp.invalid', SSH_AUTH_SOCK: '/tmp/ssh-agent.sock', SHORT_TOKEN: 'abc', GOOGLE_APPLICATION_CREDENTIALS: import.meta.dirname ?? '/tmp'})
   t.equal(scan(`use ${OPENAI} here`), 'an API key (sk-…)')
   t.equal(scan(`push with ${GITHUB}`), 'a GitHub token')
   t.equal(scan('Authorization: Bearer abcdefghijklmnop0123'), 'a bearer token')
@@ -23,6 +23,7 @@ t.test('the scanner finds credential shapes and credential variables, not ordina
     'token: see the docs',
     'mail ci@exp.invalid', // GIT_AUTHOR_EMAIL: AUTHOR is not a credential name
     'socket /tmp/ssh-agent.sock',
+    `credentials file at ${import.meta.dirname ?? '/tmp'}`, // a variable naming a credential file holds a path
     'abc', // too short to look for
     'tr-0123456789abcdef01234567 sha256:9e48b34398be85d96edb5f791d45cd6885ac55463514ae2d3daeac1d3d0a18f4',
     'commit 11a4d8854e50360d590c71a31caa2dc494ab1def',
