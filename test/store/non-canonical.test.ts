@@ -65,6 +65,22 @@ t.test('bytes that hash to their own digest but are not the canonical form are r
   }
 })
 
+t.test('an envelope in another form (a space, a key out of order) is refused too: only the body and cites are scanned, the rest compared whole', async t => {
+  for (const bend of [(x: string) => x.replace('"lamport":1', '"lamport": 1'), (x: string) => x.replace('"kind":"note","lamport":1,', '"lamport":1,"kind":"note",')]) {
+    const repo = await makeRepo(t)
+    const f = forge('{"text":"x"}', 'mal', 1)
+    const text = bend(f.text)
+    t.not(text, f.text)
+    JSON.parse(text)
+    await handCommit(repo, 'mal', `research/notes/${f.id.slice(3, 5)}/${f.id}.json`, text, `note: forged\n\nExp-Record: note/${f.id}\nExp-Schema: note@1\nExp-Lamport: 1\n`)
+    const r = await GitRecordStore.open(repo, {cache: false})
+    const ledger = await r.ledger()
+    t.equal(ledger.size, 0)
+    t.match(ledger.problems, [{code: 'record-not-canonical', id: f.id}])
+    await r.close()
+  }
+})
+
 t.test('a large lane read in full through the spool refuses a non-canonical record among canonical ones', async t => {
   const repo = await makeRepo(t)
   const s = await GitRecordStore.open(repo)

@@ -99,8 +99,9 @@ export function checkRecordBytes(bytes: Buffer, expect: Expected): CheckResult {
   const canonicalTail = text.endsWith(tail) && bytes[pre - 1] === 0x2c && text.startsWith(cites, text.length - tail.length - cites.length) && sortedUnique(record.cites)
   const key = (record as {key?: string}).key
   // the one form of the record (canonical-bytes.ts): bytes hashed as they are must not mean
-  // anything else to another reader (a key twice, `1.0`, a space would pass the hash below)
-  const canonical = canonicalTail && (canonicalBytes(bytes, bytes.length - 1, ascii) ?? `${canonicalJson(record)}\n` === text)
+  // anything else to another reader (a key twice, `1.0`, a space would pass the hash below).
+  // Scanned up to `pre`: what follows is the envelope, equal to its canonical rendering above
+  const canonical = canonicalTail && (canonicalBytes(bytes, pre, ascii) ?? `${canonicalJson(record)}\n` === text)
   if (!canonical || !record.digest.endsWith(hashSubject(bytes, pre, record.kind, record.schema, key))) {
     const digest = recordDigest(record)
     if (digest === record.digest || !canonical) problems.push({code: 'record-not-canonical', message: NOT_CANONICAL})
