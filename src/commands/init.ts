@@ -5,7 +5,7 @@ import {readBranchView} from '../cli/branches.js'
 import {defaultBranch} from '../research/main-branch.js'
 import {setUpResearch, type SetUpResult} from '../research/setup.js'
 import {EXAMPLES} from '../research/example.js'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {loadConfig, loadPolicy, RESEARCH_DIR} from '../research/files.js'
 import {UsageError} from '../errors/index.js'
@@ -29,12 +29,22 @@ config.yaml records the repository's default branch as main_branch (the branch H
     const repo = discoverRepo(this.workDir)
     // files kept from an earlier init must still be valid: "set up" over a broken config would
     // send the user to the next command to find out
+    let keptMain: string | undefined
     if (repo.workDir && existsSync(path.join(repo.workDir, RESEARCH_DIR, 'config.yaml'))) {
       const kept = await loadConfig(repo.workDir)
       if (flags.main !== undefined && kept.main_branch !== undefined && kept.main_branch !== flags.main) throw new UsageError(`--main ${flags.main}: ${RESEARCH_DIR}/config.yaml already records main_branch: ${kept.main_branch}`, `edit main_branch in ${RESEARCH_DIR}/config.yaml (init keeps existing files)`)
+      keptMain = kept.main_branch
     }
     if (repo.workDir && existsSync(path.join(repo.workDir, RESEARCH_DIR, 'policy.yaml'))) await loadPolicy(repo.workDir)
     const mainBranch = flags.main ?? defaultBranch(await readBranchView(repo, {renames: false}))
+    // the example is committed where HEAD is: that must be the main branch, or the skills and
+    // policy land where no promotion looks for them (a detached HEAD, a feature branch)
+    if (flags.example && repo.workDir) {
+      const main = keptMain ?? mainBranch
+      const head = readFileSync(path.join(repo.gitDir, 'HEAD'), 'utf8').trim()
+      const on = head.startsWith('ref: refs/heads/') ? head.slice('ref: refs/heads/'.length) : undefined
+      if (on !== main) throw new UsageError(`--example commits onto the main branch, ${main}, but ${on ? `the branch checked out is ${on}` : `HEAD is detached at ${head.slice(0, 12)}`}; nothing was written`, `switch to it first (\`git switch ${main}\`) and run the command again${on && !keptMain ? `, or make ${on} the main branch with --main ${on}` : ''}`)
+    }
     const res = await setUpResearch(repo, {mainBranch, example: flags.example, noVerify: flags['no-verify']})
     if (!this.jsonEnabled()) {
       for (const f of res.created) this.log(`created ${f}`)
