@@ -151,8 +151,9 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
   await mainSkill()
   // a promotion updates main's work tree as git merge does: uncommitted changes there would stop
   // the first one (promote.ts), so they are refused here, before anything runs
-  if (ws.checkedOutBranch() === o.mainRef) {
-    const dirty = await ws.exclusive(() => ws.dirtyFiles())
+  const mainDir = await ws.workTreeWith(o.mainRef)
+  if (mainDir) {
+    const dirty = await ws.exclusive(() => ws.dirtyFiles(mainDir))
     if (dirty.length) throw new ExpError('E_DIRTY_TREE', `${o.mainRef.replace('refs/heads/', '')} is checked out and has uncommitted changes: ${dirty.slice(0, 5).join(', ')}`, {hint: 'commit or stash them, then run exp evolve again (its promotions update the work tree like git merge)'})
   }
   let state = readRun(await store.ledger(), identity, {next: o.continue})

@@ -130,8 +130,8 @@ export async function promoteProposal(store: RecordStore, ws: Workspace, ledger:
   const ignored = evidence.ignored.length ? {ignored: evidence.ignored} : {}
   const previous = ledger.select({kinds: ['decision'], cites: proposal.id}).map(e => ledger.load<'decision'>(e)).find(d => d.body.proposal === proposal.id && authority.counts(d.id))
   if (previous) return {...resultOf(previous, val), ...ignored}
-  const onMain = ws.checkedOutBranch() === o.mainRef
-  const dirty = onMain ? await ws.exclusive(() => ws.dirtyFiles()) : []
+  const mainDir = await ws.workTreeWith(o.mainRef)
+  const dirty = mainDir ? await ws.exclusive(() => ws.dirtyFiles(mainDir)) : []
   if (dirty.length) throw new ExpError('E_DIRTY_TREE', `${o.mainRef.replace('refs/heads/', '')} is checked out and has uncommitted changes: ${dirty.slice(0, 5).join(', ')}`, {hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})
   const input = {candidate: val.candidate.body as EvaluationBody & {comparison: Comparison}, baseline: val.baseline.body}
   const checks: Check[] = validationChecks(policy.policy, input)

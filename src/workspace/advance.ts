@@ -3,20 +3,23 @@ import type {Workspace} from './port.js'
 
 /**
  * Move the branch `ref` from `from` to `to` (a promotion's merge), as `git merge` would. When
- * it is checked out here, the work tree follows, under the work-tree lock: a changed file the
- * move would overwrite stops it before the ref moves (E_DIRTY_TREE, nothing changed); a work
- * tree that cannot follow once the ref has moved is returned, not thrown, because the move
- * stands and the caller records it before saying so.
+ * a work tree has it checked out — this one, or another of the repository's (a promotion made
+ * from a `git worktree add` checkout moves the main checkout's branch) — that work tree
+ * follows, under the work-tree lock: a changed file the move would overwrite stops it before
+ * the ref moves (E_DIRTY_TREE, nothing changed); a work tree that cannot follow once the ref
+ * has moved is returned, not thrown, because the move stands and the caller records it before
+ * saying so.
  */
 export async function advanceBranch(ws: Workspace, ref: string, from: string, to: string): Promise<WorkTreeBehindError | undefined> {
-  if (ws.checkedOutBranch() !== ref) {
+  const dir = await ws.workTreeWith(ref)
+  if (!dir) {
     await ws.moveRef(ref, to, from)
     return undefined
   }
   return ws.exclusive(async () => {
-    await ws.updateWorkTree(from, to, {dryRun: true})
+    await ws.updateWorkTree(from, to, {dryRun: true, dir})
     await ws.moveRef(ref, to, from)
-    return ws.updateWorkTree(from, to).then(
+    return ws.updateWorkTree(from, to, {dir}).then(
       () => undefined,
       (e: unknown) => (e instanceof WorkTreeBehindError ? e : Promise.reject(e)),
     )

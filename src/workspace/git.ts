@@ -1,6 +1,6 @@
 import {NO_HOOKS, runGit} from '../git/run.js'
 import {RefLock} from '../git/lock.js'
-import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree} from '../store/git/commits.js'
+import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeWith} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../git/refs.js'
 import {lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
@@ -131,12 +131,17 @@ export class GitWorkspace implements Workspace {
     return checkedOutBranch(this.store)
   }
 
-  dirtyFiles(): Promise<string[]> {
-    return dirtyFiles(this.store)
+  workTreeWith(ref: string): Promise<string | undefined> {
+    return workTreeWith(this.store, ref)
   }
 
-  updateWorkTree(from: string, to: string, o: {dryRun?: boolean} = {}): Promise<void> {
-    return updateWorkTree(this.store, from, to, (checkedOutBranch(this.store) ?? 'HEAD').replace(/^refs\/heads\//, ''), o)
+  dirtyFiles(dir?: string): Promise<string[]> {
+    return dirtyFiles(this.store, dir)
+  }
+
+  updateWorkTree(from: string, to: string, o: {dryRun?: boolean; dir?: string} = {}): Promise<void> {
+    const here = !o.dir || o.dir === this.store.repo.workDir
+    return updateWorkTree(this.store, from, to, here ? (checkedOutBranch(this.store) ?? 'HEAD').replace(/^refs\/heads\//, '') : `the branch checked out at ${o.dir}`, o)
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {

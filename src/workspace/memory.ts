@@ -197,6 +197,11 @@ export class MemoryWorkspace implements Workspace {
     return this.head
   }
 
+  async workTreeWith(ref: string): Promise<string | undefined> {
+    // (no files: the one work tree is a name)
+    return ref === this.head ? '<memory>' : undefined
+  }
+
   async dirtyFiles(): Promise<string[]> {
     return []
   }

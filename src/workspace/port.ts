@@ -77,14 +77,21 @@ export interface Workspace {
   deleteRef(ref: string): Promise<void>
   /** the branch checked out in the work tree (refs/heads/...), if any */
   checkedOutBranch(): string | undefined
-  /** tracked files with uncommitted changes */
-  dirtyFiles(): Promise<string[]>
   /**
-   * bring index and work tree from one commit to another (after a ref moved under them);
-   * WorkTreeBehindError when a tracked file changed meanwhile (the ref stays where it is).
-   * With dryRun (before moving the ref), E_DIRTY_TREE when it would fail, and nothing changes.
+   * the work tree that has `ref` checked out — this one or another of the repository's
+   * (`git worktree add`) — as the folder to pass to dirtyFiles and updateWorkTree; undefined
+   * when none has (moving the ref then touches no files)
    */
-  updateWorkTree(from: string, to: string, opts?: {dryRun?: boolean}): Promise<void>
+  workTreeWith(ref: string): Promise<string | undefined>
+  /** tracked files with uncommitted changes in a work tree (default: this one) */
+  dirtyFiles(dir?: string): Promise<string[]>
+  /**
+   * bring index and work tree (default: this one) from one commit to another (after a ref
+   * moved under them); WorkTreeBehindError when a tracked file changed meanwhile (the ref
+   * stays where it is). With dryRun (before moving the ref), E_DIRTY_TREE when it would
+   * fail, and nothing changes.
+   */
+  updateWorkTree(from: string, to: string, opts?: {dryRun?: boolean; dir?: string}): Promise<void>
   /** run `fn` while no other exp process checks or moves the work tree (a promotion's dirty check, or its ref move and work tree update) */
   exclusive<T>(fn: () => Promise<T>): Promise<T>
   /** a linked work tree at `dir`: on `branch` (created at `commit` when missing), or detached at `commit` */

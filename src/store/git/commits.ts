@@ -6,7 +6,7 @@ import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
 import type {GitRecordStore} from './store.js'
 import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError} from '../../errors/index.js'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
 
@@ -94,10 +94,27 @@ export function checkedOutBranch(store: GitRecordStore): string | undefined {
   }
 }
 
-/** Tracked files with uncommitted changes in the work tree (untracked files do not count). */
-export async function dirtyFiles(store: GitRecordStore): Promise<string[]> {
-  if (!store.repo.workDir) return []
-  const r = await runGit([...NO_HOOKS, 'status', '--porcelain', '--untracked-files=no'], {cwd: store.repo.workDir})
+/**
+ * The folder of a work tree of this repository that has `ref` checked out: this one, or a
+ * linked one (`git worktree add`), or the main one when this is linked. Undefined when none has.
+ */
+export async function workTreeWith(store: GitRecordStore, ref: string): Promise<string | undefined> {
+  if (checkedOutBranch(store) === ref) return store.repo.workDir
+  if (!(await hasNativeGit())) return undefined
+  const r = await runGit([...NO_HOOKS, '--git-dir', store.commonDir, 'worktree', 'list', '--porcelain'], {cwd: store.commonDir, allowFail: true})
+  if (r.code !== 0) return undefined
+  for (const block of r.stdout.toString('utf8').split('\n\n')) {
+    const lines = block.split('\n')
+    const dir = lines.find(l => l.startsWith('worktree '))?.slice('worktree '.length)
+    if (dir && lines.includes(`branch ${ref}`) && !lines.includes('bare') && existsSync(dir)) return dir
+  }
+  return undefined
+}
+
+/** Tracked files with uncommitted changes in a work tree (default: this one; untracked files do not count). */
+export async function dirtyFiles(store: GitRecordStore, dir = store.repo.workDir): Promise<string[]> {
+  if (!dir) return []
+  const r = await runGit([...NO_HOOKS, 'status', '--porcelain', '--untracked-files=no'], {cwd: dir})
   return r.stdout.toString('utf8').split('\n').filter(Boolean).map(l => l.slice(3))
 }
 
@@ -108,8 +125,8 @@ export async function dirtyFiles(store: GitRecordStore): Promise<string[]> {
  * A tracked file that really changed is not overwritten: with dryRun (before the branch
  * moves) that is E_DIRTY_TREE and nothing changes; after, WorkTreeBehindError.
  */
-export async function updateWorkTree(store: GitRecordStore, from: string, to: string, branch = 'the branch', o: {dryRun?: boolean} = {}): Promise<void> {
-  const cwd = store.repo.workDir
+export async function updateWorkTree(store: GitRecordStore, from: string, to: string, branch = 'the branch', o: {dryRun?: boolean; dir?: string} = {}): Promise<void> {
+  const cwd = o.dir ?? store.repo.workDir
   if (!cwd) return
   // (exit 1 when files did change: read-tree says which)
   await runGit([...NO_HOOKS, 'update-index', '-q', '--refresh'], {cwd, allowFail: true})
