@@ -126,6 +126,13 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.equal(await ws.readRef('refs/heads/exp/attempt/x'), c, 'removing a work tree keeps its branch')
   })
 
+  t.test('workTreeWith names the work tree a branch is checked out in, and none for a branch no work tree has', async t => {
+    const {ws} = await make(t, FILES)
+    const head = ws.checkedOutBranch()
+    if (head) t.ok(await ws.workTreeWith(head), `${head} is checked out here`)
+    t.equal(await ws.workTreeWith('refs/heads/never-checked-out'), undefined)
+  })
+
   t.test('a symbolic link made in a work tree is committed as a link (its target, never what it points to), and named by linkedPaths', async t => {
     const {ws, main} = await make(t, FILES)
     const outside = tempDir(t)
