@@ -37,25 +37,30 @@ function gitFileTarget(file: string): string | undefined {
  */
 export function discoverRepo(start: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): RepoPaths {
   const repo = findRepo(start, env)
-  assertSha1(repo.commonDir)
+  assertSupported(repo.commonDir)
   return repo
 }
 
 /**
- * exp writes and reads objects by their SHA-1 names (isomorphic-git, and its own writer): a
- * repository of SHA-256 names (`git init --object-format=sha256`, or
- * `init.defaultObjectFormat`) is refused before anything is read or written. Without this
- * an append wrote SHA-1 objects and a lane ref git could not read, and every read failed.
+ * exp writes and reads objects by their SHA-1 names (isomorphic-git, and its own writer) and
+ * refs as files (`refs/`, `packed-refs`, git's lockfile protocol): a repository of SHA-256
+ * names (`git init --object-format=sha256`, or `init.defaultObjectFormat`) or of reftable
+ * refs (`--ref-format=reftable`, git 2.45+) is refused before anything is read or written.
+ * Without this an append wrote SHA-1 objects and a lane ref git could not read (or a ref git
+ * never looks at), and every read failed.
  */
-function assertSha1(commonDir: string): void {
+function assertSupported(commonDir: string): void {
   let text: string
   try {
     text = readFileSync(path.join(commonDir, 'config'), 'utf8')
   } catch {
     return
   }
-  const format = configValue(parseGitConfig(text), 'extensions.objectFormat')
+  const cfg = parseGitConfig(text)
+  const format = configValue(cfg, 'extensions.objectFormat')
   if (format !== undefined && format.toLowerCase() !== 'sha1') throw new UnsupportedRepoError(commonDir, `its objects are named by ${format} (extensions.objectFormat)`, 'exp works in repositories of SHA-1 object names, git\'s default: run it in one made with `git init --object-format=sha1` (git cannot convert a repository in place); nothing was read or written')
+  const refs = configValue(cfg, 'extensions.refStorage')
+  if (refs !== undefined && refs.toLowerCase() !== 'files') throw new UnsupportedRepoError(commonDir, `its refs are stored as ${refs} (extensions.refStorage)`, 'exp works in repositories whose refs are files, git\'s default: convert this one with `git refs migrate --ref-format=files` (git 2.46+); nothing was read or written')
 }
 
 function findRepo(start: string, env: NodeJS.ProcessEnv): RepoPaths {

@@ -23,6 +23,15 @@ t.test('a repository of SHA-256 object names is refused before anything is read 
   t.equal((await git(dir, 'for-each-ref')).trim(), '', 'no ref was written')
   t.notOk(fs.existsSync(path.join(dir, '.git', 'exp')), 'nor anything under .git/exp')
   t.equal((await git(dir, 'status', '--porcelain')).trim(), '', 'nor into the work tree')
+  // refs in a reftable (git 2.45+ makes these; this git may not): the same, by the configuration
+  const rt = tempDir(t)
+  await git(rt, 'init', '-q', '-b', 'master')
+  await git(rt, 'config', 'core.repositoryformatversion', '1')
+  await git(rt, 'config', 'extensions.refStorage', 'reftable').catch(() => undefined)
+  const r = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: rt, input: 'text: hi'})
+  t.equal(r.code, 3, r.stderr)
+  t.match(r.stderr, /its refs are stored as reftable \(extensions\.refStorage\)/)
+  t.match(r.stderr, /git refs migrate --ref-format=files/)
 })
 
 t.test('exp demo makes a SHA-1 repository even where git makes SHA-256 ones by default', async t => {
