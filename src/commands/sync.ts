@@ -6,7 +6,7 @@ import {DivergedError, RefusedError} from '../errors/index.js'
 
 export default class Sync extends ExpCommand {
   static summary = 'Fetch and push the research lanes, proposal branches and attempt branches in one step.'
-  static description = `Carries refs/research/* (never refs/research/private/*), refs/heads/exp/proposal/* and refs/heads/exp/attempt/*. Refspecs are non-forcing: a lane that diverged (two writers used one lane name in two clones) is reported, never overwritten, and every other ref is still synced; the command then exits 4. A ref the remote refuses (a hook, receive.fsckObjects) is reported with the remote's reason, as a refusal. A lane that was rewound in this clone comes back from a remote that still has it.
+  static description = `Carries refs/research/* (never refs/research/private/*), refs/heads/exp/proposal/* and refs/heads/exp/attempt/*. Refspecs are non-forcing: a lane that diverged (two writers used one lane name in two clones) is reported, never overwritten, and every other ref is still synced; the command then exits 4. A ref the remote refuses (a hook, receive.fsckObjects) is reported with the remote's reason, as a refusal; a remote ref that points at anything but a commit is not taken, and reported as a refusal of the fetch. A path is taken from the folder the command runs in. A lane that was rewound in this clone comes back from a remote that still has it.
 Sync uses its own refspecs (the fetch refspecs of the remote's config, e.g. those \`exp init\` adds, do not apply to it).
 Works with a local path or ssh remote (through the git binary) and with an http(s) remote (through isomorphic-git).`
   static enableJsonFlag = true
@@ -16,7 +16,7 @@ Works with a local path or ssh remote (through the git binary) and with an http(
 
   async run(): Promise<SyncResult> {
     const {args} = await this.parse(Sync)
-    const res = await sync(discoverRepo(this.workDir), args.remote)
+    const res = await sync(discoverRepo(this.workDir), args.remote, this.workDir)
     if (!this.jsonEnabled()) {
       for (const u of res.fetched) this.log(`fetched ${u.ref} ${u.from ? `${u.from.slice(0, 8)}..` : '(new) '}${u.to.slice(0, 8)}${u.restored ? ' (restored: this clone had seen it before it was rewound)' : ''}`)
       for (const u of res.pushed) this.log(`pushed  ${u.ref} ${u.to.slice(0, 8)}`)

@@ -131,6 +131,7 @@ interface RejectedRef {
   ref: string
   kind: string
   reason: string
+  direction?: string
 }
 
 function listRejected(rs: readonly RejectedRef[]): string {
@@ -150,9 +151,10 @@ export class DivergedError extends ExpError {
 /** The remote refused refs (a hook, receive.fsckObjects, permissions); its reasons are in the message. */
 export class RefusedError extends ExpError {
   constructor(refused: readonly RejectedRef[], diverged: readonly RejectedRef[], data: Record<string, unknown>) {
-    super('E_REFUSED', `the remote refused ${refused.length} ref(s): ${listRejected(refused)}${diverged.length ? `; and ${diverged.length} diverged: ${listRejected(diverged)}` : ''}`, {
+    const pushes = refused.every(x => x.direction === 'push')
+    super('E_REFUSED', `${pushes ? 'the remote refused' : 'refused'} ${refused.length} ref(s): ${listRejected(refused)}${diverged.length ? `; and ${diverged.length} diverged: ${listRejected(diverged)}` : ''}`, {
       data,
-      hint: 'the reason is the remote\'s (run `exp fsck` if it names a bad object); the other refs were synced',
+      hint: `${pushes ? 'the reason is the remote\'s (run `exp fsck` if it names a bad object)' : 'a pushed ref the remote refused has the remote\'s reason; a fetched one that is not a commit was not taken from the remote'}; the other refs were synced`,
     })
   }
 }

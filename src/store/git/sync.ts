@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import {listRefs, readRef} from '../../git/refs.js'
@@ -78,11 +79,15 @@ function gitReason(stderr: string): string {
  * overwritten, and every other lane is still synced. http(s) goes through isomorphic-git;
  * paths and ssh through the git binary.
  */
-export async function sync(repo: RepoPaths, remote?: string): Promise<SyncResult> {
-  const r = resolveRemote(repo, remote)
+export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd()): Promise<SyncResult> {
+  let r = resolveRemote(repo, remote)
   if (isPath(r.url)) {
-    const where = path.resolve(repo.workDir ?? repo.commonDir, r.url)
+    // a path given to the command is the user's, from where they are; one in a remote's
+    // configuration is the repository's, from its top (git fetch runs from the git dir here)
+    const given = r.name === r.url
+    const where = path.resolve(given ? cwd : (repo.workDir ?? repo.commonDir), r.url)
     if (!fs.existsSync(where)) throw new NotFoundError('remote repository', `${r.url} (no such folder)`, 'pass the path of a git repository (a bare one, usually), or a URL')
+    r = given ? {name: where, url: where} : {...r, url: where}
   }
   if (/^https?:\/\//.test(r.url)) return syncHttp(repo, r)
   if (!(await hasNativeGit())) throw new UsageError(`remote ${r.name} (${r.url}) needs the git binary (isomorphic-git only speaks http/https)`, 'install git, or use an http(s) remote')
@@ -90,8 +95,18 @@ export async function sync(repo: RepoPaths, remote?: string): Promise<SyncResult
 }
 
 /** Remote-tracking namespace a native fetch lands in before local refs move (never forced into lanes). */
+/**
+ * The folder of `refs/exp/remotes/` a remote's refs are fetched into: its name when that is a
+ * plain word, else (a path such as `../hub.git`, a URL) the word made of it and a short hash
+ * of it — no dots, which would make an invalid ref name (`.._hub.git`), and no two remotes in one.
+ */
+export function remoteKey(remote: string): string {
+  if (/^[A-Za-z0-9_-]+$/.test(remote)) return remote
+  return `${remote.replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 60)}-${createHash('sha256').update(remote).digest('hex').slice(0, 8)}`
+}
+
 export function trackingRef(remote: string, ref: string): string {
-  const name = remote.replace(/[^A-Za-z0-9._-]+/g, '_')
+  const name = remoteKey(remote)
   if (ref.startsWith('refs/research/')) return `refs/exp/remotes/${name}/research/${ref.slice('refs/research/'.length)}`
   if (ref.startsWith('refs/heads/exp/attempt/')) return `refs/exp/remotes/${name}/attempt/${ref.slice('refs/heads/exp/attempt/'.length)}`
   return `refs/exp/remotes/${name}/proposal/${ref.slice('refs/heads/exp/proposal/'.length)}`
@@ -102,7 +117,7 @@ export function trackingRef(remote: string, ref: string): string {
  * under its lock, compare-and-swap. A lane this clone had seen at a tip it no longer contains
  * (rewound) comes back when the remote still has it.
  */
-async function fastForward(dir: string, remoteRefs: Map<string, string>, isAncestor: (a: string, b: string) => Promise<boolean>, fetchObjects?: (ref: string) => Promise<void>): Promise<{fetched: RefUpdate[]; rejected: Rejection[]}> {
+async function fastForward(dir: string, remoteRefs: Map<string, string>, isAncestor: (a: string, b: string) => Promise<boolean>, typeOf: (oid: string) => Promise<string | undefined>, fetchObjects?: (ref: string) => Promise<void>): Promise<{fetched: RefUpdate[]; rejected: Rejection[]}> {
   const fetched: RefUpdate[] = []
   const rejected: Rejection[] = []
   const seen = loadSeenTips(dir)
@@ -111,6 +126,13 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
     if (local === oid) continue
     if (local && (await isAncestor(oid, local))) continue // we are ahead: the push sends it
     await fetchObjects?.(ref)
+    // a lane, attempt or proposal is a commit: a remote's ref at a blob or a tree is not taken
+    // (it would be a lane every read reports as unreadable)
+    const type = await typeOf(oid)
+    if (type !== 'commit') {
+      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: `the remote's ref points at ${type ? `a ${type}` : 'an object this clone cannot read'}, not a commit: not taken`})
+      continue
+    }
     if (local && !(await isAncestor(local, oid))) {
       rejected.push({ref, direction: 'fetch', kind: 'diverged', reason: 'non-fast-forward: both sides have records the other lacks (two writers used one lane name)'})
       continue
@@ -131,7 +153,8 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
 
 async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Promise<SyncResult> {
   const dir = repo.commonDir
-  const target = r.url === r.name ? r.url : r.name
+  // (a path is passed resolved: a remote's configured relative path is the repository's, and git runs from its git dir here)
+  const target = r.url === r.name || isPath(r.url) ? r.url : r.name
   const track = (ref: string) => trackingRef(r.name, ref)
   const specs = [`+refs/research/*:${track('refs/research/x').replace(/x$/, '*')}`, '^refs/research/private/*', `+refs/heads/exp/proposal/*:${track('refs/heads/exp/proposal/x').replace(/x$/, '*')}`, `+refs/heads/exp/attempt/*:${track('refs/heads/exp/attempt/x').replace(/x$/, '*')}`]
   // --refmap= : the fetch refspecs a remote has configured (`exp init` adds non-forcing ones
@@ -141,13 +164,17 @@ async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Prom
   const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, allowFail: true})
   if (f.code !== 0) throw new SyncError(`git fetch from ${r.name} failed: ${gitReason(f.stderr)}`, 'check the remote URL and your access to it')
   const remoteRefs = new Map<string, string>()
-  for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${r.name.replace(/[^A-Za-z0-9._-]+/g, '_')}/`)) {
+  for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${remoteKey(r.name)}/`)) {
     const rest = k.split('/').slice(4).join('/')
     const ref = rest.startsWith('research/') ? `refs/${rest}` : `refs/heads/exp/${rest}`
     if (carried(ref)) remoteRefs.set(ref, v)
   }
   const isAncestor = async (a: string, b: string) => a === b || (await runGit(['--git-dir', dir, 'merge-base', '--is-ancestor', a, b], {cwd: dir, allowFail: true})).code === 0
-  const {fetched, rejected} = await fastForward(dir, remoteRefs, isAncestor)
+  const typeOf = async (oid: string) => {
+    const t = await runGit(['--git-dir', dir, 'cat-file', '-t', oid], {cwd: dir, allowFail: true})
+    return t.code === 0 ? t.stdout.toString('utf8').trim() : undefined
+  }
+  const {fetched, rejected} = await fastForward(dir, remoteRefs, isAncestor, typeOf)
   const after = await snapshot(repo)
   const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH], {cwd: dir, allowFail: true})
   const pushed: RefUpdate[] = []
@@ -186,7 +213,8 @@ async function syncHttp(repo: RepoPaths, r: {name: string; url: string}): Promis
   const fetchObjects = async (ref: string) => {
     await git.fetch({fs, http, gitdir, url: r.url, remoteRef: ref, ref, singleBranch: true, tags: false, cache})
   }
-  const {fetched, rejected} = await fastForward(gitdir, server, isAncestor, fetchObjects)
+  const typeOf = async (oid: string) => (await git.readObject({fs, gitdir, oid, format: 'content', cache}).catch(() => undefined))?.type
+  const {fetched, rejected} = await fastForward(gitdir, server, isAncestor, typeOf, fetchObjects)
   const pushed: RefUpdate[] = []
   for (const [ref, local] of await snapshot(repo)) {
     const remoteOid = server.get(ref)
