@@ -7,7 +7,7 @@ import {exp, expJson} from '../helpers/cli.js'
 interface SyncJson {
   fetched: {ref: string; restored?: boolean}[]
   pushed: {ref: string}[]
-  rejected: {ref: string; kind: string; reason: string}[]
+  rejected: {ref: string; direction: string; kind: string; reason: string}[]
 }
 
 /** A bare hub that checks every object it receives, and two clones of it, each set up with `exp init`. */
