@@ -40,7 +40,8 @@ const ASSIGNED = /\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret
 const HOME_LIKE = /(?:\/home|\/Users)\/[^/\s"']+/g
 const ABS_PATH = /(?<![\w.~-])(?:\/(?:[\w.@+-]+))+\/?|\b[A-Za-z]:\\[^\s"']*/g
 
-function escape(s: string): string {
+/** `s` as a literal inside a RegExp */
+export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
@@ -49,9 +50,9 @@ export function makeRedactor(o: RedactOptions = {}): Redact {
   for (const [k, v] of Object.entries(o.env ?? {})) if (v && SECRET_NAME.test(k)) secrets.push(v)
   // short values ("x", "1") would mangle ordinary text
   const literal = [...new Set(secrets.filter(s => s.length >= 8))].sort((a, b) => b.length - a.length)
-  const byValue = literal.length ? new RegExp(literal.map(escape).join('|'), 'g') : undefined
+  const byValue = literal.length ? new RegExp(literal.map(escapeRegExp).join('|'), 'g') : undefined
   const priv = (o.private ?? []).filter(Boolean)
-  const byId = priv.length ? new RegExp(`(?<![\\w-])(?:${[...priv].sort((a, b) => b.length - a.length).map(escape).join('|')})(?![\\w-])`, 'g') : undefined
+  const byId = priv.length ? new RegExp(`(?<![\\w-])(?:${[...priv].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|')})(?![\\w-])`, 'g') : undefined
   const home = o.home ?? os.homedir()
   return text => {
     let s = text

@@ -1,6 +1,7 @@
 import {existsSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import {escapeRegExp} from './index.js'
 
 /**
  * Finding a secret in what is about to become a record. Records are append-only and copied
@@ -45,7 +46,7 @@ export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScann
     if (value && value.length >= MIN_VALUE && CREDENTIAL_NAME.test(name) && !values.has(value) && !isPath(value)) values.set(value, name)
   }
   // one pass over the text for all of them (the store checks every record it writes)
-  const sources = [...SHAPES.map(([re]) => re.source), ...[...values.keys()].map(escape)]
+  const sources = [...SHAPES.map(([re]) => re.source), ...[...values.keys()].map(escapeRegExp)]
   const any = new RegExp(sources.map(s => `(?:${s})`).join('|'))
   return text => {
     const m = any.exec(text)
@@ -58,10 +59,6 @@ export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScann
 
 function isPath(value: string): boolean {
   return /^(?:\/|~\/|\.{1,2}\/|[A-Za-z]:\\)/.test(value) && existsSync(value.startsWith('~/') ? path.join(os.homedir(), value.slice(2)) : value)
-}
-
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 /**
