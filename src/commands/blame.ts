@@ -14,7 +14,7 @@ import {ablationNotes, creditsOf, renderCreditBlame, type AblationNote, type Lin
 
 export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
-  static description = `git blame of main's skills/SKILL/SKILL.md, read through the trailers: a line written by a proposal commit (Exp-Proposal) maps to the merge that promoted it (Exp-Promotes), its version, the decision, and the knowledge of the patch edit that added that line; lines of the first commit show as initial, later direct edits of main as edit.`
+  static description = `git blame of main's skills/SKILL/SKILL.md, each line read through the commit of main's first-parent line that brought it: a line a promotion merge brought (Exp-Promotes) maps to that merge, its proposal, version and decision, and the knowledge of the patch edit that added that line; lines of the first commit show as initial, later direct edits of main as edit (whatever trailer their message carries). For a research contract, the same for an editable file, line by line to the attempt that was promoted.`
   static enableJsonFlag = true
   static jsonOutput = '{skill, path, main: {branch, commit, version}, lines: [{line, text, commit, origin, version, knowledge}]}; with --credit also credit: {note, agent, lines}; for a research contract {contract, path, main, lines}, each line with its attempt.'
   static examples = ['<%= config.bin %> blame onboarding', '<%= config.bin %> blame onboarding --json', '<%= config.bin %> blame tuning params.json   # a research contract: each line to its attempt', '<%= config.bin %> blame onboarding --credit   # each rule\'s credit from the latest `exp ablate`']

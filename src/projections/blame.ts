@@ -1,5 +1,5 @@
 import type {Ledger} from '../store/index.js'
-import {trailersOf, type BlamedLine} from '../workspace/history.js'
+import type {BlamedLine} from '../workspace/history.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from './mainline.js'
 
 export interface BlameLine {
@@ -37,15 +37,16 @@ export interface BlameInput {
   skill: string
   path: string
   lines: readonly BlamedLine[]
-  /** the full message of every commit `lines` names */
-  messages: ReadonlyMap<string, string>
   mainline: readonly MainCommit[]
 }
 
 /**
  * `exp blame SKILL` (pure): git's blame of main's SKILL.md, each line mapped through the
- * trailers to the promotion that merged it, the proposal and the knowledge of the edit that
- * wrote it. A renumbered list line matches no edit: it gets the proposal's knowledge.
+ * commit of main's first-parent line that brought it (`via`) to the promotion that merged
+ * it, the proposal and the knowledge of the edit that wrote it. A renumbered list line
+ * matches no edit: it gets the proposal's knowledge. A line is a proposal's only when its
+ * promotion merge brought it: an Exp-Proposal trailer on the commit that wrote it is
+ * anyone's to write (a commit pushed straight to main can carry one) and names nothing here.
  */
 export function blame(ledger: Ledger, input: BlameInput, trust?: HistoryTrust): Blame {
   const timeline = skillTimeline(input.mainline, ledger, input.skill, trust)
@@ -56,13 +57,15 @@ export function blame(ledger: Ledger, input: BlameInput, trust?: HistoryTrust): 
     if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => ledger.load<'decision'>(d).body.verdict === 'accept' && (!trust || trust.counts(d.id)))?.id)
     return accepted.get(proposal)
   }
+  const merged = new Set(input.mainline.filter(c => c.parents.length > 1).map(c => c.oid))
   const lines = input.lines.map((l): BlameLine => {
     const base = {line: l.line, text: l.text, commit: l.commit, knowledge: [] as string[]}
-    // a merge that changed the file itself (not exp's way, but possible by hand) answers for its proposal
-    const proposal = trailersOf(input.messages.get(l.commit) ?? '')['Exp-Proposal']?.[0] ?? merges.get(l.commit)
+    // (a merge that changed the file itself, not exp's way but possible by hand, answers for its proposal too)
+    const proposal = merges.get(l.via)
     if (!proposal) {
-      const version = timeline.versionAt.get(l.commit)
-      if (version === undefined) return {...base, origin: 'unknown'}
+      const version = timeline.versionAt.get(l.via)
+      // brought by a merge that promoted no proposal of this skill: from a branch nothing judged
+      if (version === undefined || (merged.has(l.via) && l.via !== l.commit)) return {...base, origin: 'unknown'}
       return {...base, origin: version === 1 ? 'initial' : 'edit', version}
     }
     const promoted = timeline.promotions.get(proposal)

@@ -78,9 +78,7 @@ export async function readContractBlame(store: RecordStore, ws: Workspace, o: {m
   if (!tip || !(await ws.hasFile(tip, o.path))) throw new NotFoundError('file on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${o.path}`, 'name an editable file of the contract, e.g. params.json')
   const mainline = await readMainline(ws, o.mainRef, [])
   const lines = await ws.blame(tip, o.path)
-  const messages = new Map<string, string>()
-  for (const oid of new Set(lines.map(l => l.commit))) messages.set(oid, (await ws.readCommit(oid)).message)
-  return {...contractBlame(o.trust?.ledger ?? (await store.ledger()), {contract: o.contract, path: o.path, lines, messages, mainline}, o.trust), branch: o.mainRef.replace(/^refs\/heads\//, '')}
+  return {...contractBlame(o.trust?.ledger ?? (await store.ledger()), {contract: o.contract, path: o.path, lines, mainline}, o.trust), branch: o.mainRef.replace(/^refs\/heads\//, '')}
 }
 
 export function renderContractBlame(b: ContractBlame): string {

@@ -55,14 +55,12 @@ export async function readMainline(ws: Workspace, mainRef: string, skills?: read
   return out
 }
 
-/** git blame of main's SKILL.md and the messages of the commits it names. */
+/** git blame of main's SKILL.md and main's first-parent line. */
 export async function readBlameInput(ws: Workspace, mainRef: string, skill: string): Promise<BlameInput> {
   const tip = await tipOf(ws, mainRef)
   const path = skillFile(skill)
   const mainline = await readMainline(ws, mainRef, [skill])
   if (!mainline[mainline.length - 1]?.skills[skill]) throw new NotFoundError('skill on main', `${mainRef.replace(/^refs\/heads\//, '')}:${path}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
   const lines = await ws.blame(tip, path)
-  const messages = new Map<string, string>()
-  for (const oid of new Set(lines.map(l => l.commit))) messages.set(oid, (await ws.readCommit(oid)).message)
-  return {skill, path, lines, messages, mainline}
+  return {skill, path, lines, mainline}
 }

@@ -21,4 +21,11 @@ export interface BlamedLine {
   commit: string
   /** the line's number in that commit */
   original_line: number
+  /**
+   * the commit of the blamed revision's first-parent line that brought the line there (`git
+   * blame --first-parent`): \`commit\` itself when it is on that line, else the merge that
+   * brought it in. Who a line came from is read from this commit, which the branch's own
+   * history vouches for, never from a message on a merged branch (anyone can write one).
+   */
+  via: string
 }

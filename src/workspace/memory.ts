@@ -311,7 +311,8 @@ export class MemoryWorkspace implements Workspace {
         if (!lines.includes(line)) break
         commit = c.oid
       }
-      return {line: i + 1, text: line, commit, original_line: i + 1}
+      // (this blame walks the first-parent line only: the commit is the one that brought the line)
+      return {line: i + 1, text: line, commit, original_line: i + 1, via: commit}
     })
   }
 }

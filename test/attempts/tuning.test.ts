@@ -80,6 +80,15 @@ t.test('provenance of a contract, the graph and the frontier read attempts like 
   t.match(graph.stdout, /attempt quad #1/)
   const blame = await expJson<{lines: {origin: string; attempt?: string; merge?: string; decision?: string}[]}>(['blame', 'quad', 'params.json'], {cwd: repo})
   t.ok(blame.lines.some(l => l.origin === 'attempt' && /^at-/.test(l.attempt!) && l.merge && /^dc-/.test(l.decision!)), 'a line of params.json leads to its attempt, merge and decision')
+  // the attack: a line pushed straight to main, its message naming the accepted attempt
+  const accepted = blame.lines.find(l => l.origin === 'attempt')!.attempt!
+  const params = path.join(repo, 'params.json')
+  fs.writeFileSync(params, fs.readFileSync(params, 'utf8').replace(/\n\}\s*$/, ',\n  "unjudged": 1\n}\n'))
+  await git(repo, 'commit', '-qam', `tweak\n\nExp-Attempt: ${accepted}`)
+  const forged = await expJson<{lines: {text: string; origin: string; attempt?: string; merge?: string; decision?: string}[]}>(['blame', 'quad', 'params.json'], {cwd: repo})
+  t.match(forged.lines.find(l => l.text.includes('unjudged')), {origin: 'edit'}, 'a line nothing judged is an edit, whatever its commit message says')
+  t.notOk(forged.lines.find(l => l.text.includes('unjudged'))!.attempt)
+  t.ok(forged.lines.some(l => l.origin === 'attempt' && l.attempt === accepted), 'the promoted lines still lead to their attempt')
   const out = path.join(repo, '.git', 'report')
   const report = await expJson<{contracts?: {contract: string; versions: unknown[]}[]}>(['report', '--out', out], {cwd: repo})
   t.match(report.contracts, [{contract: 'quad'}])

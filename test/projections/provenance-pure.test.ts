@@ -44,10 +44,11 @@ t.test('blame maps a proposal line to its edit by text, list number and case asi
   const h = await memoryHistory()
   const a = 'a'.repeat(40)
   const porcelain = [`${OID.c0} 1 1 1`, 'author x', 'summary init', 'filename SKILL.md', '\t## Procedure', `${OID.h1} 2 2 1`, 'author y', 'filename SKILL.md', '\t7.  check <STOCK> first.', `${OID.h1} 3 3 1`, '\t8. Renumbered line', `${a} 4 4 1`, '\tfrom a side branch'].join('\n')
-  const lines = parsePorcelainBlame(porcelain)
-  t.same(lines.map(l => [l.line, l.commit.slice(0, 1)]), [[1, 'c'], [2, '1'], [3, '1'], [4, 'a']])
-  const messages = new Map([[OID.c0, 'init'], [OID.h1, `exp: propose\n\nwhy\n\nExp-Proposal: ${h.ids.p1}\n`], [a, 'side']])
-  const b = blame(h.ledger, {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', lines, messages, mainline: h.mainline})
+  const parsed = parsePorcelainBlame(porcelain)
+  t.same(parsed.map(l => [l.line, l.commit.slice(0, 1), l.via === l.commit]), [[1, 'c', true], [2, '1', true], [3, '1', true], [4, 'a', true]])
+  // as `git blame --first-parent` tells: the proposal's lines came with the promotion merge
+  const lines = parsed.map(l => (l.commit === OID.h1 ? {...l, via: OID.m1} : l))
+  const b = blame(h.ledger, {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', lines, mainline: h.mainline})
   t.match(b.lines, [
     {origin: 'initial', version: 1, knowledge: []},
     {origin: 'promotion', version: 2, merge: OID.m1, proposal: h.ids.p1, decision: h.ids.d1, knowledge: [h.ids.knowledge], match: 'edit'},
@@ -55,4 +56,27 @@ t.test('blame maps a proposal line to its edit by text, list number and case asi
     {origin: 'unknown', knowledge: []},
   ])
   t.equal(lineKey('  12)  Check   <stock> FIRST.'), 'check <stock> first.')
+})
+
+t.test('blame: a line is a proposal\'s only when its promotion merge brought it, whatever a commit message says', async t => {
+  const h = await memoryHistory()
+  // pushed straight to main after the promotion, with the proposal's trailer in its message
+  const direct = 'd'.repeat(40)
+  const side = 'e'.repeat(40)
+  const plainMerge = 'f'.repeat(40)
+  const tip = h.mainline[h.mainline.length - 1]!
+  const mainline: MainCommit[] = [
+    ...h.mainline,
+    {oid: direct, parents: [tip.oid], subject: 'tweak', trailers: {'Exp-Proposal': [h.ids.p1]}, skills: tip.skills},
+    {oid: plainMerge, parents: [direct, side], subject: 'Merge branch side', trailers: {'Exp-Proposal': [h.ids.p1]}, skills: tip.skills},
+  ]
+  const lines = [
+    {line: 1, text: '7. check <STOCK> first.', commit: direct, original_line: 1, via: direct},
+    {line: 2, text: 'from a side branch', commit: side, original_line: 1, via: plainMerge},
+  ]
+  const b = blame(h.ledger, {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', lines, mainline})
+  t.match(b.lines[0], {origin: 'edit', version: 2, knowledge: []})
+  t.notOk(b.lines[0]!.proposal ?? b.lines[0]!.decision ?? b.lines[0]!.merge, 'no proposal, decision or merge for a line nothing judged')
+  t.match(b.lines[1], {origin: 'unknown', knowledge: []})
+  t.notOk(b.lines[1]!.proposal)
 })

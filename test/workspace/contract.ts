@@ -91,6 +91,14 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     await ws.moveRef('refs/heads/main', two, main)
     const lines = await ws.blame('main', 'README.md')
     t.same(lines.map(l => [l.line, l.text, l.commit]), [[1, 'hello', main], [2, 'world', two]])
+    t.same(lines.map(l => l.via), [main, two], 'on the first-parent line, a line comes with the commit that wrote it')
+    // a side branch's line, merged: `via` is the merge on main's line, whatever commit wrote it
+    const side = await ws.commitFiles({base: two, files: [{path: 'README.md', content: Buffer.from('hello\nthere\n')}], message: 'side\n\nExp-Attempt: at-000000000000000000000000'})
+    const merge = await ws.commitFiles({base: side, parents: [two, side], files: [], message: 'merge side'})
+    await ws.moveRef('refs/heads/main', merge, two)
+    const after = await ws.blame('main', 'README.md')
+    t.same(after.map(l => [l.text, l.via]), [['hello', main], ['there', merge]])
+    t.ok([side, merge].includes(after[1]!.commit), 'the commit that wrote it: the side commit (git) or the merge (a first-parent-only blame)')
   })
 
   t.test('refs move only from where they are expected', async t => {

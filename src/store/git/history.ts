@@ -27,20 +27,31 @@ export async function firstParentLine(store: GitRecordStore, tip: string): Promi
 }
 
 
-/** `git blame --porcelain REV -- PATH`, parsed. Needs the git binary (isomorphic-git has no blame). */
+/**
+ * `git blame --porcelain REV -- PATH`, parsed, with each line's `via` from the same blame
+ * with `--first-parent` (the commit of REV's first-parent line that brought it). Needs the git
+ * binary (isomorphic-git has no blame).
+ */
 export async function blameFile(store: GitRecordStore, rev: string, file: string): Promise<BlamedLine[]> {
   if (!(await hasNativeGit())) throw new ExpError('E_USAGE', 'blame needs the git binary on PATH', {hint: 'install git, or unset EXP_NO_NATIVE_GIT'})
-  const r = await runGit(['--git-dir', store.commonDir, 'blame', '--porcelain', rev, '--', file], {cwd: store.commonDir})
-  return parsePorcelainBlame(r.stdout.toString('utf8'))
+  const run = (extra: string[]) => runGit(['--git-dir', store.commonDir, 'blame', '--porcelain', ...extra, rev, '--', file], {cwd: store.commonDir})
+  const [all, first] = await Promise.all([run([]), run(['--first-parent'])])
+  const lines = parsePorcelainBlame(all.stdout.toString('utf8'))
+  const via = new Map(parsePorcelainBlame(first.stdout.toString('utf8')).map(l => [l.line, l.commit]))
+  return lines.map(l => ({...l, via: via.get(l.line) ?? l.commit}))
 }
 
-/** The porcelain format: a `<sha> <orig> <final> [<count>]` header, commit details the first time a commit is seen, then the line after a tab. */
+/**
+ * The porcelain format: a `<sha> <orig> <final> [<count>]` header, commit details the first
+ * time a commit is seen, then the line after a tab. (`via` is the blamed commit: run with
+ * `--first-parent`, that is what it means; blameFile sets it from such a run.)
+ */
 export function parsePorcelainBlame(out: string): BlamedLine[] {
   const lines: BlamedLine[] = []
   let current: {commit: string; orig: number; final: number} | undefined
   for (const raw of out.split('\n')) {
     if (raw.startsWith('\t')) {
-      if (current) lines.push({line: current.final, text: raw.slice(1), commit: current.commit, original_line: current.orig})
+      if (current) lines.push({line: current.final, text: raw.slice(1), commit: current.commit, original_line: current.orig, via: current.commit})
       current = undefined
       continue
     }
