@@ -76,6 +76,8 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
 
   const ci = await exp(['ci', 'init'], {cwd: repo})
   t.equal(ci.code, 0)
+  // a pull request runs its own copy of the workflow: only branch protection keeps the gate in force
+  t.match(ci.stdout, /require the status check "gate" .* code owner's review of \.github\/.*could skip the gate/)
   const wf = fs.readFileSync(path.join(repo, '.github/workflows/exp-gate.yml'), 'utf8')
   t.match(wf, /pull_request:\n\s+branches: \["main"\]/, 'every pull request to the main branch')
   t.match(wf, /exp gate --base "origin\/\$BASE_REF" --head HEAD --junit exp-gate\.xml --comment exp-gate\.md/)

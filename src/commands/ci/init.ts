@@ -53,6 +53,8 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
     if (!this.jsonEnabled()) {
       this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}${flags.shards > 1 ? `, validation in ${flags.shards} parallel jobs` : ''}, exp installed as ${install}`)
       this.log('next: commit it; add the repository secret EXP_HOLDOUT_KEY if the held-out split is sealed')
+      // a pull request runs its own copy of the workflow (GitHub reads it from the pull request's merge commit)
+      this.log(`then protect ${mainBranch} (GitHub: Settings, Branches): require the status check "gate" (workflow "exp gate") and a code owner's review of .github/ (a CODEOWNERS line \`/.github/ @you\`): a pull request runs its own copy of this workflow, and one that edits it could skip the gate`)
     }
     return {file, written: true, main_branch: mainBranch, install, shards: flags.shards}
   }
