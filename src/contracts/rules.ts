@@ -3,6 +3,12 @@ import type {ContractDoc} from './types.js'
 
 /** The longest an evaluator command may be given (a timer cannot wait much longer than 24 days anyway). */
 const MAX_TIMEOUT_SECONDS = 86_400
+/** The most repetitions an evaluation may ask for (a typo of 100000000 would run for ever). */
+const MAX_REPETITIONS = 1000
+/** The most a resumed run's timeout may grow (its timer is capped at a day anyway; the record keeps the number). */
+const MAX_TIMEOUT_MULTIPLIER = 100
+/** Files under .research/ the protected scope must cover: the contracts, the policy, the config and anything else there. */
+const RESEARCH_FILES = ['.research/contracts/x.yaml', '.research/policy.yaml', '.research/config.yaml', '.research/x/y']
 
 /**
  * Why a path or glob of a contract could name something outside the repository, or inside
@@ -41,7 +47,7 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
   globs('editable_scope').forEach((g, i) => {
     if (!/[*?[]/.test(g) && matchesAny(g, globs('protected_scope'))) out.push({path: ['editable_scope', i], message: `editable_scope[${i}] "${g}" is also protected`})
   })
-  if (!globs('protected_scope').some(g => matchesAny('.research/contracts/x.yaml', [g]))) out.push({path: ['protected_scope'], message: 'protected_scope must cover .research/** (an attempt may not edit its own contract)'})
+  if (!RESEARCH_FILES.every(f => matchesAny(f, globs('protected_scope')))) out.push({path: ['protected_scope'], message: 'protected_scope must cover .research/** (an attempt may not edit its own contract, the policy or the config)'})
   for (const [i, g] of globs('private_data').entries()) {
     if (!globs('protected_scope').some(p => matchesAny(g.replace(/\*\*?/g, 'x'), [p]))) out.push({path: ['private_data', i], message: `private_data[${i}] "${g}" must be inside the protected scope`})
   }
@@ -60,8 +66,11 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
       const why = pathProblem(a, true)
       if (why) out.push({path: [key, 'required_artifacts', j], message: `${key}.required_artifacts[${j}] ${JSON.stringify(a)} must be a file relative to the command's folder (${why})`})
     }
+    if (e.repetitions !== undefined && e.repetitions > MAX_REPETITIONS) out.push({path: [key, 'repetitions'], message: `${key}.repetitions ${e.repetitions} is more than ${MAX_REPETITIONS}`})
     if (e.timeout_seconds !== undefined && e.timeout_seconds > MAX_TIMEOUT_SECONDS) out.push({path: [key, 'timeout_seconds'], message: `${key}.timeout_seconds ${e.timeout_seconds} is more than ${MAX_TIMEOUT_SECONDS} (a day)`})
   }
+  const mult = doc.resume?.timeout_multiplier
+  if (mult !== undefined && mult > MAX_TIMEOUT_MULTIPLIER) out.push({path: ['resume', 'timeout_multiplier'], message: `resume.timeout_multiplier ${mult} is more than ${MAX_TIMEOUT_MULTIPLIER}`})
   if (doc.baseline && doc.baseline.revision === undefined && doc.baseline.value === undefined) out.push({path: ['baseline'], message: 'baseline needs a revision or a value'})
   if (doc.baseline?.revision !== undefined && (doc.baseline.revision.startsWith('-') || /\s/.test(doc.baseline.revision) || hasControl(doc.baseline.revision))) out.push({path: ['baseline', 'revision'], message: `baseline.revision ${JSON.stringify(doc.baseline.revision)} is not a revision (no leading -, no whitespace or control characters)`})
   return out

@@ -55,6 +55,10 @@ t.test('a contract cannot name a path outside the repository, inside .git, or a 
     [evalWith('required_artifacts: [/etc/passwd]'), /no absolute path/],
     [CONTRACT.replace('  - params.json', '  - Metrics.json'), /metrics_file "metrics.json" is editable/],
     [CONTRACT.replace('timeout_seconds: 20', 'timeout_seconds: 1e300'), /timeout_seconds .* is more than 86400/],
+    [CONTRACT.replace('repetitions: 2', 'repetitions: 100000000'), /dev_eval\.repetitions 100000000 is more than 1000/],
+    [`${CONTRACT}resume:\n  timeout_multiplier: 1e308\n`, /resume\.timeout_multiplier 1e\+308 is more than 100/],
+    // only the contracts covered: an attempt whose editable scope is wide could edit the policy or the config
+    [CONTRACT.replace('  - .research/**', '  - .research/contracts/**'), /protected_scope must cover \.research\/\*\*/],
     [`${CONTRACT}baseline:\n  revision: --output=/tmp/x\n`, /baseline.revision "--output=\/tmp\/x" is not a revision/],
   ]
   for (const [text, problem] of cases) t.match(at(text).join('\n'), problem, problem.source)
