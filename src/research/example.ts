@@ -1,4 +1,4 @@
-import {cp, mkdir, access} from 'node:fs/promises'
+import {cp, mkdir, access, lstat, readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import {runGit, hasNativeGit} from '../git/run.js'
@@ -39,13 +39,25 @@ export interface ExampleResult {
 
 const exists = (p: string) => access(p).then(() => true, () => false)
 
+/** The files at or under `rel` in `dir` (paths relative to `dir`, with /), none when it is not there. */
+async function filesUnder(dir: string, rel: string): Promise<string[]> {
+  const st = await lstat(path.join(dir, rel)).catch(() => undefined)
+  if (!st) return []
+  if (!st.isDirectory()) return [rel]
+  const out: string[] = []
+  for (const e of await readdir(path.join(dir, rel), {withFileTypes: true})) out.push(...(await filesUnder(dir, `${rel}/${e.name}`)))
+  return out
+}
+
 /**
  * Copy a built-in benchmark (scenarios, initial skill) into the work tree and commit it
  * with the .research/ files on the current branch, so promotions have a main to merge into.
  * Existing files are kept: running it again changes nothing. The user's hooks and signing
- * settings apply to that commit (`noVerify`: not the hooks).
+ * settings apply to that commit (`noVerify`: not the hooks). `wrote`: the files (relative to
+ * the work tree) this run wrote before, committed with the example whatever the user's ignore
+ * rules say, like every file the example itself writes.
  */
-export async function addExample(repo: RepoPaths, name: string, o: {noVerify?: boolean} = {}): Promise<ExampleResult> {
+export async function addExample(repo: RepoPaths, name: string, o: {noVerify?: boolean; wrote?: readonly string[]} = {}): Promise<ExampleResult> {
   if (!(name in EXAMPLES)) throw new ExpError('E_USAGE', `unknown example: ${name}`, {hint: `available: ${Object.keys(EXAMPLES).join(', ')}`})
   if (!repo.workDir) throw new ExpError('E_USAGE', 'an example needs a work tree (this repository is bare)', {hint: 'clone it first, then run `exp init --example` in the clone'})
   const missing = []
@@ -86,7 +98,14 @@ export async function addExample(repo: RepoPaths, name: string, o: {noVerify?: b
   const done = (commit?: string): ExampleResult => ({example: name as ExampleName, copied, kept, ...(commit ? {commit} : {}), ...(sealed ? {sealed} : {})})
   if (!(await hasNativeGit())) return done()
   const git = (args: string[], allowFail = false) => runGit(args, {cwd: repo.workDir!, allowFail})
-  await git(['add', '--', '.research', ...EXAMPLES[name]!.paths.filter(p => existsSync(path.join(repo.workDir!, p)))])
+  // the files this run wrote, named one by one and added whatever the user's ignore rules say
+  // (a global excludes file with *.yaml or .research/ silently left the scenarios or the
+  // config out of the commit, or failed it); what was there before is added as git sees fit
+  const privateFile = contract && sealed ? [sealed.file] : []
+  const wrote = [...new Set([...(o.wrote ?? []), ...privateFile, ...(await Promise.all(copied.map(p => filesUnder(repo.workDir!, p)))).flat()])]
+  if (wrote.length) await runGit(['add', '-f', '--pathspec-from-file=-', '--pathspec-file-nul'], {cwd: repo.workDir, input: Buffer.from(wrote.map(f => `${f}\0`).join(''))})
+  const before = ['.research', ...kept].filter(p => existsSync(path.join(repo.workDir!, p)))
+  if (before.length) await git(['add', '--', ...before], true)
   const staged = (await git(['diff', '--cached', '--name-only'])).stdout.toString().trim()
   if (!staged) return done()
   const who = (await git(['config', 'user.email'], true)).code === 0 ? [] : ['-c', 'user.name=exp', '-c', 'user.email=exp@exp.invalid']

@@ -30,7 +30,7 @@ export async function setUpResearch(repo: RepoPaths, o: SetUpOptions): Promise<S
   let example: ExampleResult | undefined
   try {
     files = await writeResearchFiles(repo, {mainBranch: o.mainBranch})
-    example = o.example ? await addExample(repo, o.example, {noVerify: o.noVerify}) : undefined
+    example = o.example ? await addExample(repo, o.example, {noVerify: o.noVerify, wrote: files.created}) : undefined
   } catch (e) {
     await undo()
     throw e

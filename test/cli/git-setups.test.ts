@@ -90,3 +90,31 @@ t.test('exp init --example on a detached HEAD or another branch than main writes
   t.equal(ok.code, 0, ok.stderr)
   t.match(await git(dir, 'log', '-1', '--format=%s', 'dev'), /exp: add the onboarding example/)
 })
+
+// Found trying a new user's machine: a global excludes file that ignores *.yaml or .research/
+// made `exp init --example` fail ("this is unexpected") or commit the example without its
+// scenarios and config, so a clone (and CI) had no benchmark.
+t.test("exp init --example commits every file it wrote, whatever the user's ignore rules say", async t => {
+  const home = tempDir(t)
+  fs.writeFileSync(path.join(home, 'ignore'), '*.yaml\n*.sealed\n.research/\n')
+  fs.writeFileSync(path.join(home, '.gitconfig'), `[user]\n\tname = a\n\temail = a@b.invalid\n[core]\n\texcludesFile = ${path.join(home, 'ignore')}\n`)
+  const env = {HOME: home, XDG_CONFIG_HOME: path.join(home, '.config')}
+  for (const example of ['onboarding', 'tuning']) {
+    const dir = path.join(home, example)
+    fs.mkdirSync(dir)
+    await git(dir, 'init', '-q', '-b', 'master')
+    // an ignored file of the user's own in a folder exp writes to stays out of the commit
+    fs.mkdirSync(path.join(dir, '.research'))
+    fs.writeFileSync(path.join(dir, '.research', 'notes.yaml'), 'mine: true\n')
+    const r = await exp(['init', '--example', example], {cwd: dir, env})
+    t.equal(r.code, 0, r.stderr)
+    const files = (await git(dir, 'ls-tree', '-r', '--name-only', 'HEAD')).trim().split('\n')
+    t.ok(files.includes('.research/config.yaml') && files.includes('.research/policy.yaml'), `${example}: the config and the policy are committed`)
+    if (example === 'onboarding') {
+      t.ok(files.filter(f => /^scenarios\/.*\.yaml$/.test(f)).length > 50, 'every scenario file is committed')
+      t.ok(files.includes('scenarios/holdout.sealed'), 'and the sealed held-out split')
+    } else t.ok(files.includes('.research/contracts/tuning.yaml') && files.includes('.research/contracts/tuning.private.sealed'), 'the contract and its sealed data are committed')
+    t.notOk(files.includes('.research/notes.yaml'), "the user's own ignored file is not")
+    t.equal((await git(dir, 'status', '--porcelain', '--untracked-files=no')).trim(), '', 'nothing exp wrote is left uncommitted')
+  }
+})
