@@ -1,4 +1,5 @@
 import {existsSync, readFileSync, statSync} from 'node:fs'
+import {spawnSync} from 'node:child_process'
 import path from 'node:path'
 import {NotARepoError, UnsupportedRepoError} from '../errors/index.js'
 import {configValue, parseGitConfig} from './config.js'
@@ -37,8 +38,34 @@ function gitFileTarget(file: string): string | undefined {
  */
 export function discoverRepo(start: string = process.cwd(), env: NodeJS.ProcessEnv = process.env): RepoPaths {
   const repo = findRepo(start, env)
+  if (!env.GIT_DIR) assertOwned(repo, env)
   assertSupported(repo.commonDir)
   return repo
+}
+
+/**
+ * git refuses a repository it found that someone else owns ("dubious ownership", unless
+ * `safe.directory` names it): its `.git/config` could make git run that person's programs
+ * (core.fsmonitor, filters, core.sshCommand). exp runs git in it too, so it refuses the same
+ * repositories. The owners are compared here (a stat or two); only when one differs is git
+ * asked, so that `safe.directory` is honoured exactly as this git reads it. (With GIT_DIR set,
+ * as with git, there is no check.)
+ */
+function assertOwned(repo: RepoPaths, env: NodeJS.ProcessEnv): void {
+  if (typeof process.getuid !== 'function') return
+  const uid = process.getuid()
+  // as root, git takes the owner sudo was run by (SUDO_UID) as the user
+  const sudo = uid === 0 && env.SUDO_UID && /^\d+$/.test(env.SUDO_UID) ? Number(env.SUDO_UID) : undefined
+  const dirs = [repo.workDir, repo.gitDir].filter((d): d is string => d !== undefined)
+  const foreign = dirs.find(d => {
+    const owner = statSync(d, {throwIfNoEntry: false})?.uid
+    return owner !== undefined && owner !== uid && owner !== sudo
+  })
+  if (!foreign) return
+  const r = spawnSync('git', ['rev-parse', '--absolute-git-dir'], {cwd: repo.workDir ?? repo.gitDir, env: {...env, GIT_DIR: undefined, GIT_WORK_TREE: undefined}, encoding: 'utf8'})
+  if (r.error || !/dubious ownership/.test(r.stderr ?? '')) return
+  const dir = repo.workDir ?? repo.gitDir
+  throw new UnsupportedRepoError(dir, `${foreign} is owned by someone else (uid ${statSync(foreign).uid}), and git refuses to work in it ("dubious ownership": its configuration could run that user's programs)`, `if you trust its owner, tell git so, as git says: \`git config --global --add safe.directory ${dir}\`; nothing was read or written`)
 }
 
 /**

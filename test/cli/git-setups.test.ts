@@ -118,3 +118,31 @@ t.test("exp init --example commits every file it wrote, whatever the user's igno
     t.equal((await git(dir, 'status', '--porcelain', '--untracked-files=no')).trim(), '', 'nothing exp wrote is left uncommitted')
   }
 })
+
+// Found trying a shared machine: git refuses a repository someone else owns ("dubious
+// ownership": its .git/config could run their programs), and exp ran git in it all the same.
+t.test('a repository someone else owns is refused, as git refuses it, unless safe.directory names it', {skip: process.getuid?.() !== 0 && 'needs root to give a folder to another user'}, async t => {
+  const home = tempDir(t)
+  fs.writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = a\n\temail = a@b.invalid\n')
+  const env = {HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), SUDO_UID: ''}
+  const dir = path.join(tempDir(t), 'theirs')
+  fs.mkdirSync(dir)
+  await git(dir, 'init', '-q', '-b', 'master')
+  // their configuration runs a program of theirs wherever git looks at the work tree
+  await git(dir, 'config', 'core.fsmonitor', `touch ${path.join(home, 'pwned')}; false`)
+  for (const f of [dir, ...fs.readdirSync(dir, {recursive: true}).map(f => path.join(dir, String(f)))]) fs.chownSync(f, 65534, 65534)
+  for (const [args, input] of [[['append', 'note', '-'], 'text: hi'], [['ledger']], [['init', '--example', 'onboarding']]] as [string[], string?][]) {
+    const r = await exp(args, {cwd: dir, env, ...(input ? {input} : {})})
+    t.equal(r.code, 3, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, /exp cannot work in the repository at .*theirs: .* is owned by someone else \(uid 65534\), and git refuses to work in it/)
+    t.match(r.stderr, /hint: .*git config --global --add safe\.directory .*theirs/)
+  }
+  t.notOk(fs.existsSync(path.join(dir, '.git', 'exp')), 'nothing was written')
+  t.equal(fs.readdirSync(dir).join(','), '.git')
+  t.notOk(fs.existsSync(path.join(home, 'pwned')))
+  // named in safe.directory (or run through sudo by its owner): exp works there, like git
+  const trusted = await exp(['append', 'note', '-'], {cwd: dir, input: 'text: hi', env: {...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'safe.directory', GIT_CONFIG_VALUE_0: dir}})
+  t.equal(trusted.code, 0, trusted.stderr)
+  const sudo = await exp(['ledger'], {cwd: dir, env: {...env, SUDO_UID: '65534'}})
+  t.equal(sudo.code, 0, sudo.stderr)
+})
