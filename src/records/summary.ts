@@ -6,11 +6,13 @@ const MAX = 72
  * One line of plain text: whitespace, NUL and every other control character (C0, DEL, C1,
  * the Unicode line separators) become single spaces. A summary is a commit subject: git cuts
  * a message at a NUL (losing the trailers that index the record), and `git fsck --strict`
- * refuses it.
+ * refuses it. So do the bidirectional formatting characters (U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069): a summary is printed in every table, and one of another lane's records could
+ * otherwise reorder what a terminal shows around it ("Trojan Source").
  */
 export function oneLine(s: string): string {
   // eslint-disable-next-line no-control-regex
-  return s.replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim()
+  return s.replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim()
 }
 
 function clip(s: string): string {

@@ -146,3 +146,20 @@ t.test('stdin is read only for "-": piped input never fills a positional argumen
   const lint = await exp(['skills', 'lint'], {cwd: repo, input: 'nosuch-folder\n'})
   t.match(lint.stderr, /unknown skills folder: .*skills$/m, 'a missing PATH is the default, not the piped text')
 })
+
+// Found attacking as another lane's owner: a note's text with terminal escapes and bidirectional
+// formatting (U+202E) came through to every table and to `exp inspect` as it was
+t.test("another lane's text cannot drive the terminal: control and bidirectional characters are never printed raw", async t => {
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q', '-b', 'master')
+  const r = await exp(['append', 'note', '-', '--lane', 'mallory'], {cwd: dir, input: JSON.stringify({text: 'evil \u001b[2J\u001b]0;owned\u0007 \u202eexe.pdf\u202c \u2066x\u2069'})})
+  t.equal(r.code, 0, r.stderr)
+  const id = r.stdout.trim()
+  for (const args of [['ledger'], ['inspect', id], ['lanes']]) {
+    const out = await exp(args, {cwd: dir})
+    t.equal(out.code, 0, out.stderr)
+    // eslint-disable-next-line no-control-regex
+    t.notMatch(out.stdout, /[\u0000-\u0008\u000b-\u001f\u007f\u200e\u200f\u202a-\u202e\u2066-\u2069]/, `exp ${args[0]}: nothing but text and newlines`)
+  }
+  t.match((await exp(['inspect', id], {cwd: dir})).stdout, /\\u202e/, 'the body shows the character escaped')
+})

@@ -31,6 +31,7 @@ t.test('a YAML alias bomb is a parse error naming the file, not an unexpected fa
 
 t.test('a commit subject is one line of printable text whatever the record holds', async t => {
   t.equal(oneLine('a\u0000b\u0001\u001b[31mc\u007f\u0085d\u2028e\r\nf'), 'a b [31mc d e f')
+  t.equal(oneLine('invoice \u202eexe.pdf\u202c \u2066x\u2069 \u200fy'), 'invoice exe.pdf x y', 'no bidirectional formatting reorders a table row')
   const rec = seal(prepare({kind: 'note', body: {text: 'evil\u0000\nExp-Record: note/nt-000000000000000000000000\u0007'}}), {lane: 'x', lamport: 3, createdAt: '2026-01-01T00:00:00.000Z'})
   const msg = recordMessage(rec)
   const subject = msg.split('\n')[0]!
