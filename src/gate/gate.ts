@@ -19,7 +19,7 @@ import {skillPath} from '../loop/files.js'
 import {CONTRACT_YAML} from '../research/templates.js'
 import {SEALED_FILE} from '../scenarios/sealed.js'
 import type {Workspace} from '../workspace/port.js'
-import {checkScope, skillsTouched, type ScopeReport} from './scope.js'
+import {checkScope, codeSpan, shownPath, skillsTouched, type ScopeReport} from './scope.js'
 import {gateContracts, type GateContract} from './contracts.js'
 import {contractsAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
@@ -117,10 +117,11 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   const stale = mb === base ? [] : checkScope(await ws.changedPaths(mb, base), scopes).protected
   const reasons: string[] = []
   const notes: string[] = []
-  if (scope.outside.length) reasons.push(`outside the editable scope: ${scope.outside.join(', ')}`)
-  if (scope.protected.length) reasons.push(`protected paths changed: ${scope.protected.join(', ')}`)
-  if (scope.links.length) reasons.push(`symbolic links, submodules or .gitattributes/.gitmodules files changed: ${scope.links.join(', ')} (a pull request may change regular files only, and not how git checks files out)`)
-  if (stale.length) reasons.push(`the pull request is based on an older ${o.base} (${mb.slice(0, 12)}), and the base has changed protected files since: ${stale.slice(0, 8).join(', ')}${stale.length > 8 ? ` (+${stale.length - 8} more)` : ''}; merge or rebase it onto the base, so that the base's evaluator, contract and data judge it`)
+  const shown = (ps: readonly string[]) => ps.map(shownPath).join(', ')
+  if (scope.outside.length) reasons.push(`outside the editable scope: ${shown(scope.outside)}`)
+  if (scope.protected.length) reasons.push(`protected paths changed: ${shown(scope.protected)}`)
+  if (scope.links.length) reasons.push(`symbolic links, submodules or .gitattributes/.gitmodules files changed: ${shown(scope.links)} (a pull request may change regular files only, and not how git checks files out)`)
+  if (stale.length) reasons.push(`the pull request is based on an older ${o.base} (${mb.slice(0, 12)}), and the base has changed protected files since: ${shown(stale.slice(0, 8))}${stale.length > 8 ? ` (+${stale.length - 8} more)` : ''}; merge or rebase it onto the base, so that the base's evaluator, contract and data judge it`)
   const skills: GateSkill[] = []
   let contracts: GateContract[] = []
   const sealed = await ws.hasFile(mb, `scenarios/${SEALED_FILE}`)
@@ -205,15 +206,15 @@ export function gateMarkdown(r: GateResult): string {
   for (const n of r.notes) out.push(`> ${n}`, '')
   if (!r.scope.ok) {
     out.push('### Scope', '')
-    for (const p of r.scope.outside) out.push(`- outside the editable scope: \`${p}\``)
-    for (const p of r.scope.protected) out.push(`- protected: \`${p}\``)
-    for (const p of r.scope.links) out.push(`- not a regular file (a symbolic link, a submodule, or .gitattributes/.gitmodules): \`${p}\``)
+    for (const p of r.scope.outside) out.push(`- outside the editable scope: ${codeSpan(shownPath(p))}`)
+    for (const p of r.scope.protected) out.push(`- protected: ${codeSpan(shownPath(p))}`)
+    for (const p of r.scope.links) out.push(`- not a regular file (a symbolic link, a submodule, or .gitattributes/.gitmodules): ${codeSpan(shownPath(p))}`)
     const hint = knowledgeScopeHint(r.scope.outside)
     if (hint) out.push('', `Next step: ${hint}.`)
     out.push('')
   }
   if (r.stale?.length) {
-    out.push('### Out of date', '', `The base changed protected files since this pull request branched (${r.stale.map(p => `\`${p}\``).join(', ')}): merge or rebase it onto the base to be judged.`, '')
+    out.push('### Out of date', '', `The base changed protected files since this pull request branched (${r.stale.map(p => codeSpan(shownPath(p))).join(', ')}): merge or rebase it onto the base to be judged.`, '')
   }
   for (const s of r.skills) {
     out.push(`### ${s.skill}: ${s.verdict.toUpperCase()}`, '', '| split | base | head |', '| --- | --- | --- |', `| validation | ${pct(s.validation.base)} | ${pct(s.validation.head)} |`, `| holdout | ${s.holdout ? pct(s.holdout.base) : 'sealed'} | ${s.holdout ? pct(s.holdout.head) : 'sealed'} |`, '')

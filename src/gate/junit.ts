@@ -1,4 +1,5 @@
 import type {GateResult} from './gate.js'
+import {shownPath} from './scope.js'
 
 /** XML text and attribute escaping; characters XML 1.0 cannot carry at all are dropped. */
 function esc(s: string): string {
@@ -34,10 +35,10 @@ function suite(name: string, cases: readonly Case[]): string[] {
  */
 export function gateJUnit(r: GateResult): string {
   const scope: Case[] = [
-    {name: 'changes stay in the editable scope', passed: !r.scope.outside.length, detail: r.scope.outside.length ? `outside the editable scope: ${r.scope.outside.join(', ')}` : `${r.scope.changed.length} changed file(s) in scope`},
-    {name: 'no protected path changes', passed: !r.scope.protected.length, detail: r.scope.protected.length ? `protected paths changed: ${r.scope.protected.join(', ')}` : 'no protected path changed'},
-    {name: 'regular files only', passed: !r.scope.links.length, detail: r.scope.links.length ? `symbolic links, submodules or .gitattributes/.gitmodules files: ${r.scope.links.join(', ')}` : 'no symbolic link, submodule or .gitattributes/.gitmodules file changed'},
-    ...(r.stale?.length ? [{name: 'based on the current base', passed: false, detail: `the base changed protected files since: ${r.stale.join(', ')}`}] : []),
+    {name: 'changes stay in the editable scope', passed: !r.scope.outside.length, detail: r.scope.outside.length ? `outside the editable scope: ${r.scope.outside.map(shownPath).join(', ')}` : `${r.scope.changed.length} changed file(s) in scope`},
+    {name: 'no protected path changes', passed: !r.scope.protected.length, detail: r.scope.protected.length ? `protected paths changed: ${r.scope.protected.map(shownPath).join(', ')}` : 'no protected path changed'},
+    {name: 'regular files only', passed: !r.scope.links.length, detail: r.scope.links.length ? `symbolic links, submodules or .gitattributes/.gitmodules files: ${r.scope.links.map(shownPath).join(', ')}` : 'no symbolic link, submodule or .gitattributes/.gitmodules file changed'},
+    ...(r.stale?.length ? [{name: 'based on the current base', passed: false, detail: `the base changed protected files since: ${r.stale.map(shownPath).join(', ')}`}] : []),
   ]
   const judged = [...r.skills.map(s => ({name: s.skill, checks: s.checks})), ...r.contracts.map(c => ({name: `contract ${c.contract}`, checks: c.checks}))]
   const suites = [suite('scope', scope), ...judged.map(s => suite(s.name, s.checks))]

@@ -41,6 +41,25 @@ export function checkScope(changed: readonly string[], contract: {editable_scope
   return {changed: [...changed], outside, protected: prot, links: special, ok: !outside.length && !prot.length && !special.length}
 }
 
+/**
+ * A path as it is shown (terminal, pull-request comment, JUnit): as it is when it is plain
+ * text, else quoted with JSON's escapes, as git quotes one (core.quotePath). A path is the
+ * pull request's author's to choose: a newline, an escape sequence or a bidirectional
+ * override in it must not draw a heading in the comment or drive the terminal.
+ */
+export function shownPath(p: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"\\]/.test(p) ? JSON.stringify(p).replace(/[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : p
+}
+
+/** Text as one Markdown code span, whatever backticks it holds (CommonMark: a longer fence, spaces inside). */
+export function codeSpan(text: string): string {
+  const run = Math.max(0, ...(text.match(/`+/g) ?? []).map(r => r.length))
+  const fence = '`'.repeat(run + 1)
+  const pad = text.startsWith('`') || text.endsWith('`') ? ' ' : ''
+  return `${fence}${pad}${text}${pad}${fence}`
+}
+
 /** Skills a change set touches (skills/<name>/…). */
 export function skillsTouched(changed: readonly string[]): string[] {
   return [...new Set(changed.flatMap(p => {

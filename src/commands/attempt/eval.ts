@@ -4,6 +4,7 @@ import {withStore} from '../../cli/context.js'
 import {attemptContext, attemptFlags} from '../../cli/attempts.js'
 import {evaluateAttempt, type SplitEvaluation} from '../../attempts/evaluate.js'
 import {resolveAttempt} from '../../attempts/lookup.js'
+import {oneLine} from '../../records/index.js'
 
 export default class AttemptEval extends ExpCommand {
   static summary = 'Evaluate an attempt: commit its work tree, check the boundary, run the contract\'s evaluator.'
@@ -22,7 +23,7 @@ export default class AttemptEval extends ExpCommand {
       return evaluateAttempt(store, c.ws, id, {lane: c.lane, split: flags.split as 'dev' | 'holdout', worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onProgress: line => this.note(line)})
     })
     if (!this.jsonEnabled()) {
-      for (const v of res.verdicts) this.log(`${res.split} #${v.body.repetition}  ${v.body.outcome.padEnd(8)} ${v.body.metric ? `${v.body.metric.name} ${v.body.metric.value}` : v.body.violations.join('; ')}${v.body.baseline ? ` (baseline ${v.body.baseline.value})` : ''}${v.body.needs_retry ? `  needs_retry: ${v.body.needs_retry.stop_reason}, ${v.body.needs_retry.resume.action}` : ''}`)
+      for (const v of res.verdicts) this.log(`${res.split} #${v.body.repetition}  ${v.body.outcome.padEnd(8)} ${v.body.metric ? `${v.body.metric.name} ${v.body.metric.value}` : oneLine(v.body.violations.join('; '))}${v.body.baseline ? ` (baseline ${v.body.baseline.value})` : ''}${v.body.needs_retry ? `  needs_retry: ${v.body.needs_retry.stop_reason}, ${v.body.needs_retry.resume.action}` : ''}`)
       this.log(`${res.summary.outcome.toUpperCase()}  ${res.summary.reason}`)
       if (res.summary.outcome === 'needs_retry') this.log(`resume: exp attempt eval ${res.attempt}${res.split === 'holdout' ? ' --split holdout' : ''}`)
       else if (res.split === 'dev') this.log(`next: exp attempt promote ${res.attempt}`)
