@@ -6,6 +6,8 @@ import {discoverRepo} from '../store/index.js'
 import {projectRoot} from './folders.js'
 import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
+import {plainText} from './plain.js'
+import {format} from 'node:util'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -91,7 +93,12 @@ export abstract class ExpCommand extends Command {
 
   /** Print a line to stderr (progress, warnings): stdout stays for results. */
   protected note(msg: string): void {
-    process.stderr.write(`${msg}\n`)
+    process.stderr.write(`${plainText(msg)}\n`)
+  }
+
+  /** Print a result line to stdout, as plain text (src/cli/plain.ts). */
+  log(message = '', ...args: unknown[]): void {
+    super.log(plainText(format(message, ...args)))
   }
 
   protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
@@ -100,8 +107,8 @@ export abstract class ExpCommand extends Command {
     const json = this.argv.includes('--json')
     if (isExpError(err)) {
       if (json) process.stdout.write(`${JSON.stringify({error: err.toJSON()}, null, 2)}\n`)
-      process.stderr.write(`error: ${err.message}\n`)
-      if (err.hint) process.stderr.write(`hint: ${err.hint}\n`)
+      process.stderr.write(`error: ${plainText(err.message)}\n`)
+      if (err.hint) process.stderr.write(`hint: ${plainText(err.hint)}\n`)
       if (this.debugMode && err.stack) process.stderr.write(`${err.stack}\n`)
       process.exitCode = err.exit
       return
@@ -117,7 +124,7 @@ export abstract class ExpCommand extends Command {
     if (inTheWay) return this.catch(new ExpError('E_USAGE', `a file is in the way: ${inTheWay} (a folder is needed there)`, {hint: 'move or remove it, then run the command again'}))
     const name = (err as {code?: string}).code
     if (json) process.stdout.write(`${JSON.stringify({error: {code: 'E_INTERNAL', message: err.message}}, null, 2)}\n`)
-    process.stderr.write(`error: ${err.message}\n`)
+    process.stderr.write(`error: ${plainText(err.message)}\n`)
     if (this.debugMode) process.stderr.write(`${err.stack}\n`)
     else process.stderr.write(`hint: this is unexpected${name ? ` (${name})` : ''}; run again with --debug for the stack trace and report it\n`)
     process.exitCode = 1

@@ -163,3 +163,9 @@ t.test("another lane's text cannot drive the terminal: control and bidirectional
   }
   t.match((await exp(['inspect', id], {cwd: dir})).stdout, /\\u202e/, 'the body shows the character escaped')
 })
+
+t.test('every line a command prints for a person is plain text: control and bidirectional characters as \\u escapes', async t => {
+  const {plainText} = await import('../../src/cli/plain.js')
+  t.equal(plainText('a\tb\nc\r\nd'), 'a\tb\nc\nd', 'tab, newline and CRLF as they are')
+  t.equal(plainText('PASS\rFAIL \u001b[2J \u0085 \u202ex'), 'PASS\\u000dFAIL \\u001b[2J \\u0085 \\u202ex')
+})
