@@ -9,6 +9,7 @@ import {num} from '../reports/format.js'
 import {evaluateProposal, loadProposal, type ProposalEvaluation} from '../loop/evaluate.js'
 import {mainPolicy} from '../loop/promote.js'
 import type {Comparison} from '../evals/compare.js'
+import {assertProposalScope} from '../loop/proposal-scope.js'
 
 export interface EvalOutput {
   proposal: string
@@ -41,6 +42,7 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const proposal = loadProposal(await store.ledger(), args.proposal)
       const ws = new GitWorkspace(store)
+      await assertProposalScope(ws, proposal.id, proposal.body)
       const policy = (await mainPolicy(ws, mainRef))?.policy
       const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, ...progress.options, repeat: flags.repeat, ...(policy ? {policy} : {})})
       return {

@@ -24,10 +24,13 @@ export class WorkTreeBehindError extends ExpError {
   }
 }
 
-/** An attempt changed paths its contract does not let it change; the evaluator was not run. */
+/**
+ * An attempt or a skill proposal changed paths its contract does not let it change; the
+ * evaluator was not run (an attempt's violation is recorded) or nothing was promoted.
+ */
 export class BoundaryError extends ExpError {
-  constructor(attempt: string, violations: readonly string[]) {
-    super('E_BOUNDARY', `attempt ${attempt} crosses its contract's boundary: ${violations.join('; ')}`, {data: {attempt, violations}, hint: 'an attempt may change only the editable scope of its contract (exp contract lint NAME shows it); the violation is recorded'})
+  constructor(attempt: string, violations: readonly string[], o: {what?: string; hint?: string} = {}) {
+    super('E_BOUNDARY', `${o.what ?? 'attempt'} ${attempt} crosses its contract's boundary: ${violations.join('; ')}`, {data: {attempt, violations}, hint: o.hint ?? 'an attempt may change only the editable scope of its contract (exp contract lint NAME shows it); the violation is recorded'})
   }
 }
 

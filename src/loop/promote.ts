@@ -14,6 +14,7 @@ import {holdoutChecks, validationChecks, verdictOf, type Check} from './policy.j
 import type {Comparison} from '../evals/compare.js'
 import {purposePath, purposeText} from './files.js'
 import {readPurposeAt} from './proposal.js'
+import {assertProposalScope} from './proposal-scope.js'
 
 export interface PromoteOptions extends EvalRunOptions {
   mainRef: string
@@ -120,6 +121,8 @@ export async function promoteProposal(store: RecordStore, ws: Workspace, ledger:
   const p = proposal.body
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef)
+  // nothing but the skill (and its provenance files) reaches main with a promotion
+  await assertProposalScope(ws, proposal.id, p)
   const policy = await loadPolicy(ws, main)
   const replay = candidateEvaluations(ledger, proposal.id).flatMap(c => [c.id, c.body.comparison!.baseline])
   const authority = await loadAuthority(ledger, ws, {at: main, policy: policy.policy, replay, holdoutKey: o.holdoutKey?.key, scenariosDir: o.scenariosDir})

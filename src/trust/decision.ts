@@ -30,6 +30,8 @@ export function checkDecision(ledger: Ledger, id: string, input: TrustInput, sta
   if (d.proposal.startsWith('at-')) return d.verdict === 'reject' ? {ok: true, level: 'verified'} : checkAttemptDecision(ledger, d, input)
   for (const x of evals) if (x.body.proposal !== undefined && x.body.proposal !== d.proposal) return bad(`evaluation ${x.id} is of proposal ${x.body.proposal}, not ${d.proposal}`)
   if (d.verdict === 'reject') return {ok: true, level: 'verified'}
+  const beyond = input.proposalScopes?.get(d.proposal)
+  if (beyond?.length) return bad(`proposal ${d.proposal}'s branch changes more than its skill, which no evaluation judged: ${beyond.join('; ')}`)
   const policy = d.policy.blob ? input.policies?.get(d.policy.blob) : undefined
   if (!policy) return bad(`the policy it names (${d.policy.blob ?? 'no blob'}) is not in this repository`)
   if (digestOf(policy) !== d.policy.digest) return bad('the policy blob it names does not have the digest it records')

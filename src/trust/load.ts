@@ -14,6 +14,7 @@ import {Authority} from './authority.js'
 import {parseContract} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {signatureKey, trustSettings, type SignatureCheck, type TrustInput} from './types.js'
+import {proposalViolations} from '../loop/proposal-scope.js'
 
 export const POLICY_PATH = '.research/policy.yaml'
 export const ALLOWED_SIGNERS = '.research/allowed_signers'
@@ -39,7 +40,7 @@ export interface AuthorityOptions {
 export async function loadAuthority(ledger: Ledger, ws: Workspace, o: AuthorityOptions = {}): Promise<Authority> {
   const policy = o.policy ?? (o.at ? await policyAt(ws, o.at) : undefined)
   const settings = trustSettings(policy)
-  const input: TrustInput = {settings, policies: await decisionPolicies(ledger, ws), contracts: await contractsByDigest(ledger, ws)}
+  const input: TrustInput = {settings, policies: await decisionPolicies(ledger, ws), contracts: await contractsByDigest(ledger, ws), proposalScopes: await proposalScopes(ledger, ws)}
   if (settings.requireSigned) input.signatures = await signatures(ledger, ws, o.at, policy)
   if (o.replay) input.scenarios = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, o.scenariosDir)
   return new Authority(ledger, input)
@@ -53,6 +54,23 @@ export async function policyAt(ws: Workspace, commit: string): Promise<Promotion
   } catch {
     return undefined
   }
+}
+
+/** For each proposal an accept decision names: what its branch changes beyond its skill. */
+async function proposalScopes(ledger: Ledger, ws: Workspace): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>()
+  for (const e of ledger.select({kinds: ['decision'], includePrivate: true})) {
+    const d = ledger.load<'decision'>(e).body
+    if (d.verdict !== 'accept' || out.has(d.proposal)) continue
+    const p = ledger.get(d.proposal)
+    if (p?.kind !== 'proposal') continue
+    try {
+      out.set(d.proposal, await proposalViolations(ws, ledger.load<'proposal'>(p).body))
+    } catch {
+      // its commits are not in this clone (or the base's contracts do not parse): nothing to compare here
+    }
+  }
+  return out
 }
 
 async function decisionPolicies(ledger: Ledger, ws: Workspace): Promise<Map<string, PromotionPolicy>> {

@@ -44,6 +44,11 @@ export interface TrustInput {
   /** research contracts by digest: the verdicts and attempt decisions name the contract that judged them */
   contracts?: ReadonlyMap<string, Contract>
   /**
+   * what the branch of each proposal with an accept decision changes beyond its skill
+   * (src/loop/proposal-scope.ts), by proposal id: an accept of such a branch does not stand
+   */
+  proposalScopes?: ReadonlyMap<string, readonly string[]>
+  /**
    * For full replay: the scenarios a manifest ran, by id. Undefined for a manifest whose
    * scenarios this repository cannot open (not committed, or sealed without the key): its
    * evidence is then checked without replay, and stands at level `verified`, not `replayed`.

@@ -3,7 +3,7 @@ import {RefLock} from '../git/lock.js'
 import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeWith} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../git/refs.js'
-import {lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
+import {diffTrees, lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
 import {ObjectTooLarge} from '../store/git/objects.js'
 import type {GitRecordStore} from '../store/git/store.js'
 import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
@@ -102,8 +102,9 @@ export class GitWorkspace implements Workspace {
   }
 
   async changedPaths(from: string, to: string): Promise<string[]> {
-    const r = await runGit(['--git-dir', this.store.commonDir, 'diff', '--no-renames', '--name-only', '-z', from, to], {cwd: this.store.commonDir})
-    return r.stdout.toString('utf8').split('\0').filter(Boolean)
+    // in this process (trees cached): the gate, attempts and the trust checks of proposals ask often
+    const [a, b] = await Promise.all([this.treeOf(from), this.treeOf(to)])
+    return diffTrees(this.store.reader, a, b)
   }
 
   async linkedPaths(commit: string, paths: readonly string[]): Promise<string[]> {

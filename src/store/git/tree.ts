@@ -183,3 +183,46 @@ function writeNode(node: Node, sink: ObjectSink, lineage: string, path: string):
   node.dirty = false
   return sink.put('tree', Buffer.concat(parts), `${lineage}:${path}`)
 }
+
+/**
+ * The paths that differ between two trees, files by full path (a folder that became a file,
+ * or the other way round, lists every file on both sides), as `git diff --no-renames
+ * --name-only` lists them: a changed mode (a file that became a symbolic link or executable)
+ * is a change, a submodule is one path. Read in this process through the object reader
+ * (trees are cached): no git process per comparison. A tree that names one entry twice (git
+ * never writes one; `git fsck` refuses it) has that path reported changed.
+ */
+export async function diffTrees(reader: ObjectReader, a: string | undefined, b: string | undefined, prefix = ''): Promise<string[]> {
+  if (a === b) return []
+  const out: string[] = []
+  const index = async (tree: string | undefined) => {
+    const m = new Map<string, TreeEntry>()
+    const twice = new Set<string>()
+    for (const e of tree ? await readTree(reader, tree) : []) {
+      if (m.has(e.name)) twice.add(e.name)
+      else m.set(e.name, e)
+    }
+    return {m, twice}
+  }
+  const [x, y] = await Promise.all([index(a), index(b)])
+  const names = [...new Set([...x.m.keys(), ...y.m.keys()])].sort()
+  const isTree = (e: TreeEntry | undefined) => e?.mode === '40000'
+  for (const name of names) {
+    const p = prefix + name
+    const l = x.m.get(name)
+    const r = y.m.get(name)
+    if (x.twice.has(name) || y.twice.has(name)) {
+      out.push(p)
+      continue
+    }
+    if (l && r && l.mode === r.mode && l.oid === r.oid) continue
+    if (isTree(l) || isTree(r)) {
+      // a folder on one side at least: what lies under it, on both sides
+      out.push(...(await diffTrees(reader, isTree(l) ? l!.oid : undefined, isTree(r) ? r!.oid : undefined, `${p}/`)))
+      if ((l && !isTree(l)) || (r && !isTree(r))) out.push(p)
+      continue
+    }
+    out.push(p)
+  }
+  return out
+}
