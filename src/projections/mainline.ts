@@ -15,6 +15,8 @@ export interface MainCommit {
   skills: Record<string, string>
   /** names of the research contracts (.research/contracts/*.yaml) at this commit */
   contracts?: string[]
+  /** a merge with promotion trailers: the paths its tree changes from its second parent's (what the merge itself added) */
+  beyond_branch?: string[]
 }
 
 /** A merge commit on main that promoted a proposal (DESIGN.md §2: Exp-Promotes, Exp-Evidence, Exp-Policy). */
@@ -27,6 +29,8 @@ export interface Promotion {
   tree?: string
   /** the merge's SKILL.md blobs by skill name: a skill's promotion puts exactly the evaluated candidate on main */
   skills?: Record<string, string>
+  /** the paths the merge's tree changes from the proposal's commit (a skill's promotion: its PURPOSE.yaml only) */
+  beyond_branch?: string[]
   proposal: string
   evaluations: string[]
   policy?: {version: string; digest: string}
@@ -73,6 +77,7 @@ export function promotionOf(c: MainCommit): Promotion | undefined {
     proposal_commit: c.parents[1],
     ...(c.tree ? {tree: c.tree} : {}),
     skills: c.skills,
+    ...(c.beyond_branch ? {beyond_branch: c.beyond_branch} : {}),
     proposal: id,
     evaluations: (c.trailers['Exp-Evidence'] ?? []).flatMap(v => v.split(/\s+/)).filter(Boolean),
     ...(version && digest ? {policy: {version, digest}} : {}),

@@ -50,7 +50,10 @@ export async function readMainline(ws: Workspace, mainRef: string, skills?: read
     let contracts = prev.contracts
     if (cdir !== prev.cdir) contracts = cdir ? (await ws.entries(cdir)).filter(e => /\.ya?ml$/.test(e.name)).map(e => e.name.replace(/\.ya?ml$/, '')).sort() : []
     prev = {dir, skills: blobs, cdir, contracts}
-    out.push({oid: c.oid, tree: c.tree, parents: c.parents, subject: c.message.split('\n')[0] ?? '', trailers: trailersOf(c.message), skills: blobs, ...(contracts.length ? {contracts} : {})})
+    const trailers = trailersOf(c.message)
+    // a promotion merge: what it changes beyond the branch it merged (exp's own: the PURPOSE.yaml it marks accepted)
+    const beyond = trailers['Exp-Promotes'] && c.parents.length > 1 ? {beyond_branch: await ws.changedPaths(c.parents[1]!, c.oid)} : {}
+    out.push({oid: c.oid, tree: c.tree, parents: c.parents, subject: c.message.split('\n')[0] ?? '', trailers, skills: blobs, ...(contracts.length ? {contracts} : {}), ...beyond})
   }
   return out
 }

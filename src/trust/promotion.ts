@@ -75,5 +75,8 @@ function skillMergeProblem(ledger: Ledger, d: DecisionBody, p: Promotion): strin
   if (p.proposal_commit !== proposal.head.commit) return `the merge puts ${p.proposal_commit?.slice(0, 12) ?? 'nothing'} on main, and the proposal's branch was ${proposal.head.commit.slice(0, 12)}`
   const merged = p.skills?.[proposal.skill]
   if (p.skills && merged !== proposal.head.skill_blob) return `the merge's skills/${proposal.skill}/SKILL.md is ${merged ? `blob ${merged.slice(0, 12)}` : 'missing'}, and the evaluations judged blob ${proposal.head.skill_blob.slice(0, 12)}`
+  // the merge itself may add only the accepted PURPOSE.yaml to the branch it merges
+  const extra = p.beyond_branch?.filter(f => f !== `skills/${proposal.skill}/PURPOSE.yaml`)
+  if (extra?.length) return `the merge changes ${extra.slice(0, 5).join(', ')}${extra.length > 5 ? ` (+${extra.length - 5} more)` : ''} beyond the proposal's branch, which no evaluation judged`
   return undefined
 }
