@@ -1,4 +1,4 @@
-import {statSync} from 'node:fs'
+import {lstatSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {InvalidInputError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
@@ -7,8 +7,10 @@ import {discoverRepo} from '../store/index.js'
  * A path a flag (or variable) names for exp to write (--out, --junit, --comment, --events), resolved and
  * checked before any work is done: never over what git keeps in the repository's git folder
  * (`--junit .git/config` would overwrite the repository's configuration, `--events .git/HEAD`
- * break HEAD, `--junit .git/refs/heads/x` make a branch), and not below a file. A path outside the repository is the user's choice, like
- * `git archive -o`. Returns the absolute path.
+ * break HEAD, `--junit .git/refs/heads/x` make a branch), not below a file, and not through a
+ * folder of the work tree that is a symbolic link. A path outside the repository is the user's
+ * choice, like `git archive -o`. Returns the absolute path. (The file itself is written by
+ * writeOutputFile: a link at its name is replaced, never written through.)
  */
 export function outputPath(cwd: string, value: string, flag: string, kind: 'file' | 'folder'): string {
   const abs = path.resolve(cwd, value)
@@ -25,6 +27,21 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
   if (repo?.workDir) {
     for (const g of new Set([repo.gitDir, repo.commonDir])) {
       if (within(abs, g) && gitOwned(path.relative(g, abs))) throw new InvalidInputError(`${named(value)} is git's own, in the repository's git folder (${shown(g)}): exp never writes there`, {flag, path: value}, `choose a path in the work tree or outside the repository, e.g. ${named(kind === 'folder' ? 'results' : `results/${path.basename(abs)}`)}`)
+    }
+  }
+  // a folder on the way that is a symbolic link in the work tree (a repository, or a pull
+  // request checked out, can hold `results -> ~/.ssh`) would take the files elsewhere
+  if (repo?.workDir && within(abs, repo.workDir)) {
+    const parts = path.relative(repo.workDir, abs).split(path.sep).filter(Boolean)
+    for (let i = 0; i < parts.length - (kind === 'file' ? 1 : 0); i++) {
+      const at = path.join(repo.workDir, ...parts.slice(0, i + 1))
+      let link: string | undefined
+      try {
+        link = lstatSync(at).isSymbolicLink() ? readlinkSync(at) : undefined
+      } catch {
+        break
+      }
+      if (link !== undefined) throw new InvalidInputError(`${named(value)}: ${shown(at)} is a symbolic link (to ${link}), and exp writes its results only into real folders of the work tree`, {flag, path: value}, 'remove the link (`git rm` it if it is committed), or pass a path outside the repository')
     }
   }
   const st = statOf(abs)

@@ -1,4 +1,4 @@
-import {mkdir, writeFile} from 'node:fs/promises'
+import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {outputPath} from '../cli/out-path.js'
@@ -11,6 +11,7 @@ import {GitWorkspace} from '../workspace/git.js'
 import {compare, type CompareResult} from '../loop/compare/run.js'
 import {ARMS, parseArms} from '../loop/compare/arms.js'
 import {compareCsv, compareMarkdown} from '../loop/compare/render.js'
+import {writeOutputFile} from '../cli/write-output.js'
 
 const {lane: _lane, ...armFlags} = runFlags
 
@@ -41,15 +42,15 @@ Resumable: the compare is identified by its options and the main commit it start
   async run(): Promise<CompareResult> {
     const {flags} = await this.parse(Compare)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
+    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
     const arms = parseArms(flags.arms)
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => compare(store, new GitWorkspace(store), {...o, arms}))
     })
     await mkdir(dir, {recursive: true})
-    await writeFile(path.join(dir, 'compare.json'), `${JSON.stringify(res, null, 2)}\n`)
-    await writeFile(path.join(dir, 'compare.csv'), compareCsv(res))
-    await writeFile(path.join(dir, 'compare.md'), compareMarkdown(res))
+    await writeOutputFile(path.join(dir, 'compare.json'), `${JSON.stringify(res, null, 2)}\n`)
+    await writeOutputFile(path.join(dir, 'compare.csv'), compareCsv(res))
+    await writeOutputFile(path.join(dir, 'compare.md'), compareMarkdown(res))
     if (!this.jsonEnabled()) {
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       this.log(table(res.arms.map(a => [a.arm, a.mode, pct(a.success), `[${pct(a.ci[0])}, ${pct(a.ci[1])}]`, `${a.passed}/${a.total}`, a.episodes, a.promoted ?? '-']), ['ARM', 'MODE', 'HELD-OUT', '95% CI', 'PASSED', 'EPISODES', 'PROMOTED']))

@@ -1,4 +1,4 @@
-import {mkdir, writeFile} from 'node:fs/promises'
+import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {outputPath} from '../cli/out-path.js'
@@ -9,6 +9,7 @@ import {runExperiment} from '../cli/experiment.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {gain, type GainResult} from '../loop/gain/run.js'
 import {gainMarkdown} from '../loop/gain/render.js'
+import {writeOutputFile} from '../cli/write-output.js'
 
 const {lane: _lane, ...armFlags} = runFlags
 
@@ -37,13 +38,13 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
   async run(): Promise<GainResult> {
     const {flags} = await this.parse(Gain)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
+    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => gain(store, new GitWorkspace(store), {...o}))
     })
     await mkdir(dir, {recursive: true})
-    await writeFile(path.join(dir, 'gain.json'), `${JSON.stringify(res, null, 2)}\n`)
-    await writeFile(path.join(dir, 'gain.md'), gainMarkdown(res))
+    await writeOutputFile(path.join(dir, 'gain.json'), `${JSON.stringify(res, null, 2)}\n`)
+    await writeOutputFile(path.join(dir, 'gain.md'), gainMarkdown(res))
     if (!this.jsonEnabled()) this.log(gainMarkdown(res))
     return res
   }

@@ -1,6 +1,6 @@
 import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
-import {appendFile, writeFile} from 'node:fs/promises'
+import {appendFile} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
@@ -13,6 +13,7 @@ import {episodeProgress} from '../cli/progress.js'
 import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
 import {gateComment, gateErrorComment} from '../gate/comment.js'
 import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
+import {writeOutputFile} from '../cli/write-output.js'
 
 export default class Gate extends ExpCommand {
   static summary = 'The pull-request gate: scope check, then head against base on validation and held-out.'
@@ -62,16 +63,16 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
       progress.done()
       // the reports say the gate could not run, so CI shows why instead of an old result
       const message = e instanceof Error ? e.message : String(e)
-      if (junit) await writeFile(junit, gateErrorJUnit(message))
-      if (comment) await writeFile(comment, gateErrorComment(message, isExpError(e) ? e.hint : undefined))
+      if (junit) await writeOutputFile(junit, gateErrorJUnit(message))
+      if (comment) await writeOutputFile(comment, gateErrorComment(message, isExpError(e) ? e.hint : undefined))
       throw e
     }
     progress.done()
     const md = gateMarkdown(res)
     if (!this.jsonEnabled()) this.log(md)
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
-    if (junit) await writeFile(junit, gateJUnit(res))
-    if (comment) await writeFile(comment, gateComment(res, {approvedBy: flags['approved-by']}))
+    if (junit) await writeOutputFile(junit, gateJUnit(res))
+    if (comment) await writeOutputFile(comment, gateComment(res, {approvedBy: flags['approved-by']}))
     if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? policyHint(res) : knowledgeScopeHint(res.scope.outside) ?? (res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only, and not how git checks files out: commit the content in place of the symbolic link or submodule, and leave .gitattributes and .gitmodules as the base has them'), data: {...res}})
     return res
   }

@@ -1,4 +1,4 @@
-import {mkdir, writeFile} from 'node:fs/promises'
+import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {outputPath} from '../cli/out-path.js'
@@ -12,6 +12,7 @@ import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {runMatrix, type MatrixResult} from '../matrix/matrix.js'
 import {matrixCsv, matrixMarkdown, rulesCsv} from '../matrix/render.js'
 import {GitWorkspace} from '../workspace/git.js'
+import {writeOutputFile} from '../cli/write-output.js'
 
 /** `*`: the built-in scripted profiles (docs/scripted-agent.md). */
 const BUILT_IN = SCRIPTED_PROFILES.map(p => `scripted:${p}`)
@@ -57,7 +58,7 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
   async run(): Promise<MatrixResult & {files: string[]}> {
     const {flags} = await this.parse(Matrix)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
+    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
     const sources = specs(flags['skill-source'], '--skill-source')
     const executors = specs(flags.executor, '--executor')
     const res = await withStore(this.workDir, async store => {
@@ -90,7 +91,7 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
       ['transfer-matrix.md', matrixMarkdown(res)],
       ['transfer-rules.csv', rulesCsv(res)],
     ]
-    for (const [name, text] of files) await writeFile(path.join(dir, name), text)
+    for (const [name, text] of files) await writeOutputFile(path.join(dir, name), text)
     const written = files.map(([n]) => path.join(dir, n))
     if (!this.jsonEnabled()) {
       this.log(matrixMarkdown(res).split('\n## Evolution')[0]!.trim())

@@ -25,7 +25,7 @@ export default class ReportCmd extends ExpCommand {
   async run(): Promise<Report> {
     const {flags} = await this.parse(ReportCmd)
     // checked before the work: a path that cannot be written fails now
-    const dir = flags.out ? outputPath(this.workDir, flags.out, '--out', 'folder') : path.join(this.repoRoot(), 'results')
+    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
     const report = await withStore(this.workDir, async store => readReport(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust: await authorityOf(store, this.workDir, {main: flags.main})}))
     const missing = (flags.skill ?? []).filter(s => !report.skills.some(r => r.skill === s))
     if (missing.length) throw new NotFoundError('skill on main', missing.join(', '), 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch), or leave out --skill for all of them')

@@ -62,9 +62,11 @@ export class FileSink extends RedactingSink {
     super(opts)
     try {
       fs.mkdirSync(path.dirname(file), {recursive: true})
-      this.fd = fs.openSync(file, 'a')
+      // (O_NOFOLLOW: a symbolic link at the name is refused, never appended through)
+      this.fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW, 0o644)
     } catch (e) {
-      throw new ExpError('E_USAGE', `cannot open the events file ${file}: ${(e as Error).message}`, {hint: 'pass a writable path to --events (or EXP_EVENTS)'})
+      const why = (e as NodeJS.ErrnoException).code === 'ELOOP' ? 'it is a symbolic link (exp appends only to a regular file, never through a link)' : (e as Error).message
+      throw new ExpError('E_USAGE', `cannot open the events file ${file}: ${why}`, {hint: 'pass a writable path to --events (or EXP_EVENTS)'})
     }
   }
 

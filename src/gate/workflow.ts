@@ -165,7 +165,8 @@ ${setupSteps(install)}${gather}      - name: find an approving review of this he
           EXP_HOLDOUT_KEY: \${{ secrets.EXP_HOLDOUT_KEY }}
           BASE_REF: \${{ github.event.pull_request.base.ref }}
           APPROVER: \${{ steps.review.outputs.approver }}
-        run: exp gate --base "origin/$BASE_REF" --head HEAD${sharded ? ` --shards ${shards}` : ''} --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
+        # (a pull request could commit either name as a link: the later steps read them)
+        run: rm -f exp-gate.xml exp-gate.md && exp gate --base "origin/$BASE_REF" --head HEAD${sharded ? ` --shards ${shards}` : ''} --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
       - name: upload the JUnit report
         if: always() && hashFiles('exp-gate.xml') != ''
         uses: ${ACTIONS.uploadArtifact}

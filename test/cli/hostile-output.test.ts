@@ -1,0 +1,48 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp} from '../helpers/cli.js'
+import {makeRepo, git, tempDir} from '../helpers/repo.js'
+
+// Found attacking as a pull-request author: exp wrote its results through symbolic links the
+// repository holds. `results/report.md -> ~/.bashrc`, committed, made `exp report` overwrite
+// the file it names in whoever's checkout ran it; in CI, `exp-gate.md` as a link was written
+// through by the gate and then read (and posted) by the comment step.
+t.test('result files replace a link at their name and never write through it; a linked folder is refused', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const outside = tempDir(t)
+  const victim = path.join(outside, 'victim.txt')
+  fs.writeFileSync(victim, 'precious\n')
+  fs.mkdirSync(path.join(repo, 'results'))
+  fs.symlinkSync(victim, path.join(repo, 'results', 'report.md'))
+  fs.symlinkSync(victim, path.join(repo, 'exp-gate.md'))
+  fs.symlinkSync(victim, path.join(repo, 'exp-gate.xml'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'links')
+  const r = await exp(['report'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the linked file is untouched')
+  t.ok(fs.lstatSync(path.join(repo, 'results', 'report.md')).isFile(), 'the report is a file where the link was')
+  t.match(fs.readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /^# Experience Compiler report/)
+  t.same(fs.readdirSync(path.join(repo, 'results')).filter(f => f.endsWith('.tmp')), [], 'no temporary file is left')
+  const g = await exp(['gate', '--junit', 'exp-gate.xml', '--comment', 'exp-gate.md'], {cwd: repo})
+  t.equal(g.code, 0, g.stderr)
+  t.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the gate wrote neither file through its link')
+  t.match(fs.readFileSync(path.join(repo, 'exp-gate.md'), 'utf8'), /^<!-- exp-gate -->/)
+  // an events file that is a link: refused, not appended through
+  fs.symlinkSync(victim, path.join(repo, 'ev.jsonl'))
+  const ev = await exp(['run', 'validation', '--shard', '1/64', '--events', 'ev.jsonl'], {cwd: repo})
+  t.equal(ev.code, 2, ev.stderr)
+  t.match(ev.stderr, /cannot open the events file .*ev\.jsonl: it is a symbolic link/)
+  t.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'nor the events')
+  // a folder of the work tree that is a link to elsewhere: refused before anything runs
+  fs.rmSync(path.join(repo, 'results'), {recursive: true})
+  fs.symlinkSync(outside, path.join(repo, 'results'))
+  for (const args of [['report'], ['report', '--out', 'results/sub']]) {
+    const x = await exp(args, {cwd: repo})
+    t.equal(x.code, 2, x.stderr)
+    t.match(x.stderr, /error: --out results(\/sub)?: results is a symbolic link \(to .*\), and exp writes its results only into real folders of the work tree/)
+  }
+  t.same(fs.readdirSync(outside), ['victim.txt'], 'nothing was written where the link points')
+})
