@@ -1,11 +1,12 @@
 import {Flags} from '../../vendor/oclif.js'
-import {mkdir, writeFile, access} from 'node:fs/promises'
+import {mkdir, access} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpCommand} from '../../cli/base.js'
 import {mainRefOf} from '../../cli/main-ref.js'
 import {discoverRepo} from '../../store/index.js'
 import {ExpError} from '../../errors/index.js'
 import {checkInstallSpec, defaultInstall, workflowYaml} from '../../gate/workflow.js'
+import {writeOutputFile} from '../../cli/write-output.js'
 
 export interface CiInitResult {
   file: string
@@ -49,7 +50,7 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
       return {file, written: false, main_branch: mainBranch, install, shards: flags.shards}
     }
     await mkdir(path.dirname(file), {recursive: true})
-    await writeFile(file, workflowYaml({mainBranch, install, version: this.config.version, shards: flags.shards}))
+    await writeOutputFile(file, workflowYaml({mainBranch, install, version: this.config.version, shards: flags.shards}))
     if (!this.jsonEnabled()) {
       this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}${flags.shards > 1 ? `, validation in ${flags.shards} parallel jobs` : ''}, exp installed as ${install}`)
       this.log('next: commit it; add the repository secret EXP_HOLDOUT_KEY if the held-out split is sealed')
