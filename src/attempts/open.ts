@@ -2,10 +2,11 @@ import path from 'node:path'
 import type {AttemptBody} from '../records/types.js'
 import type {Ledger, RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {BudgetError, NotFoundError} from '../errors/index.js'
+import {BudgetError, InvalidInputError, NotFoundError, WorktreeError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {attemptBranch, attemptId, attemptKey} from './keys.js'
+import {existsSync} from 'node:fs'
 
 export interface OpenOptions {
   contract: string
@@ -52,6 +53,11 @@ export function attemptsOf(ledger: Ledger, contract: string, lane?: string): {id
 export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOptions): Promise<OpenedAttempt> {
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the contract on the main branch first')
+  // inside the repository's own work tree, an attempt's would show as an untracked change of
+  // main (and block every promotion, which needs main's checkout clean): refused before anything is written
+  if (o.path && ws.root && insideDir(path.resolve(o.path), ws.root) && !insideDir(path.resolve(o.path), path.join(ws.root, '.git'))) {
+    throw new InvalidInputError(`--path ${o.path} is inside the repository's work tree (${ws.root}): an attempt's work tree goes beside it, not in it`, {flag: 'path', path: o.path}, `e.g. --path ${path.join(path.dirname(ws.root), `${path.basename(ws.root)}-attempt`)}, or leave --path out (.git/exp/worktrees/<id>)`)
+  }
   const ledger = await store.ledger()
   const mine = attemptsOf(ledger, o.contract, o.lane)
   const ordinal = o.ordinal ?? Math.max(0, ...mine.map(a => a.body.ordinal)) + 1
@@ -64,6 +70,8 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
     body = ledger.load<'attempt'>(have).body as AttemptBody
     contract = await contractAt(ws, body.base.commit, o.contract)
   } else {
+    // a new attempt's folder cannot be a work tree yet: said before its record is written
+    if (o.path && existsSync(path.join(path.resolve(o.path), '.git'))) throw new WorktreeError(path.resolve(o.path), 'it is already a git work tree: an attempt needs a folder of its own')
     contract = await contractAt(ws, main, o.contract)
     const all = attemptsOf(ledger, o.contract)
     if (all.length >= contract.budget.max_attempts) throw new BudgetError(o.contract, `${all.length} of ${contract.budget.max_attempts} attempts made`)
@@ -82,4 +90,9 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   const dir = o.path ? path.resolve(o.path) : path.join(o.worktreeRoot, id)
   await ws.addWorktree(dir, {commit: body.base.commit, branch: body.branch})
   return {id, branch: body.branch, dir, base: body.base.commit, ordinal: body.ordinal, contract, created: !have}
+}
+
+function insideDir(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
