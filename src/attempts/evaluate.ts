@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import path from 'node:path'
 import type {AttemptBody, ObservationBody, VerdictBody} from '../records/types.js'
 import {prepare, type RecordDraft} from '../records/index.js'
-import type {Ledger, RecordStore} from '../store/index.js'
+import {REJECTED_PREFIX, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, ConflictError, NotFoundError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
@@ -97,7 +97,8 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const attempt = ledger.load<'attempt'>(e).body as AttemptBody
   // the contract that judges is the one on the attempt's base, never one the attempt edited
   const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
-  const dir = path.join(o.worktreeRoot, id)
+  // its work tree wherever it was opened (`exp attempt new --path DIR` puts it beside the repository)
+  const dir = (attempt.ordinal === 0 || attempt.head ? undefined : await ws.workTreeWith(`refs/heads/${attempt.branch}`)) ?? path.join(o.worktreeRoot, id)
   const head = attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, id, attempt, dir))
   const tree = await ws.treeOf(head)
   const changed = head === attempt.base.commit ? [] : await ws.changedPaths(attempt.base.commit, head)
@@ -152,9 +153,15 @@ export function attemptMessage(id: string, attempt: Pick<AttemptBody, 'reason' |
 
 async function headOf(ws: Workspace, id: string, attempt: AttemptBody, dir: string): Promise<string> {
   const {existsSync} = await import('node:fs')
-  if (existsSync(path.join(dir, '.git'))) return ws.commitWorktree(dir, attemptMessage(id, attempt))
   const tip = await ws.readRef(`refs/heads/${attempt.branch}`)
-  if (!tip) throw new NotFoundError('attempt branch', attempt.branch, 'open it again with `exp attempt new`')
+  if (!tip) {
+    // a reject cut short (killed) after it moved the branch to its rejected ref and before its
+    // decision was recorded: what it judged is there, and is judged again
+    const rejected = await ws.readRef(`${REJECTED_PREFIX}${id}`)
+    if (rejected) return rejected
+    throw new NotFoundError('attempt branch', attempt.branch, 'open it again with `exp attempt new`')
+  }
+  if (existsSync(path.join(dir, '.git'))) return ws.commitWorktree(dir, attemptMessage(id, attempt))
   return tip
 }
 

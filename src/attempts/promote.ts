@@ -9,6 +9,8 @@ import type {Contract} from '../contracts/types.js'
 import type {Check} from '../loop/policy.js'
 import {evaluateAttempt, oneLine, type EvaluateOptions, type SplitEvaluation} from './evaluate.js'
 import type {SplitSummary} from './summary.js'
+import {existsSync} from 'node:fs'
+import path from 'node:path'
 
 export interface AttemptPromoteOptions extends Omit<EvaluateOptions, 'split'> {
   mainRef: string
@@ -87,6 +89,13 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
     regressions: [],
     ...(attempt.hypothesis ? {hypothesis: attempt.hypothesis} : {}),
   }
+  // the attempt's own work tree (exp's, under the work tree root) has nothing left to edit once
+  // it is decided: it goes then, unless it holds changes made after its evaluation (asked now,
+  // while its branch still exists: a reject removes the branch) or exp runs inside it
+  const own = path.join(o.worktreeRoot, id)
+  const here = path.relative(own, process.cwd())
+  const inIt = here === '' || (!here.startsWith('..') && !path.isAbsolute(here))
+  const drop = existsSync(own) && !inIt && !(await ws.dirtyFiles(own).catch(() => ['?'])).length
   let behind: WorkTreeBehindError | undefined
   if (verdict === 'accept') {
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${oneLine(attempt.reason ?? '')}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
@@ -109,6 +118,7 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
     body.rejected_ref = ref
   }
   const decision = (await store.append({kind: 'decision', body, cites: [id, ...(attempt.hypothesis ? [attempt.hypothesis] : []), ...evaluations]}, {lane: o.lane, now: o.now})).id
+  if (drop) await ws.removeWorktree(own).catch(() => undefined)
   // the promotion stands and is recorded: then the work tree that could not follow it is said
   if (behind) throw behind
   return {attempt: id, decision, verdict, checks, reasons, ...(body.merge ? {merge: body.merge.commit} : {}), ...(body.rejected_ref ? {rejected_ref: body.rejected_ref} : {}), dev: dev.summary, ...(holdout ? {holdout: holdout.summary} : {})}

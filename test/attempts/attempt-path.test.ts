@@ -33,4 +33,57 @@ t.test('exp attempt new --path: never the repository, a folder inside it, or ano
   const again = await exp(['attempt', 'new', 'quad', '--path', side, '--ordinal', String(JSON.parse(made.stdout).ordinal), '--json'], {cwd: repo})
   t.equal(again.code, 0, again.stderr)
   t.equal(JSON.parse(again.stdout).id, id, 'the same attempt, its own work tree')
+  // what is edited there is what is evaluated (eval committed only the default folder's edits)
+  fs.writeFileSync(path.join(side, 'params.json'), '{"x": 4, "y": 2}\n')
+  const ev = await exp(['attempt', 'eval', id, '--json'], {cwd: repo})
+  t.equal(ev.code, 0, ev.stderr)
+  t.equal(await git(repo, 'show', `exp/attempt/${id}:params.json`), '{"x": 4, "y": 2}\n', 'the edit is committed on the attempt branch')
+  t.equal((await git(side, 'status', '--porcelain')).trim(), '')
+})
+
+// Found reading `git worktree list` after a research run: every decided attempt left its work
+// tree behind under .git/exp/worktrees (a rejected one on a branch that no longer exists),
+// one full checkout per attempt.
+t.test("a decided attempt's own work tree goes once everything in it is committed", async t => {
+  const repo = await quadFixture(t)
+  const open = async () => JSON.parse((await exp(['attempt', 'new', 'quad', '--json'], {cwd: repo})).stdout) as {id: string; path: string}
+  const a = await open()
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  t.equal((await exp(['attempt', 'eval', a.id], {cwd: repo})).code, 0)
+  const pa = await exp(['attempt', 'promote', a.id], {cwd: repo})
+  t.ok([0, 1].includes(pa.code), pa.stderr)
+  t.notOk(fs.existsSync(a.path), 'decided and clean: removed')
+  t.notMatch(await git(repo, 'worktree', 'list'), new RegExp(a.id))
+  const b = await open()
+  fs.writeFileSync(path.join(b.path, 'params.json'), '{"x": 3, "y": 2}\n')
+  t.equal((await exp(['attempt', 'eval', b.id], {cwd: repo})).code, 0)
+  fs.writeFileSync(path.join(b.path, 'notes.txt'), 'mine\n')
+  // promote evaluates again, committing what changed since: the note is judged (outside the scope) and kept on the rejected ref
+  const pb = await exp(['attempt', 'promote', b.id, '--json'], {cwd: repo})
+  t.match(JSON.parse(pb.stdout), {verdict: 'reject', rejected_ref: `refs/research/rejected/${b.id}`})
+  t.equal(await git(repo, 'show', `refs/research/rejected/${b.id}:notes.txt`), 'mine\n', 'nothing of it is lost')
+  t.notOk(fs.existsSync(b.path))
+  // run from inside its own work tree, the attempt keeps it (the shell stands there)
+  const c = await open()
+  fs.writeFileSync(path.join(c.path, 'params.json'), '{"x": 2, "y": 2}\n')
+  await exp(['attempt', 'promote', c.id], {cwd: c.path})
+  t.ok(fs.existsSync(c.path), 'kept while exp runs in it')
+})
+
+// Found by the random-kill test of exp research: killed after a reject moved the attempt's
+// branch to its rejected ref and before the decision was recorded, the attempt could not be
+// decided again ("unknown attempt branch"), and every later run of the lane failed on it.
+t.test('a reject cut short after its branch moved to the rejected ref is decided again from that ref', async t => {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json'], {cwd: repo})).stdout) as {id: string; path: string; branch: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 1, "y": 9}\n')
+  t.equal((await exp(['attempt', 'eval', a.id], {cwd: repo})).code, 0)
+  const tip = (await git(repo, 'rev-parse', a.branch)).trim()
+  // what promote does for a reject, up to the kill
+  await git(repo, 'update-ref', `refs/research/rejected/${a.id}`, tip)
+  await git(repo, 'update-ref', '-d', `refs/heads/${a.branch}`)
+  const r = await exp(['attempt', 'promote', a.id, '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.match(JSON.parse(r.stdout), {verdict: 'reject', rejected_ref: `refs/research/rejected/${a.id}`})
+  t.equal((await git(repo, 'rev-parse', `refs/research/rejected/${a.id}`)).trim(), tip, 'what was judged stays where it was')
 })
