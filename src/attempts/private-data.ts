@@ -8,6 +8,7 @@ import {SealedSplitError} from '../errors/index.js'
 import type {Contract} from '../contracts/types.js'
 import {CONTRACTS_DIR} from '../contracts/load.js'
 import type {Workspace} from '../workspace/port.js'
+import {writeOutputFile} from '../write-output.js'
 
 /**
  * A contract's evaluator-only data (`private_data` globs), sealed like the held-out split:
@@ -37,7 +38,7 @@ export async function sealPrivateData(root: string, contract: Contract, key: Buf
   for (const p of plain) byName.set(p, await readFile(path.join(root, p), 'utf8'))
   if (!byName.size) return {file: privatePath(contract.name), sealed: [], removed: []}
   if (plain.length || !existsSync(file)) {
-    await writeFile(file, sealFiles([...byName.entries()].map(([name, content]) => ({name, content})), key))
+    await writeOutputFile(file, sealFiles([...byName.entries()].map(([name, content]) => ({name, content})), key))
     for (const p of plain) await rm(path.join(root, p))
   }
   return {file: privatePath(contract.name), sealed: [...byName.keys()].sort(), removed: plain.sort()}

@@ -11,7 +11,7 @@ import {GitWorkspace} from '../workspace/git.js'
 import {compare, type CompareResult} from '../loop/compare/run.js'
 import {ARMS, parseArms} from '../loop/compare/arms.js'
 import {compareCsv, compareMarkdown} from '../loop/compare/render.js'
-import {writeOutputFile} from '../cli/write-output.js'
+import {writeOutputFile} from '../write-output.js'
 
 const {lane: _lane, ...armFlags} = runFlags
 

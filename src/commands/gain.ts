@@ -9,7 +9,7 @@ import {runExperiment} from '../cli/experiment.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {gain, type GainResult} from '../loop/gain/run.js'
 import {gainMarkdown} from '../loop/gain/render.js'
-import {writeOutputFile} from '../cli/write-output.js'
+import {writeOutputFile} from '../write-output.js'
 
 const {lane: _lane, ...armFlags} = runFlags
 

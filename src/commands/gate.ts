@@ -13,7 +13,7 @@ import {episodeProgress} from '../cli/progress.js'
 import {gateErrorJUnit, gateJUnit} from '../gate/junit.js'
 import {gateComment, gateErrorComment} from '../gate/comment.js'
 import {MAX_SHARDS, parseShard} from '../evals/runner/shard.js'
-import {writeOutputFile} from '../cli/write-output.js'
+import {writeOutputFile} from '../write-output.js'
 
 export default class Gate extends ExpCommand {
   static summary = 'The pull-request gate: scope check, then head against base on validation and held-out.'

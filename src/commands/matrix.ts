@@ -12,7 +12,7 @@ import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {runMatrix, type MatrixResult} from '../matrix/matrix.js'
 import {matrixCsv, matrixMarkdown, rulesCsv} from '../matrix/render.js'
 import {GitWorkspace} from '../workspace/git.js'
-import {writeOutputFile} from '../cli/write-output.js'
+import {writeOutputFile} from '../write-output.js'
 
 /** `*`: the built-in scripted profiles (docs/scripted-agent.md). */
 const BUILT_IN = SCRIPTED_PROFILES.map(p => `scripted:${p}`)

@@ -5,7 +5,7 @@ import {renderMarkdown, chartFile} from './markdown.js'
 import {renderHtml} from './html.js'
 import {renderChart} from './chart.js'
 import {COMPARE_CHART, renderCompareChart} from './research.js'
-import {writeOutputFile} from '../cli/write-output.js'
+import {writeOutputFile} from '../write-output.js'
 
 export interface WrittenReport {
   dir: string

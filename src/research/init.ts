@@ -35,7 +35,8 @@ export async function writeResearchFiles(repo: RepoPaths, o: InitOptions = {}): 
     const file = path.join(repo.workDir, rel)
     if (await exists(file)) kept.push(rel)
     else {
-      await writeFile(file, text)
+      // wx: a new file, never through a (dangling) link at its name
+      await writeFile(file, text, {flag: 'wx'})
       created.push(rel)
     }
   }

@@ -4,6 +4,7 @@ import path from 'node:path'
 import {loadScenarioDir} from '../scenarios/load.js'
 import {SEALED_FILE, keyId, newKey, sealFiles, unsealFiles, type SealedFileEntry} from '../scenarios/sealed.js'
 import {ExpError} from '../errors/index.js'
+import {writeOutputFile} from '../write-output.js'
 
 export interface SealResult {
   /** the sealed file, relative to the scenarios folder's parent */
@@ -29,7 +30,7 @@ export async function sealHoldout(scenariosDir: string, key: Buffer): Promise<Se
   for (const f of plain) byName.set(path.basename(f.file), {name: path.basename(f.file), content: await readFile(f.file, 'utf8')})
   if (!byName.size) throw new ExpError('E_NOT_FOUND', `no held-out scenarios in ${scenariosDir}`, {hint: 'a held-out scenario has `split: holdout`; write some, then seal them'})
   if (plain.length || !existsSync(target)) {
-    await writeFile(target, sealFiles([...byName.values()], key))
+    await writeOutputFile(target, sealFiles([...byName.values()], key))
     for (const f of plain) await rm(f.file)
   }
   return {file: path.join(path.basename(scenariosDir), SEALED_FILE), sealed: [...byName.keys()].sort(), removed: plain.map(f => path.basename(f.file)).sort(), key_id: keyId(key)}
@@ -40,7 +41,8 @@ export async function writeNewKey(file: string): Promise<Buffer> {
   if (existsSync(file)) throw new ExpError('E_CONFLICT', `a held-out key already exists at ${file}`, {hint: 'keep it (the sealed split opens only with it), or move it away first to seal with a new one'})
   const key = newKey()
   await mkdir(path.dirname(file), {recursive: true})
-  await writeFile(file, `${key.toString('hex')}\n`, {mode: 0o600})
+  // wx: a new file, never through a link at its name
+  await writeFile(file, `${key.toString('hex')}\n`, {mode: 0o600, flag: 'wx'})
   await chmod(file, 0o600)
   return key
 }

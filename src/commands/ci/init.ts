@@ -6,7 +6,7 @@ import {mainRefOf} from '../../cli/main-ref.js'
 import {discoverRepo} from '../../store/index.js'
 import {ExpError} from '../../errors/index.js'
 import {checkInstallSpec, defaultInstall, workflowYaml} from '../../gate/workflow.js'
-import {writeOutputFile} from '../../cli/write-output.js'
+import {writeOutputFile} from '../../write-output.js'
 
 export interface CiInitResult {
   file: string
