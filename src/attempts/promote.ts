@@ -50,8 +50,17 @@ export function attemptChecks(contract: Contract, o: {boundaryClean: boolean; de
  * clean boundary. Accept: a merge commit of the attempt branch into main with the trailers
  * of a promotion, then a decision record; reject: a decision record, the branch kept under
  * refs/research/rejected/<id>. Resumable: a decided attempt answers its decision.
+ *
+ * One decision per attempt: two promotions of one attempt at once (two shells, two lanes
+ * resuming it) take turns on a lock, and the second finds the first's decision. Without it
+ * the second saw main moved by the first's merge and recorded a reject beside the accept
+ * (and moved the merged branch to the rejected ref).
  */
 export async function promoteAttempt(store: RecordStore, ws: Workspace, id: string, o: AttemptPromoteOptions): Promise<AttemptDecision> {
+  return store.exclusive(`promote-${id}`, () => decideAttempt(store, ws, id, o), {timeoutMs: 24 * 3600_000})
+}
+
+async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: AttemptPromoteOptions): Promise<AttemptDecision> {
   const ledger = await store.ledger()
   const e = ledger.get(id)
   if (!e || e.kind !== 'attempt') throw new NotFoundError('attempt', id, 'list attempts with `exp attempt list`')
@@ -106,7 +115,7 @@ export async function promoteAttempt(store: RecordStore, ws: Workspace, id: stri
       // another lane promoted while this one evaluated: nothing is recorded yet, so decide again
       // on the main it left (the attempt is then no longer based on it: a reject that says so);
       // the merge commit made here is left unreferenced
-      if (err instanceof ExpError && err.code === 'E_CONFLICT' && (await ws.readRef(o.mainRef)) !== main && (o.raced ?? 0) < 3) return promoteAttempt(store, ws, id, {...o, raced: (o.raced ?? 0) + 1})
+      if (err instanceof ExpError && err.code === 'E_CONFLICT' && (await ws.readRef(o.mainRef)) !== main && (o.raced ?? 0) < 3) return decideAttempt(store, ws, id, {...o, raced: (o.raced ?? 0) + 1})
       throw err
     }
     body.merge = {commit: merge, branch: attempt.branch}

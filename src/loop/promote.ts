@@ -116,8 +116,17 @@ async function findPromotion(ws: Workspace, tip: string, proposal: string): Prom
  * Accept: a merge commit of the proposal branch into main with Exp-Promotes / Exp-Evidence /
  * Exp-Policy trailers, then a decision record. Reject: a decision record with the reasons,
  * the branch kept under refs/research/rejected/<id>. Resumable at every step.
+ *
+ * One decision per proposal: two promotions of one proposal at once take turns on a lock,
+ * and the second, reading the ledger again, finds the first's decision (without it, it saw
+ * main moved by the first's merge and recorded a reject beside the accept).
  */
-export async function promoteProposal(store: RecordStore, ws: Workspace, ledger: Ledger, proposal: ExpRecord<'proposal'>, o: PromoteOptions): Promise<PromoteResult> {
+export async function promoteProposal(store: RecordStore, ws: Workspace, _ledger: Ledger, proposal: ExpRecord<'proposal'>, o: PromoteOptions): Promise<PromoteResult> {
+  // (the caller's ledger is read again under the lock)
+  return store.exclusive(`promote-${proposal.id}`, async () => decideProposal(store, ws, await store.ledger(), proposal, o), {timeoutMs: 24 * 3600_000})
+}
+
+async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger, proposal: ExpRecord<'proposal'>, o: PromoteOptions): Promise<PromoteResult> {
   const p = proposal.body
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef)

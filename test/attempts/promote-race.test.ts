@@ -1,0 +1,40 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {spawn} from 'node:child_process'
+import {BIN, exp} from '../helpers/cli.js'
+import {GIT_ENV, git, node} from '../helpers/repo.js'
+import {quadFixture} from '../helpers/contracts.js'
+
+// Found running `exp attempt promote` twice at once (two shells; two lanes resuming one
+// attempt): the first merged and recorded an accept, the second saw main moved, recorded a
+// reject beside it and moved the merged branch to the rejected ref. fsck said nothing.
+t.test('two promotions of one attempt at once record one decision, and both answer it', async t => {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  t.equal((await exp(['attempt', 'eval', a.id], {cwd: repo})).code, 0)
+  const run = () => new Promise<{code: number | null; out: string; err: string}>(resolve => {
+    const child = spawn(...node([BIN, 'attempt', 'promote', a.id, '--json']), {cwd: repo, env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe']})
+    let out = ''
+    let err = ''
+    child.stdout!.on('data', d => (out += d))
+    child.stderr!.on('data', d => (err += d))
+    child.on('close', code => resolve({code, out, err}))
+  })
+  // the second starts once the first has moved main (its decision not yet recorded), the third a moment later
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const first = run()
+  for (let i = 0; i < 600 && (await git(repo, 'rev-parse', 'main')).trim() === main; i++) await new Promise(r => setTimeout(r, 5))
+  const [x, y, z] = await Promise.all([first, run(), run()])
+  t.same([x.code, y.code, z.code], [0, 0, 0], `${x.err} | ${y.err} | ${z.err}`)
+  t.equal(JSON.parse(z.out).decision, JSON.parse(x.out).decision)
+  const dx = JSON.parse(x.out) as {decision: string; verdict: string}
+  const dy = JSON.parse(y.out) as {decision: string; verdict: string}
+  t.equal(dx.decision, dy.decision, 'one decision, answered to both')
+  t.equal(dx.verdict, 'accept')
+  const ledger = await exp(['ledger', '--kind', 'decision', '--cites', a.id, '--json'], {cwd: repo})
+  t.equal(ledger.stdout.split('\n').filter(l => l.includes('"kind":"decision"')).length, 1, 'one decision record')
+  t.match(await git(repo, 'log', '-1', '--format=%s', 'main'), new RegExp(`promote quad attempt #\\d+ \\(${a.id}\\)`))
+  t.equal((await git(repo, 'for-each-ref', `refs/research/rejected/${a.id}`)).trim(), '', 'nothing was moved to a rejected ref')
+})
