@@ -7,7 +7,7 @@ import {diffTrees, lookupPath, lookupPaths, readTree} from '../store/git/tree.js
 import {ObjectTooLarge} from '../store/git/objects.js'
 import type {GitRecordStore} from '../store/git/store.js'
 import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
-import {existsSync, realpathSync} from 'node:fs'
+import {existsSync, lstatSync, readFileSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
 import path from 'node:path'
 import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeEntry, type TreeFile, type Workspace} from './port.js'
@@ -161,10 +161,10 @@ export class GitWorkspace implements Workspace {
     const git = (args: string[]) => runGit([...NO_HOOKS, '--git-dir', this.store.commonDir, ...args], {cwd: this.store.commonDir, allowFail: true})
     if (existsSync(path.join(dir, '.git'))) {
       // the attempt's own work tree, opened before: taken up again; any other (the repository's
-      // own checkout, another branch's) is not the attempt's to edit
-      const at = o.branch ? await this.workTreeWith(`refs/heads/${o.branch}`) : dir
-      if (at !== undefined && sameDir(at, dir)) return
-      throw new WorktreeError(dir, `it is already a git work tree${at ? '' : ' of another branch'}, not one of ${o.branch ?? o.commit.slice(0, 12)}: an attempt needs a folder of its own`)
+      // own checkout, another branch's) is not the attempt's to edit. Read from its files, not
+      // `git worktree list`, which fails while another process adds a work tree
+      if (!o.branch || headOfWorktree(dir) === `ref: refs/heads/${o.branch}`) return
+      throw new WorktreeError(dir, `it is already a git work tree, not one of ${o.branch}: an attempt needs a folder of its own`)
     }
     // one `git worktree add` or `remove` at a time: git reads every other entry's files while it
     // adds one, and fails on an entry another process is writing ("failed to read .../commondir")
@@ -224,11 +224,14 @@ export class GitWorkspace implements Workspace {
   }
 }
 
-/** Whether two paths name one folder (through links, as git may list it resolved). */
-function sameDir(a: string, b: string): boolean {
+/** The HEAD of a linked work tree (`.git` a file naming its git dir), or undefined for anything else. */
+function headOfWorktree(dir: string): string | undefined {
   try {
-    return realpathSync(a) === realpathSync(b)
+    const dotgit = path.join(dir, '.git')
+    if (!lstatSync(dotgit).isFile()) return undefined
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotgit, 'utf8'))
+    return m ? readFileSync(path.join(path.resolve(dir, m[1]!.trim()), 'HEAD'), 'utf8').trim() : undefined
   } catch {
-    return path.resolve(a) === path.resolve(b)
+    return undefined
   }
 }
