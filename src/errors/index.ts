@@ -71,6 +71,11 @@ export class InvalidNameError extends ExpError {
 }
 
 /** Same id, different content: records are immutable, so this is never overwritten. */
+/** A ref moved from where exp expected it (another process promoted, appended or moved it meanwhile). */
+export function refMoved(ref: string, now: string | undefined, expected: string | undefined): ExpError {
+  return new ExpError('E_CONFLICT', `${ref} moved to ${now?.slice(0, 12) ?? '(none)'} while exp was working (expected ${expected?.slice(0, 12) ?? '(none)'})`, {hint: 'run the command again: it starts from the new tip'})
+}
+
 export class ConflictError extends ExpError {
   constructor(id: string, existingDigest: string, newDigest: string, lane?: string) {
     super('E_CONFLICT', `record ${id} already exists with a different digest (${existingDigest.slice(0, 12)} vs ${newDigest.slice(0, 12)})`, {

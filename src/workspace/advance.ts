@@ -1,4 +1,4 @@
-import {WorkTreeBehindError} from '../errors/index.js'
+import {WorkTreeBehindError, refMoved} from '../errors/index.js'
 import type {Workspace} from './port.js'
 
 /**
@@ -17,6 +17,10 @@ export async function advanceBranch(ws: Workspace, ref: string, from: string, to
     return undefined
   }
   return ws.exclusive(async () => {
+    // moved by another promotion meanwhile (its work tree already follows it): a conflict the
+    // caller decides again on, not changes of the user's that the dry run below would report
+    const now = await ws.readRef(ref)
+    if (now !== from) throw refMoved(ref, now, from)
     await ws.updateWorkTree(from, to, {dryRun: true, dir})
     await ws.moveRef(ref, to, from)
     return ws.updateWorkTree(from, to, {dir}).then(

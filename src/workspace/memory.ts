@@ -3,7 +3,7 @@ import {existsSync} from 'node:fs'
 import {mkdir, readdir, readFile, readlink, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {gitBlobId} from '../records/digest.js'
-import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
+import {ExpError, FileTooLargeError, WorktreeError, refMoved} from '../errors/index.js'
 import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeEntry, type TreeFile, type Workspace} from './port.js'
 
 interface MemCommit {
@@ -185,7 +185,7 @@ export class MemoryWorkspace implements Workspace {
   }
 
   async moveRef(ref: string, next: string, expected: string | undefined): Promise<void> {
-    if (this.refs.get(ref) !== expected) throw new ExpError('E_CONFLICT', `${ref} moved to ${this.refs.get(ref)?.slice(0, 12) ?? '(none)'} (expected ${expected?.slice(0, 12) ?? '(none)'})`, {hint: 'run the command again: it starts from the new tip'})
+    if (this.refs.get(ref) !== expected) throw refMoved(ref, this.refs.get(ref), expected)
     this.refs.set(ref, next)
   }
 

@@ -70,3 +70,24 @@ t.test('a promotion made from another work tree (git worktree add) brings along 
   t.equal((await git(repo2, 'rev-parse', 'main')).trim(), main, 'main did not move')
   t.equal(fs.readFileSync(path.join(repo2, 'params.json'), 'utf8'), '{"x": 3, "y": 3}\n', 'the change is kept')
 })
+
+// Found by the two-lane research test: lane b's promotion checked main's work tree against the
+// main it started from, after lane a's promotion had moved main and the work tree along; it
+// stopped with "would overwrite uncommitted changes" (exit 4) instead of deciding again.
+t.test('main moved (with its work tree) by another promotion meanwhile: a conflict to decide again on, not a dirty tree', async t => {
+  const {GitRecordStore} = await import('../../src/store/index.js')
+  const {GitWorkspace} = await import('../../src/workspace/git.js')
+  const {advanceBranch} = await import('../../src/workspace/advance.js')
+  const repo = await quadFixture(t)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  const m0 = (await git(repo, 'rev-parse', 'main')).trim()
+  const a = await ws.commitFiles({base: m0, files: [{path: 'params.json', content: Buffer.from('{"x": 4, "y": 1}\n')}], message: 'a'})
+  const b = await ws.commitFiles({base: m0, files: [{path: 'params.json', content: Buffer.from('{"x": 1, "y": 2}\n')}], message: 'b'})
+  t.equal(await advanceBranch(ws, 'refs/heads/main', m0, a), undefined, "lane a's promotion: main and its work tree move")
+  t.equal(fs.readFileSync(path.join(repo, 'params.json'), 'utf8'), '{"x": 4, "y": 1}\n')
+  await t.rejects(advanceBranch(ws, 'refs/heads/main', m0, b), {code: 'E_CONFLICT', message: /refs\/heads\/main moved to [0-9a-f]{12} while exp was working/}, "lane b's, from the main it started on")
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), a)
+  t.equal((await git(repo, 'status', '--porcelain')).trim(), '', 'the work tree is untouched')
+})

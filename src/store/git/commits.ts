@@ -5,7 +5,7 @@ import {LooseSink} from './writer.js'
 import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
 import type {GitRecordStore} from './store.js'
-import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError} from '../../errors/index.js'
+import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError, refMoved} from '../../errors/index.js'
 import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
@@ -74,7 +74,7 @@ export async function moveRef(store: GitRecordStore, ref: string, next: string, 
   const lock = await RefLock.acquire(store.commonDir, ref)
   if (lock.old !== expected) {
     await lock.release()
-    throw new ExpError('E_CONFLICT', `${ref} moved to ${lock.old?.slice(0, 12) ?? '(none)'} while exp was working (expected ${expected?.slice(0, 12) ?? '(none)'})`, {hint: 'run the command again: it starts from the new tip'})
+    throw refMoved(ref, lock.old, expected)
   }
   await lock.commit(next)
 }
