@@ -10,9 +10,10 @@ import type {Contract} from '../contracts/types.js'
  * - replay_mismatch: a trace that does not replay to its verdict in a fresh world;
  * - unsigned_evidence: the policy requires signed evidence and this is not signed by a trusted identity;
  * - forged_decision: an accept the policy would not give on its evidence, or evidence that does not stand;
- * - unverified_promotion: a merge on main with promotion trailers that no standing accept decision names.
+ * - unverified_promotion: a merge on main with promotion trailers that no standing accept decision names;
+ * - conflicting_decision: a proposal or attempt with both an accept and a reject that stand.
  */
-export type TrustProblemClass = 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator' | 'replay_mismatch' | 'unsigned_evidence' | 'forged_decision' | 'unverified_promotion'
+export type TrustProblemClass = 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator' | 'replay_mismatch' | 'unsigned_evidence' | 'forged_decision' | 'unverified_promotion' | 'conflicting_decision'
 
 /** How a piece of evidence stands. `sealed`: a public held-out aggregate, consistent in itself, whose details are private. */
 export type Standing = {ok: true; level: 'verified' | 'replayed' | 'sealed'} | {ok: false; class: TrustProblemClass; reason: string}

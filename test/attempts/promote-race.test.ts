@@ -38,3 +38,21 @@ t.test('two promotions of one attempt at once record one decision, and both answ
   t.match(await git(repo, 'log', '-1', '--format=%s', 'main'), new RegExp(`promote quad attempt #\\d+ \\(${a.id}\\)`))
   t.equal((await git(repo, 'for-each-ref', `refs/research/rejected/${a.id}`)).trim(), '', 'nothing was moved to a rejected ref')
 })
+
+t.test('a second decision that contradicts the first (two promotions that raced before exp locked them) is named by fsck', async t => {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const p = await exp(['attempt', 'promote', a.id, '--json'], {cwd: repo})
+  t.equal(p.code, 0, p.stderr)
+  const decisions = JSON.parse((await exp(['ledger', '--kind', 'decision', '--cites', a.id, '--json'], {cwd: repo})).stdout) as {id: string; cites: string[]; body: Record<string, unknown>}[]
+  const accept = decisions.find(d => d.body.verdict === 'accept')!
+  const {merge: _merge, ...rest} = accept.body
+  const reject = {...rest, verdict: 'reject', reasons: ['main moved from the attempt\'s base']}
+  t.equal((await exp(['append', 'decision', '-', '--lane', 'late'], {cwd: repo, input: JSON.stringify({body: reject, cites: accept.cites})})).code, 0)
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(fsck.code, 5, fsck.stderr)
+  t.match(fsck.stdout, new RegExp(`conflicting_decision: dc-[0-9a-f]{24}: ${a.id} was decided accept by ${accept.id} before this reject: the first counts`))
+  const list = JSON.parse((await exp(['attempt', 'list', '--json'], {cwd: repo})).stdout) as {id: string; state: string}[]
+  t.equal(list.find(x => x.id === a.id)?.state, 'accepted', 'the views answer the first')
+})
