@@ -102,8 +102,11 @@ export class GitWorkspace implements Workspace {
   }
 
   async changedPaths(from: string, to: string): Promise<string[]> {
-    // in this process (trees cached): the gate, attempts and the trust checks of proposals ask often
-    const [a, b] = await Promise.all([this.treeOf(from), this.treeOf(to)])
+    // in this process (trees cached): the gate, attempts and the trust checks of proposals ask
+    // often. One read at a time: two at once that both fail (objects this clone lacks) could
+    // leave the reader with a request never answered, and the command ended with exit 13
+    const a = await this.treeOf(from)
+    const b = await this.treeOf(to)
     return diffTrees(this.store.reader, a, b)
   }
 

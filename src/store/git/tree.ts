@@ -204,7 +204,9 @@ export async function diffTrees(reader: ObjectReader, a: string | undefined, b: 
     }
     return {m, twice}
   }
-  const [x, y] = await Promise.all([index(a), index(b)])
+  // (one read at a time: see GitWorkspace.changedPaths)
+  const x = await index(a)
+  const y = await index(b)
   const names = [...new Set([...x.m.keys(), ...y.m.keys()])].sort()
   const isTree = (e: TreeEntry | undefined) => e?.mode === '40000'
   for (const name of names) {
