@@ -60,8 +60,8 @@ export default class Inspect extends ExpCommand {
       this.log(`cited by: ${res.cited_by.length ? '' : '(nothing)'}`)
       for (const c of res.cited_by) this.log(`  ${c.id}  ${c.kind}: ${c.summary}`)
       this.log('body:')
-      // (bidirectional formatting characters escaped: they could reorder what the terminal shows)
-      this.log(JSON.stringify(r.body, null, 2).replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, c => `\\u${c.charCodeAt(0).toString(16)}`))
+      // (bidirectional formatting characters are escaped by log, src/cli/plain.ts)
+      this.log(JSON.stringify(r.body, null, 2))
     }
     // the record is shown; lanes that could not be read are said, and set the status
     reportProblems(problems.filter(p => LANE_FAILURES.has(p.code)))

@@ -1,4 +1,5 @@
 import {matchesAny} from './glob.js'
+import {UNSAFE_TEXT, uEscape} from '../records/index.js'
 
 export interface ScopeReport {
   changed: string[]
@@ -48,9 +49,12 @@ export function checkScope(changed: readonly string[], contract: {editable_scope
  * override in it must not draw a heading in the comment or drive the terminal.
  */
 export function shownPath(p: string): string {
-  // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069"\\]/.test(p) ? JSON.stringify(p).replace(/[\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : p
+  // (JSON.stringify escapes C0 and the quote and backslash; the rest of the unsafe set, and the line separators, here)
+  return NOT_PLAIN.test(p) ? JSON.stringify(p).replace(UNSAFE, uEscape) : p
 }
+
+const NOT_PLAIN = new RegExp(`[\\t\\n\\u2028\\u2029"\\\\${UNSAFE_TEXT}]`)
+const UNSAFE = new RegExp(`[\\u2028\\u2029${UNSAFE_TEXT}]`, 'g')
 
 /** Text as one Markdown code span, whatever backticks it holds (CommonMark: a longer fence, spaces inside). */
 export function codeSpan(text: string): string {

@@ -11,9 +11,21 @@ const MAX = 72
  * otherwise reorder what a terminal shows around it ("Trojan Source").
  */
 export function oneLine(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g, ' ').trim()
+  return s.replace(ONE_LINE, ' ').trim()
 }
+
+/**
+ * Characters that draw nothing as text but move or reorder what a terminal shows: C0 but tab
+ * and newline, DEL, C1, and the bidirectional formatting characters. One list for every place
+ * that prints text it did not write (src/cli/plain.ts, src/gate/scope.ts shownPath).
+ */
+export const UNSAFE_TEXT = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069'
+
+/** `\uXXXX`, as JSON writes a character it escapes. */
+export const uEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+
+// whitespace, the line separators, and every unsafe character (a summary is a commit subject too)
+const ONE_LINE = new RegExp(`[\\s\\u2028\\u2029${UNSAFE_TEXT}]+`, 'g')
 
 function clip(s: string): string {
   const one = oneLine(s)
