@@ -1,11 +1,11 @@
 import {utcTimestamp} from '../records/index.js'
 import {ClaimedError, HypothesisStateError, UsageError} from '../errors/index.js'
 import type {RecordStore} from '../store/index.js'
+import {MAX_TTL_SECONDS} from '../projections/claims.js'
 import {findHypothesis} from './lookup.js'
 
 export const DEFAULT_TTL_SECONDS = 3600
-/** a claim is a lease on work in progress: a year is already far longer than any needs */
-export const MAX_TTL_SECONDS = 366 * 24 * 3600
+export {MAX_TTL_SECONDS}
 
 export interface ClaimOptions {
   hypothesis: string

@@ -1,5 +1,5 @@
 import type {FactsByKind} from '../records/index.js'
-import {claimState, traceClaims} from './claims.js'
+import {claimState, ownClaim, traceClaims} from './claims.js'
 import {isCandidate, isInvalid, judge, type Judgement} from './effect.js'
 import type {AnyLinked, HypothesisNode, Linked, ResearchIndex} from './research.js'
 import type {HypothesisStatus, HypothesisView, StatusStep, TransitionProblem, TransitionRule} from './types.js'
@@ -137,11 +137,13 @@ export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Deri
         break
       }
       case 'claim':
+        // (a claim or release for another lane is not taken: traceClaims, below, names it)
+        if (!ownClaim(l)) break
         if (retired) problem('claim_while_retired', l, `claim ${l.entry.id} by ${(l as Linked<'claim'>).facts.holder} of retired hypothesis ${self.entry.id}`)
         else openClaims.add((l as Linked<'claim'>).facts.holder)
         break
       case 'release':
-        openClaims.delete((l as Linked<'release'>).facts.holder)
+        if (ownClaim(l)) openClaims.delete((l as Linked<'release'>).facts.holder)
         break
       case 'note': {
         const action = (l as Linked<'note'>).facts.action
@@ -155,7 +157,8 @@ export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Deri
     const s = shown()
     if (s !== history[history.length - 1]!.status) history.push({status: s, record: l.entry.id, lamport: l.entry.lamport, reason})
   }
-  const trace = traceClaims(node.events)
+  const trace = traceClaims(node.events, now)
+  for (const r of trace.refused) problem(r.rule, r.record, r.message)
   for (const r of trace.orphanReleases) problem('release_without_claim', r, `release ${r.entry.id} by ${r.facts.holder}, who held no claim${r.facts.claim ? ` ${r.facts.claim}` : ''} of ${self.entry.id}`)
   const claims = claimState(trace, now)
   const running = !retired && base !== 'promoted' && claims.holder !== undefined && claims.lastClaimPos! > lastOutcome

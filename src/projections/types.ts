@@ -26,6 +26,8 @@ export const TRANSITION_RULES = [
   'conflicting_decisions',
   'claim_while_retired',
   'release_without_claim',
+  'claim_not_own',
+  'claim_out_of_bounds',
   'reopen_not_retired',
 ] as const
 export type TransitionRule = (typeof TRANSITION_RULES)[number]

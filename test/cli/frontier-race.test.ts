@@ -76,3 +76,21 @@ t.test('two clones claim offline; after exp sync through a bare path remote both
   t.same(checkTransitions(await s.ledger(), new Date()).problems, [], 'an offline race is not an illegal transition')
   await s.close()
 })
+
+t.test('another lane cannot release or take over a claim by naming its holder (exp append): the claim stands, fsck names both', async t => {
+  const repo = await makeRepo(t)
+  const hyp = await seedHypothesis(repo)
+  t.equal((await exp(['claim', hyp, '--lane', 'alice', '--ttl', '600'], {cwd: repo})).code, 0)
+  const release = await exp(['append', 'release', '-', '--lane', 'mallory'], {cwd: repo, input: JSON.stringify({hypothesis: hyp, holder: 'alice'})})
+  t.equal(release.code, 0, 'the store takes any well-formed record')
+  const claim = await exp(['append', 'claim', '-', '--lane', 'mallory'], {cwd: repo, input: JSON.stringify({hypothesis: hyp, holder: 'alice', ttl_seconds: 60, expires_at: '2099-01-01T00:00:00Z'})})
+  t.equal(claim.code, 0)
+  const [view] = await expJson<{id: string; claim?: {holder: string; expires_at: string}}[]>(['hypotheses'], {cwd: repo})
+  t.equal(view!.claim?.holder, 'alice')
+  t.not(view!.claim?.expires_at, '2099-01-01T00:00:00Z', "the claim is alice's own, with her expiry")
+  t.same(await holders(repo, hyp), ['alice', 'alice'], 'the frontier of lanes a and b: blocked by alice')
+  const fsck = await exp(['fsck'], {cwd: repo})
+  t.not(fsck.code, 0)
+  const said = fsck.stdout + fsck.stderr
+  t.equal(said.split('\n').filter(l => l.includes('claim_not_own') && l.includes('lanes/mallory')).length, 2, said)
+})

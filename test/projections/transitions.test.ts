@@ -91,3 +91,33 @@ t.test('records about a hypothesis that is not in the ledger, or that precede it
   t.match(r[0]!.message, /not in the ledger/)
   t.equal(r[0]!.ref, 'refs/research/lanes/a')
 })
+
+t.test('a lane cannot claim or release for another lane, nor hold a hypothesis past the longest lease', async t => {
+  const lab = new Lab()
+  const h = await lab.hypothesis()
+  await lab.claim(h, 'alice', 600)
+  // lane mallory writes a release naming alice, then a claim in alice's name
+  await lab.add({kind: 'release', body: {hypothesis: h, holder: 'alice'}, cites: [h]}, 'mallory')
+  const forged = await lab.add({kind: 'claim', body: {hypothesis: h, holder: 'alice', ttl_seconds: 60, expires_at: '2099-01-01T00:00:00.000Z'}, cites: [h]}, 'mallory')
+  const v = hypothesisStatus(await lab.ledger(), h, lab.at(30))!
+  t.equal(v.claim?.holder, 'alice', "alice's claim stands")
+  t.equal(v.claim?.claim, v.claim?.since, 'neither the forged release nor the forged claim is taken')
+  t.equal(hypothesisStatus(await lab.ledger(), h, lab.at(1000))!.status, 'proposed', 'and it lapses when her lease does, not in 2099')
+  const r = checkTransitions(await lab.ledger(), lab.at(30))
+  t.same(r.problems.map(p => [p.rule, p.lane]), [['claim_not_own', 'mallory'], ['claim_not_own', 'mallory']])
+  t.ok(r.problems.some(p => p.record === forged))
+
+  // a lane's own claim that names an expiry decades away holds for the longest lease only
+  const g = await lab.hypothesis()
+  await lab.add({kind: 'claim', body: {hypothesis: g, holder: 'bob', ttl_seconds: 60, expires_at: '2999-01-01T00:00:00.000Z'}, cites: [g]}, 'bob')
+  const year = 366 * 24 * 3600
+  t.equal(hypothesisStatus(await lab.ledger(), g, lab.at(year - 60))!.claim?.holder, 'bob', 'held within 366 days')
+  t.equal(hypothesisStatus(await lab.ledger(), g, lab.at(year + 60))!.status, 'proposed', 'lapsed after them')
+  t.ok(checkTransitions(await lab.ledger(), lab.at(0)).problems.some(p => p.rule === 'claim_out_of_bounds' && p.hypothesis === g), 'and named')
+
+  // a claim dated in the future (its created_at is its writer's word) is not taken before then
+  const f = await lab.hypothesis()
+  await lab.store.append({kind: 'claim', body: {hypothesis: f, holder: 'carol', ttl_seconds: 60, expires_at: '2100-01-01T00:01:00.000Z'}, cites: [f]}, {lane: 'carol', now: () => new Date('2100-01-01T00:00:00.000Z')})
+  t.equal(hypothesisStatus(await lab.ledger(), f, lab.at(100))!.status, 'proposed', 'a claim dated 2100 holds nothing now')
+  t.ok(checkTransitions(await lab.ledger(), lab.at(100)).problems.some(p => p.rule === 'claim_out_of_bounds' && p.hypothesis === f))
+})
