@@ -14,7 +14,7 @@ import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '.
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
 import {makeRedactor, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
-import {attemptId, baselineKey, observationId, observationKey, verdictId} from './keys.js'
+import {assertOwnAttempt, attemptId, baselineKey, observationId, observationKey, verdictId} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
 import {summarizeSplit, type SplitSummary} from './summary.js'
 
@@ -95,6 +95,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const e = ledger.get(id)
   if (!e || e.kind !== 'attempt') throw new NotFoundError('attempt', id, 'list attempts with `exp attempt list`')
   const attempt = ledger.load<'attempt'>(e).body as AttemptBody
+  assertOwnAttempt(id, attempt)
   // the contract that judges is the one on the attempt's base, never one the attempt edited
   const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
   // its work tree wherever it was opened (`exp attempt new --path DIR` puts it beside the repository)

@@ -1,4 +1,5 @@
 import {recordId} from '../records/index.js'
+import {UntrustedEvidenceError} from '../errors/index.js'
 
 /**
  * Idempotency keys of the contract loop: the same attempt, run or judgement is the same
@@ -15,3 +16,17 @@ export const observationId = (key: string) => recordId('observation', '', key)
 export const verdictId = (observation: string) => recordId('verdict', '', verdictKey(observation))
 
 export const attemptBranch = (id: string) => `exp/attempt/${id}`
+
+/**
+ * Refuse an attempt record that exp did not open: any lane can append one naming any branch
+ * (its main branch among them), and evaluating an attempt commits the edits of that branch's
+ * work tree onto it while a reject deletes the branch. `exp attempt new` puts attempt <id> on
+ * `exp/attempt/<id>` with no fixed head; a baseline and the gate's attempts (ordinal 0) own no
+ * branch and are never decided.
+ */
+export function assertOwnAttempt(id: string, body: {branch: string; ordinal: number; head?: unknown}): void {
+  if (body.ordinal === 0) return
+  const own = attemptBranch(id)
+  const why = body.branch !== own ? `names branch ${JSON.stringify(body.branch)}, not its own ${own}` : body.head !== undefined ? 'names a fixed head commit, which only the gate gives (to attempts of ordinal 0)' : undefined
+  if (why) throw new UntrustedEvidenceError(`attempt ${id} ${why}: \`exp attempt new\` did not write it (another lane's record?), so it is not evaluated or decided`, 'open an attempt of your own with `exp attempt new CONTRACT`', {attempt: id, branch: body.branch})
+}

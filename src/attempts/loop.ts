@@ -15,7 +15,7 @@ import {attemptMessage, evaluateAttempt, oneLine, type EvaluateOptions} from './
 import {openAttempt} from './open.js'
 import {promoteAttempt} from './promote.js'
 import {attemptViews} from './view.js'
-import {attemptId, attemptKey} from './keys.js'
+import {attemptBranch, attemptId, attemptKey} from './keys.js'
 import {fileKey} from './agents/search.js'
 import type {ResearchAgent, ResearchMove, ResearchTask} from './agents/types.js'
 import {moveKey} from './agents/types.js'
@@ -187,7 +187,8 @@ async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, or
   for (const a of attemptViews(ledger, contract.name)) {
     if (!shown(a.lane)) continue
     const body = ledger.load<'attempt'>(ledger.get(a.id)!).body as AttemptBody
-    const branchTip = (await ws.readRef(`refs/heads/${body.branch}`)) ?? (await ws.readRef(`refs/research/rejected/${a.id}`)) ?? a.decision?.merge
+    // (its own branch: the record's `branch` is its writer's word, see assertOwnAttempt)
+    const branchTip = (await ws.readRef(`refs/heads/${attemptBranch(a.id)}`)) ?? (await ws.readRef(`refs/research/rejected/${a.id}`)) ?? a.decision?.merge
     const files = branchTip ? await editableFiles(ws, branchTip, contract, {skipTooLarge: true}) : []
     evidence.push({attempt: a.id, ordinal: a.ordinal, lane: a.lane, state: a.state, ...(body.reason ? {reason: body.reason} : {}), ...(a.splits.dev ? {dev: {...(a.splits.dev.mean !== undefined ? {mean: a.splits.dev.mean} : {}), outcome: Object.keys(a.splits.dev.outcomes).join(',')}} : {}), ...(a.splits.holdout?.mean !== undefined ? {holdout: {mean: a.splits.holdout.mean}} : {}), files})
   }

@@ -9,6 +9,7 @@ import type {Contract} from '../contracts/types.js'
 import type {Check} from '../loop/policy.js'
 import {evaluateAttempt, oneLine, type EvaluateOptions, type SplitEvaluation} from './evaluate.js'
 import type {SplitSummary} from './summary.js'
+import {assertOwnAttempt} from './keys.js'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 
@@ -66,6 +67,7 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
   if (!e || e.kind !== 'attempt') throw new NotFoundError('attempt', id, 'list attempts with `exp attempt list`')
   const attempt = ledger.load<'attempt'>(e).body as AttemptBody
   if (attempt.ordinal === 0) throw new ExpError('E_USAGE', `${id} is the baseline of ${attempt.contract.name}, not an attempt`, {hint: 'promote an attempt opened with `exp attempt new`'})
+  assertOwnAttempt(id, attempt)
   const previous = ledger.select({kinds: ['decision'], cites: id}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body as DecisionBody})).find(d => d.body.proposal === id)
   if (previous) return {attempt: id, decision: previous.id, verdict: previous.body.verdict, checks: previous.body.checks, reasons: previous.body.reasons, ...(previous.body.merge ? {merge: previous.body.merge.commit} : {}), ...(previous.body.rejected_ref ? {rejected_ref: previous.body.rejected_ref} : {})}
   const main = await ws.readRef(o.mainRef)

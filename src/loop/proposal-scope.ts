@@ -1,7 +1,7 @@
 import type {ProposalBody} from '../records/types.js'
 import type {Workspace} from '../workspace/port.js'
 import {checkScope, shownPath} from '../gate/scope.js'
-import {BoundaryError} from '../errors/index.js'
+import {BoundaryError, UntrustedEvidenceError} from '../errors/index.js'
 import {contractsAt} from '../contracts/load.js'
 
 /**
@@ -28,8 +28,22 @@ export async function proposalViolations(ws: Workspace, p: Pick<ProposalBody, 's
   })
 }
 
-/** Refuse a proposal whose branch changes more than its skill (proposalViolations). */
-export async function assertProposalScope(ws: Workspace, id: string, p: Pick<ProposalBody, 'skill' | 'base' | 'head'>): Promise<void> {
+/**
+ * Whether a proposal record's `branch` is one `exp propose` gives proposal <id>:
+ * `exp/proposal/<id>`, or `exp/proposal/<namespace>/<id>` in an experiment's namespace. The
+ * field is its writer's word, and a reject deletes that branch and an accept records it: a
+ * record naming `main` would have main deleted by the promotion that rejects it.
+ */
+export function ownProposalBranch(id: string, branch: string): boolean {
+  if (!branch.startsWith('exp/proposal/') || !branch.endsWith(`/${id}`)) return false
+  const parts = branch.split('/')
+  // (what git check-ref-format refuses in a component: control characters and space among them)
+  return parts.every(x => x !== '' && x !== '.' && x !== '..' && !x.endsWith('.lock') && !x.includes('@{') && ![...x].some(c => c <= ' ' || c === '\x7f' || '~^:?*[\\'.includes(c)))
+}
+
+/** Refuse a proposal whose branch is not its own (ownProposalBranch) or changes more than its skill (proposalViolations). */
+export async function assertProposalScope(ws: Workspace, id: string, p: Pick<ProposalBody, 'skill' | 'base' | 'head' | 'branch'>): Promise<void> {
+  if (!ownProposalBranch(id, p.branch)) throw new UntrustedEvidenceError(`proposal ${id} names branch ${JSON.stringify(p.branch)}, not one of its own (exp/proposal/[NAMESPACE/]${id}): \`exp propose\` did not write it (another lane's record?), so it is not evaluated or promoted`, 'make a proposal of your own with `exp propose SKILL`', {proposal: id, branch: p.branch})
   const v = await proposalViolations(ws, p)
   if (v.length) throw new BoundaryError(id, v, {what: 'proposal', hint: `a proposal's branch may change only skills/${p.skill}/SKILL.md, its PURPOSE.yaml and knowledge/<slug>.yaml: nothing was evaluated or promoted (make a new proposal from the skill change alone)`})
 }

@@ -157,6 +157,46 @@ t.test('records forged on a lane — a verdict that claims a score never measure
   t.match(fsck.stdout, /forged_decision/)
 })
 
+t.test("an attempt record another lane wrote naming the main branch: neither eval nor promote commits the user's edits onto main or deletes it", async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  const real = (await expJson<{record: {body: Record<string, unknown>}}>(['inspect', a.id, '--json'], {cwd: repo})).record.body
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  // the user's own uncommitted edit in main's checkout
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 0, "y": 0}\n')
+  const forgeries = [
+    {...real, branch: 'main', base: {commit: main, branch: 'main'}},
+    {...real, branch: 'main', ordinal: 2, base: {commit: main, branch: 'main'}, head: {commit: main}},
+  ]
+  for (const [i, body] of forgeries.entries()) {
+    const f = await exp(['append', 'attempt', '-', '--lane', 'mallory', '--key', `forged/${i}`], {cwd: repo, input: JSON.stringify(body)})
+    t.equal(f.code, 0, f.stderr)
+    const id = f.stdout.trim()
+    for (const cmd of [['attempt', 'eval', id], ['attempt', 'promote', id]]) {
+      const r = await exp(cmd, {cwd: repo})
+      t.equal(r.code, 5, `${cmd.slice(0, 2).join(' ')} refuses it: ${r.stderr}`)
+      t.match(r.stderr, /did not write it/)
+    }
+  }
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'main is where it was')
+  t.match(await git(repo, 'status', '--porcelain'), /^ M params\.json$/m, "the user's edit is still theirs, uncommitted")
+  t.equal((await exp(['attempt', 'list', '--json'], {cwd: repo})).code, 0)
+})
+
+t.test('which branches an attempt or a proposal record may name as its own', async t => {
+  const {ownProposalBranch} = await import('../../src/loop/proposal-scope.js')
+  const id = 'pr-0123456789abcdef01234567'
+  t.ok(ownProposalBranch(id, `exp/proposal/${id}`))
+  t.ok(ownProposalBranch(id, `exp/proposal/matrix/a/${id}`), 'an experiment namespace')
+  const {assertOwnAttempt} = await import('../../src/attempts/keys.js')
+  const at = 'at-0123456789abcdef01234567'
+  t.doesNotThrow(() => assertOwnAttempt(at, {branch: `exp/attempt/${at}`, ordinal: 3}))
+  t.doesNotThrow(() => assertOwnAttempt(at, {branch: 'gate/abc', ordinal: 0, head: {commit: 'a'.repeat(40)}}), 'the gate and baselines own no branch')
+  t.throws(() => assertOwnAttempt(at, {branch: `exp/attempt/${at}`, ordinal: 1, head: {commit: 'a'.repeat(40)}}), /names a fixed head commit/)
+  t.throws(() => assertOwnAttempt(at, {branch: 'master', ordinal: 1}), /names branch "master"/)
+  for (const b of ['main', 'master', `refs/heads/main`, `exp/proposal/x${id}`, `exp/proposal/../../main/${id}`, `exp/proposal//${id}`, `main/exp/proposal/${id}`, `exp/proposal/a b/${id}`]) t.notOk(ownProposalBranch(id, b), b)
+})
+
 t.test('a research agent that writes a token and forged trailers into its move: redacted in every record, one line in every commit message', async t => {
   const repo = await quadFixture(t)
   const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'agents')

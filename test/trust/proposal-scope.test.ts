@@ -10,6 +10,7 @@ import {loadAuthority} from '../../src/trust/load.js'
 import {Authority} from '../../src/trust/authority.js'
 import {proposalViolations} from '../../src/loop/proposal-scope.js'
 import type {ProposalBody} from '../../src/records/types.js'
+import {recordId} from '../../src/records/index.js'
 
 // Found attacking as the owner of another lane: a proposal record names its branch's commit,
 // and nothing checked what that commit changes. A branch whose skill was better carried a
@@ -27,8 +28,11 @@ async function smuggler(repo: string, store: {ledger(): Promise<import('../../sr
   await git(wt, 'commit', '-qm', `exp: propose ${body.skill}`)
   const commit = (await git(wt, 'rev-parse', 'HEAD')).trim()
   await git(repo, 'worktree', 'remove', '--force', wt)
-  await git(repo, 'update-ref', 'refs/heads/exp/proposal/evil', commit)
-  const r = await store.append({kind: 'proposal', body: {...body, branch: 'exp/proposal/evil', head: {...body.head, commit}}, cites: ledger.get(id)!.cites as string[]}, {lane: 'mallory'})
+  // (a keyed record's id is known before it is written: its branch is one of its own)
+  const key = `smuggled/${Object.keys(extra).join(',')}`
+  const branch = `exp/proposal/${recordId('proposal', '', key)}`
+  await git(repo, 'update-ref', `refs/heads/${branch}`, commit)
+  const r = await store.append({kind: 'proposal', key, body: {...body, branch, head: {...body.head, commit}}, cites: ledger.get(id)!.cites as string[]}, {lane: 'mallory'})
   return {id: r.id, commit}
 }
 
@@ -53,6 +57,21 @@ t.test('a proposal whose branch changes more than its skill is neither evaluated
   const other = (await proposalViolations(ws2, {...body, skill: 'other'})).join('\n')
   t.match(other, /protected path changed: \.research\/policy\.yaml/)
   t.match(other, /not a file a proposal of other writes: skills\/onboarding\/SKILL\.md/, "another skill's file is not the proposal's")
+})
+
+t.test("a proposal record naming the main branch as its own is neither evaluated nor promoted (a reject would delete main)", async t => {
+  const p = await pendingProposal(t, BAD)
+  const main = (await git(p.repo, 'rev-parse', 'main')).trim()
+  const ledger = await p.store.ledger()
+  const body = ledger.load<'proposal'>(ledger.get(p.proposal)!).body as ProposalBody
+  const forged = await p.store.append({kind: 'proposal', body: {...body, branch: 'main'}, cites: ledger.get(p.proposal)!.cites as string[]}, {lane: 'mallory'})
+  for (const args of [['eval', forged.id], ['promote', forged.id, '--lane', 'me']]) {
+    const r = await exp(args, {cwd: p.repo})
+    t.equal(r.code, 5, `exp ${args[0]}: ${r.stderr}`)
+    t.match(r.stderr, new RegExp(`proposal ${forged.id} names branch "main", not one of its own`))
+  }
+  t.equal((await git(p.repo, 'rev-parse', 'main')).trim(), main, 'main is where it was')
+  t.notOk((await p.store.ledger()).select({kinds: ['evaluation', 'decision'], cites: forged.id}).length, 'nothing was evaluated or decided')
 })
 
 t.test('an accept of a proposal whose branch changes more than its skill does not stand, nor does its merge', async t => {
