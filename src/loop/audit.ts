@@ -1,5 +1,5 @@
 import {parse as parseYaml} from '../vendor/yaml.js'
-import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
+import {assertResearchFile, digestOf, recordId, type ExpRecord} from '../records/index.js'
 import type {PromotionPolicy, ProposalBody, RecallBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
 import type {Ledger, RecordStore, RepoPaths} from '../store/index.js'
@@ -158,7 +158,8 @@ async function oneTrial(store: RecordStore, ws: Workspace, options: EvalRunOptio
   const file = skillPath(o.skill)
   const head = await ws.commitFiles({base: o.base, parents: [o.base], files: [{path: file, content: Buffer.from(text)}], message: `audit: null candidate ${o.trial} (${kind})\n`})
   const key = `audit-gate/${o.base}/${o.trial}`
-  const branch = `exp/proposal/audit-${o.trial}`
+  // (a proposal's branch is its own: exp/proposal/[NAMESPACE/]<id>, proposal-scope.ts)
+  const branch = `exp/proposal/audit/${recordId('proposal', '', key)}`
   await ws.moveRef(`refs/heads/${branch}`, head, await ws.readRef(`refs/heads/${branch}`))
   const body: ProposalBody = {
     skill: o.skill,
