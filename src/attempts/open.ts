@@ -73,6 +73,9 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
     // a new attempt's folder cannot be a work tree yet: said before its record is written
     if (o.path && existsSync(path.join(path.resolve(o.path), '.git'))) throw new WorktreeError(path.resolve(o.path), 'it is already a git work tree: an attempt needs a folder of its own')
     contract = await contractAt(ws, main, o.contract)
+    // what it cites must be there: a record is never rewritten, and a typo would be a dangling cite forever
+    if (o.hypothesis !== undefined && ledger.get(o.hypothesis)?.kind !== 'hypothesis') throw new NotFoundError('hypothesis', o.hypothesis, 'list hypotheses with `exp hypotheses`; sync first if it was recorded in another clone')
+    if (o.resumes !== undefined && ledger.get(o.resumes)?.kind !== 'attempt') throw new NotFoundError('attempt', o.resumes, 'list attempts with `exp attempt list`')
     const all = attemptsOf(ledger, o.contract)
     if (all.length >= contract.budget.max_attempts) throw new BudgetError(o.contract, `${all.length} of ${contract.budget.max_attempts} attempts made`)
     body = {

@@ -44,6 +44,18 @@ t.test('exp attempt new --path: never the repository, a folder inside it, or ano
 // Found reading `git worktree list` after a research run: every decided attempt left its work
 // tree behind under .git/exp/worktrees (a rejected one on a branch that no longer exists),
 // one full checkout per attempt.
+t.test('exp attempt new --hypothesis of an id that is not a hypothesis: refused, nothing recorded (a record is never rewritten)', async t => {
+  const repo = await quadFixture(t)
+  const note = await exp(['append', 'note', '-'], {cwd: repo, input: '{"text":"not a hypothesis"}'})
+  for (const id of ['hy-000000000000000000000000', note.stdout.trim()]) {
+    const r = await exp(['attempt', 'new', 'quad', '--hypothesis', id], {cwd: repo})
+    t.equal(r.code, 3, r.stderr)
+    t.match(r.stderr, new RegExp(`unknown hypothesis: ${id}`))
+  }
+  t.equal((await exp(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})).stdout.trim(), '[]', 'no attempt recorded')
+  t.equal((await git(repo, 'branch', '--list', 'exp/attempt/*')).trim(), '', 'no branch made')
+})
+
 t.test("a decided attempt's own work tree goes once everything in it is committed", async t => {
   const repo = await quadFixture(t)
   const open = async () => JSON.parse((await exp(['attempt', 'new', 'quad', '--json'], {cwd: repo})).stdout) as {id: string; path: string}
