@@ -1,6 +1,7 @@
 import type {Ledger} from '../store/index.js'
 import type {Ablation, UnitCredit} from '../matrix/ablate.js'
 import type {Blame} from '../projections/blame.js'
+import {mdText} from './format.js'
 
 /**
  * Ablation credit in the history views (docs/matrix.md, "Ablation"): the latest `exp ablate`
@@ -91,9 +92,9 @@ export function creditMarkdown(notes: readonly AblationNote[]): string {
   if (!notes.length) return ''
   const out = ['## Rule credit (`exp ablate`)', '']
   for (const n of notes) {
-    out.push(`### ${n.skill}@${n.version} with ${n.agent} (repeat ${n.repeat})`, '')
-    out.push(`| unit | lines | ${n.splits.join(' | ')} | removal | text |`, `| --- | --- | ${n.splits.map(() => '---').join(' | ')} | --- | --- |`)
-    for (const u of n.units) out.push(`| ${u.id} | ${u.lines.join(', ')} | ${n.splits.map(s => cell(u, s)).join(' | ')} | ${u.removal && u.kind === 'rule' ? 'candidate' : ''} | ${(u.kind === 'rule' ? u.text[0]!.trim() : `${u.text.length} line(s) of ${u.proposal}`).replace(/\|/g, '\\|')} |`)
+    out.push(`### ${mdText(`${n.skill}@${n.version} with ${n.agent} (repeat ${n.repeat})`)}`, '')
+    out.push(`| unit | lines | ${n.splits.map(mdText).join(' | ')} | removal | text |`, `| --- | --- | ${n.splits.map(() => '---').join(' | ')} | --- | --- |`)
+    for (const u of n.units) out.push(`| ${mdText(u.id)} | ${u.lines.join(', ')} | ${n.splits.map(s => mdText(cell(u, s))).join(' | ')} | ${u.removal && u.kind === 'rule' ? 'candidate' : ''} | ${mdText(u.kind === 'rule' ? u.text[0]!.trim() : `${u.text.length} line(s) of ${u.proposal}`)} |`)
     out.push('')
   }
   return out.join('\n')

@@ -4,15 +4,13 @@ import {dashboardLines} from './dashboard.js'
 import {renderMermaid} from './mermaid.js'
 import {renderForest} from './tree.js'
 import {versionNode} from './provenance-text.js'
-import {pct, short} from './format.js'
+import {mdText, pct, short} from './format.js'
 import type {ContractProvenance} from '../projections/contract-provenance.js'
 import {researchMarkdown} from './research.js'
 
 /** The file the Markdown report links for a skill's chart (written beside report.md). */
 export const chartFile = (skill: string) => `chart-${skill}.svg`
 
-/** A table cell: no pipe or newline may end it early. */
-const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ')
 const maybe = (x: number | undefined) => (x === undefined ? '–' : pct(x))
 
 /** A fence longer than any run of backticks inside, so no content can close it. */
@@ -36,9 +34,9 @@ function skillSection(s: SkillReport): string {
   parts.push('### Rejected proposals', '')
   if (!s.rejected.length) parts.push('None.', '')
   for (const r of s.rejected) {
-    parts.push(`- **${r.proposal}** (iteration ${r.iteration}, candidate v${r.version}), decision \`${r.decision}\`${r.rejected_ref ? `, patch kept at \`${r.rejected_ref}\`` : ''}`)
-    for (const l of r.lines) parts.push(`  - proposed: ${cell(l)}`)
-    for (const why of r.reasons) parts.push(`  - why: ${cell(why)}`)
+    parts.push(`- **${mdText(r.proposal)}** (iteration ${r.iteration}, candidate v${r.version}), decision ${mdText(r.decision)}${r.rejected_ref ? `, patch kept at ${mdText(r.rejected_ref)}` : ''}`)
+    for (const l of r.lines) parts.push(`  - proposed: ${mdText(l)}`)
+    for (const why of r.reasons) parts.push(`  - why: ${mdText(why)}`)
   }
   parts.push('', '### Provenance', '', fenced('mermaid', renderMermaid(s.provenance, s.rejected.map(r => r.chain))), '', fenced('text', renderForest(s.provenance.versions.map(versionNode))), '')
   return parts.join('\n')
@@ -55,11 +53,11 @@ const num = (x: number | undefined) => (x === undefined ? '–' : String(x))
 
 /** A research contract: its versions on main (dev and held-out against the baseline) and its rejected attempts. */
 function contractSection(c: ContractProvenance): string {
-  const out = [`## Contract ${c.contract}`, '', `v${c.main.version} on main; ${c.versions.length - 1} promotion(s), ${c.rejected.length} rejected attempt(s).`, '', '| version | attempt | what | dev | held-out | |', '| --- | --- | --- | --- | --- | --- |']
-  for (const v of c.versions.slice(1)) out.push(`| v${v.version} | #${v.attempt?.ordinal ?? '?'} \`${v.attempt?.id ?? v.missing.join(' ')}\` | ${v.attempt?.reason ?? ''} | ${num(v.dev?.baseline)} → ${num(v.dev?.mean)} | ${num(v.holdout?.baseline)} → ${num(v.holdout?.mean)} | ${v.unverified ? `**unverified**: ${v.unverified}` : 'promoted'} |`)
+  const out = [`## Contract ${mdText(c.contract)}`, '', `v${c.main.version} on main; ${c.versions.length - 1} promotion(s), ${c.rejected.length} rejected attempt(s).`, '', '| version | attempt | what | dev | held-out | |', '| --- | --- | --- | --- | --- | --- |']
+  for (const v of c.versions.slice(1)) out.push(`| v${v.version} | #${v.attempt?.ordinal ?? '?'} \`${v.attempt?.id ?? v.missing.join(' ')}\` | ${mdText(v.attempt?.reason ?? '')} | ${num(v.dev?.baseline)} → ${num(v.dev?.mean)} | ${num(v.holdout?.baseline)} → ${num(v.holdout?.mean)} | ${v.unverified ? `**unverified**: ${mdText(v.unverified)}` : 'promoted'} |`)
   if (c.rejected.length) {
     out.push('', 'Rejected:', '')
-    for (const r of c.rejected) out.push(`- #${r.ordinal} \`${r.id}\` (${r.lane})${r.reason ? ` ${r.reason}` : ''}: ${r.why}`)
+    for (const r of c.rejected) out.push(`- #${r.ordinal} \`${r.id}\` (${mdText(r.lane)})${r.reason ? ` ${mdText(r.reason)}` : ''}: ${mdText(r.why)}`)
   }
   return [...out, ''].join('\n')
 }

@@ -1,6 +1,6 @@
 import type {Ledger} from '../store/index.js'
 import {escapeHtml} from './escape.js'
-import {pct} from './format.js'
+import {mdText, pct} from './format.js'
 
 /** One arm of the latest `exp compare`, its numbers read from its own held-out evaluation record. */
 export interface ResearchArm {
@@ -117,15 +117,15 @@ const METRICS: [string, string][] = [['repeated_failure_rate', 'repeated-failure
 export function researchMarkdown(r: ResearchResults): string {
   const out: string[] = ['## Research questions', '']
   if (r.compare) {
-    out.push(`Latest \`exp compare\` (${r.compare.id}, note \`${r.compare.note}\`): held-out success per arm with 95% Wilson intervals.`, '', `![held-out success per arm](${COMPARE_CHART})`, '', '| arm | mode | held-out | 95% CI | passed / total | episodes |', '| --- | --- | ---: | --- | ---: | ---: |')
-    for (const a of r.compare.arms) out.push(`| ${a.arm} | ${a.mode} | ${pct(a.success)} | [${pct(a.ci[0])}, ${pct(a.ci[1])}] | ${a.passed} / ${a.total} | ${a.episodes} |`)
+    out.push(`Latest \`exp compare\` (${mdText(r.compare.id)}, note ${mdText(r.compare.note)}): held-out success per arm with 95% Wilson intervals.`, '', `![held-out success per arm](${COMPARE_CHART})`, '', '| arm | mode | held-out | 95% CI | passed / total | episodes |', '| --- | --- | ---: | --- | ---: | ---: |')
+    for (const a of r.compare.arms) out.push(`| ${mdText(a.arm)} | ${mdText(a.mode)} | ${pct(a.success)} | [${pct(a.ci[0])}, ${pct(a.ci[1])}] | ${a.passed} / ${a.total} | ${a.episodes} |`)
     out.push('')
-    for (const h of r.compare.hypotheses) out.push(`- **${h.id}: ${h.verdict}.** ${h.evidence}.`)
+    for (const h of r.compare.hypotheses) out.push(`- **${mdText(h.id)}: ${mdText(h.verdict)}.** ${mdText(h.evidence)}.`)
     out.push('')
   }
   if (r.gain) {
     const [c, o] = r.gain.sides
-    out.push(`**Experience Gain ${pts(r.gain.gain)} points** (\`exp gain\` ${r.gain.id}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].`, '', '| | closed_loop | off |', '| --- | ---: | ---: |')
+    out.push(`**Experience Gain ${pts(r.gain.gain)} points** (\`exp gain\` ${mdText(r.gain.id)}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].`, '', '| | closed_loop | off |', '| --- | ---: | ---: |')
     for (const [k, name] of METRICS) out.push(`| ${name} | ${rate(c!.metrics[k])} | ${rate(o!.metrics[k])} |`)
     out.push('')
   }

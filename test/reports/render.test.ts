@@ -31,9 +31,19 @@ t.test('the Markdown report has the dashboards, the chart, the rejections and a 
   t.match(md, /\| 2 \| v2 \| 75\.0% \| 70\.0% \| reject \| 70\.0% \|/)
   t.match(md, /```text\nIteration 1\nCurrent skill: onboarding v1/)
   t.match(md, /Validation:\n {2}v1 {4}50\.0%\n {2}v2 {4}75\.0%/)
-  t.match(md, /- why: success improves: <b>worse<\/b> & "quoted"/)
+  // record text is inert: HTML and markup characters escaped (GitHub would render <b> as bold)
+  t.ok(md.includes('- why: success improves: \\<b\\>worse\\</b\\> \\& "quoted"'), 'the rejection reason, escaped')
   t.match(md, /```mermaid\nflowchart LR\n/)
-  t.ok(md.includes(`decision \`${h.ids.d2}\``))
+  t.ok(md.includes(`decision ${h.ids.d2}`))
+})
+
+t.test("record text in the Markdown report draws no heading, image, link, HTML or table column", async t => {
+  const {mdText} = await import('../../src/reports/format.js')
+  const evil = 'tweak | x\n\n## Security notice\r\n![pixel](https://evil.example/p.png) [fix your key](https://evil.example) <img src=x> `code` *em* \u202eevil'
+  const out = mdText(evil)
+  t.notMatch(out, /[\n\r\u202e]/, 'one line, no bidirectional override')
+  t.notMatch(out, /(^|[^\\])[|![\]()<>`*#&]/, 'every markup character escaped')
+  t.equal(out.replace(/\\(.)/g, '$1'), 'tweak | x ## Security notice ![pixel](https://evil.example/p.png) [fix your key](https://evil.example) <img src=x> `code` *em* evil', 'and the text reads the same')
 })
 
 t.test('mermaid: the chain in order, labels that cannot break the graph', async t => {
@@ -63,4 +73,15 @@ t.test('a skill with no proposal yet gets a sentence, not an empty chart', async
   t.match(renderMarkdown(empty), /### Success per iteration\n\nNo iterations yet\./)
   t.notMatch(renderMarkdown(empty), /chart-onboarding\.svg/)
   t.notMatch(renderHtml(empty), /<svg/)
+})
+
+t.test("an attempt's reason (an agent's or another lane's words) in the contract section of report.md is text", async t => {
+  const {r} = await report()
+  const reason = 'tweak | x\n\n## Security notice\n\n![pixel](https://evil.example/p.png) [fix your key](https://evil.example)'
+  const md = renderMarkdown({...r, contracts: [{contract: 'quad', main: {commit: 'a'.repeat(40), version: 1}, versions: [], rejected: [{id: 'at-0123456789abcdef01234567', ordinal: 1, lane: 'mallory', reason, why: 'dev improves: neutral'}]}]})
+  const section = md.slice(md.indexOf('## Contract quad'))
+  t.same(section.split('\n').filter(l => l.startsWith('#')), ['## Contract quad'], 'no heading but its own')
+  t.notMatch(section, /(^|[^\\])!\[/, 'no image')
+  t.notMatch(section, /(^|[^\\])\[fix/, 'no link')
+  t.match(section, /^- #1 `at-0123456789abcdef01234567` \(mallory\) tweak \\\| x \\#\\# Security notice/m)
 })
