@@ -95,6 +95,6 @@ export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: 
     skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill, ...(o.trust ? {trust: o.trust} : {})}), rejected})
   }
   const contracts = (tip?.contracts ?? []).map(c => contractProvenance(ledger, mainline, c, o.trust)).filter(c => c.versions.length > 1 || c.rejected.length)
-  const research = researchResults(ledger)
+  const research = researchResults(ledger, o.trust)
   return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills, ...(contracts.length ? {contracts} : {}), ...(research ? {research} : {})}
 }

@@ -1,4 +1,11 @@
-import type {Ledger} from '../store/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
+import type {EvaluationBody} from '../records/types.js'
+import type {HistoryTrust} from '../projections/mainline.js'
+import type {VerifiedEpisode} from '../evals/runner/summary.js'
+import {compareRuns} from '../evals/compare.js'
+import {citedVerifications} from '../trust/evaluation.js'
+import {ARMS, type Arm} from '../loop/compare/arms.js'
+import {hypotheses as judge, pairwise, type ArmEpisodes} from '../loop/compare/verdicts.js'
 import {escapeHtml} from './escape.js'
 import {mdText, pct} from './format.js'
 
@@ -15,8 +22,9 @@ export interface ResearchArm {
 }
 
 export interface ResearchResults {
-  compare?: {id: string; note: string; arms: ResearchArm[]; hypotheses: {id: string; verdict: string; evidence: string}[]; pairs: {a: string; b: string; diff: number; mcnemar_p: number; bootstrap_ci: [number, number]}[]}
-  gain?: {id: string; note: string; gain: number; ci: [number, number]; mcnemar_p: number; pairs: number; sides: {mode: string; success: number; ci: [number, number]; metrics: Record<string, number | null>}[]}
+  /** `recomputed`: the paired tests and verdicts recomputed here from the verifications of the arms' held-out episodes (false: as the note states them, those being on a private lane this clone does not have) */
+  compare?: {id: string; note: string; arms: ResearchArm[]; hypotheses: {id: string; verdict: string; evidence: string}[]; pairs: {a: string; b: string; diff: number; mcnemar_p: number; bootstrap_ci: [number, number]}[]; recomputed: boolean}
+  gain?: {id: string; note: string; gain: number; ci: [number, number]; mcnemar_p: number; pairs: number; sides: {mode: string; success: number; ci: [number, number]; metrics: Record<string, number | null>}[]; recomputed: boolean}
 }
 
 interface NoteJson {
@@ -31,8 +39,8 @@ interface NoteJson {
   off?: {mode: string; namespace: string; evaluation: string; metrics: Record<string, number | null>}
 }
 
-/** The latest note of a kind (`compare` or `gain`) on its own lane (`cmp-<id>`, `gain-<id>`), parsed. */
-function latest(ledger: Ledger, kind: 'compare' | 'gain'): {id: string; note: string; json: NoteJson} | undefined {
+/** The notes of a kind (`compare` or `gain`) on their own lanes (`cmp-<id>`, `gain-<id>`), parsed, newest first. */
+function* newest(ledger: Ledger, kind: 'compare' | 'gain'): Generator<{id: string; note: string; json: NoteJson}> {
   const lane = kind === 'compare' ? 'cmp-' : 'gain-'
   const notes = ledger.select({kinds: ['note']}).filter(e => e.lane.startsWith(lane) && /^(cmp|gain)-[0-9a-f]{12}$/.test(e.lane))
   for (let i = notes.length - 1; i >= 0; i--) {
@@ -40,43 +48,94 @@ function latest(ledger: Ledger, kind: 'compare' | 'gain'): {id: string; note: st
     const m = /^(compare|gain) ([0-9a-f]{12}): (\{[\s\S]*\})$/.exec(text)
     if (!m || m[1] !== kind || notes[i]!.lane !== `${lane}${m[2]}`) continue
     try {
-      return {id: m[2]!, note: notes[i]!.id, json: JSON.parse(m[3]!) as NoteJson}
+      yield {id: m[2]!, note: notes[i]!.id, json: JSON.parse(m[3]!) as NoteJson}
     } catch {
       continue
     }
   }
-  return undefined
 }
 
 /**
- * The latest `exp compare` and `exp gain` results (pure, from the ledger): which arms, modes
- * and verdicts from the note each command records; every success rate and interval from the
- * arm's own held-out evaluation record, on the arm's own lane — an arm whose evaluation is
- * not there (or on another lane) is left out, whatever the note says.
+ * The latest `exp compare` and `exp gain` results (pure, from the ledger): which arms and
+ * modes from the note each command records; every success rate and interval from the arm's
+ * own held-out evaluation record, on the arm's own lane — an arm whose evaluation is not there
+ * (or on another lane), or does not stand (`trust`: it must recompute from the verifications
+ * it cites), is left out, whatever the note says. Any lane can write a note on lane `cmp-<id>`:
+ * so the paired tests and the verdicts are recomputed from the verifications of every arm's
+ * held-out episodes (the public evaluation is an aggregate; its details are on the lane's
+ * private ref in the clone that ran it), and are taken from the note (and said to be) only
+ * where this clone does not have them.
  */
-export function researchResults(ledger: Ledger): ResearchResults | undefined {
+export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'counts'>): ResearchResults | undefined {
   const out: ResearchResults = {}
+  const counts = (id: string) => !trust || trust.counts(id)
+  // the verifications of each episode an evaluation counts: its own, or, for a public held-out
+  // aggregate, those of the evaluation of the same manifest on the lane's private ref (where
+  // this clone ran it; another clone does not have it)
+  const episodesOf = (e: LedgerEntry, body: EvaluationBody): VerifiedEpisode[] | undefined => {
+    const own = citedVerifications(ledger, e, body)
+    if (own.length && own.length === body.total) return own
+    for (const p of ledger.select({kinds: ['evaluation'], lanes: [e.lane]})) {
+      if (!p.private || p.id === e.id || !counts(p.id)) continue
+      const pb = ledger.load<'evaluation'>(p).body
+      if (pb.manifest !== body.manifest || pb.total !== body.total || pb.passed !== body.passed) continue
+      const vs = citedVerifications(ledger, p, pb)
+      if (vs.length === pb.total) return vs
+    }
+    return undefined
+  }
   const evalOf = (id: string, lane: string) => {
     const e = ledger.get(id)
-    if (!e || e.kind !== 'evaluation' || e.lane !== lane) return undefined
-    return ledger.load<'evaluation'>(e).body
+    if (!e || e.kind !== 'evaluation' || e.lane !== lane || !counts(id)) return undefined
+    const body = ledger.load<'evaluation'>(e).body
+    return {body, verified: episodesOf(e, body)}
   }
-  const c = latest(ledger, 'compare')
-  if (c?.json.arms) {
+  // the newest note with an arm that stands (a note any lane wrote about nothing that stands hides nothing)
+  for (const c of newest(ledger, 'compare')) {
+    if (!c.json.arms) continue
     const arms: ResearchArm[] = []
+    const episodes: ArmEpisodes[] = []
+    let all = true
     for (const a of c.json.arms) {
-      const ev = evalOf(a.evaluation, a.namespace)
-      if (ev && a.namespace === `cmp-${c.id}-${a.arm}`) arms.push({arm: a.arm, mode: a.mode, success: ev.success_rate, ci: ev.ci as [number, number], passed: ev.passed, total: ev.total, episodes: a.episodes, evaluation: a.evaluation})
+      const ev = (ARMS as readonly string[]).includes(a.arm) && a.namespace === `cmp-${c.id}-${a.arm}` ? evalOf(a.evaluation, a.namespace) : undefined
+      if (!ev || arms.some(x => x.arm === a.arm)) continue
+      const b = ev.body
+      arms.push({arm: a.arm, mode: a.mode, success: b.success_rate, ci: b.ci as [number, number], passed: b.passed, total: b.total, episodes: a.episodes, evaluation: a.evaluation})
+      episodes.push({arm: a.arm as Arm, success: b.success_rate, ci: b.ci as [number, number], total: b.total, evaluation: a.evaluation, verified: ev.verified ?? []})
+      all &&= ev.verified !== undefined
     }
-    if (arms.length) out.compare = {id: c.id, note: c.note, arms, hypotheses: c.json.hypotheses ?? [], pairs: c.json.pairs ?? []}
+    if (arms.length) {
+      const pairs = all ? pairwise(episodes) : undefined
+      const hypotheses = pairs ? judge(episodes, pairs).map(h => ({id: h.id, verdict: h.verdict, evidence: h.evidence})) : (c.json.hypotheses ?? [])
+      out.compare = {id: c.id, note: c.note, arms, hypotheses, pairs: pairs ? pairs.map(p => ({a: p.a, b: p.b, diff: p.diff, mcnemar_p: p.mcnemar_p, bootstrap_ci: p.bootstrap_ci})) : (c.json.pairs ?? []), recomputed: all}
+      break
+    }
   }
-  const g = latest(ledger, 'gain')
-  if (g?.json.closed_loop && g.json.off) {
-    const sides = [g.json.closed_loop, g.json.off].map(s => ({s, ev: evalOf(s.evaluation, s.namespace)}))
-    if (sides.every(x => x.ev)) out.gain = {id: g.id, note: g.note, gain: sides[0]!.ev!.success_rate - sides[1]!.ev!.success_rate, ci: g.json.ci ?? [0, 0], mcnemar_p: g.json.mcnemar_p ?? 1, pairs: (g.json as {pairs?: number}).pairs ?? 0, sides: sides.map(x => ({mode: x.s.mode, success: x.ev!.success_rate, ci: x.ev!.ci as [number, number], metrics: x.s.metrics}))}
+  for (const g of newest(ledger, 'gain')) {
+    if (!g.json.closed_loop || !g.json.off) continue
+    const sides = [g.json.closed_loop, g.json.off].map((s, i) => ({s, ev: s.namespace === `gain-${g.id}-${i ? 'off' : 'closed_loop'}` ? evalOf(s.evaluation, s.namespace) : undefined}))
+    if (sides.every(x => x.ev)) {
+      const on: VerifiedEpisode[] | undefined = sides[0]!.ev!.verified
+      const off: VerifiedEpisode[] | undefined = sides[1]!.ev!.verified
+      const again = on && off ? compareRuns(sides[1]!.s.evaluation, off, on) : undefined
+      out.gain = {
+        id: g.id,
+        note: g.note,
+        gain: sides[0]!.ev!.body.success_rate - sides[1]!.ev!.body.success_rate,
+        ci: again ? (again.bootstrap_ci as [number, number]) : (g.json.ci ?? [0, 0]),
+        mcnemar_p: again ? again.mcnemar_p : (g.json.mcnemar_p ?? 1),
+        pairs: again ? again.wins + again.losses + again.ties : ((g.json as {pairs?: number}).pairs ?? 0),
+        sides: sides.map(x => ({mode: x.s.mode, success: x.ev!.body.success_rate, ci: x.ev!.body.ci as [number, number], metrics: x.s.metrics})),
+        recomputed: again !== undefined,
+      }
+      break
+    }
   }
   return out.compare || out.gain ? out : undefined
 }
+
+/** What a view says when the paired tests are the note's, not recomputed (a sealed held-out split). */
+export const AS_RECORDED = 'The paired tests and verdicts are as the note records them: the held-out episodes are on a private lane this clone does not have, so they are not recomputed here.'
 
 const W = 640
 const H = 300
@@ -122,12 +181,14 @@ export function researchMarkdown(r: ResearchResults): string {
     out.push('')
     for (const h of r.compare.hypotheses) out.push(`- **${mdText(h.id)}: ${mdText(h.verdict)}.** ${mdText(h.evidence)}.`)
     out.push('')
+    if (!r.compare.recomputed) out.push(AS_RECORDED, '')
   }
   if (r.gain) {
     const [c, o] = r.gain.sides
     out.push(`**Experience Gain ${pts(r.gain.gain)} points** (\`exp gain\` ${mdText(r.gain.id)}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].`, '', '| | closed_loop | off |', '| --- | ---: | ---: |')
     for (const [k, name] of METRICS) out.push(`| ${name} | ${rate(c!.metrics[k])} | ${rate(o!.metrics[k])} |`)
     out.push('')
+    if (!r.gain.recomputed) out.push(AS_RECORDED.replace('and verdicts are', 'are'), '')
   }
   return out.join('\n')
 }
@@ -140,11 +201,13 @@ export function researchHtml(r: ResearchResults): string {
     parts.push(`<p>Latest <code>exp compare</code> (${h(r.compare.id)}, note <code>${h(r.compare.note)}</code>): held-out success per arm with 95% Wilson intervals.</p>`, renderCompareChart(r.compare.arms, 'held-out success per arm'))
     parts.push(`<table><thead><tr><th>arm</th><th>mode</th><th>held-out</th><th>95% CI</th><th>passed / total</th><th>episodes</th></tr></thead><tbody>${r.compare.arms.map(a => `<tr><td>${h(a.arm)}</td><td>${h(a.mode)}</td><td>${pct(a.success)}</td><td>[${pct(a.ci[0])}, ${pct(a.ci[1])}]</td><td>${a.passed} / ${a.total}</td><td>${a.episodes}</td></tr>`).join('')}</tbody></table>`)
     parts.push(`<ul>${r.compare.hypotheses.map(x => `<li><strong>${h(x.id)}: ${h(x.verdict)}.</strong> ${h(x.evidence)}.</li>`).join('')}</ul>`)
+    if (!r.compare.recomputed) parts.push(`<p>${h(AS_RECORDED)}</p>`)
   }
   if (r.gain) {
     const [c, o] = r.gain.sides
     parts.push(`<p><strong>Experience Gain ${pts(r.gain.gain)} points</strong> (<code>exp gain</code> ${h(r.gain.id)}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].</p>`)
     parts.push(`<table><thead><tr><th></th><th>closed_loop</th><th>off</th></tr></thead><tbody>${METRICS.map(([k, name]) => `<tr><td>${h(name)}</td><td>${rate(c!.metrics[k])}</td><td>${rate(o!.metrics[k])}</td></tr>`).join('')}</tbody></table>`)
+    if (!r.gain.recomputed) parts.push(`<p>${h(AS_RECORDED.replace('and verdicts are', 'are'))}</p>`)
   }
   parts.push('</section>')
   return parts.join('\n')

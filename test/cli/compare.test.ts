@@ -88,6 +88,41 @@ t.test('exp compare --json: four arms, each isolated, with intervals, paired tes
   t.same(report.research?.compare?.arms.map(a => [a.arm, a.success]), r.arms.map(a => [a.arm, a.success]))
   t.ok(fs.existsSync(path.join(repo, 'results', 'chart-compare.svg')))
   t.match(fs.readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /## Research questions[\s\S]*chart-compare\.svg/)
+
+  // the attack: another lane writes a newer compare note whose arms' evaluations claim 99%
+  // (copies of the real ones, numbers changed) and whose verdicts say H1-H3 are supported
+  const fake = 'f'.repeat(12)
+  const arms: {arm: string; mode: string; episodes: number; evaluation: string; namespace: string}[] = []
+  for (const a of r.arms) {
+    const real = (await expJson<{record: {body: {total: number}; cites: string[]}}>(['inspect', a.evaluation], {cwd: repo})).record
+    const ev = await exp(['append', 'evaluation', '-', '--lane', `cmp-${fake}-${a.arm}`], {cwd: repo, input: JSON.stringify({body: {...real.body, success_rate: 0.99, passed: real.body.total}, cites: real.cites})})
+    t.equal(ev.code, 0, ev.stderr)
+    arms.push({arm: a.arm, mode: a.mode, episodes: a.episodes, evaluation: ev.stdout.trim(), namespace: `cmp-${fake}-${a.arm}`})
+  }
+  const text = `compare ${fake}: ${JSON.stringify({arms, hypotheses: ['H1', 'H2', 'H3'].map(id => ({id, verdict: 'supported', evidence: 'trust me'})), pairs: []})}`
+  t.equal((await exp(['append', 'note', '-', '--lane', `cmp-${fake}`], {cwd: repo, input: JSON.stringify({text})})).code, 0)
+  const after = await expJson<{research?: {compare?: {id: string; arms: {arm: string; success: number}[]; hypotheses: {evidence: string}[]; recomputed: boolean}}}>(['report'], {cwd: repo})
+  t.equal(after.research?.compare?.id, r.id, 'the report still shows the real compare: the forged arms do not stand')
+  t.same(after.research?.compare?.arms.map(a => [a.arm, a.success]), r.arms.map(a => [a.arm, a.success]))
+  t.notOk(after.research?.compare?.hypotheses.some(h => h.evidence === 'trust me'))
+  t.equal(after.research?.compare?.recomputed, true, 'the verdicts recomputed from the episodes on the private lanes of this clone')
+})
+
+t.test('the report recomputes the paired tests and verdicts from the held-out episodes; a clone without them shows the note\'s and says so', async t => {
+  const repo = await exampleRepo(t)
+  const r = await expJson<CompareJson>(['compare', ...SMALL, '--arms', 'baseline,compiler'], {cwd: repo})
+  const report = await expJson<{research?: {compare?: {id: string; recomputed: boolean; hypotheses: {id: string; verdict: string; evidence: string}[]; pairs: {a: string; b: string; mcnemar_p: number}[]}}}>(['report'], {cwd: repo})
+  const c = report.research!.compare!
+  t.equal(c.id, r.id)
+  t.equal(c.recomputed, true)
+  t.same(c.hypotheses, r.hypotheses.map(h => ({id: h.id, verdict: h.verdict, evidence: h.evidence})), 'the verdicts exp compare gave, recomputed')
+  // in a clone that lacks the private lanes, the note's verdicts, said to be the note's
+  for (const ref of (await git(repo, 'for-each-ref', '--format=%(refname)', 'refs/research/private/')).trim().split('\n')) await git(repo, 'update-ref', '-d', ref)
+  const bare = await expJson<{research?: {compare?: {recomputed: boolean; hypotheses: {verdict: string}[]}}}>(['report'], {cwd: repo})
+  t.equal(bare.research?.compare?.recomputed, false)
+  t.same(bare.research?.compare?.hypotheses.map(h => h.verdict), r.hypotheses.map(h => h.verdict))
+  t.match(fs.readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /as the note records them: the held-out episodes are on a private lane this clone does not have/)
+  t.same(c.pairs.map(p => [p.a, p.b, p.mcnemar_p]), r.pairs.map(p => [p.a, p.b, p.mcnemar_p]))
 })
 
 t.test('exp gain --json: the gain with its paired interval and the supporting metrics', async t => {
@@ -102,8 +137,9 @@ t.test('exp gain --json: the gain with its paired interval and the supporting me
   t.equal(r.off.metrics.train_runs, r.closed_loop.metrics.train_runs, 'the off side ran as many train runs as the closed loop')
   t.equal(r.off.metrics.hypotheses, 0, 'without memory nothing is proposed')
   t.equal(r.off.metrics.recalled_cited_rate, null)
-  const report = await expJson<{research?: {gain?: {gain: number}}}>(['report'], {cwd: repo})
+  const report = await expJson<{research?: {gain?: {gain: number; ci: [number, number]; mcnemar_p: number; pairs: number; recomputed: boolean}}}>(['report'], {cwd: repo})
   t.ok(Math.abs(report.research!.gain!.gain - r.gain) < 1e-6, 'exp report shows the gain')
+  t.match(report.research!.gain, {recomputed: true, ci: r.ci, mcnemar_p: r.mcnemar_p, pairs: r.pairs}, 'its interval and test recomputed from the paired episodes: the ones exp gain gave')
 })
 
 t.test('bad input (an unknown arm or memory mode, a sealed split without its key) is refused before anything is written', async t => {
