@@ -1,5 +1,6 @@
+import {randomBytes} from 'node:crypto'
 import {digestOf, recordId, type RecordDraft} from '../records/index.js'
-import type {Ledger} from '../store/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {EvolveOptions} from './evolve.js'
 
 /**
@@ -10,6 +11,11 @@ import type {EvolveOptions} from './evolve.js'
  * iteration (which decision, which main after it, how many episodes) and one when it is done.
  * They are written after the work they describe, so a run killed at any point finds the
  * last iteration it finished and goes on from the main that iteration left.
+ *
+ * Only the run's own lane counts: a key's id names no lane, so another lane can write a note
+ * under the key of a run it can predict (the identity is a digest of options anyone can
+ * guess) — "finished" before the run began. The notes are read from the run's lane alone, and
+ * a key whose id another lane's record holds is written salted (`<key>#<random>`).
  * The options below identify a run; the others (progress callbacks, event sinks) do not change what it does.
  */
 export type RunOptionsForIdentity = Pick<EvolveOptions, 'skill' | 'lane' | 'mainRef' | 'agent' | 'seed' | 'iterations' | 'trainRepeat' | 'evalRepeat' | 'maxRules' | 'exploreRate' | 'recall' | 'propose' | 'budgetEpisodes' | 'maxSteps' | 'memoryMode' | 'namespace'>
@@ -44,48 +50,66 @@ const noteId = (k: string) => recordId('note', '', k)
 const COMMIT = /\bmain ([0-9a-f]{40})\b/
 const EPISODES = /\b(\d+) new episode\(s\)/
 
-function textOf(ledger: Ledger, k: string): string | undefined {
-  const e = ledger.get(noteId(k))
-  return e ? ledger.load<'note'>(e).body.text : undefined
+type RunNote = {text: string; about?: string[]}
+
+/** The run's notes on its own lane, by key (a salted key under its key). */
+function notesOf(ledger: Ledger, identity: string, lane: string): Map<string, RunNote> {
+  const out = new Map<string, RunNote>()
+  const prefix = `evolve/${identity}/`
+  const own = (e: LedgerEntry) => e.kind === 'note' && e.lane === lane && !e.private
+  for (const e of [...ledger.select({kinds: ['note'], lanes: [lane], includePrivate: false}), ...ledger.duplicates.filter(own)]) {
+    const r = ledger.load<'note'>(e)
+    const k = r.key?.replace(/#[0-9a-f]+$/, '')
+    if (k?.startsWith(prefix) && !out.has(k)) out.set(k, r.body)
+  }
+  return out
 }
 
 /**
- * The latest generation of the run with this identity, and how far it got. With `next`, a
- * finished latest generation gives a fresh one (`exp evolve --continue`).
+ * The latest generation of the run with this identity on `lane`, and how far it got. With
+ * `next`, a finished latest generation gives a fresh one (`exp evolve --continue`).
  */
-export function readRun(ledger: Ledger, identity: string, o: {next?: boolean} = {}): RunState {
+export function readRun(ledger: Ledger, identity: string, lane: string, o: {next?: boolean} = {}): RunState {
+  const notes = notesOf(ledger, identity, lane)
   let generation = 1
-  while (ledger.get(noteId(key(identity, generation + 1)))) generation++
-  const state = readGeneration(ledger, identity, generation)
+  while (notes.has(key(identity, generation + 1))) generation++
+  const state = readGeneration(notes, identity, generation)
   if (o.next && state.finished) return {identity, generation: generation + 1, iterations: []}
   return state
 }
 
-function readGeneration(ledger: Ledger, identity: string, generation: number): RunState {
-  const start = textOf(ledger, key(identity, generation))
-  if (start === undefined) return {identity, generation, iterations: []}
+function readGeneration(notes: Map<string, RunNote>, identity: string, generation: number): RunState {
+  const start = notes.get(key(identity, generation))?.text
+  const from = start === undefined ? undefined : COMMIT.exec(start)?.[1]
+  if (from === undefined) return {identity, generation, iterations: []}
   const iterations: RunIteration[] = []
   for (let i = 1; ; i++) {
-    const e = ledger.get(noteId(key(identity, generation, i)))
-    if (!e) break
-    const body = ledger.load<'note'>(e).body
+    const body = notes.get(key(identity, generation, i))
+    const main = body && COMMIT.exec(body.text)?.[1]
+    if (!body || !main) break
     const decision = body.about?.find(id => id.startsWith('dc-'))
     const note = /: no decision \((.*)\); main /.exec(body.text)?.[1]
-    iterations.push({iteration: i, main: COMMIT.exec(body.text)![1]!, episodes: Number(EPISODES.exec(body.text)?.[1] ?? 0), ...(decision ? {decision} : {}), ...(note ? {note} : {})})
+    iterations.push({iteration: i, main, episodes: Number(EPISODES.exec(body.text)?.[1] ?? 0), ...(decision ? {decision} : {}), ...(note ? {note} : {})})
   }
-  const done = textOf(ledger, key(identity, generation, 'done'))
-  return {identity, generation, start: COMMIT.exec(start)![1]!, iterations, ...(done !== undefined ? {finished: {...(/ stopped: (.*)$/.exec(done) ? {stopped: / stopped: (.*)$/.exec(done)![1]!} : {})}} : {})}
+  const done = notes.get(key(identity, generation, 'done'))?.text
+  return {identity, generation, start: from, iterations, ...(done !== undefined ? {finished: {...(/ stopped: (.*)$/.exec(done) ? {stopped: / stopped: (.*)$/.exec(done)![1]!} : {})}} : {})}
 }
 
-export function startNote(s: RunState, o: {skill: string; lane: string; iterations: number; start: string}): RecordDraft<'note'> {
-  return {kind: 'note', key: key(s.identity, s.generation), body: {text: `evolve run ${s.identity}/${s.generation} started: ${o.iterations} iteration(s) of ${o.skill} on lane ${o.lane} from main ${o.start}`, action: 'comment'}}
+/** The key a run's note is written under on `lane`: its own, or salted when another lane's record holds its id. */
+function ownKey(ledger: Ledger, k: string, lane: string): string {
+  const e = ledger.get(noteId(k))
+  return !e || e.lane === lane ? k : `${k}#${randomBytes(6).toString('hex')}`
 }
 
-export function iterationNote(s: RunState, it: RunIteration, total: number): RecordDraft<'note'> {
+export function startNote(ledger: Ledger, s: RunState, o: {skill: string; lane: string; iterations: number; start: string}): RecordDraft<'note'> {
+  return {kind: 'note', key: ownKey(ledger, key(s.identity, s.generation), o.lane), body: {text: `evolve run ${s.identity}/${s.generation} started: ${o.iterations} iteration(s) of ${o.skill} on lane ${o.lane} from main ${o.start}`, action: 'comment'}}
+}
+
+export function iterationNote(ledger: Ledger, lane: string, s: RunState, it: RunIteration, total: number): RecordDraft<'note'> {
   const what = it.decision ? `decision ${it.decision}` : `no decision (${it.note ?? 'no candidate'})`
-  return {kind: 'note', key: key(s.identity, s.generation, it.iteration), body: {text: `evolve run ${s.identity}/${s.generation}, iteration ${it.iteration} of ${total}: ${what}; main ${it.main} after ${it.episodes} new episode(s)`, about: it.decision ? [it.decision] : [], action: 'comment'}, cites: it.decision ? [it.decision] : []}
+  return {kind: 'note', key: ownKey(ledger, key(s.identity, s.generation, it.iteration), lane), body: {text: `evolve run ${s.identity}/${s.generation}, iteration ${it.iteration} of ${total}: ${what}; main ${it.main} after ${it.episodes} new episode(s)`, about: it.decision ? [it.decision] : [], action: 'comment'}, cites: it.decision ? [it.decision] : []}
 }
 
-export function doneNote(s: RunState, o: {iterations: number; promoted: number; rejected: number; stopped?: string}): RecordDraft<'note'> {
-  return {kind: 'note', key: key(s.identity, s.generation, 'done'), body: {text: `evolve run ${s.identity}/${s.generation} finished after ${o.iterations} iteration(s): promoted ${o.promoted}, rejected ${o.rejected}${o.stopped ? `; stopped: ${o.stopped}` : ''}`, action: 'comment'}}
+export function doneNote(ledger: Ledger, lane: string, s: RunState, o: {iterations: number; promoted: number; rejected: number; stopped?: string}): RecordDraft<'note'> {
+  return {kind: 'note', key: ownKey(ledger, key(s.identity, s.generation, 'done'), lane), body: {text: `evolve run ${s.identity}/${s.generation} finished after ${o.iterations} iteration(s): promoted ${o.promoted}, rejected ${o.rejected}${o.stopped ? `; stopped: ${o.stopped}` : ''}`, action: 'comment'}}
 }

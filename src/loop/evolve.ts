@@ -156,12 +156,12 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
     const dirty = await ws.exclusive(() => ws.dirtyFiles(mainDir))
     if (dirty.length) throw new ExpError('E_DIRTY_TREE', `${o.mainRef.replace('refs/heads/', '')} is checked out and has uncommitted changes: ${dirty.slice(0, 5).join(', ')}`, {hint: 'commit or stash them, then run exp evolve again (its promotions update the work tree like git merge)'})
   }
-  let state = readRun(await store.ledger(), identity, {next: o.continue})
+  let state = readRun(await store.ledger(), identity, o.lane, {next: o.continue})
   const resumed = state.iterations.length
   const finishedBefore = !!state.finished
   if (state.start === undefined) {
     const first = await tip()
-    await store.append(startNote(state, {skill: o.skill, lane: o.lane, iterations: o.iterations, start: first}), {lane: o.lane, now: o.now})
+    await store.append(startNote(await store.ledger(), state, {skill: o.skill, lane: o.lane, iterations: o.iterations, start: first}), {lane: o.lane, now: o.now})
     state = {...state, start: first}
   }
   const start = state.start!
@@ -200,7 +200,7 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
     }
     let last: {blob: string; recall?: string; train: RunResult; mined: MineResult} | undefined
     const record = async (it: RunIteration) => {
-      await store.append(iterationNote(state, it, o.iterations), {lane: o.lane, now: o.now})
+      await store.append(iterationNote(await store.ledger(), o.lane, state, it, o.iterations), {lane: o.lane, now: o.now})
       state = {...state, iterations: [...state.iterations, it]}
     }
     for (let i = state.iterations.length + 1; !finishedBefore && !stopped && i <= o.iterations; i++) {
@@ -440,7 +440,7 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
     const holdoutAfter = await holdoutOf(after)
     const reached = reached85(reports, holdoutBefore)
     const levels = reachedLevels(reports, holdoutBefore)
-    if (!finishedBefore) await store.append(doneNote(state, {iterations: reports.length, promoted, rejected, stopped}), {lane: o.lane, now: o.now})
+    if (!finishedBefore) await store.append(doneNote(await store.ledger(), o.lane, state, {iterations: reports.length, promoted, rejected, stopped}), {lane: o.lane, now: o.now})
     const result: EvolveResult = {
       lane: o.lane,
       iterations: reports,
