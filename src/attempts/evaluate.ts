@@ -14,7 +14,7 @@ import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '.
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
 import {makeRedactor, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
-import {assertOwnAttempt, attemptId, baselineKey, observationId, observationKey, verdictId} from './keys.js'
+import {assertOwnAttempt, attemptId, baselineKey, laneKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
 import {summarizeSplit, type SplitSummary} from './summary.js'
 
@@ -71,14 +71,14 @@ async function harnessDigest(ws: Workspace, commit: string, contract: Contract):
   return hit
 }
 
-function latest(ledger: Ledger, attempt: string, tree: string, split: ContractSplit, rep: number): {retry: number; verdict?: Judgement; observation?: {id: string; body: ObservationBody}} {
+function latest(ledger: Ledger, attempt: string, tree: string, split: ContractSplit, rep: number, lane: string): {retry: number; verdict?: Judgement; observation?: {id: string; body: ObservationBody}} {
   let found: ReturnType<typeof latest> = {retry: -1}
   for (let retry = 0; ; retry++) {
-    const oid = observationId(observationKey(attempt, tree, split, rep, retry))
-    const o = ledger.get(oid)
+    // only this lane's runs are reused (keys.ts, ownEntry)
+    const o = ownEntry(ledger, 'observation', observationKey(attempt, tree, split, rep, retry), lane)
     if (!o) return found
-    const v = ledger.get(verdictId(oid))
-    found = {retry, observation: {id: oid, body: ledger.load<'observation'>(o).body as ObservationBody}, ...(v ? {verdict: {id: v.id, body: ledger.load<'verdict'>(v).body as VerdictBody}} : {})}
+    const v = ownEntry(ledger, 'verdict', verdictKey(o.id), lane)
+    found = {retry, observation: {id: o.id, body: ledger.load<'observation'>(o).body as ObservationBody}, ...(v ? {verdict: {id: v.id, body: ledger.load<'verdict'>(v).body as VerdictBody}} : {})}
   }
 }
 
@@ -113,7 +113,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   // a resumed evaluation runs the repetitions it had not reached with the resumed timeout too
   let longer: number | undefined
   for (let rep = 0; rep < spec.repetitions; rep++) {
-    const before = latest(await store.ledger(), id, tree, o.split, rep)
+    const before = latest(await store.ledger(), id, tree, o.split, rep, o.lane)
     const v = before.verdict
     const resume = v?.body.needs_retry && v.body.needs_retry.resume.action !== 'abandon'
     if (v && !resume) {
@@ -171,13 +171,14 @@ async function baselineOf(store: RecordStore, ws: Workspace, attempt: AttemptBod
   if (contract.baseline.value !== undefined) return {value: contract.baseline.value, verdicts: []}
   const commit = contract.baseline.revision ? ((await ws.resolve(contract.baseline.revision)) ?? attempt.base.commit) : attempt.base.commit
   const key = o.nonce ? `${baselineKey(contract.name, commit)}/${o.nonce}` : baselineKey(contract.name, commit)
-  const id = attemptId(key)
   const body: AttemptBody = {contract: attempt.contract, branch: attempt.base.branch ?? 'main', base: {commit, ...(attempt.base.branch ? {branch: attempt.base.branch} : {})}, ordinal: 0, reason: `the baseline of ${contract.name} at ${commit.slice(0, 12)}`}
   // lanes of one repository evaluate a shared baseline one at a time: the second finds it recorded
   return store.exclusive(`baseline-${contract.name}`, async () => {
-    await store.append({kind: 'attempt', key, body, cites: []}, {lane: o.lane, now: o.now}).catch(e => {
-      if (!(e instanceof ConflictError)) throw e
-    })
+    // the baseline's record is the same for every lane; another under its key is not it (keys.ts)
+    const draft: RecordDraft<'attempt'> = {kind: 'attempt', key, body, cites: []}
+    const held = (await store.ledger()).get(attemptId(key))
+    const own = held && held.digest !== prepare(draft).digest ? {...draft, key: laneKey(key, o.lane)} : draft
+    const id = (await store.append(own, {lane: o.lane, now: o.now})).id
     const r = await evaluateAttempt(store, ws, id, o)
     return {attempt: id, verdicts: r.verdicts}
   }, {timeoutMs: 30 * 60_000})
@@ -251,19 +252,22 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
       await ws.removeWorktree(checkout)
     }
   }
-  const key = observationKey(r.id, r.tree, o.split, r.rep, r.retry)
+  // under this lane's own keys where another lane holds them (keys.ts, ownKey)
+  const before = await store.ledger()
+  const key = ownKey(before, 'observation', observationKey(r.id, r.tree, o.split, r.rep, r.retry), o.lane)
   const obs: RecordDraft<'observation'> = {kind: 'observation', key, body, cites: [r.id], ...(wallMs === undefined ? {} : {volatile: {duration_ms: wallMs}})}
   const p = prepare(obs)
   const judged = judgeObservation(body, r.contract, r.baseValue === undefined ? undefined : {value: r.baseValue, ...(r.baseVerdict ? {verdict: r.baseVerdict} : {})})
   const verdict: VerdictBody = {observation: p.id, observation_digest: p.digest, attempt: r.id, contract: body.contract, split: o.split, repetition: r.rep, source: body.source, evaluator: r.evaluator, ...judged}
-  const vdraft: RecordDraft<'verdict'> = {kind: 'verdict', key: `verdict/${p.id}`, body: verdict, cites: [p.id, r.id, ...(r.baseVerdict ? [r.baseVerdict] : [])]}
+  const vdraft: RecordDraft<'verdict'> = {kind: 'verdict', key: ownKey(before, 'verdict', verdictKey(p.id), o.lane), body: verdict, cites: [p.id, r.id, ...(r.baseVerdict ? [r.baseVerdict] : [])]}
+  const vid = prepare(vdraft).id
   try {
     await store.appendBatch([obs, vdraft], {lane: o.lane, now: o.now})
   } catch (e) {
-    // another process recorded this very run first (a shared baseline): theirs stands
+    // another process of this lane recorded this very run first (a shared baseline): its stands
     if (!(e instanceof ConflictError)) throw e
     const l = await store.ledger()
-    const v = l.get(verdictId(p.id))
+    const v = ownEntry(l, 'verdict', verdictKey(p.id), o.lane)
     if (v) return {id: v.id, body: l.load<'verdict'>(v).body as VerdictBody}
     throw e
   }
@@ -271,5 +275,5 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
     const text = `diagnostics of ${p.id} (${o.split} #${r.rep}): stdout and stderr tails, redacted\n--- stdout\n${diagnostics.stdout}\n--- stderr\n${diagnostics.stderr}`.slice(0, 90_000)
     await store.append({kind: 'note', body: {text, about: [p.id]}, cites: [p.id]}, {lane: o.lane, private: true, now: o.now})
   }
-  return {id: verdictId(p.id), body: verdict}
+  return {id: vid, body: verdict}
 }

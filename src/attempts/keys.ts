@@ -1,4 +1,5 @@
-import {recordId} from '../records/index.js'
+import {recordId, type Kind} from '../records/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
 import {UntrustedEvidenceError} from '../errors/index.js'
 
 /**
@@ -16,6 +17,31 @@ export const observationId = (key: string) => recordId('observation', '', key)
 export const verdictId = (observation: string) => recordId('verdict', '', verdictKey(observation))
 
 export const attemptBranch = (id: string) => `exp/attempt/${id}`
+
+/**
+ * The evidence a lane reuses is its own. A keyed record's id names no lane, and the keys of a
+ * contract's runs are public or guessable (a baseline's: the contract, the base commit and its
+ * tree): another lane could write observations and verdicts under them first — a baseline that
+ * scored -10, so that an attempt changing nothing was accepted and merged. So a run is looked
+ * up under its key on the evaluating lane only, and where another lane's record holds the
+ * key's id, it is written (and found) under the key salted with the lane.
+ */
+export const laneKey = (key: string, lane: string) => `${key}@lane/${lane}`
+
+/** The record of `lane` under `key` (or its lane-salted key), if there is one. */
+export function ownEntry(ledger: Ledger, kind: Kind, key: string, lane: string): LedgerEntry | undefined {
+  for (const k of [key, laneKey(key, lane)]) {
+    const e = ledger.get(recordId(kind, '', k))
+    if (e && e.lane === lane && !e.private) return e
+  }
+  return undefined
+}
+
+/** The key `lane` writes a record of `key` under: the key, unless another lane's record holds its id. */
+export function ownKey(ledger: Ledger, kind: Kind, key: string, lane: string): string {
+  const e = ledger.get(recordId(kind, '', key))
+  return !e || (e.lane === lane && !e.private) ? key : laneKey(key, lane)
+}
 
 /**
  * Refuse an attempt record that exp did not open: any lane can append one naming any branch

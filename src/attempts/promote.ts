@@ -138,7 +138,8 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
 /** An attempt that crossed its boundary: its recorded (invalid) dev verdicts, without running anything. */
 async function evaluateAttemptRecorded(store: RecordStore, ws: Workspace, id: string, o: AttemptPromoteOptions): Promise<SplitEvaluation> {
   const ledger = await store.ledger()
-  const verdicts = ledger.select({kinds: ['verdict'], cites: id}).map(x => ({id: x.id, body: ledger.load<'verdict'>(x).body})).filter(v => v.body.attempt === id && v.body.split === 'dev')
+  // (this lane's own: keys.ts, ownEntry)
+  const verdicts = ledger.select({kinds: ['verdict'], cites: id, lanes: [o.lane], includePrivate: false}).map(x => ({id: x.id, body: ledger.load<'verdict'>(x).body})).filter(v => v.body.attempt === id && v.body.split === 'dev')
   const last = verdicts[verdicts.length - 1]
   const commit = last?.body.source?.commit ?? (await ws.readRef(o.mainRef))!
   return {attempt: id, split: 'dev', source: {commit, tree: last?.body.source?.tree ?? ''}, boundary: {clean: false, changed: []}, verdicts, baseline: {verdicts: []}, summary: {repetitions: verdicts.length, valid: 0, failed: verdicts.length, needs_retry: [], outcome: 'invalid', reason: 'the attempt crossed its contract\'s boundary'}, ran: 0}

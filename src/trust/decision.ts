@@ -27,7 +27,7 @@ export function checkDecision(ledger: Ledger, id: string, input: TrustInput, sta
     if (!s.ok) return bad(`it rests on evaluation ${ev}, which does not stand: ${s.reason}`)
     if (ledger.get(ev)?.kind === 'evaluation') evals.push({id: ev, body: ledger.load<'evaluation'>(ledger.get(ev)!).body as EvaluationBody})
   }
-  if (d.proposal.startsWith('at-')) return d.verdict === 'reject' ? {ok: true, level: 'verified'} : checkAttemptDecision(ledger, d, input)
+  if (d.proposal.startsWith('at-')) return d.verdict === 'reject' ? {ok: true, level: 'verified'} : checkAttemptDecision(ledger, d, input, e.lane)
   for (const x of evals) if (x.body.proposal !== undefined && x.body.proposal !== d.proposal) return bad(`evaluation ${x.id} is of proposal ${x.body.proposal}, not ${d.proposal}`)
   if (d.verdict === 'reject') return {ok: true, level: 'verified'}
   const beyond = input.proposalScopes?.get(d.proposal)

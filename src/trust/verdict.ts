@@ -51,10 +51,14 @@ export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, stan
 }
 
 /** An accept of an attempt: what the contract's promotion policy gives on the verdicts the decision rests on. */
-export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: TrustInput): Standing {
+export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: TrustInput, lane: string): Standing {
   const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
   const contract = input.contracts?.get(d.policy.digest)
   if (!contract) return bad(`the contract it names (${d.policy.digest.slice(0, 19)}…) is not in this repository`)
+  // a measurement cannot be recomputed: an accept rests on its own lane's (attempts/keys.ts,
+  // ownEntry: another lane's baseline that scored -10 made an attempt changing nothing better)
+  const foreign = d.evaluations.map(id => ledger.get(id)!).find(v => v.lane !== lane || v.private)
+  if (foreign) return bad(`it rests on verdict ${foreign.id} of lane ${foreign.lane}: an accept rests on the measurements of its own lane`)
   const verdicts = d.evaluations.map(id => ({id, body: ledger.load<'verdict'>(ledger.get(id)!).body as VerdictBody}))
   const mine = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt === d.proposal && v.body.split === split))
   const theirs = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt !== d.proposal && v.body.split === split))

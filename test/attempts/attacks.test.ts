@@ -3,9 +3,10 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {exp, expJson} from '../helpers/cli.js'
-import {GIT_ENV, git} from '../helpers/repo.js'
+import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
+import {prepare, recordDigest, schemaTag, type Kind, type RecordDraft} from '../../src/records/index.js'
 
 /**
  * Attacks by an attempt's author or agent on a contract whose editable scope holds code the
@@ -183,6 +184,61 @@ t.test("an attempt record another lane wrote naming the main branch: neither eva
   t.equal((await exp(['attempt', 'list', '--json'], {cwd: repo})).code, 0)
 })
 
+t.test("a baseline another lane planted under the baseline's public keys (scoring -10) makes no attempt better: a lane reuses and rests on its own measurements", async t => {
+  const repo = await quadFixture(t)
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  // the attacker measures the baseline at main in a copy of the repository (same commits, same keys), then lowers every score
+  const scout = path.join(tempDir(t), 'scout')
+  fs.cpSync(repo, scout, {recursive: true})
+  const s0 = await expJson<{id: string}>(['attempt', 'new', 'quad', '--lane', 'scout'], {cwd: scout})
+  for (const split of ['dev', 'holdout']) t.equal((await exp(['attempt', 'eval', s0.id, '--split', split, '--lane', 'scout'], {cwd: scout})).code, 0)
+  const ledger = JSON.parse((await exp(['ledger', '--json'], {cwd: scout})).stdout) as {kind: Kind; id: string; key?: string; body: Record<string, unknown> & {attempt?: string; metrics?: Record<string, number>; metric?: {value: number}; verified_metrics?: Record<string, number>; observation?: string; observation_digest?: string}; cites: string[]}[]
+  const base = ledger.find(r => r.kind === 'attempt' && r.key!.startsWith('baseline/'))!
+  const forged: object[] = [{kind: 'attempt', key: base.key, body: base.body, cites: base.cites}]
+  const digests = new Map<string, string>()
+  for (const r of ledger.filter(r => r.kind === 'observation' && r.body.attempt === base.id)) {
+    const body = structuredClone(r.body)
+    body.metrics!.score = -10
+    const d = {kind: 'observation' as const, key: r.key, body, cites: r.cites}
+    digests.set(r.id, recordDigest({...d, schema: schemaTag('observation')}))
+    forged.push(d)
+  }
+  for (const r of ledger.filter(r => r.kind === 'verdict' && r.body.attempt === base.id)) {
+    const body = structuredClone(r.body)
+    body.metric!.value = -10
+    if (body.verified_metrics) body.verified_metrics.score = -10
+    body.observation_digest = digests.get(body.observation!)
+    forged.push({kind: 'verdict', key: r.key, body, cites: r.cites})
+  }
+  t.equal(forged.length, 1 + 2 * digests.size, 'the baseline, and an observation and a verdict per repetition of both splits')
+  const file = path.join(repo, '.git', 'forged.jsonl')
+  fs.writeFileSync(file, forged.map(f => JSON.stringify(f)).join('\n') + '\n')
+  const planted = await exp(['append', '--batch', file, '--lane', 'mallory'], {cwd: repo})
+  t.equal(planted.code, 0, planted.stderr)
+
+  // alice opens an attempt, changes nothing, and asks for its promotion
+  const a = await expJson<{id: string}>(['attempt', 'new', 'quad', '--lane', 'alice'], {cwd: repo})
+  const ho = await expJson<{verdicts: {id: string}[]; baseline: {verdicts: {id: string}[]}}>(['attempt', 'eval', a.id, '--split', 'holdout', '--lane', 'alice'], {cwd: repo})
+  const r = await expJson<{verdict: string; checks: {name: string; passed: boolean; detail: string}[]}>(['attempt', 'promote', a.id, '--lane', 'alice'], {cwd: repo})
+  t.equal(r.verdict, 'reject', 'measured against its own baseline, changing nothing is no improvement')
+  t.match(r.checks.find(c => c.name === 'dev improves')?.detail, /neutral/)
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'main did not move')
+  const mallory = new Set(forged.map(f => prepare(f as RecordDraft).id))
+  t.notOk(ho.baseline.verdicts.some(v => mallory.has(v.id)), "alice's evaluation reused none of the planted verdicts")
+
+  // an accept resting on the planted baseline (written by hand on alice's lane) does not stand
+  const all = JSON.parse((await exp(['ledger', '--json'], {cwd: repo})).stdout) as {kind: string; id: string; lane: string; body: {attempt?: string; split?: string; contract?: {digest: string}}}[]
+  const mine = all.filter(x => x.kind === 'verdict' && x.body.attempt === a.id).map(x => x.id)
+  const theirs = all.filter(x => x.kind === 'verdict' && x.lane === 'mallory').map(x => x.id)
+  const digest = all.find(x => x.kind === 'verdict' && x.body.attempt === a.id)!.body.contract!.digest
+  const blob = (await git(repo, 'rev-parse', 'main:.research/contracts/quad.yaml')).trim()
+  const decision = {proposal: a.id, verdict: 'accept', policy: {version: 'contract@2', digest, path: '.research/contracts/quad.yaml', blob}, evaluations: [...mine, ...theirs], checks: [], reasons: ['-10 -> better'], regressions: []}
+  t.equal((await exp(['append', 'decision', '-', '--lane', 'alice'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id, ...mine, ...theirs]})})).code, 0)
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.not(fsck.code, 0)
+  t.match(fsck.stdout, /forged_decision[^\n]*rests on verdict vd-[0-9a-f]+ of lane mallory: an accept rests on the measurements of its own lane/)
+})
+
 t.test('which branches an attempt or a proposal record may name as its own', async t => {
   const {ownProposalBranch} = await import('../../src/loop/proposal-scope.js')
   const id = 'pr-0123456789abcdef01234567'
@@ -234,7 +290,8 @@ for (const main of ['main', 'master']) {
     const merge = (await git(repo, 'rev-parse', 'HEAD')).trim()
     const blob = (await git(repo, 'rev-parse', `${main}:.research/contracts/quad.yaml`)).trim()
     const decision = {proposal: a.id, verdict: 'accept', policy: {version: 'contract@2', digest, path: '.research/contracts/quad.yaml', blob}, evaluations: evidence, checks: [], reasons: ['the real verdicts of another commit'], regressions: [], merge: {commit: merge, branch: a.branch}}
-    const d = await exp(['append', 'decision', '-', '--lane', 'evil'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id, ...evidence]})})
+    // (on the lane whose verdicts it cites: from another lane it would not stand for that alone)
+    const d = await exp(['append', 'decision', '-'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id, ...evidence]})})
     t.equal(d.code, 0, d.stderr)
     const fsck = await exp(['fsck', '--json'], {cwd: repo})
     t.not(fsck.code, 0, 'fsck fails')
