@@ -2,7 +2,7 @@ import path from 'node:path'
 import type {AttemptBody} from '../records/types.js'
 import type {Ledger, RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {BudgetError, InvalidInputError, NotFoundError, WorktreeError} from '../errors/index.js'
+import {BudgetError, ExpError, InvalidInputError, NotFoundError, WorktreeError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {attemptBranch, attemptId, attemptKey} from './keys.js'
@@ -60,7 +60,16 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   }
   const ledger = await store.ledger()
   const mine = attemptsOf(ledger, o.contract, o.lane)
-  const ordinal = o.ordinal ?? Math.max(0, ...mine.map(a => a.body.ordinal)) + 1
+  // an id another lane's record holds (written first under this lane's key) is not this lane's
+  // attempt: the next ordinal is taken instead, and an --ordinal that names one is refused
+  const foreign = (n: number) => {
+    const e = ledger.get(attemptId(attemptKey(o.contract, o.lane, n)))
+    return e && e.lane !== o.lane ? e : undefined
+  }
+  let ordinal = o.ordinal ?? Math.max(0, ...mine.map(a => a.body.ordinal)) + 1
+  const held = o.ordinal !== undefined ? foreign(ordinal) : undefined
+  if (held) throw new ExpError('E_CONFLICT', `attempt #${ordinal} of ${o.contract} on lane ${o.lane} would be ${held.id}, and lane ${held.lane} holds that id with a record of its own: it is not this lane's attempt`, {data: {id: held.id, lane: held.lane}, hint: 'leave out --ordinal: the next ordinal whose id is free is taken'})
+  while (foreign(ordinal)) ordinal++
   const key = attemptKey(o.contract, o.lane, ordinal)
   const id = attemptId(key)
   const have = ledger.get(id)

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {exp} from '../helpers/cli.js'
+import {exp, expJson} from '../helpers/cli.js'
 import {git, tempDir} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 
@@ -54,6 +54,24 @@ t.test('exp attempt new --hypothesis of an id that is not a hypothesis: refused,
   }
   t.equal((await exp(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})).stdout.trim(), '[]', 'no attempt recorded')
   t.equal((await git(repo, 'branch', '--list', 'exp/attempt/*')).trim(), '', 'no branch made')
+})
+
+t.test("an attempt id another lane took first under this lane's key is not this lane's attempt: the next ordinal is used, an --ordinal naming it is refused", async t => {
+  const repo = await quadFixture(t)
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  // lane mallory writes a record under alice's next attempt key, on another base
+  const real = await expJson<{id: string}>(['attempt', 'new', 'quad', '--lane', 'scout'], {cwd: repo})
+  const body = (await expJson<{record: {body: Record<string, unknown>}}>(['inspect', real.id, '--json'], {cwd: repo})).record.body
+  const {attemptId, attemptKey, attemptBranch} = await import('../../src/attempts/keys.js')
+  const squatted = attemptId(attemptKey('quad', 'alice', 1))
+  const planted = await exp(['append', 'attempt', '-', '--lane', 'mallory', '--key', attemptKey('quad', 'alice', 1)], {cwd: repo, input: JSON.stringify({...body, branch: attemptBranch(squatted), base: {commit: main, branch: 'elsewhere'}, reason: 'planted'})})
+  t.equal(planted.stdout.trim(), squatted, planted.stderr)
+  const a = await expJson<{id: string; ordinal: number}>(['attempt', 'new', 'quad', '--lane', 'alice'], {cwd: repo})
+  t.equal(a.ordinal, 2, 'the next ordinal')
+  t.not(a.id, squatted)
+  const refused = await exp(['attempt', 'new', 'quad', '--lane', 'alice', '--ordinal', '1'], {cwd: repo})
+  t.equal(refused.code, 4, refused.stderr)
+  t.match(refused.stderr, /lane mallory holds that id with a record of its own: it is not this lane's attempt/)
 })
 
 t.test("a decided attempt's own work tree goes once everything in it is committed", async t => {
