@@ -5,7 +5,7 @@ import {execFile} from 'node:child_process'
 import type {AttemptBody, HypothesisBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {BoundaryError, BudgetError, ExpError, FileTooLargeError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
+import {BoundaryError, BudgetError, ConflictError, ExpError, FileTooLargeError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import {publicContract, type Contract} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
@@ -163,8 +163,17 @@ async function pick(store: RecordStore, ws: Workspace, contract: Contract, ordin
       conditions: [`contract ${contract.name} at ${task.files.map(f => f.path).join(', ')}`],
       mechanism_family: contract.name,
     }
-    // the same move on the same main is the same hypothesis, whichever lane proposes it
-    const id = (await store.append({kind: 'hypothesis', key: `research/${contract.name}/${await ws.readRef(o.mainRef)}/${moveKey(move)}`, body: hyp, cites: []}, {lane: o.lane, ...(o.now ? {now: o.now} : {})})).id
+    // the same move on the same main is the same hypothesis, whichever lane proposes it; another
+    // lane that recorded it first in other words (another agent's, or a record planted under
+    // its key) holds it: another move, as when it is claimed
+    const recorded = await store.append({kind: 'hypothesis', key: `research/${contract.name}/${await ws.readRef(o.mainRef)}/${moveKey(move)}`, body: hyp, cites: []}, {lane: o.lane, ...(o.now ? {now: o.now} : {})}).catch((e: unknown) => {
+      if (!(e instanceof ConflictError)) throw e
+      say(`  ${move.reason}: lane ${String((e.data as {lane?: string}).lane ?? 'another')} recorded this move on this main first, in other words; another move`)
+      exclude.push(moveKey(move), fileKey(move.edits ?? []))
+      return undefined
+    })
+    if (!recorded) continue
+    const id = recorded.id
     try {
       await claimHypothesis(store, {hypothesis: id, lane: o.lane, ttlSeconds: o.claimTtlSeconds ?? 3600, now: o.now ?? (() => new Date())})
       return {move, hypothesis: id}

@@ -239,6 +239,23 @@ t.test("a baseline another lane planted under the baseline's public keys (scorin
   t.match(fsck.stdout, /forged_decision[^\n]*rests on verdict vd-[0-9a-f]+ of lane mallory: an accept rests on the measurements of its own lane/)
 })
 
+t.test('a hypothesis another lane recorded first under a move\'s key, in other words, makes the research loop try another move, not fail', async t => {
+  const repo = await quadFixture(t)
+  // the move the search agent makes first, and its key, learned in a copy
+  const scout = path.join(tempDir(t), 'scout')
+  fs.cpSync(repo, scout, {recursive: true})
+  t.equal((await exp(['research', 'quad', '--agent', 'search', '--attempts', '1', '--lane', 'scout'], {cwd: scout})).code, 0)
+  const first = (JSON.parse((await exp(['ledger', '--kind', 'hypothesis', '--json'], {cwd: scout})).stdout) as {key: string; body: Record<string, unknown>}[])[0]!
+  const planted = await exp(['append', 'hypothesis', '-', '--lane', 'mallory', '--key', first.key], {cwd: repo, input: JSON.stringify({...first.body, statement: 'planted'})})
+  t.equal(planted.code, 0, planted.stderr)
+  const r = await exp(['research', 'quad', '--agent', 'search', '--attempts', '1', '--lane', 'alice'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout + r.stderr, /lane mallory recorded this move on this main first, in other words; another move/)
+  const hyps = JSON.parse((await exp(['ledger', '--kind', 'hypothesis', '--lane', 'alice', '--json'], {cwd: repo})).stdout) as {key: string}[]
+  t.equal(hyps.length, 1, 'alice recorded another move')
+  t.not(hyps[0]!.key, first.key)
+})
+
 t.test('which branches an attempt or a proposal record may name as its own', async t => {
   const {ownProposalBranch} = await import('../../src/loop/proposal-scope.js')
   const id = 'pr-0123456789abcdef01234567'
