@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import type {AttemptBody, ObservationBody, VerdictBody} from '../records/types.js'
-import {prepare, type RecordDraft} from '../records/index.js'
+import {laneKey, prepare, type RecordDraft} from '../records/index.js'
 import {REJECTED_PREFIX, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, ConflictError, NotFoundError} from '../errors/index.js'
@@ -14,7 +14,7 @@ import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '.
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
 import {makeRedactor, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
-import {assertOwnAttempt, attemptId, baselineKey, laneKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
+import {assertOwnAttempt, attemptId, baselineKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
 import {summarizeSplit, type SplitSummary} from './summary.js'
 

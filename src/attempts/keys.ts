@@ -1,4 +1,4 @@
-import {recordId, type Kind} from '../records/index.js'
+import {laneKey, recordId, type Kind} from '../records/index.js'
 import type {Ledger, LedgerEntry} from '../store/index.js'
 import {UntrustedEvidenceError} from '../errors/index.js'
 
@@ -24,9 +24,8 @@ export const attemptBranch = (id: string) => `exp/attempt/${id}`
  * tree): another lane could write observations and verdicts under them first — a baseline that
  * scored -10, so that an attempt changing nothing was accepted and merged. So a run is looked
  * up under its key on the evaluating lane only, and where another lane's record holds the
- * key's id, it is written (and found) under the key salted with the lane.
+ * key's id, it is written (and found) under the key salted with the lane (laneKey).
  */
-export const laneKey = (key: string, lane: string) => `${key}@lane/${lane}`
 
 /** The record of `lane` under `key` (or its lane-salted key), if there is one. */
 export function ownEntry(ledger: Ledger, kind: Kind, key: string, lane: string): LedgerEntry | undefined {

@@ -1,5 +1,4 @@
-import {randomBytes} from 'node:crypto'
-import {digestOf, recordId, type RecordDraft} from '../records/index.js'
+import {digestOf, laneKey, recordId, type RecordDraft} from '../records/index.js'
 import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {EvolveOptions} from './evolve.js'
 
@@ -15,7 +14,7 @@ import type {EvolveOptions} from './evolve.js'
  * Only the run's own lane counts: a key's id names no lane, so another lane can write a note
  * under the key of a run it can predict (the identity is a digest of options anyone can
  * guess) — "finished" before the run began. The notes are read from the run's lane alone, and
- * a key whose id another lane's record holds is written salted (`<key>#<random>`).
+ * a key whose id another lane's record holds is written salted with the lane (laneKey).
  * The options below identify a run; the others (progress callbacks, event sinks) do not change what it does.
  */
 export type RunOptionsForIdentity = Pick<EvolveOptions, 'skill' | 'lane' | 'mainRef' | 'agent' | 'seed' | 'iterations' | 'trainRepeat' | 'evalRepeat' | 'maxRules' | 'exploreRate' | 'recall' | 'propose' | 'budgetEpisodes' | 'maxSteps' | 'memoryMode' | 'namespace'>
@@ -52,14 +51,15 @@ const EPISODES = /\b(\d+) new episode\(s\)/
 
 type RunNote = {text: string; about?: string[]}
 
-/** The run's notes on its own lane, by key (a salted key under its key). */
+/** The run's notes on its own lane, by key (a lane-salted key under its key). */
 function notesOf(ledger: Ledger, identity: string, lane: string): Map<string, RunNote> {
   const out = new Map<string, RunNote>()
   const prefix = `evolve/${identity}/`
   const own = (e: LedgerEntry) => e.kind === 'note' && e.lane === lane && !e.private
   for (const e of [...ledger.select({kinds: ['note'], lanes: [lane], includePrivate: false}), ...ledger.duplicates.filter(own)]) {
     const r = ledger.load<'note'>(e)
-    const k = r.key?.replace(/#[0-9a-f]+$/, '')
+    const salt = laneKey('', lane)
+    const k = r.key?.endsWith(salt) ? r.key.slice(0, -salt.length) : r.key
     if (k?.startsWith(prefix) && !out.has(k)) out.set(k, r.body)
   }
   return out
@@ -95,10 +95,10 @@ function readGeneration(notes: Map<string, RunNote>, identity: string, generatio
   return {identity, generation, start: from, iterations, ...(done !== undefined ? {finished: {...(/ stopped: (.*)$/.exec(done) ? {stopped: / stopped: (.*)$/.exec(done)![1]!} : {})}} : {})}
 }
 
-/** The key a run's note is written under on `lane`: its own, or salted when another lane's record holds its id. */
+/** The key a run's note is written under on `lane`: its own, or salted with the lane when another lane's record holds its id. */
 function ownKey(ledger: Ledger, k: string, lane: string): string {
   const e = ledger.get(noteId(k))
-  return !e || e.lane === lane ? k : `${k}#${randomBytes(6).toString('hex')}`
+  return !e || e.lane === lane ? k : laneKey(k, lane)
 }
 
 export function startNote(ledger: Ledger, s: RunState, o: {skill: string; lane: string; iterations: number; start: string}): RecordDraft<'note'> {

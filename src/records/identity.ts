@@ -34,6 +34,16 @@ export function recordDigest(d: DigestFields): string {
   return `sha256:${sha256Hex(canonicalJson(digestSubject(d)))}`
 }
 
+/**
+ * A key salted with a lane. A keyed record's id names no lane, so another lane can hold the id
+ * of a record this lane will write (a forged record, another lane's run of the same
+ * experiment, one planted under a guessable key); the lane then writes, and finds, its own
+ * under this key (the episode runner, a contract's runs, an evolve run's notes).
+ */
+export function laneKey(key: string, lane: string): string {
+  return `${key}@${lane}`
+}
+
 /** id = kind prefix + 24 hex: of sha256("key\0kind\0key") when keyed, else of the content digest. */
 export function recordId(kind: Kind, digest: string, key?: string): string {
   const hex = key === undefined ? digest.slice('sha256:'.length) : sha256Hex(`key\0${kind}\0${key}`)

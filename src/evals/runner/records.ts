@@ -22,12 +22,10 @@ export function manifestDraft(body: ManifestBody): RecordDraft<'manifest'> {
 
 /**
  * A second key for an episode whose own key is taken by a record that does not stand
- * (forged, or judged by another evaluator): the honest lane records under its own salt,
- * so a bad record can neither be reused nor block the episode forever.
+ * (forged, or judged by another evaluator): the honest lane records under its own salt
+ * (records/identity.ts), so a bad record can neither be reused nor block the episode forever.
  */
-export function laneKey(key: string, lane: string): string {
-  return `${key}@${lane}`
-}
+export {laneKey} from '../../records/identity.js'
 
 /**
  * A third key, for an episode whose own key and lane key are both taken by other bytes: the
