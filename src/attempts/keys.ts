@@ -27,11 +27,20 @@ export const attemptBranch = (id: string) => `exp/attempt/${id}`
  * key's id, it is written (and found) under the key salted with the lane (laneKey).
  */
 
+/**
+ * Whether `lane` holds the record `e` stands for: `e` is on it, or a copy with the same bytes
+ * is (two clones that measured the same run alike and synced: the ledger shows one copy).
+ */
+export function onLane(ledger: Ledger, e: LedgerEntry, lane: string): boolean {
+  const mine = (x: LedgerEntry) => x.lane === lane && !x.private
+  return mine(e) || ledger.duplicates.some(d => d.id === e.id && d.digest === e.digest && mine(d))
+}
+
 /** The record of `lane` under `key` (or its lane-salted key), if there is one. */
 export function ownEntry(ledger: Ledger, kind: Kind, key: string, lane: string): LedgerEntry | undefined {
   for (const k of [key, laneKey(key, lane)]) {
     const e = ledger.get(recordId(kind, '', k))
-    if (e && e.lane === lane && !e.private) return e
+    if (e && onLane(ledger, e, lane)) return e
   }
   return undefined
 }
@@ -39,7 +48,7 @@ export function ownEntry(ledger: Ledger, kind: Kind, key: string, lane: string):
 /** The key `lane` writes a record of `key` under: the key, unless another lane's record holds its id. */
 export function ownKey(ledger: Ledger, kind: Kind, key: string, lane: string): string {
   const e = ledger.get(recordId(kind, '', key))
-  return !e || (e.lane === lane && !e.private) ? key : laneKey(key, lane)
+  return !e || onLane(ledger, e, lane) ? key : laneKey(key, lane)
 }
 
 /**

@@ -3,6 +3,7 @@ import type {DecisionBody, ObservationBody, VerdictBody} from '../records/types.
 import type {Ledger} from '../store/index.js'
 import {judgeObservation} from '../evals/evaluator/command.js'
 import {attemptChecks} from '../attempts/promote.js'
+import {onLane} from '../attempts/keys.js'
 import {crossedBoundary, summarizeSplit} from '../attempts/summary.js'
 import {signature} from './evaluation.js'
 import type {Standing, TrustInput} from './types.js'
@@ -57,7 +58,7 @@ export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: Tru
   if (!contract) return bad(`the contract it names (${d.policy.digest.slice(0, 19)}…) is not in this repository`)
   // a measurement cannot be recomputed: an accept rests on its own lane's (attempts/keys.ts,
   // ownEntry: another lane's baseline that scored -10 made an attempt changing nothing better)
-  const foreign = d.evaluations.map(id => ledger.get(id)!).find(v => v.lane !== lane || v.private)
+  const foreign = d.evaluations.map(id => ledger.get(id)!).find(v => !onLane(ledger, v, lane))
   if (foreign) return bad(`it rests on verdict ${foreign.id} of lane ${foreign.lane}: an accept rests on the measurements of its own lane`)
   const verdicts = d.evaluations.map(id => ({id, body: ledger.load<'verdict'>(ledger.get(id)!).body as VerdictBody}))
   const mine = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt === d.proposal && v.body.split === split))

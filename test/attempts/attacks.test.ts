@@ -239,6 +239,25 @@ t.test("a baseline another lane planted under the baseline's public keys (scorin
   t.match(fsck.stdout, /forged_decision[^\n]*rests on verdict vd-[0-9a-f]+ of lane mallory: an accept rests on the measurements of its own lane/)
 })
 
+t.test('two clones that measured the same baseline alike and synced: each lane\'s accept still stands on its own copy', async t => {
+  const a = await quadFixture(t)
+  const b = path.join(tempDir(t), 'b')
+  fs.cpSync(a, b, {recursive: true})
+  // lane a measures the baseline at main in clone a; lane b, in clone b, measures it too and promotes an attempt
+  const x = await expJson<{id: string}>(['attempt', 'new', 'quad', '--lane', 'a'], {cwd: a})
+  t.equal((await exp(['attempt', 'eval', x.id, '--lane', 'a'], {cwd: a})).code, 0)
+  const y = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad', '--lane', 'b'], {cwd: b})
+  fs.writeFileSync(path.join(y.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const r = await expJson<{verdict: string}>(['attempt', 'promote', y.id, '--lane', 'b'], {cwd: b})
+  t.equal(r.verdict, 'accept')
+  // clone a takes clone b's lane and main: the baseline's records are in both lanes, byte for byte
+  await git(a, 'fetch', '-q', b, '+refs/research/lanes/b:refs/research/lanes/b', '+main:refs/heads/from-b')
+  const ledger = JSON.parse((await exp(['ledger', '--json'], {cwd: a})).stdout) as {id: string; lane: string}[]
+  t.ok(ledger.some(e => e.lane === 'b'))
+  const fsck = await exp(['fsck', '--json', '--main', 'from-b'], {cwd: a})
+  t.equal(fsck.code, 0, `the accept stands: ${fsck.stdout.slice(0, 600)}`)
+})
+
 t.test('a hypothesis another lane recorded first under a move\'s key, in other words, makes the research loop try another move, not fail', async t => {
   const repo = await quadFixture(t)
   // the move the search agent makes first, and its key, learned in a copy
