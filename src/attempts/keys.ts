@@ -1,5 +1,4 @@
-import {laneKey, recordId, type Kind} from '../records/index.js'
-import type {Ledger, LedgerEntry} from '../store/index.js'
+import {recordId} from '../records/index.js'
 import {UntrustedEvidenceError} from '../errors/index.js'
 
 /**
@@ -19,37 +18,13 @@ export const verdictId = (observation: string) => recordId('verdict', '', verdic
 export const attemptBranch = (id: string) => `exp/attempt/${id}`
 
 /**
- * The evidence a lane reuses is its own. A keyed record's id names no lane, and the keys of a
- * contract's runs are public or guessable (a baseline's: the contract, the base commit and its
- * tree): another lane could write observations and verdicts under them first — a baseline that
- * scored -10, so that an attempt changing nothing was accepted and merged. So a run is looked
- * up under its key on the evaluating lane only, and where another lane's record holds the
- * key's id, it is written (and found) under the key salted with the lane (laneKey).
+ * The evidence a lane reuses is its own. The keys of a contract's runs are public or guessable
+ * (a baseline's: the contract, the base commit and its tree): another lane could write
+ * observations and verdicts under them first — a baseline that scored -10, so that an attempt
+ * changing nothing was accepted and merged. So a run is looked up and written with the store's
+ * own-lane helpers (src/store/own.ts: ownEntry, ownKey, onLane).
  */
-
-/**
- * Whether `lane` holds the record `e` stands for: `e` is on it, or a copy with the same bytes
- * is (two clones that measured the same run alike and synced: the ledger shows one copy).
- */
-export function onLane(ledger: Ledger, e: LedgerEntry, lane: string): boolean {
-  const mine = (x: LedgerEntry) => x.lane === lane && !x.private
-  return mine(e) || ledger.duplicates.some(d => d.id === e.id && d.digest === e.digest && mine(d))
-}
-
-/** The record of `lane` under `key` (or its lane-salted key), if there is one. */
-export function ownEntry(ledger: Ledger, kind: Kind, key: string, lane: string): LedgerEntry | undefined {
-  for (const k of [key, laneKey(key, lane)]) {
-    const e = ledger.get(recordId(kind, '', k))
-    if (e && onLane(ledger, e, lane)) return e
-  }
-  return undefined
-}
-
-/** The key `lane` writes a record of `key` under: the key, unless another lane's record holds its id. */
-export function ownKey(ledger: Ledger, kind: Kind, key: string, lane: string): string {
-  const e = ledger.get(recordId(kind, '', key))
-  return !e || onLane(ledger, e, lane) ? key : laneKey(key, lane)
-}
+export {onLane, ownEntry, ownKey} from '../store/own.js'
 
 /**
  * Refuse an attempt record that exp did not open: any lane can append one naming any branch

@@ -1,5 +1,5 @@
-import {digestOf, laneKey, recordId, type RecordDraft} from '../records/index.js'
-import type {Ledger, LedgerEntry} from '../store/index.js'
+import {digestOf, laneKey, type RecordDraft} from '../records/index.js'
+import {ownKey, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {EvolveOptions} from './evolve.js'
 
 /**
@@ -45,7 +45,6 @@ export function runIdentity(o: RunOptionsForIdentity): string {
 }
 
 const key = (identity: string, generation: number, part?: string | number) => `evolve/${identity}/${generation}${part === undefined ? '' : `/${part}`}`
-const noteId = (k: string) => recordId('note', '', k)
 const COMMIT = /\bmain ([0-9a-f]{40})\b/
 const EPISODES = /\b(\d+) new episode\(s\)/
 
@@ -55,10 +54,11 @@ type RunNote = {text: string; about?: string[]}
 function notesOf(ledger: Ledger, identity: string, lane: string): Map<string, RunNote> {
   const out = new Map<string, RunNote>()
   const prefix = `evolve/${identity}/`
+  const salt = laneKey('', lane)
   const own = (e: LedgerEntry) => e.kind === 'note' && e.lane === lane && !e.private
+  // (a copy of another lane's record with the same bytes is this lane's too: src/store/own.ts)
   for (const e of [...ledger.select({kinds: ['note'], lanes: [lane], includePrivate: false}), ...ledger.duplicates.filter(own)]) {
     const r = ledger.load<'note'>(e)
-    const salt = laneKey('', lane)
     const k = r.key?.endsWith(salt) ? r.key.slice(0, -salt.length) : r.key
     if (k?.startsWith(prefix) && !out.has(k)) out.set(k, r.body)
   }
@@ -95,21 +95,15 @@ function readGeneration(notes: Map<string, RunNote>, identity: string, generatio
   return {identity, generation, start: from, iterations, ...(done !== undefined ? {finished: {...(/ stopped: (.*)$/.exec(done) ? {stopped: / stopped: (.*)$/.exec(done)![1]!} : {})}} : {})}
 }
 
-/** The key a run's note is written under on `lane`: its own, or salted with the lane when another lane's record holds its id. */
-function ownKey(ledger: Ledger, k: string, lane: string): string {
-  const e = ledger.get(noteId(k))
-  return !e || e.lane === lane ? k : laneKey(k, lane)
-}
-
 export function startNote(ledger: Ledger, s: RunState, o: {skill: string; lane: string; iterations: number; start: string}): RecordDraft<'note'> {
-  return {kind: 'note', key: ownKey(ledger, key(s.identity, s.generation), o.lane), body: {text: `evolve run ${s.identity}/${s.generation} started: ${o.iterations} iteration(s) of ${o.skill} on lane ${o.lane} from main ${o.start}`, action: 'comment'}}
+  return {kind: 'note', key: ownKey(ledger, 'note', key(s.identity, s.generation), o.lane), body: {text: `evolve run ${s.identity}/${s.generation} started: ${o.iterations} iteration(s) of ${o.skill} on lane ${o.lane} from main ${o.start}`, action: 'comment'}}
 }
 
 export function iterationNote(ledger: Ledger, lane: string, s: RunState, it: RunIteration, total: number): RecordDraft<'note'> {
   const what = it.decision ? `decision ${it.decision}` : `no decision (${it.note ?? 'no candidate'})`
-  return {kind: 'note', key: ownKey(ledger, key(s.identity, s.generation, it.iteration), lane), body: {text: `evolve run ${s.identity}/${s.generation}, iteration ${it.iteration} of ${total}: ${what}; main ${it.main} after ${it.episodes} new episode(s)`, about: it.decision ? [it.decision] : [], action: 'comment'}, cites: it.decision ? [it.decision] : []}
+  return {kind: 'note', key: ownKey(ledger, 'note', key(s.identity, s.generation, it.iteration), lane), body: {text: `evolve run ${s.identity}/${s.generation}, iteration ${it.iteration} of ${total}: ${what}; main ${it.main} after ${it.episodes} new episode(s)`, about: it.decision ? [it.decision] : [], action: 'comment'}, cites: it.decision ? [it.decision] : []}
 }
 
 export function doneNote(ledger: Ledger, lane: string, s: RunState, o: {iterations: number; promoted: number; rejected: number; stopped?: string}): RecordDraft<'note'> {
-  return {kind: 'note', key: ownKey(ledger, key(s.identity, s.generation, 'done'), lane), body: {text: `evolve run ${s.identity}/${s.generation} finished after ${o.iterations} iteration(s): promoted ${o.promoted}, rejected ${o.rejected}${o.stopped ? `; stopped: ${o.stopped}` : ''}`, action: 'comment'}}
+  return {kind: 'note', key: ownKey(ledger, 'note', key(s.identity, s.generation, 'done'), lane), body: {text: `evolve run ${s.identity}/${s.generation} finished after ${o.iterations} iteration(s): promoted ${o.promoted}, rejected ${o.rejected}${o.stopped ? `; stopped: ${o.stopped}` : ''}`, action: 'comment'}}
 }
