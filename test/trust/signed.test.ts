@@ -1,32 +1,14 @@
-import t, {type Test} from 'tap'
+import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import zlib from 'node:zlib'
 import {exp, expJson} from '../helpers/cli.js'
-import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
+import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
+import {keypair, signedPolicyRepo} from '../helpers/signing.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {GitWorkspace} from '../../src/workspace/git.js'
 import {loadAuthority} from '../../src/trust/load.js'
-
-/** A real SSH key pair made by ssh-keygen in a temp folder. */
-function keypair(dir: string, name: string): {key: string; pub: string} {
-  const key = path.join(dir, name)
-  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', key])
-  return {key, pub: fs.readFileSync(`${key}.pub`, 'utf8').trim()}
-}
-
-/** A repository of the built-in example whose policy requires evidence signed by ci@exp (allowed: these principals and keys). */
-async function signedPolicyRepo(t: Test, allowed: [string, string][]): Promise<string> {
-  const a = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: a})).code, 0)
-  fs.writeFileSync(path.join(a, '.research/allowed_signers'), allowed.map(([who, pub]) => `${who} namespaces="git" ${pub}\n`).join(''))
-  const policy = path.join(a, '.research/policy.yaml')
-  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: false', 'require_signed_evidence: true\n  signers: [ci@exp]'))
-  await git(a, 'add', '.research')
-  await git(a, 'commit', '-qm', 'evidence must be signed by CI')
-  return a
-}
 
 t.test('with require_signed_evidence, an unsigned evaluation from another clone counts for nothing and a signed one counts', async t => {
   const keys = tempDir(t)
