@@ -14,6 +14,8 @@ import {openEventSink} from '../events/index.js'
 import {defaultKeyFile, findHoldoutKey} from '../scenarios/key.js'
 import {PACKAGE_ROOT} from '../package-root.js'
 import {DEFAULT_EXPLORE_RATE} from '../evals/runner/explore.js'
+import {signedReuse} from '../trust/reuse.js'
+import {GitWorkspace} from '../workspace/git.js'
 
 export const holdoutKeyFile = defaultKeyFile
 
@@ -84,7 +86,10 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
   if (flags.scenarios && !isFolder(options.scenariosDir)) throw new NotFoundError('scenarios folder', flags.scenarios, 'pass the folder of scenario files with --scenarios (relative to the current folder)')
   const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
   if (key) options.holdoutKey = key
-  return {options, config: cfg, root, mainRef: await mainRefOf(store.repo, cwd, undefined, warn)}
+  const mainRef = await mainRefOf(store.repo, cwd, undefined, warn)
+  // what a run may reuse is the policy's to say: with signed evidence, only what a trusted identity stands behind (src/trust/reuse.ts)
+  options.reuse = {vouch: signedReuse(new GitWorkspace(store), mainRef)}
+  return {options, config: cfg, root, mainRef}
 }
 
 function isFolder(p: string): boolean {

@@ -11,9 +11,10 @@ import type {Ledger, LedgerEntry} from './ledger.js'
 /**
  * Whether `lane` holds the record `e` stands for: `e` is on it, or a copy with the same bytes
  * is (two clones that wrote the same record alike and synced: the ledger shows one copy).
+ * Its public half only, unless `withPrivate` (a held-out run's episodes are on the private one).
  */
-export function onLane(ledger: Ledger, e: LedgerEntry, lane: string): boolean {
-  const mine = (x: LedgerEntry) => x.lane === lane && !x.private
+export function onLane(ledger: Ledger, e: LedgerEntry, lane: string, withPrivate = false): boolean {
+  const mine = (x: LedgerEntry) => x.lane === lane && (withPrivate || !x.private)
   return mine(e) || ledger.duplicates.some(d => d.id === e.id && d.digest === e.digest && mine(d))
 }
 

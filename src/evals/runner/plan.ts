@@ -27,16 +27,31 @@ export interface EpisodePlan {
 /**
  * Which recorded episodes may be reused: `verified`, any that replays to the same verdict;
  * `none`, nothing (the gate runs every episode itself); `{only}`, just these verifications
- * (the gate's own shard jobs vouched for them), and only when they replay too.
+ * (the gate's own shard jobs vouched for them); `{vouch}`, those the run's policy lets it
+ * take (with signed evidence: its own lane's, and those an evaluation that stands pins,
+ * src/trust/reuse.ts) — and in every case only when they replay too.
  */
-export type Reuse = 'verified' | 'none' | {only: ReadonlySet<string>}
+export type Reuse = 'verified' | 'none' | {only: ReadonlySet<string>} | {vouch: Vouch}
+
+/** Which verifications of a run (its manifest, on its lane) may be reused, as of this ledger. */
+export type Vouch = (ledger: Ledger, run: {manifest: string; lane: string}) => Promise<(id: string) => boolean>
+
+/** A Reuse resolved against one ledger: everything that replays, nothing, or what the predicate admits. */
+export type Admit = 'verified' | 'none' | ((id: string) => boolean)
+
+/** Resolve `reuse` for one ledger. */
+export async function admitOf(reuse: Reuse, ledger: Ledger, run: {manifest: string; lane: string}): Promise<Admit> {
+  if (reuse === 'verified' || reuse === 'none') return reuse
+  if ('only' in reuse) return id => reuse.only.has(id)
+  return reuse.vouch(ledger, run)
+}
 
 export interface PlanOptions {
   manifest: string
   scenarios: readonly Scenario[]
   repeat: number
   lane: string
-  reuse: Reuse
+  reuse: Admit
   evaluators: readonly string[]
   /** plan only these (scenario, repetition) places, in this order (default: every scenario x repetition) */
   slots?: readonly {scenario: Scenario; rep: number}[]
@@ -57,7 +72,7 @@ export function planEpisodes(ledger: Ledger, o: PlanOptions): EpisodePlan {
   const reused: EpisodePlan['reused'] = []
   const pending: PlannedEpisode[] = []
   const reuse = o.reuse
-  const allowed = (id: string) => reuse === 'verified' || (reuse !== 'none' && reuse.only.has(id))
+  const allowed = (id: string) => reuse === 'verified' || (reuse !== 'none' && reuse(id))
   const slots = o.slots ?? o.scenarios.flatMap(scenario => Array.from({length: o.repeat}, (_, rep) => ({scenario, rep})))
   for (const {scenario, rep} of slots) {
     const baseKey = episodeKey(o.manifest, scenario.id, rep)

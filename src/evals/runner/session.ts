@@ -15,7 +15,7 @@ import {loadDataset, type Dataset} from './dataset.js'
 import {resolveSkill, type ResolvedSkill} from './skill.js'
 import {contentKey, episodeDrafts, laneKey, manifestDraft} from './records.js'
 import {summarize, publicAggregate, evidenceOf, type VerifiedEpisode} from './summary.js'
-import {planEpisodes, type PlannedEpisode} from './plan.js'
+import {admitOf, planEpisodes, type Admit, type PlannedEpisode} from './plan.js'
 import {holdoutLooks, rotate, slotsOf, type Slot} from './slots.js'
 
 export {slotsOf, type Slot}
@@ -130,8 +130,8 @@ export class RunSession {
   /** What is recorded already and stands (reused), and what must still run. */
   private async plan(): Promise<void> {
     const ledger = await this.store.ledger()
-    const reuse = this.o.reuse ?? 'verified'
-    const allowed = reuse === 'verified' ? undefined : (id: string) => reuse !== 'none' && reuse.only.has(id)
+    const reuse = await this.admit(ledger)
+    const allowed = reuse === 'verified' ? undefined : (id: string) => reuse !== 'none' && reuse(id)
     const plan = retryInfrastructure(ledger, planEpisodes(ledger, {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse, evaluators: this.evaluators}), {manifest: this.manifest, scenarios: this.dataset.scenarios, evaluators: this.evaluators, retry: this.o.retryInvalid ?? true, ...(allowed ? {allowed} : {})})
     for (const r of plan.reused) this.reusable.set(r.slot, r)
     for (const p of plan.pending) this.pending.set(p.slot, p)
@@ -140,13 +140,18 @@ export class RunSession {
     this.ev?.started({split: this.o.split, episodes: this.slots.length, resumed: this.reusable.size, privateScenarios: this.held ? this.dataset.scenarios.map(s => s.id) : undefined})
   }
 
+  /** What this run may reuse of this ledger (RunOptions.reuse, resolved). */
+  private admit(ledger: Ledger): Promise<Admit> {
+    return admitOf(this.o.reuse ?? 'verified', ledger, {manifest: this.manifest, lane: this.o.lane})
+  }
+
   /** Look again for episodes other lanes recorded since the run opened (another shard's), and take those that stand. */
   async refresh(): Promise<void> {
-    const reuse = this.o.reuse ?? 'verified'
-    if (reuse === 'none') return
+    if (this.o.reuse === 'none') return
     const open = this.slots.filter(s => !this.done.has(s.key) && !this.reusable.has(s.key))
     if (!open.length) return
     const ledger = await this.store.ledger()
+    const reuse = await this.admit(ledger)
     for (const r of planEpisodes(ledger, {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse, evaluators: this.evaluators, slots: open}).reused) {
       this.reusable.set(r.slot, r)
       this.pending.delete(r.slot)
@@ -217,7 +222,7 @@ export class RunSession {
       this.recorded += fresh.filter(d => d.kind === 'trace').length
       this.ev?.episodes(fresh)
       // another lane is recording this very experiment: take what stands of it, skip it here
-      if (o.reuse === undefined || o.reuse === 'verified') {
+      if (o.reuse === undefined || o.reuse === 'verified' || (typeof o.reuse === 'object' && 'vouch' in o.reuse)) {
         if (results.some(r => r.status === 'exists' && r.lane !== o.lane)) await this.takeOthers(pending)
       }
     }
@@ -252,7 +257,8 @@ export class RunSession {
 
   /** Episodes of these places another lane recorded meanwhile, and that stand: taken, not run here. */
   private async takeOthers(wanted: readonly PlannedEpisode[]): Promise<void> {
-    const more = planEpisodes(await this.store.ledger(), {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse: 'verified', evaluators: this.evaluators, slots: wanted.filter(p => !this.started.has(p.slot))})
+    const ledger = await this.store.ledger()
+    const more = planEpisodes(ledger, {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse: await this.admit(ledger), evaluators: this.evaluators, slots: wanted.filter(p => !this.started.has(p.slot))})
     for (const r of more.reused) {
       if (this.started.has(r.slot)) continue
       this.started.add(r.slot)
