@@ -40,6 +40,14 @@ const ASSIGNED = /\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret
 const HOME_LIKE = /(?:\/home|\/Users)\/[^/\s"']+/g
 const ABS_PATH = /(?<![\w.~-])(?:\/(?:[\w.@+-]+))+\/?|\b[A-Za-z]:\\[^\s"']*/g
 
+// credentials in a URL: `scheme://user:password@`, and any userinfo of an http(s) URL (a token is often the user name)
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@]+)@/gi
+
+/** `text` with the credentials of every URL in it masked (`https://[redacted]@host/…`): what exp prints of a remote. */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(URL_USERINFO, (all, scheme: string, info: string) => (info.includes(':') || /^https?:/i.test(scheme) ? `${scheme}${MASK}@` : all))
+}
+
 /** `s` as a literal inside a RegExp */
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -58,7 +66,7 @@ export function makeRedactor(o: RedactOptions = {}): Redact {
     let s = text
     if (byValue) s = s.replace(byValue, MASK)
     for (const re of SHAPES) s = s.replace(re, MASK)
-    s = s.replace(BEARER, `$1 ${MASK}`).replace(ASSIGNED, `$1${MASK}`)
+    s = maskUrlCredentials(s).replace(BEARER, `$1 ${MASK}`).replace(ASSIGNED, `$1${MASK}`)
     if (byId) s = s.replace(byId, PRIVATE)
     if (home && home !== '/') s = s.split(home).join('~')
     s = s.replace(HOME_LIKE, '~')
