@@ -8,7 +8,7 @@ export default class Sync extends ExpCommand {
   static summary = 'Fetch and push the research lanes, proposal branches and attempt branches in one step.'
   static description = `Carries refs/research/* (never refs/research/private/*), refs/heads/exp/proposal/* and refs/heads/exp/attempt/*. Refspecs are non-forcing: a lane that diverged (two writers used one lane name in two clones) is reported, never overwritten, and every other ref is still synced; the command then exits 4. A ref the remote refuses (a hook, receive.fsckObjects) is reported with the remote's reason, as a refusal; a remote ref that points at anything but a commit is not taken, and reported as a refusal of the fetch. A path is taken from the folder the command runs in. A lane that was rewound in this clone comes back from a remote that still has it.
 Sync uses its own refspecs (the fetch refspecs of the remote's config, e.g. those \`exp init\` adds, do not apply to it).
-Works with a local path or ssh remote (through the git binary) and with an http(s) remote (through isomorphic-git).`
+Works with a local path or ssh remote (through the git binary) and with an http(s) remote (through isomorphic-git; credentials go in the URL, https://USER:TOKEN@host/…). A URL's credentials are never printed, returned with --json or put in a ref name: exp shows it as https://[redacted]@host/…. A remote that cannot be reached, or refuses access, is an error that says which (E_SYNC, exit 1), and nothing recorded is lost.`
   static enableJsonFlag = true
   static jsonOutput = '{remote, url, transport, fetched, pushed, rejected (refs not updated, with the reason)}.'
   static examples = ['<%= config.bin %> sync', '<%= config.bin %> sync origin', '<%= config.bin %> sync ../shared-repo.git']

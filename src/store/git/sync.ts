@@ -7,7 +7,8 @@ import {RefLock} from '../../git/lock.js'
 import {readGitConfig, configValue} from '../../git/config.js'
 import {loadSeenTips} from './tips.js'
 import type {RepoPaths} from '../../git/repo.js'
-import {NotFoundError, SyncError, UsageError} from '../../errors/index.js'
+import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
+import {maskUrlCredentials} from '../../redact/index.js'
 
 export interface RefUpdate {
   ref: string
@@ -89,9 +90,24 @@ export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd()
     if (!fs.existsSync(where)) throw new NotFoundError('remote repository', `${r.url} (no such folder)`, 'pass the path of a git repository (a bare one, usually), or a URL')
     r = given ? {name: where, url: where} : {...r, url: where}
   }
-  if (/^https?:\/\//.test(r.url)) return syncHttp(repo, r)
-  if (!(await hasNativeGit())) throw new UsageError(`remote ${r.name} (${r.url}) needs the git binary (isomorphic-git only speaks http/https)`, 'install git, or use an http(s) remote')
-  return syncNative(repo, r)
+  // what is printed, named in refs and returned of the remote: its URL without credentials
+  // (`https://user:token@host/…` is how CI jobs often pass a token; their logs are public)
+  const remoteOf = {...r, shown: maskUrlCredentials(r.name), shownUrl: maskUrlCredentials(r.url)}
+  try {
+    const res = /^https?:\/\//.test(r.url) ? await syncHttp(repo, remoteOf) : await syncNative(repo, remoteOf)
+    return {...res, rejected: res.rejected.map(x => ({...x, reason: maskUrlCredentials(x.reason)}))}
+  } catch (e) {
+    if (e instanceof ExpError) e.message = maskUrlCredentials(e.message)
+    throw e
+  }
+}
+
+interface Remote {
+  name: string
+  url: string
+  /** name and URL without credentials */
+  shown: string
+  shownUrl: string
 }
 
 /** Remote-tracking namespace a native fetch lands in before local refs move (never forced into lanes). */
@@ -151,20 +167,26 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
   return {fetched, rejected}
 }
 
-async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Promise<SyncResult> {
+/** Where a fetch puts the remote's refs: refs/exp/remotes/<remote>/…, never the lanes and branches themselves (fastForward moves those). */
+function trackingSpecs(remote: string): string[] {
+  const track = (ref: string) => trackingRef(remote, ref)
+  return [`+refs/research/*:${track('refs/research/x').replace(/x$/, '*')}`, `+refs/heads/exp/proposal/*:${track('refs/heads/exp/proposal/x').replace(/x$/, '*')}`, `+refs/heads/exp/attempt/*:${track('refs/heads/exp/attempt/x').replace(/x$/, '*')}`]
+}
+
+async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
+  if (!(await hasNativeGit())) throw new UsageError(`remote ${r.shown} (${r.shownUrl}) needs the git binary (isomorphic-git only speaks http/https)`, 'install git, or use an http(s) remote')
   const dir = repo.commonDir
   // (a path is passed resolved: a remote's configured relative path is the repository's, and git runs from its git dir here)
   const target = r.url === r.name || isPath(r.url) ? r.url : r.name
-  const track = (ref: string) => trackingRef(r.name, ref)
-  const specs = [`+refs/research/*:${track('refs/research/x').replace(/x$/, '*')}`, '^refs/research/private/*', `+refs/heads/exp/proposal/*:${track('refs/heads/exp/proposal/x').replace(/x$/, '*')}`, `+refs/heads/exp/attempt/*:${track('refs/heads/exp/attempt/x').replace(/x$/, '*')}`]
+  const specs = [...trackingSpecs(r.shown), '^refs/research/private/*']
   // --refmap= : the fetch refspecs a remote has configured (`exp init` adds non-forcing ones
   // into refs/research/*) must not apply to this fetch: sync moves lanes itself, one checked
   // fast-forward at a time, and a configured refspec made every later sync fail on a lane
   // that had moved on both sides
   const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, allowFail: true})
-  if (f.code !== 0) throw new SyncError(`git fetch from ${r.name} failed: ${gitReason(f.stderr)}`, 'check the remote URL and your access to it')
+  if (f.code !== 0) throw new SyncError(`git fetch from ${r.shown} failed: ${gitReason(f.stderr)}`, 'check the remote URL and your access to it')
   const remoteRefs = new Map<string, string>()
-  for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${remoteKey(r.name)}/`)) {
+  for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${remoteKey(r.shown)}/`)) {
     const rest = k.split('/').slice(4).join('/')
     const ref = rest.startsWith('research/') ? `refs/${rest}` : `refs/heads/exp/${rest}`
     if (carried(ref)) remoteRefs.set(ref, v)
@@ -185,8 +207,8 @@ async function syncNative(repo: RepoPaths, r: {name: string; url: string}): Prom
       if (!rejected.some(x => x.ref === m[3])) rejected.push(pushRejection(m[3]!, m[4]!, p.stderr))
     } else if (m[1] !== '=') pushed.push({ref: m[3]!, from: remoteRefs.get(m[3]!), to: after.get(m[2]!) ?? ''})
   }
-  if (p.code !== 0 && !rejected.length) throw new SyncError(`git push to ${r.name} failed: ${gitReason(p.stderr)}`, 'check that you may push to the remote')
-  return {remote: r.name, url: r.url, transport: 'git', fetched, pushed, rejected}
+  if (p.code !== 0 && !rejected.length) throw new SyncError(`git push to ${r.shown} failed: ${gitReason(p.stderr)}`, 'check that you may push to the remote')
+  return {remote: r.shown, url: r.shownUrl, transport: 'git', fetched, pushed, rejected}
 }
 
 /** `[rejected] (non-fast-forward)` is a divergence; `[remote rejected] (reason)` a refusal, with the remote's words. */
@@ -200,18 +222,36 @@ function pushRejection(ref: string, summary: string, stderr: string): Rejection 
   return {ref, direction: 'push', kind: 'diverged', reason: 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'}
 }
 
-async function syncHttp(repo: RepoPaths, r: {name: string; url: string}): Promise<SyncResult> {
+async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   const {default: git} = await import('isomorphic-git')
   const {default: http} = await import('isomorphic-git/http/node')
   const gitdir = repo.commonDir
   const cache = {}
   const server = new Map<string, string>()
-  for (const prefix of SYNC_PREFIXES) {
-    for (const x of await git.listServerRefs({http, url: r.url, prefix, protocolVersion: 2})) if (carried(x.ref)) server.set(x.ref, x.oid)
+  try {
+    for (const prefix of SYNC_PREFIXES) {
+      for (const x of await git.listServerRefs({http, url: r.url, prefix, protocolVersion: 2})) if (carried(x.ref)) server.set(x.ref, x.oid)
+    }
+  } catch (e) {
+    throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}})
   }
   const isAncestor = async (anc: string, desc: string): Promise<boolean> => anc === desc || git.isDescendent({fs, gitdir, oid: desc, ancestor: anc, depth: -1, cache}).catch(() => false)
+  // isomorphic-git writes what it fetched where the fetch refspecs of the remote's config say:
+  // those `exp init` configures map refs/research/* onto the lanes themselves, and a fetch
+  // moved a local lane to the remote's tip unchecked — before the objects had arrived when the
+  // fetch then failed. It is given a remote of sync's own whose refspecs land in the tracking
+  // namespace only; fastForward moves the lanes, as for the git binary's --refmap=
+  const files = syncFs(gitdir, SYNC_REMOTE, trackingSpecs(r.shown))
   const fetchObjects = async (ref: string) => {
-    await git.fetch({fs, http, gitdir, url: r.url, remoteRef: ref, ref, singleBranch: true, tags: false, cache})
+    try {
+      await git.fetch({fs: files, http, gitdir, url: r.url, remote: SYNC_REMOTE, remoteRef: ref, ref, singleBranch: true, tags: false, cache})
+    } catch (e) {
+      // the remote went away, or answered with something that is not a pack: what was fetched
+      // before stands; the tracking ref isomorphic-git wrote before the pack came goes (it names
+      // an object this clone does not have, which every `git for-each-ref` would then fail on)
+      await git.deleteRef({fs, gitdir, ref: trackingRef(r.shown, ref)}).catch(() => undefined)
+      throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number}}, `fetching ${ref} from`)
+    }
   }
   const typeOf = async (oid: string) => (await git.readObject({fs, gitdir, oid, format: 'content', cache}).catch(() => undefined))?.type
   const {fetched, rejected} = await fastForward(gitdir, server, isAncestor, typeOf, fetchObjects)
@@ -231,5 +271,47 @@ async function syncHttp(repo: RepoPaths, r: {name: string; url: string}): Promis
       rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${(e as Error).message.split('\n')[0]}`})
     }
   }
-  return {remote: r.name, url: r.url, transport: 'isomorphic-git', fetched, pushed, rejected}
+  return {remote: r.shown, url: r.shownUrl, transport: 'isomorphic-git', fetched, pushed, rejected}
+}
+
+const NETWORK: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused (nothing listens there)',
+  ENOTFOUND: 'the host name does not resolve',
+  EAI_AGAIN: 'the host name could not be resolved now (no network, or DNS is down)',
+  ETIMEDOUT: 'the connection timed out',
+  ECONNRESET: 'the connection was reset',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+}
+
+/** The remote name sync's http fetches are made under (in no config: syncFs adds it to what isomorphic-git reads). */
+const SYNC_REMOTE = 'exp-sync'
+
+/**
+ * The repository's files as isomorphic-git sees them during a sync: as they are, except that
+ * its config also has `[remote "<remote>"]` with these fetch refspecs (nothing is written).
+ */
+function syncFs(gitdir: string, remote: string, specs: readonly string[]): {promises: typeof fs.promises} {
+  const config = path.resolve(gitdir, 'config')
+  const section = `\n[remote "${remote}"]\n${specs.map(x => `\tfetch = ${x}\n`).join('')}`
+  const p = fs.promises
+  const readFile = (async (file: Parameters<typeof p.readFile>[0], options?: Parameters<typeof p.readFile>[1]) => {
+    const data = await p.readFile(file, options)
+    if (typeof file !== 'string' || path.resolve(file) !== config) return data
+    return typeof data === 'string' ? data + section : Buffer.concat([data, Buffer.from(section)])
+  }) as typeof p.readFile
+  return {promises: {...p, readFile}}
+}
+
+/** Why an http(s) remote could not be listed, as exp says it (its URL without credentials). */
+function unreachable(r: Remote, e: Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}}, doing = 'cannot list the refs of'): SyncError {
+  const where = `${r.shown}${r.shown === r.shownUrl ? '' : ` (${r.shownUrl})`}`
+  if (e.code === 'NotFoundError' && (e as {data?: {what?: string}}).data?.what === 'HEAD') return new SyncError(`${where} has no HEAD: its default branch has no commit (a new repository, or one whose default branch was never pushed)`, 'push a branch to it first (git push origin main), then sync again; nothing was changed here')
+  const status = e.data?.statusCode
+  if (status === 401 || status === 403) return new SyncError(`${where} refused access: HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), 'check your access to the remote: credentials go in the URL (https://USER:TOKEN@host/…), which exp never prints')
+  if (status === 404) return new SyncError(`${where} has no repository there: HTTP 404`, 'check the remote URL (git remote -v)')
+  if (status) return new SyncError(`${where} answered HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), 'check the remote URL (git remote -v), or try again later')
+  const net = e.code ? NETWORK[e.code] : undefined
+  if (net) return new SyncError(`cannot reach ${where}: ${net}`, 'check the remote URL (git remote -v) and the network; exp works offline, and syncs once the remote is reachable')
+  return new SyncError(`${doing} ${where}: ${maskUrlCredentials(e.message.split('\n')[0] ?? '')}`, 'check that the URL is a git repository served over smart HTTP (git remote -v)')
 }
