@@ -2,8 +2,16 @@
 import http from 'node:http'
 import {spawn} from 'node:child_process'
 
-export function startGitHttpServer(projectRoot: string): Promise<{url: string; close: () => Promise<void>}> {
+/** With `auth`, every request must carry HTTP Basic credentials (or this Authorization header): else 401, as a hosted remote answers. */
+export function startGitHttpServer(projectRoot: string, o: {auth?: {username: string; password: string}; requests?: {authorization?: string}[]} = {}): Promise<{url: string; close: () => Promise<void>}> {
+  const want = o.auth ? `Basic ${Buffer.from(`${o.auth.username}:${o.auth.password}`).toString('base64')}` : undefined
   const server = http.createServer((req, res) => {
+    o.requests?.push({authorization: req.headers.authorization})
+    // (the scheme's case does not matter: actions/checkout sends `basic`)
+    if (want && req.headers.authorization?.replace(/^basic /i, 'Basic ') !== want) {
+      res.writeHead(401, {'WWW-Authenticate': 'Basic realm="git"'})
+      return void res.end('credentials, please')
+    }
     const u = new URL(req.url ?? '/', 'http://127.0.0.1')
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,

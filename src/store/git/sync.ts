@@ -9,6 +9,7 @@ import {loadSeenTips} from './tips.js'
 import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 import {maskUrlCredentials} from '../../redact/index.js'
+import {httpAuth} from './http-auth.js'
 
 export interface RefUpdate {
   ref: string
@@ -228,9 +229,14 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   const gitdir = repo.commonDir
   const cache = {}
   const server = new Map<string, string>()
+  // the credentials git would use (http.extraHeader, credential helpers): src/store/git/http-auth.ts
+  const creds = await httpAuth(repo, r.url)
+  // a copy of the headers per call: isomorphic-git adds to the object it is given (a
+  // `Git-Protocol: version=2` from listing the refs broke every later push's discovery)
+  const auth = () => ({...creds, headers: {...creds.headers}})
   try {
     for (const prefix of SYNC_PREFIXES) {
-      for (const x of await git.listServerRefs({http, url: r.url, prefix, protocolVersion: 2})) if (carried(x.ref)) server.set(x.ref, x.oid)
+      for (const x of await git.listServerRefs({http, ...auth(), url: r.url, prefix, protocolVersion: 2})) if (carried(x.ref)) server.set(x.ref, x.oid)
     }
   } catch (e) {
     throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}})
@@ -244,7 +250,7 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   const files = syncFs(gitdir, SYNC_REMOTE, trackingSpecs(r.shown))
   const fetchObjects = async (ref: string) => {
     try {
-      await git.fetch({fs: files, http, gitdir, url: r.url, remote: SYNC_REMOTE, remoteRef: ref, ref, singleBranch: true, tags: false, cache})
+      await git.fetch({fs: files, http, ...auth(), gitdir, url: r.url, remote: SYNC_REMOTE, remoteRef: ref, ref, singleBranch: true, tags: false, cache})
     } catch (e) {
       // the remote went away, or answered with something that is not a pack: what was fetched
       // before stands; the tracking ref isomorphic-git wrote before the pack came goes (it names
@@ -264,7 +270,7 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
       continue
     }
     try {
-      const res = await git.push({fs, http, gitdir, url: r.url, ref, remoteRef: ref, force: false, cache})
+      const res = await git.push({fs, http, ...auth(), gitdir, url: r.url, ref, remoteRef: ref, force: false, cache})
       if (res.ok) pushed.push({ref, from: remoteOid, to: local})
       else rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${String(res.error ?? 'rejected')}`})
     } catch (e) {
@@ -308,7 +314,9 @@ function unreachable(r: Remote, e: Error & {code?: string; data?: {statusCode?: 
   const where = `${r.shown}${r.shown === r.shownUrl ? '' : ` (${r.shownUrl})`}`
   if (e.code === 'NotFoundError' && (e as {data?: {what?: string}}).data?.what === 'HEAD') return new SyncError(`${where} has no HEAD: its default branch has no commit (a new repository, or one whose default branch was never pushed)`, 'push a branch to it first (git push origin main), then sync again; nothing was changed here')
   const status = e.data?.statusCode
-  if (status === 401 || status === 403) return new SyncError(`${where} refused access: HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), 'check your access to the remote: credentials go in the URL (https://USER:TOKEN@host/…), which exp never prints')
+  const creds = 'give git credentials for it as for git fetch (a credential helper, `git config credential.helper`, or `http.extraHeader`), or a token in the URL (https://USER:TOKEN@host/…, which exp never prints)'
+  if (e.code === 'UserCanceledError') return new SyncError(`${where} wants credentials (HTTP 401): none were found, or they were refused`, creds)
+  if (status === 401 || status === 403) return new SyncError(`${where} refused access: HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), `check your access to the remote: ${creds}`)
   if (status === 404) return new SyncError(`${where} has no repository there: HTTP 404`, 'check the remote URL (git remote -v)')
   if (status) return new SyncError(`${where} answered HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), 'check the remote URL (git remote -v), or try again later')
   const net = e.code ? NETWORK[e.code] : undefined

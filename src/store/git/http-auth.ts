@@ -1,0 +1,84 @@
+import {hasNativeGit, runGit} from '../../git/run.js'
+import {configValue, readGitConfig} from '../../git/config.js'
+import type {RepoPaths} from '../../git/repo.js'
+
+/** How isomorphic-git authenticates to an http(s) remote (its `headers`, `onAuth`, `onAuthSuccess`, `onAuthFailure`). */
+export interface HttpAuth {
+  headers: Record<string, string>
+  onAuth?: (url: string, auth: Credentials) => Promise<Credentials>
+  onAuthSuccess?: (url: string, auth: Credentials) => Promise<void>
+  onAuthFailure?: (url: string, auth: Credentials) => Promise<Credentials>
+}
+
+interface Credentials {
+  username?: string
+  password?: string
+  cancel?: boolean
+}
+
+/**
+ * Speak to an http(s) remote with the credentials git would use, so that `exp sync` works
+ * wherever `git fetch` does: `http.extraHeader` (matched to the URL, as actions/checkout sets
+ * it in CI) and git's credential helpers (`git credential fill`, then `approve` or `reject`;
+ * a token in the URL is used first). Without a terminal, git is told not to prompt, so a
+ * remote that wants credentials nobody configured is an error, not a hang. Without a git
+ * binary only a plain `http.extraHeader` applies.
+ */
+export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> {
+  if (!(await hasNativeGit())) {
+    const header = configValue(readGitConfig(repo.commonDir), 'http.extraheader')
+    return {headers: headerOf(header)}
+  }
+  const cwd = repo.commonDir
+  const env: NodeJS.ProcessEnv = process.stdin.isTTY && process.stderr.isTTY ? {} : {GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never'}
+  const got = await runGit(['--git-dir', cwd, 'config', '--get-urlmatch', 'http.extraheader', url], {cwd, allowFail: true})
+  const headers = got.code === 0 ? headerOf(got.stdout.toString('utf8').trim()) : {}
+  const credential = async (action: 'fill' | 'approve' | 'reject', auth: Credentials) => runGit(['--git-dir', cwd, 'credential', action], {cwd, env, allowFail: true, input: describe(url, auth)})
+  let filled = false
+  return {
+    headers,
+    onAuth: async (_url, auth) => {
+      const r = await credential('fill', auth)
+      const c = parse(r.stdout.toString('utf8'))
+      if (r.code !== 0 || c.password === undefined) return {cancel: true}
+      filled = true
+      return {username: c.username ?? auth.username ?? '', password: c.password}
+    },
+    onAuthSuccess: async (_url, auth) => {
+      if (filled) await credential('approve', auth)
+    },
+    onAuthFailure: async (_url, auth) => {
+      if (filled) await credential('reject', auth)
+      // one try: a helper that answers the same again would loop
+      return {cancel: true}
+    },
+  }
+}
+
+/** `Name: value` (git's http.extraHeader) as a header map. */
+function headerOf(line: string | undefined): Record<string, string> {
+  const i = line?.indexOf(':') ?? -1
+  return line && i > 0 ? {[line.slice(0, i).trim()]: line.slice(i + 1).trim()} : {}
+}
+
+/** The request `git credential` reads: protocol, host, path, and what is known of the user. */
+function describe(url: string, auth: Credentials): string {
+  const u = new URL(url)
+  const lines = [`protocol=${u.protocol.replace(/:$/, '')}`, `host=${u.host}`, `path=${u.pathname.replace(/^\//, '')}`]
+  const user = auth.username || decodeURIComponent(u.username)
+  if (user) lines.push(`username=${user}`)
+  if (auth.password) lines.push(`password=${auth.password}`)
+  return `${lines.join('\n')}\n\n`
+}
+
+function parse(out: string): Credentials {
+  const c: Credentials = {}
+  for (const line of out.split('\n')) {
+    const i = line.indexOf('=')
+    if (i < 0) continue
+    const k = line.slice(0, i)
+    if (k === 'username') c.username = line.slice(i + 1)
+    if (k === 'password') c.password = line.slice(i + 1)
+  }
+  return c
+}
