@@ -62,15 +62,17 @@ t.test('http sync after exp init never overwrites a lane that has records on bot
   t.same(await texts(b), ['four', 'two, written in b'])
 })
 
-t.test('an http remote whose HEAD names no commit: a clear error, and nothing changed', async t => {
+t.test('an http remote whose HEAD names no commit: through the git binary, else a clear error and nothing changed', async t => {
   const {a, b} = await hub(t, {pushMain: false})
   await note(a, 'alice', 'one')
+  await note(a, 'bob', 'from a')
   t.equal((await exp(['sync'], {cwd: a})).code, 0, 'the first push needs no fetch')
   await note(b, 'alice', 'two, written in b')
   const before = await git(b, 'rev-parse', 'refs/research/lanes/alice')
   const refs = await git(b, 'for-each-ref')
 
-  const r = await exp(['sync'], {cwd: b})
+  // isomorphic-git alone cannot fetch from it
+  const r = await exp(['sync'], {cwd: b, env: {EXP_NO_NATIVE_GIT: '1'}})
   t.equal(r.code, 1)
   t.match(r.stderr, /origin \(http:\/\/127\.0\.0\.1:\d+\/hub\.git\) has no HEAD: its default branch has no commit/)
   t.match(r.stderr, /hint: push a branch to it first \(git push origin main\)/)
@@ -78,4 +80,11 @@ t.test('an http remote whose HEAD names no commit: a clear error, and nothing ch
   t.equal(await git(b, 'rev-parse', 'refs/research/lanes/alice'), before, 'the lane is where it was')
   t.equal(await git(b, 'for-each-ref'), refs, 'no ref was added (none naming an object that never arrived)')
   t.same(await texts(b), ['two, written in b'])
+
+  // with the git binary (which exp needs anyway), sync goes through it
+  const g = await exp(['sync', '--json'], {cwd: b})
+  t.equal(g.code, 4, 'the diverged lane is reported')
+  t.match(JSON.parse(g.stdout), {error: {code: 'E_DIVERGED', data: {transport: 'git', fetched: [{ref: 'refs/research/lanes/bob'}], rejected: [{ref: 'refs/research/lanes/alice', kind: 'diverged'}]}}})
+  t.equal(await git(b, 'rev-parse', 'refs/research/lanes/alice'), before)
+  t.same(await texts(b), ['from a', 'two, written in b'])
 })

@@ -95,7 +95,11 @@ export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd()
   // (`https://user:token@host/…` is how CI jobs often pass a token; their logs are public)
   const remoteOf = {...r, shown: maskUrlCredentials(r.name), shownUrl: maskUrlCredentials(r.url)}
   try {
-    const res = /^https?:\/\//.test(r.url) ? await syncHttp(repo, remoteOf) : await syncNative(repo, remoteOf)
+    const res = /^https?:\/\//.test(r.url) ? await syncHttp(repo, remoteOf).catch(async e => {
+      // isomorphic-git cannot fetch from a remote whose HEAD names no commit; git can
+      if (e instanceof HeadlessRemoteError && (await hasNativeGit())) return syncNative(repo, remoteOf)
+      throw e
+    }) : await syncNative(repo, remoteOf)
     return {...res, rejected: res.rejected.map(x => ({...x, reason: maskUrlCredentials(x.reason)}))}
   } catch (e) {
     if (e instanceof ExpError) e.message = maskUrlCredentials(e.message)
@@ -290,6 +294,13 @@ const NETWORK: Record<string, string> = {
   ENETUNREACH: 'the network is unreachable',
 }
 
+/** A remote whose HEAD names no commit: isomorphic-git cannot fetch from it (sync then uses the git binary, when there is one). */
+class HeadlessRemoteError extends SyncError {
+  constructor(where: string) {
+    super(`${where} has no HEAD: its default branch has no commit (a new repository, or one whose default branch was never pushed), and without a git binary exp cannot fetch from it over http(s)`, 'push a branch to it first (git push origin main), then sync again; nothing was changed here')
+  }
+}
+
 /** The remote name sync's http fetches are made under (in no config: syncFs adds it to what isomorphic-git reads). */
 const SYNC_REMOTE = 'exp-sync'
 
@@ -312,7 +323,7 @@ function syncFs(gitdir: string, remote: string, specs: readonly string[]): {prom
 /** Why an http(s) remote could not be listed, as exp says it (its URL without credentials). */
 function unreachable(r: Remote, e: Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}}, doing = 'cannot list the refs of'): SyncError {
   const where = `${r.shown}${r.shown === r.shownUrl ? '' : ` (${r.shownUrl})`}`
-  if (e.code === 'NotFoundError' && (e as {data?: {what?: string}}).data?.what === 'HEAD') return new SyncError(`${where} has no HEAD: its default branch has no commit (a new repository, or one whose default branch was never pushed)`, 'push a branch to it first (git push origin main), then sync again; nothing was changed here')
+  if (e.code === 'NotFoundError' && (e as {data?: {what?: string}}).data?.what === 'HEAD') return new HeadlessRemoteError(where)
   const status = e.data?.statusCode
   const creds = 'give git credentials for it as for git fetch (a credential helper, `git config credential.helper`, or `http.extraHeader`), or a token in the URL (https://USER:TOKEN@host/…, which exp never prints)'
   if (e.code === 'UserCanceledError') return new SyncError(`${where} wants credentials (HTTP 401): none were found, or they were refused`, creds)
