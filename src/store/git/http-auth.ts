@@ -30,7 +30,7 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
     return {headers: headerOf(header)}
   }
   const cwd = repo.commonDir
-  const env: NodeJS.ProcessEnv = process.stdin.isTTY && process.stderr.isTTY ? {} : {GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never'}
+  const env = noPrompt()
   const got = await runGit(['--git-dir', cwd, 'config', '--get-urlmatch', 'http.extraheader', url], {cwd, allowFail: true})
   const headers = got.code === 0 ? headerOf(got.stdout.toString('utf8').trim()) : {}
   const credential = async (action: 'fill' | 'approve' | 'reject', auth: Credentials) => runGit(['--git-dir', cwd, 'credential', action], {cwd, env, allowFail: true, input: describe(url, auth)})
@@ -53,6 +53,11 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
       return {cancel: true}
     },
   }
+}
+
+/** What git runs with when there is no terminal: no prompt (a remote that wants credentials nobody configured is an error, not a hang). */
+export function noPrompt(): NodeJS.ProcessEnv {
+  return process.stdin.isTTY && process.stderr.isTTY ? {} : {GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never'}
 }
 
 /** `Name: value` (git's http.extraHeader) as a header map. */

@@ -9,7 +9,7 @@ import {loadSeenTips} from './tips.js'
 import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 import {maskUrlCredentials} from '../../redact/index.js'
-import {httpAuth} from './http-auth.js'
+import {httpAuth, noPrompt} from './http-auth.js'
 
 export interface RefUpdate {
   ref: string
@@ -188,7 +188,8 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   // into refs/research/*) must not apply to this fetch: sync moves lanes itself, one checked
   // fast-forward at a time, and a configured refspec made every later sync fail on a lane
   // that had moved on both sides
-  const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, allowFail: true})
+  const env = noPrompt()
+  const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, env, allowFail: true})
   if (f.code !== 0) throw new SyncError(`git fetch from ${r.shown} failed: ${gitReason(f.stderr)}`, 'check the remote URL and your access to it')
   const remoteRefs = new Map<string, string>()
   for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${remoteKey(r.shown)}/`)) {
@@ -203,7 +204,7 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   }
   const {fetched, rejected} = await fastForward(dir, remoteRefs, isAncestor, typeOf)
   const after = await snapshot(repo)
-  const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH], {cwd: dir, allowFail: true})
+  const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH], {cwd: dir, env, allowFail: true})
   const pushed: RefUpdate[] = []
   for (const line of p.stdout.toString('utf8').split('\n')) {
     const m = /^([ +*!=-])\t([^:]+):(\S+)\t(.*)$/.exec(line)
