@@ -68,3 +68,17 @@ t.test('no credentials anywhere: a clear error at once (no prompt, no hang), not
   const {readFileSync} = await import('node:fs')
   t.same(readFileSync(log, 'utf8').trim().split('\n'), ['get', 'erase'], 'git credential fill, then reject')
 })
+
+t.test("a remote URL cannot add lines to git's credential request (another host's password)", async t => {
+  // git's CVE-2020-5260: `host=github.com` smuggled in through a newline in the URL would make
+  // the helper answer with the password stored for github.com, sent then to this remote
+  const {repo, url} = await authedHub(t)
+  const log = path.join(tempDir(t), 'helper.log')
+  await git(repo, 'config', 'credential.helper', `!f() { cat >> ${log}; echo username=${USER}; echo password=${PASSWORD}; }; f`)
+  const evil = url.replace('http://', 'http://x%0Ahost%3Dgithub.com@')
+  const r = await exp(['sync', evil], {cwd: repo})
+  t.equal(r.code, 1)
+  t.match(r.stderr, /wants credentials \(HTTP 401\)/)
+  const {existsSync} = await import('node:fs')
+  t.notOk(existsSync(log), 'the helper was never asked')
+})

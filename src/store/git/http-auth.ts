@@ -38,6 +38,9 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
   return {
     headers,
     onAuth: async (_url, auth) => {
+      // a newline in a value would add lines to git's credential request (host=… of another
+      // site, whose stored password would then go to this one: git's CVE-2020-5260)
+      if (fields(url, auth).some(f => /[\n\r\0]/.test(f))) return {cancel: true}
       const r = await credential('fill', auth)
       const c = parse(r.stdout.toString('utf8'))
       if (r.code !== 0 || c.password === undefined) return {cancel: true}
@@ -66,14 +69,18 @@ function headerOf(line: string | undefined): Record<string, string> {
   return line && i > 0 ? {[line.slice(0, i).trim()]: line.slice(i + 1).trim()} : {}
 }
 
-/** The request `git credential` reads: protocol, host, path, and what is known of the user. */
-function describe(url: string, auth: Credentials): string {
+/** The lines of the request `git credential` reads: protocol, host, path, and what is known of the user. */
+function fields(url: string, auth: Credentials): string[] {
   const u = new URL(url)
-  const lines = [`protocol=${u.protocol.replace(/:$/, '')}`, `host=${u.host}`, `path=${u.pathname.replace(/^\//, '')}`]
+  const lines = [`protocol=${u.protocol.replace(/:$/, '')}`, `host=${u.host}`, `path=${decodeURIComponent(u.pathname.replace(/^\//, ''))}`]
   const user = auth.username || decodeURIComponent(u.username)
   if (user) lines.push(`username=${user}`)
   if (auth.password) lines.push(`password=${auth.password}`)
-  return `${lines.join('\n')}\n\n`
+  return lines
+}
+
+function describe(url: string, auth: Credentials): string {
+  return `${fields(url, auth).join('\n')}\n\n`
 }
 
 function parse(out: string): Credentials {
