@@ -52,7 +52,7 @@ t.test('http sync after exp init never overwrites a lane that has records on bot
   t.match(JSON.parse(r.stdout), {error: {code: 'E_DIVERGED', data: {transport: 'isomorphic-git', rejected: [{ref: 'refs/research/lanes/alice', kind: 'diverged'}]}}})
   t.equal(await git(b, 'rev-parse', 'refs/research/lanes/alice'), before, 'the lane is where it was')
   t.same(await texts(b), ['two, written in b'], 'and its record is still read')
-  t.notMatch(await git(b, 'for-each-ref', '--format=%(refname)'), /refs\/remotes\/exp-sync/, 'no remote of sync\'s own is left behind')
+  for (const c of [a, b]) t.notMatch(await git(c, 'for-each-ref', '--format=%(refname)'), /refs\/remotes\/(exp-sync|origin\/refs)/, 'no remote-tracking ref of sync\'s own, or of a lane, is left behind')
 
   // a lane only the remote moved is fetched as before
   await note(a, 'bob', 'four')

@@ -275,11 +275,15 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
       continue
     }
     try {
-      const res = await git.push({fs, http, ...auth(), gitdir, url: r.url, ref, remoteRef: ref, force: false, cache})
+      const res = await git.push({fs, http, ...auth(), gitdir, url: r.url, remote: SYNC_REMOTE, ref, remoteRef: ref, force: false, cache})
       if (res.ok) pushed.push({ref, from: remoteOid, to: local})
       else rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${String(res.error ?? 'rejected')}`})
     } catch (e) {
       rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${(e as Error).message.split('\n')[0]}`})
+    } finally {
+      // isomorphic-git records what it pushed as refs/remotes/<remote>/<ref> (for a lane,
+      // refs/remotes/origin/refs/research/lanes/<lane>, which `git branch -r` then lists): not kept
+      await git.deleteRef({fs, gitdir, ref: `refs/remotes/${SYNC_REMOTE}/${ref.replace(/^refs\/heads\//, '')}`}).catch(() => undefined)
     }
   }
   return {remote: r.shown, url: r.shownUrl, transport: 'isomorphic-git', fetched, pushed, rejected}
