@@ -86,8 +86,8 @@ t.test('an http(s) remote that cannot be reached, or refuses access, is a clear 
   const refused = await exp(['sync'], {cwd: a})
   t.equal(refused.code, 1)
   t.notOk(`${refused.stdout}${refused.stderr}`.includes(SECRET))
-  t.match(refused.stderr, /origin \(http:\/\/\[redacted\]@127\.0\.0\.1:\d+\/hub\.git\) refused access: HTTP 401/)
-  t.match(refused.stderr, /hint: check your access to the remote/)
+  t.match(refused.stderr, /origin \(http:\/\/\[redacted\]@127\.0\.0\.1:\d+\/hub\.git\) wants credentials \(HTTP 401\): none were found, or they were refused/)
+  t.match(refused.stderr, /hint: give git credentials for it as for git fetch/)
   t.equal(await git(a, 'rev-parse', 'refs/research/lanes/alice'), before, 'nothing lost')
 })
 
