@@ -20,26 +20,28 @@ async function texts(dir: string): Promise<string[]> {
   return (JSON.parse(r.stdout) as {body: {text: string}}[]).map(x => x.body.text).sort()
 }
 
-/** Two clones that both ran `exp init`, with a smart-HTTP hub on 127.0.0.1 as origin; `main` pushed when asked. */
-async function hub(t: Test, o: {pushMain: boolean}): Promise<{a: string; b: string; url: string}> {
+/** Two clones that both ran `exp init`, with a smart-HTTP hub on 127.0.0.1 as origin; their branch pushed when asked. */
+async function hub(t: Test, o: {pushMain: boolean; branch?: string}): Promise<{a: string; b: string; url: string}> {
+  const branch = o.branch ?? 'main'
   const root = tempDir(t)
-  await git(root, 'init', '-q', '--bare', '-b', 'main', path.join(root, 'hub.git'))
+  await git(root, 'init', '-q', '--bare', '-b', branch, path.join(root, 'hub.git'))
   const server = await startGitHttpServer(root)
   t.teardown(() => server.close())
   const url = `${server.url}/hub.git`
   const a = await makeRepo(t)
   const b = await makeRepo(t)
   for (const c of [a, b]) {
+    if (branch !== 'main') await git(c, 'branch', '-m', 'main', branch)
     await git(c, 'remote', 'add', 'origin', url)
     t.equal((await exp(['init'], {cwd: c})).code, 0)
   }
   t.match(await git(a, 'config', '--get-all', 'remote.origin.fetch'), /refs\/research\/\*:refs\/research\/\*/, 'exp init configured the lanes refspec')
-  if (o.pushMain) await git(a, 'push', '-q', path.join(root, 'hub.git'), 'main')
+  if (o.pushMain) await git(a, 'push', '-q', path.join(root, 'hub.git'), branch)
   return {a, b, url}
 }
 
-t.test('http sync after exp init never overwrites a lane that has records on both sides', async t => {
-  const {a, b} = await hub(t, {pushMain: true})
+for (const branch of ['master', 'main']) t.test(`http sync after exp init never overwrites a lane that has records on both sides (${branch})`, async t => {
+  const {a, b} = await hub(t, {pushMain: true, branch})
   await note(a, 'alice', 'one')
   t.equal((await exp(['sync'], {cwd: a})).code, 0)
   await note(b, 'alice', 'two, written in b')
