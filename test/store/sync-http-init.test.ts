@@ -1,4 +1,7 @@
 import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import http from 'node:http'
+import type net from 'node:net'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {git, makeRepo, tempDir} from '../helpers/repo.js'
@@ -89,4 +92,56 @@ t.test('an http remote whose HEAD names no commit: through the git binary, else 
   t.match(JSON.parse(g.stdout), {error: {code: 'E_DIVERGED', data: {transport: 'git', fetched: [{ref: 'refs/research/lanes/bob'}], rejected: [{ref: 'refs/research/lanes/alice', kind: 'diverged'}]}}})
   t.equal(await git(b, 'rev-parse', 'refs/research/lanes/alice'), before)
   t.same(await texts(b), ['from a', 'two, written in b'])
+})
+
+/** pkt-line framing of git's wire protocol */
+const pkt = (line: string) => `${(Buffer.byteLength(line) + 4).toString(16).padStart(4, '0')}${line}`
+
+t.test('a hostile http remote advertising lane names git does not allow: refused one by one, every other lane syncs', async t => {
+  const {a, b, url} = await hub(t, {pushMain: true})
+  await note(a, 'alice', 'one')
+  t.equal((await exp(['sync'], {cwd: a})).code, 0)
+  const tip = await git(a, 'rev-parse', 'refs/research/lanes/alice')
+  const evil = [`refs/research/lanes/../../../../../../../../tmp/exp-evil-${process.pid}`, 'refs/research/lanes/bad\u001b[31mname', 'refs/research/lanes/x.lock']
+  // a proxy in front of the real server that adds names to its protocol v2 ref listing
+  const target = new URL(url)
+  const proxy = http.createServer((req, res) => {
+    const body: Buffer[] = []
+    req.on('data', c => body.push(c))
+    req.on('end', () => {
+      const sent = Buffer.concat(body)
+      const up = http.request({host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers}, r => {
+        const out: Buffer[] = []
+        r.on('data', c => out.push(c))
+        r.on('end', () => {
+          let data = Buffer.concat(out)
+          if (req.method === 'POST' && sent.includes('command=ls-refs') && sent.includes('refs/research/')) {
+            const text = data.toString('latin1')
+            data = Buffer.from(text.slice(0, -4) + evil.map(e => pkt(`${tip} ${e}\n`)).join('') + '0000', 'latin1')
+          }
+          const headers = {...r.headers}
+          delete headers['content-length']
+          res.writeHead(r.statusCode ?? 500, headers)
+          res.end(data)
+        })
+      })
+      up.end(sent)
+    })
+  })
+  await new Promise<void>(r => proxy.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>(r => proxy.close(() => r())))
+  const via = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}${target.pathname}`
+  await git(b, 'remote', 'set-url', 'origin', via)
+
+  const r = await exp(['sync', '--json'], {cwd: b})
+  const out = JSON.parse(r.stdout) as {error: {code: string; data: {fetched: {ref: string}[]; rejected: {ref: string; kind: string; reason: string}[]}}}
+  t.equal(out.error.code, 'E_REFUSED')
+  t.same(out.error.data.fetched.map(f => f.ref), ['refs/research/lanes/alice'], 'the honest lane is fetched')
+  t.same(out.error.data.rejected.map(x => x.ref).sort(), [...evil].sort(), 'each bad name is refused')
+  t.ok(out.error.data.rejected.every(x => /a name git does not allow/.test(x.reason)))
+  t.notOk(fs.existsSync(`/tmp/exp-evil-${process.pid}`) || fs.existsSync(`/tmp/exp-evil-${process.pid}.lock`), 'nothing written outside the repository')
+  const text = await exp(['sync'], {cwd: b})
+  t.notOk(text.stdout.includes('\u001b'), 'an escape sequence in a name is not printed raw')
+  t.match(text.stdout, /REFUSED fetch refs\/research\/lanes\/bad\\u001b\[31mname/)
+  t.same(await texts(b), ['one'])
 })

@@ -48,6 +48,17 @@ function carried(ref: string): boolean {
   return SYNC_PREFIXES.some(p => ref.startsWith(p)) && !ref.startsWith('refs/research/private/')
 }
 
+/**
+ * A ref name sync takes from a remote: components of letters, digits and `. _ @ + -` (what
+ * lane, proposal and attempt names are made of), none empty, starting with `.`, holding `..`
+ * or ending in `.lock`. A remote other than git's own (a hostile server) can advertise any
+ * name: `refs/research/lanes/../../…` would be joined onto the git dir.
+ */
+export function syncableRef(ref: string): boolean {
+  if (ref.length > 255 || ref.includes('..')) return false
+  return ref.split('/').every(c => /^[A-Za-z0-9_@+-][A-Za-z0-9._@+-]*$/.test(c) && !c.endsWith('.lock') && !c.endsWith('.'))
+}
+
 async function snapshot(repo: RepoPaths): Promise<Map<string, string>> {
   const out = new Map<string, string>()
   for (const p of SYNC_PREFIXES) for (const [k, v] of await listRefs(repo.commonDir, p)) if (carried(k)) out.set(k, v)
@@ -143,6 +154,11 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
   const rejected: Rejection[] = []
   const seen = loadSeenTips(dir)
   for (const [ref, oid] of remoteRefs) {
+    // one bad name is reported, and every other ref still syncs
+    if (!syncableRef(ref)) {
+      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: 'the remote\'s ref has a name git does not allow (a hostile or broken server): not taken'})
+      continue
+    }
     const local = await readRef(dir, ref)
     if (local === oid) continue
     if (local && (await isAncestor(oid, local))) continue // we are ahead: the push sends it
