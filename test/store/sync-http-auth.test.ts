@@ -1,4 +1,5 @@
 import t, {type Test} from 'tap'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {git, makeRepo, tempDir} from '../helpers/repo.js'
@@ -29,7 +30,6 @@ t.test("exp sync over http uses git's credential helper, and says nothing of the
   const store = path.join(tempDir(t), 'credentials')
   // a helper as a user has one configured (here git's own `store`, reading a file)
   await git(repo, 'config', 'credential.helper', `store --file=${store}`)
-  const {writeFileSync} = await import('node:fs')
   writeFileSync(store, `http://${USER}:${PASSWORD}@${new URL((await git(repo, 'remote', 'get-url', 'origin'))).host}\n`)
   const r = await exp(['sync', '--json'], {cwd: repo})
   t.equal(r.code, 0, r.stderr)
@@ -65,7 +65,6 @@ t.test('no credentials anywhere: a clear error at once (no prompt, no hang), not
   const wrong = await exp(['sync'], {cwd: repo})
   t.equal(wrong.code, 1)
   t.match(wrong.stderr, /wants credentials \(HTTP 401\)/)
-  const {readFileSync} = await import('node:fs')
   t.same(readFileSync(log, 'utf8').trim().split('\n'), ['get', 'erase'], 'git credential fill, then reject')
 })
 
@@ -79,6 +78,5 @@ t.test("a remote URL cannot add lines to git's credential request (another host'
   const r = await exp(['sync', evil], {cwd: repo})
   t.equal(r.code, 1)
   t.match(r.stderr, /wants credentials \(HTTP 401\)/)
-  const {existsSync} = await import('node:fs')
   t.notOk(existsSync(log), 'the helper was never asked')
 })

@@ -1,4 +1,5 @@
 import t from 'tap'
+import fs from 'node:fs'
 import path from 'node:path'
 import {expJson} from '../helpers/cli.js'
 import {git, tempDir} from '../helpers/repo.js'
@@ -112,7 +113,6 @@ t.test('with signed evidence, episodes a trusted evaluation pins are reused by a
 
   // the same without signing: what replays is reused, whoever recorded it (docs/trust.md)
   const policy = path.join(a, '.research/policy.yaml')
-  const fs = await import('node:fs')
   fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: true', 'require_signed_evidence: false'))
   await git(a, 'commit', '-qam', 'no signing')
   const frank = await expJson<RunOut>(['run', 'validation', '--lane', 'frank', '--seed', '7'], {cwd: a})
