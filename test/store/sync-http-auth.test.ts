@@ -80,3 +80,16 @@ t.test("a remote URL cannot add lines to git's credential request (another host'
   t.match(r.stderr, /wants credentials \(HTTP 401\)/)
   t.notOk(existsSync(log), 'the helper was never asked')
 })
+
+t.test('the credential helper is asked once per sync, however many refs it lists, fetches and pushes', async t => {
+  const {repo} = await authedHub(t)
+  const more = await exp(['append', 'note', '--lane', 'bob', '-'], {cwd: repo, input: JSON.stringify({text: 'second lane'})})
+  t.equal(more.code, 0, more.stderr)
+  const log = path.join(tempDir(t), 'helper.log')
+  // a helper that would prompt a person each time it is asked
+  await git(repo, 'config', 'credential.helper', `!f() { echo "$1" >> ${log}; test "$1" = get && { echo username=${USER}; echo password=${PASSWORD}; }; true; }; f`)
+  const r = await exp(['sync', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.same((JSON.parse(r.stdout) as {pushed: {ref: string}[]}).pushed.map(p => p.ref).sort(), ['refs/research/lanes/alice', 'refs/research/lanes/bob'])
+  t.same(readFileSync(log, 'utf8').trim().split('\n'), ['get', 'store'], 'one fill, one approve')
+})

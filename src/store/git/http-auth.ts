@@ -34,24 +34,30 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
   const got = await runGit(['--git-dir', cwd, 'config', '--get-urlmatch', 'http.extraheader', url], {cwd, allowFail: true})
   const headers = got.code === 0 ? headerOf(got.stdout.toString('utf8').trim()) : {}
   const credential = async (action: 'fill' | 'approve' | 'reject', auth: Credentials) => runGit(['--git-dir', cwd, 'credential', action], {cwd, env, allowFail: true, input: describe(url, auth)})
-  let filled = false
+  // asked once per sync (a helper that prompts would otherwise prompt for every listing,
+  // fetch and push), approved once, and forgotten when refused
+  let filled: Credentials | undefined
+  let approved = false
   return {
     headers,
     onAuth: async (_url, auth) => {
+      if (filled) return filled
       // a newline in a value would add lines to git's credential request (host=… of another
       // site, whose stored password would then go to this one: git's CVE-2020-5260)
       if (fields(url, auth).some(f => /[\n\r\0]/.test(f))) return {cancel: true}
       const r = await credential('fill', auth)
       const c = parse(r.stdout.toString('utf8'))
       if (r.code !== 0 || c.password === undefined) return {cancel: true}
-      filled = true
-      return {username: c.username ?? auth.username ?? '', password: c.password}
+      filled = {username: c.username ?? auth.username ?? '', password: c.password}
+      return filled
     },
     onAuthSuccess: async (_url, auth) => {
-      if (filled) await credential('approve', auth)
+      if (filled && !approved) await credential('approve', auth)
+      approved = true
     },
     onAuthFailure: async (_url, auth) => {
       if (filled) await credential('reject', auth)
+      filled = undefined
       // one try: a helper that answers the same again would loop
       return {cancel: true}
     },
