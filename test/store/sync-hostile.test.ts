@@ -3,6 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {makeRepo, git, gitIn, tempDir} from '../helpers/repo.js'
 import {exp, expJson} from '../helpers/cli.js'
+import {startGitHttpServer} from '../helpers/git-http-server.js'
 
 interface SyncJson {
   fetched: {ref: string; restored?: boolean}[]
@@ -10,8 +11,13 @@ interface SyncJson {
   rejected: {ref: string; direction: string; kind: string; reason: string}[]
 }
 
-/** A bare hub that checks every object it receives, and two clones of it, each set up with `exp init`. */
-async function hubAndClones(t: Test): Promise<{hub: string; c1: string; c2: string}> {
+/** Every test with a hub runs against a path remote (the git binary) and a smart-HTTP one on 127.0.0.1 (isomorphic-git). */
+const TRANSPORTS = ['path', 'http'] as const
+type Transport = (typeof TRANSPORTS)[number]
+const transportName = (x: Transport) => (x === 'http' ? 'isomorphic-git' : 'git')
+
+/** A bare hub that checks every object it receives, and two clones of it, each set up with `exp init`, whose origin reaches the hub over `transport`. */
+async function hubAndClones(t: Test, transport: Transport): Promise<{hub: string; c1: string; c2: string}> {
   const root = tempDir(t)
   const hub = path.join(root, 'hub.git')
   await git(root, 'init', '-q', '--bare', '-b', 'main', hub)
@@ -22,6 +28,11 @@ async function hubAndClones(t: Test): Promise<{hub: string; c1: string; c2: stri
   for (const name of ['c1', 'c2']) {
     const c = path.join(root, name)
     await git(root, 'clone', '-q', hub, c)
+    if (transport === 'http') {
+      const server = await startGitHttpServer(root)
+      t.teardown(() => server.close())
+      await git(c, 'remote', 'set-url', 'origin', `${server.url}/hub.git`)
+    }
     const init = await exp(['init'], {cwd: c})
     t.equal(init.code, 0, `exp init in ${name}: ${init.stderr}`)
     clones.push(c)
@@ -40,8 +51,8 @@ const syncJson = async (cwd: string): Promise<{code: number; json: SyncJson; std
   return {code: r.code, json: 'error' in out ? out.error.data : out, stderr: r.stderr}
 }
 
-t.test('exp init in both clones, then sync again and again: it keeps working, and counts what moved', async t => {
-  const {c1, c2} = await hubAndClones(t)
+for (const transport of TRANSPORTS) t.test(`exp init in both clones, then sync again and again: it keeps working, and counts what moved (${transport})`, async t => {
+  const {c1, c2} = await hubAndClones(t, transport)
   await append(c1, 'c1', 'one')
   t.equal((await syncJson(c1)).code, 0)
   await append(c1, 'c1', 'two')
@@ -56,15 +67,15 @@ t.test('exp init in both clones, then sync again and again: it keeps working, an
   t.same(fromC2.json.pushed.map(p => p.ref).sort(), ['refs/research/lanes/c2', 'refs/research/lanes/c2b'])
   const text = await exp(['sync'], {cwd: c1})
   t.equal(text.code, 0, text.stderr)
-  t.match(text.stdout, /synced with origin \(git\): 2 fetched, 0 pushed, 0 not synced/)
+  t.match(text.stdout, `synced with origin (${transportName(transport)}): 2 fetched, 0 pushed, 0 not synced`)
   // plain git fetch with the refspecs exp init configured works too
   await git(c1, 'fetch', '-q', 'origin')
   t.equal((await expJson<unknown[]>(['ledger'], {cwd: c1})).length, 4)
   t.equal((await expJson<unknown[]>(['ledger'], {cwd: c2})).length, 4)
 })
 
-t.test('a diverged lane is reported as diverged and every other lane still syncs', async t => {
-  const {c1, c2} = await hubAndClones(t)
+for (const transport of TRANSPORTS) t.test(`a diverged lane is reported as diverged and every other lane still syncs (${transport})`, async t => {
+  const {c1, c2} = await hubAndClones(t, transport)
   await append(c1, 'shared', 'from c1')
   t.equal((await syncJson(c1)).code, 0)
   await append(c2, 'shared', 'from c2 (same lane name, other history)')
@@ -79,8 +90,8 @@ t.test('a diverged lane is reported as diverged and every other lane still syncs
   t.match(r.stderr, /1 ref\(s\) diverged and were not overwritten: refs\/research\/lanes\/shared/)
 })
 
-t.test('a push the remote refuses is reported as refused, with the remote reason; the others go through', async t => {
-  const {hub, c1} = await hubAndClones(t)
+for (const transport of TRANSPORTS) t.test(`a push the remote refuses is reported as refused, with the remote reason; the others go through (${transport})`, async t => {
+  const {hub, c1} = await hubAndClones(t, transport)
   const hook = path.join(hub, 'hooks', 'update')
   fs.writeFileSync(hook, '#!/bin/sh\ncase "$1" in refs/research/lanes/blocked) echo "lane blocked by policy" >&2; exit 1;; esac\nexit 0\n', {mode: 0o755})
   await append(c1, 'blocked', 'x')
@@ -94,8 +105,8 @@ t.test('a push the remote refuses is reported as refused, with the remote reason
   t.notMatch(r.stderr, /diverged/)
 })
 
-t.test('an old commit with a NUL in its message is refused by a receive.fsckObjects remote, and said so', async t => {
-  const {c1} = await hubAndClones(t)
+for (const transport of TRANSPORTS) t.test(`an old commit with a NUL in its message is refused by a receive.fsckObjects remote, and said so (${transport})`, async t => {
+  const {c1} = await hubAndClones(t, transport)
   await append(c1, 'old', 'fine')
   const tip = (await git(c1, 'rev-parse', 'refs/research/lanes/old')).trim()
   const tree = (await git(c1, 'rev-parse', 'refs/research/lanes/old^{tree}')).trim()
@@ -115,8 +126,8 @@ t.test('exp sync of a path that does not exist says so plainly', async t => {
   t.match(r.stderr, /^error: unknown remote repository: \/nonexistent\/hub\.git \(no such folder\)\nhint: /)
 })
 
-t.test('a lane rewound in one clone is restored by exp sync from a remote that has it', async t => {
-  const {c1} = await hubAndClones(t)
+for (const transport of TRANSPORTS) t.test(`a lane rewound in one clone is restored by exp sync from a remote that has it (${transport})`, async t => {
+  const {c1} = await hubAndClones(t, transport)
   for (let i = 0; i < 12; i++) await append(c1, 'p', `record ${i}`)
   t.equal((await syncJson(c1)).code, 0)
   t.equal((await expJson<unknown[]>(['ledger'], {cwd: c1})).length, 12)
@@ -130,8 +141,8 @@ t.test('a lane rewound in one clone is restored by exp sync from a remote that h
   t.notMatch(after.stderr, /moved from/, 'the warning is gone')
 })
 
-t.test('a remote lane ref at a blob or a tree is not taken; the others sync; the refusal is this clone\'s', async t => {
-  const {hub, c1} = await hubAndClones(t)
+for (const transport of TRANSPORTS) t.test(`a remote lane ref at a blob or a tree is not taken; the others sync; the refusal is this clone's (${transport})`, async t => {
+  const {hub, c1} = await hubAndClones(t, transport)
   const blob = await gitIn(hub, ['hash-object', '-w', '--stdin'], 'not a commit\n')
   const tree = await gitIn(hub, ['mktree'], '')
   await git(hub, 'update-ref', 'refs/research/lanes/blob', blob)
@@ -148,7 +159,7 @@ t.test('a remote lane ref at a blob or a tree is not taken; the others sync; the
 })
 
 t.test('exp sync PATH takes a path relative to where it is run, even from a subfolder; a remote configured with a relative path works', async t => {
-  const {hub, c1} = await hubAndClones(t)
+  const {hub, c1} = await hubAndClones(t, 'path')
   await append(c1, 'rel', 'x')
   const sub = path.join(c1, 'sub')
   fs.mkdirSync(sub)

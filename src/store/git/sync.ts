@@ -290,12 +290,20 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
       if (!rejected.some(x => x.ref === ref)) rejected.push({ref, direction: 'push', kind: 'diverged', reason: 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'})
       continue
     }
+    // what the remote says while it takes the push (`remote: error: …` from git, a hook's words)
+    const said: string[] = []
+    const refusal = (why: string | undefined) => {
+      const detail = said.flatMap(m => m.split('\n')).map(l => l.trim()).find(l => /^(error|fatal):/.test(l))
+      return `the remote refused it: ${why || 'rejected'}${detail && !why?.includes(detail) ? ` (${detail})` : ''}`
+    }
     try {
-      const res = await git.push({fs, http, ...auth(), gitdir, url: r.url, remote: SYNC_REMOTE, ref, remoteRef: ref, force: false, cache})
+      const res = await git.push({fs, http, ...auth(), gitdir, url: r.url, remote: SYNC_REMOTE, ref, remoteRef: ref, force: false, cache, onMessage: m => void said.push(m)})
       if (res.ok) pushed.push({ref, from: remoteOid, to: local})
-      else rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${String(res.error ?? 'rejected')}`})
+      else rejected.push({ref, direction: 'push', kind: 'refused', reason: refusal(res.refs[ref]?.error || res.error || undefined)})
     } catch (e) {
-      rejected.push({ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${(e as Error).message.split('\n')[0]}`})
+      // a GitPushError carries the remote's report: the reason for this ref, and the unpack status
+      const report = (e as {data?: {result?: {error?: string; refs?: Record<string, {error?: string}>}}}).data?.result
+      rejected.push({ref, direction: 'push', kind: 'refused', reason: refusal(report?.refs?.[ref]?.error || report?.error || (e as Error).message.split('\n')[0])})
     } finally {
       // isomorphic-git records what it pushed as refs/remotes/<remote>/<ref> (for a lane,
       // refs/remotes/origin/refs/research/lanes/<lane>, which `git branch -r` then lists): not kept
