@@ -6,6 +6,7 @@ import {exp} from '../helpers/cli.js'
 import {git, makeRepo, tempDir} from '../helpers/repo.js'
 import {startGitHttpServer} from '../helpers/git-http-server.js'
 import {makeRedactor} from '../../src/redact/index.js'
+import {remoteKey} from '../../src/store/git/sync.js'
 
 // CI jobs often give a remote its token in the URL (https://x-access-token:TOKEN@host/…), and
 // their logs are public: nothing exp prints, returns or names a ref after may carry it.
@@ -49,6 +50,10 @@ t.test('exp sync over http(s) never prints, returns or stores the credentials of
   // a URL given on the command line names the remote: shown, and its tracking refs named, without them
   const b = await makeRepo(t)
   await appendNote(b, 'bob')
+  // what an older exp left: tracking refs named after the URL with its credentials
+  const leaked = `refs/exp/remotes/${remoteKey(url)}/research/lanes/alice`
+  t.ok(leaked.includes(SECRET))
+  await git(b, 'update-ref', leaked, 'HEAD')
   const given = await exp(['sync', url, '--json'], {cwd: b})
   t.equal(given.code, 0, given.stderr)
   t.notOk(`${given.stdout}${given.stderr}`.includes(SECRET), 'not in the JSON')
@@ -56,7 +61,7 @@ t.test('exp sync over http(s) never prints, returns or stores the credentials of
   t.equal(out.url, `${server.url.replace('http://', 'http://[redacted]@')}/hub.git`)
   t.equal(out.remote, out.url)
   t.same(out.fetched.map(f => f.ref), ['refs/research/lanes/alice'])
-  for (const dir of [a, b]) t.notOk((await allRefs(dir)).includes(SECRET), 'not in a ref name')
+  for (const dir of [a, b]) t.notOk((await allRefs(dir)).includes(SECRET), 'not in a ref name (those an older exp made are gone)')
   t.notOk((await git(b, 'log', '--all', '--format=%B')).includes(SECRET), 'not in a commit')
 })
 

@@ -105,6 +105,7 @@ export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd()
   // what is printed, named in refs and returned of the remote: its URL without credentials
   // (`https://user:token@host/…` is how CI jobs often pass a token; their logs are public)
   const remoteOf = {...r, shown: maskUrlCredentials(r.name), shownUrl: maskUrlCredentials(r.url)}
+  await dropCredentialRefs(repo, remoteOf)
   try {
     const res = /^https?:\/\//.test(r.url) ? await syncHttp(repo, remoteOf).catch(async e => {
       // isomorphic-git cannot fetch from a remote whose HEAD names no commit; git can
@@ -116,6 +117,18 @@ export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd()
     if (e instanceof ExpError) e.message = maskUrlCredentials(e.message)
     throw e
   }
+}
+
+/**
+ * Tracking refs an older exp named after this remote's URL, credentials and all, when it was
+ * given on the command line (`refs/exp/remotes/http___user_TOKEN_host…/`; never pushed):
+ * removed, now that they are named after the URL without them.
+ */
+async function dropCredentialRefs(repo: RepoPaths, r: Remote): Promise<void> {
+  if (r.name === r.shown || !(await hasNativeGit())) return
+  const dir = repo.commonDir
+  const old = [...(await listRefs(dir, `refs/exp/remotes/${remoteKey(r.name)}/`)).keys()]
+  if (old.length) await runGit(['--git-dir', dir, 'update-ref', '--stdin'], {cwd: dir, input: old.map(ref => `delete ${ref}\n`).join('')})
 }
 
 interface Remote {
