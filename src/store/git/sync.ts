@@ -246,15 +246,20 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   return {remote: r.shown, url: r.shownUrl, transport: 'git', fetched, pushed, rejected}
 }
 
+const PUSH_DIVERGED = 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'
+
+/** A push the remote refused, with its reason and the first `error:`/`fatal:` line of what it said while taking it (e.g. an fsck error). */
+function pushRefusal(ref: string, reason: string, said: readonly string[]): Rejection {
+  const detail = said.map(l => l.trim().replace(/^remote: /, '')).find(l => /^(error|fatal):/.test(l))
+  return {ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${reason}${detail && !reason.includes(detail) ? ` (${detail})` : ''}`}
+}
+
 /** `[rejected] (non-fast-forward)` is a divergence; `[remote rejected] (reason)` a refusal, with the remote's words. */
 function pushRejection(ref: string, summary: string, stderr: string): Rejection {
   const reason = /\(([^)]*)\)/.exec(summary)?.[1] ?? summary
-  if (/^\[remote rejected\]/.test(summary) || !/non-fast-forward|fetch first|stale info/.test(reason)) {
-    // the remote's own explanation (e.g. an fsck error) is on stderr, prefixed `remote:`
-    const detail = stderr.split('\n').map(l => l.trim()).filter(l => /^remote: (error|fatal)/.test(l)).map(l => l.replace(/^remote: /, ''))[0]
-    return {ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${reason}${detail ? ` (${detail})` : ''}`}
-  }
-  return {ref, direction: 'push', kind: 'diverged', reason: 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'}
+  // the remote's own explanation is on stderr, prefixed `remote:`
+  if (/^\[remote rejected\]/.test(summary) || !/non-fast-forward|fetch first|stale info/.test(reason)) return pushRefusal(ref, reason, stderr.split('\n').filter(l => /^\s*remote: /.test(l)))
+  return {ref, direction: 'push', kind: 'diverged', reason: PUSH_DIVERGED}
 }
 
 async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
@@ -300,23 +305,20 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
     const remoteOid = server.get(ref)
     if (remoteOid === local) continue
     if (remoteOid && !(await isAncestor(remoteOid, local))) {
-      if (!rejected.some(x => x.ref === ref)) rejected.push({ref, direction: 'push', kind: 'diverged', reason: 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'})
+      if (!rejected.some(x => x.ref === ref)) rejected.push({ref, direction: 'push', kind: 'diverged', reason: PUSH_DIVERGED})
       continue
     }
     // what the remote says while it takes the push (`remote: error: …` from git, a hook's words)
     const said: string[] = []
-    const refusal = (why: string | undefined) => {
-      const detail = said.flatMap(m => m.split('\n')).map(l => l.trim()).find(l => /^(error|fatal):/.test(l))
-      return `the remote refused it: ${why || 'rejected'}${detail && !why?.includes(detail) ? ` (${detail})` : ''}`
-    }
+    const refusal = (why: string | undefined) => pushRefusal(ref, why || 'rejected', said.flatMap(m => m.split('\n')))
     try {
       const res = await git.push({fs, http, ...auth(), gitdir, url: r.url, remote: SYNC_REMOTE, ref, remoteRef: ref, force: false, cache, onMessage: m => void said.push(m)})
       if (res.ok) pushed.push({ref, from: remoteOid, to: local})
-      else rejected.push({ref, direction: 'push', kind: 'refused', reason: refusal(res.refs[ref]?.error || res.error || undefined)})
+      else rejected.push(refusal(res.refs[ref]?.error || res.error || undefined))
     } catch (e) {
       // a GitPushError carries the remote's report: the reason for this ref, and the unpack status
       const report = (e as {data?: {result?: {error?: string; refs?: Record<string, {error?: string}>}}}).data?.result
-      rejected.push({ref, direction: 'push', kind: 'refused', reason: refusal(report?.refs?.[ref]?.error || report?.error || (e as Error).message.split('\n')[0])})
+      rejected.push(refusal(report?.refs?.[ref]?.error || report?.error || (e as Error).message.split('\n')[0]))
     } finally {
       // isomorphic-git records what it pushed as refs/remotes/<remote>/<ref> (for a lane,
       // refs/remotes/origin/refs/research/lanes/<lane>, which `git branch -r` then lists): not kept
