@@ -7,6 +7,7 @@ import {projectRoot} from './folders.js'
 import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
 import {plainText} from './plain.js'
+import {reportExpError} from './report-error.js'
 import {format} from 'node:util'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
@@ -105,14 +106,7 @@ export abstract class ExpCommand extends Command {
     // the reader of stdout went away (`| head`): stop quietly, like git (src/cli/broken-pipe.ts)
     if (isClosedOutput(err)) return
     const json = this.argv.includes('--json')
-    if (isExpError(err)) {
-      if (json) process.stdout.write(`${JSON.stringify({error: err.toJSON()}, null, 2)}\n`)
-      process.stderr.write(`error: ${plainText(err.message)}\n`)
-      if (err.hint) process.stderr.write(`hint: ${plainText(err.hint)}\n`)
-      if (this.debugMode && err.stack) process.stderr.write(`${err.stack}\n`)
-      process.exitCode = err.exit
-      return
-    }
+    if (isExpError(err)) return reportExpError(err, {json, debug: this.debugMode})
     // oclif's errors about the command line, in exp's format (src/cli/usage-errors.ts)
     const usage = usageErrorOf(err, {id: this.id ?? '', flags: Object.keys({...this.ctor.flags, ...this.ctor.baseFlags})})
     if (usage) return this.catch(usage)

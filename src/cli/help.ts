@@ -1,4 +1,7 @@
 import {Help} from '../vendor/oclif.js'
+import {UsageError} from '../errors/index.js'
+import {reportExpError} from './report-error.js'
+import {nearest} from './usage-errors.js'
 
 type Loadable = Parameters<Help['formatCommand']>[0] & {jsonOutput?: string}
 
@@ -7,6 +10,26 @@ type Loadable = Parameters<Help['formatCommand']>[0] & {jsonOutput?: string}
  * `jsonOutput`, see src/cli/base.ts), so a script author reads the shape where they read the flag.
  */
 export default class ExpHelp extends Help {
+  /**
+   * oclif's "Command ledgr not found." (`exp help ledgr`, `exp ledgr --help`) in exp's error
+   * format, with the nearest command as a hint (exit 2; hooks/command-not-found.ts says the
+   * same without --help).
+   */
+  async showHelp(argv: string[]): Promise<void> {
+    try {
+      await super.showHelp(argv)
+    } catch (e) {
+      const m = /^Command (.+) not found\.$/.exec((e as Error).message ?? '')
+      if (!m) throw e
+      const typed = m[1]!.replaceAll(':', ' ')
+      const near = nearest(
+        typed,
+        this.config.commandIDs.map(c => c.replaceAll(':', ' ')),
+      )
+      reportExpError(new UsageError(`unknown command: ${typed}`, `${near ? `did you mean \`exp help ${near}\`? ` : ''}\`exp help\` lists every command`), {json: false, debug: false})
+    }
+  }
+
   protected formatCommand(command: Loadable): string {
     const text = super.formatCommand(command)
     if (!command.jsonOutput) return text

@@ -35,8 +35,8 @@ function lowerFirst(s: string): string {
   return /^[A-Z][a-z]/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s
 }
 
-/** The flag name closest to a mistyped one (at most 2 edits away, or a prefix of it). */
-function nearest(typed: string, names: readonly string[]): string | undefined {
+/** The name closest to a mistyped one (a flag's, a command's): at most 2 edits away, or a prefix of it. */
+export function nearest(typed: string, names: readonly string[]): string | undefined {
   let best: string | undefined
   let bestD = 3
   for (const n of names) {

@@ -52,6 +52,14 @@ const CASES: Case[] = [
   {args: ['propose', 'onboarding', '--items', '0'], code: 2, error: /--items: expected an integer greater than or equal to 1/},
   {args: ['inspect'], code: 2, error: /missing ID \(record id/, hint: /exp inspect --help/},
   {args: ['run', 'train', 'extra'], code: 2, error: /unexpected argument: extra/},
+  // a word too many after a command without arguments (oclif took it for more of the command's name)
+  {args: ['lanes', 'extra'], code: 2, error: /unexpected argument: extra/, hint: /exp lanes --help/},
+  {args: ['graph', 'nosuch', '--format', 'dot'], code: 2, error: /unexpected argument: nosuch/, hint: /exp graph --help/},
+  // a mistyped command, with and without --help
+  {args: ['ledgr'], code: 2, error: /^error: unknown command: ledgr$/m, hint: /did you mean `exp ledger`\?/},
+  {args: ['attempt', 'lst'], code: 2, error: /unknown command: attempt lst/, hint: /did you mean `exp attempt list`\?/},
+  {args: ['help', 'ledgr'], code: 2, error: /unknown command: ledgr/, hint: /did you mean `exp help ledger`\?/},
+  {args: ['ledgr', '--help'], code: 2, error: /unknown command: ledgr/, hint: /`exp help` lists every command/},
   {args: ['graph', '--format', 'svg'], code: 2, error: /expected --format=svg to be one of: json, mermaid, dot/},
   {args: ['retire', UNKNOWN], code: 2, error: /missing required flag --reason/},
   {args: ['audit-gate', '--noise', '2'], code: 2, error: /--noise 2 is not a probability/, hint: /from 0 to 1/},
@@ -108,6 +116,23 @@ t.test('a command-line error under --json is {error: {code, message, hint}} with
   t.equal(out.error.code, 'E_USAGE')
   t.match(out.error.message, /^--since: expected an integer but received: abc$/)
   t.match(out.error.hint, /exp ledger --help/)
+})
+
+t.test('an unknown command, as its own process: the error format of exp, with --json too, and nothing printed to drive a terminal', async t => {
+  const repo = await exampleRepo(t)
+  const r = await exp(['ledgr', '--json'], {cwd: repo})
+  t.equal(r.code, 2, r.stderr)
+  const out = JSON.parse(r.stdout) as {error: {code: string; message: string; hint: string}}
+  t.same([out.error.code, out.error.message], ['E_USAGE', 'unknown command: ledgr'])
+  t.match(out.error.hint, /did you mean `exp ledger`\?/)
+  const esc = await exp(['\u001b[2Jledger'], {cwd: repo})
+  t.equal(esc.code, 2)
+  t.match(esc.stderr, /^error: unknown command: \\u001b\[2Jledger$/m, 'the escape shown escaped')
+  t.notOk(esc.stderr.includes('\u001b'), 'no escape sequence reaches the terminal')
+  const extra = await exp(['ledger', 'extra'], {cwd: repo})
+  t.equal(extra.code, 2)
+  t.match(extra.stderr, /^error: unexpected argument: extra\nhint: `exp ledger --help`/)
+  t.notMatch(`${extra.stderr}${r.stderr}`, /›|not found/, "not oclif's own message")
 })
 
 t.test('a malformed .research/config.yaml is named once, with the field', async t => {
