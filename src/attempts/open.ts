@@ -6,6 +6,7 @@ import {BudgetError, ExpError, InvalidInputError, NotFoundError, WorktreeError} 
 import {contractAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {attemptBranch, attemptId, attemptKey} from './keys.js'
+import {within} from '../paths.js'
 import {existsSync} from 'node:fs'
 
 export interface OpenOptions {
@@ -55,7 +56,7 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the contract on the main branch first')
   // inside the repository's own work tree, an attempt's would show as an untracked change of
   // main (and block every promotion, which needs main's checkout clean): refused before anything is written
-  if (o.path && ws.root && insideDir(path.resolve(o.path), ws.root) && !insideDir(path.resolve(o.path), path.join(ws.root, '.git'))) {
+  if (o.path && ws.root && within(path.resolve(o.path), ws.root) && !within(path.resolve(o.path), path.join(ws.root, '.git'))) {
     throw new InvalidInputError(`--path ${o.path} is inside the repository's work tree (${ws.root}): an attempt's work tree goes beside it, not in it`, {flag: 'path', path: o.path}, `e.g. --path ${path.join(path.dirname(ws.root), `${path.basename(ws.root)}-attempt`)}, or leave --path out (.git/exp/worktrees/<id>)`)
   }
   const ledger = await store.ledger()
@@ -102,9 +103,4 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   const dir = o.path ? path.resolve(o.path) : path.join(o.worktreeRoot, id)
   await ws.addWorktree(dir, {commit: body.base.commit, branch: body.branch})
   return {id, branch: body.branch, dir, base: body.base.commit, ordinal: body.ordinal, contract, created: !have}
-}
-
-function insideDir(p: string, dir: string): boolean {
-  const rel = path.relative(dir, p)
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }

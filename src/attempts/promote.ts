@@ -10,6 +10,7 @@ import type {Check} from '../loop/policy.js'
 import {evaluateAttempt, oneLine, type EvaluateOptions, type SplitEvaluation} from './evaluate.js'
 import type {SplitSummary} from './summary.js'
 import {assertOwnAttempt} from './keys.js'
+import {within} from '../paths.js'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 
@@ -104,8 +105,7 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
   // it is decided: it goes then, unless it holds changes made after its evaluation (asked now,
   // while its branch still exists: a reject removes the branch) or exp runs inside it
   const own = path.join(o.worktreeRoot, id)
-  const here = path.relative(own, process.cwd())
-  const inIt = here === '' || (!here.startsWith('..') && !path.isAbsolute(here))
+  const inIt = within(process.cwd(), own)
   const drop = existsSync(own) && !inIt && !(await ws.dirtyFiles(own).catch(() => ['?'])).length
   let behind: WorkTreeBehindError | undefined
   if (verdict === 'accept') {

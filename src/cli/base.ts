@@ -8,6 +8,7 @@ import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
 import {plainText} from './plain.js'
 import {reportExpError} from './report-error.js'
+import {shownFrom} from '../paths.js'
 import {format} from 'node:util'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
@@ -131,8 +132,7 @@ function missingPath(err: Error & {code?: string; path?: string}): string | unde
 
 function shownPath(p: unknown): string | undefined {
   if (typeof p !== 'string') return undefined
-  const rel = path.relative(process.cwd(), p)
-  return rel && !rel.startsWith('..') ? rel : p
+  return shownFrom(process.cwd(), p)
 }
 
 export {ExpError}

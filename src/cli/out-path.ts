@@ -2,6 +2,7 @@ import {lstatSync, readlinkSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {InvalidInputError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
+import {within} from '../paths.js'
 
 /**
  * A path a flag (or variable) names for exp to write (--out, --junit, --comment, --events), resolved and
@@ -68,11 +69,6 @@ const GIT_OWNED = /^(?:HEAD|config|config\.worktree|index|packed-refs|shallow|de
 
 function gitOwned(rel: string): boolean {
   return rel === '' || GIT_OWNED.test(rel.split(path.sep)[0]!)
-}
-
-function within(p: string, dir: string): boolean {
-  const rel = path.relative(path.resolve(dir), p)
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
 function statOf(p: string): ReturnType<typeof statSync> | undefined {

@@ -44,5 +44,11 @@ t.test('result files replace a link at their name and never write through it; a 
     t.equal(x.code, 2, x.stderr)
     t.match(x.stderr, /error: --out results(\/sub)?: results is a symbolic link \(to .*\), and exp writes its results only into real folders of the work tree/)
   }
+  // a folder whose name begins with two dots is in the work tree too (it was taken for one
+  // outside it, so not checked: the report went through the link)
+  fs.symlinkSync(outside, path.join(repo, '..results'))
+  const dots = await exp(['report', '--out', '..results'], {cwd: repo})
+  t.equal(dots.code, 2, dots.stderr)
+  t.match(dots.stderr, /error: --out \.\.results: \.\.results is a symbolic link/)
   t.same(fs.readdirSync(outside), ['victim.txt'], 'nothing was written where the link points')
 })

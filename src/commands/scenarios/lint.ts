@@ -1,10 +1,10 @@
-import path from 'node:path'
 import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {scenariosFolder} from '../../cli/folders.js'
 import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '../../scenarios/index.js'
 import {holdoutKeyFor} from '../../cli/run-context.js'
 import {NotFoundError} from '../../errors/index.js'
+import {shownFrom} from '../../paths.js'
 
 export default class ScenariosLint extends ExpCommand {
   static summary = 'Check scenario files: schema, references, and that each gold trajectory passes the grader.'
@@ -36,6 +36,5 @@ export default class ScenariosLint extends ExpCommand {
 }
 
 function shown(file: string): string {
-  const rel = path.relative(process.cwd(), file)
-  return rel && !rel.startsWith('..') ? rel : file
+  return shownFrom(process.cwd(), file)
 }
