@@ -5,6 +5,7 @@ import {cp, mkdir, mkdtemp, rm} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import {SandboxError} from '../../errors/index.js'
+import {within} from '../../paths.js'
 
 /**
  * Where a `command:` agent runs (docs/agent-protocol.md): never in the repository. Every
@@ -49,8 +50,6 @@ export function splitEnvWords(words: readonly string[]): {pass: string[]; rest: 
   return {pass, rest: words.slice(i)}
 }
 
-const inside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep)
-
 /**
  * Resolve the spec's words against the repository and copy what it names inside a hidden
  * folder to a folder of the agent's own (a file's whole folder when it is not the root,
@@ -67,7 +66,7 @@ export async function prepareLaunch(program: string, args: readonly string[], o:
     if (w.startsWith('-') || (!root && !path.isAbsolute(w))) continue
     const abs = path.isAbsolute(w) ? w : path.resolve(root!, w)
     if (!existsSync(abs)) continue
-    const under = hidden.find(h => inside(abs, h))
+    const under = hidden.find(h => within(abs, h))
     if (!under) {
       words[i] = abs
       continue
@@ -77,7 +76,7 @@ export async function prepareLaunch(program: string, args: readonly string[], o:
     const dir = path.dirname(rel)
     const copyFrom = statSync(abs).isDirectory() || dir === '.' ? abs : path.join(under, dir)
     const copyTo = path.join(files, path.relative(under, copyFrom))
-    if (!existsSync(copyTo)) await cp(copyFrom, copyTo, {recursive: true, filter: src => !inside(src, path.join(under, '.git'))})
+    if (!existsSync(copyTo)) await cp(copyFrom, copyTo, {recursive: true, filter: src => !within(src, path.join(under, '.git'))})
     words[i] = path.join(files, rel)
   }
   return {program: words[0]!, args: words.slice(1), ...(files ? {files} : {})}
