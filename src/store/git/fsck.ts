@@ -8,7 +8,7 @@ import {recordChange, unnamedArtifacts} from './verify.js'
 import {OBJECT_MAX, ObjectTooLarge, parseCommit} from './objects.js'
 import {lookupPaths} from './tree.js'
 import {checkRecordBytes} from './record-bytes.js'
-import {loadSeenTips} from './tips.js'
+import {deletedMessage, loadSeenTips, rewoundMessage} from './tips.js'
 import {tipTooLarge, unreadable} from './lane-check.js'
 import type {MemEntry} from './lane-read.js'
 
@@ -76,12 +76,12 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
     await checkArtifacts(ref, parseCommit(o.data, tip).tree, named)
     const s = seenTips[ref]
     if (s && s.tip !== tip && !oids.has(s.tip)) {
-      problems.push(problem('lane-rewound', `${ref} moved from ${s.tip.slice(0, 12)} (${s.records} records) to ${tip.slice(0, 12)} (${count} records), which does not contain it: records this clone had are no longer on the lane`, {ref, commit: tip}))
+      problems.push(problem('lane-rewound', rewoundMessage(ref, s, tip, count), {ref, commit: tip}))
     }
     onProgress?.(records, lane)
   }
   for (const [ref, s] of Object.entries(seenTips)) {
-    if (!tips.has(ref) && !bad.some(b => b.ref === ref)) problems.push(problem('lane-rewound', `${ref} was deleted (it held ${s.records} records at ${s.tip.slice(0, 12)})`, {ref, commit: s.tip}))
+    if (!tips.has(ref) && !bad.some(b => b.ref === ref)) problems.push(problem('lane-rewound', deletedMessage(ref, s), {ref, commit: s.tip}))
   }
   for (const {id, cites, ref, commit} of all) {
     for (const c of cites) if (!seen.has(c)) problems.push(problem('dangling-cite', `dangling cite: ${c} is not on any lane`, {ref, commit, id}))

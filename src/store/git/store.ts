@@ -21,7 +21,7 @@ import {laneCommitsIso, laneCommitsNative, laneCommitChunksNative, type LaneComm
 import {LedgerCache, CacheMismatch, type LaneState, type CachedEntry} from './cache.js'
 import {readLane, type MemEntry} from './lane-read.js'
 import {checkRecordBytes} from './record-bytes.js'
-import {loadSeenTips, saveSeenTips} from './tips.js'
+import {deletedMessage, loadSeenTips, rewoundMessage, saveSeenTips} from './tips.js'
 import {LaneWriter} from './append.js'
 
 export interface GitStoreOptions {
@@ -424,7 +424,7 @@ export class GitRecordStore implements RecordStore {
         lanes.push({ref, private: parseLaneRef(ref)!.private, entries: read.entries, problems: read.problems})
         const s = seen[ref]
         if (s && s.tip !== tip && !(await this.contained(s.tip, tip, read))) {
-          const p = {...problem('lane-rewound', `${ref} moved from ${s.tip.slice(0, 12)} (${s.records} records) to ${tip.slice(0, 12)} (${read.entries.length} records), which does not contain it: records this clone had are no longer on the lane`, {ref, commit: tip}), ref}
+          const p = {...problem('lane-rewound', rewoundMessage(ref, s, tip, read.entries.length), {ref, commit: tip}), ref}
           rewinds.push(p)
           this.warn(`${p.message} (${p.hint})`)
         } else if (!s || s.tip !== tip || s.records !== read.entries.length) {
@@ -434,7 +434,7 @@ export class GitRecordStore implements RecordStore {
       }
       for (const [ref, s] of Object.entries(seen)) {
         if (tips.has(ref) || bad.some(b => b.ref === ref)) continue
-        const p = {...problem('lane-rewound', `${ref} was deleted (it held ${s.records} records at ${s.tip.slice(0, 12)})`, {ref, commit: s.tip}), ref}
+        const p = {...problem('lane-rewound', deletedMessage(ref, s), {ref, commit: s.tip}), ref}
         rewinds.push(p)
         this.warn(`${p.message} (${p.hint})`)
       }

@@ -18,6 +18,18 @@ export type SeenTips = Record<string, SeenTip>
 
 const FILE = 'tips.json'
 
+/** What `exp ledger` warns and `exp fsck` reports when a lane no longer contains the tip seen before. */
+export function rewoundMessage(ref: string, seen: SeenTip, tip: string, records: number): string {
+  return `${ref} moved from ${seen.tip.slice(0, 12)} (${count(seen.records)}) to ${tip.slice(0, 12)} (${count(records)}), which does not contain it: records this clone had are no longer on the lane`
+}
+
+/** ... and when a lane seen before is gone. */
+export function deletedMessage(ref: string, seen: SeenTip): string {
+  return `${ref} was deleted (it held ${count(seen.records)} at ${seen.tip.slice(0, 12)})`
+}
+
+const count = (k: number) => `${k} record${k === 1 ? '' : 's'}`
+
 export function loadSeenTips(commonDir: string): SeenTips {
   try {
     const s = JSON.parse(fs.readFileSync(path.join(commonDir, 'exp', FILE), 'utf8')) as {format?: number; lanes?: SeenTips}
