@@ -1,9 +1,9 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
-import {InvalidInputError, NotFoundError} from '../errors/index.js'
+import {ExpError, InvalidInputError, NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
-import {LANE_FAILURES} from '../store/index.js'
+import {LANE_FAILURES, PROBLEM_CODES, type ReadProblem} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
 
 export interface InspectResult {
@@ -42,6 +42,9 @@ export default class Inspect extends ExpCommand {
         // a prefix has at least 4 hex digits, like git's shortest abbreviation: `pr-` alone names no record
         const near = /^[a-z]{2}-[0-9a-f]{4,}$/.test(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
         if (near.length === 1) return {...inspectOf(ledger, near[0]!), problems: ledger.problems}
+        // a record the read skipped (damaged object, failed checks) is not unknown: say why it is not shown
+        const skipped = ledger.problems.find(p => p.id === args.id)
+        if (skipped) throw notShown(args.id, skipped)
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : 'list ids with `exp ledger`')
       }
       return {...inspectOf(ledger, args.id), problems: ledger.problems}
@@ -67,6 +70,14 @@ export default class Inspect extends ExpCommand {
     reportProblems(problems.filter(p => LANE_FAILURES.has(p.code)))
     return res
   }
+}
+
+function notShown(id: string, p: ReadProblem): ExpError {
+  const where = [p.ref, p.commit?.slice(0, 12), p.path].filter(Boolean).join(' ')
+  return new ExpError('E_CORRUPT', `record ${id} is in this clone (${where}) but is not shown: ${p.message}`, {
+    data: {id, code: p.code, ref: p.ref, commit: p.commit, path: p.path},
+    hint: `${p.hint ?? PROBLEM_CODES[p.code as keyof typeof PROBLEM_CODES] ?? 'see `exp fsck`'}; \`exp fsck\` lists every problem`,
+  })
 }
 
 function inspectOf(ledger: import('../store/index.js').Ledger, id: string): InspectResult {

@@ -113,3 +113,26 @@ t.test('every command has --help', async t => {
     t.match(r.stdout, /USAGE/, `${cmd} --help shows usage`)
   }
 })
+
+t.test('inspect of a record the read skipped says why it is not shown, not that the id is unknown', async t => {
+  const repo = await makeRepo(t)
+  const ids: string[] = []
+  for (const text of ['one', 'two', 'three']) ids.push((await exp(['append', 'note', '-', '--lane', 'p'], {cwd: repo, input: `text: ${text}\n`})).stdout.trim())
+  // the second record's object damaged in place (a disk error, a bad copy)
+  const line = (await git(repo, 'ls-tree', '-r', 'refs/research/lanes/p')).split('\n').find(l => l.endsWith(`${ids[1]}.json`))!
+  const blob = line.split(/\s+/)[2]!
+  const file = path.join(repo, '.git', 'objects', blob.slice(0, 2), blob.slice(2))
+  fs.chmodSync(file, 0o644)
+  fs.writeFileSync(file, 'garbage')
+  fs.rmSync(path.join(repo, '.git', 'exp'), {recursive: true, force: true})
+  const r = await exp(['inspect', ids[1]!], {cwd: repo})
+  t.equal(r.code, 5, r.stderr)
+  t.match(r.stderr, new RegExp(`^error: record ${ids[1]} is in this clone \\(refs/research/lanes/p [0-9a-f]{12} research/notes/[0-9a-f]{2}/${ids[1]}\\.json\\) but is not shown: unreadable object ${blob}`, 'm'))
+  t.match(r.stderr, /^hint: the object is missing or damaged: fetch the lane again with `exp sync`; `exp fsck` lists every problem$/m)
+  const j = await exp(['inspect', ids[1]!, '--json'], {cwd: repo})
+  t.match(JSON.parse(j.stdout), {error: {code: 'E_CORRUPT', data: {id: ids[1], code: 'record-unreadable', ref: 'refs/research/lanes/p'}}})
+  const ok = await exp(['inspect', ids[2]!], {cwd: repo})
+  t.equal(ok.code, 0, 'the records around it are shown')
+  const unknown = await exp(['inspect', 'nt-0123456789abcdef01234567'], {cwd: repo})
+  t.equal(unknown.code, 3, 'an id this clone never had is still unknown')
+})
