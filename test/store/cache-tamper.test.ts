@@ -1,6 +1,7 @@
 import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
+import zlib from 'node:zlib'
 import {GitRecordStore} from '../../src/store/index.js'
 import {fsck} from '../../src/store/git/fsck.js'
 import {makeRepo} from '../helpers/repo.js'
@@ -107,6 +108,23 @@ t.test('a lowered count in state.json, an edited index line, a truncated index: 
       fs.writeFileSync(f, fs.readFileSync(f, 'latin1').replace(/\t(\d+)\t(\d+)\t(\d+)\t/, '\t$1\t9999999\t$3\t'), 'latin1')
     }],
     ['the index cut short', repo => fs.truncateSync(file(repo, '.idx'), 30)],
+    // the CRC in state.json detects an accidental edit, not a deliberate one: an index line
+    // edited and the CRC made to match passes the cache's own checks, and the body's check
+    // finds it (the command failed then, though history is intact)
+    ...(['digest', 'lamport'] as const).map((col): [string, (repo: string) => void] => [`an index line edited (${col}), its CRC made to match`, repo => {
+      const f = file(repo, '.idx')
+      const lines = fs.readFileSync(f, 'latin1').split('\n')
+      const cols = lines[1]!.split('\t')
+      cols[col === 'digest' ? 3 : 4] = col === 'digest' ? `sha256:${'0'.repeat(64)}` : '99'
+      lines[1] = cols.join('\t')
+      const idx = Buffer.from(lines.join('\n'), 'latin1')
+      fs.writeFileSync(f, idx)
+      const sf = path.join(repo, CACHE, 'state.json')
+      const st = JSON.parse(fs.readFileSync(sf, 'utf8'))
+      const lane = st.lanes['refs/research/lanes/a']
+      lane.crc = zlib.crc32(idx.subarray(0, lane.idxBytes))
+      fs.writeFileSync(sf, JSON.stringify(st))
+    }]),
     ['state.json is not JSON', repo => fs.writeFileSync(path.join(repo, CACHE, 'state.json'), '{"format": 4, "lanes": ')],
     ['state.json names a data file of an unknown kind', repo => {
       const f = path.join(repo, CACHE, 'state.json')
