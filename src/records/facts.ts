@@ -7,7 +7,8 @@ import type {Kind} from './kinds.js'
  * claim or proposal is about, a decision's verdict, an evaluation's role, split and
  * effect). The ledger index keeps them beside kind, lane, lamport and cites, so that a
  * frontier over 10,000 hypotheses does not parse 60,000 record bodies. They are a pure
- * function of the immutable body: a missing or stale copy changes no answer, only speed.
+ * function of the immutable body: a missing or stale copy changes no answer, only speed (an
+ * index edited on purpose can: docs/trust.md, what the cache can still do).
  */
 export interface FactsByKind {
   hypothesis: {metric: string; direction: 'increase' | 'decrease'; split?: Split; margin?: number; parent?: string}
