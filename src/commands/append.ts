@@ -1,8 +1,8 @@
 import {Args, Flags} from '../vendor/oclif.js'
-import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
-import {NotFoundError, UsageError} from '../errors/index.js'
+import {ExpError, NotFoundError, UsageError} from '../errors/index.js'
+import {readBounded} from '../cli/read-input.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {appendFromText, checkCiteFlags} from '../store/input.js'
 
@@ -11,7 +11,7 @@ export default class Append extends ExpCommand {
   static description = `Each record becomes one commit on refs/research/lanes/<lane> (or refs/research/private/<lane> with --private). Prints the record id.
 The input is the record body, or a draft {kind?, body, cites?, key?}. With --batch the input is JSON Lines, one record per line, all appended in one locked step (all or nothing).
 Appending a record that already exists with the same content is a no-op; the same id with other content is a conflict.
-A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger content goes beside it with --artifact FILE: stored as its own blob in the lane, named in the record by path and SHA-256 digest (\`exp inspect ID --artifact NAME\` prints it).`
+A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger content goes beside it with --artifact FILE: stored as its own blob in the lane, named in the record by path and SHA-256 digest (\`exp inspect ID --artifact NAME\` prints it). Input is read up to 8 times the record limit (a --batch: 256 times; an artifact: git config exp.maxArtifactBytes, 100 MiB), so an endless one (/dev/zero, \`yes |\`) is an error, not a hang.`
 
   static examples = [
     '<%= config.bin %> append note note.yaml',
@@ -47,14 +47,29 @@ A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger conte
       file = kind
       kind = undefined
     }
-    const bytes = file === '-' ? await readStdin() : await readFile(path.resolve(this.workDir, file)).catch(e => {
-      throw new NotFoundError('input file', file!, `${(e as Error).message.split(',')[0]}: pass an existing file, or - to read stdin`)
-    })
     if (flags.artifact?.length && flags.batch) throw new UsageError('--artifact goes with one record, not with --batch', 'append the record with its artifacts on its own')
-    const artifacts = await Promise.all((flags.artifact ?? []).map(async f => ({name: path.basename(f), content: await readFile(path.resolve(this.workDir, f)).catch(e => {
-      throw new NotFoundError('file', f, `check the path given with --artifact (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
-    })})))
     const results = await withStore(this.workDir, async store => {
+      // input is read up to a bound the record limit gives (YAML may be wordier than the
+      // record's JSON): an endless input (/dev/zero, \`yes |\`) is an error, not a hang
+      const limit = await store.maxRecordBytes()
+      const max = flags.batch ? BATCH_FACTOR * limit : INPUT_FACTOR * limit
+      const why = `${flags.batch ? BATCH_FACTOR : INPUT_FACTOR} times the record size limit, ${limit} bytes`
+      const hint = flags.batch ? 'split the batch into several files, or raise the limit with `git config exp.maxRecordBytes SIZE`' : 'a record is small: put large content beside it with --artifact FILE, or raise the limit with `git config exp.maxRecordBytes SIZE`'
+      const given = file!
+      const bytes = await readBounded(given === '-' ? '-' : path.resolve(this.workDir, given), {shown: given === '-' ? '<stdin>' : given, max, why, hint}).catch(e => {
+        if (e instanceof ExpError) throw e
+        throw new NotFoundError('input file', given, `${(e as Error).message.split(',')[0]}: pass an existing file, or - to read stdin`)
+      })
+      const maxArtifact = await store.maxArtifactBytes()
+      const artifacts = await Promise.all(
+        (flags.artifact ?? []).map(async f => ({
+          name: path.basename(f),
+          content: await readBounded(path.resolve(this.workDir, f), {shown: f, max: maxArtifact, why: 'the artifact size limit', hint: 'raise the limit with `git config exp.maxArtifactBytes SIZE`'}).catch(e => {
+            if (e instanceof ExpError) throw e
+            throw new NotFoundError('file', f, `check the path given with --artifact (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
+          }),
+        })),
+      )
       const lane = await laneOf(store, flags.lane)
       await checkCiteFlags(store, flags.cite ?? [])
       return appendFromText(store, bytes, {file: file === '-' ? '<stdin>' : file, kind, batch: flags.batch, lane, private: flags.private, cites: flags.cite, key: flags.key, artifacts})
@@ -64,8 +79,7 @@ A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger conte
   }
 }
 
-async function readStdin(): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  for await (const c of process.stdin) chunks.push(c as Buffer)
-  return Buffer.concat(chunks)
-}
+/** A single record's input may be this many times the record size limit (comments, indentation, YAML's own form). */
+const INPUT_FACTOR = 8
+/** A --batch input may be this many records at the size limit (256 MiB at the default 1 MiB). */
+const BATCH_FACTOR = 256

@@ -2,8 +2,9 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {exp, expJson} from '../helpers/cli.js'
-import {makeRepo, git, tempDir, handCommit} from '../helpers/repo.js'
+import {spawn} from 'node:child_process'
+import {BIN, exp, expJson} from '../helpers/cli.js'
+import {GIT_ENV, makeRepo, git, node, tempDir, handCommit} from '../helpers/repo.js'
 import {prepare, seal, encodeRecord} from '../../src/records/index.js'
 import {lintSkill} from '../../src/skills/index.js'
 import {loadScenarioDir} from '../../src/scenarios/index.js'
@@ -29,6 +30,46 @@ t.test('a NUL in a record stays in the record, never in the commit: inspect find
   const s = await exp(['sync', hub], {cwd: repo})
   t.equal(s.code, 0, s.stderr)
   t.match(await git(hub, 'rev-parse', 'refs/research/lanes/n'), /^[0-9a-f]{40}/, 'the remote took it')
+})
+
+t.test('an endless input (/dev/zero, /dev/urandom, `yes |`) is an error at a bound the record limit gives, not a hang', async t => {
+  const repo = await makeRepo(t)
+  fs.writeFileSync(path.join(repo, 'n.yaml'), 'text: small\n')
+  const cases: [string, string[], RegExp][] = [
+    ['a record from /dev/zero', ['append', 'note', '/dev/zero'], /^error: \/dev\/zero is longer than the 8388608 bytes exp reads of it \(8 times the record size limit, 1048576 bytes\)$/m],
+    ['a record from /dev/urandom', ['append', 'note', '/dev/urandom'], /^error: \/dev\/urandom is longer than the 8388608 bytes/m],
+    ['a batch from /dev/zero', ['append', '--batch', '/dev/zero'], /^error: \/dev\/zero is longer than the 268435456 bytes exp reads of it \(256 times/m],
+    ['an artifact from /dev/zero', ['append', 'note', 'n.yaml', '--artifact', '/dev/zero'], /^error: \/dev\/zero is longer than the 104857600 bytes exp reads of it \(the artifact size limit\)$/m],
+  ]
+  for (const [what, args, error] of cases) {
+    const r = await exp([...args, '--lane', 'x'], {cwd: repo})
+    t.equal(r.code, 2, `${what}: exit 2 (${r.stderr})`)
+    t.match(r.stderr, error, what)
+    t.match(r.stderr, /^hint: \S/m, `${what}: a next step`)
+  }
+  // stdin that never ends: `yes | exp append --batch -` read up to the bound (the test's own pipe, cut there)
+  const yes = await new Promise<{code: number; stderr: string}>((resolve, reject) => {
+    const child = spawn(...node([BIN, 'append', '--batch', '-', '--lane', 'x']), {cwd: repo, env: {...GIT_ENV}, stdio: ['pipe', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', d => (stderr += d))
+    child.on('error', reject)
+    child.on('close', code => resolve({code: code ?? 1, stderr}))
+    const line = Buffer.alloc(1 << 20, 'y\n')
+    const pump = () => {
+      while (child.stdin.write(line));
+      child.stdin.once('drain', pump)
+    }
+    child.stdin.on('error', () => undefined) // exp stops reading: the pipe closes under the writer
+    pump()
+  })
+  t.equal(yes.code, 2, yes.stderr)
+  t.match(yes.stderr, /^error: <stdin> is longer than the 268435456 bytes/m)
+  const big = path.join(repo, 'big.json')
+  fs.writeFileSync(big, Buffer.alloc(9 * 1024 * 1024, 0x20))
+  const file = await exp(['append', 'note', 'big.json', '--lane', 'x'], {cwd: repo})
+  t.equal(file.code, 2)
+  t.match(file.stderr, /^error: big\.json is 9437184 bytes, more than the 8388608 bytes exp reads of it/m, 'a regular file over the bound is refused by its size')
+  t.same(await expJson(['ledger'], {cwd: repo}), [], 'nothing was written')
 })
 
 t.test('records have a size limit: a clear error and nothing written; configurable; big old records still read with --json', async t => {
