@@ -1,7 +1,7 @@
 import path from 'node:path'
 import type {Problem} from '../scenarios/types.js'
 import {contractFiles, loadContracts, parseContract} from './load.js'
-import {readFile} from 'node:fs/promises'
+import {readWorkFile} from '../work-file.js'
 import {NotFoundError} from '../errors/index.js'
 import {existsSync} from 'node:fs'
 import {CONTRACTS_DIR} from './load.js'
@@ -17,7 +17,7 @@ export async function lintContracts(root: string, name?: string): Promise<Contra
   if (name) {
     const file = [`${name}.yaml`, `${name}.yml`].map(n => path.join(root, CONTRACTS_DIR, n)).find(f => existsSync(f))
     if (!file) throw new NotFoundError('contract', name, `write ${CONTRACTS_DIR}/${name}.yaml (docs/contracts.md)`)
-    parsed = [parseContract(await readFile(file, 'utf8'), path.relative(root, file))]
+    parsed = [parseContract((await readWorkFile(file)).toString('utf8'), path.relative(root, file))]
   } else {
     if (!(await contractFiles(root)).length) throw new NotFoundError('contracts', `${CONTRACTS_DIR}/*.yaml`, 'write one (docs/contracts.md), or run `exp init --example tuning`')
     parsed = await loadContracts(root)

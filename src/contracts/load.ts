@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {readdir, readFile} from 'node:fs/promises'
+import {readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {digestOf, gitBlobId} from '../records/digest.js'
 import {problemsOf, validator} from '../records/validate.js'
@@ -7,6 +7,7 @@ import {lineOf, parseLocated} from '../scenarios/yaml.js'
 import type {Problem} from '../scenarios/types.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import type {Workspace} from '../workspace/port.js'
+import {readWorkFile} from '../work-file.js'
 import type {Contract, ContractDoc, EvalSpec} from './types.js'
 import {semanticProblems} from './rules.js'
 
@@ -74,7 +75,7 @@ export async function contractFiles(root: string): Promise<string[]> {
 }
 
 export async function loadContracts(root: string): Promise<ParsedContract[]> {
-  return Promise.all((await contractFiles(root)).map(async f => parseContract(await readFile(f, 'utf8'), path.relative(root, f))))
+  return Promise.all((await contractFiles(root)).map(async f => parseContract((await readWorkFile(f)).toString('utf8'), path.relative(root, f))))
 }
 
 function invalid(p: ParsedContract): ExpError {
@@ -89,7 +90,7 @@ export async function loadContract(root: string, name: string): Promise<Contract
     const known = (await contractFiles(root)).map(f => path.basename(f).replace(/\.ya?ml$/, ''))
     throw new NotFoundError('contract', name, known.length ? `contracts here: ${known.join(', ')}` : `write ${CONTRACTS_DIR}/${name}.yaml (docs/contracts.md), or run \`exp init --example tuning\``)
   }
-  const p = parseContract(await readFile(file, 'utf8'), path.relative(root, file))
+  const p = parseContract((await readWorkFile(file)).toString('utf8'), path.relative(root, file))
   if (!p.contract) throw invalid(p)
   return p.contract
 }

@@ -1,8 +1,8 @@
-import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {assertResearchFile, parseYamlOrJson, digestOf} from '../records/index.js'
 import type {ResearchConfig, ResearchContract, PromotionPolicy} from '../records/types.js'
-import {NotFoundError} from '../errors/index.js'
+import {NotFoundError, isExpError} from '../errors/index.js'
+import {readWorkFile} from '../work-file.js'
 
 export const RESEARCH_DIR = '.research'
 
@@ -10,8 +10,9 @@ async function load<T>(workDir: string, name: 'config' | 'contract' | 'policy'):
   const file = path.join(workDir, RESEARCH_DIR, `${name}.yaml`)
   let text: string
   try {
-    text = await readFile(file, 'utf8')
-  } catch {
+    text = (await readWorkFile(file)).toString('utf8')
+  } catch (e) {
+    if (isExpError(e)) throw e // a device, a FIFO or a huge file: named, not taken for a missing file
     return undefined
   }
   const rel = path.join(RESEARCH_DIR, `${name}.yaml`)

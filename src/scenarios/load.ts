@@ -1,4 +1,4 @@
-import {readdir, readFile} from 'node:fs/promises'
+import {readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {checkScenarioSchema} from './schema.js'
 import {decodeUtf8} from '../records/index.js'
@@ -6,6 +6,7 @@ import type {ExpError} from '../errors/index.js'
 import type {Problem, Scenario} from './types.js'
 import {lineOf, parseLocated, type LocatedYaml} from './yaml.js'
 import {loadSealedDir, sealedSummary} from './sealed-load.js'
+import {readWorkFile} from '../work-file.js'
 
 /** One parsed file: the scenario when it is schema-valid, its problems with lines otherwise. */
 export interface LoadedFile {
@@ -43,11 +44,11 @@ function parseText(text: string, file: string): LoadedFile {
 export async function loadScenarioFile(file: string): Promise<LoadedFile> {
   let text: string
   try {
-    text = decodeUtf8(await readFile(file), file)
+    text = decodeUtf8(await readWorkFile(file), file)
   } catch (e) {
     // one unreadable file is that file's problem: the others still load
-    const d = (e as ExpError).data as {line?: number; col?: number} | undefined
-    return {file, problems: [{file, line: d?.line ?? 1, column: d?.col, message: (e as Error).message.replace(/^.*?: /, '')}]}
+    const d = (e as ExpError).data as {line?: number; col?: number; reason?: string} | undefined
+    return {file, problems: [{file, line: d?.line ?? 1, column: d?.col, message: d?.reason ?? (e as Error).message.replace(/^.*?: /, '')}]}
   }
   return parseScenario(text, file)
 }

@@ -1,5 +1,5 @@
 import {existsSync} from 'node:fs'
-import {readFile} from 'node:fs/promises'
+import {readWorkFile} from '../work-file.js'
 import path from 'node:path'
 import {parseScenario, type LoadedFile} from './load.js'
 import {SEALED_FILE, sealedHeader, unsealFiles} from './sealed.js'
@@ -14,12 +14,19 @@ export function sealedPath(dir: string): string | undefined {
 export async function sealedSummary(dir: string): Promise<{path: string; files: number; keyId: string} | undefined> {
   const p = sealedPath(dir)
   if (!p) return undefined
-  const h = sealedHeader(await readFile(p, 'utf8'), p)
+  const h = sealedHeader(await readSealed(p), p)
   return {path: p, files: h.files, keyId: h.keyId}
 }
 
 /** Decrypt the sealed file in memory and parse each scenario in it (file names: holdout.sealed#<name>). */
 export async function loadSealedDir(dir: string, key: Buffer): Promise<LoadedFile[]> {
   const p = path.join(dir, SEALED_FILE)
-  return unsealFiles(await readFile(p, 'utf8'), key, p).map(f => parseScenario(f.content, `${p}#${f.name}`))
+  return unsealFiles(await readSealed(p), key, p).map(f => parseScenario(f.content, `${p}#${f.name}`))
+}
+
+/** A sealed file holds every held-out scenario: read up to a larger bound than one file (a device or FIFO is refused all the same). */
+const SEALED_MAX = 256 * 1024 * 1024
+
+async function readSealed(p: string): Promise<string> {
+  return (await readWorkFile(p, SEALED_MAX)).toString('utf8')
 }

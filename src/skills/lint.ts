@@ -1,7 +1,8 @@
-import {readFile, readdir, stat} from 'node:fs/promises'
+import {readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {validate} from 'skills-ref'
 import {NotFoundError} from '../errors/index.js'
+import {readWorkFile, workFileRefusal} from '../work-file.js'
 import {readFrontmatter} from './frontmatter.js'
 import {parseSkill} from './parse.js'
 import {bodyProblems} from './lint-body.js'
@@ -66,14 +67,21 @@ function sortByLine(drafts: ProblemDraft[]): ProblemDraft[] {
   return drafts.map((d, i) => ({d, i})).sort((a, b) => (a.d.line ?? Infinity) - (b.d.line ?? Infinity) || a.i - b.i).map(x => x.d)
 }
 
-const readText = (file: string) => readFile(file, 'utf8').catch(() => undefined)
+const readText = (file: string) => readWorkFile(file).then(b => b.toString('utf8'), () => undefined)
 
 /** Lints one skill folder: skills-ref's `validate` on the folder, then exp's own rules. */
 export async function lintSkill(dir: string, options: LintOptions = {}): Promise<SkillLintResult> {
   const abs = path.resolve(options.cwd ?? process.cwd(), dir)
-  const [spec, skill, purpose] = await Promise.all([validate(abs), readText(path.join(abs, SKILL_FILE)), readText(path.join(abs, PURPOSE_FILE))])
   const shown = path.relative(options.cwd ?? process.cwd(), abs) || '.'
-  return lintSkillSource({dir: shown, name: path.basename(abs), skill, purpose, spec}, options)
+  // a SKILL.md or PURPOSE.yaml that is a device, a FIFO or huge is named and not read (a
+  // repository can commit `SKILL.md -> /dev/zero`: skills-ref's validate read it whole)
+  const [skillRefused, purposeRefused] = await Promise.all([SKILL_FILE, PURPOSE_FILE].map(f => workFileRefusal(path.join(abs, f))))
+  const refused = (file: string, why: string): LintProblem => ({file: path.join(shown, file), rule: 'skill/unreadable', message: `${file} ${why}`})
+  if (skillRefused) return {dir: shown, name: path.basename(abs), problems: [refused(SKILL_FILE, skillRefused), ...(purposeRefused ? [refused(PURPOSE_FILE, purposeRefused)] : [])]}
+  const [spec, skill, purpose] = await Promise.all([validate(abs), readText(path.join(abs, SKILL_FILE)), purposeRefused ? undefined : readText(path.join(abs, PURPOSE_FILE))])
+  const result = lintSkillSource({dir: shown, name: path.basename(abs), skill, purpose, spec}, purposeRefused ? {...options, requirePurpose: false} : options)
+  if (purposeRefused) result.problems.push(refused(PURPOSE_FILE, purposeRefused))
+  return result
 }
 
 /**

@@ -1,7 +1,7 @@
-import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {readProperties, toPrompt, ParseError as SpecParseError, ValidationError as SpecValidationError} from 'skills-ref'
-import {NotFoundError, ParseError, SchemaError} from '../errors/index.js'
+import {NotFoundError, ParseError, SchemaError, isExpError} from '../errors/index.js'
+import {checkWorkFile, readWorkFile} from '../work-file.js'
 import {parseSkill} from './parse.js'
 import {SKILL_FILE} from './lint.js'
 import type {ParsedSkill} from './types.js'
@@ -33,6 +33,10 @@ export interface LoadedSkill {
  */
 export async function loadSkill(dir: string): Promise<LoadedSkill> {
   const file = path.join(dir, SKILL_FILE)
+  // (skills-ref reads the file itself: a device, a FIFO or a huge file is named first)
+  await checkWorkFile(file).catch(e => {
+    if (isExpError(e)) throw e
+  })
   let properties: SkillProperties
   try {
     const p = await readProperties(dir)
@@ -40,9 +44,13 @@ export async function loadSkill(dir: string): Promise<LoadedSkill> {
   } catch (e) {
     throw translate(e, dir, file)
   }
-  const text = await readFile(file, 'utf8').catch(() => {
-    throw new NotFoundError('skill', dir, `the skill needs a file named exactly ${SKILL_FILE}`)
-  })
+  const text = await readWorkFile(file).then(
+    b => b.toString('utf8'),
+    e => {
+      if (isExpError(e)) throw e
+      throw new NotFoundError('skill', dir, `the skill needs a file named exactly ${SKILL_FILE}`)
+    },
+  )
   return {name: path.basename(path.resolve(dir)), dir, file, text, properties, parsed: parseSkill(text)}
 }
 

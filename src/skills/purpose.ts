@@ -1,8 +1,9 @@
-import {readFile, rename, stat, writeFile} from 'node:fs/promises'
+import {rename, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {Document, LineCounter, parseDocument, isMap, isPair, isScalar, type Node} from '../vendor/yaml.js'
 import type {ErrorObject} from 'ajv'
-import {NotFoundError, ParseError, SchemaError} from '../errors/index.js'
+import {NotFoundError, ParseError, SchemaError, isExpError} from '../errors/index.js'
+import {readWorkFile} from '../work-file.js'
 import {problemsOf} from '../records/index.js'
 import {skillValidator} from './schemas.js'
 import {yamlMessage} from './text.js'
@@ -92,9 +93,13 @@ async function purposePath(target: string): Promise<string> {
 /** Reads and validates PURPOSE.yaml from a skill folder (or the file itself). */
 export async function readPurpose(target: string): Promise<Purpose> {
   const file = await purposePath(target)
-  const text = await readFile(file, 'utf8').catch(() => {
-    throw new NotFoundError('PURPOSE.yaml', file, 'write one with writePurpose, or see docs/skills.md')
-  })
+  const text = await readWorkFile(file).then(
+    b => b.toString('utf8'),
+    e => {
+      if (isExpError(e)) throw e
+      throw new NotFoundError('PURPOSE.yaml', file, 'write one with writePurpose, or see docs/skills.md')
+    },
+  )
   const {value, problems} = checkPurpose(text)
   const yamlError = problems.find(p => p.rule === 'purpose/yaml')
   if (yamlError) throw new ParseError(file, yamlError.message, yamlError.line, yamlError.column)

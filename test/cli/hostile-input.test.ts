@@ -2,7 +2,7 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {spawn} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {BIN, exp, expJson} from '../helpers/cli.js'
 import {GIT_ENV, makeRepo, git, node, tempDir, handCommit} from '../helpers/repo.js'
 import {prepare, seal, encodeRecord} from '../../src/records/index.js'
@@ -70,6 +70,40 @@ t.test('an endless input (/dev/zero, /dev/urandom, `yes |`) is an error at a bou
   t.equal(file.code, 2)
   t.match(file.stderr, /^error: big\.json is 9437184 bytes, more than the 8388608 bytes exp reads of it/m, 'a regular file over the bound is refused by its size')
   t.same(await expJson(['ledger'], {cwd: repo}), [], 'nothing was written')
+})
+
+t.test('a repository that commits links to /dev/zero (or holds a FIFO) as a skill, a scenario, a contract or a .research/ file: each named, none read', async t => {
+  const repo = await makeRepo(t)
+  fs.mkdirSync(path.join(repo, 'skills', 'a'), {recursive: true})
+  fs.mkdirSync(path.join(repo, 'scenarios'))
+  fs.mkdirSync(path.join(repo, '.research', 'contracts'), {recursive: true})
+  fs.symlinkSync('/dev/zero', path.join(repo, 'skills', 'a', 'SKILL.md'))
+  fs.symlinkSync('/dev/urandom', path.join(repo, 'scenarios', 'zero.yaml'))
+  fs.symlinkSync('/dev/zero', path.join(repo, '.research', 'contracts', 'z.yaml'))
+  execFileSync('mkfifo', [path.join(repo, 'scenarios', 'fifo.yaml')])
+  await git(repo, 'add', 'skills', 'scenarios/zero.yaml', '.research')
+  await git(repo, 'commit', '-q', '-m', 'links to devices')
+  // each command ends (a hang or a read of /dev/zero until memory runs out failed this test by its timeout)
+  const run = (args: string[]) => exp(args, {cwd: repo, timeoutMs: 60_000})
+  const skills = await run(['skills', 'lint'])
+  t.equal(skills.code, 1, skills.stderr)
+  t.match(skills.stdout, /^skills\/a\/SKILL\.md: \[skill\/unreadable\] SKILL\.md is a character device, not a regular file/m)
+  const scenarios = await run(['scenarios', 'lint'])
+  t.equal(scenarios.code, 2, scenarios.stderr)
+  t.match(scenarios.stdout, /^scenarios\/fifo\.yaml:1: is a FIFO, not a regular file/m)
+  t.match(scenarios.stdout, /^scenarios\/zero\.yaml:1: is a character device, not a regular file/m)
+  const contract = await run(['contract', 'lint', 'z'])
+  t.equal(contract.code, 2, contract.stderr)
+  t.match(contract.stderr, /^error: \.research\/contracts\/z\.yaml is a character device, not a regular file: exp reads only regular files of a work tree$/m)
+  t.match(contract.stderr, /^hint: replace \.research\/contracts\/z\.yaml with a file/m)
+  fs.symlinkSync('/dev/zero', path.join(repo, '.research', 'config.yaml'))
+  const config = await run(['run', 'train', '--lane', 'x'])
+  t.equal(config.code, 2, config.stderr)
+  t.match(config.stderr, /^error: \.research\/config\.yaml is a character device, not a regular file/m)
+  fs.rmSync(path.join(repo, '.research', 'config.yaml'))
+  fs.writeFileSync(path.join(repo, 'scenarios', 'big.yaml'), Buffer.alloc(17 * 1024 * 1024, 0x20))
+  const big = await run(['scenarios', 'lint'])
+  t.match(big.stdout, /^scenarios\/big\.yaml:1: is 17825792 bytes, more than the 16777216 bytes exp reads of one file of a work tree$/m, 'a huge regular file is refused by its size')
 })
 
 t.test('records have a size limit: a clear error and nothing written; configurable; big old records still read with --json', async t => {

@@ -13,15 +13,17 @@ export interface CliResult {
 }
 
 /** Run the built CLI (bin/run.js over dist/) as a real child process. */
-export function exp(args: string[], opts: {cwd: string; input?: string; env?: NodeJS.ProcessEnv}): Promise<CliResult> {
+export function exp(args: string[], opts: {cwd: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(...node([BIN, ...args]), {cwd: opts.cwd, env: {...GIT_ENV, ...opts.env}})
     let stdout = ''
     let stderr = ''
+    // a command that must end: killed after timeoutMs, and the result says so
+    const timer = opts.timeoutMs ? setTimeout(() => ((stderr += `\n[killed after ${opts.timeoutMs} ms]`), child.kill('SIGKILL')), opts.timeoutMs) : undefined
     child.stdout.on('data', d => (stdout += d))
     child.stderr.on('data', d => (stderr += d))
     child.on('error', reject)
-    child.on('close', code => resolve({code: code ?? 1, stdout, stderr}))
+    child.on('close', code => (clearTimeout(timer), resolve({code: code ?? 1, stdout, stderr})))
     child.stdin.end(opts.input ?? '')
   })
 }

@@ -1,0 +1,56 @@
+import {constants} from 'node:fs'
+import {open, stat} from 'node:fs/promises'
+import {ExpError} from './errors/index.js'
+import {shownFrom} from './paths.js'
+
+/**
+ * The most exp reads of one file of a work tree (a SKILL.md, a scenario, a contract, a
+ * `.research/` file): the same bound as a file read from a commit (workspace/port.ts, FILE_MAX).
+ */
+export const WORK_FILE_MAX = 16 * 1024 * 1024
+
+/**
+ * Whether a file of a work tree can be read: a regular file of at most `max` bytes. A
+ * repository can commit a symbolic link to `/dev/zero` or `/dev/urandom` as `SKILL.md` or a
+ * scenario, and a clone can hold a FIFO there: read whole, the first never ends (the command
+ * hung while its memory grew) and the second waits for a writer. Throws E_INVALID_INPUT or
+ * E_TOO_LARGE naming the file; a file that is not there throws as `stat` does (ENOENT), for
+ * the caller to say what is missing.
+ */
+export async function checkWorkFile(file: string, max = WORK_FILE_MAX): Promise<void> {
+  refuse(file, await stat(file), max)
+}
+
+/** Why a file cannot be read (checkWorkFile's refusal, without the file name), or undefined when it can or is missing. */
+export async function workFileRefusal(file: string, max = WORK_FILE_MAX): Promise<string | undefined> {
+  try {
+    await checkWorkFile(file, max)
+    return undefined
+  } catch (e) {
+    return (e as ExpError).data?.reason as string | undefined
+  }
+}
+
+/** Read a file of a work tree after checkWorkFile's checks (made on the open file itself). */
+export async function readWorkFile(file: string, max = WORK_FILE_MAX): Promise<Buffer> {
+  // (O_NONBLOCK: opening a FIFO for reading waits for a writer; a regular file ignores it)
+  const fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    refuse(file, await fh.stat(), max)
+    return await fh.readFile()
+  } finally {
+    await fh.close()
+  }
+}
+
+function refuse(file: string, st: Awaited<ReturnType<typeof stat>>, max: number): void {
+  const shown = shownFrom(process.cwd(), file)
+  if (st.isDirectory()) return // (the caller's read fails as a folder's does)
+  if (!st.isFile()) {
+    const what = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a file'
+    const reason = `is ${what}, not a regular file: exp reads only regular files of a work tree`
+    throw new ExpError('E_INVALID_INPUT', `${shown} ${reason}`, {data: {file: shown, reason}, hint: `replace ${shown} with a file (a symbolic link to a device or a FIFO is refused; \`ls -l ${shown}\` shows where it points)`})
+  }
+  const reason = `is ${st.size} bytes, more than the ${max} bytes exp reads of one file of a work tree`
+  if (st.size > max) throw new ExpError('E_TOO_LARGE', `${shown} ${reason}`, {data: {file: shown, bytes: st.size, limit: max, reason}, hint: 'keep the files exp reads (skills, scenarios, contracts, .research/ files) small; large data belongs in files the evaluator reads'})
+}
