@@ -1,7 +1,9 @@
 import {existsSync} from 'node:fs'
-import {chmod, mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {chmod, mkdir, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {loadScenarioDir} from '../scenarios/load.js'
+import {readSealed} from '../scenarios/sealed-load.js'
+import {readWorkFile} from '../work-file.js'
 import {SEALED_FILE, keyId, newKey, sealFiles, unsealFiles, type SealedFileEntry} from '../scenarios/sealed.js'
 import {ExpError} from '../errors/index.js'
 import {writeOutputFile} from '../write-output.js'
@@ -25,9 +27,9 @@ export interface SealResult {
 export async function sealHoldout(scenariosDir: string, key: Buffer): Promise<SealResult> {
   const target = path.join(scenariosDir, SEALED_FILE)
   const byName = new Map<string, SealedFileEntry>()
-  if (existsSync(target)) for (const f of unsealFiles(await readFile(target, 'utf8'), key, target)) byName.set(f.name, f)
+  if (existsSync(target)) for (const f of unsealFiles(await readSealed(target), key, target)) byName.set(f.name, f)
   const plain = (await loadScenarioDir(scenariosDir)).filter(f => f.scenario?.split === 'holdout')
-  for (const f of plain) byName.set(path.basename(f.file), {name: path.basename(f.file), content: await readFile(f.file, 'utf8')})
+  for (const f of plain) byName.set(path.basename(f.file), {name: path.basename(f.file), content: (await readWorkFile(f.file)).toString('utf8')})
   if (!byName.size) throw new ExpError('E_NOT_FOUND', `no held-out scenarios in ${scenariosDir}`, {hint: 'a held-out scenario has `split: holdout`; write some, then seal them'})
   if (plain.length || !existsSync(target)) {
     await writeOutputFile(target, sealFiles([...byName.values()], key))

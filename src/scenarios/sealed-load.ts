@@ -27,6 +27,6 @@ export async function loadSealedDir(dir: string, key: Buffer): Promise<LoadedFil
 /** A sealed file holds every held-out scenario: read up to a larger bound than one file (a device or FIFO is refused all the same). */
 const SEALED_MAX = 256 * 1024 * 1024
 
-async function readSealed(p: string): Promise<string> {
+export async function readSealed(p: string): Promise<string> {
   return (await readWorkFile(p, SEALED_MAX)).toString('utf8')
 }
