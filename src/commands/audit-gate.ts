@@ -1,13 +1,13 @@
 import {GitWorkspace} from '../workspace/git.js'
 import {gitScratch} from '../research/scratch.js'
 import {Flags} from '../vendor/oclif.js'
-import {readFile} from 'node:fs/promises'
+import {readWorkFile} from '../work-file.js'
 import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
-import {InvalidInputError, NotFoundError} from '../errors/index.js'
+import {InvalidInputError, NotFoundError, isExpError} from '../errors/index.js'
 import {auditGate, type AuditResult} from '../loop/audit.js'
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
@@ -35,7 +35,16 @@ Also reported, over the real promotions recorded in this repository: the validat
     const {flags} = await this.parse(AuditGate)
     const noise = Number(flags.noise)
     if (!/^\s*\d*\.?\d+\s*$/.test(flags.noise) || !(noise >= 0 && noise <= 1)) throw new InvalidInputError(`--noise ${flags.noise} is not a probability`, {flag: 'noise'}, 'give a number from 0 to 1, e.g. --noise 0.1')
-    const policy = flags.policy ? {text: await readFile(path.resolve(this.workDir, flags.policy), 'utf8').catch(() => Promise.reject(new NotFoundError('policy file', flags.policy!, 'pass the path of a .research/policy.yaml-like file'))), file: flags.policy} : undefined
+    const policy = flags.policy
+      ? {
+          text: (
+            await readWorkFile(path.resolve(this.workDir, flags.policy)).catch(e => {
+              throw isExpError(e) ? e : new NotFoundError('policy file', flags.policy!, 'pass the path of a .research/policy.yaml-like file')
+            })
+          ).toString('utf8'),
+          file: flags.policy,
+        }
+      : undefined
     const json = this.jsonEnabled()
     const res = await withStore(this.workDir, async store => {
       const {options, config, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
