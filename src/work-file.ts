@@ -45,11 +45,10 @@ export async function readWorkFile(file: string, max = WORK_FILE_MAX): Promise<B
 
 function refuse(file: string, st: Awaited<ReturnType<typeof stat>>, max: number): void {
   const shown = shownFrom(process.cwd(), file)
-  if (st.isDirectory()) return // (the caller's read fails as a folder's does)
   if (!st.isFile()) {
-    const what = st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a file'
+    const what = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a file'
     const reason = `is ${what}, not a regular file: exp reads only regular files of a work tree`
-    throw new ExpError('E_INVALID_INPUT', `${shown} ${reason}`, {data: {file: shown, reason}, hint: `replace ${shown} with a file (a symbolic link to a device or a FIFO is refused; \`ls -l ${shown}\` shows where it points)`})
+    throw new ExpError('E_INVALID_INPUT', `${shown} ${reason}`, {data: {file: shown, reason}, hint: `replace ${shown} with a regular file (\`ls -l ${shown}\` shows what it is, and where a link points)`})
   }
   const reason = `is ${st.size} bytes, more than the ${max} bytes exp reads of one file of a work tree`
   if (st.size > max) throw new ExpError('E_TOO_LARGE', `${shown} ${reason}`, {data: {file: shown, bytes: st.size, limit: max, reason}, hint: 'keep the files exp reads (skills, scenarios, contracts, .research/ files) small; large data belongs in files the evaluator reads'})

@@ -95,7 +95,7 @@ t.test('a repository that commits links to /dev/zero (or holds a FIFO) as a skil
   const contract = await run(['contract', 'lint', 'z'])
   t.equal(contract.code, 2, contract.stderr)
   t.match(contract.stderr, /^error: \.research\/contracts\/z\.yaml is a character device, not a regular file: exp reads only regular files of a work tree$/m)
-  t.match(contract.stderr, /^hint: replace \.research\/contracts\/z\.yaml with a file/m)
+  t.match(contract.stderr, /^hint: replace \.research\/contracts\/z\.yaml with a regular file/m)
   fs.symlinkSync('/dev/zero', path.join(repo, '.research', 'config.yaml'))
   const config = await run(['run', 'train', '--lane', 'x'])
   t.equal(config.code, 2, config.stderr)
@@ -104,6 +104,8 @@ t.test('a repository that commits links to /dev/zero (or holds a FIFO) as a skil
   fs.writeFileSync(path.join(repo, 'scenarios', 'big.yaml'), Buffer.alloc(17 * 1024 * 1024, 0x20))
   const big = await run(['scenarios', 'lint'])
   t.match(big.stdout, /^scenarios\/big\.yaml:1: is 17825792 bytes, more than the 16777216 bytes exp reads of one file of a work tree$/m, 'a huge regular file is refused by its size')
+  fs.mkdirSync(path.join(repo, 'scenarios', 'folder.yaml'))
+  t.match((await run(['scenarios', 'lint'])).stdout, /^scenarios\/folder\.yaml:1: is a folder, not a regular file/m, 'a folder named like a scenario')
 })
 
 t.test('records have a size limit: a clear error and nothing written; configurable; big old records still read with --json', async t => {
