@@ -1,5 +1,6 @@
 import {gateMarkdown, type GateResult} from './gate.js'
 import {COMMENT_MARKER} from './workflow.js'
+import {UNSAFE_TEXT, uEscape} from '../records/index.js'
 
 /**
  * The pull-request comment (`exp gate --comment FILE`): the gate's Markdown under a marker
@@ -12,7 +13,18 @@ export function gateComment(r: GateResult, o: {approvedBy?: string} = {}): strin
   return out.join('\n')
 }
 
-/** The comment when the gate could not run: what went wrong and the next step. */
+/**
+ * The comment when the gate could not run: what went wrong and the next step, as the command
+ * printed them, in a code block. The message can hold what the pull request chose (a file
+ * name: \`skills/@someone [click](https://…)/SKILL.md\`): as Markdown it pinged the user it
+ * named and showed a link under the bot's name; a code block renders none of it, and
+ * control characters are shown escaped, as the terminal shows them.
+ */
 export function gateErrorComment(message: string, hint?: string): string {
-  return [COMMENT_MARKER, '## exp gate: ERROR', '', `The gate could not run: ${message}`, '', ...(hint ? [`Next step: ${hint}`, ''] : [])].join('\n')
+  const text = [`error: ${message}`, ...(hint ? [`hint: ${hint}`] : [])].join('\n').replace(UNSAFE, uEscape)
+  // a fence longer than any run of backticks in the text (CommonMark)
+  const fence = '`'.repeat(Math.max(3, ...(text.match(/`+/g) ?? []).map(r => r.length + 1)))
+  return [COMMENT_MARKER, '## exp gate: ERROR', '', 'The gate could not run:', '', `${fence}text`, text, fence, ''].join('\n')
 }
+
+const UNSAFE = new RegExp(`[\\u2028\\u2029${UNSAFE_TEXT}]`, 'g')

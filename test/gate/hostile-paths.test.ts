@@ -46,3 +46,24 @@ t.test('exp gate on a pull request adding a file with a hostile name: one headin
   // eslint-disable-next-line no-control-regex
   for (const [name, text] of [['stdout', r.stdout], ['stderr', r.stderr], ['comment', comment], ['junit', fs.readFileSync(path.join(repo, 'j.xml'), 'utf8')]]) t.notMatch(text, /[\u0000-\u0009\u000b-\u001f\u202e]/, `${name}: no control or bidirectional character`)
 })
+
+t.test('the comment of a gate that could not run shows the error in a code block: a name the pull request chose pings no one, links nowhere', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  await git(repo, 'switch', '-q', '-c', 'new-skill')
+  // a new skill folder is in the editable scope (skills/**): the gate stops on it, naming it
+  const dir = path.join(repo, 'skills', '@maintainer [click](https:evil) <img src=x> ```')
+  fs.mkdirSync(dir)
+  fs.copyFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), path.join(dir, 'SKILL.md'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a new skill')
+  const r = await exp(['gate', '--comment', 'c.md'], {cwd: repo})
+  t.equal(r.code, 2, r.stderr)
+  const comment = fs.readFileSync(path.join(repo, 'c.md'), 'utf8')
+  const lines = comment.split('\n')
+  t.same(lines.slice(0, 5), ['<!-- exp-gate -->', '## exp gate: ERROR', '', 'The gate could not run:', ''])
+  t.equal(lines[5], '````text', 'a fence longer than the backticks the name holds')
+  t.match(lines[6], /^error: the head adds skills\/@maintainer \[click\]\(https:evil\) <img src=x> ```\/SKILL\.md: /)
+  t.match(lines[7], /^hint: a new skill lands on the main branch/)
+  t.equal(lines[8], '````', 'the block is closed after the hint: nothing the name holds is Markdown')
+})
