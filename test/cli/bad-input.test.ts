@@ -60,7 +60,6 @@ const CASES: Case[] = [
   {args: ['attempt', 'lst'], code: 2, error: /unknown command: attempt lst/, hint: /did you mean `exp attempt list`\?/},
   {args: ['help', 'ledgr'], code: 2, error: /unknown command: ledgr/, hint: /did you mean `exp help ledger`\?/},
   {args: ['ledgr', '--help'], code: 2, error: /unknown command: ledgr/, hint: /`exp help` lists every command/},
-  {args: ['-C'], code: 2, error: /^error: -C needs a folder and a command after it$/m, hint: /exp -C \.\.\/other-clone ledger/},
   {args: ['--json', 'ledger', '--kind', 'note'], code: 2, error: /^error: --json comes before the command: flags go after it$/m, hint: /e\.g\. `exp ledger --kind note --json`/},
   {args: ['graph', '--format', 'svg'], code: 2, error: /expected --format=svg to be one of: json, mermaid, dot/},
   {args: ['retire', UNKNOWN], code: 2, error: /missing required flag --reason/},
@@ -135,6 +134,9 @@ t.test('an unknown command, as its own process: the error format of exp, with --
   t.equal(extra.code, 2)
   t.match(extra.stderr, /^error: unexpected argument: extra\nhint: `exp ledger --help`/)
   t.notMatch(`${extra.stderr}${r.stderr}`, /›|not found/, "not oclif's own message")
+  const c = await exp(['-C'], {cwd: repo})
+  t.equal(c.code, 2)
+  t.match(c.stderr, /^error: -C needs a folder and a command after it\nhint: e\.g\. `exp -C \.\.\/other-clone ledger`/)
 })
 
 t.test('a malformed .research/config.yaml is named once, with the field', async t => {
