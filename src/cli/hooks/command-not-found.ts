@@ -21,11 +21,12 @@ export default async function commandNotFound(opts: Options): Promise<unknown> {
   const cmd = longestCommand(config, words.slice(0, -1))
   if (cmd) return config.runCommand(cmd, [...words.slice(cmd.split(':').length), ...argv])
   const typed = words.join(' ')
-  // `exp --json ledger`: a flag before the command (only -C may come first, as in git)
+  // `exp -C` alone: bin/run.js moves `-C DIR` behind the command, and there is none
   if (typed === '-C' || typed.startsWith('--cwd')) {
     reportExpError(new UsageError(`${typed} needs a folder and a command after it`, 'e.g. `exp -C ../other-clone ledger` (like git -C); `exp help` lists every command'), {json: argv.includes('--json'), debug: argv.includes('--debug')})
     return undefined
   }
+  // `exp --json ledger`: a flag before the command (only -C may come first, as in git)
   if (typed.startsWith('-')) {
     const rest = argv.filter(a => !a.startsWith('-'))
     const named = rest.length ? longestCommand(config, rest) : undefined
