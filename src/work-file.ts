@@ -1,7 +1,8 @@
-import {constants} from 'node:fs'
+import {constants, lstatSync, readlinkSync} from 'node:fs'
+import path from 'node:path'
 import {open, stat} from 'node:fs/promises'
 import {ExpError} from './errors/index.js'
-import {shownFrom} from './paths.js'
+import {shownFrom, within} from './paths.js'
 
 /**
  * The most exp reads of one file of a work tree (a SKILL.md, a scenario, a contract, a
@@ -52,4 +53,32 @@ function refuse(file: string, st: Awaited<ReturnType<typeof stat>>, max: number)
   }
   const reason = `is ${st.size} bytes, more than the ${max} bytes exp reads of one file of a work tree`
   if (st.size > max) throw new ExpError('E_TOO_LARGE', `${shown} ${reason}`, {data: {file: shown, bytes: st.size, limit: max, reason}, hint: 'keep the files exp reads (skills, scenarios, contracts, .research/ files) small; large data belongs in files the evaluator reads'})
+}
+
+/**
+ * The first folder on the way from `root` to `target` (both absolute; `target` itself too
+ * when `self`) that is a symbolic link, with where it points: a repository can commit
+ * `.research -> ~/.config/app` or `results -> ~/.ssh`, and a write through it lands outside
+ * the work tree. Undefined when there is none, or when `target` is not below `root`.
+ */
+export function linkOnTheWay(root: string, target: string, self = false): {at: string; to: string} | undefined {
+  if (!within(target, root)) return undefined
+  const parts = path.relative(root, target).split(path.sep).filter(Boolean)
+  for (let i = 0; i < parts.length - (self ? 0 : 1); i++) {
+    const at = path.join(root, ...parts.slice(0, i + 1))
+    try {
+      if (lstatSync(at).isSymbolicLink()) return {at, to: readlinkSync(at)}
+    } catch {
+      return undefined // (nothing there yet: nothing further down is there either)
+    }
+  }
+  return undefined
+}
+
+/** Refuse to write `target` when a folder on the way to it in the work tree (or, with `self`, the name itself) is a symbolic link. */
+export function refuseLinkOnTheWay(root: string, target: string, self = false): void {
+  const link = linkOnTheWay(root, target, self)
+  if (!link) return
+  const shown = path.relative(root, link.at)
+  throw new ExpError('E_INVALID_INPUT', `${shown} is a symbolic link (to ${link.to}), and exp writes only into real folders of the work tree (${path.relative(root, target)} would land outside it)`, {data: {file: shown, link: link.to}, hint: `remove the link (\`git rm ${shown}\` if it is committed), then run the command again`})
 }

@@ -1,8 +1,9 @@
-import {lstatSync, readlinkSync, statSync} from 'node:fs'
+import {statSync} from 'node:fs'
 import path from 'node:path'
 import {InvalidInputError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
 import {within} from '../paths.js'
+import {linkOnTheWay} from '../work-file.js'
 
 /**
  * A path a flag (or variable) names for exp to write (--out, --junit, --comment, --events), resolved and
@@ -32,19 +33,8 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
   }
   // a folder on the way that is a symbolic link in the work tree (a repository, or a pull
   // request checked out, can hold `results -> ~/.ssh`) would take the files elsewhere
-  if (repo?.workDir && within(abs, repo.workDir)) {
-    const parts = path.relative(repo.workDir, abs).split(path.sep).filter(Boolean)
-    for (let i = 0; i < parts.length - (kind === 'file' ? 1 : 0); i++) {
-      const at = path.join(repo.workDir, ...parts.slice(0, i + 1))
-      let link: string | undefined
-      try {
-        link = lstatSync(at).isSymbolicLink() ? readlinkSync(at) : undefined
-      } catch {
-        break
-      }
-      if (link !== undefined) throw new InvalidInputError(`${named(value)}: ${shown(at)} is a symbolic link (to ${link}), and exp writes its results only into real folders of the work tree`, {flag, path: value}, 'remove the link (`git rm` it if it is committed), or pass a path outside the repository')
-    }
-  }
+  const link = repo?.workDir ? linkOnTheWay(repo.workDir, abs, kind === 'folder') : undefined
+  if (link) throw new InvalidInputError(`${named(value)}: ${shown(link.at)} is a symbolic link (to ${link.to}), and exp writes its results only into real folders of the work tree`, {flag, path: value}, 'remove the link (`git rm` it if it is committed), or pass a path outside the repository')
   const st = statOf(abs)
   if (st && kind === 'file' && st.isDirectory()) throw new InvalidInputError(`${named(value)} is a folder; a file is needed`, {flag, path: value}, `name a file, e.g. ${named(path.join(value, 'out'))}`)
   if (st && kind === 'folder' && !st.isDirectory()) throw new InvalidInputError(`${named(value)} is a file; a folder is needed`, {flag, path: value}, 'name a new or existing folder')

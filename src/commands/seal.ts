@@ -11,6 +11,7 @@ import {keyId} from '../scenarios/sealed.js'
 import {ExpError} from '../errors/index.js'
 import {findHoldoutKey} from '../scenarios/key.js'
 import {runGit} from '../git/run.js'
+import {refuseLinkOnTheWay} from '../work-file.js'
 
 export interface SealCommandResult extends SealResult {
   key_source: string
@@ -35,6 +36,9 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
     const {flags} = await this.parse(Seal)
     const repo = discoverRepo(this.workDir)
     const root = repo.workDir ?? this.workDir
+    // sealing writes the sealed file into the scenarios folder and removes the plain ones there:
+    // never through a folder of the work tree that is a link (checked before a key is made)
+    if (!flags.contract && repo.workDir) refuseLinkOnTheWay(repo.workDir, path.resolve(this.workDir, flags.scenarios ?? path.join(root, (await loadConfig(root)).scenarios ?? 'scenarios')), true)
     const file = holdoutKeyFile(repo.commonDir)
     const found = await findHoldoutKey({env: process.env, defaultFile: file})
     const key = found?.key ?? (await writeNewKey(file))

@@ -10,6 +10,7 @@ import {keyId} from '../scenarios/sealed.js'
 import {sealPrivateData} from '../attempts/private-data.js'
 import {loadContract} from '../contracts/load.js'
 import {existsSync} from 'node:fs'
+import {refuseLinkOnTheWay} from '../work-file.js'
 
 export {PACKAGE_ROOT}
 
@@ -68,6 +69,7 @@ export async function addExample(repo: RepoPaths, name: string, o: {noVerify?: b
   const kept: string[] = []
   for (const rel of EXAMPLES[name]!.paths) {
     const dst = path.join(repo.workDir, rel)
+    refuseLinkOnTheWay(repo.workDir, dst, true)
     if (await exists(dst)) {
       kept.push(rel)
       continue

@@ -4,6 +4,7 @@ import type {RepoPaths} from '../store/index.js'
 import {addResearchRefspecs} from '../git/refspecs.js'
 import {RESEARCH_DIR} from './files.js'
 import {configYaml, POLICY_YAML, SKILLS_CONTRACT_YAML} from './templates.js'
+import {refuseLinkOnTheWay} from '../work-file.js'
 
 export interface InitResult {
   repo: string
@@ -29,6 +30,8 @@ export async function writeResearchFiles(repo: RepoPaths, o: InitOptions = {}): 
   const created: string[] = []
   const kept: string[] = []
   if (!repo.workDir) return {created, kept}
+  // (a committed `.research -> elsewhere` would take these files out of the work tree)
+  refuseLinkOnTheWay(repo.workDir, path.join(repo.workDir, RESEARCH_DIR, 'contracts', 'skills.yaml'))
   await mkdir(path.join(repo.workDir, RESEARCH_DIR, 'contracts'), {recursive: true})
   for (const [name, text] of [['config.yaml', configYaml(o.mainBranch ?? 'main')], ['contracts/skills.yaml', SKILLS_CONTRACT_YAML], ['policy.yaml', POLICY_YAML]] as const) {
     const rel = `${RESEARCH_DIR}/${name}`

@@ -38,3 +38,23 @@ t.test('an existing .research/ is kept when a later step fails', async t => {
   t.equal(fs.readFileSync(path.join(repo, '.research/config.yaml'), 'utf8'), config, 'the earlier init stays')
   t.notOk(fs.existsSync(path.join(repo, 'scenarios')))
 })
+
+// Found attacking as a repository's author: `.research` or `skills` committed as a link took
+// exp init's files out of the work tree (into the folder the link names).
+t.test('exp init and exp seal refuse to write through a folder of the work tree that is a symbolic link', async t => {
+  for (const [name, args] of [['.research', ['init']], ['skills', ['init', '--example', 'onboarding']], ['scenarios', ['init', '--example', 'onboarding']], ['scenarios', ['seal']]] as const) {
+    const repo = await makeRepo(t)
+    const outside = fs.mkdtempSync(path.join(path.dirname(repo), 'outside-'))
+    t.teardown(() => fs.rmSync(outside, {recursive: true, force: true}))
+    fs.symlinkSync(outside, path.join(repo, name))
+    await git(repo, 'add', name)
+    await git(repo, 'commit', '-qm', `${name} is a link`)
+    const r = await exp([...args], {cwd: repo})
+    t.equal(r.code, 2, `${name}: ${r.stderr}`)
+    t.match(r.stderr, new RegExp(`^error: ${name.replace('.', '\\.')} is a symbolic link \\(to ${outside.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\), and exp writes only into real folders of the work tree`, 'm'))
+    t.match(r.stderr, new RegExp(`^hint: remove the link \\(\`git rm ${name.replace('.', '\\.')}\` if it is committed\\)`, 'm'))
+    t.same(fs.readdirSync(outside), [], `${name}: nothing written where the link points`)
+    t.equal((await git(repo, 'status', '--porcelain')).trim(), '', `${name}: nothing left in the work tree`)
+    t.notOk(fs.existsSync(path.join(repo, '.git', 'exp', 'holdout.key')), `${name}: no key made`)
+  }
+})
