@@ -38,7 +38,8 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
     const root = repo.workDir ?? this.workDir
     // sealing writes the sealed file into the scenarios folder and removes the plain ones there:
     // never through a folder of the work tree that is a link (checked before a key is made)
-    if (!flags.contract && repo.workDir) refuseLinkOnTheWay(repo.workDir, path.resolve(this.workDir, flags.scenarios ?? path.join(root, (await loadConfig(root)).scenarios ?? 'scenarios')), true)
+    const scenariosDir = flags.contract ? undefined : path.resolve(this.workDir, flags.scenarios ?? path.join(root, (await loadConfig(root)).scenarios ?? 'scenarios'))
+    if (scenariosDir && repo.workDir) refuseLinkOnTheWay(repo.workDir, scenariosDir, true)
     const file = holdoutKeyFile(repo.commonDir)
     const found = await findHoldoutKey({env: process.env, defaultFile: file})
     const key = found?.key ?? (await writeNewKey(file))
@@ -51,8 +52,7 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
       res = {file: p.file, sealed: p.sealed, removed: p.removed, key_id: keyId(key)}
       shown = '.research/contracts'
     } else {
-      const cfg = await loadConfig(root)
-      const dir = path.resolve(this.workDir, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios'))
+      const dir = scenariosDir!
       res = await sealHoldout(dir, key)
       res = {...res, sealed: res.sealed.map(n => path.relative(root, path.join(dir, n))), removed: res.removed.map(n => path.relative(root, path.join(dir, n)))}
       shown = path.relative(this.workDir, dir) || '.'
