@@ -7,6 +7,7 @@ import {discoverRepo} from '../../store/index.js'
 import {ExpError} from '../../errors/index.js'
 import {checkInstallSpec, defaultInstall, workflowYaml} from '../../gate/workflow.js'
 import {writeOutputFile} from '../../write-output.js'
+import {refuseLinkOnTheWay} from '../../work-file.js'
 
 export interface CiInitResult {
   file: string
@@ -44,6 +45,8 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
     const mainBranch = (await mainRefOf(repo, this.workDir, undefined, l => this.note(l))).replace(/^refs\/heads\//, '')
     const file = path.join(repo.workDir, '.github', 'workflows', 'exp-gate.yml')
     const shown = path.relative(this.workDir, file) || file
+    // (a committed `.github -> elsewhere` would take the workflow out of the work tree)
+    refuseLinkOnTheWay(repo.workDir, file)
     const exists = await access(file).then(() => true, () => false)
     if (exists && !flags.force) {
       if (!this.jsonEnabled()) this.log(`kept ${shown} (already there; --force to overwrite)`)
