@@ -9,6 +9,7 @@ import type {Contract} from '../contracts/types.js'
 import {CONTRACTS_DIR} from '../contracts/load.js'
 import type {Workspace} from '../workspace/port.js'
 import {writeOutputFile} from '../write-output.js'
+import {refuseLinkOnTheWay} from '../work-file.js'
 
 /**
  * A contract's evaluator-only data (`private_data` globs), sealed like the held-out split:
@@ -32,6 +33,9 @@ async function walk(root: string, dir = ''): Promise<string[]> {
 /** Seal the private data of a contract from the work tree (and remove the plain files). */
 export async function sealPrivateData(root: string, contract: Contract, key: Buffer): Promise<{file: string; sealed: string[]; removed: string[]}> {
   const file = path.join(root, privatePath(contract.name))
+  // (the plain files are found by a walk that follows no link; the sealed file is written
+  // into .research/contracts/, never through a link there)
+  refuseLinkOnTheWay(root, file)
   const byName = new Map<string, string>()
   if (existsSync(file)) for (const f of unsealFiles(await readFile(file, 'utf8'), key, file)) byName.set(f.name, f.content)
   const plain = (await walk(root)).filter(p => matchesAny(p, contract.private_data))

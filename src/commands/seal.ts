@@ -6,7 +6,7 @@ import {discoverRepo} from '../store/index.js'
 import {loadConfig} from '../research/files.js'
 import {keyAdvice, sealHoldout, writeNewKey, type SealResult} from '../research/seal.js'
 import {loadContract} from '../contracts/load.js'
-import {sealPrivateData} from '../attempts/private-data.js'
+import {privatePath, sealPrivateData} from '../attempts/private-data.js'
 import {keyId} from '../scenarios/sealed.js'
 import {ExpError} from '../errors/index.js'
 import {findHoldoutKey} from '../scenarios/key.js'
@@ -36,10 +36,11 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
     const {flags} = await this.parse(Seal)
     const repo = discoverRepo(this.workDir)
     const root = repo.workDir ?? this.workDir
-    // sealing writes the sealed file into the scenarios folder and removes the plain ones there:
-    // never through a folder of the work tree that is a link (checked before a key is made)
+    // sealing writes the sealed file into the scenarios folder (a contract's: into
+    // .research/contracts/) and removes the plain ones there: never through a folder of the
+    // work tree that is a link (checked before a key is made)
     const scenariosDir = flags.contract ? undefined : path.resolve(this.workDir, flags.scenarios ?? path.join(root, (await loadConfig(root)).scenarios ?? 'scenarios'))
-    if (scenariosDir && repo.workDir) refuseLinkOnTheWay(repo.workDir, scenariosDir, true)
+    if (repo.workDir) refuseLinkOnTheWay(repo.workDir, scenariosDir ?? path.join(root, privatePath(flags.contract!)), !!scenariosDir)
     const file = holdoutKeyFile(repo.commonDir)
     const found = await findHoldoutKey({env: process.env, defaultFile: file})
     const key = found?.key ?? (await writeNewKey(file))

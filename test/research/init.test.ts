@@ -42,7 +42,7 @@ t.test('an existing .research/ is kept when a later step fails', async t => {
 // Found attacking as a repository's author: `.research` or `skills` committed as a link took
 // exp init's files out of the work tree (into the folder the link names).
 t.test('exp init, exp seal and exp ci init refuse to write through a folder of the work tree that is a symbolic link', async t => {
-  for (const [name, args] of [['.research', ['init']], ['skills', ['init', '--example', 'onboarding']], ['scenarios', ['init', '--example', 'onboarding']], ['scenarios', ['seal']], ['.github', ['ci', 'init']]] as const) {
+  for (const [name, args] of [['.research', ['init']], ['skills', ['init', '--example', 'onboarding']], ['scenarios', ['init', '--example', 'onboarding']], ['scenarios', ['seal']], ['.research', ['seal', '--contract', 'quad']], ['.github', ['ci', 'init']]] as const) {
     const repo = await makeRepo(t)
     const outside = fs.mkdtempSync(path.join(path.dirname(repo), 'outside-'))
     t.teardown(() => fs.rmSync(outside, {recursive: true, force: true}))
