@@ -1,6 +1,6 @@
 import t from 'tap'
 import {spawn} from 'node:child_process'
-import {BIN, expJson} from '../helpers/cli.js'
+import {BIN, exp, expJson} from '../helpers/cli.js'
 import {GIT_ENV, node} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 import {GitRecordStore} from '../../src/store/index.js'
@@ -40,12 +40,13 @@ t.test('exp research killed at random moments and run again spends its budget on
   t.equal(new Set(l.attempts.map(a => a.id)).size, 5, 'no duplicate ids')
   const decided = l.decisions.filter(d => d.proposal.startsWith('at-')).map(d => d.proposal)
   t.equal(new Set(decided).size, decided.length, 'no attempt decided twice')
-  t.ok(res.promoted >= 1, 'the search improved on main')
+  t.ok(res.promoted >= 1, `the search improved on main (${why}: ${JSON.stringify(res.attempts)})`)
   const again = await expJson<Result>(args, {cwd: repo})
   t.same(again.attempts.map(a => a.id), res.attempts.map(a => a.id), 'a rerun of a finished run adds nothing')
   t.equal((await ledgerOf(repo)).attempts.length, 5)
-  const fsck = await expJson<{problems: unknown[]}>(['fsck'], {cwd: repo})
-  t.same(fsck.problems, [])
+  // (it failed once in CI, unreproduced: the problems and the kill moments are printed when it does)
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(fsck.code, 0, `exp fsck is clean (${why}): ${fsck.stdout.slice(0, 4000)}`)
 })
 
 t.test('two research lanes at once never evaluate the same attempt', async t => {
