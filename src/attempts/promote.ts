@@ -1,7 +1,7 @@
 import type {AttemptBody, DecisionBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {advanceBranch} from '../workspace/advance.js'
+import {advanceBranch, findPromotion} from '../workspace/advance.js'
 import {ExpError, NotFoundError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import {contractAt} from '../contracts/load.js'
@@ -81,11 +81,15 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
     if (!(err instanceof ExpError && err.code === 'E_BOUNDARY')) throw err
     dev = await evaluateAttemptRecorded(store, ws, id, o)
   }
-  let checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, basedOnMain: main === attempt.base.commit})
+  // a promotion of this attempt already on main (killed after main moved, before its decision
+  // was recorded): it was based on main then, and its merge is the one to record
+  const already = await findPromotion(ws, main, id)
+  const basedOnMain = already ? already.parents[0] === attempt.base.commit : main === attempt.base.commit
+  let checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, basedOnMain})
   let holdout: SplitEvaluation | undefined
   if (checks.every(c => c.passed || c.name === 'held-out improves')) {
     holdout = await evaluateAttempt(store, ws, id, {...o, split: 'holdout'})
-    checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, holdout: holdout.summary, basedOnMain: true})
+    checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, holdout: holdout.summary, basedOnMain})
   }
   const failed = checks.filter(c => !c.passed)
   const verdict: 'accept' | 'reject' = failed.length ? 'reject' : 'accept'
@@ -108,7 +112,8 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
   const inIt = within(process.cwd(), own)
   const drop = existsSync(own) && !inIt && !(await ws.dirtyFiles(own).catch(() => ['?'])).length
   let behind: WorkTreeBehindError | undefined
-  if (verdict === 'accept') {
+  if (verdict === 'accept' && already) body.merge = {commit: already.oid, branch: attempt.branch}
+  else if (verdict === 'accept') {
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${oneLine(attempt.reason ?? '')}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
     try {

@@ -6,7 +6,7 @@ import type {Ledger, RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError, UntrustedEvidenceError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import type {Workspace} from '../workspace/port.js'
-import {advanceBranch} from '../workspace/advance.js'
+import {advanceBranch, findPromotion} from '../workspace/advance.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
 import {evaluateProposal, type EvalRunOptions} from './evaluate.js'
@@ -98,17 +98,6 @@ export function validationOf(authority: Authority, proposal: string): Validation
   return {ignored}
 }
 
-/** A merge commit on main's first-parent line that promoted `proposal` (a resumed promotion). */
-async function findPromotion(ws: Workspace, tip: string, proposal: string): Promise<string | undefined> {
-  let oid: string | undefined = tip
-  for (let i = 0; oid && i < 500; i++) {
-    const c = await ws.readCommit(oid)
-    if (c.parents.length > 1 && c.message.includes(`Exp-Promotes: ${proposal}`)) return oid
-    oid = c.parents[0]
-  }
-  return undefined
-}
-
 /**
  * `exp promote PROPOSAL`: apply the versioned policy. Validation first (success, regressions,
  * cost tolerances), on the latest validation evidence that stands — replayed and recomputed,
@@ -149,7 +138,7 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   const checks: Check[] = validationChecks(policy.policy, input)
   const evaluations = [val.candidate.id, val.baseline.id]
   let holdout: PromoteResult['holdout']
-  const already = await findPromotion(ws, main, proposal.id)
+  const already = (await findPromotion(ws, main, proposal.id))?.oid
   if (!already && main !== p.base.commit) checks.push({name: 'based on the current main', passed: false, detail: `main moved from ${p.base.commit.slice(0, 12)} to ${main.slice(0, 12)}: rebase the patch and evaluate it again`})
   if (checks.every(c => c.passed)) {
     const h = await evaluateProposal(store, ws, proposal, 'holdout', o)

@@ -56,3 +56,31 @@ t.test('a second decision that contradicts the first (two promotions that raced 
   const list = JSON.parse((await exp(['attempt', 'list', '--json'], {cwd: repo})).stdout) as {id: string; state: string}[]
   t.equal(list.find(x => x.id === a.id)?.state, 'accepted', 'the views answer the first')
 })
+
+// Found by research-lanes' kill test failing once in CI: `exp attempt promote` killed after
+// it moved main and before its decision was recorded. Run again, it saw main moved (by its
+// own merge), recorded a reject and deleted the merged branch; fsck then named a promotion
+// merge whose decision rejects it. The skill loop's promote already found its own merge.
+t.test('a promotion killed between moving main and recording its decision records the accept when run again', async t => {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(first.code, 0, first.stderr)
+  const merged = (JSON.parse(first.stdout) as {merge: string}).merge
+  // the state a kill at that moment leaves: main at the merge, the decision never appended
+  // (the lane put back to before it; this clone's memory of the lane and its cache with it)
+  await git(repo, 'update-ref', 'refs/research/lanes/p', 'refs/research/lanes/p~1')
+  fs.rmSync(path.join(repo, '.git', 'exp', 'tips.json'))
+  fs.rmSync(path.join(repo, '.git', 'exp', 'cache-v4'), {recursive: true, force: true})
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), merged)
+  t.equal(JSON.parse((await exp(['ledger', '--kind', 'decision', '--json'], {cwd: repo})).stdout).length, 0, 'no decision recorded')
+  const again = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(again.code, 0, again.stderr)
+  const d = JSON.parse(again.stdout) as {verdict: string; merge?: string}
+  t.same([d.verdict, d.merge], ['accept', merged], 'the accept, with the merge already on main')
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), merged, 'main did not move again')
+  t.equal((await git(repo, 'for-each-ref', `refs/research/rejected/${a.id}`)).trim(), '', 'nothing was moved to a rejected ref')
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(fsck.code, 0, fsck.stdout.slice(0, 2000))
+})
