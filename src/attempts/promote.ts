@@ -83,7 +83,7 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
   }
   // a promotion of this attempt already on main (killed after main moved, before its decision
   // was recorded): it was based on main then, and its merge is the one to record
-  const already = await findPromotion(ws, main, id)
+  const already = await findPromotion(ws, main, id, attempt.base.commit)
   const basedOnMain = already ? already.parents[0] === attempt.base.commit : main === attempt.base.commit
   let checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, basedOnMain})
   let holdout: SplitEvaluation | undefined

@@ -138,7 +138,7 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   const checks: Check[] = validationChecks(policy.policy, input)
   const evaluations = [val.candidate.id, val.baseline.id]
   let holdout: PromoteResult['holdout']
-  const already = (await findPromotion(ws, main, proposal.id))?.oid
+  const already = (await findPromotion(ws, main, proposal.id, p.base.commit))?.oid
   if (!already && main !== p.base.commit) checks.push({name: 'based on the current main', passed: false, detail: `main moved from ${p.base.commit.slice(0, 12)} to ${main.slice(0, 12)}: rebase the patch and evaluate it again`})
   if (checks.every(c => c.passed)) {
     const h = await evaluateProposal(store, ws, proposal, 'holdout', o)

@@ -31,19 +31,18 @@ export async function advanceBranch(ws: Workspace, ref: string, from: string, to
 }
 
 /**
- * A merge commit on main's first-parent line (its last 500 commits) that promoted `id`: a
+ * A merge commit on main's first-parent line since `base` (the commit the candidate was
+ * based on: its own merge comes after it; at most 500 commits) that promoted `id`: a
  * promotion killed after main moved and before its decision was recorded, found when it is
  * run again (which then records the accept with that merge, instead of a reject for a main
  * that moved — by its own merge).
  */
-export async function findPromotion(ws: Workspace, tip: string, id: string): Promise<CommitInfoLite | undefined> {
+export async function findPromotion(ws: Workspace, tip: string, id: string, base: string): Promise<{oid: string; parents: string[]} | undefined> {
   let oid: string | undefined = tip
-  for (let i = 0; oid && i < 500; i++) {
+  for (let i = 0; oid && oid !== base && i < 500; i++) {
     const c = await ws.readCommit(oid)
     if (c.parents.length > 1 && c.message.includes(`Exp-Promotes: ${id}`)) return {oid, parents: c.parents}
     oid = c.parents[0]
   }
   return undefined
 }
-
-type CommitInfoLite = {oid: string; parents: string[]}
