@@ -2,7 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {GitRecordStore} from '../../src/store/index.js'
-import {makeRepo, git} from '../helpers/repo.js'
+import {makeRepo, git, handCommit} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 
 /** Files under `dir` this process holds open (Linux: /proc/self/fd). */
@@ -23,17 +23,21 @@ t.test('a full read keeps its cache data files open only while it runs, also whe
   const repo = await makeRepo(t)
   const s = await GitRecordStore.open(repo, {native: true, onWarning: () => undefined})
   t.teardown(() => s.close())
-  for (let i = 0; i < 3; i++) await s.append(sampleDraft('note', i), {lane: 'c'})
-  await s.append(sampleDraft('note', 9), {lane: 'good'})
+  // more records than one chunk of a read (256), each its own commit and loose objects
+  for (let i = 0; i < 300; i++) await s.append(sampleDraft('note', i), {lane: 'c'})
+  await s.append(sampleDraft('note', 9999), {lane: 'good'})
   const cacheDir = path.join(repo, '.git/exp')
   // a good read: the records are cached and every data file is closed at its end
   const first = await s.ledger()
-  t.equal(first.entries.length, 4)
+  t.equal(first.entries.length, 301)
   t.same(openUnder(cacheDir).filter(f => f.endsWith('.dat')), [], 'no data file left open after a read')
-  // the root commit of lane c is gone: git log lists the newer commits (their records are
-  // read and cached) and then fails, so the lane's read throws after its writer wrote
-  const root = (await git(repo, 'rev-list', '--max-parents=0', 'refs/research/lanes/c')).trim()
-  fs.rmSync(path.join(repo, '.git/objects', root.slice(0, 2), root.slice(2)))
+  // lane c is not plain (a commit that is not a record: it is read commit by commit, with
+  // each commit's diff, oldest first) and the tree of its 290th commit is gone: git log
+  // lists the older commits with their diffs (their records are read and cached) and then
+  // fails, so the lane's read throws after its writer wrote
+  await handCommit(repo, 'c', 'README.md', 'not a record\n', 'docs: not a record')
+  const tree = (await git(repo, 'rev-parse', 'refs/research/lanes/c~11^{tree}')).trim()
+  fs.rmSync(path.join(repo, '.git/objects', tree.slice(0, 2), tree.slice(2)))
   fs.rmSync(cacheDir, {recursive: true, force: true})
   const s2 = await GitRecordStore.open(repo, {native: true, onWarning: () => undefined})
   t.teardown(() => s2.close())

@@ -1,17 +1,15 @@
 import path from 'node:path'
 import v8 from 'node:v8'
-import {KINDS, isKind, kindOfId, parseRecordPath, recordPath} from '../../records/index.js'
+import {KINDS, kindOfId, parseRecordPath} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
-import {problem} from '../problems.js'
 import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
 import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
-import {eachLaneCommit, eachTreeFile, listTreeNative, type LeanCommit} from './tree-list.js'
+import {eachLaneCommit, eachTreeFile, type LeanCommit} from './tree-list.js'
 import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
-import {trailersOf} from './message.js'
 import {CatFileSpool} from './cat-file-spool.js'
 
 /** An entry read from history, its bytes kept when there is no cache to point into. */
@@ -43,53 +41,9 @@ const CHUNK = 256
  * check waited on cat-file; a few keep it busy the whole time (slabs bound the memory).
  */
 const FETCH_AHEAD = 4
-/**
- * git log of a full read may list this many chunks ahead (~200 bytes a commit) before it is
- * paused: it lists far faster than records are checked, and every commit listed ahead lives
- * through scavenges (16 chunks ahead: ~4,000 commits copied and promoted for nothing).
- */
-const LOG_AHEAD = 4
 function memEntry(a: CacheAdd, ref: string): MemEntry {
   const info = parseLaneRef(ref)!
   return {id: a.id, kind: a.kind, digest: a.digest, lane: info.lane, ref, private: info.private, lamport: a.lamport, commit: a.commit, cites: a.cites, ...(a.facts ? {facts: a.facts} : {}), bytes: a.bytes}
-}
-const ID_RE = /^[a-z]{2}-[0-9a-f]{24}$/
-
-/**
- * A full read of a lane through the git binary: `git log` without diffs (the commits and their
- * trailers) and `git ls-tree -r` of the tip (every record file: the lane tree is cumulative)
- * run at once, and each commit gets the file its trailer names. Diffing every commit against
- * its parent is most of what a full `git log --raw` costs; the checks that need the diffs
- * (one added file per commit, nothing modified) are made by incremental reads and `exp fsck`.
- */
-async function* fullChunksNative(commonDir: string, ref: string, tip: string, problems: ReadProblem[]): AsyncGenerator<LaneCommit[]> {
-  // (the problems of single commits travel on the commit: recordChange reports them)
-  const tree = listTreeNative(commonDir, tip)
-  tree.catch(() => undefined) // awaited below; not unhandled until then
-  let files: Map<string, string> | undefined
-  for await (const chunk of laneCommitChunksNative(commonDir, tip, undefined, CHUNK, LOG_AHEAD, false, false)) {
-    files ??= await tree
-    for (const c of chunk) {
-      const rec = trailersOf(c).record
-      if (!rec || !isKind(rec.kind) || !ID_RE.test(rec.id)) continue // recordChange reports it
-      const p = recordPath(rec.kind, rec.id)
-      const blob = files.get(p)
-      // a claimed path keeps its key with an empty value: a second claim is told from a missing file
-      if (blob === undefined) c.problem = {code: 'record-missing', message: `the record file ${p} named by this commit is not in the lane's tree (deleted or moved later)`}
-      else if (blob === '') c.problem = {code: 'commit-changes', message: `${p} is added by another commit of this lane too: records are append-only`}
-      else {
-        files.set(p, '')
-        c.changes = [{status: 'A', path: p, blob}]
-      }
-    }
-    yield chunk
-  }
-  files ??= await tree
-  for (const [p, blob] of files) {
-    if (!blob) continue
-    const parsed = parseRecordPath(p)
-    if (parsed) problems.push({...problem('record-unclaimed', `${p} (${blob.slice(0, 12)}) is in the lane's tree but no record commit added it`, {ref, path: p, id: parsed.id}), ref})
-  }
 }
 
 /**
@@ -97,8 +51,8 @@ async function* fullChunksNative(commonDir: string, ref: string, tip: string, pr
  * diffs) or in full, writing the records to the cache as they are checked. Returns undefined
  * when the cached tip is not an ancestor of the new tip (the lane was rewritten): read it in
  * full then. Throws when the lane's history cannot be walked (missing objects).
- * A full read with the git binary goes newest first (git streams as it walks, so nothing
- * waits for the whole walk); the entries are put in lane order at the end.
+ * A full read with the git binary takes a plain lane's records from its tip's tree
+ * (readPlainLane); any other lane is read as an incremental read is, each commit with its diff.
  */
 export async function readLane(ctx: LaneReadContext, ref: string, tip: string, st: LaneState | undefined, persist: boolean, start: LedgerEntry[] | undefined, watch: string | undefined): Promise<LaneReadResult | undefined> {
   if (!st && ctx.native) {
@@ -106,14 +60,16 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
     if (fast) return fast
   }
   const info = parseLaneRef(ref)!
-  const full = !st && ctx.native
-  const structural: ReadProblem[] = []
+  const full = !st
   const added: LedgerEntry[] = []
   const found: ReadProblem[] = []
   let first = true
   let sawWatch = false
   const writer = persist ? ctx.cache.writer(ref, st, info.lane, info.private) : undefined
-  const chunks: AsyncGenerator<LaneCommit[]> = st ? incrementalChunks(ctx, tip, st.tip) : ctx.native ? fullChunksNative(ctx.commonDir, ref, tip, structural) : isoChunks(ctx.reader, tip)
+  // (a lane that is not plain is read with each commit's diff, oldest first: a record's bytes
+  // are those its own commit added, and a later commit that modifies or deletes a record file
+  // is a problem named at that commit, not new bytes for the old record)
+  const chunks: AsyncGenerator<LaneCommit[]> = incrementalChunks(ctx, tip, st?.tip)
   // a pipeline: git log runs ahead, and the blobs of the next FETCH_AHEAD chunks are
   // requested from cat-file as soon as git log has listed them, so both git processes work
   // while this one checks and caches the chunk before
@@ -182,12 +138,6 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
     await chunks.return(undefined)
     tight?.()
   }
-  if (full) {
-    added.reverse()
-    found.reverse()
-  }
-  // problems found after the last commit (files of the tree no commit added)
-  found.push(...structural)
   const problems = [...(st?.problems ?? []), ...found]
   const entries = st ? [...(start ?? []), ...added] : added
   const state = writer?.finish(added as CachedEntry[], tip, problems)
@@ -207,7 +157,9 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
  * its own path and is named, lamports grow along the lane, every record passes. Anything
  * else returns undefined and the lane is read by the general reader below, which names
  * what is wrong. (The checks that need each commit's diff are made by incremental reads
- * and `exp fsck`, as for every full read.)
+ * and `exp fsck`: a later commit that also rewrites an earlier record's file — a keyed
+ * record's new bytes can pass every check of the bytes — is named by them, not by this read;
+ * docs/trust.md.)
  */
 async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, persist: boolean, watch: string | undefined): Promise<LaneReadResult | undefined> {
   const info = parseLaneRef(ref)!
@@ -366,7 +318,7 @@ function tightHeap(): () => void {
   }
 }
 
-async function* incrementalChunks(ctx: LaneReadContext, tip: string, stop: string): AsyncGenerator<LaneCommit[]> {
+async function* incrementalChunks(ctx: LaneReadContext, tip: string, stop: string | undefined): AsyncGenerator<LaneCommit[]> {
   if (ctx.native) yield* laneCommitChunksNative(ctx.commonDir, tip, stop, CHUNK)
   else yield* isoChunks(ctx.reader, tip, stop)
 }

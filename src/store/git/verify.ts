@@ -19,7 +19,7 @@ export function recordChange(c: LaneCommit): Located | {problem: Finding; path?:
   // git cuts a message at a NUL (native reads never see what follows); in-process reads do
   if (c.message.includes('\0')) return bad('commit-message', 'commit message contains a NUL byte (git cuts the message there)')
   const t = trailersOf(c)
-  if (!t.record) return bad('commit-not-record', 'commit has no Exp-Record trailer: not a record commit')
+  if (!t.record) return bad('commit-not-record', `commit has no Exp-Record trailer: not a record commit${rewritten(c)}`, c.changes.find(x => x.status !== 'A')?.path)
   const {kind, id} = t.record
   if (!isKind(kind)) return bad('commit-not-record', `Exp-Record names unknown kind ${JSON.stringify(kind)}`)
   if (!/^[a-z]{2}-[0-9a-f]{24}$/.test(id)) return bad('commit-not-record', `Exp-Record names malformed id ${JSON.stringify(id)}`)
@@ -31,7 +31,7 @@ export function recordChange(c: LaneCommit): Located | {problem: Finding; path?:
   const changes = added.length ? c.changes.filter(x => !isArtifactPath(x.path)) : c.changes
   const touched = added.find(x => x.status !== 'A')
   if (touched) return bad('commit-changes', `record commit ${touched.status === 'M' ? 'modifies' : 'deletes'} ${touched.path}: artifacts are append-only`, touched.path)
-  if (changes.length !== 1) return bad('commit-changes', `record commit changes ${changes.length} files (expected exactly one added record)`, path)
+  if (changes.length !== 1) return bad('commit-changes', `record commit changes ${changes.length} files (expected exactly one added record)${rewritten(c)}`, c.changes.find(x => x.status !== 'A')?.path ?? path)
   const ch = changes[0]!
   if (ch.status !== 'A') return bad('commit-changes', `record commit ${ch.status === 'M' ? 'modifies' : 'deletes'} ${ch.path}: records are append-only`, ch.path)
   if (ch.path !== path) return bad('record-path', `record file is at ${ch.path}, expected ${path} for ${kind}/${id}`, ch.path)
@@ -41,4 +41,16 @@ export function recordChange(c: LaneCommit): Located | {problem: Finding; path?:
 /** Artifact files a commit added that its record does not name (a record commit adds only its own). */
 export function unnamedArtifacts(loc: Located, record: {artifacts?: readonly {path: string}[]}): string[] {
   return (loc.artifacts ?? []).filter(p => !record.artifacts?.some(a => a.path === p))
+}
+
+/**
+ * What a commit changes of files already on the lane, as the end of its problem's message: a
+ * record's bytes are those its own commit added (a keyed record's new bytes can pass every
+ * check of the bytes alone), so a later commit that rewrites them is named for what it does.
+ */
+function rewritten(c: LaneCommit): string {
+  const touched = c.changes.filter(x => x.status !== 'A')
+  if (!touched.length) return ''
+  const shown = touched.slice(0, 3).map(x => `${x.status === 'M' ? 'modifies' : 'deletes'} ${x.path}`)
+  return `; it ${shown.join(', ')}${touched.length > 3 ? ` and ${touched.length - 3} more` : ''} — records are append-only: each keeps the bytes its own commit added`
 }
