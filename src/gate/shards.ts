@@ -70,6 +70,10 @@ export function vouchedBy(ledger: Ledger, o: {lane: string; shards: number; rang
     const head = receiptHead(o.range, o.skill, {index, count: o.shards})
     const receipts = notes.filter(e => e.lane === lane).map(e => ledger.load<'note'>(e).body).filter(b => b.text.startsWith(head))
     if (!receipts.length) missing.push(index)
+    // one shard job writes one receipt per skill on a lane it began empty: a second one is
+    // history the lane had before the job (fetched from a remote, where anyone who may push
+    // lanes can write it), and which of them the job wrote cannot be told
+    if (receipts.length > 1) throw new ExpError('E_CONFLICT', `lane ${lane} holds ${receipts.length} receipts of shard ${index}/${o.shards} for ${o.skill} (${o.range.base.slice(0, 12)}..${o.range.head.slice(0, 12)}), not one: it held records before its shard job ran, and none of them is taken`, {hint: `a shard job must start without lane ${lane}: fetch the research lanes with '^refs/research/lanes/${o.lane}-shard-*' (as \`exp ci init --shards\` writes it), run the shards again, and hand their lanes over as bundles`, data: {lane, receipts: receipts.length}})
     for (const r of receipts) for (const id of r.about ?? []) out.add(id)
   }
   if (missing.length) throw new ExpError('E_USAGE', `the receipts of shard(s) ${missing.join(', ')} of ${o.shards} for ${o.skill} (${o.range.base.slice(0, 12)}..${o.range.head.slice(0, 12)}) are not on lanes ${missing.map(i => shardLane(o.lane, i)).join(', ')}`, {hint: `run \`exp gate --shard I/${o.shards}\` for each missing shard on the same base and head, and fetch its lane before the deciding job`, data: {missing}})

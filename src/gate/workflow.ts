@@ -54,8 +54,13 @@ const q = (s: string) => JSON.stringify(s)
 /** A string literal of an Actions expression. */
 const lit = (s: string) => `'${s.replaceAll("'", "''")}'`
 
-/** The steps every job starts with: the repository with its history, Node, exp, the public research lanes. */
-function setupSteps(install: string): string {
+/**
+ * The steps every job starts with: the repository with its history, Node, exp, the public
+ * research lanes — in a sharded gate without the shard lanes: a shard job starts its lane
+ * empty and the deciding job takes each from that job's bundle (anyone who may push lanes
+ * could have written a lane of that name on the remote; src/gate/shards.ts).
+ */
+function setupSteps(install: string, sharded = false): string {
   return `      - uses: ${ACTIONS.checkout}
         with:
           fetch-depth: 0
@@ -67,7 +72,7 @@ function setupSteps(install: string): string {
           EXP_INSTALL: ${q(install)}
         run: npm install --global --no-audit --no-fund "$EXP_INSTALL"
       - name: fetch the research lanes
-        run: git fetch --no-tags origin 'refs/research/*:refs/research/*' '^refs/research/private/*'
+        run: git fetch --no-tags origin 'refs/research/*:refs/research/*' '^refs/research/private/*'${sharded ? ` '^refs/research/lanes/ci-shard-*'` : ''}
 `
 }
 
@@ -89,7 +94,7 @@ function shardJob(o: {install: string; shards: number; condition: string}): stri
       matrix:
         shard: [${Array.from({length: o.shards}, (_, i) => i + 1).join(', ')}]
     steps:
-${setupSteps(o.install)}      - name: run this shard of the validation episodes
+${setupSteps(o.install, true)}      - name: run this shard of the validation episodes
         env:
           BASE_REF: \${{ github.event.pull_request.base.ref }}
           SHARD: \${{ matrix.shard }}
@@ -151,14 +156,23 @@ ${sharded ? '    needs: shard\n' : ''}    if: ${condition}
     runs-on: ubuntu-latest
     timeout-minutes: 30
     steps:
-${setupSteps(install)}${gather}      - name: find an approving review of this head
+${setupSteps(install, sharded)}${gather}      - name: find an approving review of this head
         id: review
         env:
           GH_TOKEN: \${{ github.token }}
           PR: \${{ github.event.pull_request.number }}
           HEAD_SHA: \${{ github.event.pull_request.head.sha }}
+        # an approval of this very head counts from someone who may write to the repository
+        # (author_association MEMBER is any member of the owning organisation, and
+        # COLLABORATOR includes read-only ones); a permission that cannot be read counts for none
         run: |
-          approver=$(gh api "repos/$GITHUB_REPOSITORY/pulls/$PR/reviews" --paginate --jq '.[] | select(.state == "APPROVED" and .commit_id == env.HEAD_SHA and (.author_association == "OWNER" or .author_association == "MEMBER" or .author_association == "COLLABORATOR")) | .user.login' | tail -n 1)
+          approver=
+          for login in $(gh api "repos/$GITHUB_REPOSITORY/pulls/$PR/reviews" --paginate --jq '.[] | select(.state == "APPROVED" and .commit_id == env.HEAD_SHA) | .user.login'); do
+            permission=$(gh api "repos/$GITHUB_REPOSITORY/collaborators/$login/permission" --jq .permission) || permission=none
+            case "$permission" in
+              admin | write) approver=$login ;;
+            esac
+          done
           echo "approver=$approver" >> "$GITHUB_OUTPUT"
       - name: gate
         env:
@@ -174,13 +188,14 @@ ${setupSteps(install)}${gather}      - name: find an approving review of this he
           name: exp-gate-junit
           path: exp-gate.xml
       - name: comment on the pull request (one comment, updated)
+        # (the bot's own comment: anyone can write one that begins with the marker)
         # a pull request from a fork gets a read-only token: its result is in the job summary
         if: always() && hashFiles('exp-gate.md') != '' && github.event.pull_request.head.repo.full_name == github.repository
         env:
           GH_TOKEN: \${{ github.token }}
           PR: \${{ github.event.pull_request.number }}
         run: |
-          id=$(gh api "repos/$GITHUB_REPOSITORY/issues/$PR/comments" --paginate --jq '.[] | select(.body | startswith("${COMMENT_MARKER}")) | .id' | head -n 1)
+          id=$(gh api "repos/$GITHUB_REPOSITORY/issues/$PR/comments" --paginate --jq '.[] | select(.user.login == "github-actions[bot]" and (.body | startswith("${COMMENT_MARKER}"))) | .id' | head -n 1)
           if [ -n "$id" ]; then
             gh api --method PATCH "repos/$GITHUB_REPOSITORY/issues/comments/$id" -F body=@exp-gate.md > /dev/null
           else

@@ -119,7 +119,8 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   fs.mkdirSync(fakeBin)
   fs.writeFileSync(path.join(fakeBin, 'gh'), `#!/bin/sh\nexec '${process.execPath}' '${path.join(ROOT, 'test/fixtures/github/gh.mjs')}' "$@"\n`, {mode: 0o755})
   const state = path.join(work, 'github.json')
-  fs.writeFileSync(state, JSON.stringify({next: 100, reviews: [], comments: []}))
+  // (a comment someone wrote ahead of the bot, beginning with its marker: not the bot's to update)
+  fs.writeFileSync(state, JSON.stringify({next: 100, reviews: [], comments: [{id: 1, pr: 7, body: `${COMMENT_MARKER}\n## exp gate: PASS`, user: {login: 'mallory'}}], permissions: {alice: 'write', bob: 'admin', dave: 'read', mallory: 'none', carol: 'admin'}}))
   // the runner's npm installs into the prefix installed above: the step really runs, the dependencies are there already
   const runner = prefix
   const env = {...ENV, PATH: `${path.join(runner, 'bin')}:${fakeBin}:${process.env.PATH}`, npm_config_prefix: runner, GITHUB_REPOSITORY: 'acme/research', GITHUB_STEP_SUMMARY: path.join(work, 'summary.md'), FAKE_GH_STATE: state, EXP_LANE: ''}
@@ -139,7 +140,8 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
     'actions/setup-node': (s: {with?: Record<string, unknown>}) => void t.ok(Number(s.with?.['node-version']) >= 26, 'the Active LTS line (26 since 2026-10-28)'),
     'actions/upload-artifact': (s: {with?: Record<string, unknown>}) => void t.ok(fs.existsSync(path.join(ws, String(s.with?.path))), 'the JUnit report is there to upload'),
   }
-  const comments = () => (JSON.parse(fs.readFileSync(state, 'utf8')) as {comments: {body: string; updated?: number}[]}).comments
+  const all = () => (JSON.parse(fs.readFileSync(state, 'utf8')) as {comments: {body: string; updated?: number; user: {login: string}}[]}).comments
+  const comments = () => all().filter(c => c.user.login === 'github-actions[bot]')
 
   const first = await runJob(file, 'gate', {workspace: ws, context: context('pull_request'), env, actions})
   const step = (name: string, run = first) => run.steps.find(s => s.name.startsWith(name))!
@@ -158,10 +160,12 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   t.equal(comments().length, 1, 'one comment')
   t.ok(comments()[0]!.body.startsWith(COMMENT_MARKER))
   t.match(comments()[0]!.body, /## exp gate: FAIL/)
+  t.same(all()[0], {id: 1, pr: 7, body: `${COMMENT_MARKER}\n## exp gate: PASS`, user: {login: 'mallory'}}, "a comment of someone else's that begins with the marker is left as it was")
 
   // a maintainer approves this head; a stale approval and an outsider's do not count
   const st = JSON.parse(fs.readFileSync(state, 'utf8')) as {reviews: unknown[]}
-  st.reviews.push({pr: 7, state: 'APPROVED', commit_id: 'f'.repeat(40), author_association: 'MEMBER', user: {login: 'bob'}}, {pr: 7, state: 'APPROVED', commit_id: headSha, author_association: 'NONE', user: {login: 'mallory'}}, {pr: 7, state: 'APPROVED', commit_id: headSha, author_association: 'MEMBER', user: {login: 'alice'}}, {pr: 8, state: 'APPROVED', commit_id: headSha, author_association: 'OWNER', user: {login: 'carol'}})
+  // (dave is a member of the owning organisation who may only read this repository; eve's permission cannot be read)
+  st.reviews.push({pr: 7, state: 'APPROVED', commit_id: 'f'.repeat(40), author_association: 'MEMBER', user: {login: 'bob'}}, {pr: 7, state: 'APPROVED', commit_id: headSha, author_association: 'NONE', user: {login: 'mallory'}}, {pr: 7, state: 'APPROVED', commit_id: headSha, author_association: 'MEMBER', user: {login: 'alice'}}, {pr: 7, state: 'APPROVED', commit_id: headSha, author_association: 'MEMBER', user: {login: 'dave'}}, {pr: 7, state: 'APPROVED', commit_id: headSha, author_association: 'COLLABORATOR', user: {login: 'eve'}}, {pr: 8, state: 'APPROVED', commit_id: headSha, author_association: 'OWNER', user: {login: 'carol'}})
   fs.writeFileSync(state, JSON.stringify(st))
   // every step again but the install: the first run installed this tarball into this runner's
   // prefix (its step passed above), and a second npm install of it is ~17 s of CPU that
@@ -177,6 +181,7 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   t.equal(comments()[0]!.updated, 1)
   t.match(comments()[0]!.body, /## exp gate: PASS/)
   t.match(comments()[0]!.body, /Approved by @alice/)
+  t.equal(all().length, 2)
 
   // a review that does not approve does not run the job at all
   const skipped = await runJob(file, 'gate', {workspace: ws, context: {...context('pull_request_review'), 'github.event.review.state': 'commented'}, env, actions})

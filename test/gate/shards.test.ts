@@ -65,6 +65,46 @@ t.test('a missing shard, or a receipt on a lane that is not the shard\'s, is an 
   t.match(r.stderr, /the receipts of shard\(s\) 2 of 2 for onboarding .* are not on lanes ci-shard-2/)
 })
 
+t.test('a shard lane that held a receipt before its shard job ran (fetched from a remote anyone may push lanes to) is refused, not added up', async t => {
+  const repo = await withGoodBranch(t)
+  const gate = ['gate', '--base', 'main', '--head', 'good']
+  // a lane owner writes a receipt of shard 1 for this very gate onto ci-shard-1 ahead of the
+  // job, vouching for records of their own (here, ids of nothing: what they vouch for is theirs)
+  const base = (await git(repo, 'rev-parse', 'main')).trim()
+  const head = (await git(repo, 'rev-parse', 'good')).trim()
+  const text = `exp gate shard 1/2 of ${base}..${head}, skill onboarding, at 2026-01-01T00:00:00.000Z: ran these 1 validation episode(s) itself`
+  const planted = await exp(['append', 'note', '-', '--lane', 'ci-shard-1'], {cwd: repo, input: JSON.stringify({text, about: ['vr-' + '0'.repeat(24)], action: 'comment'})})
+  t.equal(planted.code, 0, planted.stderr)
+  for (const i of [1, 2]) t.equal((await exp([...gate, '--shard', `${i}/2`], {cwd: repo})).code, 0)
+  const r = await exp([...gate, '--shards', '2', '--json'], {cwd: repo})
+  t.equal(r.code, 4, 'a conflict: the gate does not decide')
+  const err = JSON.parse(r.stdout).error
+  t.equal(err.code, 'E_CONFLICT')
+  t.match(err.message, /lane ci-shard-1 holds 2 receipts of shard 1\/2 for onboarding .*not one/)
+  t.match(err.hint, /'\^refs\/research\/lanes\/ci-shard-\*'/)
+})
+
+t.test('the sharded workflow fetches no shard lane from the remote: each shard job starts its lane empty, the deciding job takes it from the bundle', async t => {
+  const repo = await exampleRepo(t)
+  const r = await expJson<{file: string}>(['ci', 'init', '--shards', '2'], {cwd: repo})
+  const fetches = fs.readFileSync(r.file, 'utf8').split('\n').filter(l => /run: git fetch --no-tags origin /.test(l)).map(l => l.replace(/^\s*run: /, ''))
+  t.equal(fetches.length, 2, 'the shard jobs and the deciding job')
+  t.ok(fetches.every(f => f.includes("'^refs/research/lanes/ci-shard-*'")))
+  // run it as the jobs do, against a remote whose lanes include a planted shard lane
+  const origin = tempDir(t)
+  await git(origin, 'init', '-q', '--bare')
+  await git(repo, 'push', '-q', origin, 'main', '+refs/research/lanes/*:refs/research/lanes/*')
+  await git(repo, 'push', '-q', origin, 'main:refs/research/lanes/ci-shard-1', 'main:refs/research/lanes/ci-shard-12', 'main:refs/research/lanes/someone')
+  const job = tempDir(t)
+  await git(job, 'init', '-q')
+  await git(job, 'remote', 'add', 'origin', origin)
+  const {execFileSync} = await import('node:child_process')
+  execFileSync('sh', ['-c', fetches[0]!], {cwd: job})
+  const lanes = (await git(job, 'for-each-ref', '--format=%(refname)', 'refs/research/')).split('\n').filter(Boolean)
+  t.ok(lanes.includes('refs/research/lanes/someone'), 'the other lanes are fetched')
+  t.notOk(lanes.some(l => l.includes('ci-shard-')), 'no shard lane is')
+})
+
 t.test('exp ci init --shards 4: a matrix of four shard jobs and a deciding job, and it lints clean', async t => {
   const repo = await exampleRepo(t)
   const r = await expJson<{shards: number; file: string}>(['ci', 'init', '--shards', '4'], {cwd: repo})
