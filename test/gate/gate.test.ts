@@ -1,4 +1,5 @@
 import t from 'tap'
+import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
@@ -134,5 +135,30 @@ t.test('exp gate refuses a pull request that adds a symbolic link, even inside t
   t.match(r.stderr, /symbolic links, submodules or \.gitattributes\/\.gitmodules files changed: skills\/onboarding\/data \(a pull request may change regular files only, and not how git checks files out\)/)
   t.match(r.stderr, /hint: a pull request may change regular files only, and not how git checks files out: commit the content in place of the symbolic link or submodule/)
   t.match(fs.readFileSync(path.join(repo, 'gate.xml'), 'utf8'), /<testcase [^>]*name="regular files only"[^>]*>\s*<failure/)
+  t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing evaluated or recorded')
+})
+
+// The same link written by hand with a mode git still reads as a link (`git mktree` takes
+// `120777`; git checks it out as a symbolic link), and a folder with a zero-padded mode
+// (`040000`) holding one: each is what git reads it as, not a regular file.
+t.test('exp gate reads a tree entry\'s mode as git does: a link or a folder written with an odd mode is still one', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const run = (args: string[], input?: string) => execFileSync('git', args, {cwd: repo, input}).toString().trim()
+  const link = run(['hash-object', '-w', '--stdin'], '../../scenarios')
+  const skill = run(['ls-tree', 'main:skills/onboarding'])
+  const withEntries = (extra: string) => {
+    const sub = run(['mktree'], `${skill}\n${extra}\n`)
+    const skills = run(['mktree'], `${run(['ls-tree', 'main:skills']).replace(/[0-9a-f]{40}\tonboarding$/m, `${sub}\tonboarding`)}\n`)
+    const root = run(['mktree'], `${run(['ls-tree', 'main']).replace(/[0-9a-f]{40}\tskills$/m, `${skills}\tskills`)}\n`)
+    return run(['commit-tree', root, '-p', 'main', '-m', 'skill: notes'])
+  }
+  const inner = run(['mktree'], `120000 blob ${link}\tdata\n`)
+  for (const [extra, shown] of [[`120777 blob ${link}\tnotes.md`, 'skills/onboarding/notes.md'], [`040000 tree ${inner}\tmore`, 'skills/onboarding/more/data']] as const) {
+    const head = withEntries(extra)
+    const r = await exp(['gate', '--base', 'main', '--head', head], {cwd: repo})
+    t.equal(r.code, 6, r.stderr)
+    t.match(r.stdout, new RegExp(`not a regular file .*\`${shown}\``), `${extra.split(' ')[0]}: refused for what git makes of it`)
+  }
   t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing evaluated or recorded')
 })

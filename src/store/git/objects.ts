@@ -51,6 +51,27 @@ export function encodeTree(entries: readonly TreeEntry[]): Buffer {
   return Buffer.concat(parts)
 }
 
+/**
+ * A tree entry's mode as git reads it (canon_mode): by its type bits only, so `120777` or
+ * `0120000` is a symbolic link and `040000` a folder, as a checkout makes them — a tree
+ * written by hand with such a mode must not pass for a regular file where links or folders
+ * are checked (a pull request's tree, an attempt's).
+ */
+export function canonicalMode(raw: string): string {
+  if (raw === '100644' || raw === '40000' || raw === '100755' || raw === '120000' || raw === '160000') return raw
+  const mode = /^[0-7]{1,7}$/.test(raw) ? parseInt(raw, 8) : 0o160000
+  switch (mode & 0o170000) {
+    case 0o100000:
+      return mode & 0o100 ? '100755' : '100644'
+    case 0o120000:
+      return '120000'
+    case 0o040000:
+      return '40000'
+    default:
+      return '160000'
+  }
+}
+
 export function parseTree(data: Buffer, oid = '?'): TreeEntry[] {
   const out: TreeEntry[] = []
   let i = 0
@@ -58,7 +79,7 @@ export function parseTree(data: Buffer, oid = '?'): TreeEntry[] {
     const sp = data.indexOf(0x20, i)
     const nul = data.indexOf(0, sp)
     if (sp < 0 || nul < 0 || nul + 21 > data.length) throw new CorruptObjectError('tree', `${oid} is truncated`, {oid})
-    out.push({mode: data.toString('latin1', i, sp), name: data.toString('utf8', sp + 1, nul), oid: data.toString('hex', nul + 1, nul + 21)})
+    out.push({mode: canonicalMode(data.toString('latin1', i, sp)), name: data.toString('utf8', sp + 1, nul), oid: data.toString('hex', nul + 1, nul + 21)})
     i = nul + 21
   }
   return out
