@@ -50,3 +50,23 @@ t.test('changedPaths lists what git diff --no-renames --name-only lists', async 
   }
   t.ok(compared >= 100)
 })
+
+t.test('changedPaths lists a change of 200,000 files in one folder (more than a call takes as arguments)', async t => {
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q', '-b', 'main')
+  const {execFileSync} = await import('node:child_process')
+  const run = (args: string[], input?: string) => execFileSync('git', args, {cwd: dir, input, maxBuffer: 1 << 28}).toString().trim()
+  const n = 200_000
+  // (git mktree, not fast-import: fast-import adds files to a folder one by one, minutes for this many)
+  const blob = run(['hash-object', '-w', '--stdin'], 'x\n')
+  const files = run(['mktree'], Array.from({length: n}, (_, i) => `100644 blob ${blob}\t${i}.md\n`).join(''))
+  const readme = run(['mktree'], `100644 blob ${blob}\tREADME\n`)
+  const many = run(['mktree'], `100644 blob ${blob}\tREADME\n040000 tree ${run(['mktree'], `040000 tree ${files}\tf\n`)}\tskills\n`)
+  const base = run(['commit-tree', readme, '-m', 'base'])
+  const head = run(['commit-tree', many, '-p', base, '-m', 'many'])
+  const store = await GitRecordStore.open(dir)
+  t.teardown(() => store.close())
+  const changed = await new GitWorkspace(store).changedPaths(base, head)
+  t.equal(changed.length, n)
+  t.ok(changed.every(p => p.startsWith('skills/f/')))
+})

@@ -220,7 +220,8 @@ export async function diffTrees(reader: ObjectReader, a: string | undefined, b: 
     if (l && r && l.mode === r.mode && l.oid === r.oid) continue
     if (isTree(l) || isTree(r)) {
       // a folder on one side at least: what lies under it, on both sides
-      out.push(...(await diffTrees(reader, isTree(l) ? l!.oid : undefined, isTree(r) ? r!.oid : undefined, `${p}/`)))
+      // (one at a time: a pull request can change more files than a call takes arguments)
+      for (const q of await diffTrees(reader, isTree(l) ? l!.oid : undefined, isTree(r) ? r!.oid : undefined, `${p}/`)) out.push(q)
       if ((l && !isTree(l)) || (r && !isTree(r))) out.push(p)
       continue
     }
