@@ -39,6 +39,14 @@ interface Existing {
 }
 
 /**
+ * The highest lamport a tip may carry the clock on from: 2^32 appends short of the largest
+ * safe integer, so that no lane, whatever it holds, leaves the others no room to count on.
+ */
+const CLOCK_MAX = Number.MAX_SAFE_INTEGER - 2 ** 32
+/** commits that are not records passed over below a tip, looking for its clock */
+const CLOCK_WALK = 64
+
+/**
  * Appends to lanes (docs/architecture.md, "The store"): drafts are validated and identified
  * before anything is locked; then, under the lane's lock, existing ids are looked up in every
  * lane's tip tree, Lamport clocks continue from the highest tip, objects are written, and only
@@ -138,13 +146,31 @@ export class LaneWriter {
     }
   }
 
+  /**
+   * A tip's tree and the Lamport clock it carries on: the Exp-Lamport of the newest record
+   * commit at or below it (a commit that is not a record, a merge someone pushed, is passed
+   * over: up to CLOCK_WALK of them). A lamport that is not a whole number from 1 to CLOCK_MAX
+   * (`NaN`, `1e400`, 2^53, from anyone who may push a lane) counts for nothing: the clock of
+   * every lane would otherwise stop (a record's lamport must be a safe integer) or freeze.
+   */
   private async commitInfo(oid: string): Promise<{tree: string; lamport: number}> {
     let hit = this.commitTree.get(oid)
     if (!hit) {
       const o = await this.ctx.reader.read(oid, OBJECT_MAX)
       if (o.type !== 'commit') throw new CorruptObjectError('commit', `${oid} is a ${o.type}, not a commit`, {oid})
       const c = parseCommit(o.data, oid)
-      hit = {tree: c.tree, lamport: parseTrailers(c.message).lamport ?? 0}
+      let lamport = parseTrailers(c.message).lamport
+      let parent = c.parents[0]
+      for (let n = 0; lamport === undefined && parent && n < CLOCK_WALK; n++) {
+        const p = await this.ctx.reader.read(parent, OBJECT_MAX).then(
+          r => (r.type === 'commit' ? parseCommit(r.data, parent) : undefined),
+          () => undefined,
+        )
+        if (!p) break
+        lamport = parseTrailers(p.message).lamport
+        parent = p.parents[0]
+      }
+      hit = {tree: c.tree, lamport: lamport !== undefined && Number.isSafeInteger(lamport) && lamport >= 1 && lamport <= CLOCK_MAX ? lamport : 0}
       this.commitTree.set(oid, hit)
     }
     return hit
