@@ -174,3 +174,28 @@ t.test('exp sync PATH takes a path relative to where it is run, even from a subf
   t.equal(c.code, 0, c.stderr)
   t.same((JSON.parse(c.stdout) as SyncJson).pushed.map(p => p.ref), ['refs/research/lanes/rel'])
 })
+
+for (const transport of TRANSPORTS) t.test(`refs under refs/research/lanes/ that are no lane names are refused one by one; the rest still syncs (${transport})`, async t => {
+  const {hub, c1, c2} = await hubAndClones(t, transport)
+  await append(c2, 'other', 'theirs')
+  t.equal((await syncJson(c2)).code, 0)
+  // someone who may push lanes writes names no lane has, one of them under lane x, which
+  // c1 has and has not pushed yet
+  await append(c1, 'x', 'mine')
+  await append(c1, 'y', 'mine too')
+  const tip = (await gitIn(hub, ['rev-parse', 'refs/research/lanes/other'], '')).trim()
+  const bad = ['x/y', '-x', '@', 'L'.repeat(150)]
+  for (const b of bad) await gitIn(hub, ['update-ref', `refs/research/lanes/${b}`, tip], '')
+  const r = await syncJson(c1)
+  t.not(r.code, 0, 'the refusals are reported')
+  const fetchRefused = r.json.rejected.filter(x => x.direction === 'fetch')
+  t.same(fetchRefused.map(x => x.ref).sort(), bad.map(b => `refs/research/lanes/${b}`).sort(), `each bad name refused: ${r.stderr}`)
+  t.ok(fetchRefused.every(x => x.kind === 'refused' && /is not a lane name/.test(x.reason)))
+  t.ok(r.json.fetched.some(x => x.ref === 'refs/research/lanes/other'), 'the other lane is fetched')
+  t.ok(r.json.pushed.some(x => x.ref === 'refs/research/lanes/y'), 'and this clone\'s lanes pushed (x, which the remote has a folder for, is refused by it)')
+  const refs = await gitIn(c1, ['for-each-ref', '--format=%(refname)', 'refs/research/'], '')
+  t.notMatch(refs, /lanes\/x\/|lanes\/-x|lanes\/@|LLLL/, 'none of them is taken')
+  t.match(refs, /refs\/research\/lanes\/x\n/, 'and lane x is as it was')
+  const ledger = await exp(['ledger'], {cwd: c1})
+  t.equal(ledger.code, 0, `every read still works: ${ledger.stderr}`)
+})

@@ -6,6 +6,7 @@ import {runGit, hasNativeGit} from '../../git/run.js'
 import {RefLock} from '../../git/lock.js'
 import {readGitConfig, configValue} from '../../git/config.js'
 import {loadSeenTips} from './tips.js'
+import {isLaneName} from '../lanes.js'
 import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 import {maskUrlCredentials} from '../../redact/index.js'
@@ -42,6 +43,7 @@ export interface SyncResult {
 
 /** What sync carries: public research refs, proposal and attempt branches; never refs/research/private/. */
 export const SYNC_PREFIXES = ['refs/research/', 'refs/heads/exp/proposal/', 'refs/heads/exp/attempt/']
+const LANES = 'refs/research/lanes/'
 const PUSH = ['refs/research/*:refs/research/*', '^refs/research/private/*', 'refs/heads/exp/proposal/*:refs/heads/exp/proposal/*', 'refs/heads/exp/attempt/*:refs/heads/exp/attempt/*']
 
 function carried(ref: string): boolean {
@@ -172,6 +174,13 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
       rejected.push({ref, direction: 'fetch', kind: 'refused', reason: 'the remote\'s ref has a name git does not allow (a hostile or broken server): not taken'})
       continue
     }
+    // a lane is one ref component with a lane's name: `lanes/x/y` would be a lane no read
+    // takes (and, with a lane x here, a folder where x's ref file is)
+    const lane = ref.startsWith(LANES) ? ref.slice(LANES.length) : undefined
+    if (lane !== undefined && !isLaneName(lane)) {
+      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: `${JSON.stringify(lane.length > 60 ? `${lane.slice(0, 60)}…` : lane)} is not a lane name (one component of letters, digits and . _ - @ +, at most 100 characters): not taken`})
+      continue
+    }
     const local = await readRef(dir, ref)
     if (local === oid) continue
     if (local && (await isAncestor(oid, local))) continue // we are ahead: the push sends it
@@ -187,7 +196,15 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
       rejected.push({ref, direction: 'fetch', kind: 'diverged', reason: 'non-fast-forward: both sides have records the other lacks (two writers used one lane name)'})
       continue
     }
-    const lock = await RefLock.acquire(dir, ref)
+    let lock: RefLock
+    try {
+      lock = await RefLock.acquire(dir, ref)
+    } catch (e) {
+      // (a ref file where a folder of refs is needed, or the other way round: this ref only)
+      if (!(e instanceof ExpError)) throw e
+      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: `cannot be written here: ${e.message}`})
+      continue
+    }
     if (lock.old !== local) {
       await lock.release()
       rejected.push({ref, direction: 'fetch', kind: 'moved', reason: 'the local ref moved during sync; run sync again'})
