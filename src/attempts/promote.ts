@@ -1,7 +1,7 @@
 import type {AttemptBody, DecisionBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {advanceBranch, findPromotion} from '../workspace/advance.js'
+import {advanceBranch, finishInterruptedAdvance, findPromotion} from '../workspace/advance.js'
 import {ExpError, NotFoundError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import {contractAt} from '../contracts/load.js'
@@ -112,7 +112,11 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
   const inIt = within(process.cwd(), own)
   const drop = existsSync(own) && !inIt && !(await ws.dirtyFiles(own).catch(() => ['?'])).length
   let behind: WorkTreeBehindError | undefined
-  if (verdict === 'accept' && already) body.merge = {commit: already.oid, branch: attempt.branch}
+  if (verdict === 'accept' && already) {
+    body.merge = {commit: already.oid, branch: attempt.branch}
+    // (killed before the work tree that has main checked out followed too: it does now)
+    await finishInterruptedAdvance(ws, o.mainRef)
+  }
   else if (verdict === 'accept') {
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${oneLine(attempt.reason ?? '')}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})

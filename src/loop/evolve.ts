@@ -11,6 +11,7 @@ import {reached85, reachedLevels, saturated, SATURATED} from './evolve-steps.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {loadPolicy, promoteProposal, type PromoteResult} from './promote.js'
 import type {Workspace} from '../workspace/port.js'
+import {finishInterruptedAdvance} from '../workspace/advance.js'
 import {readPurposeAt} from './proposal.js'
 import {skillPath} from './files.js'
 import type {IterationReport} from './dashboard.js'
@@ -151,6 +152,8 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
   await mainSkill()
   // a promotion updates main's work tree as git merge does: uncommitted changes there would stop
   // the first one (promote.ts), so they are refused here, before anything runs
+  // (a promotion of an earlier start killed after main moved, before the work tree followed: finished first)
+  await finishInterruptedAdvance(ws, o.mainRef)
   const mainDir = await ws.workTreeWith(o.mainRef)
   if (mainDir) {
     const dirty = await ws.exclusive(() => ws.dirtyFiles(mainDir))

@@ -6,7 +6,7 @@ import type {Ledger, RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError, UntrustedEvidenceError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import type {Workspace} from '../workspace/port.js'
-import {advanceBranch, findPromotion} from '../workspace/advance.js'
+import {advanceBranch, finishInterruptedAdvance, findPromotion} from '../workspace/advance.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
 import {evaluateProposal, type EvalRunOptions} from './evaluate.js'
@@ -131,6 +131,8 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   const ignored = evidence.ignored.length ? {ignored: evidence.ignored} : {}
   const previous = ledger.select({kinds: ['decision'], cites: proposal.id}).map(e => ledger.load<'decision'>(e)).find(d => d.body.proposal === proposal.id && authority.counts(d.id))
   if (previous) return {...resultOf(previous, val), ...ignored}
+  // (a promotion killed after main moved, before the work tree followed: finished first)
+  await finishInterruptedAdvance(ws, o.mainRef)
   const mainDir = await ws.workTreeWith(o.mainRef)
   const dirty = mainDir ? await ws.exclusive(() => ws.dirtyFiles(mainDir)) : []
   if (dirty.length) throw new ExpError('E_DIRTY_TREE', `${o.mainRef.replace('refs/heads/', '')} is checked out and has uncommitted changes: ${dirty.slice(0, 5).join(', ')}`, {hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})

@@ -11,6 +11,7 @@ import type {Workspace} from './port.js'
  * saying so.
  */
 export async function advanceBranch(ws: Workspace, ref: string, from: string, to: string): Promise<WorkTreeBehindError | undefined> {
+  await finishInterruptedAdvance(ws, ref)
   const dir = await ws.workTreeWith(ref)
   if (!dir) {
     await ws.moveRef(ref, to, from)
@@ -45,4 +46,27 @@ export async function findPromotion(ws: Workspace, tip: string, id: string, base
     oid = c.parents[0]
   }
   return undefined
+}
+
+/**
+ * A promotion killed after it moved `ref` to its merge and before the work tree that has
+ * `ref` checked out followed (advanceBranch): the index and the files are still exactly the
+ * merge's first parent, and `git status` shows the merge's changes undone — which "commit
+ * them" would have made true on main. The work tree is brought to the merge, as the killed
+ * promotion would have; true when it was. Anything else in the work tree (a change of the
+ * user's) leaves it as it is: the caller's dirty check then names the files.
+ */
+export async function finishInterruptedAdvance(ws: Workspace, ref: string): Promise<boolean> {
+  const dir = await ws.workTreeWith(ref)
+  if (!dir) return false
+  return ws.exclusive(async () => {
+    const tip = await ws.readRef(ref)
+    if (!tip) return false
+    const c = await ws.readCommit(tip)
+    if (c.parents.length < 2 || !/^Exp-Promotes: /m.test(c.message)) return false
+    const from = c.parents[0]!
+    if (!(await ws.treeIsAt(from, dir)) || (await ws.treeIsAt(tip, dir))) return false
+    await ws.updateWorkTree(from, tip, {dir})
+    return true
+  })
 }

@@ -1,6 +1,6 @@
 import {NO_HOOKS, runGit} from '../git/run.js'
 import {RefLock} from '../git/lock.js'
-import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeWith} from '../store/git/commits.js'
+import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, treeIsAt, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeWith} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../git/refs.js'
 import {diffTrees, lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
@@ -141,6 +141,10 @@ export class GitWorkspace implements Workspace {
 
   dirtyFiles(dir?: string): Promise<string[]> {
     return dirtyFiles(this.store, dir)
+  }
+
+  treeIsAt(commit: string, dir?: string): Promise<boolean> {
+    return treeIsAt(this.store, commit, dir)
   }
 
   updateWorkTree(from: string, to: string, o: {dryRun?: boolean; dir?: string} = {}): Promise<void> {

@@ -206,6 +206,10 @@ export class MemoryWorkspace implements Workspace {
     return []
   }
 
+  async treeIsAt(): Promise<boolean> {
+    return false
+  }
+
   async updateWorkTree(): Promise<void> {}
 
   private queue: Promise<unknown> = Promise.resolve()

@@ -85,6 +85,8 @@ export interface Workspace {
   workTreeWith(ref: string): Promise<string | undefined>
   /** tracked files with uncommitted changes in a work tree (default: this one) */
   dirtyFiles(dir?: string): Promise<string[]>
+  /** whether the index and the tracked files of a work tree (default: this one) are exactly `commit`'s tree */
+  treeIsAt(commit: string, dir?: string): Promise<boolean>
   /**
    * bring index and work tree (default: this one) from one commit to another (after a ref
    * moved under them); WorkTreeBehindError when a tracked file changed meanwhile (the ref

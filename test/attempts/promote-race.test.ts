@@ -84,3 +84,46 @@ t.test('a promotion killed between moving main and recording its decision record
   const fsck = await exp(['fsck', '--json'], {cwd: repo})
   t.equal(fsck.code, 0, fsck.stdout.slice(0, 2000))
 })
+
+// Found by killing `exp evolve` (by hand, and by a kill sweep): killed after main moved to the
+// merge and before the work tree followed, `git status` showed the merge's changes undone, the
+// next run refused ("uncommitted changes … commit or stash them"), and committing them undid
+// the promotion on main for good. Run again, the promotion brings the work tree to the merge.
+t.test('a promotion killed after moving main and before the work tree followed: run again, the work tree is brought to the merge', async t => {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(first.code, 0, first.stderr)
+  const merged = (JSON.parse(first.stdout) as {merge: string}).merge
+  t.equal((await git(repo, 'symbolic-ref', 'HEAD')).trim(), 'refs/heads/main', 'main is checked out here')
+  // the state the kill leaves: main at the merge, the index and files still its first parent, no decision
+  await git(repo, 'read-tree', '-m', '-u', merged, `${merged}^1`)
+  await git(repo, 'update-ref', 'refs/research/lanes/p', 'refs/research/lanes/p~1')
+  fs.rmSync(path.join(repo, '.git', 'exp', 'tips.json'))
+  fs.rmSync(path.join(repo, '.git', 'exp', 'cache-v4'), {recursive: true, force: true})
+  t.not((await git(repo, 'status', '--porcelain', '--untracked-files=no')).trim(), '', 'git status shows the merge undone')
+  const again = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(again.code, 0, again.stderr)
+  t.equal((JSON.parse(again.stdout) as {verdict: string}).verdict, 'accept')
+  t.equal((await git(repo, 'status', '--porcelain', '--untracked-files=no')).trim(), '', 'the work tree is at the merge')
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), merged)
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(fsck.code, 0, fsck.stdout.slice(0, 2000))
+})
+
+t.test('a work tree behind a promotion merge that also holds a change of the user\'s is not brought forward: the change stays', async t => {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(first.code, 0, first.stderr)
+  const merged = (JSON.parse(first.stdout) as {merge: string}).merge
+  await git(repo, 'read-tree', '-m', '-u', merged, `${merged}^1`)
+  const tracked = (await git(repo, 'ls-files')).split('\n').find(f => f && !f.startsWith('params'))!
+  fs.appendFileSync(path.join(repo, tracked), 'a change of the user\'s\n')
+  const b = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'q'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(b.path, 'params.json'), '{"x": 5, "y": 2}\n')
+  await exp(['attempt', 'promote', b.id, '--lane', 'q'], {cwd: repo})
+  t.match(fs.readFileSync(path.join(repo, tracked), 'utf8'), /a change of the user's/, 'the user\'s change is still there')
+})

@@ -118,6 +118,15 @@ export async function dirtyFiles(store: GitRecordStore, dir = store.repo.workDir
   return r.stdout.toString('utf8').split('\n').filter(Boolean).map(l => l.slice(3))
 }
 
+/** Whether the index and the tracked files of a work tree are exactly `commit`'s tree (untracked files do not count). */
+export async function treeIsAt(store: GitRecordStore, commit: string, dir = store.repo.workDir): Promise<boolean> {
+  if (!dir) return false
+  await runGit([...NO_HOOKS, 'update-index', '-q', '--refresh'], {cwd: dir, allowFail: true})
+  const index = await runGit([...NO_HOOKS, 'diff-index', '--cached', '--quiet', commit, '--'], {cwd: dir, allowFail: true})
+  if (index.code !== 0) return false
+  return (await runGit([...NO_HOOKS, 'diff-files', '--quiet'], {cwd: dir, allowFail: true})).code === 0
+}
+
 /**
  * Bring the index and work tree from `from` to `to`, as `git merge` does after a fast-forward:
  * the index's file times refreshed first (a file touched or copied with its content unchanged
