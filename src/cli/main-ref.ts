@@ -4,6 +4,7 @@ import {branchRef, resolveMainBranch} from '../research/main-branch.js'
 import {readRef} from '../git/refs.js'
 import type {RepoPaths} from '../store/index.js'
 import {readBranchView} from './branches.js'
+import {UsageError} from '../errors/index.js'
 
 /** The flag of the read-only history views (provenance, blame, report). */
 export const mainFlag = {main: Flags.string({description: 'branch whose history to read (default: main_branch of .research/config.yaml, following a rename; else the default branch)'})}
@@ -20,4 +21,21 @@ export async function mainRefOf(repo: RepoPaths, cwd: string, flag?: string, war
   const found = resolveMainBranch(configured, await readBranchView(repo, {renames: !!configured}))
   if (found.via === 'guess' && configured && found.branch !== configured) warn?.(`note: main_branch ${configured} (.research/config.yaml) is not a branch here; using ${found.branch}. Set main_branch to silence this.`)
   return branchRef(found.branch)
+}
+
+/**
+ * The base of `exp gate` run without --base (and outside CI): the main branch mainRefOf finds
+ * — from the checked-out .research/config.yaml, which is a file of the very change a gate on
+ * a pull-request checkout judges. A change that names itself as main_branch made the gate
+ * compare it with itself and pass. Refused, with --base as the way on, when the named main
+ * branch is at the head's very commit (nothing to judge it against), or is not the branch
+ * origin's HEAD names (when the clone knows it: `git clone` of a repository with commits).
+ */
+export async function gateBaseOf(repo: RepoPaths, ws: {resolve(rev: string): Promise<string | undefined>}, mainRef: string, head: string): Promise<string> {
+  const main = mainRef.replace(/^refs\/heads\//, '')
+  const {remoteHead} = await readBranchView(repo, {renames: false})
+  const [b, h] = [await ws.resolve(mainRef), await ws.resolve(head)]
+  const why = b && b === h ? `${main} is at the head's very commit: there is nothing to judge it against` : remoteHead && remoteHead !== main ? `origin's default branch is ${remoteHead}` : undefined
+  if (why) throw new UsageError(`exp gate needs --base here: the main branch the checked-out .research/config.yaml names is ${main}, and ${why} (that file is part of the change a gate judges, and could name its own base)`, `give the branch the change goes into, e.g. \`exp gate --base ${remoteHead && remoteHead !== main ? remoteHead : 'main'} --head ${head}\` (CI passes --base origin/$GITHUB_BASE_REF)`)
+  return mainRef
 }

@@ -5,6 +5,7 @@ import path from 'node:path'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
+import {gateBaseOf} from '../cli/main-ref.js'
 import {evaluatorHides} from '../cli/attempts.js'
 import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, knowledgeScopeHint, type GateResult} from '../gate/gate.js'
@@ -34,7 +35,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
   ]
   static flags = {
     ...runFlags,
-    base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch)'}),
+    base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch — asked for when that is the head itself or not the branch origin\'s HEAD names: the checked-out config could name its own base)'}),
     head: Flags.string({description: 'head revision', default: 'HEAD'}),
     repeat: Flags.integer({description: 'episodes per scenario on held-out (and on validation when the policy has no sequential design; else its passes)', min: 1, default: 2}),
     lane: Flags.string({description: 'lane for the gate records', default: 'ci'}),
@@ -56,8 +57,9 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     try {
       res = await withStore(this.workDir, async store => {
         const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
-        const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : mainRef)
-        return gate(store, new GitWorkspace(store), {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), hide: evaluatorHides(store), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
+        const ws = new GitWorkspace(store)
+        const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : await gateBaseOf(store.repo, ws, mainRef, flags.head))
+        return gate(store, ws, {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), hide: evaluatorHides(store), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {
       progress.done()

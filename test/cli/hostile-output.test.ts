@@ -26,7 +26,7 @@ t.test('result files replace a link at their name and never write through it; a 
   t.ok(fs.lstatSync(path.join(repo, 'results', 'report.md')).isFile(), 'the report is a file where the link was')
   t.match(fs.readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /^# Experience Compiler report/)
   t.same(fs.readdirSync(path.join(repo, 'results')).filter(f => f.endsWith('.tmp')), [], 'no temporary file is left')
-  const g = await exp(['gate', '--junit', 'exp-gate.xml', '--comment', 'exp-gate.md'], {cwd: repo})
+  const g = await exp(['gate', '--base', 'main', '--junit', 'exp-gate.xml', '--comment', 'exp-gate.md'], {cwd: repo})
   t.equal(g.code, 0, g.stderr)
   t.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the gate wrote neither file through its link')
   t.match(fs.readFileSync(path.join(repo, 'exp-gate.md'), 'utf8'), /^<!-- exp-gate -->/)

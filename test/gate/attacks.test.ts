@@ -108,3 +108,53 @@ t.test('the JUnit report fails a rejected contract, not only a rejected skill', 
   t.match(xml, /<testsuites name="exp gate" tests="4" failures="1"/)
   t.match(xml, /<testsuite name="contract quad"/)
 })
+
+// Found by red-teaming the tour's local gate (`exp gate --approved-by me` on the checked-out
+// pull request): without --base the base is the main branch the checked-out
+// .research/config.yaml names — the pull request's own copy. One that named its own branch
+// made the gate compare it with itself: "0 file(s) changed … PASS", a protected file edited.
+t.test('a pull request that names its own branch as main_branch cannot pick the base of a gate run without --base', async t => {
+  const repo = await quadFixture(t)
+  await git(repo, 'checkout', '-q', '-b', 'wording')
+  fs.mkdirSync(path.join(repo, '.research'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.research/config.yaml'), 'version: 1\nmain_branch: wording\n')
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1, "y": 1}\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'wording')
+  const r = await exp(['gate', '--approved-by', 'me'], {cwd: repo})
+  t.equal(r.code, 2, r.stdout)
+  t.match(r.stderr, /exp gate needs --base here: the main branch the checked-out \.research\/config\.yaml names is wording, and wording is at the head's very commit/)
+  t.match(r.stderr, /hint: give the branch the change goes into, e\.g\. `exp gate --base main --head HEAD`/)
+  t.notMatch(r.stdout, /PASS/)
+  // named as it should be, the same change is judged against main, and its config edit refused
+  const g = await gateOf(repo, ['--base', 'main'])
+  t.equal(g.code, 6, g.stderr)
+  t.ok(g.result.scope.protected.includes('.research/config.yaml'), 'the protected file is named')
+})
+
+t.test('a clone whose origin names another default branch than the checked-out config does: exp gate without --base asks for one', async t => {
+  const repo = await quadFixture(t)
+  const root = path.dirname(repo)
+  const hub = path.join(root, `hub-${path.basename(repo)}.git`)
+  await git(root, 'clone', '-q', '--bare', repo, hub)
+  const clone = path.join(root, `clone-${path.basename(repo)}`)
+  await git(root, 'clone', '-q', hub, clone)
+  t.teardown(() => fs.rmSync(clone, {recursive: true, force: true}))
+  t.teardown(() => fs.rmSync(hub, {recursive: true, force: true}))
+  await git(clone, 'config', 'user.name', 'x')
+  await git(clone, 'config', 'user.email', 'x@x.invalid')
+  // the pull request: a branch of its own that holds the change, named as main_branch
+  await git(clone, 'checkout', '-q', '-b', 'evil-base')
+  fs.mkdirSync(path.join(clone, '.research'), {recursive: true})
+  fs.writeFileSync(path.join(clone, '.research/config.yaml'), 'version: 1\nmain_branch: evil-base\n')
+  fs.writeFileSync(path.join(clone, 'params.json'), '{"x": 1, "y": 1}\n')
+  await git(clone, 'add', '-A')
+  await git(clone, 'commit', '-qm', 'the change, as a base')
+  await git(clone, 'checkout', '-q', '-b', 'pr')
+  fs.writeFileSync(path.join(clone, 'params.json'), '{"x": 1, "y": 2}\n')
+  await git(clone, 'commit', '-qam', 'a small change on top')
+  const r = await exp(['gate'], {cwd: clone})
+  t.equal(r.code, 2, r.stdout)
+  t.match(r.stderr, /the main branch the checked-out \.research\/config\.yaml names is evil-base, and origin's default branch is main/)
+  t.match(r.stderr, /`exp gate --base main --head HEAD`/)
+})
