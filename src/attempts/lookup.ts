@@ -1,5 +1,6 @@
 import type {Ledger} from '../store/index.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
+import {byPrefix} from '../records/prefix.js'
 
 /** An attempt id from an id or a unique prefix of one. */
 export function resolveAttempt(ledger: Ledger, id: string): string {
@@ -8,7 +9,7 @@ export function resolveAttempt(ledger: Ledger, id: string): string {
     if (e.kind !== 'attempt') throw new ExpError('E_USAGE', `${id} is a ${e.kind} record, not an attempt`, {hint: 'pass an at-… id (exp attempt list)'})
     return id
   }
-  const near = ledger.select({kinds: ['attempt']}).map(x => x.id).filter(x => x.startsWith(id))
-  if (near.length === 1) return near[0]!
-  throw new NotFoundError('attempt', id, near.length > 1 ? `the prefix is ambiguous: ${near.slice(0, 5).join(', ')}` : 'list attempts with `exp attempt list`')
+  const found = byPrefix(ledger.select({kinds: ['attempt']}).map(x => x.id), id, 'attempt')
+  if (found) return found
+  throw new NotFoundError('attempt', id, 'list attempts with `exp attempt list`')
 }

@@ -1,4 +1,5 @@
 import {NotFoundError} from '../errors/index.js'
+import {byPrefix} from '../records/prefix.js'
 import {researchIndex, type HypothesisNode} from '../projections/research.js'
 import {derive} from '../projections/status.js'
 import type {HypothesisView} from '../projections/types.js'
@@ -15,10 +16,9 @@ export async function findHypothesis(store: RecordStore, id: string, now: Date):
   const ledger = await store.ledger()
   const ix = researchIndex(ledger)
   // a unique prefix is enough, as with git revisions
-  const near = ix.hypotheses.has(id) ? [id] : [...ix.hypotheses.keys()].filter(h => h.startsWith(id))
-  const node = near.length === 1 ? ix.hypotheses.get(near[0]!) : undefined
+  const found = byPrefix(ix.hypotheses.keys(), id, 'hypothesis')
+  const node = found ? ix.hypotheses.get(found) : undefined
   if (!node) {
-    if (near.length > 1) throw new NotFoundError('hypothesis', id, `the prefix is ambiguous: ${near.slice(0, 5).join(', ')}${near.length > 5 ? ', …' : ''}`)
     const other = ledger.get(id)
     throw new NotFoundError('hypothesis', id, other ? `${id} is a ${other.kind}${other.private ? ' on a private lane' : ''}, not a public hypothesis; list hypotheses with \`exp hypotheses\`` : 'list hypotheses with `exp hypotheses`')
   }

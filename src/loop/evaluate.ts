@@ -1,4 +1,5 @@
 import {ExpError, NotFoundError} from '../errors/index.js'
+import {byPrefix} from '../records/prefix.js'
 import type {ExpRecord} from '../records/index.js'
 import type {PromotionPolicy, Split} from '../records/types.js'
 import type {Ledger, RecordStore} from '../store/index.js'
@@ -24,8 +25,8 @@ export interface ProposalEvaluation {
 export function loadProposal(ledger: Ledger, id: string): ExpRecord<'proposal'> {
   const e = ledger.get(id)
   if (!e) {
-    const near = ledger.select({kinds: ['proposal']}).map(x => x.id).filter(x => x.startsWith(id))
-    if (near.length === 1) return ledger.load<'proposal'>(near[0]!)
+    const found = byPrefix(ledger.select({kinds: ['proposal']}).map(x => x.id), id, 'proposal')
+    if (found) return ledger.load<'proposal'>(found)
     throw new NotFoundError('proposal', id, 'list proposals with `exp ledger --kind proposal`')
   }
   if (e.kind !== 'proposal') throw new ExpError('E_USAGE', `${id} is a ${e.kind} record, not a proposal`, {hint: 'pass a pr-… id'})

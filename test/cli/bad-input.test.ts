@@ -28,6 +28,12 @@ const CASES: Case[] = [
   {both: true, args: ['ledger', '--cites', UNKNOWN], code: 3, error: new RegExp(`unknown record id: ${UNKNOWN} \\(given with --cites\\)`), hint: /exp ledger/},
   {args: ['inspect', ''], code: 2, error: /the record id is empty/, hint: /exp ledger/},
   {args: ['inspect', 'pr-'], code: 3, error: /unknown record id: pr-$/m},
+  // an id a shell variable left empty (`exp promote "$p"` after a propose -q that proposed nothing) names nothing
+  {args: ['promote', ''], code: 2, error: /the proposal id is empty/, hint: /exp ledger --kind proposal/},
+  {args: ['eval', ' '], code: 2, error: /the proposal id is empty/},
+  {args: ['claim', ''], code: 2, error: /the hypothesis id is empty/},
+  {args: ['attempt', 'eval', ''], code: 2, error: /the attempt id is empty/},
+  {args: ['promote', 'pr'], code: 3, error: /unknown proposal: pr$/m},
   {both: true, args: ['report', '--skill', 'nosuch'], code: 3, error: /unknown skill on main: nosuch/, hint: /git ls-tree --name-only MAIN skills\//},
   {args: ['matrix', '--skill', 'nosuch'], code: 3, error: /unknown skill on main: .*skills\/nosuch\/SKILL\.md/, hint: /git ls-tree/},
   {both: true, args: ['fsck', '--main', 'nosuch'], code: 3, error: /unknown branch: refs\/heads\/nosuch/, hint: /--main/},
