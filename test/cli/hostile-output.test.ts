@@ -30,6 +30,12 @@ t.test('result files replace a link at their name and never write through it; a 
   t.equal(g.code, 0, g.stderr)
   t.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'the gate wrote neither file through its link')
   t.match(fs.readFileSync(path.join(repo, 'exp-gate.md'), 'utf8'), /^<!-- exp-gate -->/)
+  // result files in folders that do not exist yet: made, as for --out (the gate ran, then
+  // failed naming its temporary file)
+  const nested = await exp(['gate', '--base', 'main', '--junit', 'reports/gate/exp-gate.xml', '--comment', 'reports/c.md'], {cwd: repo})
+  t.equal(nested.code, 0, nested.stderr)
+  t.match(fs.readFileSync(path.join(repo, 'reports/gate/exp-gate.xml'), 'utf8'), /<testsuites/)
+  t.ok(fs.existsSync(path.join(repo, 'reports/c.md')))
   // an events file that is a link: refused, not appended through
   fs.symlinkSync(victim, path.join(repo, 'ev.jsonl'))
   const ev = await exp(['run', 'validation', '--shard', '1/64', '--events', 'ev.jsonl'], {cwd: repo})
