@@ -8,7 +8,7 @@ import {table} from '../cli/table.js'
 import {ExpError} from '../errors/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
 import {parseShard, runShard, type ShardResult} from '../evals/runner/shard.js'
-import {infrastructureFailures} from '../evals/runner/attempts.js'
+import {infrastructureFailures, invalidReasons} from '../evals/runner/attempts.js'
 import {isSplit} from '../evals/runner/records.js'
 import {formatProblem} from '../scenarios/index.js'
 import {AGENT_SPECS, NOISE_SPECS} from '../agents/registry.js'
@@ -89,6 +89,13 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
       this.note(`warning: ${infra.count} of ${res.total} episode(s) could not run: infrastructure failures, not the agent's (counted apart, INFRA)`)
       for (const r of infra.reasons.slice(0, 3)) this.note(`  ${r.count}x ${r.reason}`)
       this.note('  fix it and run the same command again: those episodes are retried')
+    } else if (res.total && res.invalid === res.total) {
+      // (a crash is the agent's own doing, not retried; when every episode ends the same way,
+      // the agent most likely never ran: a command that is not there, a script's path)
+      const all = invalidReasons(res.verified)
+      this.note(`warning: every episode (${res.total}) was invalid: the agent ended none of them with an answer`)
+      for (const r of all.reasons.slice(0, 3)) this.note(`  ${r.count}x ${r.reason}`)
+      this.note('  check the agent (--agent), e.g. run its command by hand; `exp inspect` of a trace id shows one episode whole')
     }
     if (!this.jsonEnabled()) {
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`

@@ -101,3 +101,15 @@ t.test('connection refused is an infrastructure failure too', async t => {
   t.equal(r.code, 1)
   t.match(r.stderr, /no episode could run.*connection: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1/s)
 })
+
+// Found by a new user: `--agent 'command:python3 my_agent.py'` with no my_agent.py starts python,
+// which exits at once: every episode a crash (the agent's own doing, not retried), exit 0 and
+// not a word on stderr; the reason only in `exp inspect` of a trace.
+t.test('a command agent that starts and exits at once in every episode: a warning with the reason', async t => {
+  const repo = await benchmarkRepo(t)
+  const r = await exp(['run', 'validation', '--agent', `command:${process.execPath} ${path.join(tempDir(t), 'my_agent.mjs')}`, '--lane', 'me'], {cwd: repo})
+  t.equal(r.code, 0, 'the run is recorded as it went')
+  t.match(r.stderr, new RegExp(`warning: every episode \\(${VAL}\\) was invalid: the agent ended none of them with an answer`))
+  t.match(r.stderr, new RegExp(`  ${VAL}x crash: `))
+  t.match(r.stderr, /check the agent \(--agent\)/)
+})

@@ -50,11 +50,16 @@ export function retryInfrastructure(ledger: Ledger, plan: EpisodePlan, o: {manif
 
 /** How many episodes failed for infrastructure reasons, and why (the most common reasons first). */
 export function infrastructureFailures(verified: readonly Pick<VerifiedEpisode, 'body'>[]): {count: number; reasons: {reason: string; count: number}[]} {
+  return invalidReasons(verified, infra)
+}
+
+/** How many episodes were invalid (those `which` takes: default every one), and why, the most common reasons first. */
+export function invalidReasons(verified: readonly Pick<VerifiedEpisode, 'body'>[], which: (v: VerificationBody) => boolean = v => !v.valid): {count: number; reasons: {reason: string; count: number}[]} {
   const by = new Map<string, number>()
   for (const v of verified) {
-    if (!infra(v.body)) continue
+    if (!which(v.body) || v.body.valid) continue
     // the reason up to its first detail that differs per episode (a stderr tail)
-    const reason = v.body.invalid_reason!.split('; stderr:')[0]!.slice(0, 200)
+    const reason = (v.body.invalid_reason ?? 'invalid').split('; stderr:')[0]!.slice(0, 200)
     by.set(reason, (by.get(reason) ?? 0) + 1)
   }
   const reasons = [...by].map(([reason, count]) => ({reason, count})).sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : 1))
