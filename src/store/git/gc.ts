@@ -122,10 +122,37 @@ export function findGarbage(commonDir: string): string[] {
   return out
 }
 
+/** git's lock files of a fetch are held for the moment it moves the refs: one this old was left by a fetch that was killed */
+const FETCH_LOCK_MS = 60 * 1000
+
+/**
+ * git's `.lock` files under exp's own tracking refs (refs/exp/remotes/, written only by the
+ * fetch of `exp sync`) that a killed sync left: every later fetch failed on them ("cannot lock
+ * ref … File exists"). Removed by `exp gc` and by `exp sync` before it fetches.
+ */
+export function staleFetchLocks(commonDir: string, now = Date.now()): string[] {
+  const out: string[] = []
+  const walk = (dir: string): void => {
+    for (const e of list(dir)) {
+      const file = path.join(dir, e)
+      let st: fs.Stats
+      try {
+        st = fs.lstatSync(file)
+      } catch {
+        continue
+      }
+      if (st.isDirectory()) walk(file)
+      else if (st.isFile() && e.endsWith('.lock') && now - st.mtimeMs > FETCH_LOCK_MS) out.push(file)
+    }
+  }
+  walk(path.join(commonDir, 'refs', 'exp', 'remotes'))
+  return out
+}
+
 /** Repository maintenance: remove dead writers' temp files, pack loose objects and small packs into one, keep refs packed. */
 export async function gc(repo: RepoPaths, opts: {aggressive?: boolean} = {}): Promise<GcResult> {
   if (!(await hasNativeGit())) throw new ExpError('E_USAGE', 'exp gc needs the git binary (isomorphic-git cannot repack)', {hint: 'install git and run `exp gc` again'})
-  const garbage = findGarbage(repo.commonDir)
+  const garbage = [...new Set([...findGarbage(repo.commonDir), ...staleFetchLocks(repo.commonDir)])]
   for (const f of garbage) fs.rmSync(f, {force: true})
   const before = countObjects(repo.commonDir)
   await runGit(['--git-dir', repo.commonDir, 'gc', '--quiet', ...(opts.aggressive ? ['--aggressive'] : [])], {cwd: repo.commonDir})

@@ -7,6 +7,7 @@ import {RefLock} from '../../git/lock.js'
 import {readGitConfig, configValue} from '../../git/config.js'
 import {loadSeenTips} from './tips.js'
 import {isLaneName} from '../lanes.js'
+import {staleFetchLocks} from './gc.js'
 import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 import {maskUrlCredentials} from '../../redact/index.js'
@@ -235,8 +236,10 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   // fast-forward at a time, and a configured refspec made every later sync fail on a lane
   // that had moved on both sides
   const env = noPrompt()
+  // (git's lock files a killed sync left in exp's tracking refs: the fetch would fail on each)
+  for (const lock of staleFetchLocks(dir)) fs.rmSync(lock, {force: true})
   const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, env, allowFail: true})
-  if (f.code !== 0) throw new SyncError(`git fetch from ${r.shown} failed: ${gitReason(f.stderr)}`, 'check the remote URL and your access to it')
+  if (f.code !== 0) throw new SyncError(`git fetch from ${r.shown} failed: ${gitReason(f.stderr)}`, /\.lock'?: File exists/.test(f.stderr) ? 'git holds a lock of this clone\'s copy of the remote\'s refs: another exp sync here is running, or one was killed (its locks are removed by the next exp sync or exp gc once a minute old): run exp sync again' : 'check the remote URL and your access to it')
   const remoteRefs = new Map<string, string>()
   for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${remoteKey(r.shown)}/`)) {
     const rest = k.split('/').slice(4).join('/')
