@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {ExpError} from '../../errors/index.js'
 import {hasNativeGit, runGit} from '../../git/run.js'
-import {alive} from '../../git/lock.js'
+import {RefLock, alive} from '../../git/lock.js'
 import type {RepoPaths} from '../../git/repo.js'
 
 export interface GcResult {
@@ -149,11 +149,37 @@ export function staleFetchLocks(commonDir: string, now = Date.now()): string[] {
   return out
 }
 
+/**
+ * The work trees an evaluation of an attempt checks out (`.git/exp/worktrees/eval-…-<pid>`,
+ * attempts/evaluate.ts) whose process is gone: a run killed while its evaluator ran left them
+ * registered with git, and nothing else removes them.
+ */
+async function removeDeadEvalWorktrees(commonDir: string): Promise<string[]> {
+  const root = path.join(commonDir, 'exp', 'worktrees')
+  const dead = list(root).filter(e => {
+    const m = /^eval-.+-(\d+)$/.exec(e)
+    return m && Number(m[1]) !== process.pid && !alive(Number(m[1]))
+  })
+  if (!dead.length) return []
+  const lock = await RefLock.acquire(commonDir, 'exp/worktrees', {timeoutMs: 120_000})
+  try {
+    for (const e of dead) {
+      await runGit(['--git-dir', commonDir, 'worktree', 'remove', '--force', path.join(root, e)], {cwd: commonDir, allowFail: true})
+      fs.rmSync(path.join(root, e), {recursive: true, force: true})
+    }
+    await runGit(['--git-dir', commonDir, 'worktree', 'prune'], {cwd: commonDir, allowFail: true})
+  } finally {
+    await lock.release()
+  }
+  return dead.map(e => path.join(root, e))
+}
+
 /** Repository maintenance: remove dead writers' temp files, pack loose objects and small packs into one, keep refs packed. */
 export async function gc(repo: RepoPaths, opts: {aggressive?: boolean} = {}): Promise<GcResult> {
   if (!(await hasNativeGit())) throw new ExpError('E_USAGE', 'exp gc needs the git binary (isomorphic-git cannot repack)', {hint: 'install git and run `exp gc` again'})
   const garbage = [...new Set([...findGarbage(repo.commonDir), ...staleFetchLocks(repo.commonDir)])]
   for (const f of garbage) fs.rmSync(f, {force: true})
+  garbage.push(...(await removeDeadEvalWorktrees(repo.commonDir)))
   const before = countObjects(repo.commonDir)
   await runGit(['--git-dir', repo.commonDir, 'gc', '--quiet', ...(opts.aggressive ? ['--aggressive'] : [])], {cwd: repo.commonDir})
   await runGit(['--git-dir', repo.commonDir, 'pack-refs', '--all'], {cwd: repo.commonDir})
