@@ -118,7 +118,8 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
     const resume = v?.body.needs_retry && v.body.needs_retry.resume.action !== 'abandon'
     if (v && !resume) {
       verdicts.push(v)
-      if (v.body.needs_retry) break
+      // (one recorded verdict of a crossed boundary says it: evaluating again adds none)
+      if (v.body.needs_retry || !boundary.clean) break
       continue
     }
     const retry = before.retry + 1
@@ -126,7 +127,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
     const timeout = longer ?? spec.timeout_seconds
     const bv = baseline.verdicts.find(b => b.body.repetition === rep && b.body.valid)
     const baseValue = baseline.value ?? bv?.body.metric?.value
-    o.onProgress?.(`${o.split} #${rep}${retry ? ` retry ${retry}` : ''}: running ${spec.label}`)
+    o.onProgress?.(`${o.split} #${rep}${retry ? ` retry ${retry}` : ''}: ${boundary.clean ? `running ${spec.label}` : 'the boundary is crossed: recorded, the evaluator not run'}`)
     const j = await runOne(store, ws, {id, attempt, contract, spec, evaluator, head, tree, boundary, rep, retry, timeout, baseValue, baseVerdict: bv?.id, o})
     verdicts.push(j)
     ran++

@@ -43,6 +43,10 @@ t.test('an edit of a protected path, or a rename of one, is refused before the e
   const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
   t.equal(r.code, 6)
   t.match(JSON.parse(r.stdout), {error: {code: 'E_BOUNDARY', data: {violations: ['protected path changed: eval.py']}}})
+  // evaluated again (a new user trying once more): the same refusal, nothing more recorded, and not said to run
+  const again = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.equal(again.code, 6)
+  t.notMatch(again.stderr, /running/)
   const b = await expJson<Opened>(['attempt', 'new', 'quad'], {cwd: repo})
   await git(b.path, 'mv', 'eval.py', 'eval_old.py')
   fs.writeFileSync(path.join(b.path, 'params.json'), '{"x": 5, "y": 2}\n')
