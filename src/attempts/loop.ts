@@ -69,7 +69,11 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
     if (!tip) throw new NotFoundError('branch', o.mainRef, `commit the contract on the main branch first (exp init --example tuning does)`)
     return tip
   }
-  for (let ordinal = 1; ordinal <= o.attempts; ordinal++) {
+  // ordinals a person took with `exp attempt new` on this lane (no proposer): theirs to
+  // evaluate and decide, passed over (and not counted) — research used to evaluate and decide
+  // them, the person's edits half made, and leave their --path work tree on a deleted branch
+  let last = o.attempts
+  for (let ordinal = 1; ordinal <= last; ordinal++) {
     const contract = await contractAt(ws, await main(), o.contract)
     if (contract.budget.max_wall_seconds && (Date.now() - t0) / 1000 > contract.budget.max_wall_seconds) {
       stopped = `the contract's wall-clock budget (${contract.budget.max_wall_seconds} s) is spent`
@@ -78,7 +82,13 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
     resumed += await resumeOwn(store, ws, o, say)
     const key = attemptKey(o.contract, o.lane, ordinal)
     const id = attemptId(key)
-    const have = (await store.ledger()).get(id)
+    const ledger = await store.ledger()
+    const have = ledger.get(id)
+    if (have && have.kind === 'attempt' && !(ledger.load<'attempt'>(have).body as AttemptBody).proposer) {
+      say(`#${ordinal} ${id}: opened by hand (exp attempt new): left to you, passed over`)
+      last++
+      continue
+    }
     if (have) {
       await settle(store, ws, id, o, say)
       continue

@@ -95,3 +95,23 @@ t.test('provenance of a contract, the graph and the frontier read attempts like 
   t.match(fs.readFileSync(path.join(out, 'report.md'), 'utf8'), /## Contract quad\n\nv\d on main; \d+ promotion\(s\)/)
   t.match(fs.readFileSync(path.join(out, 'report.html'), 'utf8'), /<h2>Contract quad<\/h2>/)
 })
+
+// Found by a new user: research on the lane of an attempt opened by hand took it for its own #1,
+// evaluated and decided it with the person's edit half made, and left its --path work tree on a
+// branch a reject had deleted.
+t.test('exp research passes over an attempt a person opened on its lane, and leaves it to them', async t => {
+  const repo = await quadFixture(t)
+  const dir = path.join(tempDir(t), 'try1')
+  const hand = await expJson<{id: string; ordinal: number; branch: string}>(['attempt', 'new', 'quad', '--lane', 'p', '--path', dir], {cwd: repo})
+  t.equal(hand.ordinal, 1)
+  fs.writeFileSync(path.join(dir, 'params.json'), '{"x": 3, "y": 2}\n')
+  const r = await exp(['research', 'quad', '--agent', 'search', '--attempts', '1', '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  const out = JSON.parse(r.stdout) as Research
+  t.match(r.stderr, new RegExp(`#1 ${hand.id}: opened by hand \\(exp attempt new\\): left to you, passed over`))
+  const mine = out.attempts.find(a => a.id === hand.id)!
+  t.notOk(['accepted', 'rejected'].includes(mine.state), `the person's attempt is not decided (${mine.state})`)
+  t.ok(out.attempts.some(a => a.ordinal === 2 && a.id !== hand.id), 'research made its one attempt as #2')
+  t.match(await git(repo, 'for-each-ref', `refs/heads/${hand.branch}`), hand.branch, 'the person\'s branch is still there')
+  t.equal(fs.readFileSync(path.join(dir, 'params.json'), 'utf8'), '{"x": 3, "y": 2}\n', 'and their edit')
+})
