@@ -1,5 +1,5 @@
 import {existsSync, readdirSync} from 'node:fs'
-import {mkdir} from 'node:fs/promises'
+import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpError} from '../errors/index.js'
 import {runGit} from '../git/run.js'
@@ -23,12 +23,23 @@ export interface LoopDemoResult {
  * API key), write the report, and say where everything is.
  */
 export async function runLoopDemo(dir: string, o: {iterations: number; say: (line: string) => unknown; exp?: string; quote?: (s: string) => string}): Promise<LoopDemoResult> {
-  if (existsSync(dir) && readdirSync(dir).length) throw new ExpError('E_USAGE', `${dir} is not empty`, {hint: 'pass --dir with a new or empty folder, or leave it out to use a temp folder'})
-  await mkdir(dir, {recursive: true})
-  await runGit(['init', '-q', '-b', 'main', '--object-format=sha1', dir], {cwd: dir})
+  // a demo this command began in `dir` and that was stopped (Ctrl-C, a kill): finished, as
+  // `exp evolve` finishes a run, instead of refused for a folder that is not empty
+  const marker = path.join(dir, '.git', 'exp', 'demo')
+  const resume = existsSync(marker)
+  if (!resume && existsSync(dir) && readdirSync(dir).length) throw new ExpError('E_USAGE', `${dir} is not empty`, {hint: 'pass --dir with a new or empty folder, or leave it out to use a temp folder'})
+  // never inside a repository (the one it is started from, or another): the demo makes its own
+  const outer = enclosingWorkTree(dir)
+  if (!resume && outer) throw new ExpError('E_USAGE', `${dir} is inside the work tree of the repository ${outer}: exp demo makes a repository of its own, and never writes into another`, {hint: 'pass --dir with a folder outside any repository, or leave it out to use a temp folder'})
+  if (!resume) {
+    await mkdir(dir, {recursive: true})
+    await runGit(['init', '-q', '-b', 'main', '--object-format=sha1', dir], {cwd: dir})
+    await mkdir(path.dirname(marker), {recursive: true})
+    await writeFile(marker, 'made by exp demo: run it again to finish it\n')
+  }
   const repo = discoverRepo(dir)
   await setUpResearch(repo, {mainBranch: 'main', example: 'onboarding'})
-  o.say(`repository: ${dir}`)
+  o.say(`${resume ? 'finishing the demo in the repository' : 'repository'}: ${dir}`)
   o.say(`evolving skills/onboarding/SKILL.md with the scripted agent, ${o.iterations} iterations\n`)
   const store = await GitRecordStore.open(dir)
   try {
@@ -62,5 +73,16 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
     return {dir, evolve: res, report: written.files}
   } finally {
     await store.close()
+  }
+}
+
+/** The work tree of the repository the nearest existing folder of `dir` is in, if any. */
+function enclosingWorkTree(dir: string): string | undefined {
+  let up = path.resolve(dir)
+  while (!existsSync(up) && path.dirname(up) !== up) up = path.dirname(up)
+  try {
+    return discoverRepo(up).workDir ?? undefined
+  } catch {
+    return undefined
   }
 }

@@ -146,3 +146,38 @@ t.test('a repository someone else owns is refused, as git refuses it, unless saf
   const sudo = await exp(['ledger'], {cwd: dir, env: {...env, SUDO_UID: '65534'}})
   t.equal(sudo.code, 0, sudo.stderr)
 })
+
+// Found by a new user: `exp demo --dir subdemo` run in a repository made a repository inside
+// its work tree (the help says the demo never writes into the repository it starts from), and
+// a demo stopped with Ctrl-C could not be finished: "D is not empty".
+t.test('exp demo never makes its repository inside another; run again after a kill, it finishes the demo it began', async t => {
+  const outer = tempDir(t)
+  await git(outer, 'init', '-q')
+  const inside = await exp(['demo', '--dir', 'sub', '-n', '1'], {cwd: outer})
+  t.equal(inside.code, 2)
+  t.match(inside.stderr, /sub is inside the work tree of the repository .*: exp demo makes a repository of its own/)
+  t.notOk(fs.existsSync(path.join(outer, 'sub')), 'nothing made')
+  const dir = path.join(tempDir(t), 'demo')
+  const {spawn} = await import('node:child_process')
+  const {BIN} = await import('../helpers/cli.js')
+  const {GIT_ENV, node} = await import('../helpers/repo.js')
+  const child = spawn(...node([BIN, 'demo', '--dir', dir, '-n', '2']), {env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe']})
+  let out = ''
+  await new Promise<void>(resolve => {
+    child.stdout!.on('data', d => {
+      out += d
+      // killed once the first iteration is on screen: in the middle of the run
+      if (/Iteration 1\b/.test(out) && !child.killed) {
+        child.kill('SIGKILL')
+        resolve()
+      }
+    })
+    child.on('close', () => resolve())
+  })
+  const again = await exp(['demo', '--dir', dir, '-n', '2'], {cwd: outer})
+  t.equal(again.code, 0, again.stderr)
+  t.match(again.stdout, /finishing the demo in the repository/)
+  t.ok(fs.existsSync(path.join(dir, 'results', 'report.html')), 'the report is written')
+  const fsck = await exp(['fsck'], {cwd: dir})
+  t.equal(fsck.code, 0, fsck.stdout + fsck.stderr)
+})
