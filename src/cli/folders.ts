@@ -3,6 +3,7 @@ import {stat} from 'node:fs/promises'
 import path from 'node:path'
 import {NotFoundError} from '../errors/index.js'
 import {loadConfig} from '../research/files.js'
+import {discoverRepo} from '../store/index.js'
 
 /**
  * The folder a command's defaults (skills/, scenarios/, results/, .research/) are relative to:
@@ -27,7 +28,17 @@ export async function scenariosFolder(given: string | undefined, o: {cwd: string
   const dir = given !== undefined ? path.resolve(o.cwd, given) : path.join(o.root, (await loadConfig(o.root)).scenarios ?? 'scenarios')
   if (!(await stat(dir).catch(() => undefined))?.isDirectory()) {
     const shown = path.relative(o.cwd, dir) || '.'
-    throw new NotFoundError('scenarios folder', shown.startsWith('..') ? dir : shown, given === undefined ? 'this repository has no scenarios yet: `exp init --example onboarding` brings the built-in ones, or pass the folder' : 'pass an existing folder of scenario YAML files')
+    throw new NotFoundError('scenarios folder', shown.startsWith('..') ? dir : shown, given !== undefined ? 'pass an existing folder of scenario YAML files' : inRepository(o.cwd) ? 'this repository has no scenarios yet: `exp init --example onboarding` brings the built-in ones, or pass the folder' : 'this folder is in no git repository: `git init` (or a clone), then `exp init --example onboarding` brings the built-in scenarios; or pass a folder of scenario YAML files')
   }
   return dir
+}
+
+/** Whether `cwd` is in a git repository (the hints of commands that also work on plain folders say what to run first). */
+export function inRepository(cwd: string): boolean {
+  try {
+    discoverRepo(cwd)
+    return true
+  } catch {
+    return false
+  }
 }

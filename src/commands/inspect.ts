@@ -3,6 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {ExpError, InvalidInputError, NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
+import {isIdPrefix} from '../records/prefix.js'
 import {LANE_FAILURES, PROBLEM_CODES, type ReadProblem} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
 
@@ -40,12 +41,12 @@ export default class Inspect extends ExpCommand {
       const e = ledger.get(args.id)
       if (!e) {
         // a prefix has at least 4 hex digits, like git's shortest abbreviation: `pr-` alone names no record
-        const near = /^[a-z]{2}-[0-9a-f]{4,}$/.test(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
+        const near = isIdPrefix(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
         if (near.length === 1) return {...inspectOf(ledger, near[0]!), problems: ledger.problems}
         // a record the read skipped (damaged object, failed checks) is not unknown: say why it is not shown
         const skipped = ledger.problems.find(p => p.id === args.id)
         if (skipped) throw notShown(args.id, skipped)
-        throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : 'list ids with `exp ledger`')
+        throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : `list ids with \`exp ledger\`${/^[a-z]{2}-[0-9a-f]{0,3}$/.test(args.id) ? ' (a prefix needs at least 4 hex digits after the dash, as git\'s abbreviations do)' : ''}`)
       }
       return {...inspectOf(ledger, args.id), problems: ledger.problems}
     })

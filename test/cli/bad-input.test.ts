@@ -27,7 +27,8 @@ const CASES: Case[] = [
   {args: ['ledger', '--lane', 'a b'], code: 2, error: /invalid lane name \(--lane\) "a b"/, hint: /a lane name \(--lane\) uses letters/},
   {both: true, args: ['ledger', '--cites', UNKNOWN], code: 3, error: new RegExp(`unknown record id: ${UNKNOWN} \\(given with --cites\\)`), hint: /exp ledger/},
   {args: ['inspect', ''], code: 2, error: /the record id is empty/, hint: /exp ledger/},
-  {args: ['inspect', 'pr-'], code: 3, error: /unknown record id: pr-$/m},
+  {args: ['inspect', 'pr-'], code: 3, error: /unknown record id: pr-$/m, hint: /a prefix needs at least 4 hex digits after the dash/},
+  {args: ['inspect', 'pr-012'], code: 3, error: /unknown record id: pr-012$/m, hint: /a prefix needs at least 4 hex digits/},
   // an id a shell variable left empty (`exp promote "$p"` after a propose -q that proposed nothing) names nothing
   {args: ['promote', ''], code: 2, error: /the proposal id is empty/, hint: /exp ledger --kind proposal/},
   {args: ['eval', ' '], code: 2, error: /the proposal id is empty/},
@@ -105,6 +106,13 @@ for (const branch of ['master', 'main']) {
     t.notOk(fs.existsSync(path.join(repo, 'results')), 'no report was written')
   })
 }
+
+t.test('outside any git repository, a command that also reads plain folders says to make a repository first', async t => {
+  const dir = tempDir(t)
+  const r = await exp(['scenarios', 'list'], {cwd: dir})
+  t.equal(r.code, 3)
+  t.match(r.stderr, /hint: this folder is in no git repository: `git init` \(or a clone\), then `exp init --example onboarding`/)
+})
 
 t.test('-C and --debug, the flags every command inherits, still parse', async t => {
   const repo = await exampleRepo(t)
