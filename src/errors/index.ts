@@ -139,16 +139,21 @@ interface RejectedRef {
   direction?: string
 }
 
+/** The refs and why, the first ten of them (all of them are in the error's data). */
 function listRejected(rs: readonly RejectedRef[]): string {
-  return rs.map(r => `${r.ref} (${r.reason})`).join('; ')
+  return `${rs
+    .slice(0, 10)
+    .map(r => `${r.ref} (${r.reason})`)
+    .join('; ')}${rs.length > 10 ? `; and ${rs.length - 10} more` : ''}`
 }
 
-/** Lanes that moved on both sides: never overwritten; everything else was synced. */
+/** Lanes that moved on both sides: never overwritten; everything else was synced. (A ref that only moved while sync ran is said to have moved.) */
 export class DivergedError extends ExpError {
   constructor(rejected: readonly RejectedRef[], data: Record<string, unknown>) {
-    super('E_DIVERGED', `${rejected.length} ref(s) diverged and were not overwritten: ${listRejected(rejected)}`, {
+    const raced = rejected.every(r => r.kind === 'moved')
+    super('E_DIVERGED', raced ? `${rejected.length} ref(s) moved while sync ran and were left for the next one: ${listRejected(rejected)}` : `${rejected.length} ref(s) diverged and were not overwritten: ${listRejected(rejected)}`, {
       data,
-      hint: 'give each writer its own lane (--lane, EXP_LANE or git config exp.lane); a diverged lane is never clobbered; the other refs were synced',
+      hint: raced ? 'another exp sync (or an append) ran at the same time: run exp sync again' : 'give each writer its own lane (--lane, EXP_LANE or git config exp.lane); a diverged lane is never clobbered; the other refs were synced',
     })
   }
 }

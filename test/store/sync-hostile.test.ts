@@ -227,3 +227,26 @@ t.test('git lock files a killed sync left in exp\'s tracking refs are removed by
   t.equal((await exp(['gc'], {cwd: c1})).code, 0)
   t.notOk(fs.existsSync(lock), 'exp gc removes one too')
 })
+
+t.test('a lane the remote moved while sync ran (another sync at the same time) is said to have moved, with a hint to run again; a real divergence then says so', async t => {
+  const {hub, c1, c2} = await hubAndClones(t, 'path')
+  await append(c1, 'x', 'one')
+  t.equal((await syncJson(c1)).code, 0)
+  t.equal((await syncJson(c2)).code, 0)
+  await append(c2, 'x', 'from c2')
+  // c2's commit is in the hub under another name: the hook below moves lane x to it while c1's sync runs
+  const theirs = (await gitIn(c2, ['rev-parse', 'refs/research/lanes/x'], '')).trim()
+  await gitIn(c2, ['push', '-q', hub, `${theirs}:refs/heads/parked`], '')
+  await append(c1, 'x', 'from c1')
+  fs.writeFileSync(path.join(c1, '.git', 'hooks', 'pre-push'), `#!/bin/sh\ngit --git-dir=${hub} update-ref refs/research/lanes/x ${theirs}\nexit 0\n`, {mode: 0o755})
+  const raced = await exp(['sync', '--json'], {cwd: c1})
+  t.equal(raced.code, 4, raced.stderr)
+  const err = (JSON.parse(raced.stdout) as {error: {message: string; hint: string; data: SyncJson}}).error
+  t.match(err.data.rejected, [{ref: 'refs/research/lanes/x', direction: 'push', kind: 'moved'}])
+  t.match(err.message, /1 ref\(s\) moved while sync ran and were left for the next one/)
+  t.match(err.hint, /another exp sync \(or an append\) ran at the same time: run exp sync again/)
+  fs.rmSync(path.join(c1, '.git', 'hooks', 'pre-push'))
+  const next = await syncJson(c1)
+  t.equal(next.code, 4)
+  t.match(next.json.rejected, [{ref: 'refs/research/lanes/x', kind: 'diverged'}], 'run again, the divergence it was is named')
+})

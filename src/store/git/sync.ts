@@ -259,7 +259,17 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
     const m = /^([ +*!=-])\t([^:]+):(\S+)\t(.*)$/.exec(line)
     if (!m) continue
     if (m[1] === '!') {
-      if (!rejected.some(x => x.ref === m[3])) rejected.push(pushRejection(m[3]!, m[4]!, p.stderr))
+      if (!rejected.some(x => x.ref === m[3])) {
+        const x = pushRejection(m[3]!, m[4]!, p.stderr)
+        // the remote's ref moved while sync ran (another sync of the same lane at the same
+        // time), not two writers on one lane: it was behind this clone's when sync fetched, or
+        // the remote found it moved under the push ("cannot lock ref … is at … but expected …")
+        const was = remoteRefs.get(m[3]!)
+        const local = after.get(m[2]!)
+        const underPush = x.kind === 'refused' && /cannot lock ref|is at [0-9a-f]{7,} but expected/.test(x.reason)
+        if (underPush || (x.kind === 'diverged' && local && (!was || (await isAncestor(was, local))))) rejected.push({ref: m[3]!, direction: 'push', kind: 'moved', reason: 'the remote\'s ref moved while sync ran (another exp sync at the same time?): run sync again'})
+        else rejected.push(x)
+      }
     } else if (m[1] !== '=') pushed.push({ref: m[3]!, from: remoteRefs.get(m[3]!), to: after.get(m[2]!) ?? ''})
   }
   if (p.code !== 0 && !rejected.length) throw new SyncError(`git push to ${r.shown} failed: ${gitReason(p.stderr)}`, 'check that you may push to the remote')
