@@ -16,8 +16,8 @@ export interface IterationReport {
   /** decided_by: the check that decided, with its numbers */
   decision?: {id: string; verdict: 'accept' | 'reject'; reasons: string[]; merge?: string; decided_by?: string}
   note?: string
-  /** hypotheses another lane held when this one built the same candidate */
-  blocked?: {hypothesis: string; holder: string}[]
+  /** hypotheses passed over: who holds each (a lane), or why no one can (`why`) */
+  blocked?: {hypothesis: string; holder: string; why?: string}[]
   /** candidates retired because main moved under them (and rebased, when anything was left) */
   rebased?: {proposal: string; hypothesis: string; reason: string}[]
   /** episodes recorded so far in the run, this iteration included */
@@ -37,7 +37,7 @@ export function renderDashboard(r: IterationReport): string {
   if (!r.patterns.length) lines.push('  (nothing new)')
   for (const p of r.patterns.slice(0, 8)) lines.push(`  + ${ruleText(p)} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
   if (r.patterns.length > 8) lines.push(`  … and ${r.patterns.length - 8} more`)
-  for (const b of r.blocked ?? []) lines.push(`Skipped: ${b.hypothesis} (claimed by ${b.holder})`)
+  for (const b of r.blocked ?? []) lines.push(`Skipped: ${b.hypothesis} (${b.why ?? `claimed by ${b.holder}`})`)
   for (const x of r.rebased ?? []) lines.push(`Retired: ${x.proposal} (${x.reason})`)
   if (!r.proposal) {
     lines.push(`Candidate: none${r.note ? ` (${r.note})` : ''}`)

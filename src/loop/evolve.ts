@@ -514,7 +514,7 @@ async function proposeClaimed(store: RecordStore, ws: Workspace, o: EvolveOption
         const after = await store.ledger()
         const h = String(e.data.hypothesis)
         for (const k of (after.get(h) ? after.load<'hypothesis'>(h).body.knowledge : undefined) ?? []) avoid.add(k)
-        ;(report.blocked ??= []).push({hypothesis: h, holder: `nobody: it is ${String(e.data.status)}`})
+        ;(report.blocked ??= []).push({hypothesis: h, holder: 'nobody', why: `it is ${String(e.data.status)} already`})
         continue
       }
       if (!(e instanceof ClaimedError || e instanceof CandidateTakenError)) throw e
@@ -522,16 +522,19 @@ async function proposeClaimed(store: RecordStore, ws: Workspace, o: EvolveOption
       // knowledge (and so its rules) is theirs for now, and this lane's claim goes back
       const h = e instanceof CandidateTakenError ? String(e.data.mine) : String(e.data.hypothesis)
       if (e instanceof CandidateTakenError) await releaseFor(work, h, `the same candidate was built by ${String(e.data.holder)}`)
+      const holder = String(e.data.holder)
       ;(report.blocked ??= []).push({
         hypothesis: e instanceof CandidateTakenError && e.data.hypothesis ? String(e.data.hypothesis) : h,
-        holder: String(e.data.holder),
+        holder,
+        // (this very lane built the same patch on the same base before: its evaluation stands)
+        ...(e instanceof CandidateTakenError ? {why: holder === o.lane ? 'this lane proposed the same patch on this base before' : `lane ${holder} proposed the same patch on this base`} : {}),
       })
       const after = await store.ledger()
       const body = after.get(h) ? after.load<'hypothesis'>(h).body : undefined
       for (const k of body?.knowledge ?? []) avoid.add(k)
     }
   }
-  report.note = `every candidate is claimed by another lane (${report.blocked!.map(b => `${b.hypothesis} by ${b.holder}`).join(', ')})`
+  report.note = `every candidate is taken (${report.blocked!.map(b => `${b.hypothesis}: ${b.why ?? `claimed by ${b.holder}`}`).join(', ')})`
   return undefined
 }
 
