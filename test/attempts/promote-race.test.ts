@@ -1,10 +1,21 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {BIN, exp} from '../helpers/cli.js'
 import {GIT_ENV, git, node} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
+
+/** An attempt of lane p promoted: the repository, the attempt and its merge on main. */
+async function promoted(t: Test): Promise<{repo: string; a: {id: string; path: string}; merged: string}> {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(first.code, 0, first.stderr)
+  const merged = (JSON.parse(first.stdout) as {merge: string}).merge
+  return {repo, a, merged}
+}
 
 // Found running `exp attempt promote` twice at once (two shells; two lanes resuming one
 // attempt): the first merged and recorded an accept, the second saw main moved, recorded a
@@ -62,12 +73,7 @@ t.test('a second decision that contradicts the first (two promotions that raced 
 // own merge), recorded a reject and deleted the merged branch; fsck then named a promotion
 // merge whose decision rejects it. The skill loop's promote already found its own merge.
 t.test('a promotion killed between moving main and recording its decision records the accept when run again', async t => {
-  const repo = await quadFixture(t)
-  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
-  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
-  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
-  t.equal(first.code, 0, first.stderr)
-  const merged = (JSON.parse(first.stdout) as {merge: string}).merge
+  const {repo, a, merged} = await promoted(t)
   // the state a kill at that moment leaves: main at the merge, the decision never appended
   // (the lane put back to before it; this clone's memory of the lane and its cache with it)
   await git(repo, 'update-ref', 'refs/research/lanes/p', 'refs/research/lanes/p~1')
@@ -90,12 +96,7 @@ t.test('a promotion killed between moving main and recording its decision record
 // next run refused ("uncommitted changes … commit or stash them"), and committing them undid
 // the promotion on main for good. Run again, the promotion brings the work tree to the merge.
 t.test('a promotion killed after moving main and before the work tree followed: run again, the work tree is brought to the merge', async t => {
-  const repo = await quadFixture(t)
-  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
-  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
-  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
-  t.equal(first.code, 0, first.stderr)
-  const merged = (JSON.parse(first.stdout) as {merge: string}).merge
+  const {repo, a, merged} = await promoted(t)
   t.equal((await git(repo, 'symbolic-ref', 'HEAD')).trim(), 'refs/heads/main', 'main is checked out here')
   // the state the kill leaves: main at the merge, the index and files still its first parent, no decision
   await git(repo, 'read-tree', '-m', '-u', merged, `${merged}^1`)
@@ -113,12 +114,7 @@ t.test('a promotion killed after moving main and before the work tree followed: 
 })
 
 t.test('a work tree behind a promotion merge that also holds a change of the user\'s is not brought forward: the change stays', async t => {
-  const repo = await quadFixture(t)
-  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
-  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
-  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
-  t.equal(first.code, 0, first.stderr)
-  const merged = (JSON.parse(first.stdout) as {merge: string}).merge
+  const {repo, merged} = await promoted(t)
   await git(repo, 'read-tree', '-m', '-u', merged, `${merged}^1`)
   const tracked = (await git(repo, 'ls-files')).split('\n').find(f => f && !f.startsWith('params'))!
   fs.appendFileSync(path.join(repo, tracked), 'a change of the user\'s\n')

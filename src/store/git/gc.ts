@@ -94,32 +94,35 @@ export function findGarbage(commonDir: string): string[] {
       if (k && k[2] === HOST && stale(file, Number(k[1]))) out.push(file)
     }
   }
-  const walk = (dir: string): void => {
-    for (const e of list(dir)) {
-      const file = path.join(dir, e)
-      let st: fs.Stats
-      try {
-        st = fs.statSync(file)
-      } catch {
-        continue
-      }
-      if (st.isDirectory()) walk(file)
-      else {
-        const m = /\.lock~(\d+)~[a-z0-9]+\.lock$/.exec(e) ?? /\.lock\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e) ?? /\.(\d+)\.tmp$/.exec(e)
-        if (m && stale(file, Number(m[1]))) out.push(file)
-        // the new value of a ref whose lock is gone (its writer died between the two renames) or
-        // whose lock's exp owner is dead (killed before the first rename: both are left)
-        // (`.lock.new`: the name versions before this one used)
-        else if (e.endsWith('~new.lock') && newValueOrphaned(`${file.slice(0, -'~new.lock'.length)}.lock`, file)) out.push(file)
-        else if (e.endsWith('.lock.new') && !fs.existsSync(file.slice(0, -'.new'.length)) && stale(file, undefined)) out.push(file)
-        // a lock whose exp owner died (the next writer would break it; git commands would fail on it)
-        else if (e.endsWith('.lock') && deadOwner(file)) out.push(file)
-      }
-    }
+  const visit = (file: string, e: string): void => {
+    const m = /\.lock~(\d+)~[a-z0-9]+\.lock$/.exec(e) ?? /\.lock\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e) ?? /\.(\d+)\.tmp$/.exec(e)
+    if (m && stale(file, Number(m[1]))) out.push(file)
+    // the new value of a ref whose lock is gone (its writer died between the two renames) or
+    // whose lock's exp owner is dead (killed before the first rename: both are left)
+    // (`.lock.new`: the name versions before this one used)
+    else if (e.endsWith('~new.lock') && newValueOrphaned(`${file.slice(0, -'~new.lock'.length)}.lock`, file)) out.push(file)
+    else if (e.endsWith('.lock.new') && !fs.existsSync(file.slice(0, -'.new'.length)) && stale(file, undefined)) out.push(file)
+    // a lock whose exp owner died (the next writer would break it; git commands would fail on it)
+    else if (e.endsWith('.lock') && deadOwner(file)) out.push(file)
   }
-  walk(path.join(commonDir, 'refs'))
-  walk(path.join(commonDir, 'exp'))
+  eachFile(path.join(commonDir, 'refs'), visit)
+  eachFile(path.join(commonDir, 'exp'), visit)
   return out
+}
+
+/** Every file below `dir` that is not a folder, with its name and stat (links followed unless `lstat`). */
+function eachFile(dir: string, visit: (file: string, name: string, st: fs.Stats) => void, lstat = false): void {
+  for (const e of list(dir)) {
+    const file = path.join(dir, e)
+    let st: fs.Stats
+    try {
+      st = lstat ? fs.lstatSync(file) : fs.statSync(file)
+    } catch {
+      continue
+    }
+    if (st.isDirectory()) eachFile(file, visit, lstat)
+    else visit(file, e, st)
+  }
 }
 
 /** git's lock files of a fetch are held for the moment it moves the refs: one this old was left by a fetch that was killed */
@@ -132,20 +135,7 @@ const FETCH_LOCK_MS = 60 * 1000
  */
 export function staleFetchLocks(commonDir: string, now = Date.now()): string[] {
   const out: string[] = []
-  const walk = (dir: string): void => {
-    for (const e of list(dir)) {
-      const file = path.join(dir, e)
-      let st: fs.Stats
-      try {
-        st = fs.lstatSync(file)
-      } catch {
-        continue
-      }
-      if (st.isDirectory()) walk(file)
-      else if (st.isFile() && e.endsWith('.lock') && now - st.mtimeMs > FETCH_LOCK_MS) out.push(file)
-    }
-  }
-  walk(path.join(commonDir, 'refs', 'exp', 'remotes'))
+  eachFile(path.join(commonDir, 'refs', 'exp', 'remotes'), (file, e, st) => void (st.isFile() && e.endsWith('.lock') && now - st.mtimeMs > FETCH_LOCK_MS && out.push(file)), true)
   return out
 }
 
