@@ -116,8 +116,7 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
     body.merge = {commit: already.oid, branch: attempt.branch}
     // (killed before the work tree that has main checked out followed too: it does now)
     await finishInterruptedAdvance(ws, o.mainRef)
-  }
-  else if (verdict === 'accept') {
+  } else if (verdict === 'accept') {
     const message = `exp: promote ${attempt.contract.name} attempt #${attempt.ordinal} (${id})\n\n${holdout!.summary.reason}\n${oneLine(attempt.reason ?? '')}\n\nExp-Promotes: ${id}\nExp-Evidence: ${evaluations.join(' ')}\nExp-Policy: contract@2 ${contract.source.digest}\n`
     const merge = await ws.commitFiles({base: dev.source.commit, parents: [main, dev.source.commit], message, files: []})
     try {
