@@ -1,4 +1,6 @@
 import {ExpError} from './base.js'
+import path from 'node:path'
+import {PACKAGE_ROOT} from '../package-root.js'
 
 export {ExpError, isExpError, exitFor} from './base.js'
 export type {ExpErrorOptions} from './base.js'
@@ -52,7 +54,8 @@ export class SchemaError extends ExpError {
     const where = file && file !== subject ? `${file}: ` : ''
     super('E_SCHEMA', `${where}${subject} is invalid: ${first ? `${first.path || '(root)'} ${first.message}` : 'schema mismatch'}` + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''), {
       data: {subject, file, problems},
-      hint: 'see the schema in schemas/ for the allowed fields and values',
+      // (schemas/ is the package's, not the repository's: a user's clone has none)
+      hint: `the allowed fields and values are in the JSON Schemas of exp, under ${path.join(PACKAGE_ROOT, 'schemas')}`,
     })
     this.problems = problems
   }

@@ -160,6 +160,9 @@ t.test('a malformed .research/config.yaml is named once, with the field', async 
   const r = await exp(['run', 'train', '--lane', 't'], {cwd: repo})
   t.equal(r.code, 2)
   t.match(r.stderr, /^error: \.research\/config\.yaml is invalid: seed must be integer$/m)
+  // the schemas are exp's, not the repository's: the hint names where they are
+  const where = /^hint: the allowed fields and values are in the JSON Schemas of exp, under (.+)$/m.exec(r.stderr)?.[1]
+  t.ok(where && fs.existsSync(path.join(where, 'research', 'config.schema.json')), `the hint names exp's schemas folder: ${r.stderr}`)
 })
 
 t.test('exp init run again checks the files it keeps, and does not ignore a --main that disagrees with them', async t => {
