@@ -12,7 +12,7 @@ Every clone with the same refs computes the same frontier for the same agent at 
   static jsonOutput = '{schema_version, agent_id, as_of, selected: [{hypothesis, reason, allowed_action, claimed}], blocked (what other lanes hold), promotion_candidates}.'
   static examples = ['<%= config.bin %> frontier', '<%= config.bin %> frontier --agent-id agent-b --json']
   static flags = {
-    'agent-id': Flags.string({description: 'the agent (lane) to compute it for (default: this lane)'}),
+    'agent-id': Flags.string({description: 'the agent (lane) to compute it for (default: this lane); --lane is the same flag, as in every other command', aliases: ['lane']}),
   }
 
   async run(): Promise<Frontier> {
