@@ -61,10 +61,12 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
     const tracked = repo.workDir ? (await runGit(['log', '--all', '--format=', '--name-only', '--', ...res.sealed], {cwd: root, allowFail: true})).stdout.toString().split('\n').filter(Boolean) : []
     const out: SealCommandResult = {...res, key_source: found?.source ?? file, new_key: !found, in_history: [...new Set(tracked)].sort()}
     if (!this.jsonEnabled()) {
-      this.log(`sealed ${res.sealed.length} file(s) into ${res.file}${res.removed.length ? `; removed ${res.removed.length} plain file(s) from the work tree` : ''}`)
+      // (nothing plain left to seal and the sealed file there already: it was left as it was)
+      const unchanged = !res.removed.length && found
+      this.log(unchanged ? `nothing new to seal: ${res.file} already holds ${res.sealed.length} file(s), left as it was` : `sealed ${res.sealed.length} file(s) into ${res.file}${res.removed.length ? `; removed ${res.removed.length} plain file(s) from the work tree` : ''}`)
       if (!found) for (const line of keyAdvice(file, key)) this.log(line)
       if (out.in_history.length) this.note(`warning: ${out.in_history.length} sealed file(s) are in git history in the clear (${out.in_history.slice(0, 3).join(', ')}${out.in_history.length > 3 ? ', …' : ''}): anyone with a clone can read them; consider new ones`)
-      this.log(`next: git add -A ${shown} && git commit -m "seal evaluator-only data"`)
+      if (!unchanged) this.log(`next: git add -A ${shown} && git commit -m "seal evaluator-only data"`)
     }
     return out
   }

@@ -125,3 +125,14 @@ t.test('after init, evolve and sync, no object of either repository and no work-
   t.teardown(() => store.close())
   t.ok((await store.ledger()).select({kinds: ['trace'], includePrivate: true}).some(e => e.private), 'held-out traces were recorded, privately')
 })
+
+t.test('exp seal with nothing new to seal says so, changes nothing, and asks for no commit', async t => {
+  const repo = await sealedRepo(t)
+  const file = path.join(repo, 'scenarios', 'holdout.sealed')
+  const before = fs.readFileSync(file)
+  const r = await exp(['seal'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.match(r.stdout, new RegExp(`^nothing new to seal: scenarios/holdout\\.sealed already holds ${HELD.length} file\\(s\\), left as it was$`, 'm'))
+  t.notMatch(r.stdout, /next: git add/)
+  t.same(fs.readFileSync(file), before, 'the sealed file is as it was')
+})
