@@ -133,7 +133,7 @@ t.test('a lane that builds the hypothesis another lane already promoted leaves i
   execFileSync('git', ['reset', '-q', '--hard', start], {cwd: repo, env: GIT_ENV})
   const b = await run('b')
   const it = b.iterations[0]!
-  t.ok(it.blocked?.some(x => x.hypothesis === promoted[0] && /promoted/.test(x.holder)), `the promoted hypothesis is named as taken: ${JSON.stringify(it.blocked)}`)
+  t.ok(it.blocked?.some(x => x.hypothesis === promoted[0] && /promoted/.test(x.why ?? '')), `the promoted hypothesis is named as taken: ${JSON.stringify(it.blocked)}`)
   const fsck = await exp(['fsck'], {cwd: repo})
   t.equal(fsck.code, 0, fsck.stdout)
 })
