@@ -47,3 +47,25 @@ t.test('a full read keeps its cache data files open only while it runs, also whe
   t.ok(fs.readdirSync(path.join(cacheDir, 'cache-v4')).some(f => f.includes('lanes~c') && f.endsWith('.dat')), 'the failed read had written data files')
   t.same(openUnder(cacheDir).filter(f => f.endsWith('.dat')), [], 'and closed them when the read failed')
 })
+
+t.test('a lane read again in full leaves no file of its earlier cache, and takes none of another lane\'s (a and a.1)', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.teardown(() => s.close())
+  for (const lane of ['a', 'a.1']) for (let i = 0; i < 3; i++) await s.append(sampleDraft('note', i + (lane === 'a' ? 0 : 10)), {lane})
+  await s.ledger()
+  const dir = path.join(repo, '.git/exp/cache-v4')
+  const of = (lane: string) => fs.readdirSync(dir).filter(f => new RegExp(`^refs~research~lanes~${lane.replace('.', '\\.')}\\.\\d{10,}\\.`).test(f))
+  const before = {a: of('a'), a1: of('a.1')}
+  t.ok(before.a.length && before.a1.length)
+  // lane a moved to a commit that does not contain its cached tip: read in full, a new generation
+  await git(repo, 'update-ref', 'refs/research/lanes/a', 'refs/research/lanes/a~1')
+  const s2 = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.teardown(() => s2.close())
+  await s2.append(sampleDraft('note', 99), {lane: 'a'})
+  await s2.ledger()
+  const after = {a: of('a'), a1: of('a.1')}
+  t.ok(after.a.length, 'lane a has its new cache')
+  t.same(after.a.filter(f => before.a.includes(f)), [], 'and none of its earlier one')
+  t.same(after.a1, before.a1, 'lane a.1 keeps its files')
+})
