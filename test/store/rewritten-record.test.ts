@@ -72,4 +72,9 @@ t.test('a record commit that also rewrites an earlier keyed record: fsck names t
   const report = await fsck(s)
   t.match(report.problems.map(p => p.message).join('\n'), new RegExp(`it modifies ${file} — records are append-only`), 'fsck names the rewrite')
   await s.close()
+  // a lane of a few commits is read commit by commit even the first time: a new clone keeps the original too
+  fresh(repo)
+  const s3 = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.equal((await s3.ledger()).load<'note'>(id).body.text, 'the original', 'a fresh read of this small lane keeps the original')
+  await s3.close()
 })
