@@ -29,8 +29,6 @@ export const PROBLEM_CODES = {
   'commit-changes': 'a record commit adds exactly one record file (and the artifacts it names)',
   'commit-message': 'the commit message is damaged (a NUL byte cuts it short in git); the record must be appended again',
   'record-path': 'a record file sits at the path its kind and id give',
-  'record-missing': "the record file named by the commit's trailer is not in the lane's tree",
-  'record-unclaimed': 'a record file in the lane tree was not added by a record commit',
   'record-unreadable': 'the object is missing or damaged: fetch the lane again with `exp sync`',
   'record-invalid': 'the record file is not a valid record: append a corrected record',
   'record-mismatch': "the record disagrees with its commit's trailers or its lane",
