@@ -109,18 +109,23 @@ t.test('the JUnit report fails a rejected contract, not only a rejected skill', 
   t.match(xml, /<testsuite name="contract quad"/)
 })
 
+/** A new branch `name` that names itself as main_branch in .research/config.yaml and changes params.json: a pull request choosing its own base. */
+async function selfNamedBranch(repo: string, name: string): Promise<void> {
+  await git(repo, 'checkout', '-q', '-b', name)
+  fs.mkdirSync(path.join(repo, '.research'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.research/config.yaml'), `version: 1\nmain_branch: ${name}\n`)
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1, "y": 1}\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', `${name}: names itself the main branch`)
+}
+
 // Found by red-teaming the tour's local gate (`exp gate --approved-by me` on the checked-out
 // pull request): without --base the base is the main branch the checked-out
 // .research/config.yaml names — the pull request's own copy. One that named its own branch
 // made the gate compare it with itself: "0 file(s) changed … PASS", a protected file edited.
 t.test('a pull request that names its own branch as main_branch cannot pick the base of a gate run without --base', async t => {
   const repo = await quadFixture(t)
-  await git(repo, 'checkout', '-q', '-b', 'wording')
-  fs.mkdirSync(path.join(repo, '.research'), {recursive: true})
-  fs.writeFileSync(path.join(repo, '.research/config.yaml'), 'version: 1\nmain_branch: wording\n')
-  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1, "y": 1}\n')
-  await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'wording')
+  await selfNamedBranch(repo, 'wording')
   const r = await exp(['gate', '--approved-by', 'me'], {cwd: repo})
   t.equal(r.code, 2, r.stdout)
   t.match(r.stderr, /exp gate needs --base here: the main branch the checked-out \.research\/config\.yaml names is wording, and wording is at the head's very commit/)
@@ -144,12 +149,7 @@ t.test('a clone whose origin names another default branch than the checked-out c
   await git(clone, 'config', 'user.name', 'x')
   await git(clone, 'config', 'user.email', 'x@x.invalid')
   // the pull request: a branch of its own that holds the change, named as main_branch
-  await git(clone, 'checkout', '-q', '-b', 'evil-base')
-  fs.mkdirSync(path.join(clone, '.research'), {recursive: true})
-  fs.writeFileSync(path.join(clone, '.research/config.yaml'), 'version: 1\nmain_branch: evil-base\n')
-  fs.writeFileSync(path.join(clone, 'params.json'), '{"x": 1, "y": 1}\n')
-  await git(clone, 'add', '-A')
-  await git(clone, 'commit', '-qm', 'the change, as a base')
+  await selfNamedBranch(clone, 'evil-base')
   await git(clone, 'checkout', '-q', '-b', 'pr')
   fs.writeFileSync(path.join(clone, 'params.json'), '{"x": 1, "y": 2}\n')
   await git(clone, 'commit', '-qam', 'a small change on top')
