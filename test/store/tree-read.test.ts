@@ -1,12 +1,15 @@
 import t from 'tap'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {GitRecordStore, type LedgerEntry} from '../../src/store/index.js'
 import {fsck} from '../../src/store/git/fsck.js'
 import {LedgerCache} from '../../src/store/git/cache.js'
-import {makeRepo, git, gitIn} from '../helpers/repo.js'
+import {makeRepo, git, gitIn, handCommit} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 import {CatFileSpool} from '../../src/store/git/cat-file-spool.js'
+import {CheckPool} from '../../src/store/git/check-pool.js'
+import {checkOne} from '../../src/store/git/check-one.js'
 
 /**
  * A full read of a plain lane through the git binary (lane-read.ts, readPlainLane: the tip's
@@ -175,4 +178,69 @@ t.test('a large lane is fetched through a spool file: the same entries, nothing 
   t.equal(after.entries.length, n, 'every record is read')
   t.same(after.problems, ['commit-not-record'], 'the rewriting commit is named')
   t.equal(after.entries.find(e => e.id === victim.id)?.digest, victim.digest, 'and the record is the one its own commit added')
+})
+
+t.test('a large lane is checked on a second thread: the same entries as checked in process, and a forged record still named', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const n = 1100 // over SPOOL_MIN (lane-read.ts): fetched through a spool, checked by a CheckPool
+  const made = await s.appendBatch(
+    Array.from({length: n}, (_, i) => sampleDraft('note', i)),
+    {lane: 'big'},
+  )
+  // one more record commit, as exp writes it, then its file changed by the one who pushes it:
+  // the commit is in order, the bytes do not hash to their digest
+  const [last] = await s.appendBatch([sampleDraft('note', n)], {lane: 'big'})
+  await s.close()
+  const ref = 'refs/research/lanes/big'
+  const file = (await git(repo, 'ls-tree', '-r', '--name-only', ref)).split('\n').find(f => f.includes(last!.id))!
+  const honest = await git(repo, 'show', `${ref}:${file}`)
+  const message = await git(repo, 'log', '-1', '--format=%B', ref)
+  t.match(honest, `"text":"note ${n}"`)
+  await git(repo, 'update-ref', ref, `${ref}^`)
+  await handCommit(repo, 'big', file, honest.replace(`"text":"note ${n}"`, `"text":"note ${n + 1}"`), message)
+
+  const threads = CheckPool.opened
+  const viaThread = await cold(repo, true)
+  t.ok(os.availableParallelism() < 2 || CheckPool.opened === threads + 1, 'the records were checked on a second thread')
+  t.same(viaThread.problems, ['record-digest'], 'the forged record is named (by the general reader the plain read gave the lane to)')
+  t.same(
+    viaThread.entries.map(e => [e.id, e.lamport, e.commit]),
+    made.map(m => [m.id, m.lamport, m.commit]),
+    'every other record, in lane order',
+  )
+
+  // the honest lane again: the same entries with and without the thread
+  await git(repo, 'update-ref', ref, made[n - 1]!.commit!)
+  const withThread = await cold(repo, true)
+  process.env.EXP_CHECK_THREAD = '0'
+  t.teardown(() => delete process.env.EXP_CHECK_THREAD)
+  const opened = CheckPool.opened
+  const inProcess = await cold(repo, true)
+  delete process.env.EXP_CHECK_THREAD
+  t.equal(CheckPool.opened, opened, 'EXP_CHECK_THREAD=0 checks in process')
+  t.same(withThread, inProcess, 'the same entries, facts and problems either way')
+  t.equal(withThread.entries.length, n)
+})
+
+t.test('a CheckPool answers as the checks in process do, and refuses once closed', async t => {
+  const pool = CheckPool.open()
+  if (!pool) return void t.pass('one CPU, or the worker module is not built: nothing to check')
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const made = await s.appendBatch([1, 2, 3].map(k => sampleDraft('note', k)), {lane: 'p'})
+  await s.close()
+  const bytes = await Promise.all(made.map(async m => Buffer.from(await git(repo, 'cat-file', 'blob', `refs/research/lanes/p:${(await git(repo, 'ls-tree', '-r', '--name-only', 'refs/research/lanes/p')).split('\n').find(f => f.includes(m.id))!}`))))
+  // one in shared memory (passed as a place), one copied, one with a wrong lamport
+  const shared = Buffer.from(new SharedArrayBuffer(bytes[0]!.length + 8), 4, bytes[0]!.length)
+  bytes[0]!.copy(shared)
+  const given = [shared, bytes[1]!, bytes[2]!]
+  const lamports = [made[0]!.lamport, made[1]!.lamport, made[2]!.lamport + 1]
+  const got = await pool.check('p', made.map(m => m.id), lamports, given)
+  const want = given.map((b, k) => checkOne(b, {lane: 'p', kind: 'note', id: made[k]!.id, lamport: lamports[k]}))
+  t.same(got, want)
+  t.ok(got[0] && !got[0].problems && !got[1]!.problems, 'the honest ones pass')
+  t.match(got[2], {problems: [{code: 'record-mismatch'}]}, 'the wrong lamport is named')
+  await pool.close()
+  await t.rejects(pool.check('p', [made[0]!.id], [made[0]!.lamport], [bytes[0]!]), /closed/)
 })

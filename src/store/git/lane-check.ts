@@ -1,4 +1,4 @@
-import {encodeFacts, kindConstant} from '../../records/index.js'
+import {kindConstant} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {ReadProblem} from '../port.js'
 import {problem, type Problem} from '../problems.js'
@@ -6,8 +6,10 @@ import type {CacheAdd} from './cache.js'
 import type {LaneCommit} from './log.js'
 import {OBJECT_MAX, ObjectTooLarge} from './objects.js'
 import type {ObjectReader} from './reader.js'
-import {checkRecordBytes, type Finding} from './record-bytes.js'
+import {checkOne, type Checked} from './check-one.js'
 import {recordChange, unnamedArtifacts, type Located} from './verify.js'
+
+export {checkOne, type Checked}
 
 const NO_CITES: readonly string[] = Object.freeze([])
 const SLAB = 1024 * 1024
@@ -38,7 +40,8 @@ export class SlabHolder {
     if (data.length > SLAB) return Buffer.from(data)
     let cur = this.slabs[this.slabs.length - 1]
     if (!cur || this.used + data.length > cur.length) {
-      this.slabs.push((cur = this.free.pop() ?? Buffer.allocUnsafeSlow(SLAB)))
+      // (shared memory: a CheckPool's thread reads the records where they are, check-pool.ts)
+      this.slabs.push((cur = this.free.pop() ?? Buffer.from(new SharedArrayBuffer(SLAB))))
       this.used = 0
     }
     const out = cur.subarray(this.used, this.used + data.length)
@@ -96,17 +99,6 @@ function settle(ref: string, c: LaneCommit, loc: Located, data: Buffer, r: Check
   }
   // the kind as the one constant string, and one empty cites list for all: 100,000 entries stay in memory
   out.add.push({id: r.id, kind: kindConstant(loc.kind)!, digest: r.digest, lamport: r.lamport, commit: c.oid, cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: data, pre: r.pre, created: r.created})
-}
-
-/** What the checks found: the entry's fields when the record passed, its problems otherwise. */
-export type Checked = {id: string; digest: string; lamport: number; cites: string[]; facts: string | undefined; pre: number; created: string; artifacts?: string[]; problems?: undefined} | {problems: Finding[]}
-
-/** What the checks of one record file give (record-bytes.ts). */
-export function checkOne(data: Buffer, expect: {lane: string; kind: string; id: string; lamport?: number}): Checked {
-  const r = checkRecordBytes(data, expect)
-  if (!r.ok) return {problems: r.problems as Finding[]}
-  const rec = r.ok.record
-  return {id: rec.id, digest: rec.digest, lamport: rec.lamport, cites: rec.cites, facts: encodeFacts(rec), pre: r.ok.pre, created: rec.created_at, ...(rec.artifacts?.length ? {artifacts: rec.artifacts.map(a => a.path)} : {})}
 }
 
 /** Check fetched records in this thread: good ones become entries, bad ones problems. */

@@ -12,6 +12,8 @@ import {eachLaneCommit, eachTreeFile, type LeanCommit} from './tree-list.js'
 import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {CatFileSpool} from './cat-file-spool.js'
+import {CheckPool} from './check-pool.js'
+import type {Checked} from './check-one.js'
 
 /** An entry read from history, its bytes kept when there is no cache to point into. */
 export interface MemEntry extends LedgerEntry {
@@ -237,11 +239,13 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   // a large lane's records are fetched through a spool file (cat-file-spool.ts), a small one's through the shared pipe
   const spool = !odd && blobs.length >= SPOOL_MIN ? CatFileSpool.open(ctx.commonDir, path.join(ctx.commonDir, 'exp')) : undefined
   const reader = spool ?? ctx.reader
+  // and checked on a second thread, when there is a cache to write (the bytes are in shared slabs then)
+  const pool = spool && slabs ? CheckPool.open() : undefined
   const tight = tightHeap()
   try {
     // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked,
     // as soon as git log has listed their commits
-    const ahead: {from: number; got: Promise<(Buffer | Error)[]>; holder?: SlabHolder}[] = []
+    const ahead: {from: number; got: Promise<(Buffer | Error)[]>; checked?: Promise<Checked[] | undefined>; holder?: SlabHolder}[] = []
     let next = 0
     const ask = () => {
       while (!odd && ahead.length < FETCH_AHEAD && (next + CHUNK <= files.length || (listed && next < files.length))) {
@@ -252,7 +256,11 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
           ctx.maxRead,
         )
         got.catch(() => undefined) // awaited in its turn; not unhandled until then
-        ahead.push({from: next, got, holder})
+        // checked on the pool's thread as soon as they are in (a chunk with an unreadable blob is not plain)
+        const from = next
+        const checked = pool && got.then(data => (data.every(b => b instanceof Buffer) ? pool.check(info.lane, data.map((_, k) => ids[files[from + k]!]!), lamports.slice(from, from + data.length), data as Buffer[]) : undefined))
+        checked?.catch(() => undefined)
+        ahead.push({from, got, checked, holder})
         next += CHUNK
       }
     }
@@ -267,15 +275,17 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
       }
       const data = await cur.got
       ask()
+      const checked = await cur.checked
+      if (cur.checked && !checked) odd = true
       const add: CacheAdd[] = []
       for (let k = 0; k < data.length && !odd; k++) {
         // every so often a turn of the event loop: cat-file's answers are taken from its pipe meanwhile
-        if (k % 16 === 15) await new Promise(resolve => setImmediate(resolve))
+        if (!checked && k % 16 === 15) await new Promise(resolve => setImmediate(resolve))
         const n = cur.from + k
         const id = ids[files[n]!]!
         const kind = kindOfId(id)!
         const bytes = data[k]!
-        const r = bytes instanceof Error ? undefined : checkOne(bytes, {lane: info.lane, kind, id, lamport: lamports[n]})
+        const r = bytes instanceof Error ? undefined : (checked?.[k] ?? checkOne(bytes, {lane: info.lane, kind, id, lamport: lamports[n]}))
         // (newest first: each lamport below the one listed before it)
         if (!r || r.problems || r.artifacts || (n > 0 && !(r.lamport < lamports[n - 1]!))) odd = true
         else add.push({id: r.id, kind, digest: r.digest, lamport: r.lamport, commit: oids[n]!, cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
@@ -298,6 +308,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   } finally {
     tight()
     await spool?.close()
+    await pool?.close()
   }
   added.reverse()
   const state = writer?.finish(added as CachedEntry[], tip, [])
