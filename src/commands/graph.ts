@@ -17,6 +17,7 @@ export default class Graph extends ExpCommand {
 
   async run(): Promise<EvidenceGraph> {
     const {flags} = await this.parse(Graph)
+    if (this.jsonEnabled() && flags.format !== 'json') this.note(`--format ${flags.format} is not used with --json, which prints the graph itself: drop --json for the ${flags.format} diagram`)
     const g = await withStore(this.workDir, async store => {
       const authority = await authorityOf(store, this.workDir)
       const note = authority.ignoredNote()

@@ -51,14 +51,19 @@ t.test('hypotheses, graph formats, frontier text, and fsck reporting an illegal 
   await s.close()
   // hand-made evidence cites no verification: it does not stand (docs/trust.md), so it counts for nothing and is said to be ignored
   // four read commands checked for what they print: one process (test/helpers/cli-batch.ts)
-  const [table, graph, front, f, byLane] = await expBatch([
+  const [table, graph, front, f, byLane, graphJson] = await expBatch([
     {args: ['hypotheses', '--status', 'active'], cwd: repo},
     {args: ['graph', '--format', 'dot'], cwd: repo},
     {args: ['frontier'], cwd: repo, env: {EXP_LANE: 'b'}},
     {args: ['fsck'], cwd: repo},
     // --lane, as every other command names a lane, is --agent-id here
     {args: ['frontier', '--lane', 'b'], cwd: repo},
+    // --json prints the graph whatever --format says, and says so
+    {args: ['graph', '--format', 'dot', '--json'], cwd: repo},
   ])
+  t.equal(JSON.parse(graphJson!.stdout).schema_version, 'research_evidence_graph_v0')
+  t.match(graphJson!.stderr, /--format dot is not used with --json, which prints the graph itself: drop --json for the dot diagram/)
+  t.notMatch(graph!.stderr, /is not used with --json/)
   t.equal(byLane!.stdout, front!.stdout, 'frontier --lane b is the frontier of lane b')
   t.match(table!.stdout, new RegExp(`^ID +STATUS +LANE[^\\n]*\\n${hyp} +active +a +0`))
   t.match(table!.stderr, /2 evaluation\(s\) or decision\(s\) do not stand and were ignored/)
