@@ -154,7 +154,9 @@ function listRejected(rs: readonly RejectedRef[]): string {
 export class DivergedError extends ExpError {
   constructor(rejected: readonly RejectedRef[], data: Record<string, unknown>) {
     const raced = rejected.every(r => r.kind === 'moved')
-    super('E_DIVERGED', raced ? `${rejected.length} ref(s) moved while sync ran and were left for the next one: ${listRejected(rejected)}` : `${rejected.length} ref(s) diverged and were not overwritten: ${listRejected(rejected)}`, {
+    const held = rejected.filter(r => r.kind === 'held')
+    const rest = rejected.filter(r => r.kind !== 'held')
+    super('E_DIVERGED', raced ? `${rejected.length} ref(s) moved while sync ran and were left for the next one: ${listRejected(rejected)}` : `${rest.length} ref(s) diverged and were not overwritten: ${listRejected(rest)}${held.length ? `; ${held.length} lane(s) held back, their records citing records of a diverged lane: ${listRejected(held)}` : ''}`, {
       data,
       hint: raced ? 'another exp sync (or an append) ran at the same time: run exp sync again' : 'give each writer its own lane (--lane, EXP_LANE or git config exp.lane); a diverged lane is never clobbered; the other refs were synced',
     })

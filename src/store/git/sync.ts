@@ -12,6 +12,7 @@ import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 import {maskUrlCredentials} from '../../redact/index.js'
 import {httpAuth, noPrompt} from './http-auth.js'
+import {heldLanes, type Held, type LaneTips, type NewMessages} from './withhold.js'
 
 export interface RefUpdate {
   ref: string
@@ -24,12 +25,14 @@ export interface RefUpdate {
 /**
  * A ref sync did not move. `diverged`: both sides have records the other lacks (two writers
  * used one lane name); `refused`: the remote would not take it (a hook, `receive.fsckObjects`,
- * permissions), with the remote's reason; `moved`: the local ref moved while sync ran.
+ * permissions), with the remote's reason; `moved`: the local ref moved while sync ran;
+ * `held`: a lane not pushed because its new records cite records of a lane that diverged
+ * (withhold.ts).
  */
 export interface Rejection {
   ref: string
   direction: 'fetch' | 'push'
-  kind: 'diverged' | 'refused' | 'moved'
+  kind: 'diverged' | 'refused' | 'moved' | 'held'
   reason: string
 }
 
@@ -253,7 +256,12 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   }
   const {fetched, rejected} = await fastForward(dir, remoteRefs, isAncestor, typeOf)
   const after = await snapshot(repo)
-  const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH], {cwd: dir, env, allowFail: true})
+  const newMessages = async (from: string | undefined, to: string) => {
+    const log = await runGit(['--git-dir', dir, 'log', '--format=%x00%B', to, ...(from ? [`^${from}`] : [])], {cwd: dir})
+    return log.stdout.toString('utf8').split('\0').slice(1)
+  }
+  const held = await holdBack(rejected, remoteRefs, after, isAncestor, newMessages)
+  const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH, ...held.map(h => `^${h.ref}`)], {cwd: dir, env, allowFail: true})
   const pushed: RefUpdate[] = []
   for (const line of p.stdout.toString('utf8').split('\n')) {
     const m = /^([ +*!=-])\t([^:]+):(\S+)\t(.*)$/.exec(line)
@@ -274,6 +282,25 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   }
   if (p.code !== 0 && !rejected.length) throw new SyncError(`git push to ${r.shown} failed: ${gitReason(p.stderr)}`, 'check that you may push to the remote')
   return {remote: r.shown, url: r.shownUrl, transport: 'git', fetched, pushed, rejected}
+}
+
+/**
+ * Lanes whose new records cite records of a lane that diverged (withhold.ts): added to
+ * `rejected` as held back, and returned, for the push to leave out.
+ */
+async function holdBack(rejected: Rejection[], remoteRefs: ReadonlyMap<string, string>, local: ReadonlyMap<string, string>, isAncestor: (a: string, b: string) => Promise<boolean>, newMessages: NewMessages): Promise<Held[]> {
+  const stuck = rejected.filter(x => x.kind === 'diverged' && x.ref.startsWith(LANES) && local.has(x.ref)).map(x => ({ref: x.ref, remote: remoteRefs.get(x.ref), local: local.get(x.ref)!}))
+  if (!stuck.length) return []
+  const pushing: LaneTips[] = []
+  for (const [ref, tip] of local) {
+    const remote = remoteRefs.get(ref)
+    if (!ref.startsWith(LANES) || remote === tip || stuck.some(s => s.ref === ref) || rejected.some(x => x.ref === ref)) continue
+    if (remote && !(await isAncestor(remote, tip))) continue
+    pushing.push({ref, remote, local: tip})
+  }
+  const held = await heldLanes(stuck, pushing, newMessages)
+  for (const h of held) rejected.push({ref: h.ref, direction: 'push', kind: 'held', reason: h.reason})
+  return held
 }
 
 const PUSH_DIVERGED = 'non-fast-forward: the remote has records this clone does not (two writers used one lane name)'
@@ -331,9 +358,19 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   const typeOf = async (oid: string) => (await git.readObject({fs, gitdir, oid, format: 'content', cache}).catch(() => undefined))?.type
   const {fetched, rejected} = await fastForward(gitdir, server, isAncestor, typeOf, fetchObjects)
   const pushed: RefUpdate[] = []
-  for (const [ref, local] of await snapshot(repo)) {
+  const after = await snapshot(repo)
+  const newMessages = async (from: string | undefined, to: string) => {
+    const out: string[] = []
+    for (const c of await git.log({fs, gitdir, ref: to, cache})) {
+      if (c.oid === from) break
+      out.push(c.commit.message)
+    }
+    return out
+  }
+  const held = new Set((await holdBack(rejected, server, after, isAncestor, newMessages)).map(h => h.ref))
+  for (const [ref, local] of after) {
     const remoteOid = server.get(ref)
-    if (remoteOid === local) continue
+    if (remoteOid === local || held.has(ref)) continue
     if (remoteOid && !(await isAncestor(remoteOid, local))) {
       if (!rejected.some(x => x.ref === ref)) rejected.push({ref, direction: 'push', kind: 'diverged', reason: PUSH_DIVERGED})
       continue
