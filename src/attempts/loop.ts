@@ -90,6 +90,14 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
       continue
     }
     if (have) {
+      // decided before (a rerun): said once, not evaluated and decided again line by line —
+      // the replayed verdict lines read as if it had run again
+      const done = attemptViews(ledger, o.contract).find(a => a.id === id)?.decision
+      if (done) {
+        say(`#${ordinal} ${id}: decided before (${done.verdict}${done.merge ? `, merge ${done.merge.slice(0, 12)}` : ''})`)
+        continue
+      }
+      say(`#${ordinal} ${id}: opened before, not decided: evaluating it`)
       await settle(store, ws, id, o, say)
       continue
     }

@@ -43,6 +43,11 @@ t.test('exp research killed at random moments and run again spends its budget on
   t.ok(res.promoted >= 1, `the search improved on main (${why}: ${JSON.stringify(res.attempts)})`)
   const again = await expJson<Result>(args, {cwd: repo})
   t.same(again.attempts.map(a => a.id), res.attempts.map(a => a.id), 'a rerun of a finished run adds nothing')
+  // and says so, once an attempt: no verdict line replayed as if it ran again
+  const said = await exp(args, {cwd: repo})
+  t.equal(said.code, 0)
+  t.equal(said.stderr.match(/: decided before \((accept|reject)/g)?.length, 5, said.stderr)
+  t.notMatch(said.stderr, /dev (positive|negative|neutral)|REJECT|ACCEPT/)
   t.equal((await ledgerOf(repo)).attempts.length, 5)
   // (it failed once in CI, unreproduced: the problems and the kill moments are printed when it does)
   const fsck = await exp(['fsck', '--json'], {cwd: repo})
