@@ -2,6 +2,8 @@ import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
 import {branchRef, resolveMainBranch} from '../research/main-branch.js'
 import {readRef} from '../git/refs.js'
+import {readGitConfig, configValue} from '../git/config.js'
+import {hasNativeGit, runGit} from '../git/run.js'
 import type {RepoPaths} from '../store/index.js'
 import {readBranchView} from './branches.js'
 import {UsageError} from '../errors/index.js'
@@ -29,13 +31,24 @@ export async function mainRefOf(repo: RepoPaths, cwd: string, flag?: string, war
  * a pull-request checkout judges. A change that names itself as main_branch made the gate
  * compare it with itself and pass. Refused, with --base as the way on, when the named main
  * branch is at the head's very commit (nothing to judge it against), or is not the branch
- * origin's HEAD names (when the clone knows it: `git clone` of a repository with commits).
+ * origin's HEAD names (the clone's origin/HEAD, which `git clone` of a repository with commits
+ * writes; else origin is asked, `git ls-remote --symref origin HEAD`; a clone without an
+ * origin, or one that cannot reach it, cannot tell: docs/trust.md).
  */
 export async function gateBaseOf(repo: RepoPaths, ws: {resolve(rev: string): Promise<string | undefined>}, mainRef: string, head: string): Promise<string> {
   const main = mainRef.replace(/^refs\/heads\//, '')
-  const {remoteHead} = await readBranchView(repo, {renames: false})
+  // (a clone of an empty repository has no origin/HEAD: origin is asked)
+  const remoteHead = (await readBranchView(repo, {renames: false})).remoteHead ?? (await askOriginHead(repo))
   const [b, h] = [await ws.resolve(mainRef), await ws.resolve(head)]
   const why = b && b === h ? `${main} is at the head's very commit: there is nothing to judge it against` : remoteHead && remoteHead !== main ? `origin's default branch is ${remoteHead}` : undefined
   if (why) throw new UsageError(`exp gate needs --base here: the main branch the checked-out .research/config.yaml names is ${main}, and ${why} (that file is part of the change a gate judges, and could name its own base)`, `give the branch the change goes into, e.g. \`exp gate --base ${remoteHead && remoteHead !== main ? remoteHead : 'main'} --head ${head}\` (CI passes --base origin/$GITHUB_BASE_REF)`)
   return mainRef
+}
+
+/** The branch origin's HEAD names, asked of origin (undefined: no origin, no answer in 10 s, or no branch). */
+async function askOriginHead(repo: RepoPaths): Promise<string | undefined> {
+  if (!configValue(readGitConfig(repo.commonDir), 'remote.origin.url') || !(await hasNativeGit())) return undefined
+  const r = await runGit(['--git-dir', repo.commonDir, 'ls-remote', '--symref', 'origin', 'HEAD'], {cwd: repo.commonDir, env: {GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never'}, allowFail: true, timeoutMs: 10_000}).catch(() => undefined)
+  const m = r?.code === 0 ? /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(r.stdout.toString('utf8')) : undefined
+  return m?.[1]
 }

@@ -43,9 +43,9 @@ export interface RunResult {
 }
 
 /** Run git to completion (async: never blocks the event loop, see TOOLCHAIN.md footgun 5). */
-export function runGit(args: string[], opts: {cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv; allowFail?: boolean}): Promise<RunResult> {
+export function runGit(args: string[], opts: {cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv; allowFail?: boolean; timeoutMs?: number}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.timeoutMs ? {timeout: opts.timeoutMs} : {})})
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', d => out.push(d))

@@ -158,3 +158,31 @@ t.test('a clone whose origin names another default branch than the checked-out c
   t.match(r.stderr, /the main branch the checked-out \.research\/config\.yaml names is evil-base, and origin's default branch is main/)
   t.match(r.stderr, /`exp gate --base main --head HEAD`/)
 })
+
+// The tour's clone is of an empty repository: git writes no origin/HEAD then, and the gate
+// without --base took the checked-out config's main branch as it was. Origin is asked.
+t.test('a clone without origin/HEAD: exp gate without --base asks origin for its default branch', async t => {
+  const repo = await quadFixture(t)
+  const root = path.dirname(repo)
+  const hub = path.join(root, `hub2-${path.basename(repo)}.git`)
+  await git(root, 'clone', '-q', '--bare', repo, hub)
+  const clone = path.join(root, `clone2-${path.basename(repo)}`)
+  await git(root, 'clone', '-q', hub, clone)
+  t.teardown(() => fs.rmSync(clone, {recursive: true, force: true}))
+  t.teardown(() => fs.rmSync(hub, {recursive: true, force: true}))
+  await git(clone, 'remote', 'set-head', 'origin', '-d') // as a clone of an empty repository has it
+  await git(clone, 'config', 'user.name', 'x')
+  await git(clone, 'config', 'user.email', 'x@x.invalid')
+  await selfNamedBranch(clone, 'evil-base')
+  await git(clone, 'checkout', '-q', '-b', 'pr')
+  fs.writeFileSync(path.join(clone, 'params.json'), '{"x": 1, "y": 2}\n')
+  await git(clone, 'commit', '-qam', 'a small change on top')
+  const r = await exp(['gate'], {cwd: clone})
+  t.equal(r.code, 2, r.stdout)
+  t.match(r.stderr, /the main branch the checked-out \.research\/config\.yaml names is evil-base, and origin's default branch is main/)
+  t.notMatch(r.stdout, /PASS/)
+  // origin out of reach: it cannot be asked, and the gate goes on as before (docs/trust.md)
+  await git(clone, 'remote', 'set-url', 'origin', path.join(root, 'no-such-hub.git'))
+  const offline = await exp(['gate'], {cwd: clone})
+  t.notMatch(offline.stderr, /origin's default branch is/)
+})
