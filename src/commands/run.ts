@@ -101,7 +101,9 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
       const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       this.log(table([[res.split, res.total, res.passed, res.total - res.passed - res.invalid, res.invalid - infra.count, infra.count, pct(res.success_rate), `[${pct(res.ci[0])}, ${pct(res.ci[1])}]`]], ['SPLIT', 'EPISODES', 'PASSED', 'FAILED', 'INVALID', 'INFRA', 'SUCCESS', '95% CI']))
       if (res.body.pass_hat_k !== undefined) this.log(`pass^${res.body.repeat}: ${pct(res.body.pass_hat_k)}   pass@${res.body.repeat}: ${pct(res.body.pass_at_k ?? 0)}`)
-      this.log(`skill ${res.skill.name} (${res.skill.blob.slice(0, 12)}), agent ${res.agent.name}${res.agent.model ? ` (${res.agent.model})` : ''}`)
+      // (the agent's parameters too: scripted:noise=0.1 is another agent than scripted)
+      const about = [...(res.agent.model ? [res.agent.model] : []), ...Object.entries(res.agent.params ?? {}).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)]
+      this.log(`skill ${res.skill.name} (${res.skill.blob.slice(0, 12)}), agent ${res.agent.name}${about.length ? ` (${about.join(', ')})` : ''}`)
       this.log(`manifest ${res.manifest}  evaluation ${res.evaluation}${res.private_evaluation ? ` (held-out details: ${res.private_evaluation}, private)` : ''}`)
       if (res.resumed || res.retried) this.log(`resumed: ${res.resumed} episode(s) were already recorded, ${res.retried} retried after an infrastructure failure, ${res.recorded} new`)
     }

@@ -35,6 +35,10 @@ t.test('exp run --json prints the ids, counts, rate and interval', async t => {
   const text = await exp(['run', 'validation', '--lane', 'me'], {cwd: repo})
   t.match(text.stdout, new RegExp(`SPLIT\\s+EPISODES\\s+PASSED\\s+FAILED\\s+INVALID\\s+INFRA\\s+SUCCESS\\s+95% CI\\nvalidation\\s+${VAL}\\s`))
   t.match(text.stdout, new RegExp(`resumed: ${VAL} episode\\(s\\) were already recorded, 0 retried after an infrastructure failure, 0 new`))
+  t.match(text.stdout, /, agent scripted \(scripted@\d+\)\n/)
+  // an agent's parameters make it another agent: said with it
+  const noisy = await exp(['run', 'validation', '--lane', 'me', '--agent', 'scripted:noise=0.25'], {cwd: repo})
+  t.match(noisy.stdout, /, agent scripted \(scripted@\d+, noise=0\.25\)\n/)
 })
 
 t.test('a run killed with SIGKILL and started again records every episode exactly once', async t => {
