@@ -250,7 +250,19 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
     if (carried(ref)) remoteRefs.set(ref, v)
   }
   const isAncestor = async (a: string, b: string) => a === b || (await runGit(['--git-dir', dir, 'merge-base', '--is-ancestor', a, b], {cwd: dir, allowFail: true})).code === 0
+  // the types of the objects the remote's refs name, in one cat-file: one process a ref made a
+  // first sync of 3,000 lanes take ~14 s
+  const types = new Map<string, string>()
+  const asked = [...new Set(remoteRefs.values())].filter(oid => /^[0-9a-f]{40,64}$/.test(oid))
+  if (asked.length) {
+    const check = await runGit(['--git-dir', dir, 'cat-file', '--batch-check'], {cwd: dir, input: `${asked.join('\n')}\n`, allowFail: true})
+    for (const line of check.stdout.toString('utf8').split('\n')) {
+      const [oid, type] = line.split(' ')
+      if (oid && type && type !== 'missing') types.set(oid, type)
+    }
+  }
   const typeOf = async (oid: string) => {
+    if (types.has(oid)) return types.get(oid)
     const t = await runGit(['--git-dir', dir, 'cat-file', '-t', oid], {cwd: dir, allowFail: true})
     return t.code === 0 ? t.stdout.toString('utf8').trim() : undefined
   }
