@@ -81,7 +81,9 @@ export function redactDeep<T>(value: T, redact: Redact): T {
   if (Array.isArray(value)) return value.map(v => redactDeep(v, redact)) as T
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[redact(k)] = redactDeep(v, redact)
+    // (defined, not assigned: a key `__proto__` assigned would set the copy's prototype, and the
+    // copy would then read as something its JSON does not say)
+    for (const [k, v] of Object.entries(value)) Object.defineProperty(out, redact(k), {value: redactDeep(v, redact), enumerable: true, writable: true, configurable: true})
     return out as T
   }
   return value

@@ -390,3 +390,24 @@ t.test('a .gitattributes or .gitmodules file in an editable folder is a boundary
   for (const p of ['conf/.gitattributes', 'conf/.GitAttributes', '.gitmodules', 'a/b/.gitmodules']) t.same(checkScope([p], {editable_scope: ['**']}).links, [p], p)
   t.same(checkScope(['conf/x.gitattributes', 'conf/.gitignore'], {editable_scope: ['**']}).links, [], 'other files are content')
 })
+
+// Found by red-teaming the evaluator's authority: the metrics were copied (redacted) by
+// assignment, so a top-level "__proto__" set the copy's prototype; the verdict read score 100
+// through it while the observation recorded `metrics: {}`, and exp merged a promotion its own
+// fsck then called forged.
+t.test('metrics {"__proto__": {"score": 100}}: no score is read through a prototype, nothing is promoted', async t => {
+  const repo = await codeContract(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), `import atexit
+def bonus():
+    atexit.register(lambda: open("metrics.json", "w").write('{"__proto__": {"score": 100}}'))
+    return 0
+`)
+  const r = await expJson<{verdicts: {valid: boolean; outcome: string; metric?: {value: number}}[]}>(['attempt', 'eval', a.id], {cwd: repo})
+  t.notOk(r.verdicts.some(v => v.metric?.value === 100), JSON.stringify(r.verdicts))
+  t.ok(r.verdicts.every(v => !v.valid), 'the metrics file has no number "score": no valid verdict')
+  const p = await exp(['attempt', 'promote', a.id, '--json'], {cwd: repo})
+  t.notMatch(p.stdout, /"verdict": "accept"/)
+  const fsck = await exp(['fsck'], {cwd: repo})
+  t.equal(fsck.code, 0, fsck.stdout)
+})

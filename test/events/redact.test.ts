@@ -51,3 +51,11 @@ t.test('no flag and no EXP_EVENTS: the null sink; EXP_EVENTS names a file relati
   m.emit({event: 'recall_started', run: 'r', iteration: 2})
   t.match(m.events, [{seq: 1, event: 'recall_started', iteration: 2}])
 })
+
+t.test('redactDeep copies a "__proto__" key as a key, never as the copy\'s prototype', async t => {
+  const copy = redactDeep(JSON.parse('{"__proto__": {"score": 100}, "a": 1}') as Record<string, unknown>, s => s)
+  t.equal(Object.getPrototypeOf(copy), Object.prototype)
+  t.equal((copy as {score?: number}).score, undefined)
+  t.same(Object.keys(copy), ['__proto__', 'a'])
+  t.equal(JSON.stringify(copy), '{"__proto__":{"score":100},"a":1}')
+})

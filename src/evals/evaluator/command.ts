@@ -193,11 +193,13 @@ export function judgeObservation(obs: Pick<ObservationBody, 'ran' | 'exit_code' 
   if (obs.metrics_error) return retry('unparseable_metrics', `the metrics file is unreadable: ${obs.metrics_error}`)
   if (!obs.metrics) return retry('missing_metrics', 'the evaluator wrote no metrics file')
   if (obs.missing_artifacts?.length) return retry('missing_artifacts', `required artifacts missing: ${obs.missing_artifacts.join(', ')}`)
-  const raw = obs.metrics[contract.metric.name]
+  // own keys only: `{"__proto__": {"score": 100}}` must not be read as a score through a prototype
+  const own = (k: string) => Object.prototype.hasOwnProperty.call(obs.metrics, k)
+  const raw = own(contract.metric.name) ? obs.metrics[contract.metric.name] : undefined
   const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^(-?Infinity|NaN)$/.test(raw) ? Number(raw) : undefined
   if (value === undefined) return retry('missing_metrics', `the metrics file has no number "${contract.metric.name}"`)
   if (contract.validity.finite_metrics && !Number.isFinite(value)) return retry('non_finite_metric', `"${contract.metric.name}" is ${value}, not a finite number`)
-  const missing = contract.validity.required_metrics.filter(k => !(k in obs.metrics!))
+  const missing = contract.validity.required_metrics.filter(k => !own(k))
   if (missing.length) return retry('missing_metrics', `the metrics file lacks ${missing.join(', ')}`)
   const metric = {name: contract.metric.name, value, direction: contract.metric.direction}
   const verified = Object.fromEntries(Object.entries(obs.metrics).filter(([, v]) => typeof v === 'number' && Number.isFinite(v)))
