@@ -12,7 +12,7 @@ import {checkScope} from '../gate/scope.js'
 import {splitCommandLine} from '../agents/command/argv.js'
 import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '../evals/evaluator/command.js'
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
-import {makeRedactor, type Redact} from '../redact/index.js'
+import {withKey, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
 import {assertOwnAttempt, attemptId, baselineKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
@@ -207,12 +207,6 @@ interface RunOne {
  * (and the attempt's code it may run) can read the key file exp found it in, and what it
  * prints or writes is recorded.
  */
-function withKey(redact: Redact, key: Buffer | undefined): Redact {
-  if (!key) return redact
-  const hex = key.toString('hex')
-  const masked = makeRedactor({secrets: [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')], home: '/'})
-  return text => redact(masked(text))
-}
 
 async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Judgement> {
   const o = r.o

@@ -2,10 +2,10 @@ import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import type {GitRecordStore} from '../store/index.js'
 import {GitWorkspace} from '../workspace/git.js'
-import {makeRedactor} from '../redact/index.js'
+import {makeRedactor, withKey} from '../redact/index.js'
 import {laneOf} from './context.js'
 import {mainRefOf} from './main-ref.js'
-import {holdoutKeyFor} from './run-context.js'
+import {holdoutKeyFor, keyFileHidden} from './run-context.js'
 import {contractAt} from '../contracts/load.js'
 import {UsageError} from '../errors/index.js'
 import type {Workspace} from '../workspace/port.js'
@@ -26,15 +26,16 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     mainRef: await mainRefOf(store.repo, cwd),
     worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'),
     hide: evaluatorHides(store),
-    redact: makeRedactor({env: process.env}),
+    // (the key too: a research agent's words reach records and commit messages — docs/trust.md)
+    redact: withKey(makeRedactor({env: process.env}), key),
     seed: flags.seed ?? 42,
     ...(key ? {holdoutKey: key} : {}),
   }
 }
 
-/** What an evaluator command must not see of this repository: its work tree and git dirs (the key, the lanes, the cache). */
+/** What an evaluator command must not see: this repository's work tree and git dirs (the key, the lanes, the cache), and a key file elsewhere. */
 export function evaluatorHides(store: GitRecordStore): string[] {
-  return [...new Set([...(store.repo.workDir ? [store.repo.workDir] : []), store.repo.commonDir, store.repo.gitDir])]
+  return [...new Set([...(store.repo.workDir ? [store.repo.workDir] : []), store.repo.commonDir, store.repo.gitDir, ...keyFileHidden()])]
 }
 
 /**

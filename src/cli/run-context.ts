@@ -46,10 +46,15 @@ export interface RunFlagValues {
   events?: string
 }
 
+/** The key file EXP_HOLDOUT_KEY_FILE names (it may be outside the repository): every sandbox hides it. */
+export function keyFileHidden(): string[] {
+  const keyFile = process.env.EXP_HOLDOUT_KEY_FILE?.trim()
+  return keyFile ? [path.resolve(keyFile)] : []
+}
+
 export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentOptions {
   // what a command agent must never see: this repository, its git folders, a key file elsewhere, the package's own scenarios
-  const keyFile = process.env.EXP_HOLDOUT_KEY_FILE?.trim()
-  const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...(keyFile ? [path.resolve(keyFile)] : [])]
+  const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...keyFileHidden()]
   return {
     command: {...(cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}), sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide}},
     openai: {

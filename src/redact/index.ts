@@ -88,3 +88,11 @@ export function redactDeep<T>(value: T, redact: Redact): T {
   }
   return value
 }
+
+/** `redact`, and the held-out key (hex, either case, base64, base64url) masked too. */
+export function withKey(redact: Redact, key: Buffer | undefined): Redact {
+  if (!key) return redact
+  const hex = key.toString('hex')
+  const masked = makeRedactor({secrets: [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')], home: '/'})
+  return text => redact(masked(text))
+}

@@ -307,6 +307,28 @@ t.test('a research agent that writes a token and forged trailers into its move: 
   t.match(await git(repo, 'log', '-1', '--format=%B', `refs/research/rejected/${id}`).catch(() => git(repo, 'log', '-1', '--format=%B', 'main')), /^attempt: |^exp: promote/)
 })
 
+// Found by red-teaming: a research agent's words were redacted of credentials, not of the
+// held-out key (64 hex digits match no credential pattern): an agent that had read it put it
+// into public records and main's commit messages. (Sandboxes now hide a key file outside the
+// repository too; this is the second wall.)
+t.test('a research agent that writes the held-out key into its move: it is in no record and no commit message', async t => {
+  const repo = await quadFixture(t)
+  const key = Buffer.from(fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim(), 'hex')
+  t.equal(key.length, 32)
+  const fixtures = path.join(path.dirname(new URL(import.meta.url).pathname), '..', 'fixtures', 'agents')
+  for (const [form, leak] of [['hex', key.toString('hex')], ['base64', key.toString('base64')]] as const) {
+    const r = await exp(['research', 'quad', '--agent', `command:--env EXP_TEST_LEAK python3 ${path.join(fixtures, 'leaky-researcher.py')}`, '--attempts', form === 'hex' ? '1' : '2', '--json'], {cwd: repo, env: {EXP_TEST_LEAK: leak}})
+    t.equal(r.code, 0, r.stderr)
+    t.equal(allObjects(repo).indexOf(leak), -1, `the key (${form}) is in no object: records, commit messages`)
+    t.notOk(r.stdout.includes(leak) || r.stderr.includes(leak), `nor in what the command printed (${form})`)
+  }
+  const {keyFileHidden} = await import('../../src/cli/run-context.js')
+  process.env.EXP_HOLDOUT_KEY_FILE = 'keys/../holdout.key'
+  t.teardown(() => delete process.env.EXP_HOLDOUT_KEY_FILE)
+  t.same(keyFileHidden(), [path.resolve('holdout.key')], 'a key file EXP_HOLDOUT_KEY_FILE names is hidden from every sandbox, wherever it is')
+  delete process.env.EXP_HOLDOUT_KEY_FILE
+})
+
 for (const main of ['main', 'master']) {
   t.test(`${main}: a merge pushed by hand that names a standing accept of another commit is not a promotion`, async t => {
     const repo = await quadFixture(t)
