@@ -16,13 +16,15 @@ import {escapeRegExp} from './index.js'
  */
 
 /** the credential shapes (the redactor masks these too, and a little more) */
+// (a prefix starts where no letter or digit is before it: `my_sk-…` and `x_ghp_…` are found
+// too, which a word boundary, `_` being a word character, let through)
 const SHAPES: [RegExp, string][] = [
-  [/\bsk-[A-Za-z0-9_-]{16,}/, 'an API key (sk-…)'],
-  [/\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/, 'a GitHub token'],
-  [/\bxox[abprs]-[A-Za-z0-9-]{10,}/, 'a Slack token'],
-  [/\bAKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],
-  [/\bAIza[0-9A-Za-z_-]{30,}/, 'a Google API key'],
-  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, 'a JSON web token'],
+  [/(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/, 'an API key (sk-…)'],
+  [/(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/, 'a GitHub token'],
+  [/(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/, 'a Slack token'],
+  [/(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],
+  [/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{30,}/, 'a Google API key'],
+  [/(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, 'a JSON web token'],
   [/\b(?:Bearer|BEARER|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/, 'a bearer token'],
   [/-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/, 'a private key'],
 ]

@@ -36,7 +36,7 @@ export class MemoryRecordStore implements RecordStore {
     const lane = validateLane(opts.lane)
     const ref = laneRef(lane, opts.private)
     const prepared = drafts.map(d => prepare(d))
-    refuseSecrets(prepared)
+    refuseSecrets(prepared, undefined, lane)
     const limit = this.opts.maxRecordBytes ?? 1024 * 1024
     const artifactLimit = this.opts.maxArtifactBytes ?? 100 * 1024 * 1024
     for (const p of prepared) {

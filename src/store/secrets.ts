@@ -2,16 +2,24 @@ import type {Prepared} from '../records/index.js'
 import {SecretInRecordError} from '../errors/index.js'
 import {findSecret, secretScanner, type SecretScanner} from '../redact/secrets.js'
 
+/** an escape of a JSON string (`\n`, `\"`, `\\`, `\u001b`) */
+const JSON_ESCAPE = /\\(?:u[0-9a-fA-F]{4}|[^u])/g
+
 /**
  * Refuse a batch in which any record holds a credential (redact/secrets.ts), before anything
- * is written: the body, the key, the volatile part and the artifacts' content are looked at,
- * and the error names the field or the artifact.
+ * is written: the lane's name, the body, the key, the volatile part and the artifacts' content
+ * are looked at, and the error names the field or the artifact.
  */
-export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner = secretScanner()): void {
+export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner = secretScanner(), lane?: string): void {
+  // the lane's name becomes a ref name and every record's `lane` (`--lane ghp_…` by mistake)
+  const inLane = lane === undefined ? undefined : scan(lane)
+  if (inLane) throw new SecretInRecordError(prepared[0]?.draft.kind ?? 'a', 'the lane name (--lane, EXP_LANE or git config exp.lane)', inLane)
   for (const p of prepared) {
     const d = p.draft
-    // (the body's canonical JSON in one pass; the field is looked for only on a hit)
-    if (scan(p.bodyJson)) {
+    // (the body's canonical JSON in one pass, each escape read as the space it stands for — a
+    // token after a newline is `\nghp_…` in JSON, where a letter stands before it; the field
+    // is looked for only on a hit)
+    if (scan(p.bodyJson.replace(JSON_ESCAPE, ' '))) {
       const f = findSecret(d.body, scan, 'body')
       if (f) throw new SecretInRecordError(d.kind, f.path, f.what)
     }

@@ -95,3 +95,27 @@ t.test('what the redactor masks, the store no longer refuses: a leaking agent is
     t.equal(scan(redact(text)), undefined, `written once masked: ${leak.slice(0, 8)}…`)
   }
 })
+
+// Found by red-teaming: the body's canonical JSON was scanned in one pass, where a newline is
+// `\n` — a letter before the token, so no word boundary: a token on a line of its own (a
+// pasted log, a YAML block) was written, into the commit subject too. And a lane name was
+// the one string of the envelope not looked at.
+t.test('a token after a newline, a tab or an underscore, and one in the lane name, are refused', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  t.teardown(() => s.close())
+  const jwt = ['eyJhbGciOiJIUzI1NiJ9', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'].join('.')
+  for (const text of [`token below\n${GITHUB}`, `key\n${OPENAI}`, `id\n${['AKIA', 'IOSFODNN7EXAMPLE'].join('')}`, `jwt\t${jwt}`, `slack\r\n${['xoxb', '1234567890-abcdefghij'].join('-')}`, `quoted "${GITHUB}"`, `x_${GITHUB}`, `my_${OPENAI}`]) {
+    await t.rejects(s.append({kind: 'note', body: {text}}, {lane: 'a'}), {code: 'E_SECRET', message: /body\.text holds/}, JSON.stringify(text))
+  }
+  await t.rejects(s.append(sampleDraft('note', 1), {lane: GITHUB}), {code: 'E_SECRET', message: /the lane name \(--lane, EXP_LANE or git config exp\.lane\) holds a GitHub token/})
+  const m = new MemoryRecordStore()
+  await t.rejects(m.append(sampleDraft('note', 1), {lane: OPENAI}), {code: 'E_SECRET'})
+  // ordinary text with newlines and escapes still goes in
+  const ok = await s.append({kind: 'note', body: {text: 'line one\nline two\ttabbed "quoted" \\ back\nsk-short task-runner'}}, {lane: 'a'})
+  t.equal(ok.status, 'created')
+  t.equal((await s.ledger()).size, 1, 'nothing else was written')
+  const y = await exp(['append', 'note', '-', '--lane', 'b'], {cwd: repo, input: `text: |\n  token below\n  ${GITHUB}\n`})
+  t.equal(y.code, 2, y.stdout)
+  t.match(y.stderr, /body\.text holds a GitHub token/)
+})

@@ -60,7 +60,7 @@ export class LaneWriter {
     const lane = validateLane(opts.lane)
     const ref = laneRef(lane, opts.private)
     const prepared = drafts.map(d => prepare(d))
-    refuseSecrets(prepared)
+    refuseSecrets(prepared, undefined, lane)
     const limit = await this.ctx.maxRecordBytes()
     const artifactLimit = await this.ctx.maxArtifactBytes()
     for (const p of prepared) {
