@@ -103,6 +103,30 @@ t.test('code of an attempt run by the evaluator writes neither a lane, nor the c
   t.notMatch(await git(repo, 'for-each-ref'), /evil/, 'git knows no such ref')
 })
 
+// Found by red-teaming: a relative program (`./eval.sh`) was looked for from exp's own folder,
+// not the checkout it runs in: from a subfolder (or with -C) it was "not found", and the
+// command ran without the sandbox — the attempt's code read the key on a dev run.
+t.test('a contract command ./eval.sh run from a subfolder is isolated as from the top', {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine'}, async t => {
+  const repo = await codeContract(t)
+  fs.writeFileSync(path.join(repo, 'eval.sh'), '#!/bin/sh\nexec python3 eval.py "$@"\n', {mode: 0o755})
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('command: python3 eval.py dev', 'command: ./eval.sh dev').replace('  - eval.py\n', '  - eval.py\n  - eval.sh\n'))
+  fs.mkdirSync(path.join(repo, 'sub'))
+  fs.writeFileSync(path.join(repo, 'sub', 'README'), 'a subfolder\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a relative evaluator program')
+  const sub = path.join(repo, 'sub')
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: sub})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), HOSTILE)
+  const dev = await exp(['attempt', 'eval', a.id], {cwd: sub})
+  t.equal(dev.code, 0, dev.stderr)
+  t.notMatch(dev.stderr, /not isolated/)
+  const observations = await expJson<{body: {metrics?: {found?: Record<string, string>}}}[]>(['ledger', '--kind', 'observation'], {cwd: repo})
+  const found = observations.map(o => o.body.metrics?.found).find(f => f !== undefined)
+  t.ok(found, 'the hostile code ran and reported what it found')
+  t.notOk(found && 'key' in found, 'the key file is not there to read')
+})
+
 t.test('code of an attempt run by the held-out evaluator: the key it reads reaches no record, public or private', async t => {
   const repo = await codeContract(t)
   const key = fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim()

@@ -159,7 +159,7 @@ export async function episodeSandbox(launch: Prepared, pass: readonly string[], 
  */
 function wrapHidden(program: string, args: readonly string[], o: {cwd: string; env: NodeJS.ProcessEnv; keep: readonly string[]; hide: readonly string[]; isolation: Isolation}): {program: string; args: string[]; isolation: Isolation} {
   // a program that cannot be found fails to start as itself (not as the wrapper's exit 127)
-  const found = findProgram(program, o.env.PATH ?? '')
+  const found = findProgram(program, o.env.PATH ?? '', o.cwd)
   const {keep, hide, isolation} = o
   if (found && hide.length && (isolation === 'namespace' || isolation === 'userns')) {
     const user = isolation === 'userns' ? ['--user', '--map-root-user'] : []
@@ -200,7 +200,12 @@ export async function evaluatorSandbox(program: string, args: readonly string[],
   return {env, ...wrapHidden(program, args, {cwd: o.checkout, env, keep, hide, isolation}), cleanup: () => rm(base, {recursive: true, force: true})}
 }
 
-function findProgram(program: string, PATH: string): boolean {
+/**
+ * Whether `program` can be started from `cwd` (where it is spawned): a path with a slash, or a
+ * relative PATH entry, is taken from there — not from exp's own folder, or a contract's
+ * `./eval.sh` went unwrapped (no isolation) whenever exp ran from a subfolder or with -C.
+ */
+function findProgram(program: string, PATH: string, cwd: string): boolean {
   const exec = (p: string) => {
     try {
       accessSync(p, fsConstants.X_OK)
@@ -209,6 +214,6 @@ function findProgram(program: string, PATH: string): boolean {
       return false
     }
   }
-  if (program.includes('/')) return exec(program)
-  return PATH.split(path.delimiter).some(d => d && exec(path.join(d, program)))
+  if (program.includes('/')) return exec(path.resolve(cwd, program))
+  return PATH.split(path.delimiter).some(d => d && exec(path.resolve(cwd, d, program)))
 }
