@@ -2,7 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
-import {exp, expJson} from '../helpers/cli.js'
+import {exp, expJson, ROOT} from '../helpers/cli.js'
 import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
@@ -125,6 +125,47 @@ t.test('a contract command ./eval.sh run from a subfolder is isolated as from th
   const found = observations.map(o => o.body.metrics?.found).find(f => f !== undefined)
   t.ok(found, 'the hostile code ran and reported what it found')
   t.notOk(found && 'key' in found, 'the key file is not there to read')
+})
+
+// Found by red-teaming: in the sandbox only the repository and the scratch folders were
+// hidden; the rest of the file system was writable (the user's ~/.gitconfig: a filter planted
+// there ran outside the sandbox at exp's next checkout), and as root in the namespace the
+// program kept its capabilities: it could unmount the tmpfs that hides the repository.
+t.test('code the evaluator runs can neither unmount what hides the repository nor write outside its checkout, HOME and TMPDIR', {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine'}, async t => {
+  const repo = await codeContract(t)
+  const outside = path.join(ROOT, `.exp-sandbox-probe-${process.pid}`)
+  t.teardown(() => fs.rmSync(outside, {force: true}))
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), `import json, os, subprocess, atexit
+def bonus():
+    gitdir = open(".git").read().split("gitdir:")[1].strip()
+    common = os.path.normpath(os.path.join(gitdir, "..", ".."))
+    tried = {}
+    # every folder above the git dir: one of them is the tmpfs that hides it
+    where, unmounted = common, []
+    while where != "/":
+        if subprocess.run(["umount", "-l", where], capture_output=True).returncode == 0:
+            unmounted.append(where)
+        where = os.path.dirname(where)
+    tried["unmounted"] = unmounted
+    tried["key"] = os.path.exists(os.path.join(common, "exp", "holdout.key"))
+    for name, p in [("outside", ${JSON.stringify(outside)}), ("home", os.path.join(os.environ["HOME"], "x")), ("tmpdir", os.path.join(os.environ["TMPDIR"], "x")), ("checkout", "written.txt")]:
+        try:
+            open(p, "w").write("x")
+            tried[name] = "written"
+        except OSError as e:
+            tried[name] = e.strerror
+    atexit.register(lambda: json.dump({"score": 0, "tried": tried}, open("metrics.json", "w")))
+    return 0
+`)
+  const dev = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.equal(dev.code, 0, dev.stderr)
+  const observations = await expJson<{body: {metrics?: {tried?: Record<string, unknown>}}}[]>(['ledger', '--kind', 'observation'], {cwd: repo})
+  const tried = observations.map(o => o.body.metrics?.tried).find(f => f !== undefined)
+  t.ok(tried, 'the code ran')
+  t.match(tried, {key: false, home: 'written', tmpdir: 'written', checkout: 'written'}, JSON.stringify(tried))
+  t.same(tried?.unmounted, [], 'nothing that hides the repository can be unmounted')
+  t.notOk(fs.existsSync(outside), `nothing written outside (${String(tried?.outside)})`)
 })
 
 t.test('code of an attempt run by the held-out evaluator: the key it reads reaches no record, public or private', async t => {

@@ -96,8 +96,10 @@ function runs(cmd: string, args: string[]): Promise<boolean> {
 export function detectIsolation(): Promise<Isolation> {
   if (process.platform !== 'linux') return Promise.resolve('none')
   probe ??= (async () => {
-    if (await runs('unshare', ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', 'true'])) return 'namespace'
-    if (await runs('unshare', ['--user', '--map-root-user', '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', 'true'])) return 'userns'
+    // (the sandbox drops every capability before the program starts: setpriv, util-linux as unshare)
+    const drop = ['setpriv', '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', 'true']
+    if (await runs('unshare', ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', ...drop])) return 'namespace'
+    if (await runs('unshare', ['--user', '--map-root-user', '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', ...drop])) return 'userns'
     if (await runs('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', 'true'])) return 'bwrap'
     return 'none'
   })()
@@ -114,11 +116,19 @@ export function detectIsolation(): Promise<Isolation> {
  */
 const HIDE_SCRIPT = [
   'fail() { echo "exp sandbox: $1" >&2; exit 97; }',
-  'mount -t tmpfs -o size=64k,mode=0700 exp-stage /dev/shm || fail "cannot mount a private /dev/shm"',
-  'n=0; while [ "$1" != "--" ]; do n=$((n+1)); mkdir "/dev/shm/$n" && mount --bind "$1" "/dev/shm/$n" && printf %s "$1" > "/dev/shm/$n.path" || fail "cannot set aside $1"; shift; done; shift',
-  'while [ "$1" != "--" ]; do if [ -d "$1" ]; then mount -t tmpfs -o size=1m,mode=1777 exp-hidden "$1" || fail "cannot hide $1"; elif [ -e "$1" ]; then mount --bind /dev/null "$1" || fail "cannot hide $1"; fi; shift; done; shift',
+  'mount -t tmpfs -o size=64k,mode=0700 exp-stage /dev/shm && : > /dev/shm/keep && : > /dev/shm/hidden || fail "cannot mount a private /dev/shm"',
+  'n=0; while [ "$1" != "--" ]; do n=$((n+1)); mkdir "/dev/shm/$n" && mount --bind "$1" "/dev/shm/$n" && printf %s "$1" > "/dev/shm/$n.path" && printf "%s\\n%s\\n" "$1" "$(readlink -f "$1")" >> /dev/shm/keep || fail "cannot set aside $1"; shift; done; shift',
+  'while [ "$1" != "--" ]; do printf "%s\\n%s\\n" "$1" "$(readlink -f "$1")" >> /dev/shm/hidden; if [ -d "$1" ]; then mount -t tmpfs -o size=1m,mode=1777 exp-hidden "$1" || fail "cannot hide $1"; elif [ -e "$1" ]; then mount --bind /dev/null "$1" || fail "cannot hide $1"; fi; shift; done; shift',
   'i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); k=$(cat "/dev/shm/$i.path"); mkdir -p "$k" && mount --move "/dev/shm/$i" "$k" || fail "cannot restore $k"; done',
-  'exec "$@"',
+  // every other mount read-only (the user's home and git config, /usr, /etc: what a process
+  // outside the sandbox later reads or runs), but the kept folders, the empty hidden ones, /dev, /proc, /sys
+  'awk \'{ for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2), $5; break } }\' /proc/self/mountinfo > /dev/shm/mounts || fail "cannot list the mounts"',
+  // (a mount under a hidden folder is out of sight, and the top one at a hidden path is the empty tmpfs)
+  'while read -r src mp; do mp=$(printf "%b" "$mp"); case "$src" in exp-hidden|exp-stage) continue;; esac; case "$mp" in /proc|/proc/*|/dev|/dev/*|/sys|/sys/*) continue;; esac; [ -e "$mp" ] || continue; grep -qxF "$mp" /dev/shm/keep /dev/shm/hidden && continue; mount -o remount,bind,ro "$mp" || fail "cannot make $mp read-only"; done < /dev/shm/mounts',
+  // (the folder it starts in was entered before: entered again, it is the kept, writable one)
+  'here=$(pwd -P) && cd "$here" || fail "cannot enter the folder it runs in"',
+  // and no capability left: as root in the namespace the program could otherwise unmount what hides the repository
+  'exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"',
 ].join('\n')
 
 /** Folders where copies of repositories (and of the package) are usually found: hidden whole when isolated. */
@@ -167,7 +177,8 @@ function wrapHidden(program: string, args: readonly string[], o: {cwd: string; e
   }
   if (found && hide.length && isolation === 'bwrap') {
     const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
-    return {program: 'bwrap', args: ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', o.cwd, '--die-with-parent', '--', program, ...args], isolation}
+    // (the whole file system read-only but the kept folders and the empty hidden ones, as the namespace script does)
+    return {program: 'bwrap', args: ['--ro-bind', '/', '/', '--dev-bind', '/dev', '/dev', '--unshare-pid', '--proc', '/proc', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', o.cwd, '--die-with-parent', '--', program, ...args], isolation}
   }
   return {program, args: [...args], isolation: 'none'}
 }
