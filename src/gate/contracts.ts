@@ -18,6 +18,8 @@ export interface GateContract {
   checks: Check[]
   verdict: 'accept' | 'reject'
   attempt: string
+  /** its held-out check was not made: its private data is sealed and there was no key */
+  uncertified?: true
 }
 
 /**
@@ -44,7 +46,8 @@ export async function gateContracts(store: RecordStore, ws: Workspace, o: {contr
       holdout = (await evaluateAttempt(store, ws, id, {...eo, split: 'holdout'})).summary
       checks = attemptChecks(c, {boundaryClean: true, dev: dev.summary, holdout, basedOnMain: true})
     } else if (!o.certified) checks = checks.filter(x => x.name !== 'held-out improves')
-    out.push({contract: c.name, changed, dev: dev.summary, ...(holdout ? {holdout} : {}), checks, verdict: checks.every(x => x.passed) ? 'accept' : 'reject', attempt: id})
+    const dropped = !o.certified && c.promotion.holdout_required
+    out.push({contract: c.name, changed, dev: dev.summary, ...(holdout ? {holdout} : {}), checks, verdict: checks.every(x => x.passed) ? 'accept' : 'reject', attempt: id, ...(dropped ? {uncertified: true as const} : {})})
   }
   return out
 }

@@ -166,7 +166,11 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
       await rm(tmp, {recursive: true, force: true})
     }
   }
-  return {base: mb, head, scope, skills, contracts, stale, passed: scope.ok && !stale.length && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified, reasons, notes}
+  // a contract whose held-out check was left out (no key for its sealed data) is judged on dev
+  // alone: so says the result, as for a sealed skill split (a fork's pull request gets no key)
+  const uncertified = contracts.filter(c => c.uncertified).map(c => c.contract)
+  if (uncertified.length) notes.push(`contract ${uncertified.join(', ')}: its private data is sealed and no key is available (EXP_HOLDOUT_KEY): the held-out check was not made, validation only, this gate cannot certify a promotion`)
+  return {base: mb, head, scope, skills, contracts, stale, passed: scope.ok && !stale.length && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified: certified && !uncertified.length, reasons, notes}
 }
 
 type PairOptions = EvalRunOptions & {scenariosDir: string; workspace: Workspace; repeat: number; reuse: Reuse}

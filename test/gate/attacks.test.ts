@@ -91,6 +91,11 @@ t.test('without the key (a fork), the gate judges a contract with evaluator-only
   t.equal(g.code, 0, g.stderr)
   t.match(g.result, {passed: true, contracts: [{verdict: 'accept', dev: {outcome: 'positive'}}]})
   t.notOk((g.result.contracts[0] as {holdout?: unknown}).holdout, 'no held-out run without the key')
+  // and says so (found by red-teaming: it said certified: true, with no note, so a change tuned
+  // on the public dev split passed a contract's required held-out check unseen)
+  t.match(g.result, {certified: false, notes: [/contract quad: its private data is sealed and no key is available \(EXP_HOLDOUT_KEY\): the held-out check was not made, validation only/]})
+  const text = await exp(['gate', '--base', 'main', '--head', 'better'], {cwd: repo, env: {EXP_HOLDOUT_KEY: ''}})
+  t.match(text.stdout, /## exp gate: PASS \(validation only, not certified\)/)
 })
 
 t.test('a protected path is protected in any case and Unicode form: the variant a case-insensitive checkout folds onto it', async t => {
