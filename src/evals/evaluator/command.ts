@@ -48,6 +48,17 @@ export function commandEvaluatorIdentity(contract: Contract, harness: string): E
 export const METRICS_MAX_BYTES = 1024 * 1024
 
 /** Metrics as JSON; bare NaN and Infinity (what Python's json writes) are read as non-finite values. */
+function finiteOrText(v: unknown): unknown {
+  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v)
+  if (Array.isArray(v)) return v.map(finiteOrText)
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, {value: finiteOrText(x), enumerable: true, writable: true, configurable: true})
+    return out
+  }
+  return v
+}
+
 export function parseMetrics(text: string): {metrics?: Record<string, unknown>; error?: string} {
   let doc: unknown
   try {
@@ -62,7 +73,9 @@ export function parseMetrics(text: string): {metrics?: Record<string, unknown>; 
     }
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return {error: 'not a JSON object of metrics'}
-  return {metrics: doc as Record<string, unknown>}
+  // a literal beyond a number's range (`1e400`) parses to Infinity, which no record holds: kept
+  // as the text "Infinity", as a literal Infinity is, and judged non-finite
+  return {metrics: finiteOrText(doc) as Record<string, unknown>}
 }
 
 /**
@@ -198,13 +211,16 @@ export function judgeObservation(obs: Pick<ObservationBody, 'ran' | 'exit_code' 
   const raw = own(contract.metric.name) ? obs.metrics[contract.metric.name] : undefined
   const value = typeof raw === 'number' ? raw : typeof raw === 'string' && /^(-?Infinity|NaN)$/.test(raw) ? Number(raw) : undefined
   if (value === undefined) return retry('missing_metrics', `the metrics file has no number "${contract.metric.name}"`)
-  if (contract.validity.finite_metrics && !Number.isFinite(value)) return retry('non_finite_metric', `"${contract.metric.name}" is ${value}, not a finite number`)
+  // (with finite_metrics off too: a record holds finite numbers only, and a run that could not be
+  // recorded was lost, and its attempt stuck — every rerun met the same error)
+  if (!Number.isFinite(value)) return retry('non_finite_metric', `"${contract.metric.name}" is ${value}, not a finite number`)
   const missing = contract.validity.required_metrics.filter(k => !own(k))
   if (missing.length) return retry('missing_metrics', `the metrics file lacks ${missing.join(', ')}`)
   const metric = {name: contract.metric.name, value, direction: contract.metric.direction}
   const verified = Object.fromEntries(Object.entries(obs.metrics).filter(([, v]) => typeof v === 'number' && Number.isFinite(v)))
   if (!baseline) return {valid: true, outcome: 'neutral', metric, verified_metrics: verified, violations: []}
   const g = gain(contract, value, baseline.value)
+  if (!Number.isFinite(g)) return retry('non_finite_metric', `the difference of "${contract.metric.name}" ${value} from the baseline's ${baseline.value} is beyond what a number holds`)
   const outcome = g > contract.metric.margin ? 'positive' : g < -contract.metric.margin ? 'negative' : 'neutral'
-  return {valid: true, outcome, metric, verified_metrics: verified, violations: [], baseline: {value: baseline.value, ...(baseline.verdict ? {verdict: baseline.verdict} : {}), gain: Math.round(g * 1e9) / 1e9}}
+  return {valid: true, outcome, metric, verified_metrics: verified, violations: [], baseline: {value: baseline.value, ...(baseline.verdict ? {verdict: baseline.verdict} : {}), gain: Number.isFinite(g * 1e9) ? Math.round(g * 1e9) / 1e9 : g}}
 }

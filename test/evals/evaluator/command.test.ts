@@ -100,9 +100,22 @@ t.test('NaN, Infinity and strings where the metric should be: never a valid numb
   t.match(judge({score: [1]}), {valid: false})
   t.match(judge({score: {valueOf: 1}}), {valid: false})
   t.match(parseMetrics('[1, 2]'), {error: /not a JSON object/})
-  t.match(parseMetrics('{"score": 1e999}').metrics, {score: Infinity})
+  // (kept as the text "Infinity": a record holds finite numbers only)
+  t.same(parseMetrics('{"score": 1e999, "nested": {"x": -1e999}}').metrics, {score: 'Infinity', nested: {x: '-Infinity'}})
   t.match(judge(parseMetrics('{"score": 1e999}').metrics!), {valid: false, needs_retry: {stop_reason: 'non_finite_metric'}})
   t.match(judge({score: 0.5}), {valid: true, metric: {value: 0.5}})
+})
+
+// Found by red-teaming: a finite but huge score (|x| ~ 1e308, from a params-only edit with a
+// quadratic harness) made the gain, or its rounding, Infinity; the record was refused after
+// the run, nothing was recorded, and every rerun of the attempt met the same error.
+t.test('a huge score: a gain beyond a number is a needs_retry, a huge finite one is kept as it is', async t => {
+  const judge = (score: number, baseline: number, finite = true) => judgeObservation({ran: true, exit_code: 0, signal: null, timed_out: false, metrics: {score}, boundary: {clean: true, changed: []}, timeout_seconds: 10}, {...contract, validity: {...contract.validity, finite_metrics: finite}}, {value: baseline})
+  t.match(judge(-1e308, 1e308), {valid: false, needs_retry: {stop_reason: 'non_finite_metric'}, violations: [/beyond what a number holds/]})
+  const big = judge(1e300, -1e300)
+  t.match(big, {valid: true, outcome: 'positive', baseline: {gain: 2e300}})
+  t.ok(Number.isFinite(big.baseline!.gain), 'the gain is a finite number a record holds')
+  t.match(judgeObservation({ran: true, exit_code: 0, signal: null, timed_out: false, metrics: parseMetrics('{"score": 1e400}').metrics!, boundary: {clean: true, changed: []}, timeout_seconds: 10}, {...contract, validity: {...contract.validity, finite_metrics: false}}), {valid: false, needs_retry: {stop_reason: 'non_finite_metric'}}, 'even with finite_metrics off: no record holds Infinity')
 })
 
 t.test('a command that cannot start, or one that forks a child that outlives it, is bounded', async t => {
