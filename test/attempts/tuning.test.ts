@@ -42,6 +42,25 @@ t.test('the tuning example end to end from git init on master: search raises hel
   t.same(fsck.problems, [])
 })
 
+// Found by red-teaming: the example's contract said `baseline: {revision: main}`, resolved when
+// it runs — on a master repository a stale branch called main became the baseline, and an
+// attempt that changed nothing "improved" on it and was merged.
+t.test('the tuning example on master with a stale branch called main: an attempt that changes nothing is not promoted', async t => {
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q', '-b', 'master')
+  await git(dir, 'config', 'user.name', 'exp test')
+  await git(dir, 'config', 'user.email', 'test@exp.invalid')
+  t.equal((await exp(['init', '--example', 'tuning'], {cwd: dir})).code, 0)
+  await git(dir, 'checkout', '-q', '-b', 'main')
+  fs.writeFileSync(path.join(dir, 'params.json'), JSON.stringify({n_lists: 64, n_probe: 1, kmeans_iters: 2}, null, 2))
+  await git(dir, 'commit', '-qam', 'some old branch')
+  await git(dir, 'checkout', '-q', 'master')
+  const a = await expJson<{id: string}>(['attempt', 'new', 'tuning'], {cwd: dir})
+  const d = await expJson<{verdict: string}>(['attempt', 'promote', a.id], {cwd: dir})
+  t.equal(d.verdict, 'reject', 'measured against its own base, changing nothing is no improvement')
+  t.match(await git(dir, 'log', '-1', '--format=%s', 'master'), /^exp: add the tuning example/, 'master did not move')
+})
+
 t.test('the tuning example by hand on main: attempt new, eval, promote', async t => {
   const repo = await makeRepo(t)
   t.equal((await exp(['init', '--example', 'tuning'], {cwd: repo})).code, 0)
