@@ -1,5 +1,6 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
+import {plainText} from '../cli/plain.js'
 import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
 import {graph, renderGraph, GRAPH_FORMATS, type EvidenceGraph, type GraphFormat} from '../projections/index.js'
@@ -24,7 +25,9 @@ export default class Graph extends ExpCommand {
       if (note) this.note(note)
       return graph(authority.ledger, {now: new Date(), env: process.env, admit: authority.admit})
     })
-    if (!this.jsonEnabled()) process.stdout.write(renderGraph(g, flags.format as GraphFormat))
+    // (a diagram is text for a person, holding other lanes' words: no escape sequence or bidi
+    // control of theirs reaches the terminal, as in every other view)
+    if (!this.jsonEnabled()) process.stdout.write(flags.format === 'json' ? renderGraph(g, 'json') : plainText(renderGraph(g, flags.format as GraphFormat)))
     return g
   }
 }

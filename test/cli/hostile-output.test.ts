@@ -58,3 +58,20 @@ t.test('result files replace a link at their name and never write through it; a 
   t.match(dots.stderr, /error: --out \.\.results: \.\.results is a symbolic link/)
   t.same(fs.readdirSync(outside), ['victim.txt'], 'nothing was written where the link points')
 })
+
+// Found by red-teaming: every view escaped another lane's control and bidi characters but
+// `exp graph --format mermaid|dot` (the "fit to paste" output): a hypothesis statement cleared
+// the screen and set the terminal's title when it was printed.
+t.test('exp graph diagrams show another lane\'s escape sequences and bidi controls as \\u escapes', async t => {
+  const repo = await makeRepo(t)
+  const evil = 'stmt\u001b[2J\u001b]0;PWNED\u0007\u202e\u009b31mX'
+  const h = {statement: evil, mechanism: 'm', expected_effect: {metric: 'success', direction: 'increase'}, conditions: [], mechanism_family: 'f'}
+  t.equal((await exp(['append', 'hypothesis', '-', '--lane', 'mallory'], {cwd: repo, input: JSON.stringify(h)})).code, 0)
+  for (const format of ['mermaid', 'dot']) {
+    const g = await exp(['graph', '--format', format], {cwd: repo})
+    t.equal(g.code, 0, g.stderr)
+    t.match(g.stdout, /stmt\\u001b\[2J\\u001b\]0;PWNED\\u0007\\u202e\\u009b31mX/, format)
+    const raw = [...g.stdout].filter(c => c !== '\n' && c !== '\t' && (c < ' ' || (c >= '\u007f' && c <= '\u009f') || (c >= '\u202a' && c <= '\u202e')))
+    t.same(raw, [], `${format}: no control or bidi character printed raw`)
+  }
+})
