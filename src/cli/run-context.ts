@@ -5,6 +5,7 @@ import {loadConfig} from '../research/files.js'
 import {discoverRepo, type GitRecordStore} from '../store/index.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import {createAgent, type AgentOptions} from '../agents/registry.js'
+import {passedSecrets} from '../agents/command/sandbox.js'
 import {NotFoundError} from '../errors/index.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
@@ -71,8 +72,9 @@ export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentO
 export async function runContext(store: GitRecordStore, cwd: string, flags: RunFlagValues, warn?: (line: string) => void): Promise<{options: EvalRunOptions; config: ResearchConfig; root: string; mainRef: string}> {
   const root = store.repo.workDir ?? cwd
   const cfg = await loadConfig(root)
+  const agent = flags.agent ?? cfg.agent ?? 'scripted'
   const options: EvalRunOptions = {
-    agent: flags.agent ?? cfg.agent ?? 'scripted',
+    agent,
     scenariosDir: path.resolve(cwd, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios')),
     skillsDir: path.join(root, cfg.skills ?? 'skills'),
     seed: flags.seed ?? cfg.seed ?? 42,
@@ -83,7 +85,8 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
     agentOptions: agentOptions(cfg, store),
     // written synchronously, a line per event: nothing to flush when the command ends
-    events: openEventSink(eventsFile(cwd, flags.events), {cwd}),
+    // (what the agent is handed with --env is masked in the events too)
+    events: openEventSink(eventsFile(cwd, flags.events), {cwd, secrets: passedSecrets(agent)}),
   }
   // a wrong --agent or --scenarios fails here, before a command records anything (evolve's start
   // note, an attempt, a compare lane): creating an agent only checks its spec

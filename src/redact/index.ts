@@ -96,3 +96,10 @@ export function withKey(redact: Redact, key: Buffer | undefined): Redact {
   const masked = makeRedactor({secrets: [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')], home: '/'})
   return text => redact(masked(text))
 }
+
+/** `redact`, and these values masked too (the variables a run hands its agent: agents/command/sandbox.ts, passedSecrets). */
+export function withSecrets(redact: Redact, secrets: readonly string[]): Redact {
+  if (!secrets.length) return redact
+  const masked = makeRedactor({secrets: [...secrets], home: '/'})
+  return text => redact(masked(text))
+}

@@ -103,3 +103,34 @@ t.test('the openai agent runs against an OpenAI-compatible server; HTTP failures
   const inspect = await expJson<{record: {body: {agent: {name: string; model?: string}}}}>(['inspect', r.manifest], {cwd: repo})
   t.equal(inspect.record.body.agent.model, 'test-model')
 })
+
+// Found by red-teaming: what a run hands its agent with --env was masked only when the
+// variable's name said "secret" (…KEY, …TOKEN, …PASSWORD): an agent that echoed GH_PAT or
+// DB_PASS put them into every public trace, and into the --events file.
+t.test('values handed to a command agent with --env are masked in traces and events, whatever their names', async t => {
+  const repo = await benchmarkRepo(t)
+  const agent = path.join(repo, '..', `leak-${path.basename(repo)}.mjs`)
+  fs.writeFileSync(agent, `import readline from 'node:readline'
+const out = o => process.stdout.write(JSON.stringify(o) + '\\n')
+const leak = 'pat ' + process.env.GH_PAT + ' db ' + process.env.DB_PASS
+process.stderr.write('boom DB_PASS=' + process.env.DB_PASS + '\\n')
+readline.createInterface({input: process.stdin}).on('line', l => {
+  const m = JSON.parse(l)
+  if (m.type === 'start') out({type: 'tool_call', id: 'c1', tool: 'search_documents', arguments: {query: leak}})
+  else out({type: 'final', answer: 'done ' + leak})
+})
+`)
+  t.teardown(() => fs.rmSync(agent, {force: true}))
+  const env = {GH_PAT: '11ABCDEFG0123456789zyxwvutsrq', DB_PASS: 'Correct-Horse-Battery-9', EXP_EVENTS: ''}
+  const events = path.join(repo, '..', `events-${path.basename(repo)}.jsonl`)
+  t.teardown(() => fs.rmSync(events, {force: true}))
+  const r = await exp(['run', 'validation', '--agent', `command:--env GH_PAT --env DB_PASS node ${agent}`, '--lane', 'leaky', '--events', events], {cwd: repo, env})
+  t.equal(r.code, 0, r.stderr)
+  const ledger = (await exp(['ledger', '--json'], {cwd: repo})).stdout
+  t.match(ledger, /search_documents/, 'the agent ran')
+  for (const v of Object.values(env).filter(Boolean)) {
+    t.notOk(ledger.includes(v), `${v.slice(0, 4)}… is in no record`)
+    t.notOk(fs.readFileSync(events, 'utf8').includes(v), `${v.slice(0, 4)}… is in no event`)
+    t.notOk(r.stdout.includes(v) || r.stderr.includes(v), `${v.slice(0, 4)}… was not printed`)
+  }
+})

@@ -6,6 +6,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {SandboxError} from '../../errors/index.js'
 import {within} from '../../paths.js'
+import {splitCommandLine} from './argv.js'
 
 /**
  * Where a `command:` agent runs (docs/agent-protocol.md): never in the repository. Every
@@ -48,6 +49,23 @@ export function splitEnvWords(words: readonly string[]): {pass: string[]; rest: 
   }
   for (const n of pass) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new SandboxError(`--env ${n}: not a variable name`, 'name variables to pass to the agent, e.g. command:--env OPENAI_API_KEY python3 agent.py')
   return {pass, rest: words.slice(i)}
+}
+
+/**
+ * The values a `command:` spec hands its agent with `--env NAME`: masked wherever the run
+ * writes (traces, events), whatever the variable is called — a value is passed because the
+ * agent needs it, and `GH_PAT` or `DB_PASS` matched no credential name.
+ */
+export function passedSecrets(spec: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (!spec.startsWith('command:')) return []
+  const words = splitCommandLine(spec.slice('command:'.length)) ?? []
+  let pass: string[]
+  try {
+    pass = splitEnvWords(words).pass
+  } catch {
+    return []
+  }
+  return pass.map(n => env[n]).filter((v): v is string => !!v)
 }
 
 /**

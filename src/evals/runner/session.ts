@@ -8,7 +8,8 @@ import type {Ledger, RecordStore} from '../../store/index.js'
 import {GRADER_VERSION} from '../grader/version.js'
 import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
 import {worldEvaluator} from '../evaluator/world.js'
-import {makeRedactor, type Redact} from '../../redact/index.js'
+import {makeRedactor, withSecrets, type Redact} from '../../redact/index.js'
+import {passedSecrets} from '../../agents/command/sandbox.js'
 import {episodeSeed} from '../prompt.js'
 import {exploreSkills} from './explore.js'
 import {loadDataset, type Dataset} from './dataset.js'
@@ -109,7 +110,7 @@ export class RunSession {
         ...(o.explore && o.explore.rate > 0 ? {explore: {rate: o.explore.rate}} : {}),
       }
       const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
-      const s = new RunSession(store, o, manifest, dataset, skillRef, agentRef, skill, agent, o.redact ?? makeRedactor({env: process.env}), now)
+      const s = new RunSession(store, o, manifest, dataset, skillRef, agentRef, skill, agent, withSecrets(o.redact ?? makeRedactor({env: process.env}), passedSecrets(o.agent)), now)
       s.skillTexts = skillsWithRecall(skill, memory)
       await s.plan()
       return s
