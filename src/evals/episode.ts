@@ -95,7 +95,8 @@ async function play(o: EpisodeOptions): Promise<Played> {
       abort?.abort()
       throw new StepLimitReached(maxSteps)
     }
-    const step = world.invoke(o.redact ? {...call, arguments: redactDeep(call.arguments ?? {}, o.redact)} : call)
+    // (the tool's name too: it is recorded, and the world's "no tool named …" repeats it)
+    const step = world.invoke(o.redact ? {...call, tool: typeof call.tool === 'string' ? o.redact(call.tool) : call.tool, arguments: redactDeep(call.arguments ?? {}, o.redact)} : call)
     steps.push(step)
     return step.outcome
   }

@@ -134,3 +134,27 @@ readline.createInterface({input: process.stdin}).on('line', l => {
     t.notOk(r.stdout.includes(v) || r.stderr.includes(v), `${v.slice(0, 4)}… was not printed`)
   }
 })
+
+// Found by red-teaming: an agent's tool name was recorded as it came (and repeated by the
+// world's "no tool named …"): one shaped like a key stopped the whole run with E_SECRET, its
+// hint blaming the user's input; after a newline it was stored in every trace.
+t.test('a tool name shaped like a key is masked like every other word of the agent: the run goes on', async t => {
+  const repo = await benchmarkRepo(t)
+  const agent = path.join(repo, '..', `toolname-${path.basename(repo)}.mjs`)
+  fs.writeFileSync(agent, `import readline from 'node:readline'
+const out = o => process.stdout.write(JSON.stringify(o) + '\\n')
+const name = ['sk', 'c'.repeat(30)].join('-')
+readline.createInterface({input: process.stdin}).on('line', l => {
+  const m = JSON.parse(l)
+  if (m.type === 'start') out({type: 'tool_call', id: 'c1', tool: name, arguments: {}})
+  else out({type: 'final', answer: 'ok'})
+})
+`)
+  t.teardown(() => fs.rmSync(agent, {force: true}))
+  const r = await exp(['run', 'validation', '--agent', `command:node ${agent}`, '--lane', 'tools'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  const ledger = (await exp(['ledger', '--json', '--kind', 'trace', '--lane', 'tools'], {cwd: repo})).stdout
+  t.equal(JSON.parse(ledger).length, VAL, 'every episode recorded')
+  t.notOk(ledger.includes('c'.repeat(30)), 'the name is in no trace')
+  t.match(ledger, /"tool":"\[redacted\]"/)
+})
