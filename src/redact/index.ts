@@ -26,9 +26,10 @@ export const PRIVATE = '[private]'
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
 // shapes of common credentials; ids (xx-<24 hex>), digests (sha256:<hex>) and git oids are not among them
 const SHAPES: RegExp[] = [
-  /\bsk-[A-Za-z0-9_-]{16,}/g,
-  /\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
+  // (where no letter or digit is before it: `my_sk-…` too, which a word boundary let through)
+  /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/g,
+  /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
+  /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
   /\bAIza[0-9A-Za-z_-]{30,}/g,
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,

@@ -27,6 +27,10 @@ const SHAPES: [RegExp, string][] = [
   [/(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, 'a JSON web token'],
   [/\b(?:Bearer|BEARER|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/, 'a bearer token'],
   [/-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/, 'a private key'],
+  // a password in a URL (`postgres://admin:pw@db`, `https://user:token@host`) and a Basic
+  // authorization header: the redactor masks both, and neither is ordinary text
+  [/\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]+:[^\s/@]+@[^\s/@]/, 'credentials in a URL'],
+  [/\bAuthorization:\s*Basic\s+[A-Za-z0-9+/]{8,}={0,2}/i, 'a Basic authorization header'],
 ]
 
 /** names of variables that hold credentials: …_KEY, …_TOKEN, …_SECRET, …PASSWORD, …_CREDENTIALS */

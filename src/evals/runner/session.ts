@@ -1,4 +1,4 @@
-import {ExpError} from '../../errors/index.js'
+import {ExpError, UsageError} from '../../errors/index.js'
 import {loadAgent} from '../../agents/registry.js'
 import type {Agent} from '../../agents/types.js'
 import {prepare, type RecordDraft} from '../../records/index.js'
@@ -10,6 +10,7 @@ import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
 import {worldEvaluator} from '../evaluator/world.js'
 import {makeRedactor, withSecrets, type Redact} from '../../redact/index.js'
 import {passedSecrets} from '../../agents/command/sandbox.js'
+import {secretScanner} from '../../redact/secrets.js'
 import {episodeSeed} from '../prompt.js'
 import {exploreSkills} from './explore.js'
 import {loadDataset, type Dataset} from './dataset.js'
@@ -77,6 +78,10 @@ export class RunSession {
   static async open(store: RecordStore, o: RunOptions): Promise<RunSession> {
     const now = o.now ?? (() => new Date())
     if (o.explore && o.explore.rate > 0 && o.split !== 'train') throw new ExpError('E_USAGE', `exploration is for training runs only; this run is on the ${o.split} split`, {hint: 'validation, held-out and gate runs read the skill as it is: drop --explore', data: {flag: '--explore', split: o.split}})
+    // the spec is recorded in the manifest every clone gets: a credential in it is a usage error
+    // with the way on, not the store's "take it out of the input" once the run has started
+    const inSpec = secretScanner()(o.agent)
+    if (inSpec) throw new UsageError(`the agent spec (--agent) holds ${inSpec}: the spec is recorded in the run's manifest, which every clone that syncs gets; nothing was run`, 'hand the agent its secrets in the environment, named with --env (command:--env NAME program …), never on its command line')
     const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
     const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
     const skill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo, workspace: o.workspace})
