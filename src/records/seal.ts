@@ -3,7 +3,7 @@ import {digestSubject, normalizeCites, recordId} from './identity.js'
 import {sha256Hex} from './digest.js'
 import {schemaTag} from './kinds.js'
 import {assertBody, checkEnvelope} from './validate.js'
-import {SchemaError, CorruptObjectError} from '../errors/index.js'
+import {SchemaError, CorruptObjectError, InvalidInputError} from '../errors/index.js'
 import type {ExpRecord, RecordDraft} from './types.js'
 import type {ArtifactRef} from './types.generated.js'
 import {artifactRefs} from './artifacts.js'
@@ -22,6 +22,29 @@ export interface Prepared {
 // it from its verification) and then appends it pays for canonical JSON and validation once.
 const memo = new WeakMap<object, Prepared>()
 
+/** How deep a record's values may nest (a trace's deepest is under 10). */
+export const MAX_DEPTH = 256
+
+/**
+ * Refuse a value nested deeper than MAX_DEPTH, or one that holds itself (a YAML alias inside
+ * its own anchor, `text: &a [*a]`): every walk of it would recurse until the stack ran out —
+ * "Maximum call stack size exceeded … this is unexpected", and no file or field named.
+ * An explicit stack: this walk does not recurse.
+ */
+function refuseDeep(value: unknown, file: string | undefined, field: string): void {
+  // (depth first: a value that holds itself reaches the limit along its first path)
+  const stack: [unknown, number][] = [[value, 1]]
+  while (stack.length) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth > MAX_DEPTH) {
+      const where = file ? `${file}: ` : ''
+      throw new InvalidInputError(`${where}${field} is nested more than ${MAX_DEPTH} levels deep, or holds itself (a YAML alias inside its own anchor)`, {...(file ? {file} : {}), field}, 'flatten the structure; a record is data for people and tools to read, not a tree of that depth')
+    }
+    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1])
+  }
+}
+
 /** Validate a draft and compute its id and digest (pure: no lane, clock or store involved). */
 export function prepare(draft: RecordDraft, file?: string): Prepared {
   const hit = memo.get(draft)
@@ -30,6 +53,8 @@ export function prepare(draft: RecordDraft, file?: string): Prepared {
   // one canonical serialization of the body gives the digest subject (keys sorted: body
   // first, after the artifacts when there are any) and, parsed back, the normalized body
   if (draft.body === undefined) assertBody(draft.kind, undefined, file)
+  refuseDeep(draft.body, file, 'body')
+  if (draft.volatile !== undefined) refuseDeep(draft.volatile, file, 'volatile')
   const bodyJson = canonicalJson(draft.body)
   const refs = draft.artifacts?.length ? artifactRefs(draft.artifacts, file ? `${file}: artifacts` : 'artifacts') : undefined
   const {body: _body, artifacts: _artifacts, ...rest} = digestSubject({kind: draft.kind, key: draft.key, cites, body: undefined}) as {body: unknown; artifacts?: unknown}

@@ -75,3 +75,18 @@ t.test('exp graph diagrams show another lane\'s escape sequences and bidi contro
     t.same(raw, [], `${format}: no control or bidi character printed raw`)
   }
 })
+
+// Found by red-teaming: both stopped exp append with "Maximum call stack size exceeded … this
+// is unexpected", naming no file or field.
+t.test('a YAML alias inside its own anchor, and JSON nested 50,000 deep, are refused naming the file', async t => {
+  const repo = await makeRepo(t)
+  fs.writeFileSync(path.join(repo, 'loop.yaml'), 'text: &a [*a, *a]\n')
+  fs.writeFileSync(path.join(repo, 'deep.json'), `{"text":"deep","about":${'['.repeat(50_000)}${']'.repeat(50_000)}}`)
+  for (const f of ['loop.yaml', 'deep.json']) {
+    const r = await exp(['append', 'note', f, '--lane', 'x'], {cwd: repo})
+    t.equal(r.code, 2, r.stderr)
+    t.match(r.stderr, new RegExp(`error: ${f.replace('.', '\\.')}: body is nested more than 256 levels deep, or holds itself`))
+    t.notMatch(r.stderr, /unexpected|call stack/)
+  }
+  t.equal((await git(repo, 'for-each-ref', 'refs/research/')).trim(), '', 'nothing was written')
+})
