@@ -1,4 +1,4 @@
-import {existsSync} from 'node:fs'
+import {existsSync, rmSync} from 'node:fs'
 import {mkdir, mkdtemp, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,6 +10,7 @@ import {CONTRACTS_DIR} from '../contracts/load.js'
 import type {Workspace} from '../workspace/port.js'
 import {writeOutputFile} from '../write-output.js'
 import {refuseLinkOnTheWay} from '../work-file.js'
+import {onInterrupt} from '../evals/evaluator/interrupt.js'
 
 /**
  * A contract's evaluator-only data (`private_data` globs), sealed like the held-out split:
@@ -48,6 +49,9 @@ export async function sealPrivateData(root: string, contract: Contract, key: Buf
   return {file: privatePath(contract.name), sealed: [...byName.keys()].sort(), removed: plain.sort()}
 }
 
+/** The name its unsealed folders start with in the temporary folder: `exp-private-<pid>-…` */
+export const PRIVATE_PREFIX = 'exp-private-'
+
 /** Open the sealed private data committed at `commit` into a new temporary folder (undefined: the contract has none). */
 export async function unsealPrivateData(ws: Workspace, commit: string, contract: Contract, key: Buffer | undefined): Promise<{dir: string; cleanup: () => Promise<void>} | undefined> {
   if (!contract.private_data.length) return undefined
@@ -55,12 +59,27 @@ export async function unsealPrivateData(ws: Workspace, commit: string, contract:
   const bytes = await ws.readFile(commit, privatePath(contract.name), {max: Infinity})
   if (!bytes) return undefined
   if (!key) throw new SealedSplitError(`contract ${contract.name} has sealed evaluator-only data and no key was found`, 'set EXP_HOLDOUT_KEY (in CI: a repository secret), or put the key in .git/exp/holdout.key')
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'exp-private-'))
-  for (const f of unsealFiles(bytes.toString('utf8'), key, privatePath(contract.name))) {
-    const to = path.join(dir, f.name)
-    if (!to.startsWith(dir + path.sep)) continue
-    await mkdir(path.dirname(to), {recursive: true})
-    await writeFile(to, f.content, {mode: 0o600})
+  // (named for this process: `exp gc` removes the folder of one that was killed — PRIVATE_PREFIX)
+  const dir = await mkdtemp(path.join(os.tmpdir(), `${PRIVATE_PREFIX}${process.pid}-`))
+  // removed if exp is interrupted (Ctrl-C) while it is there: the data is in clear in it
+  const forget = onInterrupt(() => rmSync(dir, {recursive: true, force: true}))
+  try {
+    for (const f of unsealFiles(bytes.toString('utf8'), key, privatePath(contract.name))) {
+      const to = path.join(dir, f.name)
+      if (!to.startsWith(dir + path.sep)) continue
+      await mkdir(path.dirname(to), {recursive: true})
+      await writeFile(to, f.content, {mode: 0o600})
+    }
+  } catch (e) {
+    forget()
+    await rm(dir, {recursive: true, force: true})
+    throw e
   }
-  return {dir, cleanup: () => rm(dir, {recursive: true, force: true})}
+  return {
+    dir,
+    cleanup: async () => {
+      await rm(dir, {recursive: true, force: true})
+      forget()
+    },
+  }
 }

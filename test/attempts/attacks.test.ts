@@ -1,9 +1,10 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {execFileSync} from 'node:child_process'
-import {exp, expJson, ROOT} from '../helpers/cli.js'
-import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
+import {execFileSync, spawn} from 'node:child_process'
+import os from 'node:os'
+import {exp, expJson, ROOT, BIN} from '../helpers/cli.js'
+import {GIT_ENV, git, node, tempDir} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
 import {prepare, recordDigest, schemaTag, type Kind, type RecordDraft} from '../../src/records/index.js'
@@ -497,4 +498,50 @@ def bonus():
   t.notMatch(p.stdout, /"verdict": "accept"/)
   const fsck = await exp(['fsck'], {cwd: repo})
   t.equal(fsck.code, 0, fsck.stdout)
+})
+
+// Found by red-teaming: exp had no handling of an interrupt, so Ctrl-C during a held-out
+// evaluation left the unsealed data in clear under /tmp (51 such folders on the machine) and
+// the evaluator running (it runs detached: the terminal's Ctrl-C does not reach it).
+t.test('an interrupted held-out evaluation removes the unsealed data and stops the evaluator; exp gc removes what a SIGKILL left', async t => {
+  const repo = await codeContract(t)
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'solver.py'), `import os, time
+def bonus():
+    open("started.txt", "w").write(os.environ.get("EXP_PRIVATE_DIR", ""))
+    time.sleep(4)
+    open("late.txt", "w").write("still running")
+    return 0
+`)
+  await git(a.path, 'add', 'solver.py')
+  await git(a.path, 'commit', '-qm', 'a slow solver')
+  const child = spawn(...node([BIN, 'attempt', 'eval', a.id, '--split', 'holdout']), {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
+  const closed = new Promise<number | null>(r => child.on('close', code => r(code)))
+  const worktrees = path.join(repo, '.git/exp/worktrees')
+  const started = async () => {
+    for (let i = 0; i < 300; i++) {
+      const hit = fs.existsSync(worktrees) && fs.readdirSync(worktrees).map(w => path.join(worktrees, w, 'started.txt')).find(f => fs.existsSync(f))
+      if (hit) return hit
+      await new Promise(r => setTimeout(r, 50))
+    }
+    return undefined
+  }
+  const marker = await started()
+  t.ok(marker, 'the evaluator started')
+  const privateDir = marker ? fs.readFileSync(marker, 'utf8') : ''
+  child.kill('SIGINT')
+  t.equal(await closed, 130, 'exp exits as an interrupt')
+  await new Promise(r => setTimeout(r, 5000))
+  t.notOk(marker && fs.existsSync(path.join(path.dirname(marker), 'late.txt')), 'the evaluator was stopped with exp')
+  const mine = fs.readdirSync(os.tmpdir()).filter(f => f.startsWith(`exp-private-${child.pid}-`))
+  t.same(mine, [], 'no unsealed folder of that exp is left')
+  t.ok(privateDir && !fs.existsSync(privateDir), `the folder the evaluator was given is gone (${privateDir})`)
+  // a folder a SIGKILLed exp left (a pid that is gone): exp gc removes it
+  const left = path.join(os.tmpdir(), 'exp-private-999999-abcdef')
+  fs.mkdirSync(path.join(left, 'data'), {recursive: true})
+  fs.writeFileSync(path.join(left, 'data', 'secret.json'), '{"target": 7}')
+  t.teardown(() => fs.rmSync(left, {recursive: true, force: true}))
+  const gc = await exp(['gc'], {cwd: repo})
+  t.equal(gc.code, 0, gc.stderr)
+  t.notOk(fs.existsSync(left), 'exp gc removed the unsealed folder of a process that is gone')
 })

@@ -1,4 +1,5 @@
 import {spawn} from 'node:child_process'
+import {onInterrupt} from './interrupt.js'
 
 /** One evaluator process run to its end or its timeout, with bounded output tails. */
 export interface ProcessRun {
@@ -34,6 +35,8 @@ export function runProcess(program: string, args: readonly string[], o: {cwd: st
   const t0 = performance.now()
   return new Promise(resolve => {
     const child = spawn(program, args, {cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: GROUPS})
+    // (detached, the group gets no Ctrl-C from the terminal: exp's interrupt kills it)
+    const forget = child.pid !== undefined ? onInterrupt(() => killGroup(child.pid!, 'SIGKILL')) : () => undefined
     let out = Buffer.alloc(0)
     let err = Buffer.alloc(0)
     const tail = (b: Buffer, d: Buffer) => {
@@ -54,6 +57,7 @@ export function runProcess(program: string, args: readonly string[], o: {cwd: st
     const finish = (r: Omit<ProcessRun, 'duration_ms' | 'stdout' | 'stderr' | 'timed_out'>) => {
       if (done) return
       done = true
+      forget()
       clearTimeout(timer)
       // the group may have children left: they die with the command
       if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL')

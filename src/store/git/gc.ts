@@ -164,15 +164,33 @@ async function removeDeadEvalWorktrees(commonDir: string): Promise<string[]> {
   return dead.map(e => path.join(root, e))
 }
 
+/**
+ * The folders held-out data was unsealed into (`<tmp>/exp-private-<pid>-…`, attempts/
+ * private-data.ts) by an exp that was killed (SIGKILL: an interrupt removes its own): the
+ * data is in clear in them. Folders named without a pid, by an older exp, go once a day old.
+ */
+function removeDeadPrivateFolders(): string[] {
+  const tmp = os.tmpdir()
+  const dead = list(tmp).filter(e => {
+    const m = /^exp-private-(?:(\d+)-)?[A-Za-z0-9]{6}$/.exec(e)
+    if (!m) return false
+    if (m[1]) return Number(m[1]) !== process.pid && !alive(Number(m[1]))
+    const st = fs.statSync(path.join(tmp, e), {throwIfNoEntry: false})
+    return !!st && Date.now() - st.mtimeMs > 24 * 3600_000
+  })
+  for (const e of dead) fs.rmSync(path.join(tmp, e), {recursive: true, force: true})
+  return dead.map(e => path.join(tmp, e))
+}
+
 /** Repository maintenance: remove dead writers' temp files, pack loose objects and small packs into one, keep refs packed. */
 export async function gc(repo: RepoPaths, opts: {aggressive?: boolean} = {}): Promise<GcResult> {
   if (!(await hasNativeGit())) throw new ExpError('E_USAGE', 'exp gc needs the git binary (isomorphic-git cannot repack)', {hint: 'install git and run `exp gc` again'})
   const garbage = [...new Set([...findGarbage(repo.commonDir), ...staleFetchLocks(repo.commonDir)])]
   for (const f of garbage) fs.rmSync(f, {force: true})
-  garbage.push(...(await removeDeadEvalWorktrees(repo.commonDir)))
+  garbage.push(...(await removeDeadEvalWorktrees(repo.commonDir)), ...removeDeadPrivateFolders())
   const before = countObjects(repo.commonDir)
   await runGit(['--git-dir', repo.commonDir, 'gc', '--quiet', ...(opts.aggressive ? ['--aggressive'] : [])], {cwd: repo.commonDir})
   await runGit(['--git-dir', repo.commonDir, 'pack-refs', '--all'], {cwd: repo.commonDir})
   const after = countObjects(repo.commonDir)
-  return {looseBefore: before.loose, packsBefore: before.packs, looseAfter: after.loose, packsAfter: after.packs, garbage: garbage.map(f => path.relative(repo.commonDir, f))}
+  return {looseBefore: before.loose, packsBefore: before.packs, looseAfter: after.loose, packsAfter: after.packs, garbage: garbage.map(f => (f.startsWith(repo.commonDir + path.sep) ? path.relative(repo.commonDir, f) : f))}
 }

@@ -1,0 +1,37 @@
+/**
+ * What must not outlive an interrupted exp: an evaluator's process group (it runs detached, so
+ * Ctrl-C at the terminal does not reach it) and the folder its held-out data was unsealed
+ * into. Each is registered while it exists; on SIGINT, SIGTERM or SIGHUP every registered
+ * cleanup runs (synchronously) and exp exits as the signal would have it (128 + its number).
+ * Without this a Ctrl-C during a held-out evaluation left the data in clear under /tmp and
+ * the evaluator running. (A SIGKILL cannot be caught: `exp gc` removes what is left then.)
+ */
+const cleanups = new Set<() => void>()
+let hooked = false
+
+const SIGNALS: [NodeJS.Signals, number][] = [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+]
+
+/** Register `cleanup` until the returned function is called. */
+export function onInterrupt(cleanup: () => void): () => void {
+  if (!hooked) {
+    hooked = true
+    for (const [signal, n] of SIGNALS) {
+      process.on(signal, () => {
+        for (const c of [...cleanups]) {
+          try {
+            c()
+          } catch {
+            // the others still run
+          }
+        }
+        process.exit(128 + n)
+      })
+    }
+  }
+  cleanups.add(cleanup)
+  return () => void cleanups.delete(cleanup)
+}
