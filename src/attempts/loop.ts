@@ -248,6 +248,8 @@ export async function applyMove(dir: string, move: ResearchMove, contract: Contr
   for (const e of move.edits ?? []) {
     const to = path.resolve(dir, e.path)
     const refuse = (why: string) => new BoundaryError(`in ${dir}`, [`an edit of ${JSON.stringify(e.path)} ${why} (refused; editable: ${contract.editable_scope.join(', ')})`])
+    // eslint-disable-next-line no-control-regex -- a NUL or a control character in a path is what is refused
+    if (/[\u0000-\u001f\u007f]/.test(e.path)) throw refuse('has a control character in its name')
     if (path.isAbsolute(e.path) || !to.startsWith(dir + path.sep) || e.path.split(/[\\/]/).some(part => part.toLowerCase() === '.git')) throw refuse('leaves the work tree')
     // a symbolic link already in the work tree (main may hold one) would take the write
     // elsewhere: no folder on the way may be one, nor the file itself unless it is deleted

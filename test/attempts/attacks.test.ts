@@ -188,6 +188,23 @@ t.test('a metrics file committed by the attempt is outside its scope; one left i
   t.match(JSON.parse(r.stdout).error.data.violations, ['outside the editable scope: metrics.json'])
 })
 
+// Found by red-teaming: a folder committed where the metrics file goes (an editable **/*.txt
+// allows metrics.json/a.txt) made the removal before the run throw EISDIR, "unexpected", and
+// every rerun of the attempt fail the same way.
+t.test('a folder the attempt committed at the metrics path is removed before the run like a file', async t => {
+  const repo = await quadFixture(t)
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - "**/*.txt"\n'))
+  await git(repo, 'commit', '-qam', 'text files are editable')
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.mkdirSync(path.join(a.path, 'metrics.json'))
+  fs.writeFileSync(path.join(a.path, 'metrics.json', 'a.txt'), 'hi\n')
+  const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.notMatch(r.stderr, /unexpected|EISDIR/)
+  t.match(JSON.parse(r.stdout), {verdicts: [{body: {valid: true}}]}, 'the evaluator wrote its metrics where the folder was')
+})
+
 t.test('a contract edited by the attempt does not judge it: the base\'s does, and the edit is a violation', async t => {
   const repo = await quadFixture(t)
   const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})

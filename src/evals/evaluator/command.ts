@@ -148,7 +148,9 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
   const metricsPath = path.join(o.checkout, o.spec.metrics_file)
   // a metrics file that was there before the command ran is not the command's word (removed
   // only inside the checkout, never through a linked folder)
-  if (await inside(o.checkout, metricsPath)) await rm(metricsPath, {force: true})
+  // (a folder there too — an attempt may commit one where the file goes: rm of it threw, and
+  // every rerun of the attempt failed the same way)
+  if (await inside(o.checkout, metricsPath)) await rm(metricsPath, {force: true, recursive: true})
   const [program, ...args] = words as [string, ...string[]]
   const box = await evaluatorSandbox(program, args, {
     checkout: o.checkout,
