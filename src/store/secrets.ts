@@ -33,6 +33,9 @@ export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner
     }
     // an artifact's content as bytes (the shapes and most values are ASCII; a binary file passes through)
     for (const a of p.artifacts ?? []) {
+      // (its name is recorded too: the record's artifacts list and the file's path)
+      const inName = scan(a.ref.name)
+      if (inName) throw new SecretInRecordError(d.kind, 'an artifact\'s name', inName)
       const what = scan(Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength).toString('latin1'))
       if (what) throw new SecretInRecordError(d.kind, `the artifact ${JSON.stringify(a.ref.name)}`, what)
     }

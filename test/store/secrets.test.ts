@@ -53,6 +53,10 @@ t.test('exp append refuses a record holding a credential, names the input and fi
   const a = await exp(['append', 'note', '-', '--lane', 'x', '--artifact', '.env'], {cwd: repo, input: '{"text":"the settings"}'})
   t.equal(a.code, 2)
   t.match(a.stderr, /note record: the artifact "\.env" holds an API key/)
+  fs.writeFileSync(path.join(repo, `key-${GITHUB}.txt`), 'harmless\n')
+  const n = await exp(['append', 'note', '-', '--lane', 'x', '--artifact', `key-${GITHUB}.txt`], {cwd: repo, input: '{"text":"the settings"}'})
+  t.equal(n.code, 2)
+  t.match(n.stderr, /note record: an artifact's name holds a GitHub token/)
   t.equal((await git(repo, 'for-each-ref', 'refs/research/')).trim(), '', 'no lane was written')
   t.same(await expJson(['ledger'], {cwd: repo}), [])
   // the same text without the secret goes in
