@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
@@ -142,7 +142,12 @@ t.test('a pull request that names its own branch as main_branch cannot pick the 
   t.ok(g.result.scope.protected.includes('.research/config.yaml'), 'the protected file is named')
 })
 
-t.test('a clone whose origin names another default branch than the checked-out config does: exp gate without --base asks for one', async t => {
+/**
+ * A clone (through a bare hub) whose pull request `pr` sits on a branch `evil-base` that names
+ * itself as main_branch; `noRemoteHead`: the clone has no origin/HEAD, as a clone of an empty
+ * repository has it.
+ */
+async function prOnSelfNamedBase(t: Test, noRemoteHead: boolean): Promise<{clone: string; root: string}> {
   const repo = await quadFixture(t)
   const root = path.dirname(repo)
   const hub = path.join(root, `hub-${path.basename(repo)}.git`)
@@ -151,6 +156,7 @@ t.test('a clone whose origin names another default branch than the checked-out c
   await git(root, 'clone', '-q', hub, clone)
   t.teardown(() => fs.rmSync(clone, {recursive: true, force: true}))
   t.teardown(() => fs.rmSync(hub, {recursive: true, force: true}))
+  if (noRemoteHead) await git(clone, 'remote', 'set-head', 'origin', '-d')
   await git(clone, 'config', 'user.name', 'x')
   await git(clone, 'config', 'user.email', 'x@x.invalid')
   // the pull request: a branch of its own that holds the change, named as main_branch
@@ -158,6 +164,11 @@ t.test('a clone whose origin names another default branch than the checked-out c
   await git(clone, 'checkout', '-q', '-b', 'pr')
   fs.writeFileSync(path.join(clone, 'params.json'), '{"x": 1, "y": 2}\n')
   await git(clone, 'commit', '-qam', 'a small change on top')
+  return {clone, root}
+}
+
+t.test('a clone whose origin names another default branch than the checked-out config does: exp gate without --base asks for one', async t => {
+  const {clone} = await prOnSelfNamedBase(t, false)
   const r = await exp(['gate'], {cwd: clone})
   t.equal(r.code, 2, r.stdout)
   t.match(r.stderr, /the main branch the checked-out \.research\/config\.yaml names is evil-base, and origin's default branch is main/)
@@ -167,21 +178,7 @@ t.test('a clone whose origin names another default branch than the checked-out c
 // The tour's clone is of an empty repository: git writes no origin/HEAD then, and the gate
 // without --base took the checked-out config's main branch as it was. Origin is asked.
 t.test('a clone without origin/HEAD: exp gate without --base asks origin for its default branch', async t => {
-  const repo = await quadFixture(t)
-  const root = path.dirname(repo)
-  const hub = path.join(root, `hub2-${path.basename(repo)}.git`)
-  await git(root, 'clone', '-q', '--bare', repo, hub)
-  const clone = path.join(root, `clone2-${path.basename(repo)}`)
-  await git(root, 'clone', '-q', hub, clone)
-  t.teardown(() => fs.rmSync(clone, {recursive: true, force: true}))
-  t.teardown(() => fs.rmSync(hub, {recursive: true, force: true}))
-  await git(clone, 'remote', 'set-head', 'origin', '-d') // as a clone of an empty repository has it
-  await git(clone, 'config', 'user.name', 'x')
-  await git(clone, 'config', 'user.email', 'x@x.invalid')
-  await selfNamedBranch(clone, 'evil-base')
-  await git(clone, 'checkout', '-q', '-b', 'pr')
-  fs.writeFileSync(path.join(clone, 'params.json'), '{"x": 1, "y": 2}\n')
-  await git(clone, 'commit', '-qam', 'a small change on top')
+  const {clone, root} = await prOnSelfNamedBase(t, true)
   const r = await exp(['gate'], {cwd: clone})
   t.equal(r.code, 2, r.stdout)
   t.match(r.stderr, /the main branch the checked-out \.research\/config\.yaml names is evil-base, and origin's default branch is main/)
