@@ -1,5 +1,5 @@
 import {spawn} from 'node:child_process'
-import {existsSync, statSync} from 'node:fs'
+import {existsSync, realpathSync, statSync} from 'node:fs'
 import {accessSync, constants as fsConstants} from 'node:fs'
 import {cp, mkdir, mkdtemp, rm} from 'node:fs/promises'
 import os from 'node:os'
@@ -125,29 +125,51 @@ export function detectIsolation(): Promise<Isolation> {
 }
 
 /**
- * Run inside the new mount namespace as `sh -c HIDE_SCRIPT exp-sandbox KEEP... -- HIDE... --
- * PROGRAM ARGS`: the folders to keep (the episode's own, the agent's files) are
+ * Run inside the new mount namespace as `sh -c HIDE_SCRIPT exp-sandbox CWD KEEP... -- HIDE... --
+ * ALSO... -- PROGRAM ARGS`: the folders to keep (the episode's own, the agent's files) are
  * set aside on a private tmpfs over /dev/shm, every hidden folder becomes an empty tmpfs and
  * every hidden file /dev/null, then the kept folders are moved back to where they were.
  * Scratch folders (/tmp, /var/tmp) are hidden whole, so walking up from its folder shows an
- * agent nothing but itself.
+ * agent nothing but itself. Every other mount is then made read-only (ALSO: the real paths of
+ * the kept and hidden ones, which mountinfo names) and the program starts without capabilities.
+ * No process is started a folder or a mount: the sandbox starts for every episode.
  */
 const HIDE_SCRIPT = [
   'fail() { echo "exp sandbox: $1" >&2; exit 97; }',
-  'mount -t tmpfs -o size=64k,mode=0700 exp-stage /dev/shm && : > /dev/shm/keep && : > /dev/shm/hidden || fail "cannot mount a private /dev/shm"',
-  'n=0; while [ "$1" != "--" ]; do n=$((n+1)); mkdir "/dev/shm/$n" && mount --bind "$1" "/dev/shm/$n" && printf %s "$1" > "/dev/shm/$n.path" && printf "%s\\n%s\\n" "$1" "$(readlink -f "$1")" >> /dev/shm/keep || fail "cannot set aside $1"; shift; done; shift',
-  'while [ "$1" != "--" ]; do printf "%s\\n%s\\n" "$1" "$(readlink -f "$1")" >> /dev/shm/hidden; if [ -d "$1" ]; then mount -t tmpfs -o size=1m,mode=1777 exp-hidden "$1" || fail "cannot hide $1"; elif [ -e "$1" ]; then mount --bind /dev/null "$1" || fail "cannot hide $1"; fi; shift; done; shift',
-  'i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); k=$(cat "/dev/shm/$i.path"); mkdir -p "$k" && mount --move "/dev/shm/$i" "$k" || fail "cannot restore $k"; done',
+  'here="$1"; shift',
+  'mount -t tmpfs -o size=64k,mode=0700 exp-stage /dev/shm || fail "cannot mount a private /dev/shm"',
+  // (the kept and hidden paths, one a line: the mounts left as they are below)
+  'nl="\n"; left="$nl"',
+  'n=0; while [ "$1" != "--" ]; do n=$((n+1)); mkdir "/dev/shm/$n" && mount --bind "$1" "/dev/shm/$n" || fail "cannot set aside $1"; eval "keep_$n=\\$1"; left="$left$1$nl"; shift; done; shift',
+  'while [ "$1" != "--" ]; do left="$left$1$nl"; if [ -d "$1" ]; then mount -t tmpfs -o size=1m,mode=1777 exp-hidden "$1" || fail "cannot hide $1"; elif [ -e "$1" ]; then mount --bind /dev/null "$1" || fail "cannot hide $1"; fi; shift; done; shift',
+  'while [ "$1" != "--" ]; do left="$left$1$nl"; shift; done; shift',
+  'i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); eval "k=\\$keep_$i"; mkdir -p "$k" && mount --move "/dev/shm/$i" "$k" || fail "cannot restore $k"; done',
   // every other mount read-only (the user's home and git config, /usr, /etc: what a process
-  // outside the sandbox later reads or runs), but the kept folders, the empty hidden ones, /dev, /proc, /sys
+  // outside the sandbox later reads or runs), but the kept folders, the empty hidden ones, /dev,
+  // /proc, /sys (a mount under a hidden folder is out of sight, and the top one at a hidden path
+  // is the empty tmpfs)
   'awk \'{ for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2), $5; break } }\' /proc/self/mountinfo > /dev/shm/mounts || fail "cannot list the mounts"',
-  // (a mount under a hidden folder is out of sight, and the top one at a hidden path is the empty tmpfs)
-  'while read -r src mp; do mp=$(printf "%b" "$mp"); case "$src" in exp-hidden|exp-stage) continue;; esac; case "$mp" in /proc|/proc/*|/dev|/dev/*|/sys|/sys/*) continue;; esac; [ -e "$mp" ] || continue; grep -qxF "$mp" /dev/shm/keep /dev/shm/hidden && continue; mount -o remount,bind,ro "$mp" || fail "cannot make $mp read-only"; done < /dev/shm/mounts',
-  // (the folder it starts in was entered before: entered again, it is the kept, writable one)
-  'here=$(pwd -P) && cd "$here" || fail "cannot enter the folder it runs in"',
+  'while read -r src mp; do case "$src" in exp-hidden|exp-stage) continue;; esac; case "$mp" in /proc|/proc/*|/dev|/dev/*|/sys|/sys/*) continue;; esac; case "$mp" in *\\\\*) mp=$(printf "%b" "$mp");; esac; case "$left" in *"$nl$mp$nl"*) continue;; esac; [ -e "$mp" ] || continue; mount -o remount,bind,ro "$mp" || fail "cannot make $mp read-only"; done < /dev/shm/mounts',
+  // (the folder it starts in was entered before: entered again by the path it was given — the
+  // kept mount is there, also when a link is on the way — it is the kept, writable one)
+  'cd "$here" || fail "cannot enter $here"',
   // and no capability left: as root in the namespace the program could otherwise unmount what hides the repository
   'exec setpriv --bounding-set=-all --inh-caps=-all --no-new-privs -- "$@"',
 ].join('\n')
+
+/** The real paths of `paths` that differ from them (a link on the way): mountinfo names mounts by those. */
+function realPaths(paths: readonly string[]): string[] {
+  const out: string[] = []
+  for (const p of paths) {
+    try {
+      const r = realpathSync(p)
+      if (r !== p) out.push(r)
+    } catch {
+      // not there: nothing is mounted at it
+    }
+  }
+  return out
+}
 
 /** Folders where copies of repositories (and of the package) are usually found: hidden whole when isolated. */
 function scratchFolders(): string[] {
@@ -191,7 +213,7 @@ function wrapHidden(program: string, args: readonly string[], o: {cwd: string; e
   const {keep, hide, isolation} = o
   if (found && hide.length && (isolation === 'namespace' || isolation === 'userns')) {
     const user = isolation === 'userns' ? ['--user', '--map-root-user'] : []
-    return {program: 'unshare', args: [...user, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', ...keep, '--', ...hide, '--', program, ...args], isolation}
+    return {program: 'unshare', args: [...user, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep, '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
   }
   if (found && hide.length && isolation === 'bwrap') {
     const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
