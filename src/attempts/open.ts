@@ -7,7 +7,7 @@ import {contractAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {attemptBranch, attemptId, attemptKey} from './keys.js'
 import {within} from '../paths.js'
-import {existsSync} from 'node:fs'
+import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs'
 
 export interface OpenOptions {
   contract: string
@@ -56,8 +56,16 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the contract on the main branch first')
   // inside the repository's own work tree, an attempt's would show as an untracked change of
   // main (and block every promotion, which needs main's checkout clean): refused before anything is written
-  if (o.path && ws.root && within(path.resolve(o.path), ws.root) && !within(path.resolve(o.path), path.join(ws.root, '.git'))) {
-    throw new InvalidInputError(`--path ${o.path} is inside the repository's work tree (${ws.root}): an attempt's work tree goes beside it, not in it`, {flag: 'path', path: o.path}, `e.g. --path ${path.join(path.dirname(ws.root), `${path.basename(ws.root)}-attempt`)}, or leave --path out (.git/exp/worktrees/<id>)`)
+  // (by real paths: a link on the way to --path, or to the repository, must not take it inside)
+  const wanted = o.path ? realPathOf(path.resolve(o.path)) : undefined
+  const root = ws.root ? realPathOf(ws.root) : undefined
+  if (wanted && root && within(wanted, root) && !within(wanted, path.join(root, '.git'))) {
+    throw new InvalidInputError(`--path ${o.path} is inside the repository's work tree (${root}): an attempt's work tree goes beside it, not in it`, {flag: 'path', path: o.path}, `e.g. --path ${path.join(path.dirname(root), `${path.basename(root)}-attempt`)}, or leave --path out (.git/exp/worktrees/<id>)`)
+  }
+  // a folder already there that is not an attempt's work tree: git worktree add would refuse it
+  // after the attempt is recorded (an attempt without a work tree): refused first
+  if (wanted && existsSync(wanted) && !existsSync(path.join(wanted, '.git')) && !emptyFolder(wanted)) {
+    throw new InvalidInputError(`--path ${o.path} is ${statSync(wanted).isDirectory() ? 'a folder that is not empty' : 'a file'}: an attempt's work tree is made in a new or empty folder`, {flag: 'path', path: o.path}, 'name a folder that does not exist yet, or leave --path out (.git/exp/worktrees/<id>)')
   }
   const ledger = await store.ledger()
   const mine = attemptsOf(ledger, o.contract, o.lane)
@@ -103,4 +111,25 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   const dir = o.path ? path.resolve(o.path) : path.join(o.worktreeRoot, id)
   await ws.addWorktree(dir, {commit: body.base.commit, branch: body.branch})
   return {id, branch: body.branch, dir, base: body.base.commit, ordinal: body.ordinal, contract, created: !have}
+}
+
+/** `p` with its deepest existing folder's links resolved (the rest of it does not exist yet). */
+function realPathOf(p: string): string {
+  const rest: string[] = []
+  for (let at = p; ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync(at), ...rest.reverse())
+    } catch {
+      if (path.dirname(at) === at) return p
+      rest.push(path.basename(at))
+    }
+  }
+}
+
+function emptyFolder(p: string): boolean {
+  try {
+    return statSync(p).isDirectory() && readdirSync(p).length === 0
+  } catch {
+    return false
+  }
 }
