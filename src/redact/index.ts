@@ -94,8 +94,7 @@ export function redactDeep<T>(value: T, redact: Redact): T {
 export function withKey(redact: Redact, key: Buffer | undefined): Redact {
   if (!key) return redact
   const hex = key.toString('hex')
-  const masked = makeRedactor({secrets: [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')], home: '/'})
-  return text => redact(masked(text))
+  return withSecrets(redact, [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')])
 }
 
 /** `redact`, and these values masked too (the variables a run hands its agent: agents/command/sandbox.ts, passedSecrets). */
