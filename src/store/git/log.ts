@@ -7,6 +7,16 @@ import type {StoreProblemCode} from '../problems.js'
 import type {RecordTrailers} from './message.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
 
+/**
+ * The environment of a git whose output is read to its end: GIT_FLUSH=0 has git buffer its
+ * output fully. Into a pipe, `git log` otherwise flushes after every commit — one write per
+ * commit, and as many wake-ups here (100,000 commits: 1.2 s and ~1.8 s of CPU between git and
+ * this process, against 0.55 s and 0.6 s buffered).
+ */
+export function bufferedGit(): NodeJS.ProcessEnv {
+  return {...process.env, GIT_FLUSH: '0'}
+}
+
 export interface Change {
   status: 'A' | 'M' | 'D'
   path: string
@@ -88,7 +98,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   // streams commits as it walks instead of after the whole walk (--reverse has to wait)
   const args = ['--git-dir', gitDir, 'log', '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x01%H%x02%P%x02%B%x03', tip]
   if (stop) args.push(`^${stop}`)
-  const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
   let stderr = ''
   child.stderr.on('data', d => (stderr += d))
   const closed = new Promise<number>(resolve => child.on('close', code => resolve(code ?? 1)))

@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
-import {entryOid} from './log.js'
+import {bufferedGit, entryOid} from './log.js'
 
 /**
  * Every file (blob id) of a commit's tree, by path, from one `git ls-tree -r -z` (what a full read of
@@ -73,7 +73,7 @@ export interface LeanCommit {
  */
 export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x01%H%x02%P%x02%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x01%H%x02%P%x02%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
     let preamble = true
     let stopped = false
     let stderr = ''
