@@ -15,7 +15,8 @@ import {makeRepo, tempDir, writeBlobs} from '../helpers/repo.js'
 
 const spoolFiles = (dir: string) => (fs.existsSync(dir) ? fs.readdirSync(dir).filter(f => f.startsWith('spool.')) : [])
 
-t.test('gives every object in order, across batches in flight at once, as the pipe reader does', async t => {
+for (const commands of [true, false])
+t.test(`gives every object in order, across batches in flight at once, as the pipe reader does (${commands ? '--batch-command --buffer' : '--batch'})`, async t => {
   const repo = await makeRepo(t)
   const contents = [
     Buffer.from('{"a":1}\n'),
@@ -27,7 +28,7 @@ t.test('gives every object in order, across batches in flight at once, as the pi
   ]
   const oids = await writeBlobs(repo, contents)
   const dir = path.join(repo, '.git', 'exp')
-  const spool = CatFileSpool.open(path.join(repo, '.git'), dir)
+  const spool = CatFileSpool.open(path.join(repo, '.git'), dir, commands)
   if (!spool) return t.fail('no spool on this platform')
   t.same(spoolFiles(dir), [], 'the spool file has no name while it is read')
   const kept: Buffer[] = []
@@ -51,10 +52,11 @@ t.test('gives every object in order, across batches in flight at once, as the pi
   t.same(spoolFiles(dir), [], 'nothing left behind')
 })
 
-t.test('a missing object is an error in its place; the others are read', async t => {
+for (const commands of [true, false])
+t.test(`a missing object is an error in its place; the others are read (${commands ? '--batch-command' : '--batch'})`, async t => {
   const repo = await makeRepo(t)
   const [a, b] = await writeBlobs(repo, [Buffer.from('one'), Buffer.from('two')])
-  const spool = CatFileSpool.open(path.join(repo, '.git'), path.join(repo, '.git', 'exp'))!
+  const spool = CatFileSpool.open(path.join(repo, '.git'), path.join(repo, '.git', 'exp'), commands)!
   const missing = 'deadbeef'.repeat(5)
   const got = await spool.readMany([a!, missing, b!])
   const later = await spool.readMany([b!])

@@ -1,4 +1,4 @@
-import {spawn, type ChildProcess} from 'node:child_process'
+import {execFileSync, spawn, type ChildProcess} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import {randomBytes} from 'node:crypto'
@@ -47,6 +47,8 @@ export class CatFileSpool {
   private constructor(
     private readonly child: ChildProcess,
     private readonly fd: number,
+    /** `--batch-command --buffer`: requests are `contents <oid>` lines and a `flush` */
+    private readonly commands: boolean,
   ) {
     child.on('close', () => {
       this.exited = true
@@ -60,7 +62,8 @@ export class CatFileSpool {
     })
   }
 
-  static open(gitDir: string, dir: string): CatFileSpool | undefined {
+  /** `commands`: whether to use `--batch-command --buffer` (default: when this git has it) */
+  static open(gitDir: string, dir: string, commands = batchCommands()): CatFileSpool | undefined {
     if (process.platform === 'win32') return undefined
     let file: string
     let w: number
@@ -81,14 +84,14 @@ export class CatFileSpool {
     }
     let child: ChildProcess
     try {
-      child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], {stdio: ['pipe', w, 'pipe']})
+      child = spawn('git', ['--git-dir', gitDir, 'cat-file', ...(commands ? ['--batch-command', '--buffer'] : ['--batch'])], {stdio: ['pipe', w, 'pipe']})
     } finally {
       // cat-file has its own descriptor of the file now; the name is not needed by anyone
       fs.closeSync(w)
       fs.rmSync(file, {force: true})
     }
     CatFileSpool.opened++
-    return new CatFileSpool(child, r)
+    return new CatFileSpool(child, r, commands)
   }
 
   /**
@@ -102,7 +105,7 @@ export class CatFileSpool {
     if (this.failed) return Promise.resolve(out.fill(this.failed))
     return new Promise(resolve => {
       this.queue.push({oids, out, keep, max, done: resolve})
-      this.child.stdin!.write(`${oids.join('\n')}\n`)
+      this.child.stdin!.write(this.commands ? `contents ${oids.join('\ncontents ')}\nflush\n` : `${oids.join('\n')}\n`)
       if (!this.pumping) {
         this.pumping = true
         this.pumped = this.pump()
@@ -241,6 +244,26 @@ interface Batch {
   keep: ((data: Buffer) => Buffer) | undefined
   max: number | undefined
   done: (out: (Buffer | Error)[]) => void
+}
+
+let commandsKnown: boolean | undefined
+
+/**
+ * Whether this git has `cat-file --batch-command` (2.36): with `--buffer`, cat-file then
+ * writes its answers in large writes and flushes once a request. `--batch` writes each object
+ * in three writes of its own (100,000 records: 300,000 writes; ~0.1 s less of git's CPU
+ * buffered). Asked once a process.
+ */
+function batchCommands(): boolean {
+  if (commandsKnown === undefined) {
+    try {
+      const m = /^git version (\d+)\.(\d+)/.exec(execFileSync('git', ['version'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}))
+      commandsKnown = !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36))
+    } catch {
+      commandsKnown = false
+    }
+  }
+  return commandsKnown
 }
 
 const READ = 1 << 20
