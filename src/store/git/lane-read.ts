@@ -1,6 +1,6 @@
 import path from 'node:path'
 import v8 from 'node:v8'
-import {KINDS, kindOfId, parseRecordPath} from '../../records/index.js'
+import {kindOfId, recordIdAtPath} from '../../records/index.js'
 import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
@@ -8,7 +8,7 @@ import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
 import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
 import {OBJECT_MAX, parseCommit} from './objects.js'
-import {eachLaneCommit, eachTreeFile, type LeanCommit} from './tree-list.js'
+import {eachLaneCommit, eachTreeEntry, type LeanCommit} from './tree-list.js'
 import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {CatFileSpool} from './cat-file-spool.js'
@@ -204,33 +204,46 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     lamports.push(c.lamport!)
     return true
   }
-  const log = eachLaneCommit(ctx.commonDir, tip, c => {
-    // (once the lane is known not to be plain, git log is stopped)
-    const ok = !odd && (treeIn ? place(c) : (early.push(c), true))
-    if (!ok) odd = true
-    notify()
-    return ok
-  })
+  // git log's output is taken in once the tree is: until then this thread is the one that
+  // has work (the tree's listing holds up every fetch; the commits could only wait in `early`)
+  let treeListed!: () => void
+  const held = new Promise<void>(resolve => (treeListed = resolve))
+  const log = eachLaneCommit(
+    ctx.commonDir,
+    tip,
+    c => {
+      // (once the lane is known not to be plain, git log is stopped)
+      const ok = !odd && (treeIn ? place(c) : (early.push(c), true))
+      if (!ok) odd = true
+      notify()
+      return ok
+    },
+    held,
+  )
   log.then(
     () => ((listed = true), notify()),
     () => ((odd = true), (listed = true), notify()),
   )
+  // the check thread of a large lane, started as soon as the listing shows the lane is large
+  // (it loads its modules while the rest of the tree is listed)
+  let pool: CheckPool | undefined
   let plainTree: boolean
   try {
-    plainTree = await eachTreeFile(ctx.commonDir, tip, (p, blob) => {
-      // a record at its own path: <kind dir>/<2 hex of the id>/<id>.json (recordPath, without making the string)
-      const parsed = parseRecordPath(p)
-      const kind = parsed && kindOfId(parsed.id)
-      if (!parsed || !kind || KINDS[kind].dir !== parsed.dir || parsed.shard !== parsed.id.slice(3, 5)) return false
-      where.set(parsed.id, blobs.length)
-      blobs.push(blob)
-      ids.push(parsed.id)
+    plainTree = await eachTreeEntry(ctx.commonDir, tip, (buf, oid, at, end) => {
+      // a record at its own path: <kind dir>/<2 hex of the id>/<id>.json (read from the bytes)
+      const id = recordIdAtPath(buf, at, end)
+      if (id === undefined) return false
+      where.set(id, blobs.length)
+      blobs.push(buf.toString('latin1', oid, at - 1))
+      ids.push(id)
+      if (blobs.length === SPOOL_MIN && persist) pool = CheckPool.open()
       return true
     })
   } catch {
     plainTree = false
   }
   treeIn = true
+  treeListed()
   for (const c of early.splice(0)) if (!odd && !place(c)) odd = true
   if (!plainTree) odd = true
   const writer = odd ? undefined : persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
@@ -240,7 +253,11 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   const spool = !odd && blobs.length >= SPOOL_MIN ? CatFileSpool.open(ctx.commonDir, path.join(ctx.commonDir, 'exp')) : undefined
   const reader = spool ?? ctx.reader
   // and checked on a second thread, when there is a cache to write (the bytes are in shared slabs then)
-  const pool = spool && slabs ? CheckPool.open() : undefined
+  if (pool && !(spool && slabs)) {
+    await pool.close()
+    pool = undefined
+  }
+  const thread = pool
   const tight = tightHeap()
   try {
     // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked,
@@ -258,7 +275,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
         got.catch(() => undefined) // awaited in its turn; not unhandled until then
         // checked on the pool's thread as soon as they are in (a chunk with an unreadable blob is not plain)
         const from = next
-        const checked = pool && got.then(data => (data.every(b => b instanceof Buffer) ? pool.check(info.lane, data.map((_, k) => ids[files[from + k]!]!), lamports.slice(from, from + data.length), data as Buffer[]) : undefined))
+        const checked = thread ? got.then(data => (data.every(b => b instanceof Buffer) ? thread.check(info.lane, data.map((_, k) => ids[files[from + k]!]!), lamports.slice(from, from + data.length), data as Buffer[]) : undefined)) : undefined
         checked?.catch(() => undefined)
         ahead.push({from, got, checked, holder})
         next += CHUNK
@@ -316,6 +333,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
 }
 
 const NO_CITES: readonly string[] = Object.freeze([])
+
 /** lanes with at least this many record files are fetched through a spool file */
 const SPOOL_MIN = 1000
 

@@ -23,6 +23,14 @@ export async function listTreeNative(gitDir: string, commit: string): Promise<Ma
  * false). Rejects when git fails.
  */
 export function eachTreeFile(gitDir: string, commit: string, take: (path: string, blob: string) => boolean): Promise<boolean> {
+  return eachTreeEntry(gitDir, commit, (buf, oid, at, end) => take(buf.toString('utf8', at, end), buf.toString('latin1', oid, at - 1)))
+}
+
+/**
+ * The same, each file handed over as the bytes git wrote: its blob id is `buf[oid, path - 1)`
+ * and its path `buf[path, end)` (a full read of a large lane decodes only what it keeps).
+ */
+export function eachTreeEntry(gitDir: string, commit: string, take: (buf: Buffer, oid: number, path: number, end: number) => boolean): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], {stdio: ['ignore', 'pipe', 'pipe']})
     // entries are NUL-terminated, parsed from bytes (split.ts)
@@ -34,8 +42,8 @@ export function eachTreeFile(gitDir: string, commit: string, take: (path: string
       if (stopped) return
       const sp = buf.indexOf(0x20, from)
       const tab = buf.indexOf(0x09, sp + 1)
-      if (sp < 0 || sp >= to || tab < 0 || tab > to || buf.toString('latin1', sp + 1, sp + 6) !== 'blob ') return
-      if (!take(buf.toString('utf8', tab + 1, to), buf.toString('latin1', sp + 6, tab))) {
+      if (sp < 0 || sp >= to || tab < 0 || tab > to || buf[sp + 1] !== 0x62 || buf[sp + 2] !== 0x6c || buf[sp + 3] !== 0x6f || buf[sp + 4] !== 0x62 || buf[sp + 5] !== 0x20) return
+      if (!take(buf, sp + 6, tab + 1, to)) {
         stopped = true
         child.kill()
       }
@@ -69,9 +77,10 @@ export interface LeanCommit {
  * than one parent and its Exp-Record and Exp-Lamport trailers, read as message.ts reads them
  * (the last line that starts with the key): no message is kept as a string, and no object
  * per commit lives on. `each` gets them in order; resolves true when git finished, false when
- * `each` returned false (git is stopped); rejects when git fails.
+ * `each` returned false (git is stopped); rejects when git fails. With `held`, nothing is read
+ * before it settles (the caller has other output to take in first).
  */
-export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean): Promise<boolean> {
+export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean, held?: Promise<unknown>): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x01%H%x02%P%x02%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
     let preamble = true
@@ -96,6 +105,12 @@ export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit
     const pieces = new ByteSplitter(1, PIECE_MAX, head => give({oid: entryOid(head), merge: false, odd: true}))
     child.stdout.on('data', (d: Buffer) => pieces.feed(d, entry))
     child.stdout.on('end', () => pieces.end(entry))
+    if (held) {
+      // git starts at once and writes until the pipe is full; its output is read once `held` settles
+      child.stdout.pause()
+      const resume = () => child.stdout.resume()
+      held.then(resume, resume)
+    }
     child.stderr.on('data', d => (stderr += d))
     child.on('error', reject)
     child.on('close', code => {
