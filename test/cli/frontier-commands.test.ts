@@ -75,3 +75,23 @@ t.test('hypotheses, graph formats, frontier text, and fsck reporting an illegal 
   t.match(f!.stdout, new RegExp(`forged_decision: ${bad}: it rests on evaluation ${ev}, which does not stand`))
   t.match(f!.stderr, /3 problems; 1 hypothesis replayed/)
 })
+
+t.test('another lane holding the key of a retire note (and its lane-salted form) cannot refuse the lane its retire or reopen', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const hyp = (await s.append(sampleDraft('hypothesis', 3), {lane: 'seed'})).id
+  // notes that name nothing, under the keys lane a's retire and reopen would use
+  for (const key of [`retire/${hyp}/a/0`, `retire/${hyp}/a/0@a`, `reopen/${hyp}/a/1`, `reopen/${hyp}/a/1@a`]) await s.append({kind: 'note', key, body: {text: 'mine now'}, cites: []}, {lane: 'mallory'})
+  await s.close()
+  const retired = await exp(['retire', hyp, '--reason', 'no effect', '--lane', 'a', '--json'], {cwd: repo})
+  t.equal(retired.code, 0, retired.stderr)
+  t.same(await status(repo), ['retired'])
+  const reopened = await exp(['reopen', hyp, '--reason', 'new data', '--lane', 'a', '--json'], {cwd: repo})
+  t.equal(reopened.code, 0, reopened.stderr)
+  t.same(await status(repo), ['proposed'])
+  // the notes are lane a's and name the hypothesis
+  const s2 = await GitRecordStore.open(repo)
+  const ledger = await s2.ledger()
+  for (const id of [JSON.parse(retired.stdout).note, JSON.parse(reopened.stdout).note]) t.match(ledger.get(id), {lane: 'a', kind: 'note'})
+  await s2.close()
+})
