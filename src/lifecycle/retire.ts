@@ -1,21 +1,6 @@
-import {randomBytes} from 'node:crypto'
 import {HypothesisStateError, UsageError} from '../errors/index.js'
-import type {RecordStore} from '../store/index.js'
+import {freeKey, type RecordStore} from '../store/index.js'
 import {findHypothesis} from './lookup.js'
-import {ownKey, type Ledger} from '../store/index.js'
-import {recordId} from '../records/index.js'
-
-/**
- * The key a note of `lane` is written under. A keyed record's id names no lane, and this key
- * can be guessed: another lane that wrote a record under it (or under its lane-salted form,
- * store/own.ts) would otherwise refuse this lane its retire or reopen (E_CONFLICT) for good.
- * Past both, a random salt: the note's key says nothing anyone reads.
- */
-function freeKey(ledger: Ledger, key: string, lane: string): string {
-  const own = ownKey(ledger, 'note', key, lane)
-  const held = ledger.get(recordId('note', '', own))
-  return held && held.lane !== lane ? `${own}#${randomBytes(6).toString('hex')}` : own
-}
 
 export interface RetireOptions {
   hypothesis: string
@@ -49,8 +34,9 @@ async function mark(store: RecordStore, o: RetireOptions, action: 'retire' | 're
   if (action === 'retire' && view.status === 'retired') throw new HypothesisStateError(view.id, 'retired', 'retire', 'it is retired already; `exp reopen` undoes that')
   if (action === 'reopen' && view.status !== 'retired') throw new HypothesisStateError(view.id, view.status, 'reopen', 'only a retired hypothesis can be reopened')
   // keyed by (action, hypothesis, lane, step): notes are content-addressed, and a second
-  // retire after a reopen, in the same words, must be a new record rather than a no-op
+  // retire after a reopen, in the same words, must be a new record rather than a no-op; a key
+  // anyone can guess, so one another lane holds is passed by (store/own.ts freeKey)
   const step = node.events.filter(l => l.entry.kind === 'note').length
-  const res = await store.append({kind: 'note', key: freeKey(ledger, `${action}/${view.id}/${o.lane}/${step}`, o.lane), body: {text: o.reason, about: [view.id], action}, cites: [view.id]}, {lane: o.lane, now: () => now})
+  const res = await store.append({kind: 'note', key: freeKey(ledger, 'note', `${action}/${view.id}/${o.lane}/${step}`, o.lane), body: {text: o.reason, about: [view.id], action}, cites: [view.id]}, {lane: o.lane, now: () => now})
   return {note: res.id, hypothesis: view.id, action, was: view.status}
 }

@@ -1,6 +1,6 @@
 export * from './port.js'
 export * from './ledger.js'
-export {onLane, ownEntry, ownKey} from './own.js'
+export {freeKey, onLane, ownEntry, ownKey} from './own.js'
 export * from './lanes.js'
 export {MemoryRecordStore} from './memory.js'
 export {GitRecordStore, type GitStoreOptions} from './git/store.js'

@@ -1,3 +1,4 @@
+import {randomBytes} from 'node:crypto'
 import {laneKey, recordId, type Kind} from '../records/index.js'
 import type {Ledger, LedgerEntry} from './ledger.js'
 
@@ -31,4 +32,16 @@ export function ownEntry(ledger: Ledger, kind: Kind, key: string, lane: string):
 export function ownKey(ledger: Ledger, kind: Kind, key: string, lane: string): string {
   const e = ledger.get(recordId(kind, '', key))
   return !e || onLane(ledger, e, lane) ? key : laneKey(key, lane)
+}
+
+/**
+ * The key `lane` writes a record of `key` under when no one reads the record by its key (a
+ * retire note, a model's drafts, an ablation's summary): its own key (ownKey), and past a
+ * lane-salted key another lane holds too, a random salt. Such a key can be guessed; another
+ * lane that wrote a record under it would otherwise refuse this lane the record (E_CONFLICT) for good.
+ */
+export function freeKey(ledger: Ledger, kind: Kind, key: string, lane: string): string {
+  const own = ownKey(ledger, kind, key, lane)
+  const held = ledger.get(recordId(kind, '', own))
+  return held && !onLane(ledger, held, lane) ? `${own}#${randomBytes(6).toString('hex')}` : own
 }

@@ -55,6 +55,12 @@ t.test('exp audit-gate sends null candidates through the promotion path in a scr
   t.equal(r.promotions.count, 0, 'no real promotion in this repository yet')
   t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'main untouched')
   t.equal((await git(repo, 'for-each-ref')).trim(), refs, 'no branch, lane or record written here')
+  // a proposal another lane wrote first under the key of a null candidate (main's tip and the
+  // trial: anyone can guess it) does not stop the audit: its scratch copy has the main branch only
+  const blob = (await git(repo, 'rev-parse', 'main:skills/onboarding/SKILL.md')).trim()
+  const planted = {skill: 'onboarding', branch: 'exp/proposal/mine', base: {commit: main, skill_blob: blob}, head: {commit: main, skill_blob: blob}, patch: {diff: '', edits: [], size: {added: 0, removed: 0, changed: 0}, sections: [], normalized: `sha256:${'0'.repeat(64)}`}, reason: 'mine', knowledge: [], recall: `rc-${'0'.repeat(24)}`, proposer: {name: 'mallory', version: '1'}}
+  const squat = await exp(['append', 'proposal', '-', '--lane', 'mallory', '--key', `audit-gate/${main}/0`], {cwd: repo, input: JSON.stringify(planted)})
+  t.equal(squat.code, 0, squat.stderr)
   const text = await exp(['audit-gate', '--trials', '3', '--noise', '0'], {cwd: repo})
   t.equal(text.code, 0, text.stderr)
   t.match(text.stdout, /false promotions: 0 of 3 = 0\.0% \(95% Wilson interval 0\.0% to \d+\.\d%\)/, 'without noise a null candidate is exactly as good as its base')

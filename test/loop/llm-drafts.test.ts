@@ -1,4 +1,6 @@
 import t from 'tap'
+import {cpSync} from 'node:fs'
+import path from 'node:path'
 import {createChat} from '../../src/agents/openai/index.js'
 import {parseRules, renderRule} from '../../src/knowledge/index.js'
 import {draftPatch} from '../../src/loop/drafts.js'
@@ -12,7 +14,7 @@ import type {KnowledgeBody} from '../../src/records/types.js'
 import {exp, expJson} from '../helpers/cli.js'
 import {exampleRepo} from '../helpers/evolve.js'
 import {completion, startFakeLlm, type SeenRequest} from '../helpers/fake-llm.js'
-import {git} from '../helpers/repo.js'
+import {git, tempDir} from '../helpers/repo.js'
 import {INVENTORY, knowledge, POLICY} from '../helpers/loop.js'
 import {INITIAL} from '../helpers/scenarios.js'
 
@@ -89,12 +91,21 @@ t.test('exp mine --miner-drafts and exp propose --proposer against a local serve
   const claims = await expJson<{id: string; body: KnowledgeBody}[]>(['ledger', '--kind', 'knowledge'], {cwd: repo})
   t.ok(claims.every(k => k.body.drafted?.model === 'writer'), 'every claim records its exchange')
   t.ok(claims.filter(k => k.body.drafted!.accepted).every(k => k.body.claim.text.startsWith('Reviewed: ')))
+  // the proposal's id can be known before it is made (the same patch on the same main, here by
+  // proposing in a copy): another lane that wrote a note under its drafts note's key first does
+  // not refuse the proposal its exchanges
+  const twin = path.join(tempDir(t), 'twin')
+  cpSync(repo, twin, {recursive: true})
+  const early = await expJson<{proposal: string}>(['propose', 'onboarding', '--lane', 'me', '--proposer', 'openai:writer'], {cwd: twin, env})
+  const squat = await exp(['append', 'note', '-', '--lane', 'mallory', '--key', `drafts/${early.proposal}`], {cwd: repo, input: '{"text":"mine"}'})
+  t.equal(squat.code, 0, squat.stderr)
   const prop = await expJson<{proposal: string; branch: string}>(['propose', 'onboarding', '--lane', 'me', '--proposer', 'openai:writer'], {cwd: repo, env})
+  t.equal(prop.proposal, early.proposal, 'the id was known beforehand')
   const proposal = (await expJson<{id: string; body: {proposer: {model?: string}; patch: {edits: {reason: string}[]}}}[]>(['ledger', '--kind', 'proposal'], {cwd: repo})).find(p => p.id === prop.proposal)!
   t.same(proposal.body.proposer, {name: 'deterministic', version: '1', model: 'writer'})
   t.ok(proposal.body.patch.edits.every(e => e.reason.startsWith('the runs that did this passed')))
-  const notes = await expJson<{body: {text: string; about: string[]}}[]>(['ledger', '--kind', 'note'], {cwd: repo})
-  const note = notes.find(n => n.body.about.includes(prop.proposal))!
+  const notes = await expJson<{body: {text: string; about?: string[]}}[]>(['ledger', '--kind', 'note'], {cwd: repo})
+  const note = notes.find(n => (n.body.about ?? []).includes(prop.proposal))!
   const recorded = JSON.parse(note.body.text) as {model: string; exchanges: {line_accepted: boolean; response: string}[]}
   t.equal(recorded.model, 'writer')
   t.ok(recorded.exchanges.length > 0 && recorded.exchanges.every(x => x.line_accepted))
