@@ -40,7 +40,8 @@ export default class BlameCmd extends ExpCommand {
       const b = await readBlame(store, ws, {mainRef, skill: args.skill, trust})
       if (!flags.credit) return b
       const blob = (await ws.pathId(b.main.commit, b.path))?.oid
-      const note: AblationNote | undefined = blob ? ablationNotes(trust.ledger, blob).pop() : undefined
+      const text = blob ? (await ws.readFile(b.main.commit, b.path))?.toString('utf8') : undefined
+      const note: AblationNote | undefined = blob && text !== undefined ? ablationNotes(trust.ledger, {blob, text, counts: trust.admit}).pop() : undefined
       return {...b, credit: {...(note ? {note: note.note, agent: note.agent} : {}), lines: note ? creditsOf(note, b.lines) : []}, note}
     })
     if ('contract' in res) {

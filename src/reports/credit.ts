@@ -1,5 +1,8 @@
 import type {Ledger} from '../store/index.js'
 import type {Ablation, UnitCredit} from '../matrix/ablate.js'
+import {withoutLines} from '../matrix/variants.js'
+import {hashObject} from '../records/object-id.js'
+import type {Split} from '../records/types.js'
 import type {Blame} from '../projections/blame.js'
 import {mdText} from './format.js'
 
@@ -12,20 +15,67 @@ export type AblationNote = Omit<Ablation, 'path' | 'note' | 'recorded' | 'propos
 
 const PREFIX = '{"format":"ablation@1"'
 
-/** Every ablation note, oldest first (optionally of one SKILL.md blob). */
-export function ablationNotes(ledger: Ledger, blob?: string): AblationNote[] {
+/** What an ablation note is checked against before a view shows it. */
+export interface AblationCheck {
+  /** the SKILL.md blob it must be of */
+  blob: string
+  /** that blob's text: each variant measured must be it without the unit's lines */
+  text: string
+  /** whether an evaluation counts (trust/authority.ts); default: every one does */
+  counts?: (id: string) => boolean
+}
+
+/**
+ * Every ablation note of one SKILL.md blob whose numbers re-derive from the evaluations it
+ * names, oldest first. A note is text any lane can write: one that names an evaluation that
+ * does not count, is of another split or skill, or states a rate, credit, interval or count its
+ * evaluations do not give is not shown (the interval and counts are checked where the public
+ * record has the paired comparison: held-out keeps it on the private lane).
+ */
+export function ablationNotes(ledger: Ledger, check: AblationCheck): AblationNote[] {
   const out: AblationNote[] = []
   for (const e of ledger.select({kinds: ['note']})) {
     const text = ledger.load<'note'>(e).body.text
     if (!text.startsWith(PREFIX)) continue
     try {
       const n = JSON.parse(text) as AblationNote
-      if (!blob || n.blob === blob) out.push({...n, note: e.id})
+      if (n.blob === check.blob && standsOn(ledger, n, check)) out.push({...n, note: e.id})
     } catch {
       // a note that only looks like one: not ours to read
     }
   }
   return out
+}
+
+const r4 = (x: number) => Math.round(x * 1e4) / 1e4
+
+function standsOn(ledger: Ledger, n: AblationNote, check: AblationCheck): boolean {
+  const counts = check.counts ?? (() => true)
+  const evaluation = (id: unknown, split: Split) => {
+    const e = typeof id === 'string' ? ledger.get(id) : undefined
+    if (!e || e.kind !== 'evaluation' || !counts(e.id)) return undefined
+    const body = ledger.load<'evaluation'>(e).body
+    return body.split === split ? body : undefined
+  }
+  const lines = check.text.split('\n')
+  if (!Array.isArray(n.splits) || !n.splits.length || !Array.isArray(n.units)) return false
+  for (const split of n.splits) {
+    const base = n.baseline?.[split]
+    const b = base && evaluation(base.evaluation, split)
+    if (!b || b.skill.blob !== check.blob || b.success_rate !== base.rate) return false
+    for (const u of n.units) {
+      const c = u.credit?.[split]
+      const v = c && evaluation(c.evaluation, split)
+      if (!v || !Array.isArray(u.lines) || !u.lines.length) return false
+      if (!Array.isArray(u.text) || u.text.some((t, i) => lines[u.lines[i]! - 1] !== t)) return false
+      if (v.skill.blob !== hashObject('blob', Buffer.from(withoutLines(check.text, u.lines)))) return false
+      if (v.success_rate !== c.rate || c.credit !== r4(b.success_rate - v.success_rate)) return false
+      const cmp = v.comparison
+      if (cmp && (cmp.baseline !== base.evaluation || c.wins !== cmp.losses || c.losses !== cmp.wins || c.episodes !== cmp.wins + cmp.losses + cmp.ties || c.ci?.[0] !== r4(-cmp.bootstrap_ci[1]) || c.ci?.[1] !== r4(-cmp.bootstrap_ci[0]))) return false
+      if (!cmp && split !== 'holdout') return false
+    }
+  }
+  return n.units.every(u => u.removal === n.splits.every(s => u.credit[s]!.credit <= 0))
 }
 
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}`

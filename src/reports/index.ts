@@ -46,11 +46,12 @@ export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: 
 
 /** The report model of the given skills (default: every skill on main). */
 /** The latest ablation of each skill's SKILL.md at a commit. */
-async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skills: readonly string[]): Promise<AblationNote[]> {
+async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skills: readonly string[], counts?: (id: string) => boolean): Promise<AblationNote[]> {
   const out: AblationNote[] = []
   for (const s of skills) {
     const blob = (await ws.pathId(commit, skillFile(s)))?.oid
-    const n = blob ? ablationNotes(ledger, blob).pop() : undefined
+    const text = blob ? (await ws.readFile(commit, skillFile(s)))?.toString('utf8') : undefined
+    const n = blob && text !== undefined ? ablationNotes(ledger, {blob, text, ...(counts ? {counts} : {})}).pop() : undefined
     if (n) out.push(n)
   }
   return out
@@ -62,7 +63,7 @@ export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef:
   const skills = o.skills ?? (tip ? await skillNamesAt(ws, tip.oid) : [])
   const ledger = o.trust?.ledger ?? (await store.ledger())
   const report = buildReport(ledger, mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
-  const credit = tip ? await latestCredits(ws, ledger, tip.oid, skills) : []
+  const credit = tip ? await latestCredits(ws, ledger, tip.oid, skills, o.trust ? (id: string) => o.trust!.counts(id) : undefined) : []
   return credit.length ? {...report, credit} : report
 }
 

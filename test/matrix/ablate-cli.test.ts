@@ -35,7 +35,14 @@ t.test('exp ablate credits every rule of an expert skill, offers the lowest-cred
   })
   t.equal(await refsOf(repo), before, 'no ref moved, no record written')
 
+  // another lane wrote a note first under the key this ablation's note will have (skill blob,
+  // agent, seed, repeat: all guessable): the ablation is not refused its record for it
+  const blob = (await git(repo, 'rev-parse', 'main:skills/onboarding/SKILL.md')).trim()
+  const squat = await exp(['append', 'note', '-', '--lane', 'mallory', '--key', `ablate/${blob}/scripted/42/1`], {cwd: repo, input: '{"text":"mine"}'})
+  t.equal(squat.code, 0, squat.stderr)
+
   const a = await expJson<Ablation>(['ablate', 'onboarding', '--repeat', '1'], {cwd: repo})
+  t.equal(a.agent, 'scripted', 'the key planted was the one the note would have had')
   const rules = a.units.filter(u => u.kind === 'rule')
   t.equal(rules.length, 8, 'one unit per rule of the skill')
   for (const u of rules) for (const s of ['validation', 'holdout'] as const) {
@@ -75,4 +82,27 @@ t.test('exp ablate credits every rule of an expert skill, offers the lowest-cred
   t.equal(again.recorded, 0)
   t.equal(again.note, a.note)
   t.same(again.units.map(u => u.credit.validation!.credit), a.units.map(u => u.credit.validation!.credit))
+
+  // an ablation note is text any lane can write: later notes whose numbers do not come from the
+  // evaluations they name are not what blame and the report show
+  const genuine = (await expJson<{id: string; body: {text: string}}[]>(['ledger', '--kind', 'note'], {cwd: repo})).find(n => n.id === a.note)!
+  const summary = JSON.parse(genuine.body.text) as Ablation
+  const flip = structuredClone(summary)
+  for (const u of flip.units) {
+    u.credit.validation!.credit = -0.4321
+    u.removal = true
+  }
+  const stolen = structuredClone(summary)
+  stolen.units[0]!.credit.validation!.evaluation = stolen.units[1]!.credit.validation!.evaluation
+  const moved = structuredClone(summary)
+  moved.units[0]!.text = moved.units[1]!.text
+  for (const [name, forged] of Object.entries({stolen, moved, flip})) {
+    const r = await exp(['append', 'note', '-', '--lane', 'mallory'], {cwd: repo, input: JSON.stringify({text: JSON.stringify(forged)})})
+    t.equal(r.code, 0, `${name}: ${r.stderr}`)
+  }
+  const shown = await expJson<{credit: {note: string; lines: {removal: boolean}[]}}>(['blame', 'onboarding', '--credit'], {cwd: repo})
+  t.equal(shown.credit.note, a.note, 'the latest note that re-derives, not the forged ones after it')
+  t.same(shown.credit.lines.filter(c => c.removal).length, a.candidates.length)
+  t.equal((await exp(['report'], {cwd: repo})).code, 0)
+  t.notMatch(readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /-43\.2/, 'the report shows no forged credit')
 })
