@@ -1,8 +1,8 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import type {AttemptBody, ObservationBody, VerdictBody} from '../records/types.js'
-import {laneKey, prepare, type RecordDraft} from '../records/index.js'
-import {REJECTED_PREFIX, type Ledger, type RecordStore} from '../store/index.js'
+import {prepare, type RecordDraft} from '../records/index.js'
+import {REJECTED_PREFIX, ownKeys, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, ConflictError, NotFoundError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
@@ -177,8 +177,14 @@ async function baselineOf(store: RecordStore, ws: Workspace, attempt: AttemptBod
   return store.exclusive(`baseline-${contract.name}`, async () => {
     // the baseline's record is the same for every lane; another under its key is not it (keys.ts)
     const draft: RecordDraft<'attempt'> = {kind: 'attempt', key, body, cites: []}
-    const held = (await store.ledger()).get(attemptId(key))
-    const own = held && held.digest !== prepare(draft).digest ? {...draft, key: laneKey(key, o.lane)} : draft
+    // (past a lane-salted key that another lane holds too, numbered ones: store/own.ts ownKeys)
+    const ledger = await store.ledger()
+    let own = draft
+    for (const k of ownKeys(key, o.lane)) {
+      const held = ledger.get(attemptId(k))
+      own = {...draft, key: k}
+      if (!held || held.digest === prepare(own).digest) break
+    }
     const id = (await store.append(own, {lane: o.lane, now: o.now})).id
     const r = await evaluateAttempt(store, ws, id, o)
     return {attempt: id, verdicts: r.verdicts}

@@ -1,5 +1,5 @@
 import {HypothesisStateError, UsageError} from '../errors/index.js'
-import {freeKey, type RecordStore} from '../store/index.js'
+import {ownKey, type RecordStore} from '../store/index.js'
 import {findHypothesis} from './lookup.js'
 
 export interface RetireOptions {
@@ -35,8 +35,8 @@ async function mark(store: RecordStore, o: RetireOptions, action: 'retire' | 're
   if (action === 'reopen' && view.status !== 'retired') throw new HypothesisStateError(view.id, view.status, 'reopen', 'only a retired hypothesis can be reopened')
   // keyed by (action, hypothesis, lane, step): notes are content-addressed, and a second
   // retire after a reopen, in the same words, must be a new record rather than a no-op; a key
-  // anyone can guess, so one another lane holds is passed by (store/own.ts freeKey)
+  // anyone can guess, so one another lane holds is passed by (store/own.ts ownKey)
   const step = node.events.filter(l => l.entry.kind === 'note').length
-  const res = await store.append({kind: 'note', key: freeKey(ledger, 'note', `${action}/${view.id}/${o.lane}/${step}`, o.lane), body: {text: o.reason, about: [view.id], action}, cites: [view.id]}, {lane: o.lane, now: () => now})
+  const res = await store.append({kind: 'note', key: ownKey(ledger, 'note', `${action}/${view.id}/${o.lane}/${step}`, o.lane), body: {text: o.reason, about: [view.id], action}, cites: [view.id]}, {lane: o.lane, now: () => now})
   return {note: res.id, hypothesis: view.id, action, was: view.status}
 }

@@ -1,5 +1,5 @@
-import {digestOf, laneKey, type RecordDraft} from '../records/index.js'
-import {ownKey, type Ledger, type LedgerEntry} from '../store/index.js'
+import {digestOf, type RecordDraft} from '../records/index.js'
+import {baseKey, ownKey, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {EvolveOptions} from './evolve.js'
 
 /**
@@ -14,7 +14,8 @@ import type {EvolveOptions} from './evolve.js'
  * Only the run's own lane counts: a key's id names no lane, so another lane can write a note
  * under the key of a run it can predict (the identity is a digest of options anyone can
  * guess) — "finished" before the run began. The notes are read from the run's lane alone, and
- * a key whose id another lane's record holds is written salted with the lane (laneKey).
+ * a key whose id another lane's record holds is written salted with the lane, then numbered
+ * past salted keys other lanes hold too (store/own.ts ownKeys).
  * The options below identify a run; the others (progress callbacks, event sinks) do not change what it does.
  */
 export type RunOptionsForIdentity = Pick<EvolveOptions, 'skill' | 'lane' | 'mainRef' | 'agent' | 'seed' | 'iterations' | 'trainRepeat' | 'evalRepeat' | 'maxRules' | 'exploreRate' | 'recall' | 'propose' | 'budgetEpisodes' | 'maxSteps' | 'memoryMode' | 'namespace'>
@@ -54,12 +55,11 @@ type RunNote = {text: string; about?: string[]}
 function notesOf(ledger: Ledger, identity: string, lane: string): Map<string, RunNote> {
   const out = new Map<string, RunNote>()
   const prefix = `evolve/${identity}/`
-  const salt = laneKey('', lane)
   const own = (e: LedgerEntry) => e.kind === 'note' && e.lane === lane && !e.private
   // (a copy of another lane's record with the same bytes is this lane's too: src/store/own.ts)
   for (const e of [...ledger.select({kinds: ['note'], lanes: [lane], includePrivate: false}), ...ledger.duplicates.filter(own)]) {
     const r = ledger.load<'note'>(e)
-    const k = r.key?.endsWith(salt) ? r.key.slice(0, -salt.length) : r.key
+    const k = r.key === undefined ? undefined : baseKey(r.key, lane)
     if (k?.startsWith(prefix) && !out.has(k)) out.set(k, r.body)
   }
   return out

@@ -2,7 +2,7 @@ import {parse as parseYaml} from '../vendor/yaml.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import {freeKey, type Ledger, type RecordStore} from '../store/index.js'
+import {ownKey, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
 import type {Purpose} from '../skills/index.js'
@@ -181,7 +181,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     throw e
   }
   // the model's words are on the record next to the proposal they shaped
-  // (under a key anyone can guess, passed by if another lane holds it: store/own.ts freeKey)
-  if (drafted) await store.append({kind: 'note', key: freeKey(await store.ledger(), 'note', `drafts/${id}`, o.lane), body: {text: JSON.stringify({model: drafted.model, exchanges: drafted.exchanges}), about: [id], action: 'comment'}, cites: [id]}, {lane: o.lane, now})
+  // (under a key anyone can guess, passed by if another lane holds it: store/own.ts ownKey)
+  if (drafted) await store.append({kind: 'note', key: ownKey(await store.ledger(), 'note', `drafts/${id}`, o.lane), body: {text: JSON.stringify({model: drafted.model, exchanges: drafted.exchanges}), about: [id], action: 'comment'}, cites: [id]}, {lane: o.lane, now})
   return {proposal: id, hypothesis: hypothesisId, recall: recallId, branch, head, base: main, version, patch: proposed}
 }

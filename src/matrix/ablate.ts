@@ -1,7 +1,7 @@
 import {hashObject} from '../records/object-id.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody, Split} from '../records/types.js'
-import {freeKey, type Ledger, type RecordStore} from '../store/index.js'
+import {ownKey, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import {parseRule, renderRule} from '../knowledge/index.js'
@@ -193,8 +193,8 @@ export async function ablate(store: RecordStore, ws: Workspace, o: AblateOptions
   for (const r of runs) baseline[r.split] = r.baseline
   const cites = [...new Set(runs.flatMap(r => [r.baseline.evaluation, ...r.variants.map(v => v.evaluation)]))]
   const summary = {format: 'ablation@1', skill: o.skill, version: at.version, commit: at.commit, blob, agent: o.agent, seed, repeat: o.repeat, splits: o.splits, baseline, units: credited, candidates: candidates.map(c => c.id)}
-  // its key can be guessed before the runs: one another lane holds is passed by (store/own.ts freeKey)
-  const note: RecordDraft<'note'> = {kind: 'note', key: freeKey(await store.ledger(), 'note', ablationKey(blob, o.agent, seed, o.repeat), o.lane), body: {text: JSON.stringify(summary), about: cites, action: 'comment'}, cites}
+  // its key can be guessed before the runs: one another lane holds is passed by (store/own.ts ownKey)
+  const note: RecordDraft<'note'> = {kind: 'note', key: ownKey(await store.ledger(), 'note', ablationKey(blob, o.agent, seed, o.repeat), o.lane), body: {text: JSON.stringify(summary), about: cites, action: 'comment'}, cites}
   const noteId = (await store.append(note, {lane: o.lane, now: o.now})).id
   const out: Ablation = {...summary, path, note: noteId, candidates: candidates.map(c => c.id), recorded: runs.reduce((s, r) => s + r.recorded, 0)}
   if (o.propose === false) out.no_proposal = 'not asked (--no-propose)'

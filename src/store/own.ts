@@ -1,4 +1,3 @@
-import {randomBytes} from 'node:crypto'
 import {laneKey, recordId, type Kind} from '../records/index.js'
 import type {Ledger, LedgerEntry} from './ledger.js'
 
@@ -6,7 +5,7 @@ import type {Ledger, LedgerEntry} from './ledger.js'
  * A lane's own keyed records. A keyed record's id names no lane, and many keys are guessable
  * (a contract's baseline runs, an evolve run's notes): another lane can hold the id of a record
  * this lane will write. A lane then looks its records up on itself only, and writes them under
- * the key salted with the lane (records/identity.ts, laneKey) where another lane holds the id.
+ * a key of its own (ownKeys: salted with the lane, then numbered) where another lane holds the id.
  */
 
 /**
@@ -19,29 +18,44 @@ export function onLane(ledger: Ledger, e: LedgerEntry, lane: string, withPrivate
   return mine(e) || ledger.duplicates.some(d => d.id === e.id && d.digest === e.digest && mine(d))
 }
 
-/** The record of `lane` under `key` (or its lane-salted key), if there is one. */
+/**
+ * The keys a record of `lane` under `key` may have, in the order a writer tries them: the key,
+ * the key salted with the lane (records/identity.ts, laneKey), then that one numbered
+ * (`<key>@<lane>#2`, `#3`, ...). Each can be guessed, so another lane can hold any number of
+ * them: a writer takes the first that no other lane holds, and a reader looks as far.
+ */
+export function* ownKeys(key: string, lane: string): Generator<string> {
+  yield key
+  const salted = laneKey(key, lane)
+  yield salted
+  for (let n = 2; ; n++) yield `${salted}#${n}`
+}
+
+/** The key a key of `lane`'s (ownKeys) was made from. */
+export function baseKey(key: string, lane: string): string {
+  const at = key.lastIndexOf(laneKey('', lane))
+  const rest = at < 0 ? undefined : key.slice(at + laneKey('', lane).length)
+  return rest !== undefined && (rest === '' || /^#[1-9]\d*$/.test(rest)) ? key.slice(0, at) : key
+}
+
+/** The record of `lane` under `key` (or a key of its own made from it: ownKeys), if there is one. */
 export function ownEntry(ledger: Ledger, kind: Kind, key: string, lane: string): LedgerEntry | undefined {
-  for (const k of [key, laneKey(key, lane)]) {
+  let n = 0
+  for (const k of ownKeys(key, lane)) {
     const e = ledger.get(recordId(kind, '', k))
     if (e && onLane(ledger, e, lane)) return e
+    // the salted keys are written in turn: past the key itself, a free one ends them
+    if (!e && n > 0) return undefined
+    n++
   }
   return undefined
 }
 
-/** The key `lane` writes a record of `key` under: the key, unless another lane's record holds its id. */
+/** The key `lane` writes a record of `key` under: the first of ownKeys whose id no other lane's record holds. */
 export function ownKey(ledger: Ledger, kind: Kind, key: string, lane: string): string {
-  const e = ledger.get(recordId(kind, '', key))
-  return !e || onLane(ledger, e, lane) ? key : laneKey(key, lane)
-}
-
-/**
- * The key `lane` writes a record of `key` under when no one reads the record by its key (a
- * retire note, a model's drafts, an ablation's summary): its own key (ownKey), and past a
- * lane-salted key another lane holds too, a random salt. Such a key can be guessed; another
- * lane that wrote a record under it would otherwise refuse this lane the record (E_CONFLICT) for good.
- */
-export function freeKey(ledger: Ledger, kind: Kind, key: string, lane: string): string {
-  const own = ownKey(ledger, kind, key, lane)
-  const held = ledger.get(recordId(kind, '', own))
-  return held && !onLane(ledger, held, lane) ? `${own}#${randomBytes(6).toString('hex')}` : own
+  for (const k of ownKeys(key, lane)) {
+    const e = ledger.get(recordId(kind, '', k))
+    if (!e || onLane(ledger, e, lane)) return k
+  }
+  return key
 }

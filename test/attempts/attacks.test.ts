@@ -322,6 +322,24 @@ t.test("a baseline another lane planted under the baseline's public keys (scorin
   t.match(fsck.stdout, /forged_decision[^\n]*rests on verdict vd-[0-9a-f]+ of lane mallory: an accept rests on the measurements of its own lane/)
 })
 
+t.test("a lane that planted other records under the baseline's key and under its key salted with a lane's name refuses that lane no evaluation", async t => {
+  const repo = await quadFixture(t)
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const key = `baseline/quad/${main}`
+  const body = {contract: {name: 'quad', digest: `sha256:${'0'.repeat(64)}`}, branch: 'main', base: {commit: main, branch: 'main'}, ordinal: 0, reason: 'planted'}
+  const file = path.join(repo, '.git', 'planted.jsonl')
+  fs.writeFileSync(file, [key, `${key}@alice`].map(k => JSON.stringify({kind: 'attempt', key: k, body, cites: []})).join('\n') + '\n')
+  const planted = await exp(['append', '--batch', file, '--lane', 'mallory'], {cwd: repo})
+  t.equal(planted.code, 0, planted.stderr)
+  const a = await expJson<{id: string}>(['attempt', 'new', 'quad', '--lane', 'alice'], {cwd: repo})
+  const ev = await exp(['attempt', 'eval', a.id, '--split', 'dev', '--lane', 'alice', '--json'], {cwd: repo})
+  t.equal(ev.code, 0, `E_CONFLICT before: ${ev.stderr}`)
+  const baseline = (JSON.parse(ev.stdout) as {baseline: {attempt: string}}).baseline.attempt
+  const rec = (await expJson<{id: string; key?: string; lane: string}[]>(['ledger', '--kind', 'attempt'], {cwd: repo})).find(r => r.id === baseline)!
+  t.equal(rec.key, `${key}@alice#2`, 'the first key no other lane holds')
+  t.equal(rec.lane, 'alice')
+})
+
 t.test('two clones that measured the same baseline alike and synced: each lane\'s accept still stands on its own copy', async t => {
   const a = await quadFixture(t)
   const b = path.join(tempDir(t), 'b')

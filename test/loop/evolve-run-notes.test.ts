@@ -38,3 +38,15 @@ t.test("notes another lane writes under a run's keys neither start nor finish it
   t.ok(readRun(await store.ledger(), ID, 'alice').finished, 'finished once alice says so')
   t.equal(readRun(await store.ledger(), ID, 'alice', {next: true}).generation, 2, '--continue: the next generation')
 })
+
+t.test("past a lane-salted key another lane holds too: the run writes under a numbered one and reads it", async t => {
+  const store = new MemoryRecordStore()
+  const s1 = {identity: ID, generation: 1, iterations: []}
+  // mallory writes "started" under the run's key and under the key salted with alice's lane
+  for (const key of [`evolve/${ID}/1`, `evolve/${ID}/1@alice`]) await store.append({kind: 'note', key, body: {text: `evolve run ${ID}/1 started: on lane alice from main ${'f'.repeat(40)}`, action: 'comment'}}, {lane: 'mallory'})
+  t.same(readRun(await store.ledger(), ID, 'alice'), {identity: ID, generation: 1, iterations: []})
+  const start = startNote(await store.ledger(), s1, {skill: 'onboarding', lane: 'alice', iterations: 1, start: MAIN})
+  t.equal(start.key, `evolve/${ID}/1@alice#2`)
+  t.equal((await store.append(start, {lane: 'alice'})).status, 'created', 'not refused: E_CONFLICT before')
+  t.equal(readRun(await store.ledger(), ID, 'alice').start, MAIN, "alice's own start")
+})
