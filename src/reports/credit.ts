@@ -66,8 +66,8 @@ function standsOn(ledger: Ledger, n: AblationNote, check: AblationCheck): boolea
     for (const u of n.units) {
       const c = u.credit?.[split]
       const v = c && evaluation(c.evaluation, split)
-      if (!v || !Array.isArray(u.lines) || !u.lines.length) return false
-      if (!Array.isArray(u.text) || u.text.some((t, i) => lines[u.lines[i]! - 1] !== t)) return false
+      if (!v || !Array.isArray(u.lines) || !u.lines.length || !u.lines.every(l => Number.isInteger(l) && l >= 1 && l <= lines.length)) return false
+      if (!Array.isArray(u.text) || u.text.length !== u.lines.length || u.text.some((t, i) => lines[u.lines[i]! - 1] !== t)) return false
       if (v.skill.blob !== hashObject('blob', Buffer.from(withoutLines(check.text, u.lines)))) return false
       if (v.success_rate !== c.rate || c.credit !== r4(b.success_rate - v.success_rate)) return false
       const cmp = v.comparison

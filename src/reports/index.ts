@@ -44,8 +44,7 @@ export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: 
   return onBranch(blame(o.trust?.ledger ?? (await store.ledger()), input, o.trust), o.mainRef)
 }
 
-/** The report model of the given skills (default: every skill on main). */
-/** The latest ablation of each skill's SKILL.md at a commit. */
+/** The latest ablation of each skill's SKILL.md at a commit (one that re-derives: reports/credit.ts). */
 async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skills: readonly string[], counts?: (id: string) => boolean): Promise<AblationNote[]> {
   const out: AblationNote[] = []
   for (const s of skills) {
@@ -57,6 +56,7 @@ async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skil
   return out
 }
 
+/** The report model of the given skills (default: every skill on main). */
 export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust}): Promise<Report> {
   const mainline = await readMainline(ws, o.mainRef, o.skills)
   const tip = mainline[mainline.length - 1]
