@@ -45,7 +45,8 @@ export interface VariantRun {
   recorded: number
 }
 
-const r4 = (x: number) => Math.round(x * 1e4) / 1e4
+/** the rounding of every credit and interval (reports/credit.ts checks notes with it) */
+export const r4 = (x: number) => Math.round(x * 1e4) / 1e4
 
 /** The lines of a SKILL.md (1-based numbers) without some of them. */
 export function withoutLines(text: string, lines: readonly number[]): string {

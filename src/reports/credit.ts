@@ -1,6 +1,6 @@
 import type {Ledger} from '../store/index.js'
 import type {Ablation, UnitCredit} from '../matrix/ablate.js'
-import {withoutLines} from '../matrix/variants.js'
+import {r4, withoutLines} from '../matrix/variants.js'
 import {hashObject} from '../records/object-id.js'
 import type {Split} from '../records/types.js'
 import type {Blame} from '../projections/blame.js'
@@ -46,8 +46,6 @@ export function ablationNotes(ledger: Ledger, check: AblationCheck): AblationNot
   }
   return out
 }
-
-const r4 = (x: number) => Math.round(x * 1e4) / 1e4
 
 function standsOn(ledger: Ledger, n: AblationNote, check: AblationCheck): boolean {
   const counts = check.counts ?? (() => true)
