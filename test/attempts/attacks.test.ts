@@ -543,7 +543,10 @@ t.test('an interrupted held-out evaluation removes the unsealed data and stops t
   const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
   fs.writeFileSync(path.join(a.path, 'solver.py'), `import os, time
 def bonus():
-    open("started.txt", "w").write(os.environ.get("EXP_PRIVATE_DIR", ""))
+    # written whole, then renamed: the test reads the folder's name as soon as the file is there
+    with open("started.tmp", "w") as f:
+        f.write(os.environ.get("EXP_PRIVATE_DIR", ""))
+    os.replace("started.tmp", "started.txt")
     time.sleep(4)
     open("late.txt", "w").write("still running")
     return 0
