@@ -1,6 +1,7 @@
 import type {Ledger} from '../store/index.js'
 import type {ExpRecord} from '../records/index.js'
 import type {Rule} from '../knowledge/index.js'
+import {supersededIds} from '../mining/index.js'
 
 export interface KnowledgeItem {
   record: ExpRecord<'knowledge'>
@@ -8,10 +9,14 @@ export interface KnowledgeItem {
   lamport: number
 }
 
-/** The current beliefs: knowledge records no later knowledge record supersedes, in ledger order. */
+/**
+ * The current beliefs: knowledge records no other knowledge record supersedes, in ledger
+ * order. A supersedes counts only when the newer record carries the older one's evidence
+ * forward (mining/knowledge.ts supersededIds): another lane cannot hide knowledge by naming it.
+ */
 export function currentKnowledge(ledger: Ledger): KnowledgeItem[] {
   const all = ledger.select({kinds: ['knowledge']}).map(e => ({record: ledger.load<'knowledge'>(e), lamport: e.lamport}))
-  const superseded = new Set(all.flatMap(k => k.record.body.supersedes))
+  const superseded = supersededIds(all.map(k => k.record))
   return all.filter(k => !superseded.has(k.record.id)).map(k => ({...k, rule: k.record.body.rule}))
 }
 

@@ -59,9 +59,37 @@ export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], ex
   return out
 }
 
-/** slug → its current records: those no other knowledge record supersedes (usually one). */
+/**
+ * The ids of knowledge records that another of `records` supersedes in a way that counts: a
+ * record of the same slug and the same rule that carries the superseded record's evidence
+ * forward (its evidence ids, and every run it judged, as supporting or as counterexample).
+ * That is what a miner writes (claimOf) and what trace2skill writes (its runs only grow).
+ * A record that names others in `supersedes` without carrying them — any lane can write one
+ * — hides nothing: both stay current, and a reader sees both.
+ */
+export function supersededIds(records: readonly Identified<KnowledgeBody>[]): Set<string> {
+  const byId = new Map(records.map(k => [k.id, k.body]))
+  const out = new Set<string>()
+  for (const k of records) {
+    for (const old of k.body.supersedes) {
+      const o = byId.get(old)
+      if (o && o !== k.body && carries(k.body, o)) out.add(old)
+    }
+  }
+  return out
+}
+
+function carries(next: KnowledgeBody, old: KnowledgeBody): boolean {
+  if (next.slug !== old.slug) return false
+  if (old.rule && (!next.rule || ruleKey(next.rule) !== ruleKey(old.rule))) return false
+  const ids = new Set(next.evidence.evidence_ids)
+  const runs = new Set([...next.evidence.supporting_runs, ...next.evidence.counterexamples])
+  return old.evidence.evidence_ids.every(id => ids.has(id)) && [...old.evidence.supporting_runs, ...old.evidence.counterexamples].every(id => runs.has(id))
+}
+
+/** slug → its current records: those no other knowledge record supersedes (usually one; supersededIds). */
 function currentBySlug(existing: readonly Identified<KnowledgeBody>[]): Map<string, Identified<KnowledgeBody>[]> {
-  const superseded = new Set(existing.flatMap(k => k.body.supersedes))
+  const superseded = supersededIds(existing)
   const out = new Map<string, Identified<KnowledgeBody>[]>()
   for (const k of [...existing].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     if (superseded.has(k.id)) continue

@@ -1,10 +1,12 @@
 import t from 'tap'
 import type {ChatFn, ChatMessage} from '../../src/agents/openai/chat.js'
 import {renderRule, type Rule} from '../../src/knowledge/index.js'
-import {CONFIDENCE_FORMULA, confidenceOf, draftClaimTexts, mergeKnowledge, mineEvidence, type Identified} from '../../src/mining/index.js'
+import {CONFIDENCE_FORMULA, confidenceOf, draftClaimTexts, mergeKnowledge, mineEvidence, supersededIds, type Identified} from '../../src/mining/index.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
 import type {EvidenceBody, KnowledgeBody} from '../../src/records/types.js'
 import {runs} from '../helpers/mining.js'
+import {MemoryRecordStore} from '../../src/store/index.js'
+import {currentKnowledge} from '../../src/loop/knowledge.js'
 
 const ids = runs(Object.fromEntries(Array.from({length: 12}, (_, i) => [`r${i}`, {task: 'T', passed: true, steps: ['get_person']}]))).id
 const R = (...n: number[]) => ids(...n.map(i => `r${i}`))
@@ -121,4 +123,45 @@ t.test('a reply that drops a name or says nothing keeps the deterministic text',
     t.same(drafted.map(d => ({...d, body: {...d.body, drafted: undefined}})), knowledge.map(d => ({...d, body: {...d.body, drafted: undefined}})), JSON.stringify(reply.slice(0, 30)))
     t.ok(drafted.every(d => d.body.drafted?.accepted === false && d.body.drafted.response === reply), 'the refused exchange is recorded')
   }
+})
+
+t.test('a supersedes counts only when the newer claim carries the older one forward (another lane cannot hide knowledge by naming it)', async t => {
+  const first = stored(mergeKnowledge([evidence(order, R(0, 1, 2, 3), R(4))], []))
+  const [k] = mergeKnowledge([evidence(order, R(5, 6))], first)
+  const later = stored([k!])
+  t.same([...supersededIds([...first, ...later])], [first[0]!.id], 'what the miner writes carries the old claim forward')
+  const forge = (change: (b: KnowledgeBody) => void): Identified<KnowledgeBody> => {
+    const body = structuredClone(later[0]!.body)
+    change(body)
+    return {id: prepare({kind: 'knowledge', body}).id, body}
+  }
+  const hostile = {
+    'no evidence at all': forge(b => ((b.evidence = {supporting_runs: [], counterexamples: [], evidence_ids: []}), (b.statistics = {support: 0, failures: 0}))),
+    'an evidence id left out': forge(b => (b.evidence.evidence_ids = b.evidence.evidence_ids.slice(1))),
+    'a judged run left out': forge(b => (b.evidence.counterexamples = [])),
+    'another slug': forge(b => (b.slug = 'something-else-00000000')),
+    'another rule under the slug': forge(b => (b.rule = notify)),
+  }
+  for (const [what, h] of Object.entries(hostile)) {
+    t.same([...supersededIds([...first, h])], [], `${what}: the old claim stays current`)
+    // and mining on top sees it as current: its runs are carried into the next claim
+    const [next] = mergeKnowledge([evidence(order, R(7))], [...first, h])
+    t.ok(next!.body.supersedes.includes(first[0]!.id), `${what}: the next claim still builds on it`)
+    t.ok(next!.body.evidence.supporting_runs.includes(R(0)[0]!), `${what}: its runs are not lost`)
+  }
+  t.same([...supersededIds([forge(b => (b.supersedes = []))])], [], 'a claim that names no known record supersedes nothing')
+})
+
+t.test("the proposer's current knowledge keeps a claim another lane only names in supersedes", async t => {
+  const store = new MemoryRecordStore()
+  const [own] = mergeKnowledge([evidence(order, R(0, 1, 2, 3))], [])
+  const mine = await store.append(own!, {lane: 'alice'})
+  // mallory's claim of the same slug names alice's but carries none of its runs
+  const body: KnowledgeBody = {...structuredClone(own!.body), evidence: {supporting_runs: [], counterexamples: [], evidence_ids: []}, statistics: {support: 0, failures: 0}, status: 'candidate', supersedes: [mine.id]}
+  const theirs = await store.append({kind: 'knowledge', body, cites: [mine.id]}, {lane: 'mallory'})
+  t.same(currentKnowledge(await store.ledger()).map(k => k.record.id).sort(), [mine.id, theirs.id].sort(), 'both stay current')
+  // alice mining again carries her claim on and supersedes both (it carries mallory's, which has nothing)
+  const [next] = mergeKnowledge([evidence(order, R(4))], (await store.ledger()).records({kinds: ['knowledge']}))
+  const later = await store.append(next!, {lane: 'alice'})
+  t.same(currentKnowledge(await store.ledger()).map(k => k.record.id), [later.id])
 })
