@@ -65,18 +65,70 @@ export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], ex
  * forward (its evidence ids, and every run it judged, as supporting or as counterexample).
  * That is what a miner writes (claimOf) and what trace2skill writes (its runs only grow).
  * A record that names others in `supersedes` without carrying them — any lane can write one
- * — hides nothing: both stay current, and a reader sees both.
+ * — hides nothing: both stay current, and a reader sees both. Records that supersede each
+ * other in a cycle (keyed records can name each other's ids) hide none of the cycle: a slug
+ * never ends up with no current record. Independent of the order of `records`.
  */
 export function supersededIds(records: readonly Identified<KnowledgeBody>[]): Set<string> {
   const byId = new Map(records.map(k => [k.id, k.body]))
-  const out = new Set<string>()
+  const edges = new Map<string, string[]>()
   for (const k of records) {
-    for (const old of k.body.supersedes) {
-      const o = byId.get(old)
-      if (o && o !== k.body && carries(k.body, o)) out.add(old)
+    const olds = k.body.supersedes.filter(old => old !== k.id && byId.has(old) && carries(k.body, byId.get(old)!))
+    if (olds.length) edges.set(k.id, olds)
+  }
+  const scc = components(edges)
+  const out = new Set<string>()
+  for (const [next, olds] of edges) for (const old of olds) if (scc.get(old) !== scc.get(next)) out.add(old)
+  return out
+}
+
+/** The strongly connected component of every node of a graph (Tarjan's, without recursion). */
+function components(edges: ReadonlyMap<string, readonly string[]>): Map<string, number> {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const comp = new Map<string, number>()
+  const stack: string[] = []
+  const on = new Set<string>()
+  let n = 0
+  let c = 0
+  for (const root of edges.keys()) {
+    if (index.has(root)) continue
+    const work: {v: string; i: number}[] = [{v: root, i: 0}]
+    index.set(root, n)
+    low.set(root, n++)
+    stack.push(root)
+    on.add(root)
+    while (work.length) {
+      const top = work[work.length - 1]!
+      const out = edges.get(top.v) ?? []
+      if (top.i < out.length) {
+        const w = out[top.i++]!
+        if (!index.has(w)) {
+          index.set(w, n)
+          low.set(w, n++)
+          stack.push(w)
+          on.add(w)
+          work.push({v: w, i: 0})
+        } else if (on.has(w)) low.set(top.v, Math.min(low.get(top.v)!, index.get(w)!))
+        continue
+      }
+      work.pop()
+      if (work.length) {
+        const parent = work[work.length - 1]!.v
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.v)!))
+      }
+      if (low.get(top.v) === index.get(top.v)) {
+        let w: string
+        do {
+          w = stack.pop()!
+          on.delete(w)
+          comp.set(w, c)
+        } while (w !== top.v)
+        c++
+      }
     }
   }
-  return out
+  return comp
 }
 
 function carries(next: KnowledgeBody, old: KnowledgeBody): boolean {

@@ -165,3 +165,22 @@ t.test("the proposer's current knowledge keeps a claim another lane only names i
   const later = await store.append(next!, {lane: 'alice'})
   t.same(currentKnowledge(await store.ledger()).map(k => k.record.id), [later.id])
 })
+
+t.test('claims that supersede each other in a cycle hide none of the cycle: a slug keeps a current claim', async t => {
+  const [a] = stored(mergeKnowledge([evidence(order, R(0, 1, 2, 3))], []))
+  // keyed records can name each other's ids: two copies of a's claim, each superseding a and the other
+  const copy = (id: string, supersedes: string[]): Identified<KnowledgeBody> => ({id, body: {...structuredClone(a!.body), supersedes}})
+  const b = copy('kn-00000000000000000000000b', [a!.id, 'kn-00000000000000000000000c'])
+  const c = copy('kn-00000000000000000000000c', ['kn-00000000000000000000000b'])
+  t.same([...supersededIds([a!, b, c])], [a!.id], 'a is carried by b; b and c stay current')
+  t.same([...supersededIds([c, b, a!])], [a!.id], 'in any order')
+  const d = copy('kn-00000000000000000000000d', [c.id])
+  const cycle3 = [copy(b.id, [a!.id, d.id]), c, d]
+  t.same([...supersededIds([a!, ...cycle3])], [a!.id], 'a longer cycle too')
+  // a plain chain still hides all but its last claim
+  const [k2] = mergeKnowledge([evidence(order, R(4))], [a!])
+  const [two] = stored([k2!])
+  const [k3] = mergeKnowledge([evidence(order, R(5))], [a!, two!])
+  const [three] = stored([k3!])
+  t.same([...supersededIds([three!, a!, two!])].sort(), [a!.id, two!.id].sort())
+})
