@@ -1,5 +1,6 @@
 import type {Condition, PreCall, Rule} from './types.js'
 import {GUARDS, keyOf, RESULTS, STATES, WHEN, type Guard} from './vocabulary.js'
+import {renderRule} from './render.js'
 
 /**
  * Reading rules back from skill text. A line is a rule when, after removing a list marker,
@@ -139,4 +140,16 @@ export function parseRules(skillMarkdown: string): Rule[] {
     if (r) out.push(r)
   }
   return out
+}
+
+/**
+ * Whether a rule can be written into a skill: it renders as one line that reads back as the
+ * same rule. A rule of a knowledge record is data of any lane: a condition value with a line
+ * break or a backtick renders as text that is not that rule (or as several lines of Markdown).
+ */
+export function writable(rule: Rule): boolean {
+  const line = renderRule(rule)
+  if (/[\r\n\u2028\u2029]/.test(line)) return false
+  const back = parseRule(line)
+  return back !== undefined && renderRule(back) === line
 }

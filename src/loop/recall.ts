@@ -1,7 +1,7 @@
 import type {RecallBody} from '../records/types.js'
 import type {KnowledgeItem} from './knowledge.js'
 import {ruleKey} from './knowledge.js'
-import {renderConditions, triggerOf, type Rule} from '../knowledge/index.js'
+import {renderConditions, triggerOf, writable, type Rule} from '../knowledge/index.js'
 
 export interface RecallOptions {
   skill: string
@@ -32,8 +32,8 @@ const round = (x: number) => Math.round(x * 1e4) / 1e4
  * workflows, ranked deterministically with a score breakdown, cut to an item and a token
  * budget. Ties break on slug then id, so every clone ranks alike. Left out, with the reason:
  * a rule whose counterexamples are not all explained, a finding without a rule (for a
- * proposal), and a claim about a situation (trigger and conditions) a higher-ranked claim
- * already answers.
+ * proposal), a rule that does not render as one line reading back as itself, and a claim
+ * about a situation (trigger and conditions) a higher-ranked claim already answers.
  */
 export function buildRecall(knowledge: readonly KnowledgeItem[], o: RecallOptions): {body: RecallBody; cites: string[]} {
   const scope = new Set(o.workflows)
@@ -56,6 +56,11 @@ export function buildRecall(knowledge: readonly KnowledgeItem[], o: RecallOption
     // the proposer writes rules: a finding without one (a failure mode, a bad sequence) is for readers
     if (!b.rule && (o.purpose ?? 'propose') === 'propose') {
       excluded.push({knowledge: k.record.id, reason: 'no rule to propose'})
+      continue
+    }
+    // (a rule is data of any lane: one whose line would not read back as itself is never written into a skill)
+    if (b.rule && !writable(b.rule)) {
+      excluded.push({knowledge: k.record.id, reason: 'its rule does not render as one line of the rule language that reads back as itself (a value with a line break or a backtick)'})
       continue
     }
     if (b.rule && !explained(b)) {
