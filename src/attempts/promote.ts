@@ -1,5 +1,5 @@
 import type {AttemptBody, DecisionBody} from '../records/types.js'
-import type {RecordStore} from '../store/index.js'
+import {onLane, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {advanceBranch, finishInterruptedAdvance, findPromotion} from '../workspace/advance.js'
 import {ExpError, NotFoundError, WorkTreeBehindError} from '../errors/index.js'
@@ -69,10 +69,15 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
   const attempt = ledger.load<'attempt'>(e).body as AttemptBody
   if (attempt.ordinal === 0) throw new ExpError('E_USAGE', `${id} is the baseline of ${attempt.contract.name}, not an attempt`, {hint: 'promote an attempt opened with `exp attempt new`'})
   assertOwnAttempt(id, attempt)
-  const previous = ledger.select({kinds: ['decision'], cites: id}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body as DecisionBody})).find(d => d.body.proposal === id)
-  if (previous) return {attempt: id, decision: previous.id, verdict: previous.body.verdict, checks: previous.body.checks, reasons: previous.body.reasons, ...(previous.body.merge ? {merge: previous.body.merge.commit} : {}), ...(previous.body.rejected_ref ? {rejected_ref: previous.body.rejected_ref} : {})}
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef)
+  // decided already: by this lane, or by an accept whose merge of this attempt is on main. Another
+  // lane's decision does not decide for this one (any lane can record one: a reject written first
+  // would have stopped the attempt's promotion for good)
+  const decided = ledger.select({kinds: ['decision'], cites: id}).map(x => ({x, id: x.id, body: ledger.load<'decision'>(x).body as DecisionBody})).filter(d => d.body.proposal === id)
+  const merged = decided.some(d => d.body.verdict === 'accept') ? await findPromotion(ws, main, id, attempt.base.commit) : undefined
+  const previous = decided.find(d => onLane(ledger, d.x, o.lane)) ?? decided.find(d => d.body.verdict === 'accept' && merged && d.body.merge?.commit === merged.oid)
+  if (previous) return {attempt: id, decision: previous.id, verdict: previous.body.verdict, checks: previous.body.checks, reasons: previous.body.reasons, ...(previous.body.merge ? {merge: previous.body.merge.commit} : {}), ...(previous.body.rejected_ref ? {rejected_ref: previous.body.rejected_ref} : {})}
   const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
   let dev: SplitEvaluation
   try {

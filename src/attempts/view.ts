@@ -33,7 +33,9 @@ export function attemptViews(ledger: Ledger, contract?: string, o: {admit?: (id:
   for (const e of ledger.select({kinds: ['decision']})) {
     if (!admit(e.id)) continue
     const d = ledger.load<'decision'>(e).body as DecisionBody
-    if (d.proposal.startsWith('at-') && !decisions.has(d.proposal)) decisions.set(d.proposal, {id: e.id, body: d})
+    // the one that counts (trust/authority.ts): a standing accept, else the first standing reject
+    const was = decisions.get(d.proposal)
+    if (d.proposal.startsWith('at-') && (!was || (was.body.verdict === 'reject' && d.verdict === 'accept'))) decisions.set(d.proposal, {id: e.id, body: d})
   }
   const out: AttemptView[] = []
   for (const e of ledger.select({kinds: ['attempt']})) {

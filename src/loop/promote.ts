@@ -2,7 +2,7 @@ import {parse as parseYaml} from '../vendor/yaml.js'
 import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
 import type {DecisionBody, EvaluationBody, PromotionPolicy} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import type {Ledger, RecordStore} from '../store/index.js'
+import {onLane, type Ledger, type RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError, UntrustedEvidenceError, WorkTreeBehindError} from '../errors/index.js'
 import {REJECTED_PREFIX} from '../store/lanes.js'
 import type {Workspace} from '../workspace/port.js'
@@ -129,7 +129,11 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   if (!val && evidence.ignored.length) throw new UntrustedEvidenceError(`no validation evaluation of ${proposal.id} stands: ${evidence.ignored.map(x => `${x.id}: ${x.reason}`).join('; ')}`, `run \`exp eval ${proposal.id}\` to evaluate it again`, {ignored: evidence.ignored})
   if (!val) throw new ExpError('E_USAGE', `proposal ${proposal.id} has no validation evaluation yet`, {hint: `run \`exp eval ${proposal.id}\` first`})
   const ignored = evidence.ignored.length ? {ignored: evidence.ignored} : {}
-  const previous = ledger.select({kinds: ['decision'], cites: proposal.id}).map(e => ledger.load<'decision'>(e)).find(d => d.body.proposal === proposal.id && authority.counts(d.id))
+  // decided already: by a standing accept (of any lane), or by this lane. Another lane's reject
+  // does not decide for this one (it stands only on evidence the policy rejects, and a standing
+  // accept outweighs it: trust/authority.ts), so a lane cannot stop another's promotion with one
+  const decided = ledger.select({kinds: ['decision'], cites: proposal.id}).filter(e => authority.counts(e.id)).map(e => ({e, d: ledger.load<'decision'>(e)})).filter(x => x.d.body.proposal === proposal.id)
+  const previous = (decided.find(x => x.d.body.verdict === 'accept') ?? decided.find(x => onLane(ledger, x.e, o.lane)))?.d
   if (previous) return {...resultOf(previous, val), ...ignored}
   // (a promotion killed after main moved, before the work tree followed: finished first)
   await finishInterruptedAdvance(ws, o.mainRef)

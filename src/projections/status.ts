@@ -96,8 +96,9 @@ export function derive(ix: ResearchIndex, node: HypothesisNode, now: Date): Deri
         openClaims.clear()
         const f = (l as Linked<'decision'>).facts
         const earlier = verdicts.get(f.proposal)
-        if (earlier && earlier !== f.verdict) {
-          problem('conflicting_decisions', l, `decision ${l.entry.id} ${f.verdict}s proposal ${f.proposal}, which an earlier decision ${earlier}ed`)
+        // (a standing accept outweighs a reject recorded before it: trust/authority.ts problems)
+        if (earlier === 'accept' && f.verdict === 'reject') {
+          problem('conflicting_decisions', l, `decision ${l.entry.id} rejects proposal ${f.proposal}, which an earlier decision accepted`)
           continue
         }
         verdicts.set(f.proposal, f.verdict)

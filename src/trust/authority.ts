@@ -53,17 +53,22 @@ export class Authority {
   /** Every evaluation and decision of the ledger that does not stand (public and private lanes). */
   problems(): TrustProblem[] {
     const out: TrustProblem[] = []
-    // one proposal or attempt, one verdict: the first standing decision is what every view
-    // answers; a later one that says otherwise is named (two promotions that raced, or a copy)
-    const first = new Map<string, {id: string; verdict: string}>()
+    // one proposal or attempt, one verdict (decisionOf): a standing accept, else the first
+    // standing reject; a decision that says otherwise is named (two promotions that raced, a copy)
+    const decisions = this.ledger.select({kinds: ['decision'], includePrivate: true}).filter(e => this.counts(e.id))
+    const ruling = new Map<string, {id: string; verdict: string}>()
+    for (const e of decisions) {
+      const d = this.ledger.load<'decision'>(e).body
+      const was = ruling.get(d.proposal)
+      if (!was || (was.verdict === 'reject' && d.verdict === 'accept')) ruling.set(d.proposal, {id: e.id, verdict: d.verdict})
+    }
     for (const e of this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true})) {
       const s = this.standing(e.id)
       if (!s.ok) out.push({class: s.class, id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: s.reason})
       else if (e.kind === 'decision') {
         const d = this.ledger.load<'decision'>(e).body
-        const was = first.get(d.proposal)
-        if (!was) first.set(d.proposal, {id: e.id, verdict: d.verdict})
-        else if (was.verdict !== d.verdict) out.push({class: 'conflicting_decision', id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: `${d.proposal} was decided ${was.verdict} by ${was.id} before this ${d.verdict}: the first counts`})
+        const was = ruling.get(d.proposal)!
+        if (was.verdict !== d.verdict) out.push({class: 'conflicting_decision', id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: `${d.proposal} was decided ${was.verdict} by ${was.id}, which counts (a standing accept, else the first standing reject): not this ${d.verdict}`})
       }
     }
     return out

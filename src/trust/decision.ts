@@ -5,15 +5,20 @@ import type {Comparison} from '../evals/compare.js'
 import {holdoutChecks, validationChecks, verdictOf} from '../loop/policy.js'
 import {signature} from './evaluation.js'
 import {checkAttemptDecision} from './verdict.js'
+import {movedMain} from './moved-main.js'
 import type {Standing, TrustInput} from './types.js'
 
 const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
 
 /**
  * Whether a decision stands: every evaluation it rests on stands, it is signed when the
- * policy requires it, and an accept is what the policy it names (by blob) gives on that
+ * policy requires it, and its verdict is what the policy it names (by blob) gives on that
  * evidence — validation candidate against its baseline, then the held-out pair. A reject
- * needs standing evidence only: it never moves main.
+ * must rest on a candidate evaluation of its proposal too, and stands when the policy
+ * rejects that evidence, or when it says main had moved from the proposal's base and main
+ * is not at that base now (the one reason to reject that is not in the evidence). Any lane
+ * can write a decision: a reject that needed nothing (no evidence, or evidence the policy
+ * accepts) let one lane decide another lane's proposals before they were promoted.
  */
 export function checkDecision(ledger: Ledger, id: string, input: TrustInput, standing: (id: string) => Standing): Standing {
   const e = ledger.get(id)
@@ -27,10 +32,10 @@ export function checkDecision(ledger: Ledger, id: string, input: TrustInput, sta
     if (!s.ok) return bad(`it rests on evaluation ${ev}, which does not stand: ${s.reason}`)
     if (ledger.get(ev)?.kind === 'evaluation') evals.push({id: ev, body: ledger.load<'evaluation'>(ledger.get(ev)!).body as EvaluationBody})
   }
-  if (d.proposal.startsWith('at-')) return d.verdict === 'reject' ? {ok: true, level: 'verified'} : checkAttemptDecision(ledger, d, input, e.lane)
+  if (d.proposal.startsWith('at-')) return checkAttemptDecision(ledger, d, input, e.lane)
   for (const x of evals) if (x.body.proposal !== undefined && x.body.proposal !== d.proposal) return bad(`evaluation ${x.id} is of proposal ${x.body.proposal}, not ${d.proposal}`)
-  if (d.verdict === 'reject') return {ok: true, level: 'verified'}
-  const beyond = input.proposalScopes?.get(d.proposal)
+  if (d.verdict === 'reject' && !evals.some(x => x.body.proposal === d.proposal && x.body.role === 'candidate')) return bad(`it rests on no candidate evaluation of ${d.proposal}: a reject needs evidence too`)
+  const beyond = d.verdict === 'accept' ? input.proposalScopes?.get(d.proposal) : undefined
   if (beyond?.length) return bad(`proposal ${d.proposal}'s branch changes more than its skill, which no evaluation judged: ${beyond.join('; ')}`)
   const policy = d.policy.blob ? input.policies?.get(d.policy.blob) : undefined
   if (!policy) return bad(`the policy it names (${d.policy.blob ?? 'no blob'}) is not in this repository`)
@@ -41,15 +46,15 @@ export function checkDecision(ledger: Ledger, id: string, input: TrustInput, sta
   const baseline = evals.find(x => x.id === candidate.comparison!.baseline)?.body
   if (!baseline) return bad(`it does not name the candidate's baseline ${candidate.comparison.baseline}`)
   const p = ledger.get(d.proposal)
-  if (p?.kind === 'proposal') {
-    const pb = ledger.load<'proposal'>(p).body
-    if (candidate.skill.blob !== pb.head.skill_blob || baseline.skill.blob !== pb.base.skill_blob) return bad(`its evaluations are not of proposal ${d.proposal}'s skill and its base`)
-  }
+  const proposal = p?.kind === 'proposal' ? ledger.load<'proposal'>(p).body : undefined
+  if (proposal && (candidate.skill.blob !== proposal.head.skill_blob || baseline.skill.blob !== proposal.base.skill_blob)) return bad(`its evaluations are not of proposal ${d.proposal}'s skill and its base`)
   const hc = pick('holdout', 'candidate')
   const hb = pick('holdout', 'baseline')
   const input2 = {candidate: candidate as EvaluationBody & {comparison: Comparison}, baseline, ...(hc && hb ? {holdout: {candidate: hc, baseline: hb}} : {})}
-  const checks = [...validationChecks(policy, input2), ...holdoutChecks(policy, input2)]
+  // (a reject without a held-out pair is one whose validation failed: promote looks at held-out only after it passes)
+  const checks = [...validationChecks(policy, input2), ...(d.verdict === 'accept' || input2.holdout ? holdoutChecks(policy, input2) : [])]
   const v = verdictOf(checks)
-  if (v.verdict !== 'accept') return bad(`the policy rejects its evidence: ${v.reasons[0]}`)
-  return {ok: true, level: 'verified'}
+  if (d.verdict === 'accept') return v.verdict === 'accept' ? {ok: true, level: 'verified'} : bad(`the policy rejects its evidence: ${v.reasons[0]}`)
+  if (v.verdict === 'reject' || movedMain(d, input, proposal?.base.commit)) return {ok: true, level: 'verified'}
+  return bad('the policy accepts its evidence, and main has not moved from the proposal\'s base: nothing it names gives a reject')
 }

@@ -40,7 +40,7 @@ export interface AuthorityOptions {
 export async function loadAuthority(ledger: Ledger, ws: Workspace, o: AuthorityOptions = {}): Promise<Authority> {
   const policy = o.policy ?? (o.at ? await policyAt(ws, o.at) : undefined)
   const settings = trustSettings(policy)
-  const input: TrustInput = {settings, policies: await decisionPolicies(ledger, ws), contracts: await contractsByDigest(ledger, ws), proposalScopes: await proposalScopes(ledger, ws)}
+  const input: TrustInput = {settings, ...(o.at ? {main: o.at} : {}), policies: await decisionPolicies(ledger, ws), contracts: await contractsByDigest(ledger, ws), proposalScopes: await proposalScopes(ledger, ws)}
   if (settings.requireSigned) input.signatures = await signatures(ledger, ws, o.at, policy)
   if (o.replay) input.scenarios = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, o.scenariosDir)
   return new Authority(ledger, input)

@@ -38,6 +38,8 @@ export function signatureKey(e: {ref: string; id: string}): string {
 
 export interface TrustInput {
   settings: TrustSettings
+  /** the main branch's tip, when known: a reject saying main had moved from a base is checked against it */
+  main?: string
   /** by signatureKey(entry): who signed the commit that added each evaluation, decision and verdict record (needed when signing is required) */
   signatures?: ReadonlyMap<string, SignatureCheck>
   /** promotion policies by blob id: a decision names the blob it was decided under */

@@ -1,11 +1,12 @@
 import {canonicalJson} from '../records/canonical.js'
-import type {DecisionBody, ObservationBody, VerdictBody} from '../records/types.js'
+import type {AttemptBody, DecisionBody, ObservationBody, VerdictBody} from '../records/types.js'
 import {onLane, type Ledger} from '../store/index.js'
 import {judgeObservation} from '../evals/evaluator/command.js'
 import {attemptChecks} from '../attempts/promote.js'
 import {crossedBoundary, summarizeSplit} from '../attempts/summary.js'
 import {signature} from './evaluation.js'
 import type {Standing, TrustInput} from './types.js'
+import {movedMain} from './moved-main.js'
 
 const JUDGED = ['valid', 'outcome', 'metric', 'verified_metrics', 'violations', 'needs_retry', 'baseline', 'invalid_kind'] as const
 
@@ -55,20 +56,24 @@ export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: Tru
   const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
   const contract = input.contracts?.get(d.policy.digest)
   if (!contract) return bad(`the contract it names (${d.policy.digest.slice(0, 19)}…) is not in this repository`)
-  // a measurement cannot be recomputed: an accept rests on its own lane's (attempts/keys.ts,
+  // a measurement cannot be recomputed: a decision rests on its own lane's (attempts/keys.ts,
   // ownEntry: another lane's baseline that scored -10 made an attempt changing nothing better)
   const foreign = d.evaluations.map(id => ledger.get(id)!).find(v => !onLane(ledger, v, lane))
-  if (foreign) return bad(`it rests on verdict ${foreign.id} of lane ${foreign.lane}: an accept rests on the measurements of its own lane`)
+  if (foreign) return bad(`it rests on verdict ${foreign.id} of lane ${foreign.lane}: a decision rests on the measurements of its own lane`)
   const verdicts = d.evaluations.map(id => ({id, body: ledger.load<'verdict'>(ledger.get(id)!).body as VerdictBody}))
   const mine = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt === d.proposal && v.body.split === split))
   const theirs = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt !== d.proposal && v.body.split === split))
+  if (!mine('dev').length) return bad(`it rests on no dev verdict of ${d.proposal}: a decision needs evidence`)
   const dev = summarizeSplit(contract, mine('dev'), theirs('dev'), contract.baseline.value)
   const holdout = mine('holdout').length ? summarizeSplit(contract, mine('holdout'), theirs('holdout'), contract.baseline.value) : undefined
   const clean = !verdicts.some(v => v.body.attempt === d.proposal && crossedBoundary(v.body))
   const checks = attemptChecks(contract, {boundaryClean: clean, dev, ...(holdout ? {holdout} : {}), basedOnMain: true})
   const failed = checks.filter(c => !c.passed)
-  if (failed.length) return bad(`the contract's policy rejects its evidence: ${failed[0]!.name}: ${failed[0]!.detail}`)
-  return {ok: true, level: 'verified'}
+  if (d.verdict === 'accept') return failed.length ? bad(`the contract's policy rejects its evidence: ${failed[0]!.name}: ${failed[0]!.detail}`) : {ok: true, level: 'verified'}
+  const attempt = ledger.get(d.proposal)
+  const base = attempt?.kind === 'attempt' ? (ledger.load<'attempt'>(attempt).body as AttemptBody).base.commit : undefined
+  if (failed.length || movedMain(d, input, base)) return {ok: true, level: 'verified'}
+  return bad('the contract\'s policy accepts its evidence, and main has not moved from the attempt\'s base: nothing it names gives a reject')
 }
 
 function latestPerRepetition<T extends {body: VerdictBody}>(vs: readonly T[]): T[] {

@@ -319,7 +319,7 @@ t.test("a baseline another lane planted under the baseline's public keys (scorin
   t.equal((await exp(['append', 'decision', '-', '--lane', 'alice'], {cwd: repo, input: JSON.stringify({body: decision, cites: [a.id, ...mine, ...theirs]})})).code, 0)
   const fsck = await exp(['fsck', '--json'], {cwd: repo})
   t.not(fsck.code, 0)
-  t.match(fsck.stdout, /forged_decision[^\n]*rests on verdict vd-[0-9a-f]+ of lane mallory: an accept rests on the measurements of its own lane/)
+  t.match(fsck.stdout, /forged_decision[^\n]*rests on verdict vd-[0-9a-f]+ of lane mallory: a decision rests on the measurements of its own lane/)
 })
 
 t.test("a lane that planted other records under the baseline's key and under its key salted with a lane's name refuses that lane no evaluation", async t => {

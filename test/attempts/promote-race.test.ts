@@ -59,11 +59,13 @@ t.test('a second decision that contradicts the first (two promotions that raced 
   const decisions = JSON.parse((await exp(['ledger', '--kind', 'decision', '--cites', a.id, '--json'], {cwd: repo})).stdout) as {id: string; cites: string[]; body: Record<string, unknown>}[]
   const accept = decisions.find(d => d.body.verdict === 'accept')!
   const {merge: _merge, ...rest} = accept.body
-  const reject = {...rest, verdict: 'reject', reasons: ['main moved from the attempt\'s base']}
-  t.equal((await exp(['append', 'decision', '-', '--lane', 'late'], {cwd: repo, input: JSON.stringify({body: reject, cites: accept.cites})})).code, 0)
+  // what the race gave: the same lane's second promotion, which saw main moved (by the first's merge)
+  const checks = (rest.checks as {name: string; passed: boolean; detail: string}[]).map(c => (c.name === 'based on the current main' ? {...c, passed: false, detail: 'main moved since the attempt was opened'} : c))
+  const reject = {...rest, verdict: 'reject', checks, reasons: ['based on the current main: main moved since the attempt was opened']}
+  t.equal((await exp(['append', 'decision', '-', '--lane', (accept as unknown as {lane: string}).lane], {cwd: repo, input: JSON.stringify({body: reject, cites: accept.cites})})).code, 0)
   const fsck = await exp(['fsck', '--json'], {cwd: repo})
   t.equal(fsck.code, 5, fsck.stderr)
-  t.match(fsck.stdout, new RegExp(`conflicting_decision: dc-[0-9a-f]{24}: ${a.id} was decided accept by ${accept.id} before this reject: the first counts`))
+  t.match(fsck.stdout, new RegExp(`conflicting_decision: dc-[0-9a-f]{24}: ${a.id} was decided accept by ${accept.id}, which counts \\(a standing accept, else the first standing reject\\): not this reject`))
   const list = JSON.parse((await exp(['attempt', 'list', '--json'], {cwd: repo})).stdout) as {id: string; state: string}[]
   t.equal(list.find(x => x.id === a.id)?.state, 'accepted', 'the views answer the first')
 })
@@ -122,4 +124,26 @@ t.test('a work tree behind a promotion merge that also holds a change of the use
   fs.writeFileSync(path.join(b.path, 'params.json'), '{"x": 5, "y": 2}\n')
   await exp(['attempt', 'promote', b.id, '--lane', 'q'], {cwd: repo})
   t.match(fs.readFileSync(path.join(repo, tracked), 'utf8'), /a change of the user's/, 'the user\'s change is still there')
+})
+
+t.test("another lane's reject written first does not decide an attempt: it does not stand, and the attempt's lane still promotes", async t => {
+  const repo = await quadFixture(t)
+  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  t.equal((await exp(['attempt', 'eval', a.id, '--lane', 'p'], {cwd: repo})).code, 0)
+  const verdicts = (JSON.parse((await exp(['ledger', '--kind', 'verdict', '--json'], {cwd: repo})).stdout) as {id: string}[]).map(v => v.id)
+  const contract = JSON.parse((await exp(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})).stdout).find((x: {id: string}) => x.id === a.id).body.contract as {digest: string}
+  const reject = (evaluations: string[]) => ({proposal: a.id, verdict: 'reject', policy: {version: 'contract@2', digest: contract.digest}, evaluations, checks: [{name: 'mallory', passed: false, detail: 'no'}], reasons: ['mallory says no'], regressions: []})
+  for (const evs of [[], verdicts]) t.equal((await exp(['append', 'decision', '-', '--lane', 'mallory'], {cwd: repo, input: JSON.stringify({body: reject(evs), cites: [a.id, ...evs]})})).code, 0)
+  const p = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  t.equal(p.code, 0, p.stderr)
+  t.equal((JSON.parse(p.stdout) as {verdict: string}).verdict, 'accept', 'decided on its own evidence')
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(fsck.code, 5)
+  const forged = [...fsck.stdout.matchAll(/"message": *"(forged_decision: [^"]*)"/g)].map(m => m[1]!)
+  t.equal(forged.length, 2, 'both of mallory\'s rejects are named')
+  t.match(forged.join('\n'), /a decision needs evidence/)
+  t.match(forged.join('\n'), /of lane p: a decision rests on the measurements of its own lane/)
+  const list = JSON.parse((await exp(['attempt', 'list', '--json'], {cwd: repo})).stdout) as {id: string; state: string}[]
+  t.equal(list.find(x => x.id === a.id)?.state, 'accepted')
 })

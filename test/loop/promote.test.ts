@@ -92,3 +92,31 @@ t.test('a proposal that does not improve validation is rejected on its own evide
   t.equal(d.body.rejected_ref, `refs/research/rejected/${created.proposal}`)
   await store.close()
 })
+
+t.test("another lane's reject does not decide a proposal: one with no evidence, or with evidence the policy accepts, does not stand, and the owner still promotes", async t => {
+  const repo = await exampleRepo(t)
+  const {store, created, proposal, opts} = await proposeAndEval(repo, [INVENTORY, ...EXPERT.filter(r => r.tool !== INVENTORY.tool)])
+  const ledger = await store.ledger()
+  const evals = ledger.records({kinds: ['evaluation']}).filter(e => e.body.proposal === created.proposal).map(e => e.id)
+  const policy = (await mainPolicy(new GitWorkspace(store), 'refs/heads/main'))!
+  const body = (evaluations: string[]) => ({proposal: created.proposal, verdict: 'reject' as const, policy: {version: policy.version, digest: policy.digest, path: policy.path, blob: policy.blob}, evaluations, checks: [{name: 'mallory', passed: false, detail: 'no'}], reasons: ['mallory says no'], regressions: []})
+  // written before the owner promotes: with no evidence, then resting on the owner's own (which the policy accepts)
+  const none = await store.append({kind: 'decision', body: body([]), cites: [created.proposal]}, {lane: 'mallory'})
+  const theirs = await store.append({kind: 'decision', body: body(evals), cites: [created.proposal, ...evals]}, {lane: 'mallory'})
+  const {loadAuthority} = await import('../../src/trust/load.js')
+  const authority = await loadAuthority(await store.ledger(), new GitWorkspace(store), {at: (await git(repo, 'rev-parse', 'main')).trim()})
+  t.match(authority.standing(none.id), {ok: false, class: 'forged_decision', reason: /a reject needs evidence too/})
+  t.match(authority.standing(theirs.id), {ok: false, class: 'forged_decision', reason: /the policy accepts its evidence/})
+  const res = await promoteProposal(store, new GitWorkspace(store), await store.ledger(), proposal, {...opts, mainRef: 'refs/heads/main'})
+  t.equal(res.verdict, 'accept', 'the owner decides on the evidence, not on the reject written first')
+  t.not(res.decision, none.id)
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), res.merge)
+  // and a reject that does stand (main moved from the base: true now, after the merge) is outweighed by the accept
+  const moved = {...body(evals), checks: [{name: 'based on the current main', passed: false, detail: 'main moved'}]}
+  const late = await store.append({kind: 'decision', body: moved, cites: [created.proposal, ...evals]}, {lane: 'mallory'})
+  const after = await loadAuthority(await store.ledger(), new GitWorkspace(store), {at: res.merge})
+  t.ok(after.counts(late.id), 'it stands on its own')
+  t.match(after.problems().find(p => p.id === late.id), {class: 'conflicting_decision', reason: new RegExp(`decided accept by ${res.decision}`)})
+  t.notOk(after.problems().some(p => p.id === res.decision), 'the accept is not the one named')
+  await store.close()
+})

@@ -74,9 +74,18 @@ t.test('a release without a claim; a claim or reopen that the status forbids; co
   await lab.note(g, 'retire')
   await lab.claim(g, 'b')
   const {p, b, c: cand} = await validated(lab, await lab.hypothesis())
+  const held = await lab.evaluation(p, {rate: 0.7, baseline: b, split: 'holdout'})
+  await lab.decision(p, 'accept', [b, cand, held])
   await lab.decision(p, 'reject', [b, cand])
-  await lab.decision(p, 'accept', [b, cand])
-  t.same((await rules(lab)).slice(3), ['reopen_not_retired', 'claim_while_retired', 'conflicting_decisions'])
+  t.same((await rules(lab)).slice(3), ['reopen_not_retired', 'claim_while_retired', 'conflicting_decisions'], 'a reject after an accept is not applied')
+  // an accept after a reject is: a standing accept outweighs a reject written first (any lane can write one)
+  const lh = await lab.hypothesis()
+  const later = {...(await validated(lab, lh)), h: lh}
+  const laterHeld = await lab.evaluation(later.p, {rate: 0.7, baseline: later.b, split: 'holdout'})
+  await lab.decision(later.p, 'reject', [later.b, later.c], {lane: 'mallory'})
+  await lab.decision(later.p, 'accept', [later.b, later.c, laterHeld])
+  t.same((await rules(lab)).slice(3), ['reopen_not_retired', 'claim_while_retired', 'conflicting_decisions'], 'and names nothing in the status')
+  t.equal(hypothesisStatus(await lab.ledger(), later.h, lab.at(0))!.status, 'promoted')
 })
 
 t.test('records about a hypothesis that is not in the ledger, or that precede it', async t => {
