@@ -1,5 +1,6 @@
 import {encodeRecord, hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
 import type {ReadProblem} from './port.js'
+import {firstOfEachId} from './first-ids.js'
 
 /** What the ledger knows of a record without reading its body. */
 export interface LedgerEntry {
@@ -39,7 +40,7 @@ export type RecordLoader = (e: LedgerEntry) => ExpRecord
 /** loads many bodies at once (an adapter can batch its reads); same order as asked */
 export type ManyLoader = (es: readonly LedgerEntry[]) => ExpRecord[]
 /** the record files (canonical JSON and a newline) of many entries, checked; same order as asked */
-export type BytesLoader = (es: readonly LedgerEntry[]) => Buffer[]
+export type BytesLoader = (es: readonly LedgerEntry[], transient?: boolean) => Buffer[]
 
 /** past this many entries in its own map, an extended ledger builds one flat map again */
 const OVERLAY_MAX = 8192
@@ -52,8 +53,12 @@ const OVERLAY_MAX = 8192
 export class Ledger {
   private _entries: readonly LedgerEntry[] = []
   private _duplicates: readonly LedgerEntry[] = []
-  /** ids of this ledger, over `base` (the map of the ledger this one extends, shared and never written) */
-  private own = new Map<string, LedgerEntry>()
+  /**
+   * ids of this ledger, over `base` (the map of the ledger this one extends, shared and never
+   * written); built on the first lookup (`own`), not with the ledger: a whole-ledger listing
+   * never looks an id up
+   */
+  private _own: Map<string, LedgerEntry> | undefined
   private base: ReadonlyMap<string, LedgerEntry> | undefined
   private reverse: Map<string, LedgerEntry[]> | undefined
 
@@ -68,17 +73,23 @@ export class Ledger {
     let sorted = true
     for (let i = 1; i < entries.length && sorted; i++) sorted = compareEntries(entries[i - 1]!, entries[i]!) <= 0
     if (!sorted) entries.sort(compareEntries)
-    const unique: LedgerEntry[] = []
+    const first = firstOfEachId(i => entries[i]!.id, entries.length)
     const dups: LedgerEntry[] = []
-    for (const e of entries) {
-      if (this.own.has(e.id)) dups.push(e)
-      else {
-        this.own.set(e.id, e)
-        unique.push(e)
-      }
+    let unique = entries
+    if (first.includes(0)) {
+      unique = []
+      entries.forEach((e, i) => (first[i] ? unique : dups).push(e))
     }
     this._entries = unique
     this._duplicates = dups
+  }
+
+  private get own(): Map<string, LedgerEntry> {
+    if (!this._own) {
+      this._own = new Map()
+      for (const e of this._entries) this._own.set(e.id, e)
+    }
+    return this._own
   }
 
   /**
@@ -115,12 +126,11 @@ export class Ledger {
     while (j < added.length) merged.push(added[j++]!)
     next._entries = merged
     next._duplicates = prev._duplicates
-    if ((prev.base ? prev.own.size : 0) + added.length > OVERLAY_MAX) {
-      for (const e of merged) next.own.set(e.id, e)
-    } else {
+    // (a flat map is built when first needed, from the merged entries)
+    if ((prev.base ? prev.own.size : 0) + added.length <= OVERLAY_MAX) {
       next.base = prev.base ?? prev.own
-      if (prev.base) for (const [id, e] of prev.own) next.own.set(id, e)
-      for (const e of added) next.own.set(e.id, e)
+      const own = (next._own = new Map(prev.base ? prev.own : undefined))
+      for (const e of added) own.set(e.id, e)
     }
     return next
   }
@@ -199,10 +209,12 @@ export class Ledger {
 
   /**
    * The record files of entries (canonical JSON, one line each), as stored: what a streamed
-   * `--json` writes without parsing and serializing every record again.
+   * `--json` writes without parsing and serializing every record again. With `transient`,
+   * the buffers may be views of a read buffer the next transient call reuses (a stream that
+   * writes each batch before it asks for the next).
    */
-  recordBytes(es: readonly LedgerEntry[]): Buffer[] {
-    if (this.loadBytes) return this.loadBytes(es)
+  recordBytes(es: readonly LedgerEntry[], opts: {transient?: boolean} = {}): Buffer[] {
+    if (this.loadBytes) return this.loadBytes(es, opts.transient)
     const records = this.loadMany ? this.loadMany(es) : es.map(e => this.loader(e))
     return records.map(r => encodeRecord(r))
   }
