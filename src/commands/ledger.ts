@@ -39,7 +39,7 @@ With --json the records are written as a JSON array, one record per line, as the
       if (flags.cites !== undefined && !ledger.has(flags.cites)) throw new NotFoundError('record id', `${flags.cites} (given with --cites)`, 'copy the id from `exp ledger`; `exp sync` fetches the records of others')
       let entries = ledger.select({kinds, lanes: flags.lane, cites: flags.cites, since: flags.since, includePrivate: !flags['no-private']})
       if (flags.limit !== undefined) entries = entries.slice(Math.max(0, entries.length - flags.limit))
-      if (json) await writeJsonRecords(process.stdout, entries, es => ledger.recordBytes(es))
+      if (json) await writeJsonRecords(process.stdout, entries, es => ledger.recordBytes(es, {transient: true}))
       else {
         const rows = entries.map(e => ledger.load(e))
         this.log(table(rows.map(r => [r.lamport, r.lane, r.kind, r.id, summarize(r)]), ['LAMPORT', 'LANE', 'KIND', 'ID', 'SUMMARY']) || '(no records)')

@@ -79,11 +79,42 @@ const READ_GAP = 16 * 1024
 /** and a merged read stays at most this large */
 const READ_MAX = 8 * 1024 * 1024
 const MAX_OPEN = 256
+/** a transient read buffer grows to at most this (a larger batch gets a buffer of its own) */
+const SLAB_MAX = 64 * 1024 * 1024
+/** the index is read in slices of this many bytes */
+const IDX_CHUNK = 512 * 1024
+
+/** CRC-32 of a file's first `bytes` bytes (or of what it has, when shorter) */
+function crcOf(fd: number, bytes: number): number {
+  const buf = Buffer.allocUnsafe(Math.min(IDX_CHUNK, Math.max(bytes, 1)))
+  let crc = 0
+  for (let done = 0; done < bytes; ) {
+    const n = fs.readSync(fd, buf, 0, Math.min(buf.length, bytes - done), done)
+    if (n <= 0) break
+    crc = zlib.crc32(buf.subarray(0, n), crc)
+    done += n
+  }
+  return crc
+}
+
+/** A decimal number of at most 15 digits in text[from, to), or -1. */
+function digits(text: string, from: number, to: number): number {
+  if (to <= from || to - from > 15) return -1
+  let n = 0
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return -1
+    n = n * 10 + c
+  }
+  return n
+}
 
 export class LedgerCache {
   readonly dir: string
   private fds = new Map<string, number>()
   private lockFile: string
+  /** the read buffer of transient reads (readMany) */
+  private slab = Buffer.alloc(0)
 
   constructor(commonDir: string) {
     this.dir = path.join(commonDir, 'exp', `cache-v${CACHE_FORMAT}`)
@@ -164,19 +195,6 @@ export class LedgerCache {
       throw new CacheMismatch(`${path.basename(base)}.idx: ${why}`)
     }
     if (!Number.isSafeInteger(st.idxBytes) || !Number.isSafeInteger(st.count) || st.idxBytes < 0 || st.count < 0 || typeof st.dat !== 'object' || st.dat === null) fail('its state is malformed')
-    const buf = Buffer.allocUnsafe(st.idxBytes)
-    let fd: number
-    try {
-      fd = fs.openSync(`${base}.idx`, 'r')
-    } catch {
-      return fail('the index file is missing')
-    }
-    try {
-      if (fs.readSync(fd, buf, 0, st.idxBytes, 0) !== st.idxBytes) fail('the index is shorter than its state')
-    } finally {
-      fs.closeSync(fd)
-    }
-    if (zlib.crc32(buf) !== st.crc) fail('the index does not match the CRC in its state (it was edited)')
     const sizes = new Map<string, number>()
     for (const [kind, bytes] of Object.entries(st.dat)) {
       if (!isKind(kind) || !Number.isSafeInteger(bytes)) fail(`its state names a data file ${kind}`)
@@ -184,55 +202,99 @@ export class LedgerCache {
       if (size === undefined || size < bytes!) fail(`${kind}.dat is shorter than its state`)
       sizes.set(kind, bytes!)
     }
-    const text = buf.toString('latin1')
+    let fd: number
+    try {
+      fd = fs.openSync(`${base}.idx`, 'r')
+    } catch {
+      return fail('the index file is missing')
+    }
     const out: CachedEntry[] = new Array(st.count)
     const files = new Map<string, string>()
     const NO_CITES: readonly string[] = []
-    let pos = 0
-    // fields by indexOf rather than split(): this loop is most of what a new process pays to read a lane
-    for (let i = 0; i < st.count; i++) {
-      const t0 = text.indexOf('\t', pos)
-      const t1 = text.indexOf('\t', t0 + 1)
-      const t2 = text.indexOf('\t', t1 + 1)
-      const t3 = text.indexOf('\t', t2 + 1)
-      const t4 = text.indexOf('\t', t3 + 1)
-      const t5 = text.indexOf('\t', t4 + 1)
-      const t6 = text.indexOf('\t', t5 + 1)
-      const t7 = text.indexOf('\t', t6 + 1)
-      const t8 = text.indexOf('\t', t7 + 1)
-      const t9 = text.indexOf('\t', t8 + 1)
-      const nl = text.indexOf('\n', t9 + 1)
-      if (t0 < 0 || t9 < 0 || nl < 0 || text.lastIndexOf('\n', t9) >= pos) fail(`line ${i + 1} is truncated`)
-      const kind = kindConstant(text.slice(t1 + 1, t2))!
-      const limit = kind && sizes.get(kind)
-      const off = +text.slice(t4 + 1, t5)
-      const len = +text.slice(t5 + 1, t6)
-      const pre = +text.slice(t6 + 1, t7)
-      const lamport = +text.slice(t3 + 1, t4)
-      // offsets and lengths must lie within the data the state vouches for
-      if (limit === undefined || !(off >= 0 && len > 0 && off + len <= limit && pre > 0 && pre < len && lamport >= 1)) fail(`line ${i + 1} points outside its data file`)
-      let file = files.get(kind)
-      if (file === undefined) files.set(kind, (file = `${base}.${kind}.dat`))
-      out[i] = {
-        commit: text.slice(pos, t0),
-        id: text.slice(t0 + 1, t1),
-        kind,
-        digest: text.slice(t2 + 1, t3),
-        lamport,
-        off,
-        len,
-        pre,
-        created: text.slice(t7 + 1, t8),
-        cites: t9 > t8 + 1 ? text.slice(t8 + 1, t9).split(' ') : NO_CITES,
-        facts: nl > t9 + 1 ? text.slice(t9 + 1, nl) : undefined,
-        lane,
-        ref,
-        private: isPrivate,
-        file,
+    let i = 0
+    let crc = 0
+    try {
+      // read in slices into one buffer: the index of 100,000 records is ~21 MB, which as
+      // one fresh buffer cost a new process ~5,000 page faults; each slice becomes one string
+      // the entries' fields are views of
+      let chunk = Buffer.allocUnsafe(Math.min(IDX_CHUNK, Math.max(st.idxBytes, 1)))
+      // bytes parsed (whole lines), and bytes read (and in the CRC)
+      let done = 0
+      let read = 0
+      while (done < st.idxBytes) {
+        const want = Math.min(chunk.length, st.idxBytes - done)
+        const n = fs.readSync(fd, chunk, 0, want, done)
+        // (a short read of a file is its end)
+        if (n < want) fail('the index is shorter than its state')
+        // a slice starts at a line: the partial line at the end of the last one is read again
+        // (not joined to the next slice: that copied every slice once more)
+        if (done + n > read) {
+          crc = zlib.crc32(chunk.subarray(read - done, n), crc)
+          read = done + n
+        }
+        const text = chunk.toString('latin1', 0, n)
+        let pos = 0
+        // fields by indexOf rather than split(): this loop is most of what a new process pays to read a lane
+        for (;;) {
+          const nl = text.indexOf('\n', pos)
+          if (nl < 0) break
+          if (i >= st.count) fail(`it holds more lines than the ${st.count} its state counts`)
+          const t0 = text.indexOf('\t', pos)
+          const t1 = text.indexOf('\t', t0 + 1)
+          const t2 = text.indexOf('\t', t1 + 1)
+          const t3 = text.indexOf('\t', t2 + 1)
+          const t4 = text.indexOf('\t', t3 + 1)
+          const t5 = text.indexOf('\t', t4 + 1)
+          const t6 = text.indexOf('\t', t5 + 1)
+          const t7 = text.indexOf('\t', t6 + 1)
+          const t8 = text.indexOf('\t', t7 + 1)
+          const t9 = text.indexOf('\t', t8 + 1)
+          if (t0 < 0 || t9 < 0 || t9 > nl) fail(`line ${i + 1} is truncated`)
+          const kind = kindConstant(text.slice(t1 + 1, t2))!
+          const limit = kind && sizes.get(kind)
+          const off = digits(text, t4 + 1, t5)
+          const len = digits(text, t5 + 1, t6)
+          const pre = digits(text, t6 + 1, t7)
+          const lamport = digits(text, t3 + 1, t4)
+          // offsets and lengths must lie within the data the state vouches for
+          if (limit === undefined || !(off >= 0 && len > 0 && off + len <= limit && pre > 0 && pre < len && lamport >= 1)) fail(`line ${i + 1} points outside its data file`)
+          let file = files.get(kind)
+          if (file === undefined) files.set(kind, (file = `${base}.${kind}.dat`))
+          out[i++] = {
+            commit: text.slice(pos, t0),
+            id: text.slice(t0 + 1, t1),
+            kind,
+            digest: text.slice(t2 + 1, t3),
+            lamport,
+            off,
+            len,
+            pre,
+            created: text.slice(t7 + 1, t8),
+            cites: t9 > t8 + 1 ? text.slice(t8 + 1, t9).split(' ') : NO_CITES,
+            facts: nl > t9 + 1 ? text.slice(t9 + 1, nl) : undefined,
+            lane,
+            ref,
+            private: isPrivate,
+            file,
+          }
+          pos = nl + 1
+        }
+        if (pos === 0) {
+          // no whole line in the slice: the last line, cut, or a line longer than the slice
+          if (done + n >= st.idxBytes) fail(`line ${i + 1} is truncated`)
+          chunk = Buffer.allocUnsafe(chunk.length * 2)
+        }
+        done += pos
       }
-      pos = nl + 1
+    } catch (e) {
+      // an edit is the likelier story of a line that does not parse: say so when the CRC says so
+      if (e instanceof CacheMismatch && crcOf(fd, st.idxBytes) !== st.crc) fail('the index does not match the CRC in its state (it was edited)')
+      throw e
+    } finally {
+      fs.closeSync(fd)
     }
-    if (pos !== st.idxBytes) fail(`it holds more lines than the ${st.count} its state counts`)
+    if (crc !== st.crc) fail('the index does not match the CRC in its state (it was edited)')
+    if (i !== st.count) fail(`it holds ${i} lines, not the ${st.count} its state counts`)
     return out
   }
 
@@ -327,8 +389,10 @@ export class LedgerCache {
    * The bytes of many entries, in their order, each checked against its digest and its index
    * line: a mismatch comes back as a CacheMismatch instead of the bytes. Entries of one data
    * file that lie close together are read in one go (a kind's records are contiguous in its file).
+   * With `transient`, the buffers are views of one read buffer the next transient call
+   * reuses: use them before then.
    */
-  readMany(es: readonly CachedEntry[]): (Buffer | CacheMismatch)[] {
+  readMany(es: readonly CachedEntry[], transient = false): (Buffer | CacheMismatch)[] {
     const out = new Array<Buffer | CacheMismatch>(es.length)
     const order = es.map((_, i) => i)
     order.sort((a, b) => {
@@ -337,6 +401,10 @@ export class LedgerCache {
       return x.file === y.file ? x.off - y.off : x.file < y.file ? -1 : 1
     })
     let i = 0
+    // transient: the reads go into one buffer kept for the next call (views of it are valid
+    // until then), not a fresh one each: fresh memory is a page fault per 4 KiB, ~10,000 of
+    // them in a streamed `--json` of 100,000 records
+    let used = 0
     while (i < order.length) {
       const first = es[order[i]!]!
       let end = first.off + first.len
@@ -348,9 +416,18 @@ export class LedgerCache {
       }
       let buf: Buffer
       try {
-        if (j === i + 1) buf = this.read(first)
+        if (j === i + 1 && !transient) buf = this.read(first)
         else {
-          buf = Buffer.allocUnsafe(end - first.off)
+          const size = end - first.off
+          if (transient) {
+            if (this.slab.length < used + size) {
+              // the views handed out so far keep the old buffer alive; the next call reuses this one
+              this.slab = Buffer.allocUnsafe(Math.max(used + size, Math.min(this.slab.length * 2, SLAB_MAX)))
+              used = 0
+            }
+            buf = this.slab.subarray(used, used + size)
+            used += size
+          } else buf = Buffer.allocUnsafe(size)
           buf = buf.subarray(0, fs.readSync(this.fd(first.file), buf, 0, buf.length, first.off))
         }
       } catch (e) {

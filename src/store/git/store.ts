@@ -235,7 +235,7 @@ export class GitRecordStore implements RecordStore {
     let ledger: Ledger | undefined
     if (memo && added && !added.length && memo.key === key) ledger = memo.ledger
     else if (memo && added) ledger = Ledger.extend(memo.ledger, added, problems)
-    ledger ??= new Ledger(visible.flatMap(l => l.entries), e => this.loadOne(e), problems, es => this.loadMany(es), es => this.bytesOf(es))
+    ledger ??= new Ledger(visible.flatMap(l => l.entries), e => this.loadOne(e), problems, es => this.loadMany(es), (es, transient) => this.bytesOf(es, transient))
     this.memo = {key, mode, ledger, lanes: new Map(visible.map(l => [l.ref, l.entries]))}
     return ledger
   }
@@ -297,9 +297,9 @@ export class GitRecordStore implements RecordStore {
    * from history; bytes from the cache are checked against their digest and index line, and
    * a mismatch is read from history instead (and the lane's cache dropped).
    */
-  private bytesOf(es: readonly LedgerEntry[]): Buffer[] {
+  private bytesOf(es: readonly LedgerEntry[], transient = false): Buffer[] {
     const cached = es.filter(e => !('bytes' in e)) as CachedEntry[]
-    const got = cached.length ? this.cache.readMany(cached) : []
+    const got = cached.length ? this.cache.readMany(cached, transient) : []
     const bad = cached.filter((_, k) => got[k] instanceof CacheMismatch)
     const again = bad.length ? this.fromHistory(bad, got.find(g => g instanceof CacheMismatch) as CacheMismatch) : undefined
     let k = 0

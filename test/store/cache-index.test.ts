@@ -1,0 +1,96 @@
+import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {LedgerCache, type CacheAdd, type CachedEntry} from '../../src/store/git/cache.js'
+import {firstOfEachId} from '../../src/store/first-ids.js'
+
+/**
+ * The cache index is read in slices (cache.ts): lines of any length, a slice boundary inside
+ * a line, a line longer than a slice, a cut last line and an extra line all read as the
+ * index says or are refused; and the ledger's deduplication without a map of every id.
+ */
+
+function tmp(t: Test): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-cache-index-'))
+  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
+  return dir
+}
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0')
+
+function add(i: number, cites: number): CacheAdd {
+  const bytes = Buffer.from(`{"body":{"n":${i}},"cites":[],"created_at":"x"}\n`)
+  return {
+    id: `nt-${hex(i, 24)}`,
+    kind: 'note',
+    digest: `sha256:${hex(i, 64)}`,
+    lamport: i + 1,
+    commit: hex(i, 40),
+    cites: Array.from({length: cites}, (_, k) => `tr-${hex(k, 24)}`),
+    facts: i % 3 ? JSON.stringify({n: i}) : undefined,
+    bytes,
+    pre: 10,
+    created: '2026-01-01T00:00:00.000Z',
+  }
+}
+
+const strip = (e: CachedEntry) => ({id: e.id, kind: e.kind, digest: e.digest, lamport: e.lamport, commit: e.commit, cites: [...e.cites], facts: e.facts, off: e.off, len: e.len, pre: e.pre, created: e.created, lane: e.lane, ref: e.ref, private: e.private})
+
+t.test('an index of thousands of lines, with lines longer than a read slice, reads back as written', async t => {
+  const cache = new LedgerCache(tmp(t))
+  const ref = 'refs/research/lanes/a'
+  const w = cache.writer(ref, undefined, 'a', false)
+  // ~1.5 MB of lines of ~200 bytes, and two of ~700 KB (26,000 cites) among them: slices of
+  // 512 KiB end inside lines, and two lines are longer than a slice
+  const adds = Array.from({length: 6000}, (_, i) => add(i, i === 10 || i === 4000 ? 26_000 : i % 5))
+  const written = w.addData(adds)
+  const st = w.finish(written, 'f'.repeat(40), [])
+  t.ok(st.idxBytes > 2 * 1024 * 1024, `the index is ${st.idxBytes} bytes`)
+  const read = cache.readEntries(ref, st, 'a', false)
+  t.equal(read.length, 6000)
+  t.same(read.map(strip), written.map(strip), 'every field of every line as written')
+  cache.close()
+})
+
+t.test('a cut, a missing newline, an extra line, an edited line: refused', async t => {
+  const dir = tmp(t)
+  const cache = new LedgerCache(dir)
+  const ref = 'refs/research/lanes/a'
+  const w = cache.writer(ref, undefined, 'a', false)
+  const written = w.addData(Array.from({length: 3000}, (_, i) => add(i, i === 2999 ? 30_000 : 1)))
+  const st = w.finish(written, 'f'.repeat(40), [])
+  const idx = fs.readdirSync(cache.dir).find(f => f.endsWith('.idx'))!
+  const file = path.join(cache.dir, idx)
+  const good = fs.readFileSync(file)
+  const cases: [string, Buffer, Partial<typeof st>, RegExp][] = [
+    ['the last newline cut (state and CRC made to match)', good.subarray(0, good.length - 1), {}, /truncated/],
+    ['the file shorter than its state', good.subarray(0, good.length - 100), {}, /shorter|truncated|CRC/],
+    ['one line fewer than the state counts', good, {count: st.count + 1}, /lines, not the/],
+    ['one line more than the state counts', good, {count: st.count - 1}, /more lines/],
+    ['a digit of an offset edited', Buffer.from(good.toString('latin1').replace(/\t(\d+)\t(\d+)\t(\d+)\t2026/, '\t$1\t$2\t$3x\t2026'), 'latin1'), {}, /CRC/],
+  ]
+  for (const [what, bytes, edit, re] of cases) {
+    fs.writeFileSync(file, bytes)
+    const zlib = await import('node:zlib')
+    const fixed = what.includes('made to match') ? {idxBytes: bytes.length, crc: zlib.crc32(bytes)} : {}
+    t.throws(() => cache.readEntries(ref, {...st, ...fixed, ...edit}, 'a', false), re, what)
+  }
+  fs.writeFileSync(file, good)
+  t.equal(cache.readEntries(ref, st, 'a', false).length, 3000, 'the index as written reads')
+  cache.close()
+})
+
+t.test('firstOfEachId: the first of each id, as a Set would say, whatever the ids and their order', async t => {
+  let seed = 7
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  for (const [n, pool] of [[0, 1], [1, 1], [5000, 2000], [20_000, 20_000], [3000, 3]] as const) {
+    const ids = Array.from({length: n}, () => `tr-${hex(Math.floor(rand() * pool), 24)}`)
+    const seen = new Set<string>()
+    const expected = ids.map(id => (seen.has(id) ? 0 : (seen.add(id), 1)))
+    t.same([...firstOfEachId(i => ids[i]!, n)], expected, `${n} ids of ${pool}`)
+  }
+  // strings that share a hash slot (same length, differing anywhere) are told apart
+  const ids = ['a', 'b', 'a', '', '', 'é', 'e', 'é', 'x'.repeat(1000), `${'x'.repeat(999)}y`, 'x'.repeat(1000)]
+  t.same([...firstOfEachId(i => ids[i]!, ids.length)], [1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0])
+})
