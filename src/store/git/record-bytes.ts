@@ -180,15 +180,60 @@ function hashInPlace(bytes: Buffer, pre: number, kind: string, schema: string, k
   const len = suffix.length
   if (pre + len > bytes.length) return hashSubject(bytes, pre, kind, schema, key)
   if (saved.length < len) saved = Buffer.allocUnsafe(Math.max(len, saved.length * 2))
-  bytes.copy(saved, 0, pre, pre + len)
+  copyBytes(bytes, pre, saved, 0, len)
   try {
-    suffix.copy(bytes, pre)
+    copyBytes(suffix, 0, bytes, pre, len)
     return hash('sha256', bytes.subarray(0, pre + len), 'hex')
   } finally {
-    saved.copy(bytes, pre, 0, len)
+    copyBytes(saved, 0, bytes, pre, len)
   }
 }
 let saved = Buffer.allocUnsafe(256)
+
+/**
+ * hashInPlace for a record whose key, as it stands in the envelope at bytes[from, to)
+ * (`"key":"…",`), is already the canonical JSON of the key (plain printable ASCII): that
+ * segment is moved in front of the kind's suffix instead of the key being parsed and written
+ * out again. Undefined when the subject does not fit in place.
+ */
+function hashKeyedInPlace(bytes: Buffer, pre: number, from: number, to: number, tail: Buffer): string | undefined {
+  const klen = to - from
+  const len = klen + tail.length
+  if (pre + len > bytes.length || from < pre) return undefined
+  if (saved.length < len) saved = Buffer.allocUnsafe(Math.max(len, saved.length * 2))
+  copyBytes(bytes, pre, saved, 0, len)
+  try {
+    bytes.copyWithin(pre, from, to)
+    copyBytes(tail, 0, bytes, pre + klen, tail.length)
+    return hash('sha256', bytes.subarray(0, pre + len), 'hex')
+  } finally {
+    copyBytes(saved, 0, bytes, pre, len)
+  }
+}
+
+/** n bytes from src[s] to dst[d] (the records' few dozen: a loop costs less than Buffer.copy's call) */
+function copyBytes(src: Buffer, s: number, dst: Buffer, d: number, n: number): void {
+  for (let i = 0; i < n; i++) dst[d + i] = src[s + i]!
+}
+
+/** `key\0<kind>\0` of recordId's keyed hash, by kind */
+const KEY_HEAD = new Map<string, Buffer>()
+let keyScratch = Buffer.allocUnsafe(256)
+
+/** Whether `id` is recordId(kind, digest, key) for the plain ASCII key at bytes[from, to), hashed from the bytes. */
+function idOfKeyAt(id: string, kind: Kind, bytes: Buffer, from: number, to: number): boolean {
+  const prefix = KINDS[kind]?.prefix
+  if (prefix?.length !== 2 || id.length !== 27 || id.charCodeAt(2) !== 0x2d || !id.startsWith(prefix)) return false
+  let head = KEY_HEAD.get(kind)
+  if (!head) KEY_HEAD.set(kind, (head = Buffer.from(`key\0${kind}\0`, 'utf8')))
+  const n = head.length + to - from
+  if (keyScratch.length < n) keyScratch = Buffer.allocUnsafe(Math.max(n, keyScratch.length * 2))
+  copyBytes(head, 0, keyScratch, 0, head.length)
+  copyBytes(bytes, from, keyScratch, head.length, to - from)
+  const hex = hash('sha256', keyScratch.subarray(0, n), 'hex')
+  for (let i = 0; i < 24; i++) if (id.charCodeAt(3 + i) !== hex.charCodeAt(i)) return false
+  return true
+}
 
 function unkeyedSuffix(kind: string, schema: string): Buffer {
   let bySchema = SUFFIX.get(kind)
@@ -222,20 +267,28 @@ export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | und
   // the envelope after the prefix, as exp writes it: created_at, digest, id, key?, kind,
   // lamport, lane, schema, volatile?
   let at = pre
-  if (!eqAt(bytes, at, '"created_at":"') || !eqAt(bytes, (at += 14), e.created) || !eqAt(bytes, (at += e.created.length), '","digest":"')) return ENVELOPE
-  if (!eqAt(bytes, (at += 12), e.digest) || !eqAt(bytes, (at += e.digest.length), '","id":"') || !eqAt(bytes, (at += 8), e.id) || !eqAt(bytes, (at += e.id.length), '",')) return ENVELOPE
+  // (each field read once: a cache entry makes some of them from its index line when asked)
+  const {created, digest, id, kind} = e
+  if (!eqAt(bytes, at, '"created_at":"') || !eqAt(bytes, (at += 14), created) || !eqAt(bytes, (at += created.length), '","digest":"')) return ENVELOPE
+  if (!eqAt(bytes, (at += 12), digest) || !eqAt(bytes, (at += digest.length), '","id":"') || !eqAt(bytes, (at += 8), e.id) || !eqAt(bytes, (at += e.id.length), '",')) return ENVELOPE
   at += 2
   let key: string | undefined
+  /** where `"key":"…",` stands in the envelope, when the key is plain printable ASCII (its JSON is itself in quotes) */
+  let plainKey: [number, number] | undefined
   if (eqAt(bytes, at, '"key":')) {
     // a key is a JSON string: find its closing quote, then read it as JSON (it may be escaped or non-ASCII)
     let q = at + 7
-    while (q < n && bytes[q] !== 0x22) q += bytes[q] === 0x5c ? 2 : 1
-    try {
-      key = JSON.parse(bytes.toString('utf8', at + 6, q + 1)) as string
-    } catch {
-      return 'the record key is not a JSON string'
-    }
+    let plain = bytes[at + 6] === 0x22
+    for (; q < n && bytes[q] !== 0x22; q += bytes[q] === 0x5c ? 2 : 1) if (bytes[q]! < 0x20 || bytes[q]! > 0x7e || bytes[q] === 0x5c) plain = false
     if (bytes[q + 1] !== 0x2c) return ENVELOPE
+    if (plain && q < n) plainKey = [at, q + 2]
+    else {
+      try {
+        key = JSON.parse(bytes.toString('utf8', at + 6, q + 1)) as string
+      } catch {
+        return 'the record key is not a JSON string'
+      }
+    }
     at = q + 2
   }
   if (!eqAt(bytes, at, '"kind":"') || !eqAt(bytes, (at += 8), e.kind) || !eqAt(bytes, (at += e.kind.length), '","lamport":')) return ENVELOPE
@@ -244,9 +297,19 @@ export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | und
   if (!eqAt(bytes, (at += 12), schema) || bytes[(at += schema.length)] !== 0x22) return ENVELOPE
   at += 1
   if (!(at === n - 2 || eqAt(bytes, at, ',"volatile":{'))) return ENVELOPE
-  const cites = e.cites.length ? citesSegment(e.cites) : NO_CITES
+  const list = e.cites
+  const cites = list.length ? citesSegment(list) : NO_CITES
   if (!eqAt(bytes, pre - cites.length, cites)) return 'the cites differ from the index'
-  if (e.digest.length !== 71 || !e.digest.endsWith(hashInPlace(bytes, pre, e.kind, schema, key))) return 'the record bytes do not hash to its digest'
-  if (key === undefined ? !idOfDigest(e.id, e.kind, e.digest) : recordId(e.kind, e.digest, key) !== e.id) return 'the id is not derived from the digest'
+  if (plainKey) {
+    const subject = hashKeyedInPlace(bytes, pre, plainKey[0], plainKey[1], unkeyedSuffix(kind, schema))
+    if (subject === undefined) key = bytes.toString('latin1', plainKey[0] + 7, plainKey[1] - 2)
+    else {
+      if (digest.length !== 71 || !digest.endsWith(subject)) return 'the record bytes do not hash to its digest'
+      if (!idOfKeyAt(id, kind, bytes, plainKey[0] + 7, plainKey[1] - 2)) return 'the id is not derived from the digest'
+      return undefined
+    }
+  }
+  if (digest.length !== 71 || !digest.endsWith(hashInPlace(bytes, pre, kind, schema, key))) return 'the record bytes do not hash to its digest'
+  if (key === undefined ? !idOfDigest(id, kind, digest) : recordId(kind, digest, key) !== id) return 'the id is not derived from the digest'
   return undefined
 }
