@@ -23,6 +23,8 @@ const FIXTURES: [string, RecordDraft][] = [
   ['a note with cites and non-ASCII text', {kind: 'note', body: {text: 'émoji 🚀 and "quotes" and \\ and \u0001'}, cites: [CITE_B, CITE_A]}],
   ['a keyed note', {kind: 'note', key: 'drafts/pr-0123456789abcdef01234567', body: {text: 'keyed'}, cites: [CITE_A]}],
   ['a keyed note, key with escapes and non-ASCII', {kind: 'note', key: 'k "q" \\ é \u0000 end', body: {text: 'keyed'}, cites: []}],
+  ['a keyed note, plain printable ASCII key (checked from its bytes)', {kind: 'note', key: 'bench/v 9 ~!#$%&()*+,-./:;<=>?@[]^_`{|}', body: {text: 'keyed'}, cites: [CITE_A, CITE_B].sort()}],
+  ['a keyed note, key with DEL (parsed, not taken as it stands)', {kind: 'note', key: 'k\u007f', body: {text: 'keyed'}, cites: []}],
   ['a note with volatile measurements', {kind: 'note', body: {text: 'timed'}, cites: [], volatile: {latency_ms: 12, host: 'h'}}],
 ]
 
