@@ -163,8 +163,18 @@ function eqAt(bytes: Buffer, at: number, s: string): boolean {
 
 /** Whether bytes[at, at + digits) are `value` in decimal, as JSON writes it; the number of digits, or -1. */
 function numberAt(bytes: Buffer, at: number, value: number): number {
-  const text = String(value)
-  return eqAt(bytes, at, text) ? text.length : -1
+  // digits read from the bytes (no string of the number per record): as JSON writes an
+  // integer, with no leading zero
+  let n = 0
+  let k = at
+  for (; k < bytes.length && k - at < 16; k++) {
+    const c = bytes[k]! - 0x30
+    if (c < 0 || c > 9) break
+    n = n * 10 + c
+  }
+  const digits = k - at
+  if (digits === 0 || (digits > 1 && bytes[at] === 0x30) || !Number.isSafeInteger(value) || value < 0) return -1
+  return n === value ? digits : -1
 }
 
 const NO_CITES = '"cites":[],'
