@@ -181,45 +181,27 @@ const NO_CITES = '"cites":[],'
 const ENVELOPE = 'the record envelope differs from the index'
 
 /**
- * sha256 (hex) of the digest subject of cache bytes, hashed where they lie: the suffix
- * (shorter than the envelope it stands in for) is written over the start of the envelope,
- * hashed with the prefix, and the envelope's bytes put back; no copy of the prefix is made.
+ * sha256 (hex) of the digest subject of cache bytes, hashed where they lie: the key's segment
+ * as it stands in the envelope at bytes[from, to) (`"key":"…",`, already the canonical JSON of
+ * a plain printable ASCII key; empty for none) and the suffix after it are written over the
+ * start of the envelope (which is longer), hashed with the prefix, and the envelope's bytes
+ * put back; no copy of the prefix is made. Undefined when the subject does not fit in place.
  */
-function hashInPlace(bytes: Buffer, pre: number, kind: string, schema: string, key: string | undefined): string {
-  const suffix = key === undefined ? unkeyedSuffix(kind, schema) : Buffer.from(subjectSuffix(kind, schema, key), 'utf8')
-  const len = suffix.length
-  if (pre + len > bytes.length) return hashSubject(bytes, pre, kind, schema, key)
-  if (saved.length < len) saved = Buffer.allocUnsafe(Math.max(len, saved.length * 2))
-  copyBytes(bytes, pre, saved, 0, len)
-  try {
-    copyBytes(suffix, 0, bytes, pre, len)
-    return hash('sha256', bytes.subarray(0, pre + len), 'hex')
-  } finally {
-    copyBytes(saved, 0, bytes, pre, len)
-  }
-}
-let saved = Buffer.allocUnsafe(256)
-
-/**
- * hashInPlace for a record whose key, as it stands in the envelope at bytes[from, to)
- * (`"key":"…",`), is already the canonical JSON of the key (plain printable ASCII): that
- * segment is moved in front of the kind's suffix instead of the key being parsed and written
- * out again. Undefined when the subject does not fit in place.
- */
-function hashKeyedInPlace(bytes: Buffer, pre: number, from: number, to: number, tail: Buffer): string | undefined {
+function hashInPlace(bytes: Buffer, pre: number, from: number, to: number, tail: Buffer): string | undefined {
   const klen = to - from
   const len = klen + tail.length
   if (pre + len > bytes.length || from < pre) return undefined
   if (saved.length < len) saved = Buffer.allocUnsafe(Math.max(len, saved.length * 2))
   copyBytes(bytes, pre, saved, 0, len)
   try {
-    bytes.copyWithin(pre, from, to)
+    if (klen) bytes.copyWithin(pre, from, to)
     copyBytes(tail, 0, bytes, pre + klen, tail.length)
     return hash('sha256', bytes.subarray(0, pre + len), 'hex')
   } finally {
     copyBytes(saved, 0, bytes, pre, len)
   }
 }
+let saved = Buffer.allocUnsafe(256)
 
 /** n bytes from src[s] to dst[d] (the records' few dozen: a loop costs less than Buffer.copy's call) */
 function copyBytes(src: Buffer, s: number, dst: Buffer, d: number, n: number): void {
@@ -232,8 +214,7 @@ let keyScratch = Buffer.allocUnsafe(256)
 
 /** Whether `id` is recordId(kind, digest, key) for the plain ASCII key at bytes[from, to), hashed from the bytes. */
 function idOfKeyAt(id: string, kind: Kind, bytes: Buffer, from: number, to: number): boolean {
-  const prefix = KINDS[kind]?.prefix
-  if (prefix?.length !== 2 || id.length !== 27 || id.charCodeAt(2) !== 0x2d || !id.startsWith(prefix)) return false
+  if (!idHead(id, kind)) return false
   let head = KEY_HEAD.get(kind)
   if (!head) KEY_HEAD.set(kind, (head = Buffer.from(`key\0${kind}\0`, 'utf8')))
   const n = head.length + to - from
@@ -253,10 +234,15 @@ function unkeyedSuffix(kind: string, schema: string): Buffer {
   return tail
 }
 
+/** Whether `id` has the shape of an id of `kind`: its two-letter prefix, a dash, 24 more characters. */
+function idHead(id: string, kind: Kind): boolean {
+  const prefix = KINDS[kind]?.prefix
+  return prefix?.length === 2 && id.length === 27 && id.charCodeAt(2) === 0x2d && id.startsWith(prefix)
+}
+
 /** Whether `id` is the unkeyed id of `digest`: the kind's prefix, a dash, the digest's first 24 hex digits (recordId, without making it). */
 function idOfDigest(id: string, kind: Kind, digest: string): boolean {
-  const prefix = KINDS[kind]?.prefix
-  if (prefix?.length !== 2 || id.length !== 27 || digest.length !== 71 || id.charCodeAt(2) !== 0x2d || !id.startsWith(prefix)) return false
+  if (!idHead(id, kind) || digest.length !== 71) return false
   for (let i = 0; i < 24; i++) if (id.charCodeAt(3 + i) !== digest.charCodeAt(7 + i)) return false
   return true
 }
@@ -310,16 +296,15 @@ export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | und
   const list = e.cites
   const cites = list.length ? citesSegment(list) : NO_CITES
   if (!eqAt(bytes, pre - cites.length, cites)) return 'the cites differ from the index'
-  if (plainKey) {
-    const subject = hashKeyedInPlace(bytes, pre, plainKey[0], plainKey[1], unkeyedSuffix(kind, schema))
-    if (subject === undefined) key = bytes.toString('latin1', plainKey[0] + 7, plainKey[1] - 2)
-    else {
-      if (digest.length !== 71 || !digest.endsWith(subject)) return 'the record bytes do not hash to its digest'
-      if (!idOfKeyAt(id, kind, bytes, plainKey[0] + 7, plainKey[1] - 2)) return 'the id is not derived from the digest'
-      return undefined
-    }
+  const [from, to] = plainKey ?? [pre, pre]
+  const tail = key === undefined ? unkeyedSuffix(kind, schema) : Buffer.from(subjectSuffix(kind, schema, key), 'utf8')
+  let subject = hashInPlace(bytes, pre, from, to, tail)
+  if (subject === undefined) {
+    if (plainKey) key = bytes.toString('latin1', from + 7, to - 2)
+    subject = hashSubject(bytes, pre, kind, schema, key)
   }
-  if (digest.length !== 71 || !digest.endsWith(hashInPlace(bytes, pre, kind, schema, key))) return 'the record bytes do not hash to its digest'
-  if (key === undefined ? !idOfDigest(id, kind, digest) : recordId(kind, digest, key) !== id) return 'the id is not derived from the digest'
+  if (digest.length !== 71 || !digest.endsWith(subject)) return 'the record bytes do not hash to its digest'
+  const derived = plainKey ? idOfKeyAt(id, kind, bytes, from + 7, to - 2) : key === undefined ? idOfDigest(id, kind, digest) : recordId(kind, digest, key) === id
+  if (!derived) return 'the id is not derived from the digest'
   return undefined
 }
