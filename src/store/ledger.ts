@@ -175,6 +175,11 @@ export class Ledger {
     return this.loader(entry) as ExpRecord<K>
   }
 
+  /** The record bodies of many entries, read together (the adapter batches its reads); in the order asked. */
+  loadAll<K extends Kind = Kind>(es: readonly LedgerEntry[]): ExpRecord<K>[] {
+    return (this.loadMany ? this.loadMany(es) : es.map(e => this.loader(e))) as ExpRecord<K>[]
+  }
+
   select(f: LedgerFilter = {}): LedgerEntry[] {
     const kinds = f.kinds?.length ? new Set(f.kinds) : undefined
     const lanes = f.lanes?.length ? new Set(f.lanes) : undefined
@@ -203,8 +208,7 @@ export class Ledger {
   records<K extends Kind>(f: LedgerFilter & {kinds: readonly K[]}): ExpRecord<K>[]
   records(f?: LedgerFilter): ExpRecord[]
   records(f: LedgerFilter = {}): ExpRecord[] {
-    const es = this.select(f)
-    return this.loadMany ? this.loadMany(es) : es.map(e => this.loader(e))
+    return this.loadAll(this.select(f))
   }
 
   /**

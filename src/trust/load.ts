@@ -1,5 +1,6 @@
 import {parse as parseYaml} from '../vendor/yaml.js'
 import type {ManifestBody, PromotionPolicy} from '../records/types.js'
+import type {ExpRecord} from '../records/index.js'
 import {recordPath} from '../records/index.js'
 import type {Ledger} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
@@ -40,7 +41,9 @@ export interface AuthorityOptions {
 export async function loadAuthority(ledger: Ledger, ws: Workspace, o: AuthorityOptions = {}): Promise<Authority> {
   const policy = o.policy ?? (o.at ? await policyAt(ws, o.at) : undefined)
   const settings = trustSettings(policy)
-  const input: TrustInput = {settings, ...(o.at ? {main: o.at} : {}), policies: await decisionPolicies(ledger, ws), contracts: await contractsByDigest(ledger, ws), proposalScopes: await proposalScopes(ledger, ws)}
+  // (every decision, read once for the three: one batched read, not one read each)
+  const decisions = ledger.records({kinds: ['decision'], includePrivate: true})
+  const input: TrustInput = {settings, ...(o.at ? {main: o.at} : {}), policies: await decisionPolicies(ws, decisions), contracts: await contractsByDigest(ledger, ws, decisions), proposalScopes: await proposalScopes(ledger, ws, decisions)}
   if (settings.requireSigned) input.signatures = await signatures(ledger, ws, o.at, policy)
   if (o.replay) input.scenarios = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, o.scenariosDir)
   return new Authority(ledger, input)
@@ -56,27 +59,36 @@ export async function policyAt(ws: Workspace, commit: string): Promise<Promotion
   }
 }
 
-/** For each proposal an accept decision names: what its branch changes beyond its skill. */
-async function proposalScopes(ledger: Ledger, ws: Workspace): Promise<Map<string, string[]>> {
+/**
+ * For each proposal an accept decision names: what its branch changes beyond its skill.
+ * Proposals whose commits this clone does not hold are left out (nothing to compare here):
+ * which ones is asked once for all of them, not one read each.
+ */
+async function proposalScopes(ledger: Ledger, ws: Workspace, decisions: readonly ExpRecord<'decision'>[]): Promise<Map<string, string[]>> {
+  const named = new Set<string>()
+  for (const d of decisions) if (d.body.verdict === 'accept') named.add(d.body.proposal)
+  const entries = [...named].flatMap(id => {
+    const p = ledger.get(id)
+    return p?.kind === 'proposal' ? [p] : []
+  })
+  const proposals = ledger.loadAll<'proposal'>(entries)
+  const present = await ws.commitsPresent(proposals.flatMap(p => [p.body.base.commit, p.body.head.commit]))
   const out = new Map<string, string[]>()
-  for (const e of ledger.select({kinds: ['decision'], includePrivate: true})) {
-    const d = ledger.load<'decision'>(e).body
-    if (d.verdict !== 'accept' || out.has(d.proposal)) continue
-    const p = ledger.get(d.proposal)
-    if (p?.kind !== 'proposal') continue
+  for (const p of proposals) {
+    if (!present.has(p.body.base.commit) || !present.has(p.body.head.commit)) continue
     try {
-      out.set(d.proposal, await proposalViolations(ws, ledger.load<'proposal'>(p).body))
+      out.set(p.id, await proposalViolations(ws, p.body))
     } catch {
-      // its commits are not in this clone (or the base's contracts do not parse): nothing to compare here
+      // its trees are not all in this clone (or the base's contracts do not parse): nothing to compare here
     }
   }
   return out
 }
 
-async function decisionPolicies(ledger: Ledger, ws: Workspace): Promise<Map<string, PromotionPolicy>> {
+async function decisionPolicies(ws: Workspace, decisions: readonly ExpRecord<'decision'>[]): Promise<Map<string, PromotionPolicy>> {
   const blobs = new Set<string>()
-  for (const e of ledger.select({kinds: ['decision'], includePrivate: true})) {
-    const b = ledger.load<'decision'>(e).body.policy.blob
+  for (const d of decisions) {
+    const b = d.body.policy.blob
     if (b) blobs.add(b)
   }
   const out = new Map<string, PromotionPolicy>()
@@ -93,14 +105,14 @@ async function decisionPolicies(ledger: Ledger, ws: Workspace): Promise<Map<stri
 }
 
 /** The contracts attempts and their decisions name, by digest, read from the blobs they pin. */
-async function contractsByDigest(ledger: Ledger, ws: Workspace): Promise<Map<string, Contract>> {
+async function contractsByDigest(ledger: Ledger, ws: Workspace, decisions: readonly ExpRecord<'decision'>[]): Promise<Map<string, Contract>> {
   const blobs = new Map<string, string>()
-  for (const e of ledger.select({kinds: ['attempt'], includePrivate: true})) {
-    const c = ledger.load<'attempt'>(e).body.contract
+  for (const a of ledger.records({kinds: ['attempt'], includePrivate: true})) {
+    const c = a.body.contract
     if (c.blob) blobs.set(c.blob, c.path ?? `${c.name}.yaml`)
   }
-  for (const e of ledger.select({kinds: ['decision'], includePrivate: true})) {
-    const p = ledger.load<'decision'>(e).body.policy
+  for (const d of decisions) {
+    const p = d.body.policy
     if (p.version === 'contract@2' && p.blob) blobs.set(p.blob, p.path ?? 'contract.yaml')
   }
   const out = new Map<string, Contract>()

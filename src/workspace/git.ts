@@ -1,6 +1,6 @@
 import {NO_HOOKS, runGit} from '../git/run.js'
 import {RefLock} from '../git/lock.js'
-import {checkedOutBranch, commitFiles, deleteRef, dirtyFiles, treeIsAt, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeWith} from '../store/git/commits.js'
+import {checkedOutBranch, commitFiles, commitsPresent, deleteRef, dirtyFiles, treeIsAt, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeWith} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../git/refs.js'
 import {diffTrees, lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
@@ -30,6 +30,10 @@ export class GitWorkspace implements Workspace {
 
   readCommit(oid: string): Promise<CommitInfo> {
     return readCommit(this.store, oid)
+  }
+
+  commitsPresent(oids: readonly string[]): Promise<Set<string>> {
+    return commitsPresent(this.store, oids)
   }
 
   async rawCommit(oid: string): Promise<Buffer> {

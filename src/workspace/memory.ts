@@ -87,6 +87,10 @@ export class MemoryWorkspace implements Workspace {
     return {oid, tree: c.treeId, parents: [...c.parents], message: c.message, time: c.time}
   }
 
+  async commitsPresent(oids: readonly string[]): Promise<Set<string>> {
+    return new Set(oids.filter(o => this.commits.has(o)))
+  }
+
   async rawCommit(oid: string): Promise<Buffer> {
     const c = this.get(oid)
     return Buffer.from(`tree ${c.treeId}\n${c.parents.map(p => `parent ${p}\n`).join('')}\n${c.message}`)

@@ -42,6 +42,12 @@ export interface Workspace {
   resolve(rev: string): Promise<string | undefined>
   readRef(ref: string): Promise<string | undefined>
   readCommit(oid: string): Promise<CommitInfo>
+  /**
+   * which of `oids` are commits this repository holds (absent ones, and objects of other
+   * types, are not in the set): one question for many, where asking readCommit of each
+   * costs a round trip per id (the trust checks ask of every accepted proposal's commits)
+   */
+  commitsPresent(oids: readonly string[]): Promise<Set<string>>
   /** the commit object's bytes (what a signature covers) */
   rawCommit(oid: string): Promise<Buffer>
   /** a blob's bytes by id; undefined when the repository does not have it */

@@ -29,6 +29,18 @@ t.test('the memory adapter', async t => {
   })
 })
 
+t.test('the git adapter without native git finds commits by reading each id', async t => {
+  const repo = await makeRepo(t, {empty: true})
+  fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'init')
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const tree = (await git(repo, 'rev-parse', 'main^{tree}')).trim()
+  const store = await GitRecordStore.open(repo, {native: false})
+  t.teardown(() => store.close())
+  t.same([...(await new GitWorkspace(store).commitsPresent([tree, main, 'e'.repeat(40), 'main']))], [main])
+})
+
 t.test('the git adapter writes a file over an executable (it stays executable) and over a symbolic link (a regular file now)', async t => {
   const repo = await makeRepo(t, {empty: true})
   fs.writeFileSync(path.join(repo, 'run.sh'), '#!/bin/sh\necho 1\n', {mode: 0o755})

@@ -63,6 +63,18 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.equal((await ws.listFiles(c, 'data', {max: Infinity}))[0]!.content.length, big.length, 'a caller can allow more')
   })
 
+  t.test('which ids are commits it holds: asked once for many', async t => {
+    const {ws, main} = await make(t, FILES)
+    const a = await ws.commitFiles({base: main, files: [{path: 'params.json', content: Buffer.from('{"x": 3}\n')}], message: 'x = 3'})
+    const tree = await ws.treeOf(main)
+    const blob = (await ws.listTree(main)).find(f => f.path === 'README.md')!.blob
+    const absent = 'f'.repeat(40)
+    const got = await ws.commitsPresent([main, tree, blob, absent, a, main, 'main', '', `${main}\n${absent}`, '../HEAD'])
+    t.same([...got].sort(), [main, a].sort(), 'the two commits; not a tree, a blob, an id it lacks, a branch name, or text that is not an id')
+    t.same([...(await ws.commitsPresent([]))], [], 'nothing asked, nothing found')
+    t.same([...(await ws.commitsPresent([absent]))], [])
+  })
+
   t.test('commits, changed paths without rename detection, first parents, merge base', async t => {
     const {ws, main} = await make(t, FILES)
     const a = await ws.commitFiles({base: main, files: [{path: 'params.json', content: Buffer.from('{"x": 2}\n')}], message: 'x = 2'})

@@ -26,6 +26,30 @@ export async function readCommit(store: GitRecordStore, oid: string): Promise<Co
   return {oid, tree: c.tree, parents: c.parents, message: c.message, time: m ? Number(m[1]) : 0}
 }
 
+/**
+ * The commits among `oids` the object database holds: one `git cat-file --batch-check` for
+ * all of them (types and sizes, no object read), or one read each without native git.
+ */
+export async function commitsPresent(store: GitRecordStore, oids: readonly string[]): Promise<Set<string>> {
+  const asked = [...new Set(oids)].filter(o => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(o))
+  const out = new Set<string>()
+  if (!asked.length) return out
+  if (!store.native) {
+    for (const oid of asked) {
+      const o = await store.reader.read(oid, OBJECT_MAX).catch(() => undefined)
+      if (o?.type === 'commit') out.add(oid)
+    }
+    return out
+  }
+  const r = await runGit(['--git-dir', store.commonDir, 'cat-file', '--batch-check'], {cwd: store.commonDir, input: `${asked.join('\n')}\n`})
+  // one line per id asked, in order: `<oid> <type> <size>`, or `<oid> missing`
+  for (const line of r.stdout.toString('latin1').split('\n')) {
+    const [oid, type] = line.split(' ')
+    if (type === 'commit' && oid) out.add(oid)
+  }
+  return out
+}
+
 /** A commit's object, refused unread over OBJECT_MAX (a hostile branch's commit of hundreds of MB). */
 export async function readCommitObject(store: GitRecordStore, oid: string): Promise<{type: string; data: Buffer}> {
   try {
