@@ -114,11 +114,12 @@ t.test('records loaded one at a time, forwards and backwards, come from blocks r
     for (const [k, r] of l.records().entries()) expected.set(l.entries[k]!.id, JSON.stringify(r))
     await s.close()
   }
-  for (const order of ['forwards', 'backwards']) {
+  for (const order of ['forwards', 'backwards', 'shuffled']) {
     const warnings: string[] = []
     const s = await GitRecordStore.open(repo, {onWarning: w => warnings.push(w)})
     const l = await s.ledger()
-    const es = order === 'forwards' ? [...l.entries] : [...l.entries].reverse()
+    // (shuffled: a fixed permutation, every 7th entry of 400 from the 1st)
+    const es = order === 'forwards' ? [...l.entries] : order === 'backwards' ? [...l.entries].reverse() : l.entries.map((_, i) => l.entries[(i * 7) % l.entries.length]!)
     // (fs.readSync counted while the records load: the cache's reads of its data files)
     const readSync = fs.readSync
     let reads = 0
@@ -132,7 +133,7 @@ t.test('records loaded one at a time, forwards and backwards, come from blocks r
     t.equal(wrong.length, 0, `${order}: every record as stored`)
     // 4 data files (2 lanes, 2 kinds) of ~20-60 KiB: a few blocks each, not a read per record
     // (with one block for all files, the turns between files made it ~400)
-    t.ok(reads > 0 && reads <= 16, `${order}: ${reads} reads for ${es.length} records`)
+    if (order !== 'shuffled') t.ok(reads > 0 && reads <= 16, `${order}: ${reads} reads for ${es.length} records`)
     t.same(warnings, [], `${order}: no cache mismatch`)
     await s.close()
   }

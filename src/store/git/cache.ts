@@ -421,8 +421,9 @@ export class LedgerCache {
       if (fs.readSync(this.fd(e.file), buf, 0, e.len, e.off) !== e.len) return buf.subarray(0, 0)
       return buf
     }
-    // the record in the middle of a block: a lane's records are in either order in the file
-    const off = Math.max(0, e.off - Math.floor((READ_AHEAD - e.len) / 2))
+    // a block from the record on when the reads of this file go forwards, up to it when they go
+    // backwards (a lane's records are in either order in the file), around it at first
+    const off = !b ? Math.max(0, e.off - Math.floor((READ_AHEAD - e.len) / 2)) : e.off >= b.off ? e.off : Math.max(0, e.off + e.len - READ_AHEAD)
     const buf = Buffer.allocUnsafe(READ_AHEAD)
     const got = buf.subarray(0, fs.readSync(this.fd(e.file), buf, 0, READ_AHEAD, off))
     this.blocks.delete(e.file)
