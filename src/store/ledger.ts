@@ -1,4 +1,4 @@
-import {encodeRecord, hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
+import {decodeRecord, encodeRecord, hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
 import type {ReadProblem} from './port.js'
 import {firstOfEachId} from './first-ids.js'
 
@@ -61,6 +61,8 @@ export class Ledger {
   private _own: Map<string, LedgerEntry> | undefined
   private base: ReadonlyMap<string, LedgerEntry> | undefined
   private reverse: Map<string, LedgerEntry[]> | undefined
+  /** bodies read ahead by `withPrefetched`, each handed to the next load of its entry */
+  private ahead: Map<LedgerEntry, ExpRecord> | undefined
 
   constructor(
     entries: LedgerEntry[],
@@ -172,7 +174,34 @@ export class Ledger {
   load<K extends Kind = Kind>(e: LedgerEntry | string): ExpRecord<K> {
     const entry = typeof e === 'string' ? this.get(e) : e
     if (!entry) throw new Error(`no record ${String(e)}`)
+    const ahead = this.ahead?.get(entry)
+    if (ahead) {
+      this.ahead!.delete(entry)
+      return ahead as ExpRecord<K>
+    }
     return this.loader(entry) as ExpRecord<K>
+  }
+
+  /**
+   * Run `fn` with the bodies of `es` read ahead in one batched read: a load of one of them
+   * inside `fn` takes its body from it instead of reading it alone. Each body is handed out
+   * once (a second load reads it again, and gets a body of its own, as loads always do); what
+   * `fn` did not load is dropped when it returns. For a pass that loads records one at a
+   * time over many entries (the trust checks of every evaluation and decision): 36,000
+   * single loads were ~0.3 s more than the same records read in batches. Read a few thousand
+   * at a time: the bodies are held until `fn` returns.
+   */
+  withPrefetched<T>(es: readonly LedgerEntry[], fn: () => T): T {
+    if (es.length < 2 || (!this.loadBytes && !this.loadMany)) return fn()
+    const bodies = this.loadBytes ? this.loadBytes(es).map((b, k) => decodeRecord(b, es[k]!.id)) : this.loadMany!(es)
+    const prev = this.ahead
+    this.ahead = new Map(prev)
+    es.forEach((e, k) => this.ahead!.set(e, bodies[k]!))
+    try {
+      return fn()
+    } finally {
+      this.ahead = prev
+    }
   }
 
   /** The record bodies of many entries, read together (the adapter batches its reads); in the order asked. */

@@ -1,10 +1,13 @@
-import type {Ledger} from '../store/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {Promotion} from '../projections/mainline.js'
 import {checkDecision} from './decision.js'
 import {checkEvaluation} from './evaluation.js'
 import {checkPromotion} from './promotion.js'
 import {checkVerdict} from './verdict.js'
 import type {Standing, TrustInput, TrustProblem} from './types.js'
+
+/** entries whose records the standing of many reads ahead at a time (a few MB of bodies) */
+const PREFETCH = 2048
 
 /**
  * The one place that says which evidence counts, for one ledger and one set of trust
@@ -39,8 +42,22 @@ export class Authority {
 
   /** How many evaluations and decisions of the public ledger do not stand: a line for read commands to print. */
   ignoredNote(): string | undefined {
-    const n = this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: false}).filter(e => !this.counts(e.id)).length
+    let n = 0
+    this.eachStanding(this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: false}), (_, s) => void (s.ok || n++))
     return n ? `note: ${n} evaluation(s) or decision(s) do not stand and were ignored (run \`exp fsck\` for the reasons)` : undefined
+  }
+
+  /**
+   * The standing of each of many entries, in order: those not decided yet are read ahead a
+   * chunk at a time (Ledger.withPrefetched), as each check loads its record alone.
+   */
+  private eachStanding(es: readonly LedgerEntry[], fn: (e: LedgerEntry, s: Standing) => void): void {
+    for (let i = 0; i < es.length; i += PREFETCH) {
+      const chunk = es.slice(i, i + PREFETCH)
+      this.ledger.withPrefetched(chunk.filter(e => !this.memo.has(e.id)), () => {
+        for (const e of chunk) fn(e, this.standing(e.id))
+      })
+    }
   }
 
   promotion(p: Promotion): Standing {
@@ -62,15 +79,14 @@ export class Authority {
       const was = ruling.get(d.proposal)
       if (!was || (was.verdict === 'reject' && d.verdict === 'accept')) ruling.set(d.proposal, {id: e.id, verdict: d.verdict})
     }
-    for (const e of this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true})) {
-      const s = this.standing(e.id)
+    this.eachStanding(this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true}), (e, s) => {
       if (!s.ok) out.push({class: s.class, id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: s.reason})
       else if (e.kind === 'decision') {
         const d = this.ledger.load<'decision'>(e).body
         const was = ruling.get(d.proposal)!
         if (was.verdict !== d.verdict) out.push({class: 'conflicting_decision', id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: `${d.proposal} was decided ${was.verdict} by ${was.id}, which counts (a standing accept, else the first standing reject): not this ${d.verdict}`})
       }
-    }
+    })
     return out
   }
 

@@ -98,3 +98,46 @@ t.test('the store: kinds in their own data files, many bodies in few reads, incr
   t.same((await nocache.ledger()).records(), cold.records())
   await Promise.all([s.close(), fresh.close(), nocache.close()])
 })
+
+t.test('withPrefetched: loads inside take bodies read in one batch, once each; nothing is held after', async t => {
+  const es = entries(40, 3).filter((e, i, all) => all.findIndex(x => x.id === e.id) === i)
+  const body = (e: LedgerEntry) => Buffer.from(`{"body":{"n":"${e.id}"},"id":"${e.id}"}\n`)
+  let single = 0
+  let batched: number[] = []
+  const l = new Ledger(
+    es.map(e => ({...e})),
+    e => (single++, JSON.parse(body(e).toString())),
+    [],
+    undefined,
+    xs => ((batched = [...batched, xs.length]), xs.map(body)),
+  )
+  const [a, b, c] = l.entries as LedgerEntry[]
+  const got = l.withPrefetched([a!, b!], () => {
+    const first = l.load(a!)
+    const again = l.load(a!.id)
+    const other = l.load(c!)
+    return {first, again, other}
+  })
+  t.same(batched, [2], 'the two read in one batch')
+  t.same(got.first, {body: {n: a!.id}, id: a!.id}, 'the body of its entry')
+  t.equal(single, 2, 'a second load of the same entry, and an entry not read ahead, are read alone')
+  t.same(got.again, got.first, 'the same record')
+  t.not(got.again, got.first, 'each load gets a body of its own')
+  single = 0
+  l.load(b!)
+  t.equal(single, 1, 'what fn did not load is dropped when it returns')
+  t.throws(() => l.withPrefetched([a!, b!], () => {
+    throw new Error('in fn')
+  }), /in fn/)
+  single = 0
+  l.load(a!)
+  t.equal(single, 1, 'dropped when fn throws too')
+  // nested: the inner read ahead ends with its fn, the outer one's bodies stay for it
+  single = 0
+  l.withPrefetched([a!, b!], () => {
+    l.withPrefetched([c!, l.entries[3]!], () => l.load(c!))
+    l.load(b!)
+    l.load(l.entries[3]!)
+  })
+  t.equal(single, 1, 'only the entry the inner pass read ahead and did not load is read again after it')
+})
