@@ -1,6 +1,5 @@
 import {parse as parseYaml} from '../vendor/yaml.js'
-import type {ManifestBody, PromotionPolicy} from '../records/types.js'
-import type {ExpRecord} from '../records/index.js'
+import type {ManifestBody, PromotionPolicy, ProposalBody} from '../records/types.js'
 import {recordPath} from '../records/index.js'
 import type {Ledger} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
@@ -41,9 +40,8 @@ export interface AuthorityOptions {
 export async function loadAuthority(ledger: Ledger, ws: Workspace, o: AuthorityOptions = {}): Promise<Authority> {
   const policy = o.policy ?? (o.at ? await policyAt(ws, o.at) : undefined)
   const settings = trustSettings(policy)
-  // (every decision, read once for the three: one batched read, not one read each)
-  const decisions = ledger.records({kinds: ['decision'], includePrivate: true})
-  const input: TrustInput = {settings, ...(o.at ? {main: o.at} : {}), policies: await decisionPolicies(ws, decisions), contracts: await contractsByDigest(ledger, ws, decisions), proposalScopes: await proposalScopes(ledger, ws, decisions)}
+  const named = decisionRefs(ledger)
+  const input: TrustInput = {settings, ...(o.at ? {main: o.at} : {}), policies: await decisionPolicies(ws, named.policies), contracts: await contractsByDigest(ledger, ws, named.contracts), proposalScopes: await proposalScopes(ledger, ws, named.accepted)}
   if (settings.requireSigned) input.signatures = await signatures(ledger, ws, o.at, policy)
   if (o.replay) input.scenarios = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, o.scenariosDir)
   return new Authority(ledger, input)
@@ -59,19 +57,50 @@ export async function policyAt(ws: Workspace, commit: string): Promise<Promotion
   }
 }
 
+/** records read at a time when only a few fields of each are kept */
+const BATCH = 2048
+
+/** What the trust inputs take from the decisions, in ledger order. */
+interface DecisionRefs {
+  /** the policy blobs they name */
+  policies: Set<string>
+  /** the contract blobs (contract@2 decisions) they name, with their paths */
+  contracts: [blob: string, path: string][]
+  /** the proposals an accept names */
+  accepted: Set<string>
+}
+
+/**
+ * Every decision, read once for the three inputs that need them, in batches (a read each
+ * was three passes of single loads), keeping only what they name.
+ */
+function decisionRefs(ledger: Ledger): DecisionRefs {
+  const out: DecisionRefs = {policies: new Set(), contracts: [], accepted: new Set()}
+  const es = ledger.select({kinds: ['decision'], includePrivate: true})
+  for (let i = 0; i < es.length; i += BATCH) {
+    for (const {body: d} of ledger.loadAll<'decision'>(es.slice(i, i + BATCH))) {
+      if (d.policy.blob) out.policies.add(d.policy.blob)
+      if (d.policy.version === 'contract@2' && d.policy.blob) out.contracts.push([d.policy.blob, d.policy.path ?? 'contract.yaml'])
+      if (d.verdict === 'accept') out.accepted.add(d.proposal)
+    }
+  }
+  return out
+}
+
 /**
  * For each proposal an accept decision names: what its branch changes beyond its skill.
  * Proposals whose commits this clone does not hold are left out (nothing to compare here):
  * which ones is asked once for all of them, not one read each.
  */
-async function proposalScopes(ledger: Ledger, ws: Workspace, decisions: readonly ExpRecord<'decision'>[]): Promise<Map<string, string[]>> {
-  const named = new Set<string>()
-  for (const d of decisions) if (d.body.verdict === 'accept') named.add(d.body.proposal)
-  const entries = [...named].flatMap(id => {
+async function proposalScopes(ledger: Ledger, ws: Workspace, accepted: ReadonlySet<string>): Promise<Map<string, string[]>> {
+  const entries = [...accepted].flatMap(id => {
     const p = ledger.get(id)
     return p?.kind === 'proposal' ? [p] : []
   })
-  const proposals = ledger.loadAll<'proposal'>(entries)
+  const proposals: {id: string; body: Pick<ProposalBody, 'skill' | 'base' | 'head'>}[] = []
+  for (let i = 0; i < entries.length; i += BATCH) {
+    for (const p of ledger.loadAll<'proposal'>(entries.slice(i, i + BATCH))) proposals.push({id: p.id, body: {skill: p.body.skill, base: p.body.base, head: p.body.head}})
+  }
   const present = await ws.commitsPresent(proposals.flatMap(p => [p.body.base.commit, p.body.head.commit]))
   const out = new Map<string, string[]>()
   for (const p of proposals) {
@@ -85,12 +114,7 @@ async function proposalScopes(ledger: Ledger, ws: Workspace, decisions: readonly
   return out
 }
 
-async function decisionPolicies(ws: Workspace, decisions: readonly ExpRecord<'decision'>[]): Promise<Map<string, PromotionPolicy>> {
-  const blobs = new Set<string>()
-  for (const d of decisions) {
-    const b = d.body.policy.blob
-    if (b) blobs.add(b)
-  }
+async function decisionPolicies(ws: Workspace, blobs: ReadonlySet<string>): Promise<Map<string, PromotionPolicy>> {
   const out = new Map<string, PromotionPolicy>()
   for (const blob of blobs) {
     const bytes = await ws.readBlob(blob)
@@ -105,16 +129,13 @@ async function decisionPolicies(ws: Workspace, decisions: readonly ExpRecord<'de
 }
 
 /** The contracts attempts and their decisions name, by digest, read from the blobs they pin. */
-async function contractsByDigest(ledger: Ledger, ws: Workspace, decisions: readonly ExpRecord<'decision'>[]): Promise<Map<string, Contract>> {
+async function contractsByDigest(ledger: Ledger, ws: Workspace, named: readonly (readonly [string, string])[]): Promise<Map<string, Contract>> {
   const blobs = new Map<string, string>()
   for (const a of ledger.records({kinds: ['attempt'], includePrivate: true})) {
     const c = a.body.contract
     if (c.blob) blobs.set(c.blob, c.path ?? `${c.name}.yaml`)
   }
-  for (const d of decisions) {
-    const p = d.body.policy
-    if (p.version === 'contract@2' && p.blob) blobs.set(p.blob, p.path ?? 'contract.yaml')
-  }
+  for (const [blob, file] of named) blobs.set(blob, file)
   const out = new Map<string, Contract>()
   for (const [blob, file] of blobs) {
     const bytes = await ws.readBlob(blob)
