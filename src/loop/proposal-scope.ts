@@ -2,7 +2,7 @@ import type {ProposalBody} from '../records/types.js'
 import type {Workspace} from '../workspace/port.js'
 import {checkScope, shownPath} from '../gate/scope.js'
 import {BoundaryError, UntrustedEvidenceError} from '../errors/index.js'
-import {contractsAt} from '../contracts/load.js'
+import {CONTRACTS_DIR, contractsAt} from '../contracts/load.js'
 
 /**
  * What a skill proposal's branch may change from its base: the skill's SKILL.md (what the
@@ -14,18 +14,41 @@ import {contractsAt} from '../contracts/load.js'
  * a branch whose skill was better could carry a weaker `.research/policy.yaml` or edited
  * scenarios onto main with its promotion, changes no evaluation judged.
  */
-export async function proposalViolations(ws: Workspace, p: Pick<ProposalBody, 'skill' | 'base' | 'head'>): Promise<string[]> {
+export async function proposalViolations(ws: Workspace, p: Pick<ProposalBody, 'skill' | 'base' | 'head'>, memo?: ScopeMemo): Promise<string[]> {
   const changed = await ws.changedPaths(p.base.commit, p.head.commit)
   const own = new Set([`skills/${p.skill}/SKILL.md`, `skills/${p.skill}/PURPOSE.yaml`])
   const allowed = (f: string) => own.has(f) || /^knowledge\/[^/]+\.yaml$/.test(f)
-  const skills = (await contractsAt(ws, p.base.commit)).filter(c => c.dev_eval.evaluator === 'world')
-  const scope = skills.length ? {editable_scope: skills.flatMap(c => c.editable_scope), protected_scope: skills.flatMap(c => c.protected_scope)} : {editable_scope: ['skills/**', 'knowledge/*.yaml'], protected_scope: ['.research/**', 'scenarios/**']}
-  const s = checkScope(changed, scope, await ws.linkedPaths(p.head.commit, changed))
+  const s = checkScope(changed, await skillScope(ws, p.base.commit, memo), await ws.linkedPaths(p.head.commit, changed))
   // one reason a path (the first of: not a regular file, protected, outside, not the skill's)
   return changed.flatMap(f => {
     const why = s.links.includes(f) ? 'not a regular file (a symbolic link, a submodule, or .gitattributes/.gitmodules)' : s.protected.includes(f) ? 'protected path changed' : s.outside.includes(f) ? 'outside the editable scope' : !allowed(f) ? `not a file a proposal of ${p.skill} writes` : undefined
     return why ? [`${why}: ${shownPath(f)}`] : []
   })
+}
+
+/**
+ * The scopes of the skills contracts at a commit, remembered in `memo` by the id of the
+ * contracts folder's tree: a folder with the same id holds the same contracts. The trust
+ * checks ask for every accepted proposal, and most bases share their contracts folder
+ * (reading and parsing them again was ~0.4 ms of each proposal's ~1 ms).
+ */
+export type ScopeMemo = Map<string, Promise<Scope>>
+
+interface Scope {
+  editable_scope: string[]
+  protected_scope: string[]
+}
+
+async function skillScope(ws: Workspace, commit: string, memo?: ScopeMemo): Promise<Scope> {
+  const read = async (): Promise<Scope> => {
+    const skills = (await contractsAt(ws, commit)).filter(c => c.dev_eval.evaluator === 'world')
+    return skills.length ? {editable_scope: skills.flatMap(c => c.editable_scope), protected_scope: skills.flatMap(c => c.protected_scope)} : {editable_scope: ['skills/**', 'knowledge/*.yaml'], protected_scope: ['.research/**', 'scenarios/**']}
+  }
+  if (!memo) return read()
+  const key = (await ws.pathId(commit, CONTRACTS_DIR))?.oid ?? 'none'
+  let scope = memo.get(key)
+  if (!scope) memo.set(key, (scope = read()))
+  return scope
 }
 
 /**

@@ -14,7 +14,7 @@ import {Authority} from './authority.js'
 import {parseContract} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {signatureKey, trustSettings, type SignatureCheck, type TrustInput} from './types.js'
-import {proposalViolations} from '../loop/proposal-scope.js'
+import {proposalViolations, type ScopeMemo} from '../loop/proposal-scope.js'
 
 export const POLICY_PATH = '.research/policy.yaml'
 export const ALLOWED_SIGNERS = '.research/allowed_signers'
@@ -103,10 +103,11 @@ async function proposalScopes(ledger: Ledger, ws: Workspace, accepted: ReadonlyS
   }
   const present = await ws.commitsPresent(proposals.flatMap(p => [p.body.base.commit, p.body.head.commit]))
   const out = new Map<string, string[]>()
+  const scopes: ScopeMemo = new Map()
   for (const p of proposals) {
     if (!present.has(p.body.base.commit) || !present.has(p.body.head.commit)) continue
     try {
-      out.set(p.id, await proposalViolations(ws, p.body))
+      out.set(p.id, await proposalViolations(ws, p.body, scopes))
     } catch {
       // its trees are not all in this clone (or the base's contracts do not parse): nothing to compare here
     }
