@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {workspaceContract} from './contract.js'
@@ -7,18 +7,24 @@ import {GitRecordStore} from '../../src/store/index.js'
 import {GitWorkspace} from '../../src/workspace/git.js'
 import {MemoryWorkspace} from '../../src/workspace/memory.js'
 
+/** A repository with `files` committed on main in one commit, and that commit's id. */
+async function committedRepo(t: Test, files: Record<string, string>): Promise<{repo: string; main: string}> {
+  const repo = await makeRepo(t, {empty: true})
+  for (const [p, c] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(repo, p)), {recursive: true})
+    fs.writeFileSync(path.join(repo, p), c)
+  }
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'init')
+  return {repo, main: (await git(repo, 'rev-parse', 'main')).trim()}
+}
+
 t.test('the git adapter', async t => {
   workspaceContract(t, async (t, files) => {
-    const repo = await makeRepo(t, {empty: true})
-    for (const [p, c] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(repo, p)), {recursive: true})
-      fs.writeFileSync(path.join(repo, p), c)
-    }
-    await git(repo, 'add', '-A')
-    await git(repo, 'commit', '-qm', 'init')
+    const {repo, main} = await committedRepo(t, files)
     const store = await GitRecordStore.open(repo)
     t.teardown(() => store.close())
-    return {ws: new GitWorkspace(store), main: (await git(repo, 'rev-parse', 'main')).trim()}
+    return {ws: new GitWorkspace(store), main}
   })
 })
 
@@ -30,11 +36,7 @@ t.test('the memory adapter', async t => {
 })
 
 t.test('the git adapter without native git finds commits by reading each id', async t => {
-  const repo = await makeRepo(t, {empty: true})
-  fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
-  await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'init')
-  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const {repo, main} = await committedRepo(t, {'a.txt': 'a\n'})
   const tree = (await git(repo, 'rev-parse', 'main^{tree}')).trim()
   const store = await GitRecordStore.open(repo, {native: false})
   t.teardown(() => store.close())
@@ -59,11 +61,7 @@ t.test('the git adapter writes a file over an executable (it stays executable) a
 })
 
 t.test('the git adapter names a submodule (a gitlink) among the linked paths', async t => {
-  const repo = await makeRepo(t, {empty: true})
-  fs.writeFileSync(path.join(repo, 'a.txt'), 'a\n')
-  await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'init')
-  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  const {repo, main} = await committedRepo(t, {'a.txt': 'a\n'})
   await git(repo, 'update-index', '--add', '--cacheinfo', `160000,${main},skills/onboarding/sub`)
   await git(repo, 'commit', '-qm', 'a submodule')
   const head = (await git(repo, 'rev-parse', 'main')).trim()
