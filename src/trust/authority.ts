@@ -72,7 +72,8 @@ export class Authority {
     const out: TrustProblem[] = []
     // one proposal or attempt, one verdict (decisionOf): a standing accept, else the first
     // standing reject; a decision that says otherwise is named (two promotions that raced, a copy)
-    const decisions = this.ledger.select({kinds: ['decision'], includePrivate: true}).filter(e => this.counts(e.id))
+    const decisions: LedgerEntry[] = []
+    this.eachStanding(this.ledger.select({kinds: ['decision'], includePrivate: true}), (e, s) => void (s.ok && decisions.push(e)))
     const ruling = new Map<string, {id: string; verdict: string}>()
     for (const e of decisions) {
       const d = this.ledger.load<'decision'>(e).body
