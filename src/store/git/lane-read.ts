@@ -258,6 +258,9 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     pool = undefined
   }
   const thread = pool
+  // the spool's close, begun once the last record file is in (cat-file takes ~20 ms to end:
+  // meanwhile the last chunk is checked and cached)
+  let closing: Promise<void> | undefined
   const tight = tightHeap()
   try {
     // the blobs of the next FETCH_AHEAD chunks are asked of cat-file while one is checked,
@@ -292,6 +295,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
       }
       const data = await cur.got
       ask()
+      if (spool && !closing && listed && next >= files.length && !ahead.length) closing = spool.close()
       const checked = await cur.checked
       if (cur.checked && !checked) odd = true
       const add: CacheAdd[] = []
@@ -324,7 +328,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     return undefined
   } finally {
     tight()
-    await spool?.close()
+    await (closing ?? spool?.close())
     await pool?.close()
   }
   added.reverse()
