@@ -6,7 +6,7 @@ import {frontier, type Frontier} from '../projections/index.js'
 
 export default class FrontierCmd extends ExpCommand {
   static summary = "This agent's research frontier: what to work on, what others hold, what awaits promotion."
-  static description = `A read-only projection of the public lanes (seed 003 decentralized_research_frontier_v0): the selected hypothesis with the action it allows, hypotheses held by other lanes (blocked, visible as context), and supported hypotheses with what promotion still requires.
+  static description = `A read-only projection of the public lanes (docs/frontier.md): the selected hypothesis with the action it allows, hypotheses held by other lanes (blocked, visible as context), and supported hypotheses with what promotion still requires.
 Every clone with the same refs computes the same frontier for the same agent at the same time.`
   static enableJsonFlag = true
   static jsonOutput = '{schema_version, agent_id, as_of, selected: [{hypothesis, reason, allowed_action, claimed}], blocked (what other lanes hold), promotion_candidates}.'

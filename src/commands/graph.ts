@@ -7,7 +7,7 @@ import {graph, renderGraph, GRAPH_FORMATS, type EvidenceGraph, type GraphFormat}
 
 export default class Graph extends ExpCommand {
   static summary = 'The evidence graph: hypotheses, proposals, evaluations by split, decisions and merges.'
-  static description = `Seed 003 research_evidence_graph_v0, negative evidence included. Public-safe: built from public lanes only, no trace contents, no absolute paths, secrets redacted; fit to paste into a pull request or a report.
+  static description = `The evidence graph of the public lanes (docs/frontier.md), negative evidence included. Public-safe: built from public lanes only, no trace contents, no absolute paths, secrets redacted; fit to paste into a pull request or a report.
 --format mermaid or dot prints a diagram; json (the default) prints the graph itself.`
   static enableJsonFlag = true
   static jsonOutput = 'the evidence graph whatever --format says: {schema_version, as_of, nodes: [{id, kind, label, lane, status}], edges: [{from, to, rel}]}.'
