@@ -1,5 +1,5 @@
 /**
- * The one executor interface (DESIGN.md §5). The runner gives an agent only: the system
+ * The one executor interface (docs/agents.md). The runner gives an agent only: the system
  * instructions, the active skills, the task, and the tool interface. Never scenario ids,
  * invariants, expected states, knowledge or recall.
  */

@@ -1,7 +1,7 @@
 import {ExpError} from './base.js'
 
 /**
- * The miner was handed data outside the train split (DESIGN.md §1.4: learning and
+ * The miner was handed data outside the train split (docs/mining.md: learning and
  * evaluation data never mix). Exit 2: the input is wrong, not the repository.
  */
 export class SplitError extends ExpError {

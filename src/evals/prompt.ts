@@ -1,5 +1,5 @@
 /**
- * The system instructions every agent gets, whatever the scenario (DESIGN.md §1.5: the
+ * The system instructions every agent gets, whatever the scenario (docs/agents.md: the
  * executing agent sees only these, the active skills, the task and the tool interface).
  * Part of the evaluator's identity: change it and results are no longer comparable.
  */

@@ -1,6 +1,6 @@
 /**
- * Lifecycle events (seed 000 §14), written as JSON Lines for long commands. Names are the
- * seed's; `run_started` and `run_completed` frame an `exp run`, as `loop_completed` ends
+ * Lifecycle events (docs/frontier.md, "Lifecycle events"), written as JSON Lines for long commands. Names are the
+ * documented ones; `run_started` and `run_completed` frame an `exp run`, as `loop_completed` ends
  * a loop.
  */
 export const EVENT_NAMES = [
@@ -28,7 +28,7 @@ export interface Artifact {
   kind?: string
 }
 
-/** The fields seed 000 §14 requires of every event, all optional but `event` and `run`. */
+/** The fields every event has, all optional but `event` and `run`. */
 export interface ExpEventInput {
   event: EventName
   /** the research run: for `exp run` its manifest id, for the loop its run id */

@@ -30,7 +30,7 @@ export interface IterationReport {
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
-/** The per-iteration dashboard of seed 002 §17, as plain text. */
+/** The per-iteration dashboard (docs/loop.md, "Evolve"), as plain text. */
 export function renderDashboard(r: IterationReport): string {
   const lines = [`Iteration ${r.iteration}`, `Current skill: ${r.skill.name} v${r.skill.version} (${r.skill.commit.slice(0, 8)})`, 'Training:', r.training.reused ? '  not run: the knowledge mined before still has a candidate to propose' : `  ${r.training.passed} / ${r.training.total} success (${pct(r.training.rate)})`]
   lines.push('Observed patterns:')

@@ -9,7 +9,7 @@ const EVALUATOR = {
 }
 
 /**
- * The loop's own lifecycle events (seed 000 §14): iteration scheduled, recall, knowledge
+ * The loop's own lifecycle events (docs/frontier.md, "Lifecycle events"): iteration scheduled, recall, knowledge
  * promoted or rejected, loop completed. The runs inside an iteration emit their own
  * (run_started … run_completed) through the same sink, tagged with the iteration.
  */

@@ -13,7 +13,7 @@ export interface RecallOptions {
   purpose?: string
 }
 
-/** Weights of the score breakdown (seed 000 §8.5): score = Σ weights · parts − redundancy. */
+/** Weights of the score breakdown (docs/loop.md, "Propose"): score = Σ weights · parts − redundancy. */
 export const RECALL_WEIGHTS = {relevance: 1, support: 1, confidence: 2, recency: 0.5, novelty: 2, redundancy: 1}
 
 const tokensOf = (text: string) => Math.ceil(text.length / 4)

@@ -1,7 +1,7 @@
 import type {Rule} from '../knowledge/index.js'
 
 /**
- * The rule classifier of `exp matrix` (docs/matrix.md, "Rule classes"): seed 002 §13's five
+ * The rule classifier of `exp matrix` (docs/matrix.md, "Rule classes"): five
  * classes, decided by a fixed procedure over measured effects, never by judgement. For each
  * rule of an evolved skill and each executor, two paired runs on validation against the skill
  * as it is: the skill without the rule (the rule's credit: skill − without) and the skill with
@@ -99,7 +99,7 @@ export function classifyRule(input: {line: number; text: string; rule: Rule; can
   return {...base, class: c, measured: true, reason: `it helps ${helps.map(cite).join('; ')} but not ${rest.map(cite).join('; ')}; ${c === 'tool-specific procedure' ? `a procedure about \`${rule.tool}\` that some executors already follow` : factText}`}
 }
 
-/** H4 (seed 002 §12): some skills transfer between models, others are model-specific compensation. */
+/** H4 (docs/matrix.md): some skills transfer between models, others are model-specific compensation. */
 export interface H4 {
   verdict: 'supported' | 'not supported'
   statement: string

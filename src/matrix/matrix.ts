@@ -10,7 +10,7 @@ import {measureVariants, reworded, withoutLines, type Variant} from './variants.
 import {classifyRule, stateH4, type ClassifiedRule, type ExecutorEffect, type H4} from './classify.js'
 
 /**
- * `exp matrix` (docs/matrix.md): seed 002 §13's cross-model experiment. For each skill
+ * `exp matrix` (docs/matrix.md): the cross-model experiment. For each skill
  * source (an agent spec), `exp evolve` in the source's own namespace (src/matrix/namespace.ts)
  * from main's skill; then every evolved skill — and the initial one, for reference — run by
  * every executor on held-out; then every rule of every evolved skill classified from its

@@ -3,7 +3,7 @@ import type {Call, MinedTrace, View} from './types.js'
 
 /**
  * Reduce a trace to its calls and outcome, refusing anything the miner must not learn from
- * (DESIGN.md §1.4): traces of another split, and verifications that do not belong to the trace.
+ * (docs/mining.md: learning and evaluation data never mix): traces of another split, and verifications that do not belong to the trace.
  * Returns undefined for episodes without a valid verdict (crashes, timeouts): never evidence.
  */
 export function viewOf(t: MinedTrace): View | undefined {

@@ -7,7 +7,7 @@ import type {HypothesisStatus} from './types.js'
 export type AllowedAction = 'draft_proposal' | 'run_dev_attempt' | 'resume_attempt' | 'run_holdout_eval' | 'decide_promotion'
 export type PromotionRequirement = 'holdout_eval' | 'holdout_improvement' | 'accept_decision'
 
-/** Seed 003 decentralized_research_frontier_v0: what one agent may attempt now. */
+/** The research frontier (docs/frontier.md): what one agent may attempt now. */
 export interface Frontier {
   schema_version: 'decentralized_research_frontier_v0'
   agent_id: string

@@ -28,7 +28,7 @@ export interface GraphEdge {
   rel: EdgeRel
 }
 
-/** Seed 003 research_evidence_graph_v0. */
+/** The evidence graph (docs/frontier.md, "The evidence graph"). */
 export interface EvidenceGraph {
   schema_version: 'research_evidence_graph_v0'
   as_of: string

@@ -19,7 +19,7 @@ export interface MainCommit {
   beyond_branch?: string[]
 }
 
-/** A merge commit on main that promoted a proposal (DESIGN.md §2: Exp-Promotes, Exp-Evidence, Exp-Policy). */
+/** A merge commit on main that promoted a proposal (its trailers Exp-Promotes, Exp-Evidence, Exp-Policy: docs/provenance.md). */
 export interface Promotion {
   commit: string
   first_parent: string

@@ -1,4 +1,4 @@
-/** Seed 003 status vocabulary. Never stored: derived from the record stream (status.ts). */
+/** The status vocabulary of hypotheses (docs/frontier.md). Never stored: derived from the record stream (status.ts). */
 export const STATUSES = ['proposed', 'active', 'running', 'needs_retry', 'supported', 'contradicted', 'promoted', 'retired'] as const
 export type HypothesisStatus = (typeof STATUSES)[number]
 

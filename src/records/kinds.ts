@@ -12,7 +12,7 @@ export interface KindInfo {
   version: number
 }
 
-/** Every record kind, its id prefix and where its records live in a lane tree (DESIGN.md §2-§3). */
+/** Every record kind, its id prefix and where its records live in a lane tree (docs/architecture.md, docs/store.md). */
 export const KINDS: Readonly<Record<Kind, KindInfo>> = {
   manifest: {prefix: 'mf', dir: 'experience/manifests', version: 1},
   trace: {prefix: 'tr', dir: 'experience/traces', version: 1},

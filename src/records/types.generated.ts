@@ -318,7 +318,7 @@ export interface AttemptBody {
 }
 
 /**
- * A lane takes a hypothesis (seed 003). Lapses at expires_at unless renewed by a later claim. Ledger order decides between lanes.
+ * A lane takes a hypothesis. Lapses at expires_at unless renewed by a later claim. Ledger order decides between lanes.
  */
 export interface ClaimBody {
   hypothesis: RecordId;
@@ -329,7 +329,7 @@ export interface ClaimBody {
 }
 
 /**
- * Accept or reject of a proposal (seed 002 §10-11) under a versioned promotion policy, with the evaluations it rests on.
+ * Accept or reject of a proposal under a versioned promotion policy, with the evaluations it rests on.
  */
 export interface DecisionBody {
   proposal: RecordId;
@@ -359,7 +359,7 @@ export interface DecisionBody {
 }
 
 /**
- * A batch summary for (skill version, agent, split) (seed 002 §10); with a paired comparison when it judges a candidate against a baseline.
+ * A batch summary for (skill version, agent, split); with a paired comparison when it judges a candidate against a baseline.
  */
 export interface EvaluationBody {
   manifest: RecordId;
@@ -436,7 +436,7 @@ export interface EvaluationBody {
 }
 
 /**
- * A mined pattern (seed 002 §7) with deterministic links to the traces that support it and contradict it. Format 2: `rule` is the typed rule of the skill language (with optional conditions), plus `unexplained` and `excluded` runs; format-1 bodies are valid format-2 bodies and are still read.
+ * A mined pattern with deterministic links to the traces that support it and contradict it. Format 2: `rule` is the typed rule of the skill language (with optional conditions), plus `unexplained` and `excluded` runs; format-1 bodies are valid format-2 bodies and are still read.
  */
 export interface EvidenceBody {
   pattern:
@@ -474,7 +474,7 @@ export interface EvidenceBody {
 }
 
 /**
- * A falsifiable proposed change (seed 003 research_hypothesis_v0, 000 §9.1). Its status is derived from the record stream, never stored.
+ * A falsifiable proposed change. Its status is derived from the record stream, never stored.
  */
 export interface HypothesisBody {
   statement: string;
@@ -498,7 +498,7 @@ export interface HypothesisBody {
 }
 
 /**
- * A structured claim (seed 002 §6, 000 Knowledge Record). Never edited: a changed belief is a new record that supersedes the old one. Format 2: `rule` is the typed rule of the skill language (with optional conditions), plus `unexplained` and `excluded` runs, `status_reason` and `drafted`; format-1 bodies are valid format-2 bodies and are still read.
+ * A structured claim. Never edited: a changed belief is a new record that supersedes the old one. Format 2: `rule` is the typed rule of the skill language (with optional conditions), plus `unexplained` and `excluded` runs, `status_reason` and `drafted`; format-1 bodies are valid format-2 bodies and are still read.
  */
 export interface KnowledgeBody {
   slug: Slug;
@@ -552,7 +552,7 @@ export interface KnowledgeBody {
 }
 
 /**
- * One experiment's pinned identities (seed 002 §19, 000 AttemptSpec): everything needed to say two runs are comparable.
+ * One experiment's pinned identities: everything needed to say two runs are comparable.
  */
 export interface ManifestBody {
   purpose: "run" | "baseline" | "candidate" | "gate-base" | "gate-head" | "benchmark";
@@ -699,7 +699,7 @@ export interface ObservationBody {
 }
 
 /**
- * A skill patch (seed 002 §8-9): an ordinary branch with one commit, its diff, size, location and reason, and the knowledge it relies on.
+ * A skill patch: an ordinary branch with one commit, its diff, size, location and reason, and the knowledge it relies on.
  */
 export interface ProposalBody {
   skill: string;
@@ -740,7 +740,7 @@ export interface ProposalBody {
 }
 
 /**
- * The bounded, cited context handed to one decision (seed 000 Recall Context): which knowledge, ranked how, within which budget.
+ * The bounded, cited context handed to one decision: which knowledge, ranked how, within which budget.
  */
 export interface RecallBody {
   purpose: string;
@@ -782,7 +782,7 @@ export interface RecallBody {
 }
 
 /**
- * A lane gives back a hypothesis it claimed (seed 003).
+ * A lane gives back a hypothesis it claimed.
  */
 export interface ReleaseBody {
   hypothesis: RecordId;
@@ -792,7 +792,7 @@ export interface ReleaseBody {
 }
 
 /**
- * One episode, written by the runner (seed 002 §5): the observable actions, not only the transcript.
+ * One episode, written by the runner: the observable actions, not only the transcript.
  */
 export interface TraceBody {
   manifest: RecordId;
@@ -916,7 +916,7 @@ export interface VerdictBody {
 }
 
 /**
- * The grader's verdict on one trace (seed 000 Verification Record). Written by the evaluator, never by the agent.
+ * The grader's verdict on one trace. Written by the evaluator, never by the agent.
  */
 export interface VerificationBody {
   trace: RecordId;
@@ -1011,7 +1011,7 @@ export interface ResearchConfig {
 }
 
 /**
- * .research/contract.yaml: what may change, what is protected, what is measured (seed 003 research_contract_v0).
+ * .research/contract.yaml: what may change, what is protected, what is measured.
  */
 export interface ResearchContract {
   version: 1;

@@ -4,7 +4,7 @@ import {pct, short} from './format.js'
 /** Patterns listed per iteration before the rest is counted. */
 const PATTERNS_SHOWN = 8
 
-/** The per-iteration dashboard of seed 002 §17, as plain lines (the Markdown and HTML views wrap them). */
+/** The per-iteration dashboard (docs/loop.md, "Evolve"), as plain lines (the Markdown and HTML views wrap them). */
 export function dashboardLines(it: ReportIteration): string[] {
   const v = it.skill.version
   const c = it.candidate

@@ -3,7 +3,7 @@ import type {HistoryTrust, SkillTimeline} from '../projections/mainline.js'
 import {proposalChain, type ProposalChain} from '../projections/provenance.js'
 import {ruleText} from './rule-text.js'
 
-/** One iteration of the loop as history tells it (seed 002 §17): a proposal and what came before and after it. */
+/** One iteration of the loop as history tells it (docs/provenance.md): a proposal and what came before and after it. */
 export interface ReportIteration {
   iteration: number
   proposal: string

@@ -1,6 +1,6 @@
 /**
  * Skills: SKILL.md files in the Agent Skills format, their PURPOSE.yaml provenance, the
- * lint that guards both, and section-aware patches (seed 002 §8-§9). See docs/skills.md.
+ * lint that guards both, and section-aware patches. See docs/skills.md.
  */
 export {parseSkill, renderSkill, findSection, sectionKey} from './parse.js'
 export {loadSkill, skillsPrompt, type LoadedSkill, type SkillProperties} from './load.js'

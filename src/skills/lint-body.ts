@@ -4,7 +4,7 @@ import type {ProblemDraft} from './lint-frontmatter.js'
 import type {ParsedSkill} from './types.js'
 
 /**
- * Body rules: the sections a skill must have (seed 002 §8) and a well-formed numbered
+ * Body rules: the sections a skill must have (docs/skills.md) and a well-formed numbered
  * procedure — the executing agent reads the raw text, so "1, 2, 2, 4" is a real defect
  * even though Markdown would render it fine.
  */

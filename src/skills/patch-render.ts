@@ -43,7 +43,7 @@ export interface RenderPatchOptions {
 
 /**
  * Applies a patch to a base text and describes the change the way a proposal record
- * stores it (seed 002 §9): new text, git-style diff, size, sections touched, digest.
+ * stores it (docs/skills.md, "Patches"): new text, git-style diff, size, sections touched, digest.
  */
 export function renderPatch(base: string, patch: SkillPatch, options: RenderPatchOptions = {}): RenderedPatch {
   const text = applyPatch(base, patch)

@@ -41,5 +41,5 @@ export type RuleId = keyof typeof RULES
 
 export const RULE_IDS = Object.keys(RULES) as RuleId[]
 
-/** The body sections every skill has (seed 002 §8), in their usual order. */
+/** The body sections every skill has (docs/skills.md), in their usual order. */
 export const REQUIRED_SECTIONS: readonly string[] = ['Objective', 'Procedure', 'Failure handling']

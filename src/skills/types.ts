@@ -75,7 +75,7 @@ export interface LintReport {
 
 export type PurposeStatus = 'proposed' | 'accepted' | 'rejected' | 'reverted'
 
-/** PURPOSE.yaml (seed 002 §8), schema `schemas/skill-purpose.schema.json`. */
+/** PURPOSE.yaml (docs/skills.md), schema `schemas/skill-purpose.schema.json`. */
 export interface Purpose {
   skill: string
   version: number

@@ -1,5 +1,5 @@
 /**
- * The shape of the deterministic enterprise world (DESIGN.md §4, seed 002 §14).
+ * The shape of the deterministic enterprise world (docs/scenarios.md).
  *
  * Every collection is a plain object keyed by record id, so a scenario can address any
  * value with a dotted path (`workflows.WF-1031.status`) and the state serializes to

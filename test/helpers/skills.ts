@@ -5,7 +5,7 @@ import {fileURLToPath} from 'node:url'
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 export const FIXTURES = path.join(ROOT, 'test/fixtures/skills-lint')
 
-/** The seed 002 §8 onboarding skill, valid in every rule. */
+/** The onboarding skill, valid in every rule. */
 export const ONBOARDING = readFileSync(path.join(FIXTURES, 'valid/skills/onboarding/SKILL.md'), 'utf8')
 
 export const BODY = ONBOARDING.slice(ONBOARDING.indexOf('# Employee Onboarding'))

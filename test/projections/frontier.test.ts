@@ -2,7 +2,7 @@ import t from 'tap'
 import {frontier} from '../../src/projections/index.js'
 import {Lab} from '../helpers/lab.js'
 
-t.test('the shape of seed 003 decentralized_research_frontier_v0', async t => {
+t.test('the shape of decentralized_research_frontier_v0', async t => {
   const lab = new Lab()
   await lab.hypothesis()
   const f = frontier(await lab.ledger(), 'a', lab.at(0))

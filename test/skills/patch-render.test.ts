@@ -7,7 +7,7 @@ import {patchDigest, renderPatch, type SkillPatch} from '../../src/skills/index.
 import {ONBOARDING} from '../helpers/skills.js'
 import {edit} from '../helpers/patches.js'
 
-// seed 002 §9: "- 3. Assign required hardware." becomes three steps
+// the example of docs/skills.md, "Patches": "- 3. Assign required hardware." becomes three steps
 const BASE = ONBOARDING.replace('3. Check hardware inventory.\n4. Assign available hardware.\n', '3. Assign required hardware.\n').replace(/^(\d)\. (Request|Provision|Verify|Mark)/gm, (_m, n: string, w: string) => `${Number(n) - 1}. ${w}`)
 const PATCH: SkillPatch = {
   skill: 'onboarding',

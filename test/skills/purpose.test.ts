@@ -18,7 +18,7 @@ evaluation:
 status: accepted
 `
 
-t.test('the seed 002 §8 example is valid', async t => {
+t.test('the example of docs/skills.md is valid', async t => {
   t.same(checkPurpose(SEED, 'onboarding'), {value: checkPurpose(SEED).value, problems: []})
   t.equal(checkPurpose(SEED).value?.version, 4)
 })

@@ -9,7 +9,7 @@ import {Session, Stop} from './session.js'
 import {parseTask, type TaskFacts} from './task.js'
 
 /**
- * The scripted reference agent (DESIGN.md §5): deterministic for a given seed, generic
+ * The scripted reference agent (docs/scripted-agent.md): deterministic for a given seed, generic
  * over skills, and naive. It reads only its input — system text, skills, task, tool specs —
  * and changes behaviour only through the rules it finds in the skills.
  */

@@ -6,7 +6,7 @@ import {WORLD_VERSION} from '../../world/catalog.js'
 const EVALUATOR = {grader: GRADER_VERSION, grader_digest: GRADER_DIGEST, world: WORLD_VERSION}
 
 /**
- * The lifecycle events of one `exp run` (seed 000 §14). Built only when a sink is set, so
+ * The lifecycle events of one `exp run` (docs/frontier.md, "Lifecycle events"). Built only when a sink is set, so
  * the runner's hot path without one is a single `undefined` check per batch.
  */
 export class RunEvents {

@@ -3,7 +3,7 @@ import {digestOf} from '../../records/index.js'
 import type {MemoryMode} from '../../evals/runner/memory.js'
 
 /**
- * The four configurations of docs/compare.md (seed 002's experimental baselines): what each
+ * The four configurations of docs/compare.md (the experimental baselines): what each
  * keeps between episodes, and whether its skill evolves.
  */
 export const ARMS = ['baseline', 'trace2skill', 'memory', 'compiler'] as const

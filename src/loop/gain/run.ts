@@ -42,7 +42,7 @@ export interface GainResult extends ExperimentHeader {
 }
 
 /**
- * `exp gain` (docs/compare.md, seed 000's north-star number): Experience Gain =
+ * `exp gain` (docs/compare.md: the number the loop exists to raise): Experience Gain =
  * score(closed_loop) − score(off) with the same agent, scenarios, seeds and budget. The
  * closed-loop side is the loop itself under memory mode closed_loop in its own namespace
  * (mining, recall into the agent's context, proposals, promotions on its own main ref);

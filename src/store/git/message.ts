@@ -1,7 +1,7 @@
 import type {ExpRecord} from '../../records/index.js'
 import {summarize, oneLine} from '../../records/index.js'
 
-/** Trailers that let plain `git log` index the ledger (DESIGN.md §2). */
+/** Trailers that let plain `git log` index the ledger (docs/store.md). */
 export interface RecordTrailers {
   record?: {kind: string; id: string}
   schema?: string
