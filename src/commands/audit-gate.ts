@@ -9,8 +9,8 @@ import {runContext, runFlags} from '../cli/run-context.js'
 import {table} from '../cli/table.js'
 import {InvalidInputError, NotFoundError, isExpError} from '../errors/index.js'
 import {auditGate, type AuditResult} from '../loop/audit.js'
+import {pct} from '../reports/format.js'
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
 export default class AuditGate extends ExpCommand {
   static summary = 'Audit the promotion gate: how often does it promote a change that does nothing?'

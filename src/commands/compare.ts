@@ -12,6 +12,7 @@ import {compare, type CompareResult} from '../loop/compare/run.js'
 import {ARMS, parseArms} from '../loop/compare/arms.js'
 import {compareCsv, compareMarkdown} from '../loop/compare/render.js'
 import {writeOutputFile} from '../write-output.js'
+import {pct} from '../reports/format.js'
 
 const {lane: _lane, ...armFlags} = runFlags
 
@@ -52,7 +53,6 @@ Resumable: the compare is identified by its options and the main commit it start
     await writeOutputFile(path.join(dir, 'compare.csv'), compareCsv(res))
     await writeOutputFile(path.join(dir, 'compare.md'), compareMarkdown(res))
     if (!this.jsonEnabled()) {
-      const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       this.log(table(res.arms.map(a => [a.arm, a.mode, pct(a.success), `[${pct(a.ci[0])}, ${pct(a.ci[1])}]`, `${a.passed}/${a.total}`, a.episodes, a.promoted ?? '-']), ['ARM', 'MODE', 'HELD-OUT', '95% CI', 'PASSED', 'EPISODES', 'PROMOTED']))
       for (const h of res.hypotheses) this.log(`${h.id} ${h.verdict}: ${h.evidence}`)
       this.log(`wrote ${['compare.md', 'compare.json', 'compare.csv'].map(f => path.relative(process.cwd(), path.join(dir, f)) || f).join(', ')}`)

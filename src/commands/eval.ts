@@ -5,7 +5,7 @@ import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {episodeProgress} from '../cli/progress.js'
 import {table} from '../cli/table.js'
-import {num} from '../reports/format.js'
+import {num, pct} from '../reports/format.js'
 import {evaluateProposal, loadProposal, type ProposalEvaluation} from '../loop/evaluate.js'
 import {mainPolicy} from '../loop/promote.js'
 import type {Comparison} from '../evals/compare.js'
@@ -57,7 +57,6 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
     })
     progress.done()
     if (!this.jsonEnabled()) {
-      const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       const c = out.comparison
       this.log(table([['baseline', pct(out.baseline.success_rate), out.baseline.evaluation], ['candidate', pct(out.candidate.success_rate), out.candidate.evaluation]], ['', 'VALIDATION', 'EVALUATION']))
       this.log(`wins ${c.wins}, losses ${c.losses}, ties ${c.ties}; two-sided McNemar p ${c.mcnemar_p.toFixed(4)}; difference ${pct(c.diff)} [${pct(c.bootstrap_ci[0])}, ${pct(c.bootstrap_ci[1])}]`)

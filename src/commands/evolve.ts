@@ -13,6 +13,7 @@ import {memoryModeFlag} from '../cli/memory.js'
 import {proposeBudget, recallBudget} from '../cli/budgets.js'
 import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
 import {checkExploreRate} from '../evals/runner/explore.js'
+import {pct} from '../reports/format.js'
 
 export default class Evolve extends ExpCommand {
   static summary = 'Run the loop: train, mine, propose, evaluate, promote — N iterations.'
@@ -116,7 +117,6 @@ It stops early, and says why, when no candidate is left, or when validation is a
     })
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
     if (!json) {
-      const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       if (res.run.finished_before) this.log(`evolve run ${res.run.id}/${res.run.generation} has finished already (${res.iterations.length} of ${flags.iterations} iteration(s)${res.stopped ? `, stopped: ${res.stopped}` : ''}); \`exp evolve --continue\` with the same options starts a new run from the current main`)
       else if (res.run.resumed) this.log(`evolve run ${res.run.id}/${res.run.generation}: resumed after ${res.run.resumed} finished iteration(s)`)
       this.log(

@@ -17,6 +17,7 @@ import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
 import {recallForRun} from '../loop/memory.js'
 import {recallBudget} from '../cli/budgets.js'
 import type {SkillText} from '../agents/types.js'
+import {pct} from '../reports/format.js'
 
 export default class Run extends ExpCommand {
   static summary = 'Run an agent on a split and record every episode as evidence.'
@@ -98,7 +99,6 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
       this.note('  check the agent (--agent), e.g. run its command by hand; `exp inspect` of a trace id shows one episode whole')
     }
     if (!this.jsonEnabled()) {
-      const pct = (x: number) => `${(x * 100).toFixed(1)}%`
       this.log(table([[res.split, res.total, res.passed, res.total - res.passed - res.invalid, res.invalid - infra.count, infra.count, pct(res.success_rate), `[${pct(res.ci[0])}, ${pct(res.ci[1])}]`]], ['SPLIT', 'EPISODES', 'PASSED', 'FAILED', 'INVALID', 'INFRA', 'SUCCESS', '95% CI']))
       if (res.body.pass_hat_k !== undefined) this.log(`pass^${res.body.repeat}: ${pct(res.body.pass_hat_k)}   pass@${res.body.repeat}: ${pct(res.body.pass_at_k ?? 0)}`)
       // (the agent's parameters too: scripted:noise=0.1 is another agent than scripted)

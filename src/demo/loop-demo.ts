@@ -9,6 +9,7 @@ import {evolve, type EvolveResult} from '../loop/evolve.js'
 import {deterministicMine} from '../loop/mine-step.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {readReport, writeReport} from '../reports/index.js'
+import {pct} from '../reports/format.js'
 import {GitWorkspace} from '../workspace/git.js'
 
 export interface LoopDemoResult {
@@ -64,7 +65,6 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
       onIteration: r => o.say(`${renderDashboard(r)}\n`),
     })
     const written = await writeReport(await readReport(store, ws, {mainRef: 'refs/heads/main', skills: ['onboarding']}), path.join(dir, 'results'))
-    const pct = (x: number) => `${(x * 100).toFixed(1)}%`
     o.say(`held-out success: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}; promoted ${res.promoted}, rejected ${res.rejected}; ${res.episodes} episodes`)
     o.say(`report: ${written.files.find(f => f.endsWith('.html')) ?? written.files[0]}`)
     // printed to be pasted as is: the exp that runs now, the folder quoted for the shell

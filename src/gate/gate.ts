@@ -24,6 +24,7 @@ import {gateContracts, type GateContract} from './contracts.js'
 import {contractsAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {makeRedactor} from '../redact/index.js'
+import {pct} from '../reports/format.js'
 
 export interface GateSkill {
   skill: string
@@ -192,7 +193,6 @@ async function holdoutPair(store: RecordStore, o: PairOptions, sides: {base: str
   return {b, h, comparison: comparison!}
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
 /**
  * What to do when a proposal branch's knowledge file is out of scope: `exp propose` commits

@@ -1,5 +1,6 @@
 import type {Rule} from '../knowledge/index.js'
 import {ruleText} from '../reports/rule-text.js'
+import {pct} from '../reports/format.js'
 
 export interface IterationReport {
   iteration: number
@@ -28,7 +29,6 @@ export interface IterationReport {
   replayed?: boolean
 }
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 
 /** The per-iteration dashboard (docs/loop.md, "Evolve"), as plain text. */
 export function renderDashboard(r: IterationReport): string {

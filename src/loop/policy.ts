@@ -1,6 +1,7 @@
 import type {Check, PromotionPolicy, EvaluationBody, ScoreVector} from '../records/types.js'
 import type {Comparison} from '../evals/compare.js'
 import {lookLevel, meanPassHatK, mcnemarOneSided, type Spending} from '../evals/stats/index.js'
+import {pct} from '../reports/format.js'
 
 export type {Check}
 
@@ -57,7 +58,6 @@ export function looksOf(p: PromotionPolicy): number {
 }
 
 const COST_DIMS: (keyof ScoreVector)[] = ['violations', 'tool_calls', 'errors', 'tokens', 'latency_ms', 'trajectory_length']
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 const p4 = (x: number) => (x >= 0.0001 || x === 0 ? x.toFixed(4) : x.toExponential(2))
 
 /**

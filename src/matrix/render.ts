@@ -1,4 +1,5 @@
 import type {MatrixCell, MatrixResult} from './matrix.js'
+import {pct} from '../reports/format.js'
 
 /** `results/transfer-matrix.csv` and `.md` (docs/matrix.md), pure. */
 
@@ -7,7 +8,6 @@ const csvField = (s: string | number) => {
   return /[",\n\r]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t
 }
 const r4 = (x: number) => (Math.round(x * 1e4) / 1e4).toFixed(4)
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 const md = (s: string) => s.replace(/\|/g, '\\|')
 
 export function matrixCsv(m: MatrixResult): string {

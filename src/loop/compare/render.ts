@@ -1,6 +1,6 @@
 import type {CompareResult} from './run.js'
+import {pct} from '../../reports/format.js'
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 const yes = (b: boolean) => (b ? 'yes' : 'no')
 const fmtP = (p: number) => (p < 0.0001 ? '< 0.0001' : p.toFixed(4))
 

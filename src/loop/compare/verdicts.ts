@@ -1,6 +1,7 @@
 import {compareRuns, type Comparison} from '../../evals/compare.js'
 import type {VerifiedEpisode} from '../../evals/runner/summary.js'
 import type {Arm} from './arms.js'
+import {pct} from '../../reports/format.js'
 
 /** The significance level of the verdicts (two-sided exact McNemar on the discordant pairs). */
 export const ALPHA = 0.05
@@ -58,7 +59,6 @@ const HYPOTHESES: {id: HypothesisVerdict['id']; statement: string; a: Arm; b: Ar
   {id: 'H3', statement: 'keeping knowledge unavailable to the execution agent (compiled into the skill) does better than recalling it into the agent\'s context', a: 'compiler', b: 'memory'},
 ]
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 const fmtP = (p: number) => (p < 0.0001 ? '< 0.0001' : p.toFixed(4))
 
 /**

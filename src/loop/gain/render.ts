@@ -1,6 +1,6 @@
 import type {GainResult, GainSide} from './run.js'
+import {pct} from '../../reports/format.js'
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`
 const rate = (x: number | null) => (x === null ? 'n/a' : pct(x))
 const pts = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}`
 
