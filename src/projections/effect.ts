@@ -4,7 +4,7 @@ import type {ResearchIndex, Linked, HypothesisNode} from './research.js'
 
 export type Judgement = 'invalid' | 'supports' | 'contradicts' | 'inconclusive'
 
-/** Every episode crashed or timed out: no trustworthy score: the batch failed to run, it did not fail its tasks. */
+/** Every episode crashed or timed out: the batch failed to run rather than failed its tasks, so it has no trustworthy score. */
 export function isInvalid(f: FactsByKind['evaluation']): boolean {
   return f.invalid > 0 && f.passed + f.failed === 0
 }

@@ -12,7 +12,7 @@ export interface KindInfo {
   version: number
 }
 
-/** Every record kind, its id prefix and where its records live in a lane tree (docs/architecture.md, docs/store.md). */
+/** Every record kind, its id prefix and where its records live in a lane tree (`<dir>/<first 2 hex of the id>/<id>.json`). */
 export const KINDS: Readonly<Record<Kind, KindInfo>> = {
   manifest: {prefix: 'mf', dir: 'experience/manifests', version: 1},
   trace: {prefix: 'tr', dir: 'experience/traces', version: 1},

@@ -6,7 +6,7 @@ export interface AppendOptions {
   lane: string
   /** write to refs/research/private/<lane> (never pushed) instead of the public lane */
   private?: boolean
-  /** the clock, from outside (no store code reads it); created_at of the new records */
+  /** the clock, given from outside (tests and replays fix it; the system clock when absent); created_at of the new records */
   now?: () => Date
   lockTimeoutMs?: number
 }
