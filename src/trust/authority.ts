@@ -74,16 +74,23 @@ export class Authority {
     // standing reject; a decision that says otherwise is named (two promotions that raced, a copy)
     const decisions: LedgerEntry[] = []
     this.eachStanding(this.ledger.select({kinds: ['decision'], includePrivate: true}), (e, s) => void (s.ok && decisions.push(e)))
+    // what each standing decision decides, read once, in batches (the pass below needs it again)
+    const decides = new Map<string, {proposal: string; verdict: string}>()
     const ruling = new Map<string, {id: string; verdict: string}>()
-    for (const e of decisions) {
-      const d = this.ledger.load<'decision'>(e).body
-      const was = ruling.get(d.proposal)
-      if (!was || (was.verdict === 'reject' && d.verdict === 'accept')) ruling.set(d.proposal, {id: e.id, verdict: d.verdict})
+    for (let i = 0; i < decisions.length; i += PREFETCH) {
+      const chunk = decisions.slice(i, i + PREFETCH)
+      this.ledger.loadAll<'decision'>(chunk).forEach(({body: d}, k) => {
+        const id = chunk[k]!.id
+        decides.set(id, {proposal: d.proposal, verdict: d.verdict})
+        const was = ruling.get(d.proposal)
+        if (!was || (was.verdict === 'reject' && d.verdict === 'accept')) ruling.set(d.proposal, {id, verdict: d.verdict})
+      })
     }
     this.eachStanding(this.ledger.select({kinds: ['evaluation', 'decision', 'verdict'], includePrivate: true}), (e, s) => {
       if (!s.ok) out.push({class: s.class, id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: s.reason})
       else if (e.kind === 'decision') {
-        const d = this.ledger.load<'decision'>(e).body
+        // (a standing decision was standing above: its answer is memoized)
+        const d = decides.get(e.id) ?? this.ledger.load<'decision'>(e).body
         const was = ruling.get(d.proposal)!
         if (was.verdict !== d.verdict) out.push({class: 'conflicting_decision', id: e.id, lane: e.lane, ref: e.ref, commit: e.commit, reason: `${d.proposal} was decided ${was.verdict} by ${was.id}, which counts (a standing accept, else the first standing reject): not this ${d.verdict}`})
       }
