@@ -67,6 +67,23 @@ t.test(`a missing object is an error in its place; the others are read (${comman
   t.equal(String(later[0]), 'two', 'the reader goes on after a missing object')
 })
 
+for (const commands of [true, false])
+t.test(`requests ended before their answers are in: every answer still comes (${commands ? '--batch-command' : '--batch'})`, async t => {
+  const repo = await makeRepo(t)
+  const contents = Array.from({length: 400}, (_, i) => Buffer.from(`answer ${i} ${'z'.repeat(i * 53)}\n`))
+  const oids = await writeBlobs(repo, contents)
+  const dir = path.join(repo, '.git', 'exp')
+  const spool = CatFileSpool.open(path.join(repo, '.git'), dir, commands)!
+  const pending = [spool.readMany(oids.slice(0, 200)), spool.readMany(oids.slice(200))]
+  // (what a full read does once it has asked for the last record file)
+  spool.endRequests()
+  spool.endRequests()
+  const got = (await Promise.all(pending)).flat()
+  t.ok(got.every((b, i) => b instanceof Buffer && b.equals(contents[i]!)), 'every object, in order')
+  await spool.close()
+  t.same(spoolFiles(dir), [], 'nothing left behind')
+})
+
 t.test('when cat-file fails, every request is answered with the error, not left waiting', async t => {
   const notRepo = tempDir(t)
   const spool = CatFileSpool.open(path.join(notRepo, 'nothing-here'), path.join(notRepo, 'exp'))!

@@ -51,7 +51,8 @@ export class SlabHolder {
   }
 
   release(): void {
-    for (const b of this.slabs.splice(0)) if (this.free.length < 16) this.free.push(b)
+    // (kept for the chunks in flight: up to 16 at once, each in one slab or two)
+    for (const b of this.slabs.splice(0)) if (this.free.length < 32) this.free.push(b)
   }
 }
 

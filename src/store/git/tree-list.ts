@@ -64,9 +64,9 @@ export interface LeanCommit {
   oid: string
   merge: boolean
   /** the Exp-Record trailer's value (`kind/id`), when there is one */
-  record?: string
+  record?: string | undefined
   /** the Exp-Lamport trailer's value */
-  lamport?: number
+  lamport?: number | undefined
   /** a message this reader does not take apart (a \x01 in it, or one that starts with a trailer): the commit-by-commit read does */
   odd?: boolean
 }
@@ -136,7 +136,8 @@ function leanCommit(buf: Buffer, from: number, to: number): LeanCommit {
   if (buf[b + 1] === 0x45 && buf.toString('latin1', b + 1, b + 5) === 'Exp-') return {oid, merge, odd: true}
   const record = trailerValue(buf, b, end, RECORD_KEY)
   const lamport = trailerValue(buf, b, end, LAMPORT_KEY)
-  return {oid, merge, ...(record === undefined ? {} : {record}), ...(lamport === undefined ? {} : {lamport: Number(lamport)})}
+  // (one shape for every commit, no spread: 100,000 of them are made while the records are checked)
+  return {oid, merge, record, lamport: lamport === undefined ? undefined : Number(lamport)}
 }
 
 /** The value of the last line of `buf(from, to)` that starts with `key` (`\nKey:`), trimmed. */
