@@ -48,7 +48,7 @@ const FETCH_AHEAD = 4
  * The same for a full read through a spool file (readPlainLane): sixteen. With four, cat-file
  * was idle ~0.2 s of a 100,000-record read, waiting for requests while the threads that check
  * and cache took its CPU, and the check thread then waited for bytes; sixteen chunks (~7 MB
- * of slabs) cut that to ~0.1 s (interleaved medians 2.93 s against 2.99 s; 64 was no better).
+ * of slabs) cut that to ~0.1 s (interleaved medians 2.94 s against 3.08 s; 64 was no better).
  */
 const SPOOL_AHEAD = 16
 function memEntry(a: CacheAdd, ref: string): MemEntry {
