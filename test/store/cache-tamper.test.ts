@@ -162,3 +162,40 @@ t.test('fsck never reads the cache: the same report with a garbled, missing or u
   t.equal(report.records, 6)
   await s.close()
 })
+
+t.test('every record of a data file rewritten, read one at a time: one warning for the lane, records read from history a window at a time, not one git process each', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  await s.appendBatch(Array.from({length: 600}, (_, n) => sampleDraft('note', n + 1)), {lane: 'a'})
+  await s.close()
+  const records = await expJson<{id: string; body: {text: string}}[]>(['ledger'], {cwd: repo})
+  t.equal(records.length, 600)
+  // the same size (the state and the index still agree with it), every record's bytes changed
+  const rewrite = () => {
+    const dat = file(repo, '.note.dat')
+    fs.writeFileSync(dat, fs.readFileSync(dat, 'utf8').replaceAll('"text":"note', '"text":"NOTE'))
+  }
+  // the table loads one record at a time: before, each was a warning and a git cat-file of its own
+  rewrite()
+  const l = await exp(['ledger'], {cwd: repo})
+  t.equal(l.code, 0)
+  t.equal(l.stdout.trim().split('\n').length, 601, 'a line per record')
+  t.notMatch(l.stdout, /NOTE/, 'none of them edited')
+  t.equal(l.stderr.match(/warning: the cache of refs\/research\/lanes\/a does not match the records it holds/g)?.length, 1, 'one warning for the lane')
+  const next = await exp(['ledger', '--json'], {cwd: repo})
+  t.same(JSON.parse(next.stdout), records)
+  t.notMatch(next.stderr, /warning/, 'the next read finds the cache rebuilt')
+  rewrite()
+  const warnings: string[] = []
+  const store = await GitRecordStore.open(repo, {onWarning: w => warnings.push(w)})
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  const texts = ledger.select().map(e => (ledger.load(e) as unknown as {body: {text: string}}).body.text)
+  t.same(texts, records.map(r => r.body.text), 'every record, as history holds it')
+  t.equal(warnings.length, 1, 'one warning')
+  t.ok(store.historyReads >= 1 && store.historyReads <= 3, `read from history in a few windows (${store.historyReads} git processes)`)
+  const streamed = Buffer.concat(ledger.recordBytes(ledger.select())).toString()
+  t.equal(streamed.split('\n').length - 1, 600, 'a streamed pass over the same ledger reads them from history too')
+  t.notMatch(streamed, /NOTE/)
+  t.equal(warnings.length, 1, 'still one warning')
+})
