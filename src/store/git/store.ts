@@ -300,13 +300,15 @@ export class GitRecordStore implements RecordStore {
    * the cache again (historyBytesOf).
    */
   private bytesOf(es: readonly LedgerEntry[], transient = false): Buffer[] {
-    const cached = es.filter(e => !('bytes' in e) && !this.distrusted.has(e.ref)) as CachedEntry[]
+    const cached = (this.distrusted.size ? es.filter(e => !('bytes' in e) && !this.distrusted.has(e.ref)) : es.filter(e => !('bytes' in e))) as CachedEntry[]
     const got = cached.length ? this.cache.readMany(cached, transient) : []
+    for (let k = 0; k < got.length; k++) if (got[k] instanceof CacheMismatch) this.distrust(cached[k]!.ref, got[k] as CacheMismatch)
+    // (the usual case, a warm read: every record from the cache, and each checked out)
+    if (cached.length === es.length && !this.distrusted.size) return got as Buffer[]
     const fromCache = new Map<LedgerEntry, Buffer>()
     cached.forEach((e, k) => {
       const g = got[k]!
-      if (g instanceof CacheMismatch) this.distrust(e.ref, g)
-      else fromCache.set(e, g)
+      if (!(g instanceof CacheMismatch)) fromCache.set(e, g)
     })
     const rest = es.filter(e => !('bytes' in e) && !fromCache.has(e)) as CachedEntry[]
     const again = rest.length ? this.historyBytesOf(rest) : undefined
