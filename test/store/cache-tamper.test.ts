@@ -199,3 +199,32 @@ t.test('every record of a data file rewritten, read one at a time: one warning f
   t.notMatch(streamed, /NOTE/)
   t.equal(warnings.length, 1, 'still one warning')
 })
+
+t.test('a distrusted lane whose window holds an index line edited to name the wrong commit: the records asked for still read, that one fails alone', async t => {
+  const {repo, records} = await cached(t)
+  // lane a's index: the second line names the first record's commit (which has no file at its path), its CRC made to match
+  const f = file(repo, '.idx')
+  const lines = fs.readFileSync(f, 'latin1').split('\n')
+  const cols = lines[1]!.split('\t')
+  cols[0] = lines[0]!.split('\t')[0]!
+  lines[1] = cols.join('\t')
+  const idx = Buffer.from(lines.join('\n'), 'latin1')
+  fs.writeFileSync(f, idx)
+  const sf = path.join(repo, CACHE, 'state.json')
+  const st = JSON.parse(fs.readFileSync(sf, 'utf8'))
+  st.lanes['refs/research/lanes/a'].crc = zlib.crc32(idx.subarray(0, st.lanes['refs/research/lanes/a'].idxBytes))
+  fs.writeFileSync(sf, JSON.stringify(st))
+  // and the first record's bytes edited: reading it distrusts the lane
+  const dat = file(repo, '.note.dat')
+  fs.writeFileSync(dat, fs.readFileSync(dat, 'utf8').replace('"text":"note 1"', '"text":"NOTE 1"'))
+  const warnings: string[] = []
+  const s = await GitRecordStore.open(repo, {onWarning: w => warnings.push(w)})
+  t.teardown(() => s.close())
+  const ledger = await s.ledger()
+  const text = (id: string) => (ledger.load(id) as unknown as {body: {text: string}}).body.text
+  const [first, second, third] = records.filter(r => r.body.text.startsWith('note ')).slice(0, 3) as typeof records
+  t.equal(text(first!.id), 'note 1', 'the edited record, from history (its window held the wrong line: read alone)')
+  t.equal(warnings.length, 1)
+  t.equal(text(third!.id), 'note 3', 'a later one')
+  t.throws(() => ledger.load(second!.id), /is not in history|not a valid record|missing/, 'the record whose line names the wrong commit fails, alone')
+})

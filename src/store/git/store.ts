@@ -377,15 +377,22 @@ export class GitRecordStore implements RecordStore {
           bytes += (w as CachedEntry).len
         }
         if (!span.includes(e)) span.push(e)
-        const got = this.readHistory(span)
-        d.window = new Map(span.map((w, i) => [w, got[i]!]))
+        let got: Buffer[] | undefined
+        try {
+          got = this.readHistory(span)
+        } catch {
+          // one of the others is not what history holds at its place (its index line was
+          // edited): read the one asked for alone, which fails only when it is that one
+        }
+        d.window = got ? new Map(span.map((w, i) => [w, got[i]!])) : new Map()
         d.from = from
         b = d.window.get(e)
       }
-      // (an entry its lane's list does not hold: read with the others after it that none holds)
+      // (an entry its lane's list does not hold, or whose window could not be read: read with
+      // the others after it that no list holds)
       if (!b) {
-        const idx: number[] = []
-        for (let j = k; j < es.length; j++) if (!out[j] && !this.distrusted.get(es[j]!.ref)?.place.has(es[j]!)) idx.push(j)
+        const idx = [k]
+        for (let j = k + 1; j < es.length; j++) if (!out[j] && !this.distrusted.get(es[j]!.ref)?.place.has(es[j]!)) idx.push(j)
         const got = this.readHistory(idx.map(j => es[j]!))
         idx.forEach((j, n) => (out[j] = got[n]))
         b = out[k]
