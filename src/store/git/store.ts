@@ -377,24 +377,28 @@ export class GitRecordStore implements RecordStore {
           bytes += (w as CachedEntry).len
         }
         if (!span.includes(e)) span.push(e)
-        let got: Buffer[] | undefined
-        try {
-          got = this.readHistory(span)
-        } catch {
-          // one of the others is not what history holds at its place (its index line was
-          // edited): read the one asked for alone, which fails only when it is that one
-        }
-        d.window = got ? new Map(span.map((w, i) => [w, got[i]!])) : new Map()
+        // (a record history cannot give, as when its index line was edited to name the wrong
+        // commit, is left out of the window: it fails when it is the one asked for)
+        const got = this.readHistory(span)
+        d.window = new Map()
+        span.forEach((w, i) => {
+          const g = got[i]!
+          if (g instanceof Buffer) d.window.set(w, g)
+          else if (w === e) throw g
+        })
         d.from = from
         b = d.window.get(e)
       }
-      // (an entry its lane's list does not hold, or whose window could not be read: read with
-      // the others after it that no list holds)
+      // (an entry its lane's list does not hold: read with the others after it that no list holds)
       if (!b) {
         const idx = [k]
         for (let j = k + 1; j < es.length; j++) if (!out[j] && !this.distrusted.get(es[j]!.ref)?.place.has(es[j]!)) idx.push(j)
         const got = this.readHistory(idx.map(j => es[j]!))
-        idx.forEach((j, n) => (out[j] = got[n]))
+        idx.forEach((j, n) => {
+          const g = got[n]!
+          if (g instanceof Buffer) out[j] = g
+          else if (j === k) throw g
+        })
         b = out[k]
       }
       out[k] = b
@@ -405,9 +409,10 @@ export class GitRecordStore implements RecordStore {
   /**
    * Cached entries' record files read from history: one `git cat-file --batch` of
    * COMMIT:PATH for all of them (synchronously: loaders are), each checked in full and
-   * against the entry that named it.
+   * against the entry that named it; an error in the place of each that is not there or
+   * does not check out.
    */
-  private readHistory(es: readonly CachedEntry[]): Buffer[] {
+  private readHistory(es: readonly CachedEntry[]): (Buffer | CorruptObjectError)[] {
     const where = (e: CachedEntry) => `${e.ref}:${recordPath(e.kind, e.id)}`
     if (!this.native) throw new CorruptObjectError('cache', `${where(es[0]!)}: the cached copy does not match its digest`, {where: where(es[0]!)})
     let out: Buffer
@@ -420,18 +425,24 @@ export class GitRecordStore implements RecordStore {
     let pos = 0
     return es.map(e => {
       const nl = out.indexOf(10, pos)
+      if (nl < 0) return new CorruptObjectError('record', `${where(e)}: git cat-file gave no answer`, {where: where(e)})
       const head = out.toString('latin1', pos, nl).split(' ')
       const size = Number(head[2])
-      if (head[1] !== 'blob' || !Number.isSafeInteger(size)) throw new CorruptObjectError('record', `${where(e)} is not in history (${head.slice(1).join(' ')})`, {where: where(e)})
+      // (`<name> missing`: no data follows)
+      if (head.length !== 3 || !Number.isSafeInteger(size)) {
+        pos = nl + 1
+        return new CorruptObjectError('record', `${where(e)} is not in history (${head.slice(1).join(' ')})`, {where: where(e)})
+      }
       const bytes = out.subarray(nl + 1, nl + 1 + size)
       pos = nl + 2 + size
+      if (head[1] !== 'blob') return new CorruptObjectError('record', `${where(e)} is not in history (${head.slice(1).join(' ')})`, {where: where(e)})
       // the record history holds at that place, checked in full against what the place says
       // (its lane, kind and id). The cache's other claims about it (digest, lamport) are not
       // asked for: they are what did not check out, and history's record is the answer
-      // (an edited index with a matching CRC failed the command here; the lane is rebuilt
-      // from history by the next read, as the warning says)
+      // (an edited index with a matching CRC fails the read of that record; the lane is
+      // rebuilt from history by the next read, as the warning says)
       const checked = checkRecordBytes(bytes, {lane: e.lane, kind: e.kind, id: e.id})
-      if (!checked.ok) throw new CorruptObjectError('record', `${where(e)}: ${checked.problems[0]?.message ?? 'it is not a valid record'}`, {where: where(e)})
+      if (!checked.ok) return new CorruptObjectError('record', `${where(e)}: ${checked.problems[0]?.message ?? 'it is not a valid record'}`, {where: where(e)})
       return bytes
     })
   }
