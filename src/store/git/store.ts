@@ -295,25 +295,28 @@ export class GitRecordStore implements RecordStore {
   /**
    * The record files of entries, each checked: bytes kept in memory were checked when read
    * from history; bytes from the cache are checked against their digest and index line, and
-   * a mismatch is read from history instead (and the lane's cache dropped). Once a lane's
-   * cache has failed a check, its other records are read from history too, without asking
-   * the cache again (historyBytesOf).
+   * a mismatch is read from history instead (and the lane's cache dropped, with one warning:
+   * historyBytesOf).
    */
   private bytesOf(es: readonly LedgerEntry[], transient = false): Buffer[] {
-    const cached = (this.distrusted.size ? es.filter(e => !('bytes' in e) && !this.distrusted.has(e.ref)) : es.filter(e => !('bytes' in e))) as CachedEntry[]
+    const cached = es.filter(e => !('bytes' in e)) as CachedEntry[]
     const got = cached.length ? this.cache.readMany(cached, transient) : []
-    for (let k = 0; k < got.length; k++) if (got[k] instanceof CacheMismatch) this.distrust(cached[k]!.ref, got[k] as CacheMismatch)
+    const bad: CachedEntry[] = []
+    for (let k = 0; k < got.length; k++) {
+      if (!(got[k] instanceof CacheMismatch)) continue
+      this.distrust(cached[k]!.ref, got[k] as CacheMismatch)
+      bad.push(cached[k]!)
+    }
     // (the usual case, a warm read: every record from the cache, and each checked out)
-    if (cached.length === es.length && !this.distrusted.size) return got as Buffer[]
-    const fromCache = new Map<LedgerEntry, Buffer>()
-    cached.forEach((e, k) => {
-      const g = got[k]!
-      if (!(g instanceof CacheMismatch)) fromCache.set(e, g)
-    })
-    const rest = es.filter(e => !('bytes' in e) && !fromCache.has(e)) as CachedEntry[]
-    const again = rest.length ? this.historyBytesOf(rest) : undefined
+    if (!bad.length && cached.length === es.length) return got as Buffer[]
+    const again = bad.length ? this.historyBytesOf(bad) : []
+    let k = 0
     let b = 0
-    return es.map(e => ('bytes' in e ? (e as MemEntry).bytes : fromCache.get(e) ?? again![b++]!))
+    return es.map(e => {
+      if ('bytes' in e) return (e as MemEntry).bytes
+      const g = got[k++]!
+      return g instanceof CacheMismatch ? again[b++]! : g
+    })
   }
 
   /** how many `git cat-file` processes read cached records from history instead (tests and diagnostics) */
@@ -322,10 +325,11 @@ export class GitRecordStore implements RecordStore {
   /**
    * Lanes whose cache failed a check in this process: their entries as the ledger being read
    * holds them (in lane order), and the window of them last read from history. A loader that
-   * asks for one record at a time (`exp ledger`'s table does) gets the next ones from that
-   * window rather than a git process and a warning each (100,000 records whose cached bytes
-   * did not check out took ~9 minutes and printed 100,000 warnings; a data file rewritten in
-   * place, the same size, is that case: now one warning, 12 s for `exp ledger`).
+   * asks for one record at a time (`exp ledger`'s table does) gets the next ones that fail
+   * from that window rather than a git process and a warning each (100,000 records whose
+   * cached bytes did not check out took ~9 minutes and printed 100,000 warnings; a data file
+   * rewritten in place, the same size, is that case: now one warning, 12 s for `exp ledger`).
+   * The records of such a lane that check out are still taken from the cache.
    */
   private distrusted = new Map<string, {gen: number | undefined; entries: readonly LedgerEntry[]; place: Map<LedgerEntry, number>; from: number; window: Map<LedgerEntry, Buffer>}>()
 
@@ -353,12 +357,19 @@ export class GitRecordStore implements RecordStore {
   }
 
   /**
-   * Records of distrusted lanes, from history: each from its lane's window, and for those not
-   * in it, a new window around the first of them (up to HISTORY_WINDOW records or
+   * Records of distrusted lanes, from history. Many at once (a streamed `--json`'s batch) are
+   * read together, as they are. A few (a loader's) are taken from their lane's window, and for
+   * those not in it, a new window around the first of them (up to HISTORY_WINDOW records or
    * HISTORY_WINDOW_BYTES of them, forwards from it, or backwards when the reads go that way).
    */
   private historyBytesOf(es: readonly CachedEntry[]): Buffer[] {
     const out = new Array<Buffer | undefined>(es.length)
+    if (es.length >= HISTORY_BATCH) {
+      return this.readHistory(es).map(g => {
+        if (g instanceof Buffer) return g
+        throw g
+      })
+    }
     for (let k = 0; k < es.length; k++) {
       if (out[k]) continue
       const e = es[k]!
@@ -700,6 +711,8 @@ export class GitRecordStore implements RecordStore {
 /** records of a distrusted lane read from history at once (store.ts historyBytesOf), and at most this many bytes of them by their index lines */
 const HISTORY_WINDOW = 2048
 const HISTORY_WINDOW_BYTES = 8 * 1024 * 1024
+/** this many records asked for at once are read from history as they are, without a window */
+const HISTORY_BATCH = 64
 const CHECKED_MAX = 32 * 1024 * 1024
 const CHECKED_BATCH = 8 * 1024 * 1024
 
