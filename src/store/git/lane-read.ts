@@ -267,9 +267,6 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     pool = undefined
   }
   const thread = pool
-  // the spool's close, begun once the last record file is in (cat-file takes ~20 ms to end:
-  // meanwhile the last chunk is checked and cached)
-  let closing: Promise<void> | undefined
   const tight = tightHeap()
   try {
     // the blobs of the next SPOOL_AHEAD chunks are asked of cat-file while one is checked,
@@ -292,7 +289,8 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
         ahead.push({from, got, checked, holder})
         next += CHUNK
       }
-      // every record file asked for: cat-file may end once it has answered
+      // every record file asked for: cat-file ends once it has answered (while the last
+      // chunks are checked and cached, not after: it takes ~20 ms to end)
       if (spool && !odd && listed && next >= files.length) spool.endRequests()
     }
     for (;;) {
@@ -306,7 +304,6 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
       }
       const data = await cur.got
       ask()
-      if (spool && !closing && listed && next >= files.length && !ahead.length) closing = spool.close()
       const checked = await cur.checked
       if (cur.checked && !checked) odd = true
       const add: CacheAdd[] = []
@@ -339,7 +336,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     return undefined
   } finally {
     tight()
-    await (closing ?? spool?.close())
+    await spool?.close()
     await pool?.close()
   }
   added.reverse()

@@ -4,6 +4,7 @@ import {execFileSync} from 'node:child_process'
 import {artifactMatches, decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
 import {OBJECT_MAX, ObjectTooLarge, parseCommit} from './objects.js'
+import {answerHeader} from './native.js'
 import {lookupPath} from './tree.js'
 import {isLaneName, parseLaneRef} from '../lanes.js'
 import {Ledger, type LedgerEntry} from '../ledger.js'
@@ -437,16 +438,15 @@ export class GitRecordStore implements RecordStore {
     return es.map(e => {
       const nl = out.indexOf(10, pos)
       if (nl < 0) return new CorruptObjectError('record', `${where(e)}: git cat-file gave no answer`, {where: where(e)})
-      const head = out.toString('latin1', pos, nl).split(' ')
-      const size = Number(head[2])
+      const head = answerHeader(out, pos, nl)
       // (`<name> missing`: no data follows)
-      if (head.length !== 3 || !Number.isSafeInteger(size)) {
+      if (head instanceof Error || !Number.isSafeInteger(head.size)) {
         pos = nl + 1
-        return new CorruptObjectError('record', `${where(e)} is not in history (${head.slice(1).join(' ')})`, {where: where(e)})
+        return new CorruptObjectError('record', `${where(e)} is not in history (missing)`, {where: where(e)})
       }
-      const bytes = out.subarray(nl + 1, nl + 1 + size)
-      pos = nl + 2 + size
-      if (head[1] !== 'blob') return new CorruptObjectError('record', `${where(e)} is not in history (${head.slice(1).join(' ')})`, {where: where(e)})
+      const bytes = out.subarray(nl + 1, nl + 1 + head.size)
+      pos = nl + 2 + head.size
+      if (head.type !== 'blob') return new CorruptObjectError('record', `${where(e)} is not in history (a ${head.type} is there)`, {where: where(e)})
       // the record history holds at that place, checked in full against what the place says
       // (its lane, kind and id). The cache's other claims about it (digest, lamport) are not
       // asked for: they are what did not check out, and history's record is the answer
