@@ -4,7 +4,7 @@ import {withStore} from '../cli/context.js'
 import {ExpError, InvalidInputError, NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
 import {isIdPrefix} from '../records/prefix.js'
-import {LANE_FAILURES, PROBLEM_CODES, type ReadProblem} from '../store/index.js'
+import {LANE_FAILURES, PROBLEM_CODES, type Ledger, type ReadProblem, type RecordStore} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
 
 export interface InspectResult {
@@ -42,13 +42,13 @@ export default class Inspect extends ExpCommand {
       if (!e) {
         // a prefix has at least 4 hex digits, like git's shortest abbreviation: `pr-` alone names no record
         const near = isIdPrefix(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
-        if (near.length === 1) return {...inspectOf(ledger, near[0]!), problems: ledger.problems}
+        if (near.length === 1) return {...(await inspectOf(store, ledger, near[0]!)), problems: ledger.problems}
         // a record the read skipped (damaged object, failed checks) is not unknown: say why it is not shown
         const skipped = ledger.problems.find(p => p.id === args.id)
         if (skipped) throw notShown(args.id, skipped)
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : `list ids with \`exp ledger\`${/^[a-z]{2}-[0-9a-f]{0,3}$/.test(args.id) ? ' (a prefix needs at least 4 hex digits after the dash, as git\'s abbreviations do)' : ''}`)
       }
-      return {...inspectOf(ledger, args.id), problems: ledger.problems}
+      return {...(await inspectOf(store, ledger, args.id)), problems: ledger.problems}
     })
     const problems = res.problems
     delete (res as {problems?: unknown}).problems
@@ -81,12 +81,13 @@ function notShown(id: string, p: ReadProblem): ExpError {
   })
 }
 
-function inspectOf(ledger: import('../store/index.js').Ledger, id: string): InspectResult {
+async function inspectOf(store: RecordStore, ledger: Ledger, id: string): Promise<InspectResult> {
   const e = ledger.get(id)!
   const record = ledger.load(e)
+  // (the commit shown is checked against history: a ledger read from the cache names it by what the cache says)
   return {
     record,
-    commit: e.commit,
+    commit: await store.holdingCommit(e),
     ref: e.ref,
     lane: e.lane,
     private: e.private,
@@ -96,6 +97,6 @@ function inspectOf(ledger: import('../store/index.js').Ledger, id: string): Insp
       return t ? {id: c, kind: t.kind, summary: summarize(ledger.load(t)), missing: false} : {id: c, missing: true}
     }),
     cited_by: ledger.citedBy(id).map(x => ({id: x.id, kind: x.kind, summary: summarize(ledger.load(x))})),
-    duplicates: ledger.duplicates.filter(d => d.id === id).map(d => ({ref: d.ref, commit: d.commit})),
+    duplicates: await Promise.all(ledger.duplicates.filter(d => d.id === id).map(async d => ({ref: d.ref, commit: await store.holdingCommit(d)}))),
   }
 }

@@ -121,6 +121,10 @@ export class MemoryRecordStore implements RecordStore {
     return Buffer.from(this.artifacts.get(ref.digest)!)
   }
 
+  async holdingCommit(e: LedgerEntry): Promise<string> {
+    return e.commit
+  }
+
   private held = new Map<string, Promise<unknown>>()
 
   async exclusive<T>(name: string, fn: () => Promise<T>): Promise<T> {

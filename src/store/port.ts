@@ -1,5 +1,5 @@
 import type {ExpRecord, RecordDraft, Kind} from '../records/index.js'
-import type {Ledger} from './ledger.js'
+import type {Ledger, LedgerEntry} from './ledger.js'
 import type {Problem} from './problems.js'
 
 export interface AppendOptions {
@@ -56,6 +56,11 @@ export interface RecordStore {
   lanes(): Promise<LaneInfo[]>
   /** The content of the artifact `name` of record `id`, checked against the digest the record names. */
   readArtifact(id: string, name: string): Promise<Buffer>
+  /**
+   * The commit that added a ledger entry's record to its lane, checked against history (an
+   * entry read from a cache names it by what the cache says): for views that show it.
+   */
+  holdingCommit(e: LedgerEntry): Promise<string>
   /**
    * Run `fn` while holding the repository-local lock `name`: every process on this
    * repository (not other clones) that asks for the same name waits its turn. For the few

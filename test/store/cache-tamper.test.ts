@@ -229,3 +229,55 @@ t.test('a distrusted lane whose history window holds an index line edited to nam
   t.equal(text(second!.id), 'note 2', 'the one whose line names the wrong commit: left out of the window, its bytes check out in the cache')
   t.equal(warnings.length, 1)
 })
+
+t.test("an index line's commit edited, its CRC made to match: inspect shows the commit history has, with a warning, and the lane is rebuilt", async t => {
+  const {repo, records} = await cached(t)
+  const second = records.filter(r => r.body.text === 'note 2')[0]!
+  const truth = (await expJson<{commit: string}>(['inspect', second.id], {cwd: repo})).commit
+  const s = await GitRecordStore.open(repo)
+  const entries = (await s.ledger()).entries
+  await s.close()
+  /** lane a's index as it is now, with the line of `second` naming `commit`, its CRC made to match */
+  const edit = (commit: string) => {
+    const f = file(repo, '.idx')
+    const lines = fs.readFileSync(f, 'latin1').split('\n')
+    const at = lines.findIndex(l => l.includes(second.id))
+    const cols = lines[at]!.split('\t')
+    t.equal(cols[0], truth, 'the first column of an index line is its commit')
+    cols[0] = commit
+    lines[at] = cols.join('\t')
+    const idx = Buffer.from(lines.join('\n'), 'latin1')
+    fs.writeFileSync(f, idx)
+    const sf = path.join(repo, CACHE, 'state.json')
+    const st = JSON.parse(fs.readFileSync(sf, 'utf8'))
+    st.lanes['refs/research/lanes/a'].crc = zlib.crc32(idx.subarray(0, st.lanes['refs/research/lanes/a'].idxBytes))
+    fs.writeFileSync(sf, JSON.stringify(st))
+  }
+  const cases: [string, string, RegExp][] = [
+    ['a commit on the lane that names another record', entries.find(e => e.lane === 'a' && e.id !== second.id)!.commit, /which names note\/nt-[0-9a-f]{24} by its Exp-Record trailer/],
+    ["another lane's commit", entries.find(e => e.lane === 'b')!.commit, /which names note\/nt-[0-9a-f]{24} by its Exp-Record trailer/],
+    ['no object of this repository', '0'.repeat(40), /which is not in this repository/],
+    ['not a commit id', 'x'.repeat(40), /which is not a commit id/],
+  ]
+  for (const [what, commit, why] of cases) {
+    edit(commit)
+    const r = await exp(['inspect', second.id, '--json'], {cwd: repo})
+    t.equal(r.code, 0, `${what}: exit 0`)
+    t.equal(JSON.parse(r.stdout).commit, truth, `${what}: the commit that holds the record, not the one the cache names`)
+    t.match(r.stderr, new RegExp(`warning: the cache of refs/research/lanes/a names commit ${commit} for record ${second.id}, ${why.source}`), what)
+    t.equal(r.stderr.split('\n').filter(Boolean).length, 1, `${what}: one warning`)
+    const again = await exp(['inspect', second.id], {cwd: repo})
+    t.equal(again.stderr, '', `${what}: the lane was rebuilt, the next read is clean`)
+    t.match(again.stdout, `commit ${truth} on refs/research/lanes/a`)
+  }
+})
+
+t.test('holdingCommit with history that has no commit naming the record: an error naming the lane, not a wrong commit', async t => {
+  const {repo, records} = await cached(t)
+  const s = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  t.teardown(() => s.close())
+  const e = (await s.ledger()).entries.find(x => x.id === records[0]!.id)!
+  const c = await s.holdingCommit(e)
+  t.equal(c, e.commit, 'a commit that checks out is given as it is')
+  await t.rejects(s.holdingCommit({...e, id: 'nt-000000000000000000000000'}), /no commit of refs\/research\/lanes\/a names record note\/nt-0{24}/)
+})

@@ -30,6 +30,7 @@ export function storeContract(t: Test, create: (t: Test) => Promise<RecordStore>
       t.same(rec.body, sampleDraft(e.kind).body, `${e.kind} body survives`)
       t.equal(rec.digest, recordDigest(rec), `${e.kind} digest recomputes`)
       t.equal(rec.lane, 'alice')
+      t.equal(await s.holdingCommit(e), e.commit, `${e.kind}: the commit that holds it is the one the ledger names`)
     }
     t.same(ledger.entries.map(e => e.lamport), KIND_NAMES.map((_, i) => i + 1), 'lamport counts up')
     await s.close()

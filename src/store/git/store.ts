@@ -24,6 +24,7 @@ import {readLane, type MemEntry} from './lane-read.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {deletedMessage, loadSeenTips, rewoundMessage, saveSeenTips} from './tips.js'
 import {LaneWriter} from './append.js'
+import {parseTrailers, trailersOf} from './message.js'
 
 export interface GitStoreOptions {
   /** use the native git fast paths (cat-file, log) when a git binary exists; default: auto */
@@ -148,8 +149,9 @@ export class GitRecordStore implements RecordStore {
     const ref = ledger.load(e).artifacts?.find(a => a.name === name)
     if (!ref) throw new NotFoundError('artifact', `${name} of ${id}`, 'the record lists its artifacts: `exp inspect ID`')
     const where = `${e.ref}:${ref.path}`
-    const c = await this.reader.read(e.commit, OBJECT_MAX)
-    const file = await lookupPath(this.reader, parseCommit(c.data, e.commit).tree, ref.path)
+    const commit = await this.holdingCommit(e)
+    const c = await this.reader.read(commit, OBJECT_MAX)
+    const file = await lookupPath(this.reader, parseCommit(c.data, commit).tree, ref.path)
     if (!file) throw new CorruptObjectError('artifact', `${where} is not in the lane tree`, {where})
     // (no more than the size its record names is read: a blob put there by hand may be of any size)
     const [bytes] = await this.reader.readMany([file.oid], undefined, ref.size)
@@ -638,6 +640,61 @@ export class GitRecordStore implements RecordStore {
       this.contains.set(k, v)
     }
     return v
+  }
+
+  /**
+   * The commit that added record `e` to its lane, checked against history. A ledger entry read
+   * from the cache names its commit by the cache's index line, which anyone who can write
+   * `.git/exp` can edit (its CRC made to match): the commit must be a commit, name the record
+   * by its Exp-Record trailer and lie on the lane (an ancestor of the lane's tip). When it does
+   * not, the lane's history is walked, newest first, for the commit that names the record, with
+   * one warning, and the lane's cache is dropped (rebuilt by the next read).
+   * For the few records a view shows with their commit (`exp inspect`) and artifact reads;
+   * the ledger's records themselves are checked against their digests whatever the commit.
+   */
+  async holdingCommit(e: LedgerEntry): Promise<string> {
+    const tip = (await this.laneTips()).get(e.ref)
+    if (!tip) throw new NotFoundError('lane', e.ref, '`exp lanes` lists the lanes of this clone')
+    const why = await this.notHolding(e, e.commit, tip)
+    if (!why) return e.commit
+    const found = await this.findHoldingCommit(e, tip)
+    if (!found) throw new CorruptObjectError('lane', `no commit of ${e.ref} names record ${e.kind}/${e.id} (its cache named ${e.commit}: ${why})`, {where: e.ref})
+    this.warn(`the cache of ${e.ref} names commit ${e.commit} for record ${e.id}, which ${why}: the commit is taken from history (${found}) and the lane's cache rebuilt`)
+    this.invalidate(e.ref)
+    return found
+  }
+
+  /** Why `commit` is not the commit of `e` on the lane at `tip`, or undefined when it is. */
+  private async notHolding(e: LedgerEntry, commit: string, tip: string): Promise<string | undefined> {
+    if (!/^[0-9a-f]{40}$/.test(commit)) return 'is not a commit id'
+    let message: string
+    try {
+      const o = await this.reader.read(commit, OBJECT_MAX)
+      if (o.type !== 'commit') return `is a ${o.type}, not a commit`
+      message = parseCommit(o.data, commit).message
+    } catch {
+      return 'is not in this repository'
+    }
+    const named = parseTrailers(message).record
+    if (named?.kind !== e.kind || named.id !== e.id) return `names ${named ? `${named.kind}/${named.id}` : 'no record'} by its Exp-Record trailer`
+    if (!(await this.isAncestor(commit, tip))) return `is not on the lane (not an ancestor of its tip ${tip})`
+    return undefined
+  }
+
+  /** The newest commit of the lane at `tip` whose Exp-Record trailer names `e`, walking history. */
+  private async findHoldingCommit(e: LedgerEntry, tip: string): Promise<string | undefined> {
+    const chunks = this.native ? laneCommitChunksNative(this.commonDir, tip, undefined, 1024, 2, false, false) : this.laneCommitChunks(tip)
+    try {
+      for await (const chunk of chunks) {
+        for (const c of chunk) {
+          const named = trailersOf(c).record
+          if (named?.kind === e.kind && named.id === e.id) return c.oid
+        }
+      }
+    } finally {
+      await chunks.return(undefined)
+    }
+    return undefined
   }
 
   private async isAncestor(a: string, b: string): Promise<boolean> {
