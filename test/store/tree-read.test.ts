@@ -10,6 +10,7 @@ import {sampleDraft} from '../helpers/records.js'
 import {CatFileSpool} from '../../src/store/git/cat-file-spool.js'
 import {CheckPool} from '../../src/store/git/check-pool.js'
 import {checkOne} from '../../src/store/git/check-one.js'
+import {fullReads} from '../../src/store/git/lane-read.js'
 
 /**
  * A full read of a plain lane through the git binary (lane-read.ts, readPlainLane: the tip's
@@ -203,7 +204,7 @@ t.test('a large lane is checked on a second thread: the same entries as checked 
   const threads = CheckPool.opened
   const viaThread = await cold(repo, true)
   t.ok(os.availableParallelism() < 2 || CheckPool.opened === threads + 1, 'the records were checked on a second thread')
-  t.same(viaThread.problems, ['record-digest'], 'the forged record is named (by the general reader the plain read gave the lane to)')
+  t.same(viaThread.problems, ['record-digest'], 'the forged record is named')
   t.same(
     viaThread.entries.map(e => [e.id, e.lamport, e.commit]),
     made.map(m => [m.id, m.lamport, m.commit]),
@@ -243,4 +244,54 @@ t.test('a CheckPool answers as the checks in process do, and refuses once closed
   t.match(got[2], {problems: [{code: 'record-mismatch'}]}, 'the wrong lamport is named')
   await pool.close()
   await t.rejects(pool.check('p', [made[0]!.id], [made[0]!.lamport], [bytes[0]!]), /closed/)
+})
+
+t.test('a record that fails its checks on an otherwise plain lane: named and left out by the plain read itself, as the general reader names it', async t => {
+  for (const n of [40, 1100]) {
+    const repo = await makeRepo(t)
+    const s = await GitRecordStore.open(repo)
+    await s.appendBatch(Array.from({length: n}, (_, i) => sampleDraft('note', i)), {lane: 'p'})
+    // two records as exp writes them, each then changed by the one who pushes it: out of
+    // canonical form (a space) and not hashing to its digest
+    const ref = 'refs/research/lanes/p'
+    const forged: string[] = []
+    for (const [k, edit] of [
+      [n, (b: string) => b.replace('{"body"', '{ "body"')],
+      [n + 1, (b: string) => b.replace(`"text":"note ${n + 1}"`, '"text":"forged"')],
+    ] as const) {
+      const [r] = await s.appendBatch([sampleDraft('note', k)], {lane: 'p'})
+      const file = (await git(repo, 'ls-tree', '-r', '--name-only', ref)).split('\n').find(f => f.includes(r!.id))!
+      const honest = await git(repo, 'show', `${ref}:${file}`)
+      const message = await git(repo, 'log', '-1', '--format=%B', ref)
+      await git(repo, 'update-ref', ref, `${ref}^`)
+      await handCommit(repo, 'p', file, edit(honest), message)
+      forged.push(r!.id)
+    }
+    await s.append(sampleDraft('note', n + 2), {lane: 'p'})
+    await s.close()
+    const read = async (native: boolean) => {
+      fs.rmSync(path.join(repo, '.git/exp'), {recursive: true, force: true})
+      const st = await GitRecordStore.open(repo, {native, onWarning: () => undefined})
+      try {
+        const l = await st.ledger()
+        return {entries: l.entries.map(pick), problems: l.problems.map(p => ({...p}))}
+      } finally {
+        await st.close()
+      }
+    }
+    const before = {...fullReads}
+    const fast = await read(true)
+    t.equal(fullReads.plain, before.plain + 1, `${n}: the lane was read plain`)
+    t.equal(fullReads.general, before.general, `${n}: not handed to the general reader`)
+    t.same(fast.problems.map(p => [p.code, p.id]), [['record-not-canonical', forged[0]], ['record-digest', forged[1]]], `${n}: both named, oldest first`)
+    t.equal(fast.entries.length, n + 1, `${n}: every other record is read`)
+    t.notOk(fast.entries.some(e => forged.includes(e.id)), `${n}: the forged records are left out`)
+    const general = await read(false)
+    t.same(fast, general, `${n}: the same entries and problems (code, message, ref, commit, path) as the general reader's`)
+    // and the cache holds them: a warm read in a new store names the same problems
+    const warm = await GitRecordStore.open(repo, {onWarning: () => undefined})
+    const again = await warm.ledger()
+    t.same(again.problems.map(p => ({...p})), fast.problems, `${n}: a warm read names them too`)
+    await warm.close()
+  }
 })

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import v8 from 'node:v8'
-import {kindOfId, recordIdAtPath} from '../../records/index.js'
+import {kindOfId, recordIdAtPath, recordPath} from '../../records/index.js'
+import {problem} from '../problems.js'
 import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
@@ -37,6 +38,9 @@ export interface LaneReadResult {
   sawWatch: boolean
 }
 
+/** How full reads of lanes went in this process, for tests and diagnostics: read plain (readPlainLane), or by the general reader. */
+export const fullReads = {plain: 0, general: 0}
+
 const CHUNK = 256
 /**
  * Chunks whose blobs are asked of cat-file before the one being checked is done: with one,
@@ -71,8 +75,12 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
   const small = !st && ctx.native && (await fewCommits(ctx.reader, tip, SMALL_LANE))
   if (!st && ctx.native && !small) {
     const fast = await readPlainLane(ctx, ref, tip, persist, watch)
-    if (fast) return fast
+    if (fast) {
+      fullReads.plain++
+      return fast
+    }
   }
+  if (!st) fullReads.general++
   const info = parseLaneRef(ref)!
   const full = !st
   const added: LedgerEntry[] = []
@@ -168,8 +176,9 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
  *
  * Only a lane that is what exp writes is read this way: every commit names a record of the
  * tree that no other commit names, none is a merge, every file of the tree is a record at
- * its own path and is named, lamports grow along the lane, every record passes. Anything
- * else returns undefined and the lane is read by the general reader below, which names
+ * its own path and is named, lamports grow along the lane (by their Exp-Lamport), no record
+ * has artifacts. A record file that fails its checks is named and left out, as the general
+ * reader does it. Anything else returns undefined and the lane is read by the general reader below, which names
  * what is wrong. (The checks that need each commit's diff are made by incremental reads
  * and `exp fsck`: a later commit that also rewrites an earlier record's file — a keyed
  * record's new bytes can pass every check of the bytes — is named by them, not by this read;
@@ -258,6 +267,8 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
   const writer = odd ? undefined : persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
   const slabs = writer ? new Slabs() : undefined
   const added: LedgerEntry[] = []
+  // the problems of record files that fail their checks, a list a record, newest first
+  const bad: ReadProblem[][] = []
   // a large lane's records are fetched through a spool file (cat-file-spool.ts), a small one's through the shared pipe
   const spool = !odd && blobs.length >= SPOOL_MIN ? CatFileSpool.open(ctx.commonDir, path.join(ctx.commonDir, 'exp')) : undefined
   const reader = spool ?? ctx.reader
@@ -315,8 +326,15 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
         const kind = kindOfId(id)!
         const bytes = data[k]!
         const r = bytes instanceof Error ? undefined : (checked?.[k] ?? checkOne(bytes, {lane: info.lane, kind, id, lamport: lamports[n]}))
-        // (newest first: each lamport below the one listed before it)
-        if (!r || r.problems || r.artifacts || (n > 0 && !(r.lamport < lamports[n - 1]!))) odd = true
+        // a record file that fails its checks is named and left out, as the general reader
+        // names it (lane-check.ts, settle): one hostile record does not send its whole lane
+        // to the commit-by-commit read (20,000 records: 1.44 s against 0.99 s)
+        if (r?.problems) {
+          bad.push(r.problems.map(f => ({...problem(f.code, f.message, {ref, commit: oids[n]!, path: recordPath(kind, id), id}), ref})))
+          continue
+        }
+        // (newest first: each lamport below the one listed before it; Exp-Lamport of the one before)
+        if (!r || r.artifacts || (n > 0 && !(r.lamport < lamports[n - 1]!))) odd = true
         else add.push({id: r.id, kind, digest: r.digest, lamport: r.lamport, commit: oids[n]!, cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
       }
       if (!odd) for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
@@ -340,8 +358,9 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     await pool?.close()
   }
   added.reverse()
-  const state = writer?.finish(added as CachedEntry[], tip, [])
-  return {entries: added, problems: [], state, sawWatch: watch !== undefined && oids.includes(watch)}
+  const found = bad.reverse().flat()
+  const state = writer?.finish(added as CachedEntry[], tip, found)
+  return {entries: added, problems: found, state, sawWatch: watch !== undefined && oids.includes(watch)}
 }
 
 const NO_CITES: readonly string[] = Object.freeze([])
