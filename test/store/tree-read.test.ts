@@ -295,3 +295,33 @@ t.test('a record that fails its checks on an otherwise plain lane: named and lef
     await warm.close()
   }
 })
+
+t.test("a later record commit that also rewrites an earlier record's file: the earlier record keeps the bytes its own commit added", async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const made = await s.appendBatch(Array.from({length: 40}, (_, i) => sampleDraft('note', i)), {lane: 'p'})
+  // the next record, as exp writes it, but its commit also changes record 10's file
+  const [next] = await s.appendBatch([sampleDraft('note', 40)], {lane: 'p'})
+  await s.close()
+  const ref = 'refs/research/lanes/p'
+  const victim = made[10]!
+  const tip = (await git(repo, 'rev-parse', ref)).trim()
+  const idx = path.join(repo, '.git/tmp-index')
+  const env = {GIT_INDEX_FILE: idx}
+  await gitIn(repo, ['read-tree', tip], '', env)
+  const file = (await gitIn(repo, ['ls-files'], '', env)).split('\n').find(f => f.includes(victim.id))!
+  const honest = await git(repo, 'show', `${ref}:${file}`)
+  const bad = (await gitIn(repo, ['hash-object', '-w', '--stdin'], honest.replace('"text":"note 10"', '"text":"forged"'))).trim()
+  await gitIn(repo, ['update-index', '--cacheinfo', `100644,${bad},${file}`], '', env)
+  const tree = (await gitIn(repo, ['write-tree'], '', env)).trim()
+  const message = await git(repo, 'log', '-1', '--format=%B', ref)
+  const forged = (await gitIn(repo, ['commit-tree', tree, '-p', `${tip}~1`, '-m', message.trim()], '')).trim()
+  await git(repo, 'update-ref', ref, forged)
+  for (const native of [true, false]) {
+    const r = await cold(repo, native)
+    t.equal(r.entries.find(e => e.id === victim.id)?.digest, victim.digest, `native=${native}: the record is the one its own commit added`)
+    t.notOk(r.entries.some(e => e.id === next!.id), `native=${native}: the later commit is no clean record commit: its record is left out`)
+    t.same(r.problems, ['commit-changes'], `native=${native}: and the commit that rewrote the earlier file is named`)
+    t.equal(r.entries.length, 40)
+  }
+})
