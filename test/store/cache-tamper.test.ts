@@ -27,6 +27,30 @@ const file = (repo: string, suffix: string) => {
   return path.join(repo, CACHE, f)
 }
 
+/**
+ * Edit lane a's index as a deliberate tamperer would: `change` edits its lines in place (the
+ * columns of a line are tab-separated: commit first), and the CRC in state.json is made to match.
+ */
+function editIndex(repo: string, change: (lines: string[]) => void): void {
+  const f = file(repo, '.idx')
+  const lines = fs.readFileSync(f, 'latin1').split('\n')
+  change(lines)
+  const idx = Buffer.from(lines.join('\n'), 'latin1')
+  fs.writeFileSync(f, idx)
+  const sf = path.join(repo, CACHE, 'state.json')
+  const st = JSON.parse(fs.readFileSync(sf, 'utf8'))
+  const lane = st.lanes['refs/research/lanes/a']
+  lane.crc = zlib.crc32(idx.subarray(0, lane.idxBytes))
+  fs.writeFileSync(sf, JSON.stringify(st))
+}
+
+/** Set column `col` of the index line at `at` to `value`. */
+function setColumn(lines: string[], at: number, col: number, value: string): void {
+  const cols = lines[at]!.split('\t')
+  cols[col] = value
+  lines[at] = cols.join('\t')
+}
+
 t.test("a record's text edited inside a data file is never returned: the ledger reads history instead and says so", async t => {
   const {repo, records} = await cached(t)
   const dat = file(repo, '.note.dat')
@@ -111,20 +135,7 @@ t.test('a lowered count in state.json, an edited index line, a truncated index: 
     // the CRC in state.json detects an accidental edit, not a deliberate one: an index line
     // edited and the CRC made to match passes the cache's own checks, and the body's check
     // finds it (the command failed then, though history is intact)
-    ...(['digest', 'lamport'] as const).map((col): [string, (repo: string) => void] => [`an index line edited (${col}), its CRC made to match`, repo => {
-      const f = file(repo, '.idx')
-      const lines = fs.readFileSync(f, 'latin1').split('\n')
-      const cols = lines[1]!.split('\t')
-      cols[col === 'digest' ? 3 : 4] = col === 'digest' ? `sha256:${'0'.repeat(64)}` : '99'
-      lines[1] = cols.join('\t')
-      const idx = Buffer.from(lines.join('\n'), 'latin1')
-      fs.writeFileSync(f, idx)
-      const sf = path.join(repo, CACHE, 'state.json')
-      const st = JSON.parse(fs.readFileSync(sf, 'utf8'))
-      const lane = st.lanes['refs/research/lanes/a']
-      lane.crc = zlib.crc32(idx.subarray(0, lane.idxBytes))
-      fs.writeFileSync(sf, JSON.stringify(st))
-    }]),
+    ...(['digest', 'lamport'] as const).map((col): [string, (repo: string) => void] => [`an index line edited (${col}), its CRC made to match`, repo => editIndex(repo, lines => setColumn(lines, 1, col === 'digest' ? 3 : 4, col === 'digest' ? `sha256:${'0'.repeat(64)}` : '99'))]),
     ['state.json is not JSON', repo => fs.writeFileSync(path.join(repo, CACHE, 'state.json'), '{"format": 4, "lanes": ')],
     ['state.json names a data file of an unknown kind', repo => {
       const f = path.join(repo, CACHE, 'state.json')
@@ -203,17 +214,7 @@ t.test('every record of a data file rewritten, read one at a time: one warning f
 t.test('a distrusted lane whose history window holds an index line edited to name the wrong commit: the record asked for still reads', async t => {
   const {repo, records} = await cached(t)
   // lane a's index: the second line names the first record's commit (which has no file at its path), its CRC made to match
-  const f = file(repo, '.idx')
-  const lines = fs.readFileSync(f, 'latin1').split('\n')
-  const cols = lines[1]!.split('\t')
-  cols[0] = lines[0]!.split('\t')[0]!
-  lines[1] = cols.join('\t')
-  const idx = Buffer.from(lines.join('\n'), 'latin1')
-  fs.writeFileSync(f, idx)
-  const sf = path.join(repo, CACHE, 'state.json')
-  const st = JSON.parse(fs.readFileSync(sf, 'utf8'))
-  st.lanes['refs/research/lanes/a'].crc = zlib.crc32(idx.subarray(0, st.lanes['refs/research/lanes/a'].idxBytes))
-  fs.writeFileSync(sf, JSON.stringify(st))
+  editIndex(repo, lines => setColumn(lines, 1, 0, lines[0]!.split('\t')[0]!))
   // and the first record's bytes edited: reading it distrusts the lane
   const dat = file(repo, '.note.dat')
   fs.writeFileSync(dat, fs.readFileSync(dat, 'utf8').replace('"text":"note 1"', '"text":"NOTE 1"'))
@@ -238,21 +239,12 @@ t.test("an index line's commit edited, its CRC made to match: inspect shows the 
   const entries = (await s.ledger()).entries
   await s.close()
   /** lane a's index as it is now, with the line of `second` naming `commit`, its CRC made to match */
-  const edit = (commit: string) => {
-    const f = file(repo, '.idx')
-    const lines = fs.readFileSync(f, 'latin1').split('\n')
-    const at = lines.findIndex(l => l.includes(second.id))
-    const cols = lines[at]!.split('\t')
-    t.equal(cols[0], truth, 'the first column of an index line is its commit')
-    cols[0] = commit
-    lines[at] = cols.join('\t')
-    const idx = Buffer.from(lines.join('\n'), 'latin1')
-    fs.writeFileSync(f, idx)
-    const sf = path.join(repo, CACHE, 'state.json')
-    const st = JSON.parse(fs.readFileSync(sf, 'utf8'))
-    st.lanes['refs/research/lanes/a'].crc = zlib.crc32(idx.subarray(0, st.lanes['refs/research/lanes/a'].idxBytes))
-    fs.writeFileSync(sf, JSON.stringify(st))
-  }
+  const edit = (commit: string) =>
+    editIndex(repo, lines => {
+      const at = lines.findIndex(l => l.includes(second.id))
+      t.equal(lines[at]!.split('\t')[0], truth, 'the first column of an index line is its commit')
+      setColumn(lines, at, 0, commit)
+    })
   const cases: [string, string, RegExp][] = [
     ['a commit on the lane that names another record', entries.find(e => e.lane === 'a' && e.id !== second.id)!.commit, /which names note\/nt-[0-9a-f]{24} by its Exp-Record trailer/],
     ["another lane's commit", entries.find(e => e.lane === 'b')!.commit, /which names note\/nt-[0-9a-f]{24} by its Exp-Record trailer/],
