@@ -255,6 +255,7 @@ t.test('a record that fails its checks on an otherwise plain lane: named and lef
     // canonical form (a space) and not hashing to its digest
     const ref = 'refs/research/lanes/p'
     const forged: string[] = []
+    const where: [string, string][] = []
     for (const [k, edit] of [
       [n, (b: string) => b.replace('{"body"', '{ "body"')],
       [n + 1, (b: string) => b.replace(`"text":"note ${n + 1}"`, '"text":"forged"')],
@@ -264,7 +265,7 @@ t.test('a record that fails its checks on an otherwise plain lane: named and lef
       const honest = await git(repo, 'show', `${ref}:${file}`)
       const message = await git(repo, 'log', '-1', '--format=%B', ref)
       await git(repo, 'update-ref', ref, `${ref}^`)
-      await handCommit(repo, 'p', file, edit(honest), message)
+      where.push([(await handCommit(repo, 'p', file, edit(honest), message)).trim(), file])
       forged.push(r!.id)
     }
     await s.append(sampleDraft('note', n + 2), {lane: 'p'})
@@ -286,8 +287,10 @@ t.test('a record that fails its checks on an otherwise plain lane: named and lef
     t.same(fast.problems.map(p => [p.code, p.id]), [['record-not-canonical', forged[0]], ['record-digest', forged[1]]], `${n}: both named, oldest first`)
     t.equal(fast.entries.length, n + 1, `${n}: every other record is read`)
     t.notOk(fast.entries.some(e => forged.includes(e.id)), `${n}: the forged records are left out`)
-    const general = await read(false)
-    t.same(fast, general, `${n}: the same entries and problems (code, message, ref, commit, path) as the general reader's`)
+    // (the in-process general reader takes ~8 s over 1,100 records: compared on the small lane,
+    // whose records are checked by the same code in this thread that the large lane's are on the pool's)
+    if (n < 1000) t.same(fast, await read(false), `${n}: the same entries and problems (code, message, ref, commit, path) as the general reader's`)
+    t.same(fast.problems.map(p => [p.commit, p.path, p.ref]), where.map(([c, f]) => [c, f, ref]), `${n}: each named at the commit that added it, with its path and lane`)
     // and the cache holds them: a warm read in a new store names the same problems
     const warm = await GitRecordStore.open(repo, {onWarning: () => undefined})
     const again = await warm.ledger()
