@@ -179,8 +179,8 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
  * tree that no other commit names, none is a merge, every file of the tree is a record at
  * its own path and is named, lamports grow along the lane (by their Exp-Lamport), no record
  * has artifacts. A record file that fails its checks is named and left out, as the general
- * reader does it. Anything else returns undefined and the lane is read by the general reader below, which names
- * what is wrong. (The checks that need each commit's diff are made by incremental reads
+ * reader does it. Anything else returns undefined and the lane is read by the general
+ * reader below, which names what is wrong. (The checks that need each commit's diff are made by incremental reads
  * and `exp fsck`: a later commit that also rewrites an earlier record's file — a keyed
  * record's new bytes can pass every check of the bytes — is named by them, not by this read;
  * docs/trust.md.)
@@ -329,7 +329,7 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
         const r = bytes instanceof Error ? undefined : (checked?.[k] ?? checkOne(bytes, {lane: info.lane, kind, id, lamport: lamports[n]}))
         // a record file that fails its checks is named and left out, as the general reader
         // names it (lane-check.ts, settle): one hostile record does not send its whole lane
-        // to the commit-by-commit read (20,000 records: 1.44 s against 0.99 s)
+        // to the commit-by-commit read (20,000 records with one forged: 0.69 s, against 1.12 s)
         if (r?.problems) {
           // (unless its file is not what its own commit added: a later commit rewrote it, which
           // only the general reader can tell apart, keeping the bytes of the record's commit)
