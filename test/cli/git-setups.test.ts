@@ -181,3 +181,25 @@ t.test('exp demo never makes its repository inside another; run again after a ki
   const fsck = await exp(['fsck'], {cwd: dir})
   t.equal(fsck.code, 0, fsck.stdout + fsck.stderr)
 })
+
+// Found by a new user: exp read ~/.gitconfig and the repository's config itself, so an
+// identity or `exp.lane` set through GIT_CONFIG_GLOBAL, an include file or `-c` was not seen:
+// git authored the user's commits with one name, exp its record commits with another.
+t.test('exp sees the git configuration git sees: GIT_CONFIG_GLOBAL, include files, GIT_CONFIG_COUNT', async t => {
+  const home = tempDir(t)
+  const cfg = path.join(home, 'elsewhere.gitconfig')
+  fs.writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = Not Used\n\temail = not@used.invalid\n')
+  fs.writeFileSync(cfg, '[include]\n\tpath = identity.inc\n[exp]\n\tlane = from-global\n')
+  fs.writeFileSync(path.join(home, 'identity.inc'), '[user]\n\tname = Included Name\n\temail = included@user.invalid\n')
+  // (the tests' fixed identity in the environment taken away: the configuration gives it)
+  const env = {HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_CONFIG_GLOBAL: cfg, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: undefined, GIT_AUTHOR_EMAIL: undefined, GIT_COMMITTER_NAME: undefined, GIT_COMMITTER_EMAIL: undefined}
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q', '-b', 'master')
+  const r = await exp(['append', 'note', '-'], {cwd: dir, input: 'text: hi', env})
+  t.equal(r.code, 0, r.stderr)
+  const author = (ref: string) => git(dir, 'log', '-1', '--format=%an <%ae>', ref)
+  t.equal((await author('refs/research/lanes/from-global')).trim(), 'Included Name <included@user.invalid>', 'the lane and the identity of GIT_CONFIG_GLOBAL and its include')
+  const c = await exp(['append', 'note', '-'], {cwd: dir, input: 'text: two', env: {...env, GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'exp.lane', GIT_CONFIG_VALUE_0: 'from-env'}})
+  t.equal(c.code, 0, c.stderr)
+  t.equal((await author('refs/research/lanes/from-env')).trim(), 'Included Name <included@user.invalid>', 'a setting given in the environment, as git takes it')
+})
