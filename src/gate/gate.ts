@@ -1,8 +1,7 @@
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import {parse as parseYaml} from '../vendor/yaml.js'
-import {assertResearchFile} from '../records/index.js'
+import {assertResearchFile, parseYamlOrJson} from '../records/index.js'
 import type {ResearchContract} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
@@ -77,7 +76,7 @@ async function scopeAt(ws: Workspace, commit: string): Promise<{editable_scope: 
   const contracts = await contractsAt(ws, commit)
   if (contracts.length) return {editable_scope: contracts.flatMap(c => c.editable_scope), protected_scope: contracts.flatMap(c => c.protected_scope), contracts}
   const bytes = await ws.readFile(commit, '.research/contract.yaml')
-  const doc = (parseYaml(bytes ? bytes.toString('utf8') : CONTRACT_YAML) ?? {}) as ResearchContract
+  const doc = ((await parseYamlOrJson(bytes ? bytes.toString('utf8') : CONTRACT_YAML, `${commit.slice(0, 12)}:.research/contract.yaml`)) ?? {}) as ResearchContract
   assertResearchFile('contract', doc, '.research/contract.yaml')
   return {editable_scope: doc.editable_scope, protected_scope: doc.protected_scope, contracts: []}
 }

@@ -1,5 +1,4 @@
-import {parse as parseYaml} from '../vendor/yaml.js'
-import {assertResearchFile, digestOf, recordId, type ExpRecord} from '../records/index.js'
+import {assertResearchFile, digestOf, parseYamlOrJson, recordId, type ExpRecord} from '../records/index.js'
 import type {PromotionPolicy, ProposalBody, RecallBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
 import type {Ledger, RecordStore, RepoPaths} from '../store/index.js'
@@ -99,7 +98,7 @@ export async function auditGate(store: RecordStore, ws: Workspace, o: AuditOptio
   if (!skillText) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'pass --skill NAME of a skill under skills/')
   let override: PromotionPolicy | undefined
   if (o.policy) {
-    override = parseYaml(o.policy.text) as PromotionPolicy
+    override = (await parseYamlOrJson(o.policy.text, o.policy.file)) as PromotionPolicy
     assertResearchFile('policy', override, o.policy.file)
   }
   const ledger = await store.ledger()

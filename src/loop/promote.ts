@@ -1,5 +1,4 @@
-import {parse as parseYaml} from '../vendor/yaml.js'
-import {assertResearchFile, digestOf, type ExpRecord} from '../records/index.js'
+import {assertResearchFile, digestOf, parseYamlOrJson, type ExpRecord} from '../records/index.js'
 import type {DecisionBody, EvaluationBody, PromotionPolicy} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
 import {onLane, type Ledger, type RecordStore} from '../store/index.js'
@@ -47,7 +46,7 @@ export interface LoadedPolicy {
 export async function loadPolicy(ws: Workspace, commit: string): Promise<LoadedPolicy> {
   const bytes = await ws.readFile(commit, POLICY_PATH)
   if (!bytes) throw new NotFoundError('promotion policy', `${commit.slice(0, 12)}:${POLICY_PATH}`, 'run `exp init` and commit .research/policy.yaml')
-  const policy = parseYaml(bytes.toString('utf8')) as PromotionPolicy
+  const policy = (await parseYamlOrJson(bytes.toString('utf8'), `${commit.slice(0, 12)}:${POLICY_PATH}`)) as PromotionPolicy
   assertResearchFile('policy', policy, POLICY_PATH)
   return {policy, version: policy.version, digest: digestOf(policy), blob: hashObject('blob', bytes), path: POLICY_PATH}
 }

@@ -1,5 +1,4 @@
-import {parse as parseYaml} from '../vendor/yaml.js'
-import {recordId, type RecordDraft} from '../records/index.js'
+import {parseYamlOrJson, recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
 import {ownKey, type Ledger, type RecordStore} from '../store/index.js'
@@ -74,7 +73,7 @@ export function rejectedPatches(ledger: Ledger): RejectedPatch[] {
 
 export async function readPurposeAt(files: Pick<Workspace, 'readFile'>, commit: string, skill: string): Promise<Purpose> {
   const text = await files.readFile(commit, purposePath(skill))
-  return text ? (parseYaml(text.toString('utf8')) as Purpose) : {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
+  return text ? ((await parseYamlOrJson(text.toString('utf8'), `${commit.slice(0, 12)}:${purposePath(skill)}`)) as Purpose) : {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
 }
 
 /**

@@ -151,3 +151,31 @@ t.test('allow_neutral: an approved change that is not worse passes the tests of 
   const regressed = verdictOf(validationChecks(policy, {candidate: evaluation(0.5, {}, {wins: 1, losses: 1, regressions: [{scenario: 'val-1', invariants: []}]}), baseline: evaluation(0.5), approvedBy: 'alice'}))
   t.equal(regressed.decidedBy?.name, 'regressions')
 })
+
+// Found by a new user: a committed policy.yaml with a syntax error stopped `exp promote` and
+// `exp eval` with yaml's own words, no file named, and a hint to report a bug
+t.test('a committed policy.yaml that does not parse: an error naming the commit, file, line and column', async t => {
+  const {GitRecordStore} = await import('../../src/store/index.js')
+  const {GitWorkspace} = await import('../../src/workspace/git.js')
+  const {loadPolicy} = await import('../../src/loop/promote.js')
+  const {makeRepo, git} = await import('../helpers/repo.js')
+  const fs = await import('node:fs')
+  const path = await import('node:path')
+  const repo = await makeRepo(t)
+  fs.mkdirSync(path.join(repo, '.research'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.research/policy.yaml'), `${POLICY_YAML}foo: {\n`)
+  await git(repo, 'add', '.research/policy.yaml')
+  await git(repo, 'commit', '-qm', 'a broken policy')
+  const head = (await git(repo, 'rev-parse', 'HEAD')).trim()
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const e = await loadPolicy(new GitWorkspace(store), head).catch((x: unknown) => x as {code: string; message: string; hint?: string})
+  t.match(e, {code: 'E_PARSE'})
+  t.match((e as Error).message, new RegExp(`^${head.slice(0, 12)}:\\.research/policy\\.yaml:\\d+:\\d+: `))
+  t.match((e as {hint?: string}).hint, /fix the syntax/)
+  // an alias bomb is refused by name too
+  fs.writeFileSync(path.join(repo, '.research/policy.yaml'), `a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n`)
+  await git(repo, 'commit', '-qam', 'a bomb')
+  const bomb = await loadPolicy(new GitWorkspace(store), (await git(repo, 'rev-parse', 'HEAD')).trim()).catch((x: unknown) => x as Error)
+  t.match(bomb, {code: 'E_PARSE', message: /policy\.yaml: too many YAML alias expansions/})
+})
