@@ -34,6 +34,12 @@ export interface EvaluateOptions {
   onProgress?: (line: string) => void
   /** what the evaluator command must not see: the repository and its git dir (runCommandEvaluator) */
   hide?: readonly string[]
+  /**
+   * the committed state to judge, instead of a new commit of the attempt's work tree: promote
+   * judges held-out on the commit its dev evaluation judged (and merges that one), whatever
+   * was edited in the work tree meanwhile
+   */
+  commit?: string
 }
 
 export interface Judgement {
@@ -100,7 +106,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
   // its work tree wherever it was opened (`exp attempt new --path DIR` puts it beside the repository)
   const dir = (attempt.ordinal === 0 || attempt.head ? undefined : await ws.workTreeWith(`refs/heads/${attempt.branch}`)) ?? path.join(o.worktreeRoot, id)
-  const head = attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, id, attempt, dir))
+  const head = o.commit ?? attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, id, attempt, dir))
   const tree = await ws.treeOf(head)
   const changed = head === attempt.base.commit ? [] : await ws.changedPaths(attempt.base.commit, head)
   const scope = checkScope(changed, contract, await ws.linkedPaths(head, changed))
@@ -186,7 +192,8 @@ async function baselineOf(store: RecordStore, ws: Workspace, attempt: AttemptBod
       if (!held || held.digest === prepare(own).digest) break
     }
     const id = (await store.append(own, {lane: o.lane, now: o.now})).id
-    const r = await evaluateAttempt(store, ws, id, o)
+    // (the baseline's own commit: a state given for the attempt is not the baseline's)
+    const r = await evaluateAttempt(store, ws, id, {...o, commit: undefined})
     return {attempt: id, verdicts: r.verdicts}
   }, {timeoutMs: 30 * 60_000})
 }

@@ -14,7 +14,7 @@ import {within} from '../paths.js'
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 
-export interface AttemptPromoteOptions extends Omit<EvaluateOptions, 'split'> {
+export interface AttemptPromoteOptions extends Omit<EvaluateOptions, 'split' | 'commit'> {
   mainRef: string
   /** how many times main moved under this decision already (internal: the retry is bounded) */
   raced?: number
@@ -93,7 +93,9 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
   let checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, basedOnMain})
   let holdout: SplitEvaluation | undefined
   if (checks.every(c => c.passed || c.name === 'held-out improves')) {
-    holdout = await evaluateAttempt(store, ws, id, {...o, split: 'holdout'})
+    // (the commit dev judged, not a new one of the work tree: an edit made there while dev ran
+    // would otherwise be judged on held-out while the dev-judged commit is merged)
+    holdout = await evaluateAttempt(store, ws, id, {...o, split: 'holdout', commit: dev.source.commit})
     checks = attemptChecks(contract, {boundaryClean: dev.boundary.clean, dev: dev.summary, holdout: holdout.summary, basedOnMain})
   }
   const failed = checks.filter(c => !c.passed)

@@ -206,8 +206,13 @@ export class MemoryWorkspace implements Workspace {
     return ref === this.head ? '<memory>' : undefined
   }
 
-  async dirtyFiles(): Promise<string[]> {
-    return []
+  /** The tracked files of a work tree whose content differs from its commit (as `git status --untracked-files=no`). */
+  async dirtyFiles(dir?: string): Promise<string[]> {
+    const w = dir === undefined ? undefined : this.worktrees.get(dir)
+    if (!w) return []
+    const at = this.get(w.branch ? (this.refs.get(`refs/heads/${w.branch}`) ?? w.commit) : w.commit)
+    const {tree} = await readFolder(dir!)
+    return [...at.tree].filter(([p, c]) => !tree.get(p)?.equals(c)).map(([p]) => p)
   }
 
   async treeIsAt(): Promise<boolean> {
@@ -248,22 +253,7 @@ export class MemoryWorkspace implements Workspace {
   async commitWorktree(dir: string, message: string): Promise<string> {
     const w = this.worktrees.get(dir)
     if (!w) throw new WorktreeError(dir, 'not a work tree of this workspace')
-    const tree = new Map<string, Buffer>()
-    const links = new Set<string>()
-    const walk = async (d: string, rel: string): Promise<void> => {
-      for (const e of await readdir(d, {withFileTypes: true})) {
-        if (!rel && e.name === '.git') continue
-        const r = rel ? `${rel}/${e.name}` : e.name
-        if (e.isDirectory()) await walk(path.join(d, e.name), r)
-        else if (e.isFile()) tree.set(r, await readFile(path.join(d, e.name)))
-        // a link is committed as git does: its target as the content, never what it points to
-        else if (e.isSymbolicLink()) {
-          tree.set(r, Buffer.from(await readlink(path.join(d, e.name)), 'utf8'))
-          links.add(r)
-        }
-      }
-    }
-    await walk(dir, '')
+    const {tree, links} = await readFolder(dir)
     const parent = w.branch ? this.refs.get(`refs/heads/${w.branch}`)! : w.commit
     if (treeIdOf(tree, links) === this.get(parent).treeId) return parent
     const oid = this.put(tree, [parent], message, links)
@@ -323,4 +313,25 @@ export class MemoryWorkspace implements Workspace {
       return {line: i + 1, text: line, commit, original_line: i + 1, via: commit}
     })
   }
+}
+
+/** The files of a work tree folder as git would commit them (a link as its target), without its `.git`. */
+async function readFolder(dir: string): Promise<{tree: Map<string, Buffer>; links: Set<string>}> {
+  const tree = new Map<string, Buffer>()
+  const links = new Set<string>()
+  const walk = async (d: string, rel: string): Promise<void> => {
+    for (const e of await readdir(d, {withFileTypes: true})) {
+      if (!rel && e.name === '.git') continue
+      const r = rel ? `${rel}/${e.name}` : e.name
+      if (e.isDirectory()) await walk(path.join(d, e.name), r)
+      else if (e.isFile()) tree.set(r, await readFile(path.join(d, e.name)))
+      // a link is committed as git does: its target as the content, never what it points to
+      else if (e.isSymbolicLink()) {
+        tree.set(r, Buffer.from(await readlink(path.join(d, e.name)), 'utf8'))
+        links.add(r)
+      }
+    }
+  }
+  await walk(dir, '')
+  return {tree, links}
 }

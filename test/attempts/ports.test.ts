@@ -97,3 +97,37 @@ t.test('an attempt that makes an editable file a symbolic link crosses its bound
   const verdicts = ledger.records({kinds: ['verdict']}).filter(v => own.some(x => x.id === v.body.observation))
   t.ok(verdicts.length >= 1 && verdicts.every(v => !v.body.valid && v.body.outcome === 'invalid' && v.body.violations.some(x => /not a regular file/.test(x))))
 })
+
+// Found by an attack sweep: promote made a commit of the attempt's work tree before dev and
+// another before held-out, and merged the first. An agent still editing its work tree while
+// dev ran had held-out judge its edit while main got the dev-judged commit.
+t.test('an edit of the work tree while promote runs: held-out judges the commit dev judged, and that commit is merged', async t => {
+  const contract = CONTRACT.replace(/private_data:\n {2}- data\/secret.json\n/, '')
+  const ws = new MemoryWorkspace()
+  ws.seed('main', {'eval.py': EVAL_PY.replace(/if split == "holdout":[\s\S]*?\n(?=score)/, ''), 'params.json': '{"x": 1, "y": 1}\n', '.research/contracts/quad.yaml': contract})
+  const store = new MemoryRecordStore()
+  const o = {lane: 'me', worktreeRoot: tempDir(t), redact: makeRedactor({env: {}}), mainRef: 'refs/heads/main'}
+  const a = await openAttempt(store, ws, {...o, contract: 'quad'})
+  fs.writeFileSync(path.join(a.dir, 'params.json'), '{"x": 5, "y": 2}\n')
+  let edited = false
+  const d = await promoteAttempt(store, ws, a.id, {
+    ...o,
+    onProgress: line => {
+      // the dev run has begun on the committed work tree: the agent edits on
+      if (!edited && /^dev #0/.test(line)) {
+        fs.writeFileSync(path.join(a.dir, 'params.json'), '{"x": -3, "y": 2}\n')
+        edited = true
+      }
+    },
+  })
+  t.ok(edited, 'the work tree was edited while dev ran')
+  t.equal(d.verdict, 'accept', d.reasons.join('; '))
+  const ledger = await store.ledger()
+  const own = ledger.records({kinds: ['verdict']}).filter(v => v.body.attempt === a.id)
+  const commits = new Set(own.map(v => v.body.source?.commit))
+  t.equal(commits.size, 1, 'dev and held-out judged one commit')
+  t.same(new Set(own.map(v => v.body.split)), new Set(['dev', 'holdout']))
+  t.equal((await ws.readFile(d.merge!, 'params.json'))?.toString(), '{"x": 5, "y": 2}\n', 'main has what was judged')
+  t.equal((await ws.readFile([...commits][0]!, 'params.json'))?.toString(), '{"x": 5, "y": 2}\n')
+  t.equal(fs.readFileSync(path.join(a.dir, 'params.json'), 'utf8'), '{"x": -3, "y": 2}\n', 'the later edit is left in the work tree, not lost')
+})

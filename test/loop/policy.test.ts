@@ -169,10 +169,13 @@ t.test('a committed policy.yaml that does not parse: an error naming the commit,
   const head = (await git(repo, 'rev-parse', 'HEAD')).trim()
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
-  const e = await loadPolicy(new GitWorkspace(store), head).catch((x: unknown) => x as {code: string; message: string; hint?: string})
+  const e = (await loadPolicy(new GitWorkspace(store), head).then(
+    () => undefined,
+    (x: unknown) => x,
+  )) as {code: string; message: string; hint?: string}
   t.match(e, {code: 'E_PARSE'})
-  t.match((e as Error).message, new RegExp(`^${head.slice(0, 12)}:\\.research/policy\\.yaml:\\d+:\\d+: `))
-  t.match((e as {hint?: string}).hint, /fix the syntax/)
+  t.match(e.message, new RegExp(`^${head.slice(0, 12)}:\\.research/policy\\.yaml:\\d+:\\d+: `))
+  t.match(e.hint, /fix the syntax/)
   // an alias bomb is refused by name too
   fs.writeFileSync(path.join(repo, '.research/policy.yaml'), `a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n`)
   await git(repo, 'commit', '-qam', 'a bomb')
