@@ -115,6 +115,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const evaluator = commandEvaluatorIdentity(contract, await harnessDigest(ws, attempt.base.commit, contract))
   const baseline = attempt.ordinal === 0 && !attempt.head ? {verdicts: []} : await baselineOf(store, ws, attempt, contract, o)
   const verdicts: Judgement[] = []
+  const tooMany = () => verdicts.filter(v => !(v.body.valid && v.body.metric)).length > contract.validity.max_failed_repetitions
   let ran = 0
   // a resumed evaluation runs the repetitions it had not reached with the resumed timeout too
   let longer: number | undefined
@@ -125,7 +126,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
     if (v && !resume) {
       verdicts.push(v)
       // (one recorded verdict of a crossed boundary says it: evaluating again adds none)
-      if (v.body.needs_retry || !boundary.clean) break
+      if (!boundary.clean || tooMany()) break
       continue
     }
     const retry = before.retry + 1
@@ -137,8 +138,9 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
     const j = await runOne(store, ws, {id, attempt, contract, spec, evaluator, head, tree, boundary, rep, retry, timeout, baseValue, baseVerdict: bv?.id, o})
     verdicts.push(j)
     ran++
-    // a repetition without a number stops the evaluation: the rest would most likely fail the same way
-    if (j.body.needs_retry || !boundary.clean) break
+    // repetitions without a number beyond those the contract allows stop the evaluation: the
+    // rest would most likely fail the same way (within them, the others run: each counts)
+    if (!boundary.clean || tooMany()) break
   }
   if (!boundary.clean) throw new BoundaryError(id, verdicts[0]?.body.violations ?? [])
   return {attempt: id, split: o.split, source: {commit: head, tree}, boundary, verdicts, baseline: {...(baseline.attempt ? {attempt: baseline.attempt} : {}), ...(baseline.value !== undefined ? {value: baseline.value} : {}), verdicts: baseline.verdicts}, summary: summarizeSplit(contract, verdicts, baseline.verdicts, baseline.value), ran}
