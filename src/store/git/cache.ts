@@ -136,14 +136,15 @@ function crcOf(fd: number, bytes: number): number {
 
 /** A decimal number of at most 15 digits in text[from, to), or -1. */
 function digits(text: string, from: number, to: number): number {
-  if (to <= from || to - from > 15) return -1
+  // (up to 16: a lamport clock may be any safe integer, 2^53 - 1 included)
+  if (to <= from || to - from > 16) return -1
   let n = 0
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i) - 48
     if (c < 0 || c > 9) return -1
     n = n * 10 + c
   }
-  return n
+  return Number.isSafeInteger(n) ? n : -1
 }
 
 export class LedgerCache {
@@ -161,7 +162,12 @@ export class LedgerCache {
   loadState(): CacheState {
     try {
       const s = JSON.parse(fs.readFileSync(path.join(this.dir, 'state.json'), 'utf8')) as CacheState
-      if (s.format === CACHE_FORMAT && s.lanes && typeof s.lanes === 'object') return s
+      if (s.format === CACHE_FORMAT && s.lanes && typeof s.lanes === 'object') {
+        // a lane whose generation is not a number names no files of this cache: read again
+        // (an edited `gen` of `1/../../x` made reads and appends use files outside .git/exp)
+        for (const [ref, st] of Object.entries(s.lanes)) if (!st || typeof st !== 'object' || !Number.isSafeInteger(st.gen) || st.gen < 0) delete s.lanes[ref]
+        return s
+      }
     } catch {
       // no cache or unreadable: rebuild
     }
@@ -219,6 +225,7 @@ export class LedgerCache {
   }
 
   private base(ref: string, gen: number): string {
+    if (!Number.isSafeInteger(gen) || gen < 0) throw new CacheMismatch(`the generation ${JSON.stringify(gen)} of ${ref} is not a number`)
     return path.join(this.dir, `${ref.replace(/\//g, '~')}.${gen}`)
   }
 

@@ -73,6 +73,16 @@ export type CheckResult = {ok: CheckedRecord; record?: undefined; problems?: und
 const NOT_CANONICAL = 'record file is not in canonical JSON form (each key once and in order, no spaces, escapes and numbers as JSON.stringify writes them): its bytes are not the one form of the record its digest names'
 
 export function checkRecordBytes(bytes: Buffer, expect: Expected): CheckResult {
+  try {
+    return checkBytes(bytes, expect)
+  } catch (e) {
+    // whatever a record file does to the checks (a `volatile` nested thousands deep overflowed
+    // the serializer's stack), it is this record's problem, never its lane's or the command's
+    return {problems: [{code: 'record-invalid', message: `record file could not be checked (${(e as Error).message ?? String(e)})`}]}
+  }
+}
+
+function checkBytes(bytes: Buffer, expect: Expected): CheckResult {
   const bad = (code: StoreProblemCode, message: string) => ({problems: [{code, message}]})
   // (ASCII, most records, is valid UTF-8: one scan instead of two)
   const ascii = isAscii(bytes)
