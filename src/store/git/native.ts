@@ -50,6 +50,13 @@ class BatchSlot implements Pending {
  * One long-lived `git cat-file --batch`: requests are pipelined, answers parsed from the
  * stream in order. Used for bulk reads where isomorphic-git is one to two orders slower.
  */
+/** A request a cat-file that died never answered: not this object's fault, asked again of a new one. */
+export class CatFileDied extends Error {
+  constructor(readonly cause: Error) {
+    super(`git cat-file ended before answering (${cause.message})`)
+  }
+}
+
 export class CatFileBatch {
   private child: ChildProcessWithoutNullStreams
   private queue: Pending[] = []
@@ -74,7 +81,7 @@ export class CatFileBatch {
 
   /** One object; larger than `max` bytes it is passed over unread and refused (ObjectTooLarge). */
   read(oid: string, max?: number): Promise<{type: ObjectType; data: Buffer}> {
-    if (this.dead) return Promise.reject(this.dead)
+    if (this.dead) return Promise.reject(new CatFileDied(this.dead))
     if (this.head === this.queue.length) this.hold(true)
     return new Promise((resolve, reject) => {
       this.queue.push({oid, max, resolve, reject})
@@ -90,7 +97,7 @@ export class CatFileBatch {
   readBatch(oids: readonly string[], keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]> {
     const out = new Array<Buffer | Error>(oids.length)
     if (!oids.length) return Promise.resolve(out)
-    if (this.dead) return Promise.resolve(out.fill(this.dead))
+    if (this.dead) return Promise.resolve(out.fill(new CatFileDied(this.dead)))
     if (this.head === this.queue.length) this.hold(true)
     return new Promise(resolve => {
       // one small object a request (not an object and two closures: a full read has ~1,000 in flight)
@@ -207,9 +214,19 @@ export class CatFileBatch {
   private fail(e: Error): void {
     if (this.dead) return
     this.dead = e
-    for (let i = this.head; i < this.queue.length; i++) this.queue[i]?.reject(e)
+    // cat-file dies on an object it cannot read (a damaged pack entry): the request it was
+    // answering gets the error, with its object named; those after it were never answered
+    // and may be asked again of a new cat-file (CatFileDied, NativeReader)
+    const first = this.queue[this.head]
+    if (first) first.reject(new CorruptObjectError('object', `${first.oid} could not be read (${e.message}): it is missing or damaged`, {oid: first.oid}))
+    for (let i = this.head + 1; i < this.queue.length; i++) this.queue[i]?.reject(new CatFileDied(e))
     this.queue = []
     this.head = 0
+  }
+
+  /** Whether this cat-file has ended (a reader then starts another). */
+  get ended(): boolean {
+    return this.dead !== undefined
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@ import path from 'node:path'
 import zlib from 'node:zlib'
 import {CorruptObjectError} from '../../errors/index.js'
 import {hashObject, ObjectTooLarge, type ObjectType} from './objects.js'
-import {CatFileBatch} from './native.js'
+import {CatFileBatch, CatFileDied} from './native.js'
 
 /** Reads git objects by id. Two adapters: isomorphic-git (in process) and native `git cat-file --batch`. */
 export interface ObjectReader {
@@ -88,8 +88,19 @@ export class NativeReader implements ObjectReader {
     const loose = this.loose(oid, max)
     if (loose instanceof Error) throw loose
     if (loose) return loose
-    this.batch ??= new CatFileBatch(this.gitdir)
-    return this.batch.read(oid, max)
+    try {
+      return await this.cat().read(oid, max)
+    } catch (e) {
+      // (cat-file died on another object before answering this one: once more, of a new one)
+      if (e instanceof CatFileDied) return this.cat().read(oid, max)
+      throw e
+    }
+  }
+
+  /** The cat-file of this reader; a new one when the last ended (it dies on a damaged object). */
+  private cat(): CatFileBatch {
+    if (!this.batch || this.batch.ended) this.batch = new CatFileBatch(this.gitdir)
+    return this.batch
   }
 
   /**
@@ -111,11 +122,18 @@ export class NativeReader implements ObjectReader {
       }
       if (out[i] === undefined) rest.push(i)
     })
-    if (rest.length) {
-      this.batch ??= new CatFileBatch(this.gitdir)
-      const b = this.batch
-      const got = await b.readBatch(rest.map(i => oids[i]!), keep, max)
-      rest.forEach((i, k) => (out[i] = got[k]))
+    // those a cat-file that died never answered are asked again of a new one, as long as
+    // each death answers at least one (the object it died on)
+    let ask = rest
+    while (ask.length) {
+      const got = await this.cat().readBatch(ask.map(i => oids[i]!), keep, max)
+      const again: number[] = []
+      ask.forEach((i, k) => (got[k] instanceof CatFileDied ? again.push(i) : (out[i] = got[k])))
+      if (again.length === ask.length) {
+        for (const i of again) out[i] = got[0] as Error
+        break
+      }
+      ask = again
     }
     return out as (Buffer | Error)[]
   }
