@@ -605,10 +605,22 @@ export class LaneWriter {
     return entries
   }
 
-  /** Close the data files (finish does; a read that fails must too). */
+  /** Close the data files (finish does). */
   close(): void {
     for (const fd of this.fds.values()) fs.closeSync(fd)
     this.fds.clear()
+  }
+
+  /**
+   * A read that fails: close the data files, and remove those of a new generation (nothing
+   * points into them; a lane that failed every read left one more generation each time, 2 GB
+   * each for a lane of 2 GB). An incremental read's files are cut back by the next one.
+   */
+  abort(): void {
+    this.close()
+    if (this.st) return
+    for (const kind of Object.keys(this.dat)) fs.rmSync(`${this.base}.${kind}.dat`, {force: true})
+    fs.rmSync(`${this.base}.idx`, {force: true})
   }
 
   /** Write the index lines of `entries` (the new ones, in lane order) and return the lane's new state. */
@@ -634,11 +646,19 @@ export class LaneWriter {
   }
 }
 
+/** the most one writev is given: Linux writes at most 2 GiB a call, and Node's count of the bytes written overflowed past it */
+const WRITEV_MAX = 256 * 1024 * 1024
+
 /** writev until every buffer is written (a write may be short). */
 function writeAll(fd: number, bufs: Buffer[]): void {
   let rest = bufs
   while (rest.length) {
-    let n = fs.writevSync(fd, rest)
+    // (as many buffers as fit in WRITEV_MAX, at least one, cut to it)
+    let take = 0
+    let bytes = 0
+    while (take < rest.length && (take === 0 || bytes + rest[take]!.length <= WRITEV_MAX)) bytes += rest[take++]!.length
+    const batch = take === 1 && rest[0]!.length > WRITEV_MAX ? [rest[0]!.subarray(0, WRITEV_MAX)] : rest.slice(0, take)
+    let n = fs.writevSync(fd, batch)
     while (rest.length && n >= rest[0]!.length) {
       n -= rest[0]!.length
       rest = rest.slice(1)

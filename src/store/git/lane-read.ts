@@ -136,7 +136,7 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
       if (!cur) break
       const chunk = cur.chunk
       if (first && st && chunk[0]!.parents[0] !== st.tip) {
-        writer?.close()
+        writer?.abort()
         return undefined
       }
       first = false
@@ -151,11 +151,11 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
       for (const p of bad) found.push(p)
     }
     if (first && st) {
-      writer?.close()
+      writer?.abort()
       return undefined
     }
   } catch (e) {
-    writer?.close()
+    writer?.abort()
     throw e
   } finally {
     await chunks.return(undefined)
@@ -352,12 +352,12 @@ async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, per
     if (odd) {
       for (const {got} of ahead) await got.catch(() => undefined)
       await log.catch(() => undefined)
-      writer?.close()
+      writer?.abort()
       return undefined
     }
   } catch {
     await log.catch(() => undefined)
-    writer?.close()
+    writer?.abort()
     return undefined
   } finally {
     tight()
