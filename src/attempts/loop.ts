@@ -18,7 +18,7 @@ import {attemptViews} from './view.js'
 import {attemptBranch, attemptId, attemptKey} from './keys.js'
 import {fileKey} from './agents/search.js'
 import type {ResearchAgent, ResearchMove, ResearchTask} from './agents/types.js'
-import {moveKey} from './agents/types.js'
+import {moveDigest, moveKey} from './agents/types.js'
 import {recalls, type MemoryMode} from '../evals/runner/memory.js'
 
 export interface ResearchOptions extends Omit<EvaluateOptions, 'split'> {
@@ -184,7 +184,7 @@ async function pick(store: RecordStore, ws: Workspace, contract: Contract, ordin
     // the same move on the same main is the same hypothesis, whichever lane proposes it; another
     // lane that recorded it first in other words (another agent's, or a record planted under
     // its key) holds it: another move, as when it is claimed
-    const recorded = await store.append({kind: 'hypothesis', key: `research/${contract.name}/${await ws.readRef(o.mainRef)}/${moveKey(move)}`, body: hyp, cites: []}, {lane: o.lane, ...(o.now ? {now: o.now} : {})}).catch((e: unknown) => {
+    const recorded = await store.append({kind: 'hypothesis', key: `research/${contract.name}/${await ws.readRef(o.mainRef)}/${moveDigest(move)}`, body: hyp, cites: []}, {lane: o.lane, ...(o.now ? {now: o.now} : {})}).catch((e: unknown) => {
       if (!(e instanceof ConflictError)) throw e
       say(`  ${move.reason}: lane ${String((e.data as {lane?: string}).lane ?? 'another')} recorded this move on this main first, in other words; another move`)
       exclude.push(moveKey(move), fileKey(move.edits ?? []))

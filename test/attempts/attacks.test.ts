@@ -583,3 +583,23 @@ def bonus():
   t.equal(gc.code, 0, gc.stderr)
   t.notOk(fs.existsSync(left), 'exp gc removed the unsealed folder of a process that is gone')
 })
+
+// Found by an attack sweep: a research move's hypothesis key held the move's edits, file
+// contents included: a rewritten file of realistic size made a key over 512 characters, and
+// a token-like string in a file made the key a secret; either stopped `exp research`.
+t.test('a research move that rewrites a file of realistic size, holding a token-like string: recorded under a short key that holds neither', async t => {
+  const repo = await quadFixture(t)
+  const agent = path.join(tempDir(t), 'big-move.py')
+  fs.writeFileSync(agent, `import json, sys
+json.loads(sys.stdin.readline())
+content = json.dumps({"x": 4, "y": 2, "notes": "a" * 600 + " AKIAABCDEFGHIJKLMNOP"}) + "\\n"
+print(json.dumps({"type": "move", "hypothesis": {"statement": "x=4", "mechanism": "closer"}, "edits": [{"path": "params.json", "content": content}], "reason": "x 1->4"}), flush=True)
+`)
+  const r = await exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '1', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.equal((JSON.parse(r.stdout) as {attempts: unknown[]}).attempts.length, 1, 'the attempt was made')
+  const hyps = await expJson<{key?: string}[]>(['ledger', '--kind', 'hypothesis', '--json'], {cwd: repo})
+  const key = hyps.map(h => h.key).find(k => k?.startsWith('research/quad/'))!
+  t.match(key, /^research\/quad\/[0-9a-f]{40}\/[0-9a-f]{32}$/, 'the move by its digest')
+  t.notOk(JSON.stringify(hyps).includes('AKIA'), 'no file content in the hypothesis')
+})

@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import type {PublicContract} from '../../contracts/types.js'
 
 /**
@@ -58,4 +59,13 @@ export interface ResearchAgent {
 /** A move's identity: the same edits are the same candidate, whoever proposes them. */
 export function moveKey(m: ResearchMove): string {
   return JSON.stringify(m.patch ?? [...(m.edits ?? [])].sort((a, b) => (a.path < b.path ? -1 : 1)))
+}
+
+/**
+ * A move's identity as it goes into a record key: a digest of moveKey. The edits themselves
+ * made keys of any length (a rewritten file of realistic size was over the 512 characters of
+ * a key, and `exp research` stopped) and put file contents, secrets included, in a public key.
+ */
+export function moveDigest(m: ResearchMove): string {
+  return createHash('sha256').update(moveKey(m)).digest('hex').slice(0, 32)
 }
