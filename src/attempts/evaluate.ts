@@ -223,6 +223,19 @@ interface RunOne {
  * prints or writes is recorded.
  */
 
+/** paths of each list of a recorded boundary: 30,000 changed files made an observation over the 1 MiB of a record */
+const BOUNDARY_PATHS = 1000
+
+/**
+ * A boundary as an observation records it: each path redacted (a file named like a token made
+ * the record a secret, refused, and the attempt could never be decided), each list cut to
+ * BOUNDARY_PATHS with a last entry that says how many more there are.
+ */
+export function recordedBoundary(b: ObservationBody['boundary'], redact: Redact): ObservationBody['boundary'] {
+  const cut = (l: readonly string[]) => [...l.slice(0, BOUNDARY_PATHS).map(p => redact(p)), ...(l.length > BOUNDARY_PATHS ? [`(and ${l.length - BOUNDARY_PATHS} more)`] : [])]
+  return {clean: b.clean, changed: cut(b.changed), ...(b.outside ? {outside: cut(b.outside)} : {}), ...(b.protected ? {protected: cut(b.protected)} : {}), ...(b.links ? {links: cut(b.links)} : {})}
+}
+
 async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Judgement> {
   const o = r.o
   const seed = (o.seed ?? 42) + r.rep
@@ -234,7 +247,7 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
     repetition: r.rep,
     ...(r.retry ? {retry: r.retry} : {}),
     source: {commit: r.head, tree: r.tree, base: r.attempt.base.commit},
-    boundary: r.boundary,
+    boundary: recordedBoundary(r.boundary, o.redact),
     evaluator: r.evaluator,
     ...(r.spec.command ? {command: r.spec.command} : {}),
     timeout_seconds: r.timeout,
