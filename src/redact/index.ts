@@ -31,13 +31,20 @@ const SHAPES: RegExp[] = [
   /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
   /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/g,
   /\bAKIA[0-9A-Z]{16}\b/g,
+  // GitLab, Hugging Face, npm tokens, Stripe secret and restricted keys
+  /(?<![A-Za-z0-9])(?:glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,})/g,
   /\bAIza[0-9A-Za-z_-]{30,}/g,
   /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
   // a private key block, whole when its end is there (the store refuses one: secrets.ts)
   /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----(?:[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY-----)?/g,
 ]
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi
-const ASSIGNED = /\b((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd)["']?\s*[:=]\s*["']?)([^\s"',;}]{4,})/gi
+// (where no letter or digit is before the name: npm's `:_authToken=` too, which a word boundary
+// let through; `aws_secret_access_key = …` of an AWS credentials file)
+const ASSIGNED = /(?<![A-Za-z0-9])((?:_?auth[_-]?token|api[_-]?key|access[_-]?token|(?:aws_)?secret[_-]?access[_-]?key|token|secret|password|passwd)["']?\s*[:=]\s*["']?)([^\s"',;}]{4,})/gi
+// a password of a .netrc line (`machine host login me password …`), the base64 `auth` of a docker config
+const NETRC = /(\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+)(\S+)/gi
+const DOCKER_AUTH = /("auth"\s*:\s*")([A-Za-z0-9+/]{16,}={0,2})(?=")/g
 const HOME_LIKE = /(?:\/home|\/Users)\/[^/\s"']+/g
 const ABS_PATH = /(?<![\w.~-])(?:\/(?:[\w.@+-]+))+\/?|\b[A-Za-z]:\\[^\s"']*/g
 
@@ -67,7 +74,7 @@ export function makeRedactor(o: RedactOptions = {}): Redact {
     let s = text
     if (byValue) s = s.replace(byValue, MASK)
     for (const re of SHAPES) s = s.replace(re, MASK)
-    s = maskUrlCredentials(s).replace(BEARER, `$1 ${MASK}`).replace(ASSIGNED, `$1${MASK}`)
+    s = maskUrlCredentials(s).replace(BEARER, `$1 ${MASK}`).replace(ASSIGNED, `$1${MASK}`).replace(NETRC, `$1${MASK}`).replace(DOCKER_AUTH, `$1${MASK}`)
     if (byId) s = s.replace(byId, PRIVATE)
     if (home && home !== '/') s = s.split(home).join('~')
     s = s.replace(HOME_LIKE, '~')

@@ -19,6 +19,37 @@ t.test('secrets are masked by value, by shape and by assignment; ids, digests an
   t.equal(r(`key:\n${pem}\nend`), 'key:\n[redacted]\nend', 'a private key block, whole')
 })
 
+// Found by an attack sweep: these were stored as they were, in notes and in an evaluator's
+// public metrics (an attempt's code can read ~/.aws/credentials, ~/.npmrc, ~/.netrc)
+t.test('more credential shapes: GitLab, Hugging Face, npm, Stripe, npmrc, AWS credentials, netrc, docker config', async t => {
+  const r = makeRedactor({env: {}})
+  const secrets = {
+    gitlab: `glpat-${'A1b2'.repeat(5)}`,
+    hf: `hf_${'aBcD1'.repeat(7)}`,
+    npm: `npm_${'Zy9x'.repeat(9)}`,
+    stripe: `sk_live_${'q1W2e3R4'.repeat(3)}`,
+    npmrc: 'NpmRcAuthT0kenValue',
+    aws: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    netrc: 'n3trcPassw0rd',
+    docker: Buffer.from('me:dockerpassword').toString('base64'),
+  }
+  const text = [
+    `tokens ${secrets.gitlab} ${secrets.hf} ${secrets.npm} ${secrets.stripe}`,
+    `//registry.npmjs.org/:_authToken=${secrets.npmrc}`,
+    `aws_secret_access_key = ${secrets.aws}`,
+    `machine api.example.com login me password ${secrets.netrc}`,
+    `{"auths": {"ghcr.io": {"auth": "${secrets.docker}"}}}`,
+  ].join('\n')
+  const out = r(text)
+  for (const [name, v] of Object.entries(secrets)) t.notOk(out.includes(v), name)
+  t.match(out, /machine api\.example\.com login me password \[redacted\]/)
+  // and the store refuses the well-known shapes outright
+  const {secretScanner} = await import('../../src/redact/secrets.js')
+  for (const v of [secrets.gitlab, secrets.hf, secrets.npm, secrets.stripe]) t.ok(secretScanner({})(`a note with ${v}`), v.slice(0, 6))
+  const keep = 'the auth: flow, tokens: 12, oauth=x, sk_test_ is documentation, hf_ alone'
+  t.equal(r(keep), keep, 'ordinary text is kept')
+})
+
 t.test('private ids are hidden as whole words only', async t => {
   const r = makeRedactor({private: ['onb-1', 'onb-12'], home: '/nonexistent'})
   t.equal(r('onb-1 onb-12 onb-123 xonb-1'), '[private] [private] onb-123 xonb-1')
