@@ -46,13 +46,21 @@ export interface SchemaProblem {
   message: string
 }
 
-/** A document does not match its JSON Schema; names the first offending field. */
+/** problems a schema error names in its message (the rest are in its data) */
+const SHOWN_PROBLEMS = 3
+
+/**
+ * A document does not match its JSON Schema; names the offending fields, a field that is not
+ * allowed first: a misspelt field is both that and a required one missing, and "body.text is
+ * required (+1 more)" hid the misspelling.
+ */
 export class SchemaError extends ExpError {
   readonly problems: SchemaProblem[]
   constructor(subject: string, problems: SchemaProblem[], file?: string) {
-    const first = problems[0]
     const where = file && file !== subject ? `${file}: ` : ''
-    super('E_SCHEMA', `${where}${subject} is invalid: ${first ? `${first.path || '(root)'} ${first.message}` : 'schema mismatch'}` + (problems.length > 1 ? ` (+${problems.length - 1} more)` : ''), {
+    const shown = [...problems.filter(p => p.message === 'is not an allowed field'), ...problems.filter(p => p.message !== 'is not an allowed field')].slice(0, SHOWN_PROBLEMS)
+    const more = problems.length - shown.length
+    super('E_SCHEMA', `${where}${subject} is invalid: ${shown.length ? shown.map(p => `${p.path || '(root)'} ${p.message}`).join('; ') : 'schema mismatch'}` + (more > 0 ? ` (+${more} more)` : ''), {
       data: {subject, file, problems},
       // (schemas/ is the package's, not the repository's: a user's clone has none)
       hint: `the allowed fields and values are in the JSON Schemas of exp, under ${path.join(PACKAGE_ROOT, 'schemas')}`,

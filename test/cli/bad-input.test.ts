@@ -215,3 +215,18 @@ t.test('every line a command prints for a person is plain text: control and bidi
   t.equal(plainText('a\tb\nc\r\nd'), 'a\tb\nc\nd', 'tab, newline and CRLF as they are')
   t.equal(plainText('PASS\rFAIL \u001b[2J \u0085 \u202ex'), 'PASS\\u000dFAIL \\u001b[2J \\u0085 \\u202ex')
 })
+
+// Found by a new user: a misspelt field gave "body.text is required (+1 more)", and the one
+// hidden was the misspelling itself
+t.test('a misspelt field: the message names it first, with what is missing', async t => {
+  const {tempDir, git} = await import('../helpers/repo.js')
+  const {exp} = await import('../helpers/cli.js')
+  const fs = await import('node:fs')
+  const path = await import('node:path')
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q', '-b', 'master')
+  fs.writeFileSync(path.join(dir, 'f.yaml'), 'texx: hi\n')
+  const r = await exp(['append', 'note', 'f.yaml'], {cwd: dir})
+  t.equal(r.code, 2)
+  t.match(r.stderr, 'error: f.yaml: note record is invalid: body.texx is not an allowed field; body.text is required\n')
+})
