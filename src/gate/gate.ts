@@ -20,6 +20,7 @@ import {SEALED_FILE} from '../scenarios/sealed.js'
 import type {Workspace} from '../workspace/port.js'
 import {checkScope, codeSpan, shownPath, skillsTouched, type ScopeReport} from './scope.js'
 import {gateContracts, type GateContract} from './contracts.js'
+import {matchesAny} from './glob.js'
 import {contractsAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {makeRedactor} from '../redact/index.js'
@@ -51,6 +52,8 @@ export interface GateResult {
   notes: string[]
   /** `--shard I/N`: this job ran its slice of the validation episodes only; nothing was decided */
   shard?: GateShardReport
+  /** command contracts whose editable files changed together with other files: not judged, split the pull request */
+  mixed?: {contract: string; others: string[]}[]
 }
 
 export interface GateOptions extends EvalRunOptions {
@@ -121,6 +124,11 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   if (scope.outside.length) reasons.push(`outside the editable scope: ${shown(scope.outside)}`)
   if (scope.protected.length) reasons.push(`protected paths changed: ${shown(scope.protected)}`)
   if (scope.links.length) reasons.push(`symbolic links, submodules or .gitattributes/.gitmodules files changed: ${shown(scope.links)} (a pull request may change regular files only, and not how git checks files out)`)
+  // each contract judges the base with its own editable files changed: a pull request that
+  // changes a command contract's files and others (another contract's, a skill) cannot be
+  // judged under it (its evaluation would cross its boundary)
+  const mixed = scopes.contracts.filter(c => c.dev_eval.evaluator === 'command' && changed.some(p => matchesAny(p, c.editable_scope))).map(c => ({contract: c.name, others: changed.filter(p => !matchesAny(p, c.editable_scope))})).filter(x => x.others.length)
+  for (const m of mixed) reasons.push(`the pull request changes files of contract ${m.contract} and others (${shown(m.others.slice(0, 8))}${m.others.length > 8 ? ` (+${m.others.length - 8} more)` : ''}): a contract judges a pull request that changes its own editable files only; split it into one pull request a contract`)
   if (stale.length) reasons.push(`the pull request is based on an older ${o.base} (${mb.slice(0, 12)}), and the base has changed protected files since: ${shown(stale.slice(0, 8))}${stale.length > 8 ? ` (+${stale.length - 8} more)` : ''}; merge or rebase it onto the base, so that the base's evaluator, contract and data judge it`)
   const skills: GateSkill[] = []
   let contracts: GateContract[] = []
@@ -128,7 +136,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   const certified = !sealed || !!o.holdoutKey
   if (!certified && !o.shard) notes.push('the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY): validation only, this gate cannot certify a promotion')
   let shard: GateShardReport | undefined
-  if (scope.ok && !stale.length) {
+  if (scope.ok && !stale.length && !mixed.length) {
     contracts = await gateContracts(store, ws, {contracts: scopes.contracts, changed, base: mb, head, certified: !!o.holdoutKey || !scopes.contracts.some(c => c.private_data.length), lane: o.lane, worktreeRoot: o.worktreeRoot, ...(o.hide ? {hide: o.hide} : {}), redact: o.redact ?? makeRedactor({env: process.env}), seed: o.seed ?? 42, ...(o.holdoutKey ? {holdoutKey: o.holdoutKey.key} : {}), ...(o.now ? {now: o.now} : {})})
     for (const c of contracts) if (c.verdict === 'reject') reasons.push(...c.checks.filter(x => !x.passed).map(x => `${c.contract}: ${x.name}: ${x.detail}`))
     const touched = skillsTouched(changed)
@@ -170,7 +178,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   // alone: so says the result, as for a sealed skill split (a fork's pull request gets no key)
   const uncertified = contracts.filter(c => c.uncertified).map(c => c.contract)
   if (uncertified.length) notes.push(`contract ${uncertified.join(', ')}: its private data is sealed and no key is available (EXP_HOLDOUT_KEY): the held-out check was not made, validation only, this gate cannot certify a promotion`)
-  return {base: mb, head, scope, skills, contracts, stale, passed: scope.ok && !stale.length && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified: certified && !uncertified.length, reasons, notes}
+  return {base: mb, head, scope, skills, contracts, stale, passed: scope.ok && !stale.length && !mixed.length && skills.every(s => s.verdict === 'accept') && contracts.every(c => c.verdict === 'accept'), certified: certified && !uncertified.length, reasons, notes, ...(mixed.length ? {mixed} : {})}
 }
 
 type PairOptions = EvalRunOptions & {scenariosDir: string; workspace: Workspace; repeat: number; reuse: Reuse}
@@ -219,6 +227,11 @@ export function gateMarkdown(r: GateResult): string {
   if (r.stale?.length) {
     out.push('### Out of date', '', `The base changed protected files since this pull request branched (${r.stale.map(p => codeSpan(shownPath(p))).join(', ')}): merge or rebase it onto the base to be judged.`, '')
   }
+  if (r.mixed?.length) {
+    out.push('### One contract a pull request', '')
+    for (const m of r.mixed) out.push(`- contract ${codeSpan(m.contract)}: its editable files changed with others (${m.others.slice(0, 8).map(p => codeSpan(shownPath(p))).join(', ')}${m.others.length > 8 ? `, +${m.others.length - 8} more` : ''})`)
+    out.push('', 'A contract judges a pull request that changes its own editable files only. Next step: split this one into one pull request a contract (and one for skills).', '')
+  }
   for (const s of r.skills) {
     out.push(`### ${s.skill}: ${s.verdict.toUpperCase()}`, '', '| split | base | head |', '| --- | --- | --- |', `| validation | ${pct(s.validation.base)} | ${pct(s.validation.head)} |`, `| holdout | ${s.holdout ? pct(s.holdout.base) : 'sealed'} | ${s.holdout ? pct(s.holdout.head) : 'sealed'} |`, '')
     const c = s.validation.comparison
@@ -232,6 +245,6 @@ export function gateMarkdown(r: GateResult): string {
     out.push('')
   }
   if (r.shard) out.push(`Shard ${r.shard.shard.index}/${r.shard.shard.count}: ${r.shard.episodes} validation episode(s) of ${r.shard.skills.length} skill(s) in this slice, ${r.shard.recorded} run here; receipts on lane \`${r.shard.lane}\`. The job with \`--shards ${r.shard.shard.count}\` decides.`, '')
-  else if (!r.skills.length && !r.contracts.length && r.scope.ok && !r.stale?.length) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
+  else if (!r.skills.length && !r.contracts.length && r.scope.ok && !r.stale?.length && !r.mixed?.length) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
   return out.join('\n')
 }

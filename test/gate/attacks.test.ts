@@ -188,3 +188,28 @@ t.test('a clone without origin/HEAD: exp gate without --base asks origin for its
   const offline = await exp(['gate'], {cwd: clone})
   t.notMatch(offline.stderr, /origin's default branch is/)
 })
+
+// Found by an attack sweep: a pull request changing the editable files of two contracts
+// passed the gate's scope check, each contract's evaluation then crossed its own boundary on
+// the other's file, and the gate answered "could not run: attempt at-… crosses its contract's
+// boundary", naming nothing the author could act on.
+t.test("a pull request that changes two contracts' editable files: not judged, and told to split", async t => {
+  const repo = await quadFixture(t)
+  const c = path.join(repo, '.research/contracts')
+  fs.writeFileSync(path.join(c, 'q2.yaml'), fs.readFileSync(path.join(c, 'quad.yaml'), 'utf8').replace('name: quad', 'name: q2').replaceAll('params.json', 'p2.json').replace(/private_data:\n {2}- data\/secret.json\n/, ''))
+  fs.writeFileSync(path.join(repo, 'p2.json'), '{"x": 1, "y": 1}\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a second contract')
+  await git(repo, 'checkout', '-q', '-b', 'both')
+  for (const f of ['params.json', 'p2.json']) fs.writeFileSync(path.join(repo, f), '{"x": 5, "y": 2}\n')
+  await git(repo, 'commit', '-qam', 'both')
+  const g = await gateOf(repo, ['--base', 'main', '--head', 'both'])
+  t.equal(g.code, 6, g.stderr)
+  t.equal(g.result.passed, false)
+  t.same(g.result.contracts, [], 'nothing was evaluated')
+  t.match(g.result.reasons.join('\n'), /changes files of contract q2 and others \(params\.json\).*split it/)
+  t.match(g.result.reasons.join('\n'), /changes files of contract quad and others \(p2\.json\)/)
+  const md = await exp(['gate', '--base', 'main', '--head', 'both'], {cwd: repo})
+  t.match(md.stdout, /### One contract a pull request/)
+  t.notMatch(md.stdout + md.stderr, /could not run|Nothing to evaluate/)
+})
