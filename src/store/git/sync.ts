@@ -175,7 +175,7 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
   for (const [ref, oid] of remoteRefs) {
     // one bad name is reported, and every other ref still syncs
     if (!syncableRef(ref)) {
-      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: 'the remote\'s ref has a name git does not allow (a hostile or broken server): not taken'})
+      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: 'the remote\'s ref has a name exp does not take (git\'s ref name rules, and a lane name of letters, digits and . _ - @ +; a hostile or broken server, or a lane another tool made): not taken'})
       continue
     }
     // a lane is one ref component with a lane's name: `lanes/x/y` would be a lane no read
