@@ -319,7 +319,13 @@ const PUSH_DIVERGED = 'non-fast-forward: the remote has records this clone does 
 
 /** A push the remote refused, with its reason and the first `error:`/`fatal:` line of what it said while taking it (e.g. an fsck error). */
 function pushRefusal(ref: string, reason: string, said: readonly string[]): Rejection {
-  const detail = said.map(l => l.trim().replace(/^remote: /, '')).find(l => /^(error|fatal):/.test(l))
+  // (the remote's words as words: terminal escapes and control characters taken out)
+  const lines = said.map(l => l.trim().replace(/^remote: /, '').replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()).filter(Boolean)
+  // an fsck error, else what a hook printed (its reason: "pre-receive hook declined" alone says none), cut short
+  const error = lines.find(l => /^(error|fatal):/.test(l))
+  const hook = /hook declined/.test(reason) ? lines.slice(0, 3).join('; ') : undefined
+  const said1 = error ?? hook
+  const detail = said1 && said1.length > 300 ? `${said1.slice(0, 300)}…` : said1
   return {ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${reason}${detail && !reason.includes(detail) ? ` (${detail})` : ''}`}
 }
 
