@@ -1,3 +1,4 @@
+import {splitCommandLine} from '../agents/command/argv.js'
 import {globToRegExp, matchesAny} from '../gate/glob.js'
 import type {ContractDoc} from './types.js'
 
@@ -55,6 +56,9 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
     const e = doc[key]
     const evaluator = e.evaluator ?? (e.command ? 'command' : 'world')
     if (evaluator === 'command' && !e.command) out.push({path: [key], message: `${key}: a command evaluator needs a command`})
+    // (found by an attack sweep: a command with an unclosed quote passed lint, and an
+    // evaluation recorded its baseline and made its attempt's commit before it failed)
+    if (e.command && !splitCommandLine(e.command)?.length) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)} cannot be split into words (an unclosed quote or a trailing backslash?)`})
     if (evaluator === 'world' && e.command) out.push({path: [key, 'command'], message: `${key}: the world evaluator runs no command (evaluator: command, or drop command)`})
     if (evaluator === 'world' && !e.split) out.push({path: [key], message: `${key}: the world evaluator needs a split`})
     const mf = e.metrics_file ?? 'metrics.json'

@@ -20,6 +20,8 @@ t.test('contract problems name their line: YAML, schema, and the rules a schema 
   t.match(at(CONTRACT.replace('  - params.json', '  - ../outside')), [/must be a path inside the repository/])
   t.match(at('version: 2\nname: quad\n  bad: [indent\n'), [/^\d+: YAML:/])
   t.match(at(CONTRACT.replace('  command: python3 eval.py dev\n', '  evaluator: world\n  command: python3 eval.py dev\n')), [/the world evaluator runs no command/])
+  // found by an attack sweep: it passed lint, and an evaluation recorded things before it failed
+  t.match(at(CONTRACT.replace("command: python3 eval.py dev\n", "command: \"python3 'eval.py dev\"\n")), [/dev_eval\.command "python3 'eval\.py dev" cannot be split into words/])
 })
 
 t.test('exp contract lint: file:line on stdout, non-zero exit, --json; an unknown contract names the ones there are', async t => {

@@ -102,7 +102,7 @@ for (const transport of TRANSPORTS) t.test(`a push the remote refuses is reporte
   t.same(r.json.rejected.map(x => [x.ref, x.kind]), [['refs/research/lanes/blocked', 'refused']])
   t.match(r.json.rejected[0]!.reason, /the remote refused it: hook declined/)
   // (found by an attack sweep: the hook's own words were dropped; git's transport carries them)
-  if (transport === 'git') t.match(r.json.rejected[0]!.reason, /hook declined \(lane blocked by policy\)$/)
+  if (transport === 'path') t.match(r.json.rejected[0]!.reason, /hook declined \(lane blocked by policy\)$/)
   t.notOk(r.json.rejected[0]!.reason.includes('\x1b'), 'no terminal escape')
   t.same(r.json.pushed.map(p => p.ref), ['refs/research/lanes/open'])
   t.match(r.stderr, /error: the remote refused 1 ref\(s\)/)

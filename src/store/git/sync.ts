@@ -323,8 +323,9 @@ function pushRefusal(ref: string, reason: string, said: readonly string[]): Reje
   const lines = said.map(l => l.trim().replace(/^remote: /, '').replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()).filter(Boolean)
   // an fsck error, else what a hook printed (its reason: "pre-receive hook declined" alone says none), cut short
   const error = lines.find(l => /^(error|fatal):/.test(l))
-  const hook = /hook declined/.test(reason) ? lines.slice(0, 3).join('; ') : undefined
-  const said1 = error ?? hook
+  const own = lines.filter(l => !/^(error|fatal):/.test(l))
+  const hook = /hook declined/.test(reason) && own.length ? own.slice(0, 3).join('; ') : undefined
+  const said1 = hook ?? error
   const detail = said1 && said1.length > 300 ? `${said1.slice(0, 300)}…` : said1
   return {ref, direction: 'push', kind: 'refused', reason: `the remote refused it: ${reason}${detail && !reason.includes(detail) ? ` (${detail})` : ''}`}
 }
