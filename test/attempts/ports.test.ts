@@ -10,7 +10,7 @@ import {Authority} from '../../src/trust/authority.js'
 import {trustSettings} from '../../src/trust/types.js'
 import {parseContract} from '../../src/contracts/load.js'
 import {makeRedactor} from '../../src/redact/index.js'
-import {CONTRACT, EVAL_PY} from '../helpers/contracts.js'
+import {CONTRACT, EVAL_PY, memoryQuad} from '../helpers/contracts.js'
 import {tempDir} from '../helpers/repo.js'
 
 // The contract loop speaks to ports only: here a memory record store and a memory workspace
@@ -102,11 +102,7 @@ t.test('an attempt that makes an editable file a symbolic link crosses its bound
 // another before held-out, and merged the first. An agent still editing its work tree while
 // dev ran had held-out judge its edit while main got the dev-judged commit.
 t.test('an edit of the work tree while promote runs: held-out judges the commit dev judged, and that commit is merged', async t => {
-  const contract = CONTRACT.replace(/private_data:\n {2}- data\/secret.json\n/, '')
-  const ws = new MemoryWorkspace()
-  ws.seed('main', {'eval.py': EVAL_PY.replace(/if split == "holdout":[\s\S]*?\n(?=score)/, ''), 'params.json': '{"x": 1, "y": 1}\n', '.research/contracts/quad.yaml': contract})
-  const store = new MemoryRecordStore()
-  const o = {lane: 'me', worktreeRoot: tempDir(t), redact: makeRedactor({env: {}}), mainRef: 'refs/heads/main'}
+  const {ws, store, o} = await memoryQuad(t)
   const a = await openAttempt(store, ws, {...o, contract: 'quad'})
   fs.writeFileSync(path.join(a.dir, 'params.json'), '{"x": 5, "y": 2}\n')
   let edited = false

@@ -88,3 +88,19 @@ export async function quadFixture(t: {teardown(fn: () => void): void}): Promise<
   if ((await git(repo, 'status', '--porcelain')).trim() !== '') throw new Error(`the copy of the quad fixture is not clean: ${repo}`)
   return repo
 }
+
+/**
+ * The quad contract over the memory adapters (no evaluator-only data: held-out is judged like
+ * dev): a workspace with main seeded, an empty memory store, and the options of an evaluation.
+ */
+export async function memoryQuad(t: {teardown(fn: () => void): void}, files: Record<string, string> = {}) {
+  const {MemoryRecordStore} = await import('../../src/store/index.js')
+  const {MemoryWorkspace} = await import('../../src/workspace/memory.js')
+  const {makeRedactor} = await import('../../src/redact/index.js')
+  const contract = CONTRACT.replace(/private_data:\n {2}- data\/secret.json\n/, '')
+  const ws = new MemoryWorkspace()
+  const main = ws.seed('main', {'eval.py': EVAL_PY.replace(/if split == "holdout":[\s\S]*?\n(?=score)/, ''), 'params.json': '{"x": 1, "y": 1}\n', '.research/contracts/quad.yaml': contract, ...files})
+  const store = new MemoryRecordStore()
+  const o = {lane: 'me', worktreeRoot: tempDir(t), redact: makeRedactor({env: {}}), mainRef: 'refs/heads/main'}
+  return {contract, ws, main, store, o}
+}
