@@ -46,10 +46,6 @@ class BatchSlot implements Pending {
   }
 }
 
-/**
- * One long-lived `git cat-file --batch`: requests are pipelined, answers parsed from the
- * stream in order. Used for bulk reads where isomorphic-git is one to two orders slower.
- */
 /** A request a cat-file that died never answered: not this object's fault, asked again of a new one. */
 export class CatFileDied extends Error {
   constructor(readonly cause: Error) {
@@ -57,6 +53,10 @@ export class CatFileDied extends Error {
   }
 }
 
+/**
+ * One long-lived `git cat-file --batch`: requests are pipelined, answers parsed from the
+ * stream in order. Used for bulk reads where isomorphic-git is one to two orders slower.
+ */
 export class CatFileBatch {
   private child: ChildProcessWithoutNullStreams
   private queue: Pending[] = []
