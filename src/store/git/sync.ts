@@ -320,6 +320,7 @@ const PUSH_DIVERGED = 'non-fast-forward: the remote has records this clone does 
 /** A push the remote refused, with its reason and the first `error:`/`fatal:` line of what it said while taking it (e.g. an fsck error). */
 function pushRefusal(ref: string, reason: string, said: readonly string[]): Rejection {
   // (the remote's words as words: terminal escapes and control characters taken out)
+  // eslint-disable-next-line no-control-regex -- the escapes and control characters are what is taken out
   const lines = said.map(l => l.trim().replace(/^remote: /, '').replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()).filter(Boolean)
   // an fsck error, else what a hook printed (its reason: "pre-receive hook declined" alone says none), cut short
   const error = lines.find(l => /^(error|fatal):/.test(l))
