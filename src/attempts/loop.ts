@@ -107,6 +107,11 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
       stopped = 'the agent has no move left to try'
       break
     }
+    const refused = refusedMove(picked.move, contract)
+    if (refused) {
+      await releaseHypothesis(store, {hypothesis: picked.hypothesis, lane: o.lane, now: o.now ?? (() => new Date())}).catch(() => undefined)
+      throw refused
+    }
     const opened = await openAttempt(store, ws, {contract: o.contract, lane: o.lane, mainRef: o.mainRef, worktreeRoot: o.worktreeRoot, ordinal, hypothesis: picked.hypothesis, proposer: {name: o.agent.name, ...(o.agent.params ? {params: o.agent.params} : {})}, reason: picked.move.reason, ...(o.now ? {now: o.now} : {})}).catch(e => {
       if (e instanceof BudgetError) stopped = e.message
       throw e
@@ -243,14 +248,36 @@ async function editableFiles(ws: Workspace, commit: string, contract: Contract, 
   return out
 }
 
+/** An edit's path that no work tree may take (a control character, outside it, in .git): why, or undefined. */
+function editPathProblem(dir: string, p: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- a NUL or a control character in a path is what is refused
+  if (/[\u0000-\u001f\u007f]/.test(p)) return 'has a control character in its name'
+  const to = path.resolve(dir, p)
+  if (path.isAbsolute(p) || !to.startsWith(dir + path.sep) || p.split(/[\\/]/).some(part => part.toLowerCase() === '.git')) return 'leaves the work tree'
+  return undefined
+}
+
+/**
+ * A move whose paths no work tree may take, refused before an attempt is opened for it: an
+ * attempt opened first was left open with nothing of the move in it, and the next run
+ * evaluated it unchanged and recorded it as a neutral result of a move never made.
+ */
+export function refusedMove(move: ResearchMove, contract: Contract): BoundaryError | undefined {
+  const root = path.resolve('/work-tree')
+  for (const e of move.edits ?? []) {
+    const why = editPathProblem(root, e.path)
+    if (why) return new BoundaryError('move', [`an edit of ${JSON.stringify(e.path)} ${why} (refused; editable: ${contract.editable_scope.join(', ')})`], {what: "the research agent's", hint: 'the move was refused before an attempt was opened for it: no attempt is recorded, its hypothesis is released; a research agent may edit only the editable scope of its contract (exp contract lint NAME shows it)'})
+  }
+  return undefined
+}
+
 /** Write a move into the attempt's work tree: whole files, or a unified diff through git apply. Paths may not leave the work tree. */
 export async function applyMove(dir: string, move: ResearchMove, contract: Contract): Promise<void> {
   for (const e of move.edits ?? []) {
     const to = path.resolve(dir, e.path)
     const refuse = (why: string) => new BoundaryError(`in ${dir}`, [`an edit of ${JSON.stringify(e.path)} ${why} (refused; editable: ${contract.editable_scope.join(', ')})`])
-    // eslint-disable-next-line no-control-regex -- a NUL or a control character in a path is what is refused
-    if (/[\u0000-\u001f\u007f]/.test(e.path)) throw refuse('has a control character in its name')
-    if (path.isAbsolute(e.path) || !to.startsWith(dir + path.sep) || e.path.split(/[\\/]/).some(part => part.toLowerCase() === '.git')) throw refuse('leaves the work tree')
+    const why = editPathProblem(dir, e.path)
+    if (why) throw refuse(why)
     // a symbolic link already in the work tree (main may hold one) would take the write
     // elsewhere: no folder on the way may be one, nor the file itself unless it is deleted
     const parts = path.relative(dir, to).split(path.sep)

@@ -603,3 +603,23 @@ print(json.dumps({"type": "move", "hypothesis": {"statement": "x=4", "mechanism"
   t.match(key, /^research\/quad\/[0-9a-f]{40}\/[0-9a-f]{32}$/, 'the move by its digest')
   t.notOk(JSON.stringify(hyps).includes('AKIA'), 'no file content in the hypothesis')
 })
+
+// Found by an attack sweep: a research move that edits a path outside the work tree stopped
+// the run after its attempt was opened, with nothing of the move in it; the next run evaluated
+// that attempt unchanged and recorded a neutral result for a move never made.
+t.test('a research move that leaves the work tree is refused before an attempt is opened: nothing is left to resume', async t => {
+  const repo = await quadFixture(t)
+  const agent = path.join(tempDir(t), 'escape.py')
+  fs.writeFileSync(agent, `import json, sys
+json.loads(sys.stdin.readline())
+print(json.dumps({"type": "move", "hypothesis": {"statement": "escape", "mechanism": "write outside"}, "edits": [{"path": "../../../x.txt", "content": "x\\\\n"}], "reason": "escape"}), flush=True)
+`)
+  const r = await exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '1'], {cwd: repo})
+  t.equal(r.code, 6, r.stderr)
+  t.match(r.stderr, /the research agent's move crosses its contract's boundary: an edit of "\.\.\/\.\.\/\.\.\/x\.txt" leaves the work tree/)
+  t.match(r.stderr, /no attempt is recorded/)
+  const attempts = await expJson<unknown[]>(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})
+  t.same(attempts.filter(a => (a as {body: {ordinal: number}}).body.ordinal > 0), [], 'no attempt was opened')
+  const f = await expJson<{hypotheses: {status: string}[]}>(['frontier', '--json'], {cwd: repo}).catch(() => undefined)
+  t.ok(f === undefined || !f.hypotheses?.some(h => h.status === 'claimed'), 'its hypothesis is not left claimed')
+})
