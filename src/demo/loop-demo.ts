@@ -41,7 +41,7 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
   const repo = discoverRepo(dir)
   await setUpResearch(repo, {mainBranch: 'main', example: 'onboarding'})
   o.say(`${resume ? 'finishing the demo in the repository' : 'repository'}: ${dir}`)
-  o.say(`evolving skills/onboarding/SKILL.md with the scripted agent, ${o.iterations} iterations\n`)
+  o.say(`evolving skills/onboarding/SKILL.md with the scripted agent, up to ${o.iterations} iterations (it stops early, saying why, when no candidate is left)\n`)
   const store = await GitRecordStore.open(dir)
   try {
     const ws = new GitWorkspace(store)

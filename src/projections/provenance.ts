@@ -129,7 +129,7 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
 export function provenance(ledger: Ledger, mainline: readonly MainCommit[], o: {skill: string; version?: number; trust?: HistoryTrust}): Provenance {
   const timeline = skillTimeline(mainline, ledger, o.skill, o.trust)
   const tip = mainline[mainline.length - 1]
-  if (!tip || !timeline.versions.length) throw new NotFoundError('skill on main', o.skill, 'list skills with `ls skills/` on the main branch')
+  if (!tip || !timeline.versions.length) throw new NotFoundError('skill on main', `skills/${o.skill}/SKILL.md`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
   const points = o.version === undefined ? timeline.versions : timeline.versions.filter(v => v.version === o.version)
   if (!points.length) throw new NotFoundError('skill version', `${o.skill}@${o.version}`, `versions on main: 1..${timeline.versions.length}`)
   const versions = points.map((v): VersionProvenance => {

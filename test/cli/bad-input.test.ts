@@ -37,6 +37,7 @@ const CASES: Case[] = [
   {args: ['promote', 'pr'], code: 3, error: /unknown proposal: pr$/m},
   {both: true, args: ['report', '--skill', 'nosuch'], code: 3, error: /unknown skill on main: nosuch/, hint: /git ls-tree --name-only MAIN skills\//},
   {args: ['matrix', '--skill', 'nosuch'], code: 3, error: /unknown skill on main: .*skills\/nosuch\/SKILL\.md/, hint: /git ls-tree/},
+  {args: ['provenance', 'nosuch'], code: 3, error: /unknown skill on main: skills\/nosuch\/SKILL\.md/, hint: /git ls-tree --name-only MAIN skills\//},
   {both: true, args: ['fsck', '--main', 'nosuch'], code: 3, error: /unknown branch: refs\/heads\/nosuch/, hint: /--main/},
   {both: true, args: ['attempt', 'list', '--contract', 'nosuch'], code: 3, error: /unknown contract: nosuch/, hint: /contracts here: skills/},
   {both: true, args: ['blame', 'onboarding', 'NOPE.md'], code: 2, error: /exp blame onboarding NOPE\.md: FILE is for a research contract/, hint: /exp blame onboarding`/},
