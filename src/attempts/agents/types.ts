@@ -1,4 +1,4 @@
-import {createHash} from 'node:crypto'
+import {sha256Hex} from '../../records/index.js'
 import type {PublicContract} from '../../contracts/types.js'
 
 /**
@@ -67,5 +67,5 @@ export function moveKey(m: ResearchMove): string {
  * a key, and `exp research` stopped) and put file contents, secrets included, in a public key.
  */
 export function moveDigest(m: ResearchMove): string {
-  return createHash('sha256').update(moveKey(m)).digest('hex').slice(0, 32)
+  return sha256Hex(moveKey(m)).slice(0, 32)
 }

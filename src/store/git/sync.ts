@@ -11,6 +11,7 @@ import {staleFetchLocks} from './gc.js'
 import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
 import {maskUrlCredentials} from '../../redact/index.js'
+import {oneLine} from '../../records/index.js'
 import {httpAuth, noPrompt} from './http-auth.js'
 import {heldLanes, type Held, type LaneTips, type NewMessages} from './withhold.js'
 
@@ -319,9 +320,9 @@ const PUSH_DIVERGED = 'non-fast-forward: the remote has records this clone does 
 
 /** A push the remote refused, with its reason and the first `error:`/`fatal:` line of what it said while taking it (e.g. an fsck error). */
 function pushRefusal(ref: string, reason: string, said: readonly string[]): Rejection {
-  // (the remote's words as words: terminal escapes and control characters taken out)
-  // eslint-disable-next-line no-control-regex -- the escapes and control characters are what is taken out
-  const lines = said.map(l => l.trim().replace(/^remote: /, '').replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim()).filter(Boolean)
+  // (the remote's words as words: its terminal escapes taken out, then one line of plain text, as a commit subject is)
+  // eslint-disable-next-line no-control-regex -- an escape sequence is what is taken out
+  const lines = said.map(l => oneLine(l.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '')).replace(/^remote: /, '')).filter(Boolean)
   // an fsck error, else what a hook printed (its reason: "pre-receive hook declined" alone says none), cut short
   const error = lines.find(l => /^(error|fatal):/.test(l))
   const own = lines.filter(l => !/^(error|fatal):/.test(l))
