@@ -16,6 +16,11 @@ export default class ExpHelp extends Help {
    * same without --help).
    */
   async showHelp(argv: string[]): Promise<void> {
+    // `exp help --help` (and `exp help help`, HelpCommand) ask about the help command itself;
+    // oclif passes over the word `help` and printed the root help
+    const words = argv.filter(a => !a.startsWith('-'))
+    const help = this.config.findCommand('help')
+    if (help && words.length > 0 && words.every(w => w === 'help') && (words.length > 1 || argv.length > words.length)) return this.showCommandHelp(help)
     try {
       await super.showHelp(argv)
     } catch (e) {

@@ -13,6 +13,7 @@ export default class HelpCommand extends ExpCommand {
 
   async run(): Promise<void> {
     const {argv, flags} = await this.parse(HelpCommand)
-    await new ExpHelp(this.config, {all: flags.all}).showHelp(argv as string[])
+    // (`exp help help`: the words after `help` are ['help'], which oclif's help passes over)
+    await new ExpHelp(this.config, {all: flags.all}).showHelp(argv.length === 1 && argv[0] === 'help' ? ['help', 'help'] : (argv as string[]))
   }
 }

@@ -43,6 +43,18 @@ t.test('exp -h, exp help, exp help COMMAND and exp help TOPIC COMMAND print help
   t.same([...topics].filter(x => !described[x]?.description), [], 'every topic has a description of its own')
 })
 
+t.test('exp help --help and exp help help show the help command, not the root help', async t => {
+  const cwd = await makeRepo(t)
+  for (const args of [['help', '--help'], ['help', 'help'], ['help', '-h']]) {
+    const r = await exp(args, {cwd})
+    t.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stdout, /^Show help for exp, a topic or a command\./, args.join(' '))
+    t.match(r.stdout, /\$ exp help skills lint/, args.join(' '))
+  }
+  // the root help stays where it was
+  t.match((await exp(['help'], {cwd})).stdout, /^exp: a git-native research protocol/)
+})
+
 t.test('git exp -h, git exp help COMMAND, and git exp --help opens the git-exp manual page', async t => {
   const cwd = await makeRepo(t)
   const bin = tempDir(t)
