@@ -27,8 +27,9 @@ function sh(cmd: string, args: string[], o: {cwd: string; env?: NodeJS.ProcessEn
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-pack-'))
 t.teardown(() => fs.rmSync(work, {recursive: true, force: true}))
 
-// the build of `npm test` is what gets packed: no lifecycle scripts (no second build under running tests)
-const packed = await sh('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--json'], {cwd: ROOT})
+// packed as `npm pack` packs, with its prepack and postpack (scripts/pack-manifest.mjs), but
+// the build of `npm test` is what gets packed (EXP_PACK_PREBUILT: no second build under running tests)
+const packed = await sh('npm', ['pack', '--pack-destination', work, '--json'], {cwd: ROOT, env: {EXP_PACK_PREBUILT: '1'}})
 if (packed.code !== 0) throw new Error(`npm pack: ${packed.stderr}`)
 const info = (JSON.parse(packed.stdout) as {filename: string; files: {path: string}[]}[])[0]!
 const tarball = path.join(work, info.filename)
@@ -43,14 +44,23 @@ t.test('the tarball holds the built-in example, docs and manual pages, and no so
   for (const f of ['bin/run.js', 'bin/git-exp.js', 'dist/vendor/oclif.js', 'oclif.manifest.json', 'skills/onboarding/SKILL.md', 'skills/onboarding/PURPOSE.yaml', 'scenarios/train-access-github.yaml', 'schemas/records/trace.schema.json', 'man/git-exp.1', 'docs/commands.md', 'README.md', 'package.json']) t.ok(files.has(f), f)
   t.equal([...files].filter(f => f.startsWith('scenarios/')).length, COUNT.all)
   t.notOk([...files].some(f => f.startsWith('src/') || f.startsWith('test/') || f === 'bin/dev.js'), 'no sources, tests or the development bin')
-  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {private?: boolean}
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {private?: boolean; scripts: Record<string, string>}
   t.notOk(pkg.private, 'publishable')
+  // the packed manifest has no `prepare` (npm 11 warns of it on every install of the tarball);
+  // the checkout's keeps it (an install from git builds with it) and is put back as it was
+  const x = await sh('tar', ['xzf', tarball, '-O', 'package/package.json'], {cwd: work})
+  const packedPkg = JSON.parse(x.stdout) as {scripts: Record<string, string>; version: string}
+  t.notOk('prepare' in packedPkg.scripts, 'no prepare script in the tarball')
+  t.equal(packedPkg.version, (pkg as {version?: string}).version)
+  t.equal(pkg.scripts.prepare, 'npm run build', 'the checkout keeps prepare')
+  t.notOk(fs.existsSync(path.join(ROOT, 'package.json.prepack')), 'postpack put the original back')
 })
 
 t.test('installed from the tarball: exp --help, exp init --example onboarding on master, exp demo, git exp --help', async t => {
   const prefix = path.join(work, 'prefix')
   const inst = await install(prefix, tarball)
   t.equal(inst.code, 0, inst.stderr)
+  t.notMatch(inst.stderr, /install-scripts|allowScripts/, 'npm lists no install script of exp')
   const env = {PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, MANPATH: path.join(prefix, 'share', 'man'), MANPAGER: 'cat', PAGER: 'cat'}
   const help = await sh('exp', ['--help'], {cwd: work, env})
   t.equal(help.code, 0, help.stderr)
