@@ -18,7 +18,7 @@ import {writeOutputFile} from '../write-output.js'
 
 export default class Gate extends ExpCommand {
   static summary = 'The pull-request gate: scope check, then head against base on validation and held-out.'
-  static description = `What CI runs on a pull request. Fails when the diff touches anything outside the contract's editable scope (default skills/** and the knowledge/*.yaml a proposal writes) or a protected path (scenarios/, .research/, graders), or adds a symbolic link or submodule, or changes a .gitattributes or .gitmodules file, anywhere. Otherwise every changed skill is evaluated, head against base, on validation and held-out, the records go to the \`ci\` lane (held-out details to its private ref), a Markdown summary is printed (and appended to $GITHUB_STEP_SUMMARY when set), and the command exits non-zero when the promotion policy fails. Contract and policy are read from the base.
+  static description = `What CI runs on a pull request. Fails when the diff touches anything outside the contract's editable scope (default skills/** and the knowledge/*.yaml a proposal writes) or a protected path (scenarios/, .research/, graders), or adds a symbolic link or submodule, or changes a .gitattributes or .gitmodules file, anywhere. Otherwise every changed skill is evaluated, head against base, on validation and held-out, the records go to the \`ci\` lane in CI (where the CI variable is set, as on GitHub Actions) and to your own lane elsewhere, so a gate run on a laptop never writes the lane CI writes (held-out details to the lane's private ref), a Markdown summary is printed (and appended to $GITHUB_STEP_SUMMARY when set), and the command exits non-zero when the promotion policy fails. Contract and policy are read from the base.
 --junit FILE writes the checks as JUnit XML, --comment FILE the Markdown of the pull-request comment (its first line is a marker the workflow of \`exp ci init\` uses to update one comment instead of adding more); both are written when the gate fails too.
 --approved-by NAME says a maintainer approved this head: with success.allow_neutral in the policy, a candidate that is not worse on validation (no regressions, held-out not worse) then passes.
 With a sequential policy (version 2, \`sequential: {looks: N}\`) validation runs pass by pass and stops at the first pass where the policy decides, as \`exp eval\` does.
@@ -38,7 +38,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch — asked for when that is the head itself or not the branch origin\'s HEAD names: the checked-out config could name its own base)'}),
     head: Flags.string({description: 'head revision', default: 'HEAD'}),
     repeat: Flags.integer({description: 'episodes per scenario on held-out (and on validation when the policy has no sequential design; else its passes)', min: 1, default: 2}),
-    lane: Flags.string({description: 'lane for the gate records', default: 'ci'}),
+    lane: Flags.string({description: 'lane for the gate records (default: ci in CI, where the CI variable is set; else your lane: EXP_LANE, git config exp.lane, user@host)'}),
     junit: Flags.string({description: 'also write the result as JUnit XML to this file'}),
     comment: Flags.string({description: 'also write the pull-request comment (Markdown) to this file'}),
     'approved-by': Flags.string({description: 'a maintainer who approved this head (lets a not-worse candidate pass when the policy sets success.allow_neutral)'}),
@@ -56,7 +56,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     let res: GateResult
     try {
       res = await withStore(this.workDir, async store => {
-        const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
+        const {options, mainRef} = await runContext(store, this.workDir, {...flags, lane: flags.lane ?? (inCi() ? 'ci' : undefined)}, l => this.note(l))
         const ws = new GitWorkspace(store)
         const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : await gateBaseOf(store.repo, ws, mainRef, flags.head))
         return gate(store, ws, {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), hide: evaluatorHides(store), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
@@ -78,6 +78,15 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     if (!res.passed) throw new ExpError('E_POLICY', `gate failed: ${res.reasons.join('; ')}`, {hint: res.scope.ok ? policyHint(res) : knowledgeScopeHint(res.scope.outside) ?? (res.scope.outside.length || res.scope.protected.length ? 'a pull request may only change the editable scope of the research contracts on the base (.research/contracts/*.yaml, or an older .research/contract.yaml)' : 'a pull request may change regular files only, and not how git checks files out: commit the content in place of the symbolic link or submodule, and leave .gitattributes and .gitmodules as the base has them'), data: {...res}})
     return res
   }
+}
+
+/**
+ * Whether this runs in CI: the CI variable every major CI service sets (GitHub Actions,
+ * GitLab, CircleCI, Buildkite…), unless it says false.
+ */
+function inCi(): boolean {
+  const v = process.env.CI?.trim().toLowerCase()
+  return !!v && v !== 'false' && v !== '0'
 }
 
 /** Which policy the pull request did not satisfy: the skills' (.research/policy.yaml), a contract's own, or none yet (a base that moved). */

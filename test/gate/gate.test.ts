@@ -49,13 +49,13 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   t.ok(expert.length >= 8)
   fs.writeFileSync(skill, withLine(expert.slice(0, 8).map((l, i) => l.replace(/^\d+\./, `${7 + i}.`)).join('\n')))
   await git(repo, 'commit', '-qam', 'skill: eight expert rules')
-  const good = await exp(['gate', '--base', 'main', '--head', 'good'], {cwd: repo, env: {GITHUB_STEP_SUMMARY: path.join(repo, 'summary.md'), EXP_EVENTS: path.join(repo, '.git', 'gate-events.jsonl')}})
+  const good = await exp(['gate', '--base', 'main', '--head', 'good'], {cwd: repo, env: {CI: 'true', GITHUB_STEP_SUMMARY: path.join(repo, 'summary.md'), EXP_EVENTS: path.join(repo, '.git', 'gate-events.jsonl')}})
   t.equal(good.code, 0, good.stderr)
   t.match(good.stdout, /## exp gate: PASS/)
   t.match(good.stdout, /\| validation \| [\d.]+% \| [\d.]+% \|/)
   t.match(fs.readFileSync(path.join(repo, 'summary.md'), 'utf8'), /exp gate: PASS/, 'the step summary got it too')
   const lanes = JSON.parse((await exp(['lanes', '--json'], {cwd: repo})).stdout) as {lane: string}[]
-  t.ok(lanes.some(l => l.lane === 'ci'), 'the records went to the ci lane')
+  t.ok(lanes.some(l => l.lane === 'ci'), 'in CI the records went to the ci lane')
 
   await git(repo, 'checkout', '-q', '-b', 'sneaky', 'main')
   fs.appendFileSync(path.join(repo, 'scenarios', 'val-unknown-employee.yaml'), '\n# easier now\n')
@@ -70,8 +70,13 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   await git(repo, 'checkout', '-q', '-b', 'worse', 'main')
   fs.writeFileSync(skill, withLine('7. Never call `grant_access`.'))
   await git(repo, 'commit', '-qam', 'skill: no access at all')
-  const worse = await exp(['gate', '--base', 'main', '--head', 'worse', '--json'], {cwd: repo})
+  // on a laptop (no CI variable) the gate records on the user's own lane, never on the one CI writes
+  const ciBefore = (JSON.parse((await exp(['lanes', '--json'], {cwd: repo})).stdout) as {lane: string; private: boolean; records: number}[]).filter(l => l.lane === 'ci')
+  const worse = await exp(['gate', '--base', 'main', '--head', 'worse', '--json'], {cwd: repo, env: {EXP_LANE: 'alice'}})
   t.equal(worse.code, 6)
+  const after = JSON.parse((await exp(['lanes', '--json'], {cwd: repo})).stdout) as {lane: string; private: boolean; records: number}[]
+  t.ok(after.some(l => l.lane === 'alice' && l.records > 0), 'a local gate records on its own lane')
+  t.same(after.filter(l => l.lane === 'ci'), ciBefore, 'and adds nothing to the ci lane')
   t.match(JSON.parse(worse.stdout).error.data, {passed: false, skills: [{skill: 'onboarding', verdict: 'reject'}]})
   t.match(JSON.parse(worse.stdout).error.hint, 'the candidate does not satisfy .research/policy.yaml (skills)')
 

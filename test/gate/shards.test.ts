@@ -12,6 +12,9 @@ interface GateJson {
   shard?: {lane: string; episodes: number; recorded: number; receipts: string[]}
 }
 
+/** these gates run as CI jobs do (their records on the ci lanes) */
+const CI = {CI: 'true'}
+
 /**
  * The small example (a third of the built-in scenarios, test/helpers/loop-example.ts: how
  * shards split and assemble a gate does not depend on how many there are) with a branch
@@ -33,14 +36,14 @@ t.test('the gate over two shard jobs decides as one gate: the same evaluations, 
   const b = tempDir(t)
   fs.cpSync(a, b, {recursive: true})
   const gate = ['gate', '--base', 'main', '--head', 'good']
-  const shards = await Promise.all([1, 2].map(i => expJson<GateJson>([...gate, '--shard', `${i}/2`], {cwd: a})))
+  const shards = await Promise.all([1, 2].map(i => expJson<GateJson>([...gate, '--shard', `${i}/2`], {cwd: a, env: CI})))
   t.same(shards.map(s => s.shard!.lane), ['ci-shard-1', 'ci-shard-2'], 'each shard on its own lane')
   t.ok(shards.every(s => s.skills.length === 0 && s.passed), 'a shard decides nothing')
   const ran = shards.reduce((n, s) => n + s.shard!.episodes, 0)
   const looks = Number(/^\s+looks: (\d+)$/m.exec(fs.readFileSync(path.join(a, '.research/policy.yaml'), 'utf8'))![1])
   t.equal(ran, 2 * splitSize(a, 'validation') * looks, `together the shards ran every pass (${looks}) of base and head`)
-  const decided = await expJson<GateJson>([...gate, '--shards', '2'], {cwd: a})
-  const single = await expJson<GateJson>(gate, {cwd: b})
+  const decided = await expJson<GateJson>([...gate, '--shards', '2'], {cwd: a, env: CI})
+  const single = await expJson<GateJson>(gate, {cwd: b, env: CI})
   t.equal(decided.passed, true)
   t.equal(decided.passed, single.passed)
   const [d, s] = [decided.skills[0]!, single.skills[0]!]
@@ -54,13 +57,13 @@ t.test('the gate over two shard jobs decides as one gate: the same evaluations, 
 t.test('a missing shard, or a receipt on a lane that is not the shard\'s, is an error that names the shard', async t => {
   const repo = await withGoodBranch(t)
   const gate = ['gate', '--base', 'main', '--head', 'good']
-  t.equal((await exp([...gate, '--shard', '1/2'], {cwd: repo})).code, 0)
+  t.equal((await exp([...gate, '--shard', '1/2'], {cwd: repo, env: CI})).code, 0)
   // someone copies shard 1's receipt onto another lane, claiming to be shard 2
-  const receipt = (await expJson<{lane: string; body: {text: string; about: string[]}}[]>(['ledger', '--kind', 'note'], {cwd: repo})).find(n => n.lane === 'ci-shard-1')!
+  const receipt = (await expJson<{lane: string; body: {text: string; about: string[]}}[]>(['ledger', '--kind', 'note'], {cwd: repo, env: CI})).find(n => n.lane === 'ci-shard-1')!
   const forged = JSON.stringify({text: receipt.body.text.replace('shard 1/2', 'shard 2/2'), about: receipt.body.about, action: 'comment'})
   const appended = await exp(['append', 'note', '-', '--lane', 'mallory'], {cwd: repo, input: forged})
   t.equal(appended.code, 0, appended.stderr)
-  const r = await exp([...gate, '--shards', '2'], {cwd: repo})
+  const r = await exp([...gate, '--shards', '2'], {cwd: repo, env: CI})
   t.not(r.code, 0)
   t.match(r.stderr, /the receipts of shard\(s\) 2 of 2 for onboarding .* are not on lanes ci-shard-2/)
 })
@@ -75,8 +78,8 @@ t.test('a shard lane that held a receipt before its shard job ran (fetched from 
   const text = `exp gate shard 1/2 of ${base}..${head}, skill onboarding, at 2026-01-01T00:00:00.000Z: ran these 1 validation episode(s) itself`
   const planted = await exp(['append', 'note', '-', '--lane', 'ci-shard-1'], {cwd: repo, input: JSON.stringify({text, about: ['vr-' + '0'.repeat(24)], action: 'comment'})})
   t.equal(planted.code, 0, planted.stderr)
-  for (const i of [1, 2]) t.equal((await exp([...gate, '--shard', `${i}/2`], {cwd: repo})).code, 0)
-  const r = await exp([...gate, '--shards', '2', '--json'], {cwd: repo})
+  for (const i of [1, 2]) t.equal((await exp([...gate, '--shard', `${i}/2`], {cwd: repo, env: CI})).code, 0)
+  const r = await exp([...gate, '--shards', '2', '--json'], {cwd: repo, env: CI})
   t.equal(r.code, 4, 'a conflict: the gate does not decide')
   const err = JSON.parse(r.stdout).error
   t.equal(err.code, 'E_CONFLICT')

@@ -7,7 +7,8 @@ import path from 'node:path'
 /** process.env without tap's own variables: tap's NODE_OPTIONS would instrument every child node process. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (k !== 'NODE_OPTIONS' && !k.startsWith('TAP') && !k.startsWith('_TAP')) env[k] = v
+  // (and not the CI machine's own CI variables: a test that wants CI says so, as runJob does)
+  for (const [k, v] of Object.entries(process.env)) if (k !== 'NODE_OPTIONS' && k !== 'CI' && k !== 'GITHUB_ACTIONS' && !k.startsWith('TAP') && !k.startsWith('_TAP')) env[k] = v
   return env
 }
 

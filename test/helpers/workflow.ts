@@ -62,7 +62,8 @@ export async function runJob(file: string, job: string, o: {workspace: string; c
     }
     const output = path.join(o.workspace, '..', `github-output-${results.length}`)
     fs.writeFileSync(output, '')
-    const env: NodeJS.ProcessEnv = {...o.env, GITHUB_OUTPUT: output}
+    // (as GitHub's runner sets them for every step)
+    const env: NodeJS.ProcessEnv = {...o.env, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: output}
     for (const [k, v] of Object.entries(step.env ?? {})) env[k] = substitute(String(v), ctx)
     const r = await bash(substitute(step.run!, ctx), {cwd: o.workspace, env})
     results.push({name, ran: true, ...r})

@@ -30,7 +30,7 @@ t.test('renaming scenarios out of scenarios/ is a protected deletion; the gate j
   for (const f of moved) await git(repo, 'mv', `scenarios/${f}`, `skills/onboarding/archive/${f}`)
   weaken()
   await git(repo, 'commit', '-qam', 'tidy up the access scenarios')
-  const r = await exp(['gate', '--base', 'main', '--head', 'walkaround', '--json'], {cwd: repo})
+  const r = await exp(['gate', '--base', 'main', '--head', 'walkaround', '--json'], {cwd: repo, env: {CI: 'true'}})
   t.equal(r.code, 6, 'the gate fails')
   const data = (JSON.parse(r.stdout) as GateJson).error!.data
   t.equal(data.passed, false)
@@ -48,7 +48,7 @@ t.test('a weaker skill fails the gate even when its tests were moved, and record
   for (const f of fs.readdirSync(path.join(repo, 'scenarios')).filter(f => f.startsWith('val-access'))) await git(repo, 'rm', '-q', `scenarios/${f}`)
   weaken()
   await git(repo, 'commit', '-qam', 'fewer scenarios, fewer rules')
-  const first = await exp(['gate', '--base', 'main', '--head', 'worse', '--json'], {cwd: repo})
+  const first = await exp(['gate', '--base', 'main', '--head', 'worse', '--json'], {cwd: repo, env: {CI: 'true'}})
   t.equal(first.code, 6, 'the base scenarios still fail the weaker skill')
   const honest = (JSON.parse(first.stdout) as GateJson).error!.data.skills[0]!
 
@@ -68,7 +68,7 @@ t.test('a weaker skill fails the gate even when its tests were moved, and record
     const v = {...b, passed: true, outcome: 'positive' as const, invariants: b.invariants.map(i => ({...i, passed: true})), collateral: [], constraint_violations: [], scores: {...b.scores, success: 1}}
     await cstore.append({kind: 'verification', body: v, cites: [...e.cites], key: `${b.manifest}/${b.scenario}/${b.repetition ?? 0}/verification`}, {lane: 'mallory'})
   }
-  const again = await exp(['gate', '--base', 'origin/main', '--head', 'worse', '--json'], {cwd: clone})
+  const again = await exp(['gate', '--base', 'origin/main', '--head', 'worse', '--json'], {cwd: clone, env: {CI: 'true'}})
   t.equal(again.code, 6, 'the gate still fails')
   t.equal((JSON.parse(again.stdout) as GateJson).error!.data.skills[0]!.validation.head, honest.validation.head, 'with the numbers it measured itself')
 })
