@@ -16,6 +16,7 @@ import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './
 import {CatFileSpool} from './cat-file-spool.js'
 import {CheckPool} from './check-pool.js'
 import type {Checked} from './check-one.js'
+import type {Finding} from './record-bytes.js'
 
 /** An entry read from history, its bytes kept when there is no cache to point into. */
 export interface MemEntry extends LedgerEntry {
@@ -186,188 +187,288 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
  * docs/trust.md.)
  */
 async function readPlainLane(ctx: LaneReadContext, ref: string, tip: string, persist: boolean, watch: string | undefined): Promise<LaneReadResult | undefined> {
-  const info = parseLaneRef(ref)!
+  return new PlainRead(ctx, ref, tip, persist).run(watch)
+}
+
+/** A chunk of record files in flight: asked of cat-file, and checked on the pool's thread when there is one. */
+interface InFlight {
+  from: number
+  got: Promise<(Buffer | Error)[]>
+  checked?: Promise<Checked[] | undefined>
+  holder?: SlabHolder
+}
+
+/**
+ * One plain read (readPlainLane), its steps as methods. (One async function held all of it
+ * once: V8 compiled that function, ~250 lines of closures, three times a read as the paths
+ * it had not yet taken were taken, ~180 ms of compiling on the threads that also check and
+ * fetch. Methods are compiled one by one, each small.)
+ */
+class PlainRead {
+  private readonly info: NonNullable<ReturnType<typeof parseLaneRef>>
   // the record files, by their index in the tree: blob ids and record ids only (the path is theirs by rule)
-  const blobs: string[] = []
-  const ids: string[] = []
-  // id -> its index; -1 once a commit has named it
-  const where = new Map<string, number>()
+  private readonly blobs: string[] = []
+  private readonly ids: string[] = []
+  // id -> its index in the tree
+  private readonly where = new Map<string, number>()
+  // which tree files a commit has named (by their place in the listing)
+  private named = new Uint8Array(0)
   // the commits as git log lists them (newest first), each with the index of the file it names
-  const oids: string[] = []
-  const files: number[] = []
-  const lamports: number[] = []
-  let odd = false
-  let listed = false
-  let wake: (() => void) | undefined
-  const notify = () => {
-    const w = wake
-    wake = undefined
+  private readonly oids: string[] = []
+  private readonly files: number[] = []
+  private readonly lamports: number[] = []
+  private odd = false
+  private listed = false
+  private wake: (() => void) | undefined
+  // commits listed before the tree is in: kept as they came, placed once it is
+  private readonly early: LeanCommit[] = []
+  private treeIn = false
+  // the check thread of a large lane, started as soon as the listing shows the lane is large
+  // (it loads its modules while the rest of the tree is listed)
+  private pool: CheckPool | undefined
+  private writer: ReturnType<LedgerCache['writer']> | undefined
+  private slabs: Slabs | undefined
+  private spool: CatFileSpool | undefined
+  private reader: Pick<ObjectReader, 'readMany'>
+  private readonly added: LedgerEntry[] = []
+  // the problems of record files that fail their checks, a list a record, newest first
+  private readonly bad: ReadProblem[][] = []
+  // the chunks in flight, in order, and the next file to ask for
+  private readonly ahead: InFlight[] = []
+  private next = 0
+
+  constructor(
+    private readonly ctx: LaneReadContext,
+    private readonly ref: string,
+    private readonly tip: string,
+    private readonly persist: boolean,
+  ) {
+    this.info = parseLaneRef(ref)!
+    this.reader = ctx.reader
+  }
+
+  async run(watch: string | undefined): Promise<LaneReadResult | undefined> {
+    // git log's output is taken in once the tree is: until then this thread is the one that
+    // has work (the tree's listing holds up every fetch; the commits could only wait in `early`)
+    let treeListed!: () => void
+    const held = new Promise<void>(resolve => (treeListed = resolve))
+    const log = eachLaneCommit(this.ctx.commonDir, this.tip, c => this.onCommit(c), held)
+    log.then(
+      () => ((this.listed = true), this.notify()),
+      () => ((this.odd = true), (this.listed = true), this.notify()),
+    )
+    let plainTree: boolean
+    try {
+      plainTree = await eachTreeEntry(this.ctx.commonDir, this.tip, (buf, oid, at, end) => this.onTreeEntry(buf, oid, at, end))
+    } catch {
+      plainTree = false
+    }
+    this.named = new Uint8Array(this.blobs.length)
+    this.treeIn = true
+    treeListed()
+    for (const c of this.early.splice(0)) if (!this.odd && !this.place(c)) this.odd = true
+    if (!plainTree) this.odd = true
+    const tight = tightHeap()
+    try {
+      await this.open()
+      for (;;) {
+        this.ask()
+        if (this.odd) break
+        const cur = this.ahead.shift()
+        if (!cur) {
+          if (this.listed) break
+          await new Promise<void>(resolve => (this.wake = resolve))
+          continue
+        }
+        const data = await cur.got
+        this.ask()
+        const checked = await cur.checked
+        if (cur.checked && !checked) this.odd = true
+        if (!this.odd) await this.settle(cur, data, checked)
+        cur.holder?.release()
+      }
+      // every file of the tree named by a commit
+      if (!this.odd && this.files.length !== this.blobs.length) this.odd = true
+      if (this.odd) {
+        for (const {got} of this.ahead) await got.catch(() => undefined)
+        await log.catch(() => undefined)
+        this.writer?.abort()
+        return undefined
+      }
+    } catch {
+      await log.catch(() => undefined)
+      this.writer?.abort()
+      return undefined
+    } finally {
+      tight()
+      await this.spool?.close()
+      await this.pool?.close()
+    }
+    this.added.reverse()
+    const found = this.bad.reverse().flat()
+    const state = this.writer?.finish(this.added as CachedEntry[], this.tip, found)
+    return {entries: this.added, problems: found, state, sawWatch: watch !== undefined && this.oids.includes(watch)}
+  }
+
+  private notify(): void {
+    const w = this.wake
+    this.wake = undefined
     w?.()
   }
-  // commits listed before the tree is in: kept as they came, placed once it is
-  const early: LeanCommit[] = []
-  let treeIn = false
-  const place = (c: LeanCommit): boolean => {
+
+  /** A commit git log listed. (Once the lane is known not to be plain, git log is stopped.) */
+  private onCommit(c: LeanCommit): boolean {
+    const ok = !this.odd && (this.treeIn ? this.place(c) : (this.early.push(c), true))
+    if (!ok) this.odd = true
+    this.notify()
+    return ok
+  }
+
+  /** A file of the tip's tree: a record at its own path, <kind dir>/<2 hex of the id>/<id>.json (read from the bytes). */
+  private onTreeEntry(buf: Buffer, oid: number, at: number, end: number): boolean {
+    const id = recordIdAtPath(buf, at, end)
+    if (id === undefined) return false
+    this.where.set(id, this.blobs.length)
+    this.blobs.push(buf.toString('latin1', oid, at - 1))
+    this.ids.push(id)
+    if (this.blobs.length === SPOOL_MIN && this.persist) this.pool = CheckPool.open()
+    return true
+  }
+
+  /** The file a commit names, placed after the files of the commits listed before it; false when the commit is not plain. */
+  private place(c: LeanCommit): boolean {
     // Exp-Record is `kind/id`: the id's file, and the kind its id's prefix gives
     const slash = c.record?.indexOf('/') ?? -1
     const id = slash > 0 ? c.record!.slice(slash + 1) : ''
-    const at = where.get(id)
-    if (c.odd || c.merge || at === undefined || named[at] || files.length >= blobs.length || !Number.isSafeInteger(c.lamport)) return false
+    const at = this.where.get(id)
+    if (c.odd || c.merge || at === undefined || this.named[at] || this.files.length >= this.blobs.length || !Number.isSafeInteger(c.lamport)) return false
     const kind = kindOfId(id)!
     if (slash !== kind.length || !c.record!.startsWith(kind)) return false
-    named[at] = 1 // a second commit naming it is not plain
-    oids.push(c.oid)
-    files.push(at)
-    lamports.push(c.lamport!)
+    this.named[at] = 1 // a second commit naming it is not plain
+    this.oids.push(c.oid)
+    this.files.push(at)
+    this.lamports.push(c.lamport!)
     return true
   }
-  // git log's output is taken in once the tree is: until then this thread is the one that
-  // has work (the tree's listing holds up every fetch; the commits could only wait in `early`)
-  let treeListed!: () => void
-  const held = new Promise<void>(resolve => (treeListed = resolve))
-  const log = eachLaneCommit(
-    ctx.commonDir,
-    tip,
-    c => {
-      // (once the lane is known not to be plain, git log is stopped)
-      const ok = !odd && (treeIn ? place(c) : (early.push(c), true))
-      if (!ok) odd = true
-      notify()
-      return ok
-    },
-    held,
-  )
-  log.then(
-    () => ((listed = true), notify()),
-    () => ((odd = true), (listed = true), notify()),
-  )
-  // the check thread of a large lane, started as soon as the listing shows the lane is large
-  // (it loads its modules while the rest of the tree is listed)
-  let pool: CheckPool | undefined
-  let plainTree: boolean
-  try {
-    plainTree = await eachTreeEntry(ctx.commonDir, tip, (buf, oid, at, end) => {
-      // a record at its own path: <kind dir>/<2 hex of the id>/<id>.json (read from the bytes)
-      const id = recordIdAtPath(buf, at, end)
-      if (id === undefined) return false
-      where.set(id, blobs.length)
-      blobs.push(buf.toString('latin1', oid, at - 1))
-      ids.push(id)
-      if (blobs.length === SPOOL_MIN && persist) pool = CheckPool.open()
-      return true
-    })
-  } catch {
-    plainTree = false
-  }
-  // which tree files a commit has named (by their place in the listing)
-  const named = new Uint8Array(blobs.length)
-  treeIn = true
-  treeListed()
-  for (const c of early.splice(0)) if (!odd && !place(c)) odd = true
-  if (!plainTree) odd = true
-  const writer = odd ? undefined : persist ? ctx.cache.writer(ref, undefined, info.lane, info.private) : undefined
-  const slabs = writer ? new Slabs() : undefined
-  const added: LedgerEntry[] = []
-  // the problems of record files that fail their checks, a list a record, newest first
-  const bad: ReadProblem[][] = []
-  // a large lane's records are fetched through a spool file (cat-file-spool.ts), a small one's through the shared pipe
-  const spool = !odd && blobs.length >= SPOOL_MIN ? CatFileSpool.open(ctx.commonDir, path.join(ctx.commonDir, 'exp')) : undefined
-  const reader = spool ?? ctx.reader
-  // and checked on a second thread, when there is a cache to write (the bytes are in shared slabs then)
-  if (pool && !(spool && slabs)) {
-    await pool.close()
-    pool = undefined
-  }
-  const thread = pool
-  const tight = tightHeap()
-  try {
-    // the blobs of the next SPOOL_AHEAD chunks are asked of cat-file while one is checked,
-    // as soon as git log has listed their commits
-    const ahead: {from: number; got: Promise<(Buffer | Error)[]>; checked?: Promise<Checked[] | undefined>; holder?: SlabHolder}[] = []
-    let next = 0
-    const ask = () => {
-      while (!odd && ahead.length < (spool ? SPOOL_AHEAD : FETCH_AHEAD) && (next + CHUNK <= files.length || (listed && next < files.length))) {
-        const holder = slabs?.holder()
-        const got = reader.readMany(
-          files.slice(next, next + CHUNK).map(i => blobs[i]!),
-          holder?.keep,
-          ctx.maxRead,
-        )
-        got.catch(() => undefined) // awaited in its turn; not unhandled until then
-        // checked on the pool's thread as soon as they are in (a chunk with an unreadable blob is not plain)
-        const from = next
-        const checked = thread ? got.then(data => (data.every(b => b instanceof Buffer) ? thread.check(info.lane, data.map((_, k) => ids[files[from + k]!]!), lamports.slice(from, from + data.length), data as Buffer[]) : undefined)) : undefined
-        checked?.catch(() => undefined)
-        ahead.push({from, got, checked, holder})
-        next += CHUNK
-      }
-      // every record file asked for: cat-file ends once it has answered (while the last
-      // chunks are checked and cached, not after: it takes ~20 ms to end)
-      if (spool && !odd && listed && next >= files.length) spool.endRequests()
+
+  /**
+   * The cache writer, and where the record files come from: a large lane's through a spool
+   * file (cat-file-spool.ts), a small one's through the shared pipe; checked on a second
+   * thread when there is a cache to write (the bytes are in shared slabs then).
+   */
+  private async open(): Promise<void> {
+    if (this.odd) return
+    this.writer = this.persist ? this.ctx.cache.writer(this.ref, undefined, this.info.lane, this.info.private) : undefined
+    this.slabs = this.writer ? new Slabs() : undefined
+    this.spool = this.blobs.length >= SPOOL_MIN ? CatFileSpool.open(this.ctx.commonDir, path.join(this.ctx.commonDir, 'exp')) : undefined
+    this.reader = this.spool ?? this.ctx.reader
+    if (this.pool && !(this.spool && this.slabs)) {
+      await this.pool.close()
+      this.pool = undefined
     }
-    for (;;) {
-      ask()
-      if (odd) break
-      const cur = ahead.shift()
-      if (!cur) {
-        if (listed) break
-        await new Promise<void>(resolve => (wake = resolve))
-        continue
-      }
-      const data = await cur.got
-      ask()
-      const checked = await cur.checked
-      if (cur.checked && !checked) odd = true
-      const add: CacheAdd[] = []
-      for (let k = 0; k < data.length && !odd; k++) {
-        // every so often a turn of the event loop: cat-file's answers are taken from its pipe meanwhile
-        if (!checked && k % 16 === 15) await new Promise(resolve => setImmediate(resolve))
+  }
+
+  /**
+   * Ask cat-file for the blobs of the next chunks (SPOOL_AHEAD of them through a spool,
+   * FETCH_AHEAD through the pipe) while one is checked, as soon as git log has listed their
+   * commits; each checked on the pool's thread as soon as it is in.
+   */
+  private ask(): void {
+    const {files, blobs, ids, lamports, ahead} = this
+    const most = this.spool ? SPOOL_AHEAD : FETCH_AHEAD
+    while (!this.odd && ahead.length < most && (this.next + CHUNK <= files.length || (this.listed && this.next < files.length))) {
+      const holder = this.slabs?.holder()
+      const from = this.next
+      const got = this.reader.readMany(
+        files.slice(from, from + CHUNK).map(i => blobs[i]!),
+        holder?.keep,
+        this.ctx.maxRead,
+      )
+      got.catch(() => undefined) // awaited in its turn; not unhandled until then
+      // (a chunk with an unreadable blob is not plain)
+      const thread = this.pool
+      const lane = this.info.lane
+      const checked = thread ? got.then(data => (data.every(b => b instanceof Buffer) ? thread.check(lane, data.map((_, k) => ids[files[from + k]!]!), lamports.slice(from, from + data.length), data as Buffer[]) : undefined)) : undefined
+      checked?.catch(() => undefined)
+      ahead.push({from, got, checked, holder})
+      this.next += CHUNK
+    }
+    // every record file asked for: cat-file ends once it has answered (while the last
+    // chunks are checked and cached, not after: it takes ~20 ms to end)
+    if (this.spool && !this.odd && this.listed && this.next >= files.length) this.spool.endRequests()
+  }
+
+  /**
+   * Take a chunk's records: each one checked (here, when no thread checked them) and added,
+   * or named when it fails its checks. Sets `odd` when the lane is not plain after all.
+   */
+  private async settle(cur: InFlight, data: (Buffer | Error)[], checked: Checked[] | undefined): Promise<void> {
+    const add: CacheAdd[] = []
+    for (let k = 0; k < data.length && !this.odd; ) {
+      k = this.take(cur.from, data, checked, k, add)
+      if (k >= data.length || this.odd) break
+      // a record file that fails its checks is named and left out, as the general reader
+      // names it (lane-check.ts, settle): one hostile record does not send its whole lane
+      // to the commit-by-commit read (20,000 records with one forged: 0.69 s, against 1.12 s)
+      // (unless its file is not what its own commit added: a later commit rewrote it, which
+      // only the general reader can tell apart, keeping the bytes of the record's commit)
+      if (this.failed) {
         const n = cur.from + k
-        const id = ids[files[n]!]!
+        const id = this.ids[this.files[n]!]!
         const kind = kindOfId(id)!
-        const bytes = data[k]!
-        const r = bytes instanceof Error ? undefined : (checked?.[k] ?? checkOne(bytes, {lane: info.lane, kind, id, lamport: lamports[n]}))
-        // a record file that fails its checks is named and left out, as the general reader
-        // names it (lane-check.ts, settle): one hostile record does not send its whole lane
-        // to the commit-by-commit read (20,000 records with one forged: 0.69 s, against 1.12 s)
-        if (r?.problems) {
-          // (unless its file is not what its own commit added: a later commit rewrote it, which
-          // only the general reader can tell apart, keeping the bytes of the record's commit)
-          if (!(await addedBy(ctx.reader, oids[n]!, recordPath(kind, id), blobs[files[n]!]!))) {
-            odd = true
-            break
-          }
-          bad.push(r.problems.map(f => ({...problem(f.code, f.message, {ref, commit: oids[n]!, path: recordPath(kind, id), id}), ref})))
-          continue
+        if (!(await addedBy(this.ctx.reader, this.oids[n]!, recordPath(kind, id), this.blobs[this.files[n]!]!))) {
+          this.odd = true
+          break
         }
-        // (newest first: each lamport below the one listed before it; Exp-Lamport of the one before)
-        if (!r || r.artifacts || (n > 0 && !(r.lamport < lamports[n - 1]!))) odd = true
-        else add.push({id: r.id, kind, digest: r.digest, lamport: r.lamport, commit: oids[n]!, cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
+        this.bad.push(this.failed.map(f => ({...problem(f.code, f.message, {ref: this.ref, commit: this.oids[n]!, path: recordPath(kind, id), id}), ref: this.ref})))
+        this.failed = undefined
+        k++
+      } else {
+        // every so often a turn of the event loop: cat-file's answers are taken from its pipe meanwhile
+        await new Promise(resolve => setImmediate(resolve))
       }
-      if (!odd) for (const e of writer ? writer.addData(add) : add.map(a => memEntry(a, ref))) added.push(e)
-      cur.holder?.release()
     }
-    // every file of the tree named by a commit
-    if (!odd && files.length !== blobs.length) odd = true
-    if (odd) {
-      for (const {got} of ahead) await got.catch(() => undefined)
-      await log.catch(() => undefined)
-      writer?.abort()
-      return undefined
-    }
-  } catch {
-    await log.catch(() => undefined)
-    writer?.abort()
-    return undefined
-  } finally {
-    tight()
-    await spool?.close()
-    await pool?.close()
+    if (!this.odd) for (const e of this.writer ? this.writer.addData(add) : add.map(a => memEntry(a, this.ref))) this.added.push(e)
   }
-  added.reverse()
-  const found = bad.reverse().flat()
-  const state = writer?.finish(added as CachedEntry[], tip, found)
-  return {entries: added, problems: found, state, sawWatch: watch !== undefined && oids.includes(watch)}
+
+  /** the problems of the record take() stopped at */
+  private failed: Finding[] | undefined
+
+  /**
+   * The records of a chunk from `k` on, added to `add` while they pass; returns where it
+   * stopped: the end, a record that failed its checks (`failed`), or, checking here, after
+   * sixteen records (a turn of the event loop is due).
+   */
+  private take(from: number, data: (Buffer | Error)[], checked: Checked[] | undefined, k: number, add: CacheAdd[]): number {
+    const {ids, files, lamports, oids} = this
+    const lane = this.info.lane
+    for (; k < data.length; k++) {
+      if (!checked && k % 16 === 15 && !this.yielded) {
+        this.yielded = true
+        return k
+      }
+      this.yielded = false
+      const n = from + k
+      const id = ids[files[n]!]!
+      const kind = kindOfId(id)!
+      const bytes = data[k]!
+      const r = bytes instanceof Error ? undefined : (checked?.[k] ?? checkOne(bytes, {lane, kind, id, lamport: lamports[n]}))
+      if (r?.problems) {
+        this.failed = r.problems
+        return k
+      }
+      // (newest first: each lamport below the one listed before it; Exp-Lamport of the one before)
+      if (!r || r.artifacts || (n > 0 && !(r.lamport < lamports[n - 1]!))) {
+        this.odd = true
+        return k
+      }
+      add.push({id: r.id, kind, digest: r.digest, lamport: r.lamport, commit: oids[n]!, cites: r.cites.length ? r.cites : NO_CITES, facts: r.facts, bytes: bytes as Buffer, pre: r.pre, created: r.created})
+    }
+    return k
+  }
+
+  /** take() returned for a turn of the event loop at this record: the next call goes on from it */
+  private yielded = false
 }
 
 const NO_CITES: readonly string[] = Object.freeze([])
