@@ -150,14 +150,20 @@ export async function writeBlobs(repo: string, contents: readonly Buffer[]): Pro
   return out
 }
 
-/** Commit one file onto a lane with plain git plumbing, as a person could by hand. */
-export async function handCommit(repo: string, lane: string, file: string, content: string, message: string): Promise<string> {
+/**
+ * Commit one file onto a lane with plain git plumbing, as a person could by hand: a regular
+ * file, a symbolic link to `content`, or a submodule at commit `content` (`mode`); `also`
+ * adds a second entry, a submodule, in the same commit.
+ */
+export async function handCommit(repo: string, lane: string, file: string, content: string, message: string, o: {mode?: '100644' | '120000' | '160000'; also?: {file: string; mode: '160000'; oid: string}} = {}): Promise<string> {
   const ref = `refs/research/lanes/${lane}`
   const parent = await gitIn(repo, ['rev-parse', '-q', '--verify', ref], undefined).catch(() => '')
   const env = {GIT_INDEX_FILE: path.join(repo, '.git', `hand-${process.pid}-${Date.now()}.idx`)}
   if (parent) await gitIn(repo, ['read-tree', parent], undefined, env)
-  const blob = await gitIn(repo, ['hash-object', '-w', '--stdin'], content, env)
-  await gitIn(repo, ['update-index', '--add', '--cacheinfo', `100644,${blob},${file}`], undefined, env)
+  // (a submodule's entry names a commit: `content` is its id)
+  const blob = o.mode === '160000' ? content : await gitIn(repo, ['hash-object', '-w', '--stdin'], content, env)
+  await gitIn(repo, ['update-index', '--add', '--cacheinfo', `${o.mode ?? '100644'},${blob},${file}`], undefined, env)
+  if (o.also) await gitIn(repo, ['update-index', '--add', '--cacheinfo', `${o.also.mode},${o.also.oid},${o.also.file}`], undefined, env)
   const tree = await gitIn(repo, ['write-tree'], undefined, env)
   const commit = await gitIn(repo, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message], undefined, env)
   await gitIn(repo, ['update-ref', ref, commit], undefined, env)

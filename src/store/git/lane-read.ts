@@ -177,8 +177,8 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
  * (UTF-8, JSON, schema, canonical form, digest, id, path, lane, Exp-Record, Exp-Lamport).
  *
  * Only a lane that is what exp writes is read this way: every commit names a record of the
- * tree that no other commit names, none is a merge, every file of the tree is a record at
- * its own path and is named, lamports grow along the lane (by their Exp-Lamport), no record
+ * tree that no other commit names, none is a merge, every entry of the tree is a regular file,
+ * a record at its own path, and is named, lamports grow along the lane (by their Exp-Lamport), no record
  * has artifacts. A record file that fails its checks is named and left out, as the general
  * reader does it. Anything else returns undefined and the lane is read by the general
  * reader below, which names what is wrong. (The checks that need each commit's diff are made by incremental reads
@@ -259,7 +259,8 @@ class PlainRead {
     )
     let plainTree: boolean
     try {
-      plainTree = await eachTreeEntry(this.ctx.commonDir, this.tip, (buf, oid, at, end) => this.onTreeEntry(buf, oid, at, end))
+      // (every entry a regular file: a symbolic link or a submodule is named by the general reader)
+      plainTree = await eachTreeEntry(this.ctx.commonDir, this.tip, (buf, oid, at, end) => this.onTreeEntry(buf, oid, at, end), true)
     } catch {
       plainTree = false
     }

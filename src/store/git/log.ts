@@ -21,6 +21,8 @@ export interface Change {
   status: 'A' | 'M' | 'D'
   path: string
   blob: string
+  /** the file's mode as git writes it (100644, 100755, 120000 a symbolic link, 160000 a submodule): the new one, or the old one of a deletion */
+  mode?: string
 }
 
 /** One commit of a lane with what it changed relative to its first parent. */
@@ -53,11 +55,11 @@ export async function diffTrees(reader: ObjectReader, from: string | undefined, 
     const yt = y?.mode === '40000'
     if (xt || yt) {
       out.push(...(await diffTrees(reader, xt ? x!.oid : undefined, yt ? y!.oid : undefined, path)))
-      if (x && !xt) out.push({status: 'D', path, blob: x.oid})
-      if (y && !yt) out.push({status: 'A', path, blob: y.oid})
-    } else if (x && y) out.push({status: 'M', path, blob: y.oid})
-    else if (x) out.push({status: 'D', path, blob: x.oid})
-    else out.push({status: 'A', path, blob: y!.oid})
+      if (x && !xt) out.push({status: 'D', path, blob: x.oid, mode: x.mode})
+      if (y && !yt) out.push({status: 'A', path, blob: y.oid, mode: y.mode})
+    } else if (x && y) out.push({status: 'M', path, blob: y.oid, mode: y.mode})
+    else if (x) out.push({status: 'D', path, blob: x.oid, mode: x.mode})
+    else out.push({status: 'A', path, blob: y!.oid, mode: y!.mode})
   }
   return out
 }
@@ -214,7 +216,7 @@ function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
       const tab = line.indexOf('\t')
       const f = line.slice(1, tab).split(' ')
       const status = f[4]![0] as Change['status']
-      changes.push({status, path: unquote(line.slice(tab + 1)), blob: status === 'D' ? f[2]! : f[3]!})
+      changes.push({status, path: unquote(line.slice(tab + 1)), blob: status === 'D' ? f[2]! : f[3]!, mode: status === 'D' ? f[0]! : f[1]!})
     }
   }
   return {oid, parents, message, changes}

@@ -29,8 +29,10 @@ export function eachTreeFile(gitDir: string, commit: string, take: (path: string
 /**
  * The same, each file handed over as the bytes git wrote: its blob id is `buf[oid, path - 1)`
  * and its path `buf[path, end)` (a full read of a large lane decodes only what it keeps).
+ * `regularOnly`: an entry that is not a regular file (a symbolic link, a submodule) stops the
+ * listing as `take` returning false does.
  */
-export function eachTreeEntry(gitDir: string, commit: string, take: (buf: Buffer, oid: number, path: number, end: number) => boolean): Promise<boolean> {
+export function eachTreeEntry(gitDir: string, commit: string, take: (buf: Buffer, oid: number, path: number, end: number) => boolean, regularOnly = false): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], {stdio: ['ignore', 'pipe', 'pipe']})
     // entries are NUL-terminated, parsed from bytes (split.ts)
@@ -42,8 +44,11 @@ export function eachTreeEntry(gitDir: string, commit: string, take: (buf: Buffer
       if (stopped) return
       const sp = buf.indexOf(0x20, from)
       const tab = buf.indexOf(0x09, sp + 1)
-      if (sp < 0 || sp >= to || tab < 0 || tab > to || buf[sp + 1] !== 0x62 || buf[sp + 2] !== 0x6c || buf[sp + 3] !== 0x6f || buf[sp + 4] !== 0x62 || buf[sp + 5] !== 0x20) return
-      if (!take(buf, sp + 6, tab + 1, to)) {
+      const blob = !(sp < 0 || sp >= to || tab < 0 || tab > to || buf[sp + 1] !== 0x62 || buf[sp + 2] !== 0x6c || buf[sp + 3] !== 0x6f || buf[sp + 4] !== 0x62 || buf[sp + 5] !== 0x20)
+      // (100644 or 100755: `1006` or `1007` and two more digits)
+      const regular = blob && sp - from === 6 && buf[from] === 0x31 && buf[from + 1] === 0x30 && buf[from + 2] === 0x30 && (buf[from + 3] === 0x36 || buf[from + 3] === 0x37)
+      if (!blob && !regularOnly) return
+      if ((regularOnly && !regular) || !take(buf, sp + 6, tab + 1, to)) {
         stopped = true
         child.kill()
       }

@@ -35,6 +35,10 @@ export function recordChange(c: LaneCommit): Located | {problem: Finding; path?:
   const ch = changes[0]!
   if (ch.status !== 'A') return bad('commit-changes', `record commit ${ch.status === 'M' ? 'modifies' : 'deletes'} ${ch.path}: records are append-only`, ch.path)
   if (ch.path !== path) return bad('record-path', `record file is at ${ch.path}, expected ${path} for ${kind}/${id}`, ch.path)
+  // a record or artifact is a file: a submodule's entry names a commit (of another repository,
+  // or one of this lane's, read as if it were the file), a symbolic link's a path
+  const odd = [ch, ...added].find(x => x.mode !== undefined && x.mode !== '100644' && x.mode !== '100755')
+  if (odd) return bad('record-invalid', `${odd.path} is ${odd.mode === '160000' ? `a submodule (a gitlink to commit ${odd.blob})` : odd.mode === '120000' ? 'a symbolic link' : `not a regular file (mode ${odd.mode})`}, not a record file: not read`, odd.path)
   return {path, blob: ch.blob, kind, id, lamport: t.lamport, ...(added.length ? {artifacts: added.map(x => x.path)} : {})}
 }
 
