@@ -47,15 +47,19 @@ export interface RunFlagValues {
   events?: string
 }
 
-/** The key file EXP_HOLDOUT_KEY_FILE names (it may be outside the repository): every sandbox hides it. */
-export function keyFileHidden(): string[] {
+/**
+ * The key files every sandbox hides (they may be outside the repository): the one
+ * EXP_HOLDOUT_KEY_FILE names, and the private key exp signs evidence with.
+ */
+export function keyFileHidden(store: GitRecordStore): string[] {
   const keyFile = process.env.EXP_HOLDOUT_KEY_FILE?.trim()
-  return keyFile ? [path.resolve(keyFile)] : []
+  const signing = store.signingKeyFile()
+  return [...(keyFile ? [path.resolve(keyFile)] : []), ...(signing ? [path.resolve(signing)] : [])]
 }
 
 export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentOptions {
   // what a command agent must never see: this repository, its git folders, a key file elsewhere, the package's own scenarios
-  const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...keyFileHidden()]
+  const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...keyFileHidden(store)]
   return {
     command: {...(cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}), sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide}},
     openai: {

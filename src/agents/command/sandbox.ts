@@ -116,9 +116,9 @@ export function detectIsolation(): Promise<Isolation> {
   probe ??= (async () => {
     // (the sandbox drops every capability before the program starts: setpriv, util-linux as unshare)
     const drop = ['setpriv', '--bounding-set=-all', '--inh-caps=-all', '--no-new-privs', 'true']
-    if (await runs('unshare', ['--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', ...drop])) return 'namespace'
-    if (await runs('unshare', ['--user', '--map-root-user', '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', ...drop])) return 'userns'
-    if (await runs('bwrap', ['--dev-bind', '/', '/', '--unshare-pid', '--proc', '/proc', 'true'])) return 'bwrap'
+    if (await runs('unshare', ['--mount', '--pid', '--uts', '--ipc', '--fork', '--mount-proc', '--propagation', 'private', ...drop])) return 'namespace'
+    if (await runs('unshare', ['--user', '--map-root-user', '--mount', '--pid', '--uts', '--ipc', '--fork', '--mount-proc', '--propagation', 'private', ...drop])) return 'userns'
+    if (await runs('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--unshare-uts', '--unshare-ipc', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys', 'true'])) return 'bwrap'
     return 'none'
   })()
   return probe
@@ -145,11 +145,16 @@ const HIDE_SCRIPT = [
   'while [ "$1" != "--" ]; do left="$left$1$nl"; shift; done; shift',
   'i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); eval "k=\\$keep_$i"; mkdir -p "$k" && mount --move "/dev/shm/$i" "$k" || fail "cannot restore $k"; done',
   // every other mount read-only (the user's home and git config, /usr, /etc: what a process
-  // outside the sandbox later reads or runs), but the kept folders, the empty hidden ones, /dev,
-  // /proc, /sys (a mount under a hidden folder is out of sight, and the top one at a hidden path
-  // is the empty tmpfs)
+  // outside the sandbox later reads or runs; /sys and /dev, which are the host's), but the kept
+  // folders, the empty hidden ones, /dev/shm (the stage, a private tmpfs), /dev/pts and the
+  // new /proc (a mount under a hidden folder is out of sight, and the top one at a hidden path
+  // is the empty tmpfs). A device written through a read-only mount still works (/dev/null).
   'awk \'{ for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2), $5; break } }\' /proc/self/mountinfo > /dev/shm/mounts || fail "cannot list the mounts"',
-  'while read -r src mp; do case "$src" in exp-hidden|exp-stage) continue;; esac; case "$mp" in /proc|/proc/*|/dev|/dev/*|/sys|/sys/*) continue;; esac; case "$mp" in *\\\\*) mp=$(printf "%b" "$mp");; esac; case "$left" in *"$nl$mp$nl"*) continue;; esac; [ -e "$mp" ] || continue; mount -o remount,bind,ro "$mp" || fail "cannot make $mp read-only"; done < /dev/shm/mounts',
+  'while read -r src mp; do case "$src" in exp-hidden|exp-stage) continue;; esac; case "$mp" in /proc|/proc/*|/dev/pts|/dev/shm) continue;; esac; case "$mp" in *\\\\*) mp=$(printf "%b" "$mp");; esac; case "$left" in *"$nl$mp$nl"*) continue;; esac; [ -e "$mp" ] || continue; mount -o remount,bind,ro "$mp" || fail "cannot make $mp read-only"; done < /dev/shm/mounts',
+  // and the host's settings in the new /proc (as container runtimes do): a program that is root
+  // without capabilities could write kernel.core_pattern (a program the kernel then runs as
+  // root outside every namespace), sysrq, IRQ affinities
+  'for p in /proc/sys /proc/sysrq-trigger /proc/irq /proc/bus /proc/fs; do [ -e "$p" ] || continue; mount --bind "$p" "$p" && mount -o remount,bind,ro "$p" || fail "cannot make $p read-only"; done',
   // (the folder it starts in was entered before: entered again by the path it was given — the
   // kept mount is there, also when a link is on the way — it is the kept, writable one)
   'cd "$here" || fail "cannot enter $here"',
@@ -213,12 +218,14 @@ function wrapHidden(program: string, args: readonly string[], o: {cwd: string; e
   const {keep, hide, isolation} = o
   if (found && hide.length && (isolation === 'namespace' || isolation === 'userns')) {
     const user = isolation === 'userns' ? ['--user', '--map-root-user'] : []
-    return {program: 'unshare', args: [...user, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep, '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
+    // (its own hostname and System V IPC too: `kernel.hostname` names the default lane, user@host)
+    return {program: 'unshare', args: [...user, '--mount', '--pid', '--uts', '--ipc', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep, '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
   }
   if (found && hide.length && isolation === 'bwrap') {
     const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
     // (the whole file system read-only but the kept folders and the empty hidden ones, as the namespace script does)
-    return {program: 'bwrap', args: ['--ro-bind', '/', '/', '--dev-bind', '/dev', '/dev', '--unshare-pid', '--proc', '/proc', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', o.cwd, '--die-with-parent', '--', program, ...args], isolation}
+    // (a /dev of its own with the usual devices, not the host's; the new /proc's host settings read-only)
+    return {program: 'bwrap', args: ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--unshare-uts', '--unshare-ipc', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', o.cwd, '--die-with-parent', '--', program, ...args], isolation}
   }
   return {program, args: [...args], isolation: 'none'}
 }

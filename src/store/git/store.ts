@@ -188,12 +188,23 @@ export class GitRecordStore implements RecordStore {
   private signer(): Promise<CommitSigner | undefined> {
     if (this.opts.signer !== undefined) return Promise.resolve(this.opts.signer ?? undefined)
     this.signing ??= (async () => {
-      const own = process.env.EXP_SIGNING_KEY || (await this.config('exp.signingkey'))
-      const gitKey = (await this.config('gpg.format')) === 'ssh' && (await this.config('commit.gpgsign')) === 'true' ? await this.config('user.signingkey') : undefined
-      const key = own ?? gitKey
-      return key ? sshSigner(key.replace(/^~(?=\/)/, os.homedir())) : undefined
+      const key = this.signingKeyFile()
+      return key ? sshSigner(key) : undefined
     })()
     return this.signing
+  }
+
+  /**
+   * The key exp signs evidence with (EXP_SIGNING_KEY, git config exp.signingKey, or
+   * user.signingKey when git signs commits with SSH keys), when one is set: every sandbox
+   * hides it (an agent that read it could sign what it forged).
+   */
+  signingKeyFile(): string | undefined {
+    this.cfg ??= readGitConfig(this.commonDir)
+    const own = process.env.EXP_SIGNING_KEY || configValue(this.cfg, 'exp.signingkey')
+    const gitKey = configValue(this.cfg, 'gpg.format') === 'ssh' && configValue(this.cfg, 'commit.gpgsign') === 'true' ? configValue(this.cfg, 'user.signingkey') : undefined
+    const key = own ?? gitKey
+    return key ? key.replace(/^~(?=\/)/, os.homedir()) : undefined
   }
 
   /** A git config value (repository over global), read in process. */

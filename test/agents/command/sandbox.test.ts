@@ -1,9 +1,12 @@
 import t from 'tap'
 import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import {spawnSync} from 'node:child_process'
 import {detectIsolation, evaluatorSandbox} from '../../../src/agents/command/sandbox.js'
 import {tempDir} from '../../helpers/repo.js'
+import {GitRecordStore} from '../../../src/store/index.js'
+import {keyFileHidden} from '../../../src/cli/run-context.js'
 
 /**
  * The evaluator's sandbox on its own (src/agents/command/sandbox.ts): what it may write, what
@@ -28,4 +31,53 @@ t.test('a sandboxed program writes its folder, HOME and TMPDIR, nothing else, al
     t.ok(fs.existsSync(path.join(repo, '.git', 'exp', 'wt', 'here.txt')), 'the file is in the checkout')
     t.notOk(fs.existsSync('/etc/exp-sandbox-probe'))
   }
+})
+
+// Found by an attack sweep: as root (mount namespaces without a user namespace) the program
+// is uid 0 without capabilities, and sysctl files check only permissions. It wrote
+// kernel.core_pattern = |script and crashed a child: the kernel ran the script as root outside
+// every namespace (it read the key, wrote lanes). /dev, the host's, was a drop box.
+t.test("the host's kernel settings, /sys and /dev cannot be written from inside; /dev/null and /dev/shm still work", {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine'}, async t => {
+  const root = tempDir(t)
+  const checkout = path.join(root, 'repo', '.git', 'exp', 'wt')
+  fs.mkdirSync(checkout, {recursive: true})
+  const probes = ['/proc/sys/kernel/core_pattern', '/proc/sys/kernel/hostname', '/proc/sysrq-trigger', '/dev/.exp-sandbox-probe', '/sys/kernel/uevent_helper']
+  // (each opened for appending and nothing written: were the sandbox to let it, the host's
+  // settings would still be as they were)
+  const script = `for f in ${probes.join(' ')} /dev/shm/ok; do if ( : >> "$f" ) 2>/dev/null; then echo "wrote $f"; else echo "refused $f"; fi; done; echo x > /dev/null && echo "/dev/null ok"`
+  const box = await evaluatorSandbox('sh', ['-c', script], {checkout, hide: [path.join(root, 'repo'), path.join(root, 'repo', '.git')], env: {PATH: process.env.PATH}})
+  t.teardown(() => box.cleanup())
+  const before = fs.readFileSync('/proc/sys/kernel/core_pattern', 'utf8')
+  const r = spawnSync(box.program, box.args, {cwd: checkout, env: box.env, encoding: 'utf8'})
+  t.equal(r.status, 0, r.stderr)
+  for (const p of probes) t.match(r.stdout, `refused ${p}\n`, p)
+  t.match(r.stdout, 'wrote /dev/shm/ok\n')
+  t.match(r.stdout, '/dev/null ok\n')
+  t.equal(fs.readFileSync('/proc/sys/kernel/core_pattern', 'utf8'), before)
+  t.notOk(fs.existsSync('/dev/.exp-sandbox-probe'))
+  fs.rmSync('/dev/.exp-sandbox-probe', {force: true})
+})
+
+t.test('the key exp signs evidence with is hidden like the held-out key file', {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine'}, async t => {
+  const root = tempDir(t)
+  const repo = path.join(root, 'repo')
+  fs.mkdirSync(repo)
+  spawnSync('git', ['init', '-q', repo])
+  // (a key outside the repository and the scratch folders, as ~/.ssh/id_ed25519 is)
+  const keys = fs.mkdtempSync(path.join(os.homedir(), '.exp-test-keys-'))
+  t.teardown(() => fs.rmSync(keys, {recursive: true, force: true}))
+  const key = path.join(keys, 'id_exp')
+  fs.writeFileSync(key, '-----BEGIN OPENSSH PRIVATE KEY-----\nnot a real key\n-----END OPENSSH PRIVATE KEY-----\n', {mode: 0o600})
+  spawnSync('git', ['-C', repo, 'config', 'exp.signingKey', key])
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const hidden = keyFileHidden(store)
+  t.same(hidden, [key])
+  const checkout = path.join(repo, '.git', 'exp', 'wt')
+  fs.mkdirSync(checkout, {recursive: true})
+  const box = await evaluatorSandbox('sh', ['-c', `cat ${key}; echo "[end]"`], {checkout, hide: [repo, path.join(repo, '.git'), ...hidden], env: {PATH: process.env.PATH}})
+  t.teardown(() => box.cleanup())
+  const r = spawnSync(box.program, box.args, {cwd: checkout, env: box.env, encoding: 'utf8'})
+  t.equal(r.status, 0, r.stderr)
+  t.equal(r.stdout, '[end]\n', 'the key file reads empty inside')
 })
