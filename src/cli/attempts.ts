@@ -3,6 +3,7 @@ import {Flags} from '../vendor/oclif.js'
 import type {GitRecordStore} from '../store/index.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {makeRedactor, withKey} from '../redact/index.js'
+import {passedSecrets} from '../agents/command/sandbox.js'
 import {laneOf} from './context.js'
 import {mainRefOf} from './main-ref.js'
 import {holdoutKeyFor, keyFileHidden} from './run-context.js'
@@ -17,7 +18,7 @@ export const attemptFlags = {
 }
 
 /** What the attempt commands need: the workspace, the lane, main, where work trees go, the key, a redactor. */
-export async function attemptContext(store: GitRecordStore, cwd: string, flags: {lane?: string; seed?: number}) {
+export async function attemptContext(store: GitRecordStore, cwd: string, flags: {lane?: string; seed?: number; agent?: string}) {
   const ws = new GitWorkspace(store)
   const key = await holdoutKeyFor(cwd)
   return {
@@ -26,8 +27,9 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     mainRef: await mainRefOf(store.repo, cwd),
     worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'),
     hide: evaluatorHides(store),
-    // (the key too: a research agent's words reach records and commit messages — docs/trust.md)
-    redact: withKey(makeRedactor({env: process.env}), key),
+    // (the key too: a research agent's words reach records and commit messages — docs/trust.md;
+    // and the values a `command:` agent is handed with --env, whatever their names: GH_PAT)
+    redact: withKey(makeRedactor({env: process.env, secrets: flags.agent ? passedSecrets(flags.agent) : []}), key),
     seed: flags.seed ?? 42,
     ...(key ? {holdoutKey: key} : {}),
   }
@@ -35,7 +37,7 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
 
 /** What an evaluator command must not see: this repository's work tree and git dirs (the key, the lanes, the cache), and a key file elsewhere. */
 export function evaluatorHides(store: GitRecordStore): string[] {
-  return [...new Set([...(store.repo.workDir ? [store.repo.workDir] : []), store.repo.commonDir, store.repo.gitDir, ...keyFileHidden()])]
+  return [...new Set([...(store.repo.workDir ? [store.repo.workDir] : []), store.repo.commonDir, store.repo.gitDir, ...keyFileHidden(store)])]
 }
 
 /**

@@ -22,15 +22,16 @@ const SHAPES: [RegExp, string][] = [
   [/(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/, 'an API key (sk-…)'],
   [/(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/, 'a GitHub token'],
   [/(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/, 'a Slack token'],
-  [/(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}\b/, 'an AWS access key id'],
+  [/(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}(?![A-Za-z0-9])/, 'an AWS access key id'],
   [/(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}/, 'a GitLab token'],
   [/(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}/, 'a Hugging Face token'],
   [/(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36,}/, 'an npm token'],
   [/(?<![A-Za-z0-9])[sr]k_live_[A-Za-z0-9]{16,}/, 'a Stripe secret key'],
   [/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{30,}/, 'a Google API key'],
   [/(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, 'a JSON web token'],
+  [/(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_-]{20,}/, 'a Google OAuth token'],
   [/\b(?:Bearer|BEARER|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/, 'a bearer token'],
-  [/-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----/, 'a private key'],
+  [/-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----/, 'a private key'],
   // a password in a URL (`postgres://admin:pw@db`, `https://user:token@host`) and a Basic
   // authorization header: the redactor masks both, and neither is ordinary text
   [/\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]+:[^\s/@]+@[^\s/@]/, 'credentials in a URL'],

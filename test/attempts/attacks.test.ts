@@ -426,7 +426,10 @@ t.test('a research agent that writes the held-out key into its move: it is in no
   const {keyFileHidden} = await import('../../src/cli/run-context.js')
   process.env.EXP_HOLDOUT_KEY_FILE = 'keys/../holdout.key'
   t.teardown(() => delete process.env.EXP_HOLDOUT_KEY_FILE)
-  t.same(keyFileHidden(), [path.resolve('holdout.key')], 'a key file EXP_HOLDOUT_KEY_FILE names is hidden from every sandbox, wherever it is')
+  const {GitRecordStore} = await import('../../src/store/index.js')
+  const store = await GitRecordStore.open(repo)
+  t.same(keyFileHidden(store), [path.resolve('holdout.key')], 'a key file EXP_HOLDOUT_KEY_FILE names is hidden from every sandbox, wherever it is')
+  await store.close()
   delete process.env.EXP_HOLDOUT_KEY_FILE
 })
 
@@ -622,4 +625,23 @@ print(json.dumps({"type": "move", "hypothesis": {"statement": "escape", "mechani
   t.same(attempts.filter(a => (a as {body: {ordinal: number}}).body.ordinal > 0), [], 'no attempt was opened')
   const f = await expJson<{hypotheses: {status: string}[]}>(['frontier', '--json'], {cwd: repo}).catch(() => undefined)
   t.ok(f === undefined || !f.hypotheses?.some(h => h.status === 'claimed'), 'its hypothesis is not left claimed')
+})
+
+// Found by an attack sweep: `exp research` masked what the environment names as secrets and
+// the key, not the values its `command:` agent is handed with --env (GH_PAT, DB_PASS match
+// no credential name), which the agent's statement and reason carried into hypothesis and
+// attempt records and their commit messages. `exp run` masks them; research now does too.
+t.test("a research agent's --env values reach no record and no commit message, whatever their names", async t => {
+  const repo = path.join(tempDir(t), 'r')
+  await git(path.dirname(repo), '-c', 'init.defaultBranch=master', 'init', '-q', repo)
+  t.equal((await exp(['init', '--example', 'tuning'], {cwd: repo})).code, 0)
+  const agent = path.join(tempDir(t), 'agent.sh')
+  fs.writeFileSync(agent, `#!/bin/sh\nread task\nprintf '{"type":"move","hypothesis":{"statement":"probe 3 %s","mechanism":"m %s"},"edits":[{"path":"params.json","content":"{\\\\"n_lists\\\\": 8, \\\\"n_probe\\\\": 3, \\\\"kmeans_iters\\\\": 2}\\\\n"}],"reason":"reason %s"}\\n' "$GH_PAT" "$GH_PAT" "$GH_PAT"\n`, {mode: 0o755})
+  const value = 'plainvalue0xDEADBEEF77'
+  const r = await exp(['research', 'tuning', '--agent', `command:--env GH_PAT ${agent}`, '--attempts', '1'], {cwd: repo, env: {GH_PAT: value}})
+  t.equal(r.code, 0, r.stderr)
+  const history = await git(repo, 'log', '-p', '--all', '--format=%B')
+  t.match(history, /probe 3 \[redacted\]/, 'the agent spoke, masked')
+  t.notOk(history.includes(value), 'the value is in no record and no commit message')
+  t.notOk(r.stdout.includes(value) || r.stderr.includes(value), 'nor in what it printed')
 })

@@ -50,6 +50,29 @@ t.test('more credential shapes: GitLab, Hugging Face, npm, Stripe, npmrc, AWS cr
   t.equal(r(keep), keep, 'ordinary text is kept')
 })
 
+// Found by an attack sweep: the store refused `x_AKIA…` (its scanner looks where no letter or
+// digit is before a shape) while the redactor let it through (`\b`: `_` is a word character),
+// so an agent naming a file that way stopped the attempt's observation for good. Everything
+// the store refuses must be masked first; and a PGP key block and a Google OAuth token were neither.
+t.test('the redactor masks everything the store refuses: x_AKIA…, x_AIza…, x_eyJ…, a PGP private key, ya29. tokens', async t => {
+  const {secretScanner} = await import('../../src/redact/secrets.js')
+  const scan = secretScanner({})
+  const r = makeRedactor({env: {}})
+  const samples = [
+    'x_AKIAIOSFODNN7EXAMPLE.json',
+    `x_AIza${'Sy0aBcDeFgHiJkLmNoPqRsTuVwXyZ0123'}`,
+    `x_eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4`,
+    '-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF0abc\n-----END PGP PRIVATE KEY BLOCK-----',
+    `ya29.${'a0AfH6SMBx'.repeat(3)}`,
+  ]
+  for (const v of samples) {
+    t.ok(scan(`a note: ${v}`), `the store refuses ${v.slice(0, 12)}`)
+    const masked = r(`a note: ${v}`)
+    t.equal(scan(masked), undefined, `and after masking there is nothing to refuse: ${masked}`)
+  }
+  t.equal(r('9AKIA is part of a word, AKIAS alone is short'), '9AKIA is part of a word, AKIAS alone is short')
+})
+
 t.test('private ids are hidden as whole words only', async t => {
   const r = makeRedactor({private: ['onb-1', 'onb-12'], home: '/nonexistent'})
   t.equal(r('onb-1 onb-12 onb-123 xonb-1'), '[private] [private] onb-123 xonb-1')
