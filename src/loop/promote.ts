@@ -128,11 +128,15 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   if (!val && evidence.ignored.length) throw new UntrustedEvidenceError(`no validation evaluation of ${proposal.id} stands: ${evidence.ignored.map(x => `${x.id}: ${x.reason}`).join('; ')}`, `run \`exp eval ${proposal.id}\` to evaluate it again`, {ignored: evidence.ignored})
   if (!val) throw new ExpError('E_USAGE', `proposal ${proposal.id} has no validation evaluation yet`, {hint: `run \`exp eval ${proposal.id}\` first`})
   const ignored = evidence.ignored.length ? {ignored: evidence.ignored} : {}
-  // decided already: by a standing accept (of any lane), or by this lane. Another lane's reject
-  // does not decide for this one (it stands only on evidence the policy rejects, and a standing
-  // accept outweighs it: trust/authority.ts), so a lane cannot stop another's promotion with one
+  // decided already: by this lane, or by a standing accept (of any lane) whose merge of the
+  // proposal is on this main. Another lane's reject does not decide for this one (it stands only
+  // on evidence the policy rejects, and a standing accept outweighs it: trust/authority.ts), so
+  // a lane cannot stop another's promotion with one; nor does another lane's accept whose merge
+  // is not here (it merged in its own clone, never pushed: answered with it, this promote
+  // printed ACCEPT and a merge commit this repository does not have, and merged nothing)
   const decided = ledger.select({kinds: ['decision'], cites: proposal.id}).filter(e => authority.counts(e.id)).map(e => ({e, d: ledger.load<'decision'>(e)})).filter(x => x.d.body.proposal === proposal.id)
-  const previous = (decided.find(x => x.d.body.verdict === 'accept') ?? decided.find(x => onLane(ledger, x.e, o.lane)))?.d
+  const merged = decided.some(x => x.d.body.verdict === 'accept' && !onLane(ledger, x.e, o.lane)) ? await findPromotion(ws, main, proposal.id, p.base.commit) : undefined
+  const previous = (decided.find(x => x.d.body.verdict === 'accept' && (onLane(ledger, x.e, o.lane) || (merged !== undefined && x.d.body.merge?.commit === merged.oid))) ?? decided.find(x => onLane(ledger, x.e, o.lane)))?.d
   if (previous) return {...resultOf(previous, val), ...ignored}
   // (a promotion killed after main moved, before the work tree followed: finished first)
   await finishInterruptedAdvance(ws, o.mainRef)

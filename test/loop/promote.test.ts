@@ -120,3 +120,30 @@ t.test("another lane's reject does not decide a proposal: one with no evidence, 
   t.notOk(after.problems().some(p => p.id === res.decision), 'the accept is not the one named')
   await store.close()
 })
+
+// Found by an attack sweep: another lane's standing accept was the answer of any promote of
+// the proposal. One made in another clone and never pushed (only the lane arrives with a
+// fetch) had this promote print ACCEPT and a merge commit this repository does not have, and
+// merge nothing. An accept decides here only when its merge is on this main.
+t.test("another lane's accept whose merge is not on this main does not decide: the owner's promote merges", async t => {
+  const repo = await exampleRepo(t)
+  const {store, proposal, opts} = await proposeAndEval(repo, [INVENTORY, ...EXPERT.filter(r => r.tool !== INVENTORY.tool)])
+  await store.close()
+  const other = path.join(path.dirname(repo), `${path.basename(repo)}-other`)
+  fs.cpSync(repo, other, {recursive: true})
+  t.teardown(() => fs.rmSync(other, {recursive: true, force: true}))
+  const theirs = await GitRecordStore.open(other)
+  const elsewhere = await promoteProposal(theirs, new GitWorkspace(theirs), await theirs.ledger(), proposal, {...opts, cwd: other, scenariosDir: path.join(other, 'scenarios'), skillsDir: path.join(other, 'skills'), repo: theirs.repo, lane: 'evil', mainRef: 'refs/heads/main'})
+  await theirs.close()
+  t.equal(elsewhere.verdict, 'accept')
+  // only the lane comes over
+  await git(repo, 'fetch', '-q', other, 'refs/research/lanes/evil:refs/research/lanes/evil')
+  const before = (await git(repo, 'rev-parse', 'main')).trim()
+  const mine = await GitRecordStore.open(repo)
+  const res = await promoteProposal(mine, new GitWorkspace(mine), await mine.ledger(), proposal, {...opts, repo: mine.repo, mainRef: 'refs/heads/main'})
+  t.equal(res.verdict, 'accept')
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  t.not(main, before, 'main moved: the promotion merged here')
+  t.equal(res.merge, main, 'and the merge it names is this main')
+  await mine.close()
+})
