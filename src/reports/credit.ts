@@ -57,10 +57,16 @@ function standsOn(ledger: Ledger, n: AblationNote, check: AblationCheck): boolea
   }
   const lines = check.text.split('\n')
   if (!Array.isArray(n.splits) || !n.splits.length || !Array.isArray(n.units)) return false
+  // what the views print of it, of the types they print (another lane's note with a number
+  // for a unit's id stopped `exp report` for everyone, "s.replace is not a function")
+  const int = (x: unknown) => Number.isSafeInteger(x)
+  const str = (x: unknown) => typeof x === 'string'
+  if (!str(n.skill) || !int(n.version) || !str(n.commit) || !str(n.agent) || !int(n.repeat) || !int(n.seed)) return false
+  if (!n.units.every(u => u && typeof u === 'object' && str(u.id) && (u.kind === 'rule' || u.kind === 'patch') && (u.rule === undefined || str(u.rule)) && (u.proposal === undefined || str(u.proposal)) && (u.version === undefined || int(u.version)) && u.credit && typeof u.credit === 'object' && typeof u.removal === 'boolean')) return false
   for (const split of n.splits) {
     const base = n.baseline?.[split]
     const b = base && evaluation(base.evaluation, split)
-    if (!b || b.skill.blob !== check.blob || b.success_rate !== base.rate) return false
+    if (!b || b.skill.blob !== check.blob || b.success_rate !== base.rate || b.agent.name !== n.agent || (b.repeat !== undefined && b.repeat !== n.repeat)) return false
     for (const u of n.units) {
       const c = u.credit?.[split]
       const v = c && evaluation(c.evaluation, split)

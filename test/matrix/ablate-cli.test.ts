@@ -96,13 +96,23 @@ t.test('exp ablate credits every rule of an expert skill, offers the lowest-cred
   stolen.units[0]!.credit.validation!.evaluation = stolen.units[1]!.credit.validation!.evaluation
   const moved = structuredClone(summary)
   moved.units[0]!.text = moved.units[1]!.text
-  for (const [name, forged] of Object.entries({stolen, moved, flip})) {
+  // (found by an attack sweep: a unit id of another type stopped `exp report` for everyone, and
+  // the agent and repetitions a note names were shown as they were written)
+  const typed = structuredClone(summary) as unknown as {units: {id: unknown}[]}
+  typed.units[0]!.id = 12345
+  const renamed = structuredClone(summary)
+  renamed.agent = 'openai:gpt-5 (human-reviewed)'
+  const repeated = structuredClone(summary)
+  repeated.repeat = 1000
+  for (const [name, forged] of Object.entries({stolen, moved, flip, typed, renamed, repeated})) {
     const r = await exp(['append', 'note', '-', '--lane', 'mallory'], {cwd: repo, input: JSON.stringify({text: JSON.stringify(forged)})})
     t.equal(r.code, 0, `${name}: ${r.stderr}`)
   }
   const shown = await expJson<{credit: {note: string; lines: {removal: boolean}[]}}>(['blame', 'onboarding', '--credit'], {cwd: repo})
   t.equal(shown.credit.note, a.note, 'the latest note that re-derives, not the forged ones after it')
   t.same(shown.credit.lines.filter(c => c.removal).length, a.candidates.length)
-  t.equal((await exp(['report'], {cwd: repo})).code, 0)
-  t.notMatch(readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /-43\.2/, 'the report shows no forged credit')
+  const report = await exp(['report'], {cwd: repo})
+  t.equal(report.code, 0, report.stderr)
+  t.notMatch(readFileSync(path.join(repo, 'results', 'report.md'), 'utf8'), /-43\.2|human-reviewed|repeat 1000/, 'the report shows no forged credit')
+  t.notMatch((await exp(['blame', 'onboarding', '--credit'], {cwd: repo})).stdout, /human-reviewed|repeat 1000/)
 })
