@@ -1,4 +1,5 @@
 import {ExpCommand} from '../cli/base.js'
+import {plainText} from '../cli/plain.js'
 import {withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
 import type {LaneInfo} from '../store/index.js'
@@ -20,7 +21,7 @@ export default class Lanes extends ExpCommand {
     const bad = lanes.filter(l => l.problem)
     if (bad.length) {
       // the table is printed; the status says that some lanes could not be read
-      process.stderr.write(`error: ${bad.length} lane(s) could not be read: ${bad.map(l => l.ref).join(', ')}\nhint: run \`exp fsck\` for details and what to do\n`)
+      process.stderr.write(`${plainText(`error: ${bad.length} lane(s) could not be read: ${bad.map(l => l.ref).join(', ')}`)}\nhint: run \`exp fsck\` for details and what to do\n`)
       process.exitCode = exitFor('E_INTEGRITY')
     }
     return lanes

@@ -45,6 +45,8 @@ export async function readRef(commonDir: string, ref: string, packed?: Map<strin
 export interface BadRef {
   ref: string
   reason: string
+  /** what to do about it, when the usual next step (restore the ref) is not it */
+  hint?: string
 }
 
 /** All refs under a prefix (e.g. `refs/research/`), loose overriding packed, sorted by name. */

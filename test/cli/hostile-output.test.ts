@@ -90,3 +90,21 @@ t.test('a YAML alias inside its own anchor, and JSON nested 50,000 deep, are ref
   }
   t.equal((await git(repo, 'for-each-ref', 'refs/research/')).trim(), '', 'nothing was written')
 })
+
+// Found by an attack sweep: a lane ref named with a C1 CSI (U+009B) and U+202E, as a plain
+// `git fetch 'refs/research/*:refs/research/*'` brings it, reached stderr as raw bytes in the
+// warnings of every read (stdout escaped them), with the hint of a ref file holding no object id.
+t.test("a lane ref's name with control and bidi characters reaches stderr escaped, with what to do about it", async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['append', 'note', '-', '--lane', 'alice'], {cwd: repo, input: 'text: hi\n'})).code, 0)
+  await git(repo, 'update-ref', 'refs/research/lanes/x\u009b2J\u202eevil', 'refs/research/lanes/alice')
+  for (const args of [['ledger'], ['lanes']]) {
+    const r = await exp(args, {cwd: repo})
+    t.equal(r.code, 5, args.join(' '))
+    t.notMatch(r.stderr, /[\u009b\u202e]/, `${args.join(' ')}: no raw control or bidi character`)
+    t.match(r.stderr, /x\\u009b2J\\u202eevil/)
+  }
+  const l = await exp(['ledger'], {cwd: repo})
+  t.match(l.stderr, /is not a lane name.*a lane name is one component of letters, digits/)
+  t.notMatch(l.stderr, /does not hold an object id/)
+})

@@ -36,7 +36,7 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
   const all: {id: string; cites: readonly string[]; ref: string; commit: string}[] = []
   const entries: MemEntry[] = []
   const {tips, bad} = store.scanLanes()
-  for (const b of bad) problems.push(problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref}))
+  for (const b of bad) problems.push(problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref, ...(b.hint ? {hint: b.hint} : {})}))
   const seenTips = loadSeenTips(store.commonDir)
   const ceiling = await store.readCeiling()
   let records = 0

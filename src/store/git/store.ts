@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import {execFileSync} from 'node:child_process'
-import {artifactMatches, decodeRecord, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
+import {artifactMatches, decodeRecord, recordPath, uEscape, UNSAFE_TEXT, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
 import {OBJECT_MAX, ObjectTooLarge, parseCommit} from './objects.js'
 import {answerHeader} from './native.js'
@@ -75,6 +75,12 @@ function addedSince(before: Map<string, readonly LedgerEntry[]>, now: readonly L
 }
 
 /** The git adapter of the RecordStore port: each record is one commit on its lane ref. */
+/** what to do about a lane ref whose name no lane may have (a plain `git fetch 'refs/research/*:…'` takes any) */
+const BAD_NAME_HINT = 'a lane name is one component of letters, digits and . _ - @ + (at most 100 characters): exp does not read this ref. Delete it (`git update-ref -d REF`), or keep its records under a lane name (`git update-ref refs/research/lanes/NAME REF`, then delete it)'
+
+/** a control or bidirectional formatting character (cli/plain.ts shows them the same way) */
+const UNSAFE_LINE = new RegExp(`[${UNSAFE_TEXT}]`, 'g')
+
 export class GitRecordStore implements RecordStore {
   private cache: LedgerCache
   private writer: LaneWriter
@@ -176,7 +182,7 @@ export class GitRecordStore implements RecordStore {
       if (!info) continue
       // (a packed ref under a name no lane may have, e.g. a temp file an older exp let git pack)
       if (isLaneName(info.lane)) tips.set(ref, oid)
-      else badLanes.push({ref, reason: `${JSON.stringify(info.lane)} is not a lane name`})
+      else badLanes.push({ref, reason: `${JSON.stringify(info.lane)} is not a lane name`, hint: BAD_NAME_HINT})
     }
     return {tips, bad: badLanes}
   }
@@ -233,7 +239,8 @@ export class GitRecordStore implements RecordStore {
     if (this.warned.has(message)) return
     this.warned.add(message)
     if (this.opts.onWarning) this.opts.onWarning(message)
-    else process.stderr.write(`warning: ${message}\n`)
+    // (a lane's ref name is another clone's word: no control or bidirectional character reaches the terminal)
+    else process.stderr.write(`warning: ${message.replace(UNSAFE_LINE, uEscape)}\n`)
   }
 
   async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
@@ -504,7 +511,7 @@ export class GitRecordStore implements RecordStore {
    */
   private async refresh(): Promise<{lanes: LaneRead[]; key: string; laneProblems: ReadProblem[]}> {
     const {tips, bad} = this.scanLanes()
-    const badRefs: ReadProblem[] = bad.map(b => ({...problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref}), ref: b.ref}))
+    const badRefs: ReadProblem[] = bad.map(b => ({...problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref, ...(b.hint ? {hint: b.hint} : {})}), ref: b.ref}))
     const key = [...[...tips].map(([ref, tip]) => `${ref} ${tip ?? '-'}`), ...bad.map(b => `${b.ref} !`)].sort().join('\n')
     for (const ref of this.laneMemo.keys()) if (!tips.get(ref)) this.laneMemo.delete(ref)
     const live = [...tips].filter((t): t is [string, string] => !!t[1])
