@@ -150,11 +150,16 @@ const HIDE_SCRIPT = [
   // new /proc (a mount under a hidden folder is out of sight, and the top one at a hidden path
   // is the empty tmpfs). A device written through a read-only mount still works (/dev/null).
   'awk \'{ for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2), $5; break } }\' /proc/self/mountinfo > /dev/shm/mounts || fail "cannot list the mounts"',
-  'while read -r src mp; do case "$src" in exp-hidden|exp-stage) continue;; esac; case "$mp" in /proc|/proc/*|/dev/pts|/dev/shm) continue;; esac; case "$mp" in *\\\\*) mp=$(printf "%b" "$mp");; esac; case "$left" in *"$nl$mp$nl"*) continue;; esac; [ -e "$mp" ] || continue; mount -o remount,bind,ro "$mp" || fail "cannot make $mp read-only"; done < /dev/shm/mounts',
+  // (the host's own /sys, /dev and kernel settings matter where the program is the host's root:
+  // in the first user namespace, whose map is the whole range. In a user namespace of its own
+  // the program's root is an unprivileged user outside, and a mount that cannot be made
+  // read-only there is left as it is)
+  'strict=; read -r _ _ n < /proc/self/uid_map && [ "$n" = 4294967295 ] && strict=1',
+  'while read -r src mp; do case "$src" in exp-hidden|exp-stage) continue;; esac; case "$mp" in /proc|/proc/*|/dev/pts|/dev/shm) continue;; esac; case "$mp" in *\\\\*) mp=$(printf "%b" "$mp");; esac; case "$left" in *"$nl$mp$nl"*) continue;; esac; [ -e "$mp" ] || continue; case "$mp" in /sys|/sys/*|/dev|/dev/*) mount -o remount,bind,ro "$mp" 2>/dev/null || [ -z "$strict" ] || fail "cannot make $mp read-only"; continue;; esac; mount -o remount,bind,ro "$mp" || fail "cannot make $mp read-only"; done < /dev/shm/mounts',
   // and the host's settings in the new /proc (as container runtimes do): a program that is root
   // without capabilities could write kernel.core_pattern (a program the kernel then runs as
   // root outside every namespace), sysrq, IRQ affinities
-  'for p in /proc/sys /proc/sysrq-trigger /proc/irq /proc/bus /proc/fs; do [ -e "$p" ] || continue; mount --bind "$p" "$p" && mount -o remount,bind,ro "$p" || fail "cannot make $p read-only"; done',
+  'for p in /proc/sys /proc/sysrq-trigger /proc/irq /proc/bus /proc/fs; do [ -e "$p" ] || continue; { mount --bind "$p" "$p" && mount -o remount,bind,ro "$p"; } 2>/dev/null || [ -z "$strict" ] || fail "cannot make $p read-only"; done',
   // (the folder it starts in was entered before: entered again by the path it was given — the
   // kept mount is there, also when a link is on the way — it is the kept, writable one)
   'cd "$here" || fail "cannot enter $here"',
