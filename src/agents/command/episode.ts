@@ -11,6 +11,12 @@ export interface EpisodeLimits {
   stepTimeoutMs: number
   /** a stdout line longer than this is a protocol error (protects our memory) */
   maxLineBytes: number
+  /**
+   * what the agent may say in one episode (its answer and its tool calls' arguments, UTF-8):
+   * more is a protocol error. The trace keeps each twice (messages and actions or the answer)
+   * and a trace over the store's record limit (1 MiB) stopped the whole run, and every rerun
+   */
+  maxSaidBytes: number
   /** how much of the agent's stderr is kept for diagnostics */
   stderrBytes: number
   /** after the final answer, how long the agent may take to exit on its own */
@@ -58,6 +64,7 @@ export async function runEpisode(launch: Launch, limits: EpisodeLimits, input: A
     const episodeEnd = started + limits.timeoutMs
     let stepEnd = started + limits.stepTimeoutMs
     let drainEnd = Infinity
+    let said = 0
     const seen = new Set<string>()
     let steps = 0
     proc.send(startMessage(input, ctx.seed, ctx.maxSteps))
@@ -91,6 +98,10 @@ export async function runEpisode(launch: Launch, limits: EpisodeLimits, input: A
           const parsed = parseAgentLine(ev.line)
           if (!parsed.ok) return fail('protocol', parsed.problem)
           const msg = parsed.message
+          if (msg.type === 'final' || msg.type === 'tool_call') {
+            said += Buffer.byteLength(msg.type === 'final' ? msg.answer : JSON.stringify(msg.arguments))
+            if (said > limits.maxSaidBytes) return fail('protocol', `the agent's ${msg.type === 'final' ? 'answer brings' : 'tool calls bring'} what it said in this episode to ${said} bytes, over the ${limits.maxSaidBytes} an episode records`)
+          }
           if (msg.type === 'final') {
             messages.push({role: 'assistant', content: msg.answer})
             answered = true

@@ -20,6 +20,7 @@ export const COMMAND_DEFAULTS: EpisodeLimits = {
   timeoutMs: 10 * 60_000,
   stepTimeoutMs: 2 * 60_000,
   maxLineBytes: 4 * 1024 * 1024,
+  maxSaidBytes: 256 * 1024,
   stderrBytes: 64 * 1024,
   politeExitMs: 1000,
   killGraceMs: 2000,

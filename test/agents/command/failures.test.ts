@@ -31,6 +31,10 @@ t.test('each early end becomes the right invalid outcome, and no process is left
     {mode: 'missing-fields', reason: /^protocol: tool_call: "tool" must be/},
     {mode: 'duplicate-id', reason: /^protocol: tool_call id "c1" used twice/},
     {mode: 'long-line', reason: /^protocol: stdout line longer than 1000 bytes/, opts: {maxLineBytes: 1000}},
+    // (found by an attack sweep: one such answer made a trace over the store's record limit,
+    // which stopped the whole run and every rerun)
+    {mode: 'long-answer', reason: /^protocol: the agent's answer brings what it said in this episode to 614400 bytes, over the 262144 an episode records/},
+    {mode: 'long-calls', reason: /^protocol: the agent's tool calls bring what it said in this episode to \d+ bytes, over the 262144/, also: (_, calls) => t.equal(calls.length, 2, 'the call past the limit is never run')},
     {mode: 'loop', reason: /^max_steps: more than 3 tool calls/, ctx: {maxSteps: 3}, also: (_, calls) => t.equal(calls.length, 3, 'the extra call is never run')},
   ]
   const outs = await Promise.all(cases.map(async c => {
