@@ -57,10 +57,14 @@ export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: Hi
   const holdout = holdoutByBlob(ledger, trust)
   const out: ReportIteration[] = []
   let previous = 0
+  let mainNow: {version: number; blob: string} | undefined
   for (const [i, e] of proposals.entries()) {
     const chain = proposalChain(ledger, e.id, [], trust)!
     const p = chain.proposal
-    const version = num(p.base.version, timeline.versionAt.get(p.base.commit) ?? 1)
+    // (versions are main's history's: a proposal record states its own, and another lane's
+    // bare record stated v41 and v42 for a main at v2)
+    const version = timeline.versionAt.get(p.base.commit) ?? num(p.base.version, 1)
+    const merged = timeline.promotions.get(e.id)
     const patterns = ledger.select({kinds: ['evidence']}).filter(x => x.lamport > previous && x.lamport < e.lamport).map(x => {
       const b = ledger.load<'evidence'>(x).body
       return {evidence: x.id, pattern: b.pattern, signature: b.signature, text: ruleText(b), support: b.support, failures: b.failures}
@@ -72,8 +76,13 @@ export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: Hi
     const hb = held.find(x => x.role === 'baseline')
     const hc = held.find(x => x.role === 'candidate')
     const d = chain.decision
-    const accepted = d?.verdict === 'accept'
-    const mainBlob = accepted ? p.head.skill_blob : p.base.skill_blob
+    // main moved only where this proposal's merge is on it; otherwise it is where the iteration
+    // before left it (a proposal on an older base, another lane's, says nothing of main now)
+    const accepted = d?.verdict === 'accept' && merged !== undefined
+    const headVersion = merged?.version ?? version + 1
+    const after = accepted ? {version: headVersion, blob: merged.skill_blob ?? p.head.skill_blob} : (mainNow ?? {version, blob: p.base.skill_blob})
+    mainNow = after
+    const mainBlob = after.blob
     const training = trainingBefore(ledger, trains, e, p.base.skill_blob)
     out.push({
       iteration: i + 1,
@@ -81,12 +90,12 @@ export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: Hi
       skill: {name: skill, version, blob: p.base.skill_blob, commit: p.base.commit},
       ...(training ? {training} : {}),
       patterns,
-      candidate: {version: num(p.head.version, version + 1), added: p.size.added, removed: p.size.removed, sections: p.sections, lines: p.edits.flatMap(x => x.lines), knowledge: chain.knowledge.map(k => k.id)},
+      candidate: {version: headVersion, added: p.size.added, removed: p.size.removed, sections: p.sections, lines: p.edits.flatMap(x => x.lines), knowledge: chain.knowledge.map(k => k.id)},
       ...(cand && base ? {validation: {baseline: base.success_rate, candidate: cand.success_rate, wins: cand.comparison!.wins, losses: cand.comparison!.losses, mcnemar_p: cand.comparison!.mcnemar_p, evaluation: cand.id, baseline_evaluation: base.id}} : {}),
       regressions: cand?.comparison?.regressions ?? [],
       ...(hb || hc ? {holdout: {...(hb ? {baseline: hb.success_rate} : {}), ...(hc ? {candidate: hc.success_rate} : {})}} : {}),
       ...(d ? {decision: {id: d.id, verdict: d.verdict, reasons: d.reasons, ...(d.merge ? {merge: d.merge.commit} : {}), ...(d.rejected_ref ? {rejected_ref: d.rejected_ref} : {})}} : {}),
-      main_after: {version: accepted ? num(p.head.version, version + 1) : version, blob: mainBlob, ...(holdout.has(mainBlob) ? {holdout: holdout.get(mainBlob)!} : {})},
+      main_after: {version: after.version, blob: mainBlob, ...(holdout.has(mainBlob) ? {holdout: holdout.get(mainBlob)!} : {})},
       chain,
     })
   }

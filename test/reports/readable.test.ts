@@ -64,3 +64,23 @@ t.test('numbers are formatted: thousands grouped, two decimals at most', async t
   t.notMatch(scores, /\d\.\d{3,}/, 'no raw float in the score table')
   t.match(scores, /^tokens\s+[\d,]+(\.\d\d)?\s+[\d,]+(\.\d\d)?$/m)
 })
+
+// Found by an attack sweep: a proposal record another lane wrote (a copy of a real one, its
+// versions stated as v41 and v42, no evaluation, no decision) became an iteration of the report
+// with those versions, and "main after" it went back to its base: the report said main was v41
+// at the base's held-out rate while main was v3.
+t.test("another lane's bare proposal record neither names versions main does not have nor moves main in the report", async t => {
+  const h = await historyRepo(t)
+  const last = (JSON.parse((await exp(['ledger', '--kind', 'proposal', '--json'], {cwd: h.repo})).stdout) as {body: {base: {version?: string}; head: {version?: string}; edits: {lines: string[]}[]}; cites: string[]}[])[0]!
+  const body = structuredClone(last.body)
+  body.base.version = '41'
+  body.head.version = '42'
+  const r = await exp(['append', '--batch', '-', '--lane', 'evil'], {cwd: h.repo, input: `${JSON.stringify({kind: 'proposal', body, cites: last.cites, key: 'evil-1'})}\n`})
+  t.equal(r.code, 0, r.stderr)
+  const rep = await exp(['report', '--json'], {cwd: h.repo})
+  t.equal(rep.code, 0, rep.stderr)
+  t.notMatch(fs.readFileSync(path.join(h.repo, 'results', 'report.md'), 'utf8'), /\bv4[12]\b/, 'no version the record made up')
+  const md = fs.readFileSync(path.join(h.repo, 'results', 'report.md'), 'utf8')
+  const rows = md.split('\n').filter(l => /^\| \d+ \| v\d+ \|/.test(l))
+  t.match(rows.at(-1), /^\| \d+ \| v3 \|/, 'main after it is main as it was: v3')
+})
