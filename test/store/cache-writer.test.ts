@@ -2,7 +2,6 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {GitRecordStore} from '../../src/store/index.js'
-import {fullReads} from '../../src/store/git/lane-read.js'
 import {makeRepo, git, handCommit} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 
@@ -73,30 +72,4 @@ t.test('a lane read again in full leaves no file of its earlier cache, and takes
   t.ok(after.a.length, 'lane a has its new cache')
   t.same(after.a.filter(f => before.a.includes(f)), [], 'and none of its earlier one')
   t.same(after.a1, before.a1, 'lane a.1 keeps its files')
-})
-
-t.test('a full read of a plain lane writes the index lines it made while reading: in lane order, read back warm as they were', async t => {
-  const repo = await makeRepo(t)
-  const s = await GitRecordStore.open(repo, {native: true})
-  // three chunks of a read and part of a fourth (256 records a chunk)
-  await s.appendBatch(Array.from({length: 700}, (_, i) => sampleDraft('note', i)), {lane: 'p'})
-  await s.close()
-  fs.rmSync(path.join(repo, '.git/exp'), {recursive: true, force: true})
-  const plain = fullReads.plain
-  const cold = await GitRecordStore.open(repo, {native: true})
-  const first = (await cold.ledger()).entries.map(e => `${e.id} ${e.lamport} ${e.commit}`)
-  await cold.close()
-  t.equal(fullReads.plain, plain + 1, 'read by the plain read')
-  const dir = path.join(repo, '.git/exp/cache-v4')
-  const idx = fs.readdirSync(dir).filter(f => f.endsWith('.idx'))
-  t.equal(idx.length, 1)
-  const lines = fs.readFileSync(path.join(dir, idx[0]!), 'latin1').trimEnd().split('\n').map(l => l.split('\t'))
-  t.equal(lines.length, 700)
-  t.same(lines.map(l => Number(l[4])), lines.map(l => Number(l[4])).sort((a, b) => a - b), 'oldest first')
-  t.same(lines.map(l => `${l[1]} ${l[4]} ${l[0]}`), first, 'each line the entry the read returned, in its order')
-  const warm = await GitRecordStore.open(repo, {native: true})
-  const reads = fullReads.plain + fullReads.general
-  t.same((await warm.ledger()).entries.map(e => `${e.id} ${e.lamport} ${e.commit}`), first, 'read back from the cache')
-  t.equal(fullReads.plain + fullReads.general, reads, 'without reading the lane again')
-  await warm.close()
 })

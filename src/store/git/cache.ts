@@ -623,25 +623,6 @@ export class LaneWriter {
     fs.rmSync(`${this.base}.idx`, {force: true})
   }
 
-  /**
-   * The index lines of entries a read added newest first (a full read, one chunk at a time):
-   * made now, while the read waits on its other threads, instead of all at once in finish()
-   * after it (~80 ms of 100,000 records). finish() writes them when it is given exactly these
-   * entries, in lane order (the chunks reversed, each reversed).
-   */
-  prepareNewestFirst(entries: readonly CachedEntry[]): void {
-    let text = ''
-    for (let i = entries.length - 1; i >= 0; i--) text += indexLine(entries[i]!)
-    this.prepared.push(Buffer.from(text, 'latin1'))
-    this.preparedCount += entries.length
-    this.preparedLast ??= entries[0]
-  }
-
-  private prepared: Buffer[] = []
-  private preparedCount = 0
-  /** the newest entry prepared (the last line of the index) */
-  private preparedLast: CachedEntry | undefined
-
   /** Write the index lines of `entries` (the new ones, in lane order) and return the lane's new state. */
   finish(entries: readonly CachedEntry[], tip: string, problems: ReadProblem[]): LaneState {
     this.close()
@@ -651,30 +632,18 @@ export class LaneWriter {
     else fs.truncateSync(idxFile, idxBytes)
     let crc = this.st?.crc ?? 0
     let size = idxBytes
-    const append = (idx: Buffer) => {
+    // in slices: one string for 100,000 lines would be ~20 MB at once
+    for (let i = 0; i < entries.length; i += 4096) {
+      let text = ''
+      for (const e of entries.slice(i, i + 4096)) text += `${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${e.off}\t${e.len}\t${e.pre}\t${e.created}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`
+      const idx = Buffer.from(text, 'latin1')
       fs.appendFileSync(idxFile, idx)
       crc = zlib.crc32(idx, crc)
       size += idx.length
     }
-    if (this.preparedCount === entries.length && entries.length && this.preparedLast === entries[entries.length - 1]) {
-      for (let i = this.prepared.length - 1; i >= 0; i--) append(this.prepared[i]!)
-    } else {
-      // in slices: one string for 100,000 lines would be ~20 MB at once
-      for (let i = 0; i < entries.length; i += 4096) {
-        let text = ''
-        for (const e of entries.slice(i, i + 4096)) text += indexLine(e)
-        append(Buffer.from(text, 'latin1'))
-      }
-    }
-    this.prepared = []
     const last = entries.length ? entries[entries.length - 1]!.lamport : this.st?.lastLamport ?? 0
     return {tip, gen: this.gen, count: (this.st?.count ?? 0) + entries.length, idxBytes: size, dat: this.dat, lastLamport: last, problems, crc}
   }
-}
-
-/** An entry's line of the index file (see the top of this file). */
-function indexLine(e: CachedEntry): string {
-  return `${e.commit}\t${e.id}\t${e.kind}\t${e.digest}\t${e.lamport}\t${e.off}\t${e.len}\t${e.pre}\t${e.created}\t${e.cites.join(' ')}\t${e.facts ?? ''}\n`
 }
 
 /** the most one writev is given: Linux writes at most 2 GiB a call, and Node's count of the bytes written overflowed past it */

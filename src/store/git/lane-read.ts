@@ -429,13 +429,7 @@ class PlainRead {
         await new Promise(resolve => setImmediate(resolve))
       }
     }
-    if (this.odd) return
-    if (this.writer) {
-      const entries = this.writer.addData(add)
-      // (their index lines made now, while the other threads work: finish() only writes them)
-      if (entries.length) this.writer.prepareNewestFirst(entries)
-      for (const e of entries) this.added.push(e)
-    } else for (const e of add.map(a => memEntry(a, this.ref))) this.added.push(e)
+    if (!this.odd) for (const e of this.writer ? this.writer.addData(add) : add.map(a => memEntry(a, this.ref))) this.added.push(e)
   }
 
   /** the problems of the record take() stopped at */
