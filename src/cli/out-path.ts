@@ -53,9 +53,10 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
 /**
  * What git (or exp, under .git/exp: the cache, work trees, the held-out key) keeps in the git
  * folder: HEAD, config, index, refs/, objects/... A new file of one's own there (.git/report,
- * .git/events.jsonl) is out of the work tree's way and harmless.
+ * .git/events.jsonl) is out of the work tree's way and harmless. In any case of letters: on a
+ * file system that ignores case (macOS, Windows), `.git/Hooks` is `.git/hooks`.
  */
-const GIT_OWNED = /^(?:HEAD|config|config\.worktree|index|packed-refs|shallow|description|COMMIT_EDITMSG|[A-Z_]+_HEAD|objects|refs|logs|hooks|info|modules|worktrees|rr-cache|branches|remotes|sequencer|rebase-.*|lfs|exp)$/
+const GIT_OWNED = /^(?:HEAD|config|config\.worktree|index|packed-refs|shallow|description|COMMIT_EDITMSG|[A-Z_]+_HEAD|objects|refs|logs|hooks|info|modules|worktrees|rr-cache|branches|remotes|sequencer|rebase-.*|lfs|exp)$/i
 
 function gitOwned(rel: string): boolean {
   return rel === '' || GIT_OWNED.test(rel.split(path.sep)[0]!)

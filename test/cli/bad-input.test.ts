@@ -51,6 +51,8 @@ const CASES: Case[] = [
   {both: true, args: ['run', 'train', '--events', '.git/HEAD', '--lane', 't'], code: 2, error: /--events \.git\/HEAD is git's own, in the repository's git folder/},
   {args: ['run', 'train', '--lane', 't'], env: {EXP_EVENTS: '.git/HEAD'}, code: 2, error: /EXP_EVENTS=\.git\/HEAD is git's own, in the repository's git folder/, hint: /EXP_EVENTS=results\/HEAD/},
   {args: ['compare', '--out', '.git/refs/compare'], code: 2, error: /--out \.git\/refs\/compare is git's own, in the repository's git folder/},
+  // (found by an attack sweep: on a file system that ignores case, .git/Hooks is .git/hooks)
+  {args: ['report', '--out', '.git/Hooks'], code: 2, error: /--out \.git\/Hooks is git's own, in the repository's git folder/},
   {args: ['report', '--out', '.research/config.yaml'], code: 2, error: /--out \.research\/config\.yaml is a file; a folder is needed/},
   {args: ['report', '--out', '.research/config.yaml/site'], code: 2, error: /\.research\/config\.yaml is a file, so nothing can be written below it/},
   {args: ['gate', '--comment', 'scenarios'], code: 2, error: /--comment scenarios is a folder; a file is needed/},
