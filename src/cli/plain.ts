@@ -1,4 +1,4 @@
-import {UNSAFE_TEXT, uEscape} from '../records/index.js'
+import {escapeUnsafe} from '../records/index.js'
 
 /**
  * Text a command prints for a person (ExpCommand.log, .note): tab and newline pass, a CRLF
@@ -9,7 +9,5 @@ import {UNSAFE_TEXT, uEscape} from '../records/index.js'
  * reorder what it shows (U+202E). (--json output is JSON's: escaped by JSON.stringify.)
  */
 export function plainText(s: string): string {
-  return s.replace(/\r\n/g, '\n').replace(UNSAFE, uEscape)
+  return escapeUnsafe(s.replace(/\r\n/g, '\n'))
 }
-
-const UNSAFE = new RegExp(`[${UNSAFE_TEXT}]`, 'g')

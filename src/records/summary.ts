@@ -24,6 +24,13 @@ export const UNSAFE_TEXT = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e
 /** `\uXXXX`, as JSON writes a character it escapes. */
 export const uEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
 
+const UNSAFE = new RegExp(`[${UNSAFE_TEXT}]`, 'g')
+
+/** `s` with every unsafe character shown as its `\uXXXX` escape (tab and newline pass). */
+export function escapeUnsafe(s: string): string {
+  return s.replace(UNSAFE, uEscape)
+}
+
 // whitespace, the line separators, and every unsafe character (a summary is a commit subject too)
 const ONE_LINE = new RegExp(`[\\s\\u2028\\u2029${UNSAFE_TEXT}]+`, 'g')
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import {execFileSync} from 'node:child_process'
-import {artifactMatches, decodeRecord, recordPath, uEscape, UNSAFE_TEXT, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
+import {artifactMatches, decodeRecord, escapeUnsafe, recordPath, type RecordDraft, type Kind, type ExpRecord} from '../../records/index.js'
 import {CorruptObjectError, NotFoundError} from '../../errors/index.js'
 import {OBJECT_MAX, ObjectTooLarge, parseCommit} from './objects.js'
 import {answerHeader} from './native.js'
@@ -74,13 +74,10 @@ function addedSince(before: Map<string, readonly LedgerEntry[]>, now: readonly L
   return added
 }
 
-/** The git adapter of the RecordStore port: each record is one commit on its lane ref. */
 /** what to do about a lane ref whose name no lane may have (a plain `git fetch 'refs/research/*:…'` takes any) */
 const BAD_NAME_HINT = 'a lane name is one component of letters, digits and . _ - @ + (at most 100 characters): exp does not read this ref. Delete it (`git update-ref -d REF`), or keep its records under a lane name (`git update-ref refs/research/lanes/NAME REF`, then delete it)'
 
-/** a control or bidirectional formatting character (cli/plain.ts shows them the same way) */
-const UNSAFE_LINE = new RegExp(`[${UNSAFE_TEXT}]`, 'g')
-
+/** The git adapter of the RecordStore port: each record is one commit on its lane ref. */
 export class GitRecordStore implements RecordStore {
   private cache: LedgerCache
   private writer: LaneWriter
@@ -240,7 +237,7 @@ export class GitRecordStore implements RecordStore {
     this.warned.add(message)
     if (this.opts.onWarning) this.opts.onWarning(message)
     // (a lane's ref name is another clone's word: no control or bidirectional character reaches the terminal)
-    else process.stderr.write(`warning: ${message.replace(UNSAFE_LINE, uEscape)}\n`)
+    else process.stderr.write(`warning: ${escapeUnsafe(message)}\n`)
   }
 
   async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
