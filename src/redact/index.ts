@@ -1,4 +1,5 @@
 import os from 'node:os'
+import {CREDENTIAL_SHAPES} from './shapes.js'
 
 /**
  * Public-safe text: what events and the evidence graph pass every string through before it
@@ -24,23 +25,12 @@ export const MASK = '[redacted]'
 export const PRIVATE = '[private]'
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
-// shapes of common credentials; ids (xx-<24 hex>), digests (sha256:<hex>) and git oids are not among them
+// what is masked by its shape: a private key block first (whole when its end is there; the
+// store refuses its first line), the credentials the store refuses (shapes.ts), and Stripe test keys
 const SHAPES: RegExp[] = [
-  // (where no letter or digit is before it: `my_sk-…` too, which a word boundary let through)
-  /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/g,
-  /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
-  /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}(?![A-Za-z0-9])/g,
-  // GitLab, Hugging Face, npm tokens, Stripe secret and restricted keys
-  /(?<![A-Za-z0-9])(?:glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{36,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,})/g,
-  // (the store's scanner finds these where no letter or digit is before them, `x_AKIA…` too:
-  // masked here on the same terms, or an agent's `x_AKIA…` stopped the record it reached)
-  /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{30,}/g,
-  /(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-  // a Google OAuth access token
-  /(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_-]{20,}/g,
-  // a private key block, whole when its end is there (the store refuses one: secrets.ts)
   /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----)?/g,
+  ...CREDENTIAL_SHAPES.map(s => new RegExp(s.re.source, 'g')),
+  /(?<![A-Za-z0-9])[sr]k_test_[A-Za-z0-9]{16,}/g,
 ]
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi
 // (where no letter or digit is before the name: npm's `:_authToken=` too, which a word boundary

@@ -2,6 +2,7 @@ import {existsSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {escapeRegExp} from './index.js'
+import {CREDENTIAL_SHAPES} from './shapes.js'
 
 /**
  * Finding a secret in what is about to become a record. Records are append-only and copied
@@ -15,21 +16,9 @@ import {escapeRegExp} from './index.js'
  * password: reset flow", an author's e-mail address) is never refused.
  */
 
-/** the credential shapes (the redactor masks these too, and a little more) */
-// (a prefix starts where no letter or digit is before it: `my_sk-…` and `x_ghp_…` are found
-// too, which a word boundary, `_` being a word character, let through)
+/** what is refused by its shape: the credentials the redactor masks on the same terms (shapes.ts), and a few forms it masks in its own way */
 const SHAPES: [RegExp, string][] = [
-  [/(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/, 'an API key (sk-…)'],
-  [/(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/, 'a GitHub token'],
-  [/(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/, 'a Slack token'],
-  [/(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}(?![A-Za-z0-9])/, 'an AWS access key id'],
-  [/(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}/, 'a GitLab token'],
-  [/(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}/, 'a Hugging Face token'],
-  [/(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36,}/, 'an npm token'],
-  [/(?<![A-Za-z0-9])[sr]k_live_[A-Za-z0-9]{16,}/, 'a Stripe secret key'],
-  [/(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{30,}/, 'a Google API key'],
-  [/(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, 'a JSON web token'],
-  [/(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_-]{20,}/, 'a Google OAuth token'],
+  ...CREDENTIAL_SHAPES.map((s): [RegExp, string] => [s.re, s.what]),
   [/\b(?:Bearer|BEARER|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/, 'a bearer token'],
   [/-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----/, 'a private key'],
   // a password in a URL (`postgres://admin:pw@db`, `https://user:token@host`) and a Basic
