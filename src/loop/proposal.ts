@@ -1,7 +1,9 @@
 import {parseYamlOrJson, recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import {ownKey, type Ledger, type RecordStore} from '../store/index.js'
+import {onLane, ownKey, ownKeys, type Ledger, type RecordStore} from '../store/index.js'
+import {hypotheses} from '../projections/index.js'
+import {loadAuthority} from '../trust/load.js'
 import type {Workspace} from '../workspace/port.js'
 import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
 import type {Purpose} from '../skills/index.js'
@@ -55,10 +57,16 @@ export interface CreatedProposal {
   patch: ProposedPatch
 }
 
-/** Earlier rejected patches, so the proposer never repeats one without new evidence. */
-export function rejectedPatches(ledger: Ledger): RejectedPatch[] {
+/**
+ * Earlier rejected patches, so the proposer never repeats one without new evidence: this
+ * lane's rejects, and another lane's when it stands (src/trust: on evidence the policy
+ * rejects). Any lane can write a reject: one resting on nothing kept every lane from a patch,
+ * and with an "inert" comparison, from the knowledge behind it.
+ */
+export function rejectedPatches(ledger: Ledger, lane: string, stands: (id: string) => boolean): RejectedPatch[] {
   const out: RejectedPatch[] = []
   for (const e of ledger.select({kinds: ['decision']})) {
+    if (e.lane !== lane && !stands(e.id)) continue
     const d = ledger.load<'decision'>(e)
     if (d.body.verdict !== 'reject') continue
     const p = ledger.get(d.body.proposal)
@@ -101,7 +109,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   const byId = new Map<string, KnowledgeItem>(knowledge.map(k => [k.record.id, k]))
   const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
   const recall = buildRecall(knowledge, {skill: o.skill, workflows, present: parseRules(text), items: o.recall.items, tokens: o.recall.tokens})
-  const chosen = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: byId, rejected: rejectedPatches(ledger), maxRules: o.maxRules, path: skillPath(o.skill)})
+  const chosen = proposePatch({skill: o.skill, text, recall: recall.body, knowledge: byId, rejected: rejectedPatches(ledger, o.lane, await standingOf(ledger, ws, main, o.lane)), maxRules: o.maxRules, path: skillPath(o.skill)})
   if (!chosen) return undefined
   const drafted = o.draft ? await o.draft(chosen, byId, text) : undefined
   const proposed = drafted?.proposed ?? chosen
@@ -121,66 +129,106 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   }
   const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: proposed.knowledge}, {lane: o.lane, now})).id
   await o.claim?.(hypothesisId)
-  const key = `proposal/${o.namespace ? `${o.namespace}/` : ''}${o.skill}/${main}/${proposed.rendered.normalized}`
-  const id = recordId('proposal', '', key)
-  // the same patch on the same base is the same candidate: if another lane built it from its
-  // own hypothesis, it is theirs (checked again when the append finds it)
-  const taken = (l: Ledger) => {
-    const e = l.get(id)
-    const other = e ? l.load<'proposal'>(e).body.hypothesis : undefined
-    if (e && other !== hypothesisId) throw new CandidateTakenError(id, e.lane, other, hypothesisId)
-  }
-  if (o.claim) taken(await store.ledger())
-  const branch = `exp/proposal/${o.namespace ? `${o.namespace}/` : ''}${id}`
+  const candidate = `proposal/${o.namespace ? `${o.namespace}/` : ''}${o.skill}/${main}/${proposed.rendered.normalized}`
   const used = proposed.knowledge.map(k => byId.get(k)!.record)
-  const nextPurpose: Purpose = {
-    skill: o.skill,
-    version,
-    status: 'proposed',
-    derived_from: used.map(k => k.body.slug),
-    knowledge: proposed.knowledge,
-    proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane, ...(drafted ? {model: drafted.model} : {})},
-    proposal: id,
-  }
-  const head = await ws.commitFiles({
-    base: main,
-    message: `exp: propose ${o.skill} v${version}\n\n${proposed.reason}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,
-    files: [
-      {path: skillPath(o.skill), content: Buffer.from(proposed.rendered.text)},
-      {path: purposePath(o.skill), content: Buffer.from(purposeText(nextPurpose))},
-      ...used.map(k => ({path: knowledgePath(k.body.slug), content: Buffer.from(knowledgeYaml(k))})),
-    ],
-  })
-  const ref = `refs/heads/${branch}`
-  const have = await ws.readRef(ref)
-  if (have !== head) await ws.moveRef(ref, head, have)
-  const body: ProposalBody = {
-    skill: o.skill,
-    branch,
-    base: {commit: main, skill_blob: hashObject('blob', Buffer.from(text)), version: String(purpose.version)},
-    head: {commit: head, skill_blob: hashObject('blob', Buffer.from(proposed.rendered.text)), version: String(version)},
-    patch: {diff: proposed.rendered.diff, edits: proposed.rendered.edits as unknown as Record<string, unknown>[], size: proposed.rendered.size, sections: proposed.rendered.sections, normalized: proposed.rendered.normalized},
-    reason: proposed.reason,
-    knowledge: proposed.knowledge,
-    recall: recallId,
-    hypothesis: hypothesisId,
-    proposer,
-  }
-  const draft: RecordDraft<'proposal'> = {kind: 'proposal', key, body, cites: [recallId, hypothesisId, ...proposed.knowledge]}
-  try {
-    await store.append(draft, {lane: o.lane, now})
-  } catch (e) {
-    if (e instanceof ConflictError) {
-      // lost the race by a hair: give the branch back to the winner's commit, then say so
-      const l = await store.ledger()
-      const winner = l.get(id) ? l.load<'proposal'>(id).body.head.commit : undefined
-      if (winner && (await ws.readRef(ref)) === head) await ws.moveRef(ref, winner, head)
-      taken(l)
+  let at = await store.ledger()
+  let id = ''
+  let branch = ''
+  let head = ''
+  for (let tries = 0; ; tries++) {
+    // the same patch on the same base is the same candidate: another lane may have it (or
+    // merely a record under its key: then this lane writes past it)
+    const key = candidateKey(at, candidate, o.lane, hypothesisId, now?.() ?? new Date(), await standingOf(at, ws, main, o.lane))
+    id = recordId('proposal', '', key)
+    branch = `exp/proposal/${o.namespace ? `${o.namespace}/` : ''}${id}`
+    const nextPurpose: Purpose = {
+      skill: o.skill,
+      version,
+      status: 'proposed',
+      derived_from: used.map(k => k.body.slug),
+      knowledge: proposed.knowledge,
+      proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane, ...(drafted ? {model: drafted.model} : {})},
+      proposal: id,
     }
-    throw e
+    head = await ws.commitFiles({
+      base: main,
+      message: `exp: propose ${o.skill} v${version}\n\n${proposed.reason}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,
+      files: [
+        {path: skillPath(o.skill), content: Buffer.from(proposed.rendered.text)},
+        {path: purposePath(o.skill), content: Buffer.from(purposeText(nextPurpose))},
+        ...used.map(k => ({path: knowledgePath(k.body.slug), content: Buffer.from(knowledgeYaml(k))})),
+      ],
+    })
+    const ref = `refs/heads/${branch}`
+    const have = await ws.readRef(ref)
+    if (have !== head) await ws.moveRef(ref, head, have)
+    const body: ProposalBody = {
+      skill: o.skill,
+      branch,
+      base: {commit: main, skill_blob: hashObject('blob', Buffer.from(text)), version: String(purpose.version)},
+      head: {commit: head, skill_blob: hashObject('blob', Buffer.from(proposed.rendered.text)), version: String(version)},
+      patch: {diff: proposed.rendered.diff, edits: proposed.rendered.edits as unknown as Record<string, unknown>[], size: proposed.rendered.size, sections: proposed.rendered.sections, normalized: proposed.rendered.normalized},
+      reason: proposed.reason,
+      knowledge: proposed.knowledge,
+      recall: recallId,
+      hypothesis: hypothesisId,
+      proposer,
+    }
+    const draft: RecordDraft<'proposal'> = {kind: 'proposal', key, body, cites: [recallId, hypothesisId, ...proposed.knowledge]}
+    try {
+      await store.append(draft, {lane: o.lane, now})
+      break
+    } catch (e) {
+      if (!(e instanceof ConflictError) || tries >= MAX_KEY_TRIES) throw e
+      // lost the race for the key by a hair: the branch goes back to the winner's commit, and
+      // the key is looked for again (the winner has the candidate, or this lane writes past it)
+      at = await store.ledger()
+      const winner = at.get(id) ? at.load<'proposal'>(id).body.head.commit : undefined
+      if (winner && (await ws.readRef(ref)) === head) await ws.moveRef(ref, winner, head)
+    }
   }
   // the model's words are on the record next to the proposal they shaped
   // (under a key anyone can guess, passed by if another lane holds it: store/own.ts ownKey)
   if (drafted) await store.append({kind: 'note', key: ownKey(await store.ledger(), 'note', `drafts/${id}`, o.lane), body: {text: JSON.stringify({model: drafted.model, exchanges: drafted.exchanges}), about: [id], action: 'comment'}, cites: [id]}, {lane: o.lane, now})
   return {proposal: id, hypothesis: hypothesisId, recall: recallId, branch, head, base: main, version, patch: proposed}
+}
+
+/** times a proposal's key is looked for again after another record took it first */
+const MAX_KEY_TRIES = 3
+
+/**
+ * The key this lane writes its proposal of a candidate under (`base`, or a key of its own made
+ * from it: store/own.ts), or CandidateTakenError naming the lane that has the candidate. The
+ * same patch on the same base is one candidate, built and judged once: another lane's proposal
+ * under its key takes it while that lane stands behind it, holding a live claim of the
+ * hypothesis its proposal names (the claims of docs/frontier.md, at most 366 days) or a
+ * decision of it that stands (src/trust). Any lane can write a record under a key anyone can
+ * compute: a record alone took the candidate from every other lane for good.
+ * This lane's own proposal of it is found again (a rerun); from another hypothesis of its own,
+ * the candidate is taken by this lane already.
+ */
+export function candidateKey(ledger: Ledger, base: string, lane: string, hypothesis: string, now: Date, stands: (id: string) => boolean): string {
+  let claims: Map<string, string> | undefined
+  for (const key of ownKeys(base, lane)) {
+    const e = ledger.get(recordId('proposal', '', key))
+    if (!e) return key
+    const named = e.kind === 'proposal' ? ledger.load<'proposal'>(e).body.hypothesis : undefined
+    if (onLane(ledger, e, lane)) {
+      if (named === hypothesis) return key
+      throw new CandidateTakenError(e.id, lane, named, hypothesis)
+    }
+    claims ??= new Map(hypotheses(ledger, now).flatMap(h => (h.claim ? [[h.id, h.claim.holder] as const] : [])))
+    const behind = (named !== undefined && claims.get(named) === e.lane) || ledger.select({kinds: ['decision'], cites: e.id}).some(d => stands(d.id))
+    if (behind) throw new CandidateTakenError(e.id, e.lane, named, hypothesis)
+  }
+  return base
+}
+
+/**
+ * Whether a decision (or evaluation) stands, by the trust checks at `main` (src/trust): loaded
+ * only when another lane has written a decision (this lane's own are its own work).
+ */
+async function standingOf(ledger: Ledger, ws: Workspace, main: string, lane: string): Promise<(id: string) => boolean> {
+  if (!ledger.select({kinds: ['decision']}).some(e => e.lane !== lane)) return () => false
+  return (await loadAuthority(ledger, ws, {at: main})).admit
 }

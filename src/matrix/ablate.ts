@@ -200,7 +200,7 @@ export async function ablate(store: RecordStore, ws: Workspace, o: AblateOptions
   if (o.propose === false) out.no_proposal = 'not asked (--no-propose)'
   else if (!candidates.length) out.no_proposal = 'every rule earns its place: removing any one lowers success on some split'
   else if (!at.latest) out.no_proposal = `${o.skill}@${at.version} is not the current version: a proposal is made against main's tip (ablate ${o.skill} without @VERSION)`
-  else out.proposal = await proposeRemoval(store, ws, ledger, {...o, base: at.commit, text: at.text, unit: candidates[0]!, version: at.version})
+  else out.proposal = await proposeRemoval(store, ws, {...o, base: at.commit, text: at.text, unit: candidates[0]!, version: at.version})
   return out
 }
 
@@ -208,7 +208,7 @@ export async function ablate(store: RecordStore, ws: Workspace, o: AblateOptions
 const parseSkillBlob = (text: string): string => hashObject('blob', Buffer.from(text))
 
 /** The removal of one rule as an ordinary proposal: a branch with one commit, a hypothesis, a recall (empty: no knowledge used), the proposal record. Idempotent. */
-async function proposeRemoval(store: RecordStore, ws: Workspace, ledger: Ledger, o: AblateOptions & {base: string; text: string; unit: UnitCredit; version: number}): Promise<NonNullable<Ablation['proposal']>> {
+async function proposeRemoval(store: RecordStore, ws: Workspace, o: AblateOptions & {base: string; text: string; unit: UnitCredit; version: number}): Promise<NonNullable<Ablation['proposal']>> {
   const path = skillPath(o.skill)
   const line = o.unit.lines[0]!
   const section = parseSkill(o.text).sections.filter(s => s.line <= line).pop()
@@ -231,7 +231,9 @@ async function proposeRemoval(store: RecordStore, ws: Workspace, ledger: Ledger,
     knowledge: [],
   }
   const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: []}, {lane: o.lane, now})).id
-  const key = `proposal/${o.skill}/${o.base}/${rendered.normalized}`
+  // (a key anyone can compute: this lane writes past a record another lane holds under it, store/own.ts)
+  const ledger = await store.ledger()
+  const key = ownKey(ledger, 'proposal', `proposal/${o.skill}/${o.base}/${rendered.normalized}`, o.lane)
   const id = recordId('proposal', '', key)
   const branch = `exp/proposal/${id}`
   const nextPurpose: Purpose = {skill: o.skill, version, status: 'proposed', derived_from: [], knowledge: [], proposed_by: {proposer: ABLATION_PROPOSER.name, version: ABLATION_PROPOSER.version, lane: o.lane}, proposal: id}
