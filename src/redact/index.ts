@@ -1,5 +1,6 @@
 import os from 'node:os'
 import {CREDENTIAL_SHAPES} from './shapes.js'
+import {encodedForms} from './encodings.js'
 
 /**
  * Public-safe text: what events and the evidence graph pass every string through before it
@@ -58,8 +59,9 @@ export function escapeRegExp(s: string): string {
 export function makeRedactor(o: RedactOptions = {}): Redact {
   const secrets = [...(o.secrets ?? [])]
   for (const [k, v] of Object.entries(o.env ?? {})) if (v && SECRET_NAME.test(k)) secrets.push(v)
-  // short values ("x", "1") would mangle ordinary text
-  const literal = [...new Set(secrets.filter(s => s.length >= 8))].sort((a, b) => b.length - a.length)
+  // short values ("x", "1") would mangle ordinary text; a value re-encoded (hex, base64 at any
+  // alignment, percent-encoded) is masked too (encodings.ts)
+  const literal = [...new Set(secrets.filter(s => s.length >= 8).flatMap(s => [s, ...encodedForms(s)]))].sort((a, b) => b.length - a.length)
   const byValue = literal.length ? new RegExp(literal.map(escapeRegExp).join('|'), 'g') : undefined
   const priv = (o.private ?? []).filter(Boolean)
   const byId = priv.length ? new RegExp(`(?<![\\w-])(?:${[...priv].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|')})(?![\\w-])`, 'g') : undefined
@@ -91,11 +93,10 @@ export function redactDeep<T>(value: T, redact: Redact): T {
   return value
 }
 
-/** `redact`, and the held-out key (hex, either case, base64, base64url) masked too. */
+/** `redact`, and the held-out key masked too: hex (either case), base64, base64url, at any alignment (encodings.ts). */
 export function withKey(redact: Redact, key: Buffer | undefined): Redact {
   if (!key) return redact
-  const hex = key.toString('hex')
-  return withSecrets(redact, [hex, hex.toUpperCase(), key.toString('base64'), key.toString('base64url'), key.toString('base64').replace(/=+$/, '')])
+  return withSecrets(redact, encodedForms(key))
 }
 
 /** `redact`, and these values masked too (the variables a run hands its agent: agents/command/sandbox.ts, passedSecrets). */

@@ -3,6 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {escapeRegExp} from './index.js'
 import {CREDENTIAL_SHAPES} from './shapes.js'
+import {encodedForms} from './encodings.js'
 
 /**
  * Finding a secret in what is about to become a record. Records are append-only and copied
@@ -43,7 +44,11 @@ export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScann
   for (const [name, value] of Object.entries(env)) {
     // (a variable that names a credential file, GOOGLE_APPLICATION_CREDENTIALS=/path/key.json,
     // holds a path, not the secret: a record may name the path)
-    if (value && value.length >= MIN_VALUE && CREDENTIAL_NAME.test(name) && !values.has(value) && !isPath(value)) values.set(value, name)
+    if (value && value.length >= MIN_VALUE && CREDENTIAL_NAME.test(name) && !values.has(value) && !isPath(value)) {
+      values.set(value, name)
+      // and the value re-encoded: hex, base64 at any alignment, percent-encoded (encodings.ts)
+      for (const form of encodedForms(value)) if (!values.has(form)) values.set(form, name)
+    }
   }
   // one pass over the text for all of them (the store checks every record it writes)
   const sources = [...SHAPES.map(([re]) => re.source), ...[...values.keys()].map(escapeRegExp)]

@@ -5,14 +5,16 @@
  * agent naming a file that way stopped an attempt's observation for good.
  *
  * A prefix starts where no letter or digit is before it (`my_sk-…`, `x_ghp_…`: a word
- * boundary, `_` being a word character, let those through). Ids (xx-<24 hex>), digests
+ * boundary, `_` being a word character, let those through); an AWS key id, whose prefix no
+ * word has, wherever it stands. Ids (xx-<24 hex>), digests
  * (sha256:<hex>) and git oids are not among the shapes.
  */
 export const CREDENTIAL_SHAPES: readonly {re: RegExp; what: string}[] = [
   {re: /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/, what: 'an API key (sk-…)'},
   {re: /(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/, what: 'a GitHub token'},
   {re: /(?<![A-Za-z0-9])xox[abprs]-[A-Za-z0-9-]{10,}/, what: 'a Slack token'},
-  {re: /(?<![A-Za-z0-9])AKIA[0-9A-Z]{16}(?![A-Za-z0-9])/, what: 'an AWS access key id'},
+  // (an AWS key id wherever it stands: `9AKIA…` or a key with a character after it is still one)
+  {re: /(?:AKIA|ASIA)[0-9A-Z]{16}/, what: 'an AWS access key id'},
   {re: /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}/, what: 'a GitLab token'},
   {re: /(?<![A-Za-z0-9])hf_[A-Za-z0-9]{30,}/, what: 'a Hugging Face token'},
   {re: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36,}/, what: 'an npm token'},

@@ -73,6 +73,41 @@ t.test('the redactor masks everything the store refuses: x_AKIA…, x_AIza…, x
   t.equal(r('9AKIA is part of a word, AKIAS alone is short'), '9AKIA is part of a word, AKIAS alone is short')
 })
 
+// Found by an attack sweep: an AWS key id with a digit or letter before it (`9AKIA…`) or after
+// it passed both checks; so did a value the run handed its agent, printed hex- or base64-encoded.
+t.test('an AWS key id is found wherever it stands, and a handed secret in hex, base64 or percent-encoding is masked and refused', async t => {
+  const {secretScanner} = await import('../../src/redact/secrets.js')
+  const aws = ['AKIA', 'IOSFODNN7EXAMPLE'].join('')
+  const bare = makeRedactor({env: {}, home: '/nonexistent'})
+  for (const v of [`9${aws}`, `x${aws}9`, `ASIA${aws.slice(4)}`]) {
+    t.ok(secretScanner({})(`key ${v}`), `the store refuses ${v}`)
+    t.notOk(bare(`key ${v}`).includes(aws.slice(4)), `the redactor masks ${v}`)
+  }
+  const secret = 'tok-Zq8#r9/Xv2!pLm4@wY7'
+  const env = {SERVICE_TOKEN: secret}
+  const r = makeRedactor({env, home: '/nonexistent'})
+  const scan = secretScanner(env)
+  const b = Buffer.from(secret)
+  const encoded = {
+    hex: b.toString('hex'),
+    HEX: b.toString('hex').toUpperCase(),
+    base64: b.toString('base64'),
+    base64url: b.toString('base64url'),
+    // inside a longer blob, at each alignment
+    'base64 +1': Buffer.concat([Buffer.from('{'), b, Buffer.from('}')]).toString('base64'),
+    'base64 +2': Buffer.concat([Buffer.from('{"'), b, Buffer.from('"}')]).toString('base64'),
+    percent: encodeURIComponent(secret),
+  }
+  for (const [form, text] of Object.entries(encoded)) {
+    const out = r(`printed ${text} here`)
+    t.ok(out.includes('[redacted]'), `${form} is masked: ${out}`)
+    // what is left of it is at most a group's worth at either end: no run of the value's own
+    t.ok(out.replace('[redacted]', '').length <= 'printed  here'.length + 8, `${form}: little of it is left`)
+    t.equal(scan(`printed ${text} here`), 'the value of $SERVICE_TOKEN', `the store refuses ${form}`)
+  }
+  t.equal(r('ordinary words and a digest sha256:' + 'ab'.repeat(32)), 'ordinary words and a digest sha256:' + 'ab'.repeat(32), 'ordinary text is kept')
+})
+
 t.test('private ids are hidden as whole words only', async t => {
   const r = makeRedactor({private: ['onb-1', 'onb-12'], home: '/nonexistent'})
   t.equal(r('onb-1 onb-12 onb-123 xonb-1'), '[private] [private] onb-123 xonb-1')
