@@ -14,7 +14,7 @@ export function dashboardLines(it: ReportIteration): string[] {
   if (!it.patterns.length) lines.push('  (nothing new mined since the previous iteration)')
   for (const p of it.patterns.slice(0, PATTERNS_SHOWN)) lines.push(`  + ${p.text} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
   if (it.patterns.length > PATTERNS_SHOWN) lines.push(`  … and ${it.patterns.length - PATTERNS_SHOWN} more`)
-  lines.push(`Candidate v${c.version} (${it.proposal}):`, `  ${c.added + c.removed} line(s) modified in ${c.sections.join(', ') || '(no section)'}`)
+  lines.push(`Candidate v${c.version} (${it.proposal}, lane ${it.lane}):`, `  ${c.added + c.removed} line(s) modified in ${c.sections.join(', ') || '(no section)'}`)
   for (const l of c.lines) lines.push(`  + ${l}`)
   if (it.validation) {
     lines.push('Validation:', `  v${v}    ${pct(it.validation.baseline)}`, `  v${c.version}    ${pct(it.validation.candidate)}   (wins ${it.validation.wins}, losses ${it.validation.losses}, McNemar p ${it.validation.mcnemar_p.toFixed(3)})`)

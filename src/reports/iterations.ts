@@ -7,6 +7,8 @@ import {ruleText} from './rule-text.js'
 export interface ReportIteration {
   iteration: number
   proposal: string
+  /** the lane that wrote the proposal (any lane can write one: the report says whose it is) */
+  lane: string
   skill: {name: string; version: number; blob: string; commit: string}
   /** the train run of the skill the proposal was made on (the last one before it) */
   training?: {evaluation: string; passed: number; total: number; rate: number}
@@ -87,6 +89,7 @@ export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: Hi
     out.push({
       iteration: i + 1,
       proposal: e.id,
+      lane: e.lane,
       skill: {name: skill, version, blob: p.base.skill_blob, commit: p.base.commit},
       ...(training ? {training} : {}),
       patterns,

@@ -83,4 +83,7 @@ t.test("another lane's bare proposal record neither names versions main does not
   const md = fs.readFileSync(path.join(h.repo, 'results', 'report.md'), 'utf8')
   const rows = md.split('\n').filter(l => /^\| \d+ \| v\d+ \|/.test(l))
   t.match(rows.at(-1), /^\| \d+ \| v3 \|/, 'main after it is main as it was: v3')
+  // and the iteration says whose proposal it is
+  const evilId = (JSON.parse((await exp(['ledger', '--lane', 'evil', '--json'], {cwd: h.repo})).stdout) as {id: string}[])[0]!.id
+  t.match(md, new RegExp(`Candidate v\\d+ \\(${evilId}, lane evil\\):`), 'the iteration names the lane that wrote the proposal')
 })
