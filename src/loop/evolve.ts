@@ -1,5 +1,5 @@
 import {hashObject} from '../records/object-id.js'
-import type {Ledger, RecordStore} from '../store/index.js'
+import {onLane, type Ledger, type RecordStore} from '../store/index.js'
 import {CandidateTakenError, ClaimedError, ExpError, HypothesisStateError, NotFoundError} from '../errors/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
@@ -365,7 +365,7 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
         ledger = await store.ledger()
         const head = await tip()
         // main moved under the candidate, and not by this run's own merge of it (a kill between merge and decision)
-        let moved = head !== created.base && !decided(ledger, created.proposal) && !(await mergedBy(ws, head, created))
+        let moved = head !== created.base && !decided(ledger, created.proposal, o.lane) && !(await mergedBy(ws, head, created))
         if (!moved) {
           try {
             dec = await promoteProposal(store, ws, ledger, proposal, {
@@ -490,9 +490,12 @@ async function mergedBy(ws: Workspace, head: string, c: CreatedProposal): Promis
   return commit.parents[0] === c.base && commit.message.includes(`Exp-Promotes: ${c.proposal}`)
 }
 
-/** A decision already names this proposal (a resumed run). */
-function decided(ledger: Ledger, proposal: string): boolean {
-  return ledger.select({kinds: ['decision'], cites: proposal}).length > 0
+/**
+ * This lane decided this proposal already (a resumed run). Only its own decision of it: any
+ * lane can write a record citing the proposal, and one did stop the rebase when main moved.
+ */
+function decided(ledger: Ledger, proposal: string, lane: string): boolean {
+  return ledger.select({kinds: ['decision'], cites: proposal}).some(d => onLane(ledger, d, lane) && ledger.load<'decision'>(d).body.proposal === proposal)
 }
 
 /**

@@ -218,7 +218,8 @@ export function candidateKey(ledger: Ledger, base: string, lane: string, hypothe
       throw new CandidateTakenError(e.id, lane, named, hypothesis)
     }
     claims ??= new Map(hypotheses(ledger, now).flatMap(h => (h.claim ? [[h.id, h.claim.holder] as const] : [])))
-    const behind = (named !== undefined && claims.get(named) === e.lane) || ledger.select({kinds: ['decision'], cites: e.id}).some(d => stands(d.id))
+    // (a decision of it: one whose proposal it is, not one of another proposal that also cites it)
+    const behind = (named !== undefined && claims.get(named) === e.lane) || ledger.select({kinds: ['decision'], cites: e.id}).some(d => ledger.load<'decision'>(d).body.proposal === e.id && stands(d.id))
     if (behind) throw new CandidateTakenError(e.id, e.lane, named, hypothesis)
   }
   return base

@@ -2,7 +2,7 @@ import t, {type Test} from 'tap'
 import {execFileSync} from 'node:child_process'
 import {GitRecordStore, discoverRepo, type RecordStore} from '../../src/store/index.js'
 import {GitWorkspace} from '../../src/workspace/git.js'
-import {createProposal, type ProposeOptions} from '../../src/loop/proposal.js'
+import {candidateKey, createProposal, type ProposeOptions} from '../../src/loop/proposal.js'
 import {claimFor, type LaneWork} from '../../src/loop/lanes.js'
 import {initResearch} from '../../src/research/init.js'
 import {addExample} from '../../src/research/example.js'
@@ -118,4 +118,26 @@ t.test('this lane\'s own reject still keeps the proposer from repeating the patc
   const reject = sampleDraft('decision') as RecordDraft<'decision'>
   await store.append({kind: 'decision', body: {...reject.body, proposal: first.proposal, evaluations: []}, cites: [first.proposal]}, {lane: 'b', now: NOW})
   t.equal(await createProposal(store, ws, await store.ledger(), options('b')), undefined, 'nothing new to propose')
+})
+
+// Found by an attack sweep: a standing decision of ANOTHER proposal, copied onto the attacker's
+// lane with the squatted proposal added to its cites, counted as a decision of the squat.
+t.test('only a standing decision of the proposal itself takes the candidate, not one that merely cites it', async t => {
+  const {store, ws} = await setup(t)
+  const squatted = await squat(t, store, ws)
+  const reject = sampleDraft('decision') as RecordDraft<'decision'>
+  await store.append({kind: 'decision', body: {...reject.body, evaluations: []}, cites: [squatted.id]}, {lane: 'evil', now: NOW})
+  // (every decision taken to stand: what is looked at is whose proposal it is)
+  const key = candidateKey(await store.ledger(), squatted.key, 'b', 'hy-000000000000000000000001', NOW(), () => true)
+  t.not(recordId('proposal', '', key), squatted.id, 'the lane writes past it')
+  await store.append({kind: 'decision', body: {...reject.body, proposal: squatted.id, evaluations: []}, cites: [squatted.id]}, {lane: 'evil', now: NOW})
+  const after = await store.ledger()
+  const taken = (() => {
+    try {
+      return candidateKey(after, squatted.key, 'b', 'hy-000000000000000000000001', NOW(), () => true)
+    } catch (e) {
+      return e
+    }
+  })()
+  t.type(taken, CandidateTakenError, 'a standing decision of the proposal itself takes the candidate')
 })

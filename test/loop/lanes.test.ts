@@ -2,7 +2,8 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
-import {exp, expJson} from '../helpers/cli.js'
+import {BIN, exp, expJson} from '../helpers/cli.js'
+import {sampleDraft} from '../helpers/records.js'
 import {exampleRepo} from '../helpers/evolve.js'
 import {smallExampleRepo} from '../helpers/loop-example.js'
 import {git, GIT_ENV} from '../helpers/repo.js'
@@ -100,6 +101,10 @@ t.test('a candidate whose base went stale is retired with the reason, never prom
       execFileSync('git', ['checkout', branch, '--', 'skills/onboarding/SKILL.md'], {cwd: repo, env: GIT_ENV})
       execFileSync('git', ['commit', '-qm', 'lane a: the same lines, promoted first'], {cwd: repo, env: GIT_ENV})
       moved = branch.replace('exp/proposal/', '')
+      // and another lane writes a decision that cites the candidate (found by an attack sweep:
+      // any decision citing it passed for this run's own, and the rebase was skipped)
+      const forged = sampleDraft('decision')
+      execFileSync('node', [BIN, 'append', '--batch', '-', '--lane', 'evil'], {cwd: repo, env: GIT_ENV, input: `${JSON.stringify({...forged, body: {...(forged.body as object), evaluations: []}, cites: [moved]})}\n`})
     },
   })
   t.ok(moved, 'main moved under the candidate')
@@ -108,12 +113,14 @@ t.test('a candidate whose base went stale is retired with the reason, never prom
   t.equal(it.rebased?.[0]?.proposal, moved)
   t.match(it.rebased?.[0]?.reason, /main moved from \w+ to \w+ while b evaluated it; main already follows it/)
   const ledger = await store.ledger()
-  t.same(ledger.select({kinds: ['decision']}), [], 'nothing promoted or rejected')
+  t.same(ledger.select({kinds: ['decision']}).filter(e => e.lane !== 'evil'), [], 'nothing promoted or rejected')
   const h = hypotheses(ledger, new Date()).find(v => v.proposals.includes(moved!))!
   t.equal(h.status, 'retired')
   t.equal(h.claim, undefined, 'the claim was given back')
+  // (the one problem fsck finds is the other lane's forged decision)
   const fsck = await exp(['fsck'], {cwd: repo})
-  t.equal(fsck.code, 0, fsck.stdout)
+  t.same(fsck.stdout.split('\n').filter(l => /^refs\//.test(l) && !l.startsWith('refs/research/lanes/evil ')), [], fsck.stdout)
+  t.match(fsck.stdout, /refs\/research\/lanes\/evil \w+: forged_decision/)
 })
 
 t.test('a lane that builds the hypothesis another lane already promoted leaves it and goes on, instead of failing', async t => {
