@@ -1,4 +1,4 @@
-import type {Ledger} from '../store/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {BlamedLine} from '../workspace/history.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from './mainline.js'
 
@@ -53,8 +53,13 @@ export function blame(ledger: Ledger, input: BlameInput, trust?: HistoryTrust): 
   const tip = input.mainline[input.mainline.length - 1]
   const merges = new Map([...timeline.promotions.values()].map(v => [v.commit, v.promotion!.proposal]))
   const accepted = new Map<string, string | undefined>()
+  // (a decision of another proposal that merely cites this one decides nothing here)
+  const acceptOf = (proposal: string, d: LedgerEntry) => {
+    const body = ledger.load<'decision'>(d).body
+    return body.proposal === proposal && body.verdict === 'accept' && (!trust || trust.counts(d.id))
+  }
   const acceptedDecision = (proposal: string) => {
-    if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => ledger.load<'decision'>(d).body.verdict === 'accept' && (!trust || trust.counts(d.id)))?.id)
+    if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => acceptOf(proposal, d))?.id)
     return accepted.get(proposal)
   }
   const merged = new Set(input.mainline.filter(c => c.parents.length > 1).map(c => c.oid))

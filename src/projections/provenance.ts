@@ -78,11 +78,12 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
     edits: b.patch.edits.map(x => ({op: String(x.op), section: String(x.section ?? ''), lines: Array.isArray(x.lines) ? x.lines.map(String) : [], knowledge: Array.isArray(x.knowledge) ? x.knowledge.map(String) : []})),
   }
   const chain: ProposalChain = {proposal, knowledge: [], evaluations: [], failures: [], missing}
+  // (the ids a proposal names are its writer's word: a record of another kind under one is missing, not read as that kind)
   const hy = b.hypothesis ? ledger.get(b.hypothesis) : undefined
-  if (hy) chain.hypothesis = {id: hy.id, statement: ledger.load<'hypothesis'>(hy).body.statement}
+  if (hy?.kind === 'hypothesis') chain.hypothesis = {id: hy.id, statement: ledger.load<'hypothesis'>(hy).body.statement}
   else if (b.hypothesis) missing.push(b.hypothesis)
   const rc = ledger.get(b.recall)
-  if (rc) {
+  if (rc?.kind === 'recall') {
     const r = ledger.load<'recall'>(rc).body
     chain.recall = {id: rc.id, budget: {...r.budget}, used: {...r.used}, items: r.items.map(i => ({knowledge: i.knowledge, rank: i.rank, score: i.score}))}
   } else missing.push(b.recall)

@@ -13,6 +13,8 @@ export const REASON = 'success improves: <b>worse</b> & "quoted"'
 
 export interface MemoryHistory {
   ledger: Ledger
+  /** the store behind it: a test appends more and reads a new ledger */
+  store: MemoryRecordStore
   mainline: MainCommit[]
   ids: Record<'trace' | 'verification' | 'train' | 'evidence' | 'knowledge' | 'recall' | 'p1' | 'p2' | 'd1' | 'd2' | 'privateHoldout', string>
 }
@@ -58,5 +60,5 @@ export async function memoryHistory(): Promise<MemoryHistory> {
     {oid: OID.c0, parents: [], subject: 'exp: add the onboarding example', trailers: {}, skills: {onboarding: OID.B1}},
     {oid: OID.m1, parents: [OID.c0, OID.h1], subject: `exp: promote onboarding v2 (${p1})`, trailers: {'Exp-Promotes': [p1], 'Exp-Evidence': [`${v1c} ${v1b} ${h1c} ${h1b}`], 'Exp-Policy': [`1 ${DIG}`]}, skills: {onboarding: OID.B2}},
   ]
-  return {ledger: await s.ledger(), mainline, ids: {trace, verification, train, evidence, knowledge, recall, p1, p2, d1, d2, privateHoldout}}
+  return {ledger: await s.ledger(), store: s, mainline, ids: {trace, verification, train, evidence, knowledge, recall, p1, p2, d1, d2, privateHoldout}}
 }

@@ -80,3 +80,20 @@ t.test('blame: a line is a proposal\'s only when its promotion merge brought it,
   t.match(b.lines[1], {origin: 'unknown', knowledge: []})
   t.notOk(b.lines[1]!.proposal)
 })
+
+// Found by an attack sweep: blame took the first accept that cites a proposal as its decision,
+// so an accept of another proposal, copied with this one added to its cites, was shown as it.
+t.test('blame names only a decision of the proposal itself, never one of another proposal that cites it', async t => {
+  const h = await memoryHistory()
+  const copy = h.ledger.load<'decision'>(h.ids.d1)
+  await h.store.append({kind: 'decision', body: {...copy.body, proposal: h.ids.p2}, cites: [...copy.cites, h.ids.p1]}, {lane: 'evil'})
+  const ledger = await h.store.ledger()
+  const forged = ledger.select({kinds: ['decision']}).find(e => e.lane === 'evil')!.id
+  // the real decision is not taken to count; the copy is
+  const trust = {promotion: () => ({ok: true}), counts: (id: string) => id !== h.ids.d1}
+  const lines = [{line: 1, text: '7. check <STOCK> first.', commit: OID.h1, original_line: 1, via: OID.m1}]
+  const b = blame(ledger, {skill: 'onboarding', path: 'skills/onboarding/SKILL.md', lines, mainline: h.mainline}, trust)
+  t.equal(b.lines[0]!.proposal, h.ids.p1)
+  t.not(b.lines[0]!.decision, forged, 'the copy is not its decision')
+  t.equal(b.lines[0]!.decision, undefined)
+})

@@ -77,6 +77,10 @@ t.test("another lane's bare proposal record neither names versions main does not
   body.head.version = '42'
   const r = await exp(['append', '--batch', '-', '--lane', 'evil'], {cwd: h.repo, input: `${JSON.stringify({kind: 'proposal', body, cites: last.cites, key: 'evil-1'})}\n`})
   t.equal(r.code, 0, r.stderr)
+  // and one whose recall and hypothesis name records of other kinds (it stopped `exp report`)
+  const odd = {...structuredClone(last.body), recall: (body as unknown as {hypothesis: string}).hypothesis, hypothesis: (body as unknown as {recall: string}).recall}
+  const r2 = await exp(['append', '--batch', '-', '--lane', 'evil2'], {cwd: h.repo, input: `${JSON.stringify({kind: 'proposal', body: odd, cites: [], key: 'evil-2'})}\n`})
+  t.equal(r2.code, 0, r2.stderr)
   const rep = await exp(['report', '--json'], {cwd: h.repo})
   t.equal(rep.code, 0, rep.stderr)
   t.notMatch(fs.readFileSync(path.join(h.repo, 'results', 'report.md'), 'utf8'), /\bv4[12]\b/, 'no version the record made up')
