@@ -31,6 +31,8 @@ export interface PolicyRules {
   bootstrapCiLowMin?: number
   passK?: {k: number; min: number}
   minPairedN?: number
+  /** most more episodes without a verdict on the candidate side than on the current skill's (validation and held-out) */
+  maxInvalidIncrease?: number
   /** passes over the validation split at most, and how the McNemar error is spent across them */
   sequential?: {looks: number; spending: Spending}
 }
@@ -48,6 +50,7 @@ export function rulesOf(p: PromotionPolicy): PolicyRules {
     ...(r.bootstrap_ci_low_min !== undefined ? {bootstrapCiLowMin: r.bootstrap_ci_low_min} : {}),
     ...(r.pass_k ? {passK: r.pass_k} : {}),
     ...(r.min_paired_n !== undefined ? {minPairedN: r.min_paired_n} : {}),
+    ...(r.max_invalid_increase !== undefined ? {maxInvalidIncrease: r.max_invalid_increase} : {}),
     ...(p.sequential ? {sequential: {looks: p.sequential.looks, spending: p.sequential.spending ?? 'pocock'}} : {}),
   }
 }
@@ -125,6 +128,7 @@ export function validationChecks(p: PromotionPolicy, i: PolicyInput): Check[] {
     if (approved) checks.push({name: 'success improves', rule: 'success.allow_neutral', passed: true, detail: `${shown}: not worse, accepted as neutral, approved by ${i.approvedBy}; allow_neutral)`, values})
     else checks.push({name: 'success improves', rule: 'success.min_delta', passed: delta > r.minDelta, detail: `${shown}, needs > ${(r.minDelta * 100).toFixed(1)}${neutral ? '; not worse: an approving review would accept it (allow_neutral)' : ''})`, values})
   }
+  if (r.maxInvalidIncrease !== undefined) checks.push(invalidCheck('invalid episodes', r.maxInvalidIncrease, b, c))
   const reg = cmp.regressions.length
   checks.push({name: 'regressions', rule: r.regressionsRule, passed: reg <= r.maxRegressions, detail: `${reg} scenario(s) passed before and fail now (allowed ${r.maxRegressions})${reg ? `: ${cmp.regressions.map(x => x.scenario).join(', ')}` : ''}`, values: {regressions: reg, max: r.maxRegressions}})
   for (const dim of COST_DIMS) {
@@ -149,7 +153,19 @@ export function holdoutChecks(p: PromotionPolicy, i: PolicyInput): Check[] {
     const delta = i.holdout.candidate.success_rate - i.holdout.baseline.success_rate
     checks.push({name: 'held-out does not get worse', rule: 'holdout.must_not_worsen', passed: delta >= -tol - 1e-9, detail: `${(delta * 100).toFixed(1)} points (allowed down to -${(tol * 100).toFixed(1)})`, values: {baseline: i.holdout.baseline.success_rate, candidate: i.holdout.candidate.success_rate, delta, tolerance: tol}})
   }
+  const most = rulesOf(p).maxInvalidIncrease
+  if (most !== undefined) checks.push(invalidCheck('held-out invalid episodes', most, i.holdout.baseline, i.holdout.candidate))
   return checks
+}
+
+/**
+ * Episodes without a verdict on the candidate side beyond the current skill's. Success rates
+ * and paired wins count valid episodes only: a skill that has its agent give up (an error, the
+ * step limit) where it would fail drops those failures from every other check.
+ */
+function invalidCheck(name: string, most: number, b: EvaluationBody, c: EvaluationBody): Check {
+  const more = c.invalid - b.invalid
+  return {name, rule: 'require.max_invalid_increase', passed: more <= most, detail: `${b.invalid} of ${b.total} -> ${c.invalid} of ${c.total} episode(s) without a verdict (an error, a crash, the step limit; allowed ${most} more)`, values: {baseline: b.invalid, candidate: c.invalid, max_increase: most}}
 }
 
 export interface Verdict {

@@ -1211,6 +1211,10 @@ export interface PromotionPolicy {
      * most scenarios that passed before and fail now
      */
     max_regressions?: number;
+    /**
+     * most episodes without a verdict (an agent error, a crash, a protocol error, the step limit, an infrastructure failure) the candidate may have beyond the current skill's, on validation and on held-out: success rates and paired wins count valid episodes only, so a skill that makes its agent give up where it would fail must not look better for it
+     */
+    max_invalid_increase?: number;
   };
   /**
    * version 2: paired validation in passes over the split (one repetition of every scenario per pass), stopped at the first pass where the policy decides; mcnemar_p_max is spent across the passes (alpha spending)

@@ -77,6 +77,10 @@ require:
   mcnemar_p_max: 0.05
   # scenarios that passed before and fail now
   max_regressions: 0
+  # episodes without a verdict (an agent error, a crash, the step limit, an infrastructure
+  # failure) beyond the current skill's, on validation and held-out: rates count valid
+  # episodes only, so a skill must not look better by making its agent give up
+  max_invalid_increase: 0
   # also available: bootstrap_ci_low_min: 0, pass_k: {k: 2, min: 0.8}, min_paired_n: 32
 # validation runs in passes over the split (one repetition of every scenario each) and stops
 # at the first pass where the policy decides; mcnemar_p_max is spent across the passes

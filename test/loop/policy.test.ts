@@ -112,6 +112,27 @@ t.test('max_regressions: one regression over the limit rejects, named with its r
   t.equal(judge({...V2, require: {max_regressions: 1}}, improving({regressions: [{scenario: 'val-3', invariants: ['escalated']}]})).verdict, 'accept')
 })
 
+// Found by an attack sweep: an invalid episode (an agent error, the step limit) counts in no
+// rate and no pair, so a skill telling an LLM agent to give up where it would fail passed the
+// gate with fewer tasks solved (validation 69 -> 55 passed, 48 invalid, shown as 46% -> 54%).
+t.test('max_invalid_increase: a candidate with more episodes without a verdict rejects, on validation and on held-out', async t => {
+  const policy: PromotionPolicy = {...V2, require: {max_regressions: 0, max_invalid_increase: 0}}
+  // 16 of 32 failures became invalid: the valid rate reads 0.6 -> 0.75
+  const gaveUp = {...improving({}, {total: 32, passed: 12, failed: 4, invalid: 16, success_rate: 0.75})}
+  const r = judge(policy, gaveUp)
+  t.equal(r.verdict, 'reject')
+  t.match(r.decidedBy, {name: 'invalid episodes', rule: 'require.max_invalid_increase', values: {baseline: 0, candidate: 16, max_increase: 0}})
+  t.match(r.reasons.join('\n'), /0 of 32 -> 16 of 32 episode\(s\) without a verdict/)
+  t.equal(judge({...policy, require: {max_regressions: 0, max_invalid_increase: 16}}, gaveUp).verdict, 'accept', 'a looser limit lets it through')
+  t.equal(judge(V2, gaveUp).verdict, 'accept', 'a policy without the rule decides as before (decisions under it still stand)')
+  // on held-out too
+  const held = {baseline: evaluation(0.5), candidate: {...evaluation(0.6), invalid: 3, total: 32}}
+  const checks = holdoutChecks({...policy, holdout: {required: true, must_not_worsen: true, tolerance: 0}}, {candidate: improving(), baseline: evaluation(0.5), holdout: held})
+  t.match(checks.find(c => !c.passed), {name: 'held-out invalid episodes', rule: 'require.max_invalid_increase'})
+  // the default policy of exp init has it
+  t.equal((parseYaml(POLICY_YAML) as PromotionPolicy).require?.max_invalid_increase, 0)
+})
+
 t.test('the policy file: version 2 rules need version 2, and version 2 has no regressions block', async t => {
   t.throws(() => assertResearchFile('policy', {version: '1', require: {mcnemar_p_max: 0.05}}), {code: 'E_SCHEMA', data: {problems: [{path: 'require', message: /not allowed in this version/}]}})
   t.throws(() => assertResearchFile('policy', {version: '2', regressions: {max: 0}}), {code: 'E_SCHEMA', data: {problems: [{path: 'regressions'}]}})
