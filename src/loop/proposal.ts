@@ -1,7 +1,7 @@
 import {parseYamlOrJson, recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import {onLane, ownKey, ownKeys, type Ledger, type RecordStore} from '../store/index.js'
+import {onLane, ownKey, ownKeys, type Ledger, type LedgerEntry, type RecordStore} from '../store/index.js'
 import {hypotheses} from '../projections/index.js'
 import {loadAuthority} from '../trust/load.js'
 import type {Workspace} from '../workspace/port.js'
@@ -208,15 +208,25 @@ const MAX_KEY_TRIES = 3
  * the candidate is taken by this lane already.
  */
 export function candidateKey(ledger: Ledger, base: string, lane: string, hypothesis: string, now: Date, stands: (id: string) => boolean): string {
+  const hypothesisOf = (e: LedgerEntry) => (e.kind === 'proposal' ? ledger.load<'proposal'>(e).body.hypothesis : undefined)
+  // this lane's own proposal of it first, under whichever of its keys it went (a rerun: the
+  // record it wrote past may have a live claim behind it by now)
+  let n = 0
+  for (const key of ownKeys(base, lane)) {
+    const e = ledger.get(recordId('proposal', '', key))
+    if (e && onLane(ledger, e, lane)) {
+      const named = hypothesisOf(e)
+      if (named === hypothesis) return key
+      throw new CandidateTakenError(e.id, lane, named, hypothesis)
+    }
+    // (past the key itself, a free one ends them: store/own.ts, ownEntry)
+    if (!e && n++ > 0) break
+  }
   let claims: Map<string, string> | undefined
   for (const key of ownKeys(base, lane)) {
     const e = ledger.get(recordId('proposal', '', key))
     if (!e) return key
-    const named = e.kind === 'proposal' ? ledger.load<'proposal'>(e).body.hypothesis : undefined
-    if (onLane(ledger, e, lane)) {
-      if (named === hypothesis) return key
-      throw new CandidateTakenError(e.id, lane, named, hypothesis)
-    }
+    const named = hypothesisOf(e)
     claims ??= new Map(hypotheses(ledger, now).flatMap(h => (h.claim ? [[h.id, h.claim.holder] as const] : [])))
     // (a decision of it: one whose proposal it is, not one of another proposal that also cites it)
     const behind = (named !== undefined && claims.get(named) === e.lane) || ledger.select({kinds: ['decision'], cites: e.id}).some(d => ledger.load<'decision'>(d).body.proposal === e.id && stands(d.id))

@@ -98,6 +98,10 @@ t.test('the candidate stays the other lane\'s while it holds a live claim of the
   const later = () => new Date(NOW().getTime() + 2 * 3600_000)
   const mine = await createProposal(store, ws, await store.ledger(), options('b', {now: later, claim: h => claimFor(work(store, 'b', later), h)}))
   t.ok(mine && mine.proposal !== squatted.id, 'built under its own key')
+  // the squatter claims again: a rerun of lane b still finds its own proposal, under its own key
+  await claimFor(work(store, 'evil', later), squatted.hypothesis)
+  const rerun = await createProposal(store, ws, await store.ledger(), options('b', {now: later, claim: h => claimFor(work(store, 'b', later), h)}))
+  t.equal(rerun?.proposal, mine!.proposal, 'a rerun is not stopped by a claim that came after')
 })
 
 t.test('a reject another lane wrote with no evidence does not keep the proposer from the patch', async t => {
