@@ -118,7 +118,11 @@ export function workflowYaml(o: WorkflowOptions): string {
   const main = o.mainBranch
   const shards = o.shards ?? 1
   if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new ExpError('E_USAGE', `--shards ${shards} cannot be used: give a whole number from 1 to 64`, {hint: 'e.g. exp ci init --shards 4'})
-  const condition = q(`github.event_name == 'pull_request' || (github.event.review.state == 'approved' && github.event.pull_request.base.ref == ${lit(main)})`)
+  // every review runs the gate, not only an approving one: a job skipped by its condition is a
+  // passing check, and a comment review's skipped run (which also cancelled the running gate:
+  // one concurrency group a pull request) turned a failed gate green. The approvals are read
+  // from the API in the job, whatever event started it.
+  const condition = q(`github.event_name == 'pull_request' || github.event.pull_request.base.ref == ${lit(main)}`)
   const sharded = shards > 1
   const gather = sharded
     ? `      - name: download the shards' lanes
@@ -140,8 +144,9 @@ ${sharded ? `# The validation episodes run in ${shards} parallel jobs (\`exp gat
 on:
   pull_request:
     branches: [${q(main)}]
-  # an approving review re-runs the gate: with allow_neutral in the policy, a change that is
-  # not worse (for example a rewording once validation is at 100%) passes when a maintainer approves it
+  # a review re-runs the gate (every review: a job its condition skips would be a passing check):
+  # with allow_neutral in the policy, a change that is not worse (for example a rewording once
+  # validation is at 100%) passes when a maintainer approves it
   pull_request_review:
     types: [submitted]
 permissions:

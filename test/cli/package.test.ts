@@ -193,9 +193,13 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   t.match(comments()[0]!.body, /Approved by @alice/)
   t.equal(all().length, 2)
 
-  // a review that does not approve does not run the job at all
-  const skipped = await runJob(file, 'gate', {workspace: ws, context: {...context('pull_request_review'), 'github.event.review.state': 'commented'}, env, actions})
-  t.notOk(skipped.ran)
+  // a review that does not approve runs the gate too (found by a sweep: its job, skipped by a
+  // condition, was a passing "gate" check, and it had cancelled the running gate): the
+  // approvals are what the API says of this head, whatever event started the job
+  const commented = await runJob(file, 'gate', {workspace: ws, context: {...context('pull_request_review'), 'github.event.review.state': 'commented'}, env, actions, only: again})
+  t.ok(commented.ran, 'the job runs')
+  t.ok(step('gate', commented).ran, 'and the gate decides')
+  t.match(step('gate', commented).stdout, /approved by alice/)
 
   // a fetch that fails stops the job before the gate
   const broken = path.join(work, 'ws-broken')
