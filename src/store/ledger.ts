@@ -1,5 +1,6 @@
 import {decodeRecord, encodeRecord, hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
 import type {ReadProblem} from './port.js'
+import {problem} from './problems.js'
 import {firstOfEachId} from './first-ids.js'
 
 /** What the ledger knows of a record without reading its body. */
@@ -67,7 +68,7 @@ export class Ledger {
   constructor(
     entries: LedgerEntry[],
     private readonly loader: RecordLoader,
-    readonly problems: readonly ReadProblem[] = [],
+    private readonly readProblems: readonly ReadProblem[] = [],
     private readonly loadMany?: ManyLoader,
     private readonly loadBytes?: BytesLoader,
   ) {
@@ -147,11 +148,30 @@ export class Ledger {
    * (src/matrix/namespace.ts).
    */
   filter(keep: (e: LedgerEntry) => boolean): Ledger {
-    return new Ledger(this._entries.filter(keep), this.loader, this.problems, this.loadMany, this.loadBytes)
+    return new Ledger(this._entries.filter(keep), this.loader, this.readProblems, this.loadMany, this.loadBytes)
   }
 
   get duplicates(): readonly LedgerEntry[] {
     return this._duplicates
+  }
+
+  private _problems: readonly ReadProblem[] | undefined
+
+  /**
+   * What the read found wrong, and each record whose id another lane's record holds with other
+   * content: the views show the one first in ledger order, and say so (an id is content- or
+   * key-derived, so a conflict is a lane writing under a key another lane wrote, or a forgery).
+   */
+  get problems(): readonly ReadProblem[] {
+    if (!this._problems) {
+      const conflicts: ReadProblem[] = []
+      for (const d of this._duplicates) {
+        const shown = this.get(d.id)
+        if (shown && shown.digest !== d.digest) conflicts.push({...problem('duplicate-id', `record ${d.id} here has other content than the one on ${shown.ref} (the same id, another digest): every view shows that one`, {commit: d.commit, id: d.id}), ref: d.ref})
+      }
+      this._problems = conflicts.length ? [...this.readProblems, ...conflicts] : this.readProblems
+    }
+    return this._problems
   }
 
   get size(): number {
@@ -259,7 +279,7 @@ export class Ledger {
    */
   restrict(keep: (e: LedgerEntry) => boolean): Ledger {
     const kept = [...this._entries, ...this._duplicates].filter(keep)
-    return new Ledger(kept, this.loader, this.problems, this.loadMany, this.loadBytes)
+    return new Ledger(kept, this.loader, this.readProblems, this.loadMany, this.loadBytes)
   }
 
   /** Entries that cite `id`, in ledger order. */
