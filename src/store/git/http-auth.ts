@@ -8,6 +8,8 @@ export interface HttpAuth {
   onAuth?: (url: string, auth: Credentials) => Promise<Credentials>
   onAuthSuccess?: (url: string, auth: Credentials) => Promise<void>
   onAuthFailure?: (url: string, auth: Credentials) => Promise<Credentials>
+  /** the secret values in use (header values and what a Basic one holds, a URL's or a helper's password): masked in anything the remote says back */
+  secrets?: () => string[]
 }
 
 interface Credentials {
@@ -27,7 +29,8 @@ interface Credentials {
 export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> {
   if (!(await hasNativeGit())) {
     const header = configValue(readGitConfig(repo.commonDir), 'http.extraheader')
-    return {headers: headerOf(header)}
+    const headers = headerOf(header)
+    return {headers, secrets: () => secretsOf(url, headers)}
   }
   const cwd = repo.commonDir
   const env = noPrompt()
@@ -40,6 +43,7 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
   let approved = false
   return {
     headers,
+    secrets: () => [...secretsOf(url, headers), ...(filled?.password ? [filled.password] : [])],
     onAuth: async (_url, auth) => {
       if (filled) return filled
       // a newline in a value would add lines to git's credential request (host=… of another
@@ -67,6 +71,31 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
 /** What git runs with when there is no terminal: no prompt (a remote that wants credentials nobody configured is an error, not a hang). */
 export function noPrompt(): NodeJS.ProcessEnv {
   return process.stdin.isTTY && process.stderr.isTTY ? {} : {GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never'}
+}
+
+/**
+ * The secret values of a remote's credentials: each header value, the token of a Basic or
+ * Bearer one and what a Basic one decodes to (`user:password`, and the password), the URL's
+ * user and password. A hostile server can echo any of them into the error exp prints.
+ */
+function secretsOf(url: string, headers: Record<string, string>): string[] {
+  const out: string[] = []
+  for (const v of Object.values(headers)) {
+    out.push(v)
+    const m = /^(?:Basic|Bearer)\s+(\S+)$/i.exec(v)
+    if (!m) continue
+    out.push(m[1]!)
+    const plain = Buffer.from(m[1]!, 'base64').toString('utf8')
+    if (/^[^:\s]+:\S+$/.test(plain)) out.push(plain, plain.slice(plain.indexOf(':') + 1))
+  }
+  try {
+    const u = new URL(url)
+    if (u.password) out.push(decodeURIComponent(u.password), u.password)
+    if (u.username) out.push(decodeURIComponent(u.username))
+  } catch {
+    // not a URL: nothing in it
+  }
+  return out.filter(x => x.length >= 4)
 }
 
 /** `Name: value` (git's http.extraHeader) as a header map. */

@@ -6,7 +6,7 @@ import {runGit, hasNativeGit} from '../../git/run.js'
 import {RefLock} from '../../git/lock.js'
 import {readGitConfig, configValue} from '../../git/config.js'
 import {loadSeenTips} from './tips.js'
-import {isLaneName} from '../lanes.js'
+import {isLaneName, REJECTED_PREFIX} from '../lanes.js'
 import {staleFetchLocks} from './gc.js'
 import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
@@ -52,7 +52,46 @@ const LANES = 'refs/research/lanes/'
 const PUSH = ['refs/research/*:refs/research/*', '^refs/research/private/*', 'refs/heads/exp/proposal/*:refs/heads/exp/proposal/*', 'refs/heads/exp/attempt/*:refs/heads/exp/attempt/*']
 
 function carried(ref: string): boolean {
-  return SYNC_PREFIXES.some(p => ref.startsWith(p)) && !ref.startsWith('refs/research/private/')
+  return SYNC_PREFIXES.some(p => ref.startsWith(p)) && ref !== 'refs/research/private' && !ref.startsWith('refs/research/private/')
+}
+
+const RECORD_ID = /^[a-z]{2}-[0-9a-f]{24}$/
+
+/**
+ * Whether a ref under the prefixes sync carries has a shape exp makes: a lane
+ * (`refs/research/lanes/<lane>`, its name checked apart), a rejected candidate's branch
+ * (`refs/research/rejected/<id>`), a proposal or attempt branch. A remote's bare
+ * `refs/research/private` or `refs/research/lanes` would be a file where exp keeps a folder of
+ * refs: every private (or, in a clone with no lane yet, every) append then failed.
+ */
+function carriedShape(ref: string): boolean {
+  if (ref.startsWith(LANES)) return true
+  if (ref.startsWith(REJECTED_PREFIX)) return RECORD_ID.test(ref.slice(REJECTED_PREFIX.length))
+  return ref.startsWith('refs/heads/exp/proposal/') || ref.startsWith('refs/heads/exp/attempt/')
+}
+
+/**
+ * The branches checked out in a work tree of this repository (the main one, and each linked
+ * one under worktrees/): sync does not move them, as git fetch does not (HEAD would name a
+ * commit the index and the files are not at, and the next commit would undo the remote's).
+ */
+function checkedOut(dir: string): Set<string> {
+  const out = new Set<string>()
+  const heads = [path.join(dir, 'HEAD')]
+  try {
+    for (const w of fs.readdirSync(path.join(dir, 'worktrees'))) heads.push(path.join(dir, 'worktrees', w, 'HEAD'))
+  } catch {
+    // no linked work trees
+  }
+  for (const h of heads) {
+    try {
+      const m = /^ref: (refs\/heads\/\S+)/.exec(fs.readFileSync(h, 'utf8'))
+      if (m) out.add(m[1]!)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out
 }
 
 /**
@@ -173,6 +212,7 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
   const fetched: RefUpdate[] = []
   const rejected: Rejection[] = []
   const seen = loadSeenTips(dir)
+  let busy: Set<string> | undefined
   for (const [ref, oid] of remoteRefs) {
     // one bad name is reported, and every other ref still syncs
     if (!syncableRef(ref)) {
@@ -186,9 +226,17 @@ async function fastForward(dir: string, remoteRefs: Map<string, string>, isAnces
       rejected.push({ref, direction: 'fetch', kind: 'refused', reason: `${JSON.stringify(lane.length > 60 ? `${lane.slice(0, 60)}…` : lane)} is not a lane name (one component of letters, digits and . _ - @ +, at most 100 characters): not taken`})
       continue
     }
+    if (!carriedShape(ref)) {
+      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: 'not a ref exp makes (refs/research/lanes/<lane>, refs/research/rejected/<id>, an exp/proposal or exp/attempt branch): not taken'})
+      continue
+    }
     const local = await readRef(dir, ref)
     if (local === oid) continue
     if (local && (await isAncestor(oid, local))) continue // we are ahead: the push sends it
+    if ((busy ??= checkedOut(dir)).has(ref)) {
+      rejected.push({ref, direction: 'fetch', kind: 'refused', reason: 'the branch is checked out in a work tree here: not moved (git fetch refuses this too); commit or switch branches there, then sync again'})
+      continue
+    }
     await fetchObjects?.(ref)
     // a lane, attempt or proposal is a commit: a remote's ref at a blob or a tree is not taken
     // (it would be a lane every read reports as unreadable)
@@ -356,7 +404,7 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
       for (const x of await git.listServerRefs({http, ...auth(), url: r.url, prefix, protocolVersion: 2})) if (carried(x.ref)) server.set(x.ref, x.oid)
     }
   } catch (e) {
-    throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}})
+    throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}}, undefined, creds.secrets?.())
   }
   const isAncestor = async (anc: string, desc: string): Promise<boolean> => anc === desc || git.isDescendent({fs, gitdir, oid: desc, ancestor: anc, depth: -1, cache}).catch(() => false)
   // isomorphic-git writes what it fetched where the fetch refspecs of the remote's config say:
@@ -373,7 +421,7 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
       // before stands; the tracking ref isomorphic-git wrote before the pack came goes (it names
       // an object this clone does not have, which every `git for-each-ref` would then fail on)
       await git.deleteRef({fs, gitdir, ref: trackingRef(r.shown, ref)}).catch(() => undefined)
-      throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number}}, `fetching ${ref} from`)
+      throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number}}, `fetching ${ref} from`, creds.secrets?.())
     }
   }
   const typeOf = async (oid: string) => (await git.readObject({fs, gitdir, oid, format: 'content', cache}).catch(() => undefined))?.type
@@ -452,17 +500,26 @@ function syncFs(gitdir: string, remote: string, specs: readonly string[]): {prom
   return {promises: {...p, readFile}}
 }
 
+/** `text` with each of `secrets` masked, longest first. */
+function maskSecrets(text: string, secrets: readonly string[]): string {
+  let out = text
+  for (const x of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(x).join('[redacted]')
+  return out
+}
+
 /** Why an http(s) remote could not be listed, as exp says it (its URL without credentials). */
-function unreachable(r: Remote, e: Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}}, doing = 'cannot list the refs of'): SyncError {
+function unreachable(r: Remote, e: Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}}, doing = 'cannot list the refs of', secrets: readonly string[] = []): SyncError {
   const where = `${r.shown}${r.shown === r.shownUrl ? '' : ` (${r.shownUrl})`}`
   if (e.code === 'NotFoundError' && (e as {data?: {what?: string}}).data?.what === 'HEAD') return new HeadlessRemoteError(where)
   const status = e.data?.statusCode
   const creds = 'give git credentials for it as for git fetch (a credential helper, `git config credential.helper`, or `http.extraHeader`), or a token in the URL (https://USER:TOKEN@host/…, which exp never prints)'
   if (e.code === 'UserCanceledError') return new SyncError(`${where} wants credentials (HTTP 401): none were found, or they were refused`, creds)
-  if (status === 401 || status === 403) return new SyncError(`${where} refused access: HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), `check your access to the remote: ${creds}`)
+  const said = maskSecrets(e.data?.statusMessage ?? '', secrets)
+  if (status === 401 || status === 403) return new SyncError(`${where} refused access: HTTP ${status} ${said}`.trim(), `check your access to the remote: ${creds}`)
   if (status === 404) return new SyncError(`${where} has no repository there: HTTP 404`, 'check the remote URL (git remote -v)')
-  if (status) return new SyncError(`${where} answered HTTP ${status} ${e.data?.statusMessage ?? ''}`.trim(), 'check the remote URL (git remote -v), or try again later')
+  if (status) return new SyncError(`${where} answered HTTP ${status} ${said}`.trim(), 'check the remote URL (git remote -v), or try again later')
   const net = e.code ? NETWORK[e.code] : undefined
   if (net) return new SyncError(`cannot reach ${where}: ${net}`, 'check the remote URL (git remote -v) and the network; exp works offline, and syncs once the remote is reachable')
-  return new SyncError(`${doing} ${where}: ${maskUrlCredentials(e.message.split('\n')[0] ?? '')}`, 'check that the URL is a git repository served over smart HTTP (git remote -v)')
+  // (what the server said back: it may echo the credentials it was sent)
+  return new SyncError(`${doing} ${where}: ${maskSecrets(maskUrlCredentials(e.message.split('\n')[0] ?? ''), secrets)}`, 'check that the URL is a git repository served over smart HTTP (git remote -v)')
 }
