@@ -8,10 +8,14 @@ import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
 import {plainText} from './plain.js'
 import {reportExpError} from './report-error.js'
+import {noteOnInterrupt} from '../evals/evaluator/interrupt.js'
 import {shownFrom} from '../paths.js'
 import {format} from 'node:util'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
+
+/** What an interrupted command says: nothing written is lost, and the same command goes on. */
+const INTERRUPTED = 'interrupted: what was written stays (a record is written whole or not at all); run the same command again to go on, `exp fsck` to check'
 
 /**
  * Base of every exp command: global flags, and the one place where errors become a message,
@@ -35,6 +39,7 @@ export abstract class ExpCommand extends Command {
 
   public async init(): Promise<void> {
     quietOnClosedOutput()
+    noteOnInterrupt(INTERRUPTED)
     await super.init()
     const argv = this.argv
     this.debugMode = argv.includes('--debug') || process.env.EXP_DEBUG === '1'

@@ -82,3 +82,21 @@ t.test('a closed pipe is not an excuse for a real error: a bad flag still exits 
   t.equal(r.code, 2)
   t.match(r.stderr, /--cites "kn-1" is not a record id/)
 })
+
+// Found by a first-hour sweep: Ctrl-C in `exp evolve` or `exp run` exited 130 with no word.
+t.test('an interrupted command says so: nothing written is lost, and the same command goes on', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  const [cmd, argv] = node([BIN, 'append', '--batch', '-', '--lane', 'me'])
+  // (stdin stays open: the command waits for its records)
+  const child = spawn(cmd, argv, {cwd: repo, env: GIT_ENV, stdio: ['pipe', 'ignore', 'pipe']})
+  let stderr = ''
+  child.stderr.on('data', d => (stderr += d))
+  const closed = new Promise<number | null>(resolve => child.on('close', code => resolve(code)))
+  // once the command runs (its parse is done when it reads stdin): a second is plenty
+  await new Promise(r => setTimeout(r, 1500))
+  child.kill('SIGINT')
+  t.equal(await closed, 130, 'exits as an interrupt')
+  t.match(stderr, /interrupted: what was written stays .*run the same command again/)
+  t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/')).trim(), '', 'and wrote nothing')
+})

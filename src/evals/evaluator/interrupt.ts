@@ -15,23 +15,36 @@ const SIGNALS: [NodeJS.Signals, number][] = [
   ['SIGHUP', 1],
 ]
 
+/** what is said on stderr when a person interrupts exp (SIGINT, SIGTERM: not a hang-up, which has no one to read it) */
+let note: string | undefined
+
+function hook(): void {
+  if (hooked) return
+  hooked = true
+  for (const [signal, n] of SIGNALS) {
+    process.on(signal, () => {
+      for (const c of [...cleanups]) {
+        try {
+          c()
+        } catch {
+          // the others still run
+        }
+      }
+      if (note && signal !== 'SIGHUP') process.stderr.write(`\n${note}\n`)
+      process.exit(128 + n)
+    })
+  }
+}
+
 /** Register `cleanup` until the returned function is called. */
 export function onInterrupt(cleanup: () => void): () => void {
-  if (!hooked) {
-    hooked = true
-    for (const [signal, n] of SIGNALS) {
-      process.on(signal, () => {
-        for (const c of [...cleanups]) {
-          try {
-            c()
-          } catch {
-            // the others still run
-          }
-        }
-        process.exit(128 + n)
-      })
-    }
-  }
+  hook()
   cleanups.add(cleanup)
   return () => void cleanups.delete(cleanup)
+}
+
+/** Say `text` when exp is interrupted (every command: an interrupted one said nothing, and exited 130). */
+export function noteOnInterrupt(text: string): void {
+  note = text
+  hook()
 }
