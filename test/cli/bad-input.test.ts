@@ -117,6 +117,17 @@ t.test('outside any git repository, a command that also reads plain folders says
   t.match(r.stderr, /hint: this folder is in no git repository: `git init` \(or a clone\), then `exp init --example onboarding`/)
 })
 
+// Found by a first-hour sweep: `exp run train` before `exp init` printed the system call's words
+t.test('exp run in a repository exp is not set up in: no scenarios folder, and how to set one up', async t => {
+  const dir = tempDir(t)
+  await git(dir, 'init', '-q')
+  const r = await exp(['run', 'train'], {cwd: dir})
+  t.equal(r.code, 3)
+  t.match(r.stderr, /error: there is no scenarios folder at .*scenarios\n/)
+  t.notMatch(r.stderr, /ENOENT|scandir/)
+  t.match(r.stderr, /hint: .*exp init --example onboarding/)
+})
+
 t.test('-C and --debug, the flags every command inherits, still parse', async t => {
   const repo = await exampleRepo(t)
   const r = await exp(['-C', 'skills', 'ledger', '--debug', '--lane', 'nosuch'], {cwd: repo})

@@ -1,3 +1,4 @@
+import {existsSync} from 'node:fs'
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {hashObject} from '../../records/object-id.js'
@@ -49,7 +50,9 @@ export async function loadDataset(dir: string, split: Split, o: DatasetOptions =
   try {
     loaded = await loadScenarioDir(dir)
   } catch (e) {
-    throw new ExpError('E_NOT_FOUND', `cannot read scenarios from ${dir}: ${(e as Error).message}`, {hint: 'pass --scenarios DIR, or run `exp init --example onboarding`'})
+    // (no folder at all: exp is not set up here, most likely; say that, not the system call)
+    const missing = !existsSync(dir)
+    throw new ExpError('E_NOT_FOUND', missing ? `there is no scenarios folder at ${dir}` : `cannot read scenarios from ${dir}: ${(e as Error).message}`, {hint: 'pass --scenarios DIR, or run `exp init --example onboarding` to set up the built-in example'})
   }
   const sealedFile = sealedPath(dir)
   let sealed: Dataset['sealed']
