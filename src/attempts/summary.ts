@@ -53,7 +53,11 @@ export function summarizeSplit(contract: Contract, verdicts: readonly {body: Ver
   if (verdicts.some(v => crossedBoundary(v.body))) return {...base, reason: 'the attempt crossed its contract\'s boundary'}
   if (failed > contract.validity.max_failed_repetitions || !ok.length) {
     const resumable = needs.some(n => n.action !== 'abandon')
-    return {...base, outcome: resumable ? 'needs_retry' : 'invalid', reason: `${failed} of ${reps} repetition(s) gave no valid ${contract.metric.name}${needs.length ? ` (${[...new Set(needs.map(n => n.stop_reason))].join(', ')})` : ''}${notRun ? ` (${notRun} not run)` : ''}`}
+    // (which ran without a number, and why, apart from those never run: "5 of 5 … (timeout) (4
+    // not run)" read as five timeouts)
+    const ranBad = verdicts.length - ok.length
+    const why = [ranBad ? `${ranBad} ran without one${needs.length ? ` (${[...new Set(needs.map(n => n.stop_reason))].join(', ')})` : ''}` : '', notRun ? `${notRun} not run` : ''].filter(Boolean).join(', ')
+    return {...base, outcome: resumable ? 'needs_retry' : 'invalid', reason: `${failed} of ${reps} repetition(s) gave no valid ${contract.metric.name}${why ? `: ${why}` : ''}`}
   }
   const bok = baseline.filter(v => v.body.valid && v.body.metric)
   // against the baseline's repetitions of the same seeds, valid on both sides: a mean over the
