@@ -120,7 +120,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
       if (res.run.finished_before) this.log(`evolve run ${res.run.id}/${res.run.generation} has finished already (${res.iterations.length} of ${flags.iterations} iteration(s)${res.stopped ? `, stopped: ${res.stopped}` : ''}); \`exp evolve --continue\` with the same options starts a new run from the current main`)
       else if (res.run.resumed) this.log(`evolve run ${res.run.id}/${res.run.generation}: resumed after ${res.run.resumed} finished iteration(s)`)
       this.log(
-        `held-out: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}   promoted ${res.promoted}, rejected ${res.rejected}, ${res.episodes} new episodes${res.reached_85 ? `; 85% held-out reached after ${res.reached_85.episodes} episodes` : ''}`,
+        `held-out: ${pct(res.holdout_before)} -> ${pct(res.holdout_after)}   promoted ${res.promoted}, rejected ${res.rejected}, ${res.episodes} new episodes${res.run.resumed ? ` in this run (${res.episodes_per_iteration.reduce((a, b) => a + b, 0)} since it resumed)` : ''}${res.reached_85 ? `; 85% held-out reached after ${res.reached_85.episodes} episodes` : ''}`,
       )
       if (res.stopped) this.log(`stopped: ${res.stopped}`)
     }
