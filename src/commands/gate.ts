@@ -42,6 +42,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
     junit: Flags.string({description: 'also write the result as JUnit XML to this file'}),
     comment: Flags.string({description: 'also write the pull-request comment (Markdown) to this file'}),
     'approved-by': Flags.string({description: 'a maintainer who approved this head (lets a not-worse candidate pass when the policy sets success.allow_neutral)'}),
+    'require-certified': Flags.boolean({description: 'fail a gate that passes on validation only because the held-out split (or a contract\'s private data) is sealed and no key is available; the workflow of exp ci init sets it'}),
     shard: Flags.string({description: 'a shard job: run slice I of N of the validation episodes (I/N), record a receipt, decide nothing', exclusive: ['shards']}),
     shards: Flags.integer({description: 'the deciding job after N shard jobs: reuse the episodes their receipts (on lanes <lane>-shard-1..N) vouch for', min: 1, max: MAX_SHARDS, exclusive: ['shard']}),
   }
@@ -70,6 +71,9 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
       throw e
     }
     progress.done()
+    // (a pull request from a fork gets no secrets: without the key its gate can only pass
+    // uncertified, and a passing check must not stand for a held-out split nobody judged)
+    if (flags['require-certified'] && res.passed && !res.certified && !res.shard) res = {...res, passed: false, reasons: [...res.reasons, NOT_CERTIFIED]}
     const md = gateMarkdown(res)
     if (!this.jsonEnabled()) this.log(md)
     if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, `${md}\n`)
@@ -90,7 +94,11 @@ function inCi(): boolean {
 }
 
 /** Which policy the pull request did not satisfy: the skills' (.research/policy.yaml), a contract's own, or none yet (a base that moved). */
+/** the reason of a gate that --require-certified fails */
+const NOT_CERTIFIED = 'not certified: the held-out split is sealed and no key is available (EXP_HOLDOUT_KEY), so only validation was judged (--require-certified)'
+
 function policyHint(res: GateResult): string {
+  if (res.reasons.includes(NOT_CERTIFIED) && res.reasons.length === 1) return 'give the job the key: the repository secret EXP_HOLDOUT_KEY. A pull request from a fork gets no secrets: a maintainer pushes its branch to this repository, whose pull request the gate then judges in full'
   if (res.stale.length) return 'merge or rebase the pull request onto the base, then run the gate again'
   const where = [...(res.skills.some(s => s.verdict === 'reject') ? ['.research/policy.yaml (skills)'] : []), ...res.contracts.filter(c => c.verdict === 'reject').map(c => `the promotion policy of .research/contracts/${c.contract}.yaml`)]
   return `the candidate does not satisfy ${where.join(' and ') || 'the promotion policy'}`

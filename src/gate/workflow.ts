@@ -185,7 +185,7 @@ ${setupSteps(install, sharded)}${gather}      - name: find an approving review o
           BASE_REF: \${{ github.event.pull_request.base.ref }}
           APPROVER: \${{ steps.review.outputs.approver }}
         # (a pull request could commit either name as a link: the later steps read them)
-        run: rm -f exp-gate.xml exp-gate.md && exp gate --base "origin/$BASE_REF" --head HEAD${sharded ? ` --shards ${shards}` : ''} --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
+        run: rm -f exp-gate.xml exp-gate.md && exp gate --base "origin/$BASE_REF" --head HEAD${sharded ? ` --shards ${shards}` : ''} --require-certified --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
       - name: upload the JUnit report
         if: always() && hashFiles('exp-gate.xml') != ''
         uses: ${ACTIONS.uploadArtifact}

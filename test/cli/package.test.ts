@@ -103,6 +103,7 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   t.notMatch(text, /\|\| true/, 'a failed fetch fails')
   t.notMatch(text, /uses: [^@\s]+@(?![0-9a-f]{40} # v\d)/, 'every action pinned by a full commit id, the tag in a comment')
   t.match(text, /EXP_HOLDOUT_KEY: \$\{\{ secrets\.EXP_HOLDOUT_KEY \}\}/)
+  t.match(text, /exp gate .*--require-certified/, 'a gate without the key (a fork) fails instead of passing uncertified')
   await git(maint, 'add', '.github')
   await git(maint, 'commit', '-q', '-m', 'ci: the exp gate')
   await git(maint, 'push', '-q', 'origin', 'master')
@@ -143,7 +144,8 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
     'github.event.pull_request.head.repo.full_name': 'acme/research',
     'github.repository': 'acme/research',
     'github.token': 'fake-token',
-    'secrets.EXP_HOLDOUT_KEY': '',
+    // (the repository secret: the workflow's gate requires certification, --require-certified)
+    'secrets.EXP_HOLDOUT_KEY': fs.readFileSync(path.join(maint, '.git', 'exp', 'holdout.key'), 'utf8').trim(),
   })
   const actions = {
     'actions/checkout': (s: {with?: Record<string, unknown>}) => void t.equal(s.with?.['fetch-depth'], 0, 'full history for the merge base'),

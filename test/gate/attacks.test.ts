@@ -96,6 +96,13 @@ t.test('without the key (a fork), the gate judges a contract with evaluator-only
   t.match(g.result, {certified: false, notes: [/contract quad: its private data is sealed and no key is available \(EXP_HOLDOUT_KEY\): the held-out check was not made, validation only/]})
   const text = await exp(['gate', '--base', 'main', '--head', 'better'], {cwd: repo, env: {EXP_HOLDOUT_KEY: ''}})
   t.match(text.stdout, /## exp gate: PASS \(validation only, not certified\)/)
+  // found by a first-hour sweep: that green check stood for a held-out split nobody judged; the
+  // workflow of exp ci init asks for certification, and a gate without the key then fails
+  const required = await exp(['gate', '--base', 'main', '--head', 'better', '--require-certified', '--comment', 'c.md'], {cwd: repo, env: {EXP_HOLDOUT_KEY: ''}})
+  t.equal(required.code, 6)
+  t.match(required.stderr, /gate failed: not certified: the held-out split is sealed and no key is available/)
+  t.match(required.stderr, /hint: give the job the key: the repository secret EXP_HOLDOUT_KEY/)
+  t.match(fs.readFileSync(path.join(repo, 'c.md'), 'utf8'), /## exp gate: FAIL/)
 })
 
 t.test('a protected path is protected in any case and Unicode form: the variant a case-insensitive checkout folds onto it', async t => {

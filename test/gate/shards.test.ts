@@ -116,7 +116,7 @@ t.test('exp ci init --shards 4: a matrix of four shard jobs and a deciding job, 
   t.match(text, /shard: \[1, 2, 3, 4\]/)
   t.match(text, /exp gate --base "origin\/\$BASE_REF" --head HEAD --shard "\$SHARD\/4"/)
   t.match(text, /needs: shard/)
-  t.match(text, /exp gate --base "origin\/\$BASE_REF" --head HEAD --shards 4 --junit exp-gate\.xml/)
+  t.match(text, /exp gate --base "origin\/\$BASE_REF" --head HEAD --shards 4 --require-certified --junit exp-gate\.xml/)
   t.match(text, /git fetch --no-tags "\$b" '\+refs\/research\/lanes\/\*:refs\/research\/lanes\/\*'/, 'the bundles win over lanes of the same name')
   t.notMatch(text, /uses: [^@\s]+@(?![0-9a-f]{40} # v\d)/, 'every action pinned by a full commit id')
   t.notMatch(text, /contents: write/, 'no job may write to the repository')
