@@ -60,8 +60,10 @@ export async function gateShard(store: RecordStore, o: ShardRunOptions): Promise
 }
 
 /** The verifications the N shard jobs of this gate vouch for, from their receipts on their own lanes. */
-export function vouchedBy(ledger: Ledger, o: {lane: string; shards: number; range: {base: string; head: string}; skill: string}): Set<string> {
-  const out = new Set<string>()
+export function vouchedBy(ledger: Ledger, o: {lane: string; shards: number; range: {base: string; head: string}; skill: string}): Map<string, string> {
+  // each id with the shard lane whose receipt names it: the copy reused is the one that lane
+  // holds (a copy under the same id on a lane that sorts first is anyone's who may push lanes)
+  const out = new Map<string, string>()
   const missing: number[] = []
   const notes = ledger.select({kinds: ['note']})
   for (let index = 1; index <= o.shards; index++) {
@@ -74,7 +76,7 @@ export function vouchedBy(ledger: Ledger, o: {lane: string; shards: number; rang
     // history the lane had before the job (fetched from a remote, where anyone who may push
     // lanes can write it), and which of them the job wrote cannot be told
     if (receipts.length > 1) throw new ExpError('E_CONFLICT', `lane ${lane} holds ${receipts.length} receipts of shard ${index}/${o.shards} for ${o.skill} (${o.range.base.slice(0, 12)}..${o.range.head.slice(0, 12)}), not one: it held records before its shard job ran, and none of them is taken`, {hint: `a shard job must start without lane ${lane}: fetch the research lanes with '^refs/research/lanes/${o.lane}-shard-*' (as \`exp ci init --shards\` writes it), run the shards again, and hand their lanes over as bundles`, data: {lane, receipts: receipts.length}})
-    for (const r of receipts) for (const id of r.about ?? []) out.add(id)
+    for (const r of receipts) for (const id of r.about ?? []) out.set(id, lane)
   }
   if (missing.length) throw new ExpError('E_USAGE', `the receipts of shard(s) ${missing.join(', ')} of ${o.shards} for ${o.skill} (${o.range.base.slice(0, 12)}..${o.range.head.slice(0, 12)}) are not on lanes ${missing.map(i => shardLane(o.lane, i)).join(', ')}`, {hint: `run \`exp gate --shard I/${o.shards}\` for each missing shard on the same base and head, and fetch its lane before the deciding job`, data: {missing}})
   return out

@@ -127,3 +127,26 @@ t.test('exp ci init --shards 4: a matrix of four shard jobs and a deciding job, 
   const bad = await exp(['ci', 'init', '--shards', '0', '--force'], {cwd: repo})
   t.equal(bad.code, 2)
 })
+
+// Found by an attack sweep: the deciding job reused a vouched id as the ledger's first copy of
+// it, and a lane that sorts first (anyone who may push lanes can write one between the shard
+// jobs and the deciding job) held failing copies of the base's episodes under those ids: a
+// change of nothing passed, 0% -> 42%. The copy reused is the one the shard's own lane holds.
+t.test('a vouched id is reused only as the shard lane holds it, never as a copy another lane put first', async t => {
+  const {admitOf} = await import('../../src/evals/runner/plan.js')
+  const {Ledger} = await import('../../src/store/index.js')
+  const id = 'vr-0123456789abcdef01234567'
+  const entry = (lane: string, digest: string, lamport: number) => ({id, kind: 'verification' as const, digest, lane, ref: `refs/research/lanes/${lane}`, private: false, lamport, commit: '0'.repeat(40), cites: []})
+  const theirs = `sha256:${'1'.repeat(64)}`
+  const ours = `sha256:${'2'.repeat(64)}`
+  const load = () => {
+    throw new Error('not read')
+  }
+  const run = {manifest: 'mf-000000000000000000000000', lane: 'ci'}
+  const only = {only: new Map([[id, 'ci-shard-1']])}
+  const admit = async (l: InstanceType<typeof Ledger>) => ((await admitOf(only, l, run)) as (x: string) => boolean)(id)
+  t.equal(await admit(new Ledger([entry('ci-shard-1', ours, 5)], load)), true, 'the shard lane\'s own copy')
+  t.equal(await admit(new Ledger([entry('b', theirs, 1), entry('ci-shard-1', ours, 5)], load)), false, 'another lane\'s copy sorts first: not reused, the job runs the episode')
+  t.equal(await admit(new Ledger([entry('b', ours, 1), entry('ci-shard-1', ours, 5)], load)), true, 'a copy with the same bytes is the same record')
+  t.equal(await admit(new Ledger([entry('b', ours, 1)], load)), false, 'not on the shard lane at all')
+})

@@ -1,7 +1,7 @@
 import {recordId} from '../../records/index.js'
 import type {VerificationBody} from '../../records/types.js'
 import type {Scenario} from '../../scenarios/types.js'
-import type {Ledger} from '../../store/index.js'
+import {onLane, type Ledger} from '../../store/index.js'
 import {checkVerification} from '../evaluator/check.js'
 import {episodeKey, laneKey} from './records.js'
 import type {VerifiedEpisode} from './summary.js'
@@ -26,12 +26,13 @@ export interface EpisodePlan {
 
 /**
  * Which recorded episodes may be reused: `verified`, any that replays to the same verdict;
- * `none`, nothing (the gate runs every episode itself); `{only}`, just these verifications
- * (the gate's own shard jobs vouched for them); `{vouch}`, those the run's policy lets it
+ * `none`, nothing (the gate runs every episode itself); `{only}`, just these verifications,
+ * each as the lane it maps to holds it (the gate's own shard jobs vouched for them: a copy
+ * under the same id that sorts first, from a lane anyone may push, is not theirs); `{vouch}`, those the run's policy lets it
  * take (with signed evidence: its own lane's, and those an evaluation that stands pins,
  * src/trust/reuse.ts) — and in every case only when they replay too.
  */
-export type Reuse = 'verified' | 'none' | {only: ReadonlySet<string>} | {vouch: Vouch}
+export type Reuse = 'verified' | 'none' | {only: ReadonlyMap<string, string>} | {vouch: Vouch}
 
 /** Which verifications of a run (its manifest, on its lane) may be reused, as of this ledger. */
 export type Vouch = (ledger: Ledger, run: {manifest: string; lane: string}) => Promise<(id: string) => boolean>
@@ -42,7 +43,12 @@ export type Admit = 'verified' | 'none' | ((id: string) => boolean)
 /** Resolve `reuse` for one ledger. */
 export async function admitOf(reuse: Reuse, ledger: Ledger, run: {manifest: string; lane: string}): Promise<Admit> {
   if (reuse === 'verified' || reuse === 'none') return reuse
-  if ('only' in reuse) return id => reuse.only.has(id)
+  if ('only' in reuse)
+    return id => {
+      const lane = reuse.only.get(id)
+      const e = ledger.get(id)
+      return lane !== undefined && e !== undefined && onLane(ledger, e, lane)
+    }
   return reuse.vouch(ledger, run)
 }
 
