@@ -169,15 +169,24 @@ ${setupSteps(install, sharded)}${gather}      - name: find an approving review o
           HEAD_SHA: \${{ github.event.pull_request.head.sha }}
         # an approval of this very head counts from someone who may write to the repository
         # (author_association MEMBER is any member of the owning organisation, and
-        # COLLABORATOR includes read-only ones); a permission that cannot be read counts for none
+        # COLLABORATOR includes read-only ones); a permission that cannot be read counts for none.
+        # Each reviewer's last word counts: a later "request changes" or a dismissal withdraws an
+        # approval (a comment does not). Logins are read a line at a time, never split or
+        # expanded by the shell (renovate[bot] is a glob)
         run: |
           approver=
-          for login in $(gh api "repos/$GITHUB_REPOSITORY/pulls/$PR/reviews" --paginate --jq '.[] | select(.state == "APPROVED" and .commit_id == env.HEAD_SHA) | .user.login'); do
-            permission=$(gh api "repos/$GITHUB_REPOSITORY/collaborators/$login/permission" --jq .permission) || permission=none
+          reviews=$(gh api "repos/$GITHUB_REPOSITORY/pulls/$PR/reviews" --paginate --jq '.[] | select(.state != "COMMENTED" and .state != "PENDING") | [.user.login, .state, .commit_id] | @tsv')
+          logins=$(printf '%s\\n' "$reviews" | awk -F '\\t' -v sha="$HEAD_SHA" 'NF == 3 { state[$1] = $2; commit[$1] = $3 } END { for (l in state) if (state[l] == "APPROVED" && commit[l] == sha) print l }')
+          while IFS= read -r login; do
+            [ -n "$login" ] || continue
+            permission=$(gh api "repos/$GITHUB_REPOSITORY/collaborators/$login/permission" --jq .permission < /dev/null) || permission=none
             case "$permission" in
               admin | write) approver=$login ;;
             esac
-          done
+          done <<EOF
+          $logins
+          EOF
+          echo "approving review of $HEAD_SHA by someone who may write: \${approver:-none}"
           echo "approver=$approver" >> "$GITHUB_OUTPUT"
       - name: gate
         env:

@@ -203,6 +203,23 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   t.ok(step('gate', commented).ran, 'and the gate decides')
   t.match(step('gate', commented).stdout, /approved by alice/)
 
+  // found by a sweep: an approval its reviewer withdrew ("request changes" on the same head)
+  // still counted, and logins were split and glob-expanded by the shell (renovate[bot] matched
+  // a file renovateb, whose permission was then asked)
+  const st2 = JSON.parse(fs.readFileSync(state, 'utf8')) as {reviews: unknown[]; permissions: Record<string, string>}
+  st2.reviews.push({pr: 7, state: 'COMMENTED', commit_id: headSha, user: {login: 'alice'}}, {pr: 7, state: 'CHANGES_REQUESTED', commit_id: headSha, user: {login: 'alice'}}, {pr: 7, state: 'APPROVED', commit_id: headSha, user: {login: 'renovate[bot]'}})
+  st2.permissions.renovateb = 'admin'
+  fs.writeFileSync(state, JSON.stringify(st2))
+  fs.writeFileSync(path.join(ws, 'renovateb'), '')
+  const withdrawn = await runJob(file, 'gate', {workspace: ws, context: context('pull_request_review'), env, actions, only: ['find an approving review of this head']})
+  t.match(step('find an approving review', withdrawn).stdout, /by someone who may write: none/, 'alice withdrew hers; renovate[bot] is no writer')
+  t.notMatch(fs.readFileSync(`${state}.log`, 'utf8'), /collaborators\/renovateb\//, 'no login made of a file name')
+  // a comment after an approval leaves it standing
+  st2.reviews.push({pr: 7, state: 'APPROVED', commit_id: headSha, user: {login: 'bob'}}, {pr: 7, state: 'COMMENTED', commit_id: headSha, user: {login: 'bob'}})
+  fs.writeFileSync(state, JSON.stringify(st2))
+  const standing = await runJob(file, 'gate', {workspace: ws, context: context('pull_request_review'), env, actions, only: ['find an approving review of this head']})
+  t.match(step('find an approving review', standing).stdout, /by someone who may write: bob/)
+
   // a fetch that fails stops the job before the gate
   const broken = path.join(work, 'ws-broken')
   await checkout(broken)
