@@ -186,6 +186,14 @@ ${setupSteps(install, sharded)}${gather}      - name: find an approving review o
           done <<EOF
           $logins
           EOF
+          # the approval is of the pull request's head; the gate judges HEAD, its merge into the
+          # base: the same head only when HEAD's second parent is it (a push after the review
+          # makes a newer merge)
+          merged=$(git rev-parse -q --verify 'HEAD^2') || merged=
+          if [ -n "$approver" ] && [ "$merged" != "$HEAD_SHA" ]; then
+            echo "HEAD is not the merge of $HEAD_SHA: its approval does not count for it"
+            approver=
+          fi
           echo "approving review of $HEAD_SHA by someone who may write: \${approver:-none}"
           echo "approver=$approver" >> "$GITHUB_OUTPUT"
       - name: gate

@@ -219,6 +219,12 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   fs.writeFileSync(state, JSON.stringify(st2))
   const standing = await runJob(file, 'gate', {workspace: ws, context: context('pull_request_review'), env, actions, only: ['find an approving review of this head']})
   t.match(step('find an approving review', standing).stdout, /by someone who may write: bob/)
+  // an approval of another head than the one HEAD merges (a push after the review) does not count
+  st2.reviews.push({pr: 7, state: 'APPROVED', commit_id: 'e'.repeat(40), user: {login: 'bob'}})
+  fs.writeFileSync(state, JSON.stringify(st2))
+  const other = await runJob(file, 'gate', {workspace: ws, context: {...context('pull_request_review'), 'github.event.pull_request.head.sha': 'e'.repeat(40)}, env, actions, only: ['find an approving review of this head']})
+  t.match(step('find an approving review', other).stdout, /HEAD is not the merge of e{40}: its approval does not count/)
+  t.match(step('find an approving review', other).stdout, /by someone who may write: none/)
 
   // a fetch that fails stops the job before the gate
   const broken = path.join(work, 'ws-broken')
