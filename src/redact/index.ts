@@ -51,6 +51,17 @@ export function maskUrlCredentials(text: string): string {
   return text.replace(URL_USERINFO, (all, scheme: string, info: string) => (info.includes(':') || /^https?:/i.test(scheme) ? `${scheme}${MASK}@` : all))
 }
 
+/**
+ * `text` with each of `values` masked wherever it stands, longest first, whatever its length:
+ * the few known values of one exchange (the credentials sent to a remote, which it may echo),
+ * not the environment at large (makeRedactor, which leaves out short values).
+ */
+export function maskValues(text: string, values: readonly string[]): string {
+  let out = text
+  for (const x of [...values].sort((a, b) => b.length - a.length)) if (x) out = out.split(x).join(MASK)
+  return out
+}
+
 /** `s` as a literal inside a RegExp */
 export function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -10,7 +10,7 @@ import {isLaneName, REJECTED_PREFIX} from '../lanes.js'
 import {staleFetchLocks} from './gc.js'
 import type {RepoPaths} from '../../git/repo.js'
 import {ExpError, NotFoundError, SyncError, UsageError} from '../../errors/index.js'
-import {maskUrlCredentials} from '../../redact/index.js'
+import {maskUrlCredentials, maskValues} from '../../redact/index.js'
 import {oneLine} from '../../records/index.js'
 import {httpAuth, noPrompt} from './http-auth.js'
 import {heldLanes, type Held, type LaneTips, type NewMessages} from './withhold.js'
@@ -500,13 +500,6 @@ function syncFs(gitdir: string, remote: string, specs: readonly string[]): {prom
   return {promises: {...p, readFile}}
 }
 
-/** `text` with each of `secrets` masked, longest first. */
-function maskSecrets(text: string, secrets: readonly string[]): string {
-  let out = text
-  for (const x of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(x).join('[redacted]')
-  return out
-}
-
 /** Why an http(s) remote could not be listed, as exp says it (its URL without credentials). */
 function unreachable(r: Remote, e: Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}}, doing = 'cannot list the refs of', secrets: readonly string[] = []): SyncError {
   const where = `${r.shown}${r.shown === r.shownUrl ? '' : ` (${r.shownUrl})`}`
@@ -514,12 +507,12 @@ function unreachable(r: Remote, e: Error & {code?: string; data?: {statusCode?: 
   const status = e.data?.statusCode
   const creds = 'give git credentials for it as for git fetch (a credential helper, `git config credential.helper`, or `http.extraHeader`), or a token in the URL (https://USER:TOKEN@host/…, which exp never prints)'
   if (e.code === 'UserCanceledError') return new SyncError(`${where} wants credentials (HTTP 401): none were found, or they were refused`, creds)
-  const said = maskSecrets(e.data?.statusMessage ?? '', secrets)
+  const said = maskValues(e.data?.statusMessage ?? '', secrets)
   if (status === 401 || status === 403) return new SyncError(`${where} refused access: HTTP ${status} ${said}`.trim(), `check your access to the remote: ${creds}`)
   if (status === 404) return new SyncError(`${where} has no repository there: HTTP 404`, 'check the remote URL (git remote -v)')
   if (status) return new SyncError(`${where} answered HTTP ${status} ${said}`.trim(), 'check the remote URL (git remote -v), or try again later')
   const net = e.code ? NETWORK[e.code] : undefined
   if (net) return new SyncError(`cannot reach ${where}: ${net}`, 'check the remote URL (git remote -v) and the network; exp works offline, and syncs once the remote is reachable')
   // (what the server said back: it may echo the credentials it was sent)
-  return new SyncError(`${doing} ${where}: ${maskSecrets(maskUrlCredentials(e.message.split('\n')[0] ?? ''), secrets)}`, 'check that the URL is a git repository served over smart HTTP (git remote -v)')
+  return new SyncError(`${doing} ${where}: ${maskValues(maskUrlCredentials(e.message.split('\n')[0] ?? ''), secrets)}`, 'check that the URL is a git repository served over smart HTTP (git remote -v)')
 }
