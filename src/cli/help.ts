@@ -1,7 +1,7 @@
 import {Help} from '../vendor/oclif.js'
 import {UsageError} from '../errors/index.js'
 import {reportExpError} from './report-error.js'
-import {nearest} from './usage-errors.js'
+import {nearest} from '../errors/nearest.js'
 
 type Loadable = Parameters<Help['formatCommand']>[0] & {jsonOutput?: string}
 

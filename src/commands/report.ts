@@ -1,7 +1,6 @@
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {outputPath} from '../cli/out-path.js'
-import {NotFoundError} from '../errors/index.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
@@ -27,8 +26,6 @@ export default class ReportCmd extends ExpCommand {
     // checked before the work: a path that cannot be written fails now
     const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
     const report = await withStore(this.workDir, async store => readReport(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust: await authorityOf(store, this.workDir, {main: flags.main})}))
-    const missing = (flags.skill ?? []).filter(s => !report.skills.some(r => r.skill === s))
-    if (missing.length) throw new NotFoundError('skill on main', missing.join(', '), 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch), or leave out --skill for all of them')
     const written = await writeReport(report, dir)
     if (!this.jsonEnabled()) for (const f of written.files) this.log(path.relative(process.cwd(), f) || f)
     return report

@@ -9,7 +9,7 @@ import {diffSize, unifiedDiff} from '../skills/index.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {loadPolicy, promoteProposal} from './promote.js'
-import {skillPath} from './files.js'
+import {skillPath, unknownSkill} from './files.js'
 import {NULL_KINDS, nullVariant, type NullKind} from './audit-null.js'
 
 export interface AuditOptions extends EvalRunOptions {
@@ -95,7 +95,7 @@ export async function auditGate(store: RecordStore, ws: Workspace, o: AuditOptio
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill and .research/ first (`exp init --example onboarding`)')
   const skillText = await ws.readFile(main, skillPath(o.skill))
-  if (!skillText) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'pass --skill NAME of a skill under skills/')
+  if (!skillText) throw await unknownSkill(ws, main, o.mainRef, o.skill)
   let override: PromotionPolicy | undefined
   if (o.policy) {
     override = (await parseYamlOrJson(o.policy.text, o.policy.file)) as PromotionPolicy

@@ -13,7 +13,7 @@ import {loadPolicy, promoteProposal, type PromoteResult} from './promote.js'
 import type {Workspace} from '../workspace/port.js'
 import {finishInterruptedAdvance} from '../workspace/advance.js'
 import {readPurposeAt} from './proposal.js'
-import {skillPath} from './files.js'
+import {skillPath, unknownSkill} from './files.js'
 import type {IterationReport} from './dashboard.js'
 import {doneNote, iterationNote, readRun, runIdentity, startNote, type RunIteration, type RunState} from './evolve-run.js'
 import {replayedReport} from './evolve-replay.js'
@@ -133,7 +133,7 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
   }
   const skillAt = async (main: string): Promise<SkillAt> => {
     const text = await ws.readFile(main, skillPath(o.skill))
-    if (!text) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
+    if (!text) throw await unknownSkill(ws, main, o.mainRef, o.skill)
     return {main, blob: hashObject('blob', text), version: (await readPurposeAt(ws, main, o.skill)).version}
   }
   const mainSkill = async () => skillAt(await tip())

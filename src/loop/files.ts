@@ -2,6 +2,9 @@ import {stringify} from '../vendor/yaml.js'
 import type {ExpRecord} from '../records/index.js'
 import {renderRule} from '../knowledge/index.js'
 import {formatPurpose, type Purpose} from '../skills/index.js'
+import {NotFoundError} from '../errors/index.js'
+import {nearest} from '../errors/nearest.js'
+import type {Workspace} from '../workspace/port.js'
 
 /** Paths of a skill on the main branch. */
 export const skillPath = (skill: string) => `skills/${skill}/SKILL.md`
@@ -31,4 +34,26 @@ export function knowledgeYaml(k: ExpRecord<'knowledge'>): string {
 
 export function purposeText(p: Purpose): string {
   return formatPurpose(p)
+}
+
+/** The skills at a commit: the folders of skills/ that hold a SKILL.md, sorted. */
+export async function skillsAt(ws: Pick<Workspace, 'pathId' | 'entries'>, commit: string): Promise<string[]> {
+  const dir = await ws.pathId(commit, 'skills')
+  if (dir?.kind !== 'tree') return []
+  const out: string[] = []
+  for (const e of await ws.entries(dir.oid)) if (e.kind === 'tree' && (await ws.entries(e.oid)).some(f => f.name === 'SKILL.md' && f.kind === 'blob')) out.push(e.name)
+  return out.sort()
+}
+
+/**
+ * The error for a skill the main branch does not have, its hint naming the skills it has (the
+ * closest to the one typed first) or saying it has none. `at`: main's tip (undefined: no main).
+ */
+export async function unknownSkill(ws: Pick<Workspace, 'pathId' | 'entries'>, at: string | undefined, branch: string, skill: string): Promise<NotFoundError> {
+  const name = branch.replace(/^refs\/heads\//, '')
+  const have = at ? await skillsAt(ws, at) : []
+  const near = nearest(skill, have)
+  const listed = have.length > 8 ? `${have.slice(0, 8).join(', ')} (+${have.length - 8} more)` : have.join(', ')
+  const hint = near ? `did you mean ${near}? The skills on ${name}: ${listed}` : have.length ? `the skills on ${name}: ${listed}` : `${name} has no skills yet: \`exp init --example onboarding\` adds one, or commit skills/<name>/SKILL.md with its PURPOSE.yaml`
+  return new NotFoundError('skill on main', `${name}:${skillPath(skill)}`, hint)
 }

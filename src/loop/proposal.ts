@@ -11,7 +11,7 @@ import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
 import {buildRecall} from './recall.js'
 import {proposePatch, PROPOSER, type ProposedPatch, type RejectedPatch} from './proposer.js'
 import type {Exchange} from './drafts.js'
-import {knowledgePath, knowledgeYaml, purposePath, purposeText, skillPath} from './files.js'
+import {knowledgePath, knowledgeYaml, purposePath, purposeText, skillPath, unknownSkill} from './files.js'
 import {parseRules} from '../knowledge/index.js'
 
 export interface ProposeOptions {
@@ -95,7 +95,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   const main = o.base ?? (await ws.readRef(o.mainRef))
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await ws.readFile(main, skillPath(o.skill)))?.toString('utf8')
-  if (text === undefined) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
+  if (text === undefined) throw await unknownSkill(ws, main, o.mainRef, o.skill)
   const all = currentKnowledge(ledger)
   // knowledge to avoid takes its rule with it: another record of the same rule would build the same lines
   const avoided = new Set(all.filter(k => o.avoid?.has(k.record.id) && k.rule).map(k => ruleKey(k.rule!)))

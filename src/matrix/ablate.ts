@@ -10,7 +10,7 @@ import {skillTimeline} from '../projections/mainline.js'
 import {readBlameInput, readMainline} from '../reports/sources.js'
 import {parseSkill, renderPatch, type Purpose, type SkillPatch} from '../skills/index.js'
 import {buildRecall} from '../loop/recall.js'
-import {purposePath, purposeText, skillPath} from '../loop/files.js'
+import {purposePath, purposeText, skillPath, unknownSkill} from '../loop/files.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import {measureVariants, shortHash, withoutLines, type VariantEffect, type VariantRun} from './variants.js'
 
@@ -116,7 +116,7 @@ export async function skillAtVersion(ws: Workspace, ledger: Ledger, o: {mainRef:
   if (!tip) throw new NotFoundError('branch', o.mainRef, 'commit the skill on main first (`exp init --example onboarding` does)')
   const mainline = await readMainline(ws, o.mainRef, [o.skill])
   const timeline = skillTimeline(mainline, ledger, o.skill)
-  if (!timeline.versions.length) throw new NotFoundError('skill on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${skillPath(o.skill)}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
+  if (!timeline.versions.length) throw await unknownSkill(ws, tip, o.mainRef, o.skill)
   const latest = timeline.versions.length
   const version = o.version ?? latest
   if (version > latest) throw new NotFoundError('skill version', `${o.skill}@${version}`, `${o.skill} has versions 1 to ${latest} on main`)

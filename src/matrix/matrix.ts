@@ -1,6 +1,6 @@
 import {parseRule, renderRule} from '../knowledge/index.js'
 import {evolve, type EvolveOptions, type EvolveResult} from '../loop/evolve.js'
-import {skillPath} from '../loop/files.js'
+import {skillPath, unknownSkill} from '../loop/files.js'
 import {runEvaluation} from '../evals/runner/run.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
@@ -64,7 +64,7 @@ export async function runMatrix(store: RecordStore, ws: Workspace, o: MatrixOpti
   const path = skillPath(o.skill)
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
-  if (!(await ws.hasFile(start, path))) throw new NotFoundError('skill on main', `${o.mainRef.replace(/^refs\/heads\//, '')}:${path}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
+  if (!(await ws.hasFile(start, path))) throw await unknownSkill(ws, start, o.mainRef, o.skill)
   // new episodes, however they came (evolve, cells, evidence): traces in the ledger after − before
   const traces = async () => (await store.ledger()).select({kinds: ['trace']}).length
   const before = await traces()

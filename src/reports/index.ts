@@ -7,7 +7,8 @@ import {NotFoundError} from '../errors/index.js'
 import {provenance, type Provenance} from '../projections/provenance.js'
 import {blame, type Blame} from '../projections/blame.js'
 import {buildReport, type Report} from './model.js'
-import {readBlameInput, readMainline, skillFile, skillNamesAt} from './sources.js'
+import {readBlameInput, readMainline, skillFile} from './sources.js'
+import {skillsAt, unknownSkill} from '../loop/files.js'
 import {ablationNotes, type AblationNote} from './credit.js'
 
 /**
@@ -31,6 +32,8 @@ export interface ViewTrust extends HistoryTrust {
 
 export async function readProvenance(store: RecordStore, ws: Workspace, o: {mainRef: string; skill: string; version?: number; trust?: ViewTrust}): Promise<Provenance> {
   const mainline = await readMainline(ws, o.mainRef, [o.skill])
+  const tip = mainline[mainline.length - 1]
+  if (!tip?.skills[o.skill]) throw await unknownSkill(ws, tip?.oid, o.mainRef, o.skill)
   return onBranch(provenance(o.trust?.ledger ?? (await store.ledger()), mainline, o), o.mainRef)
 }
 
@@ -60,9 +63,11 @@ async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skil
 export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust}): Promise<Report> {
   const mainline = await readMainline(ws, o.mainRef, o.skills)
   const tip = mainline[mainline.length - 1]
-  const skills = o.skills ?? (tip ? await skillNamesAt(ws, tip.oid) : [])
+  const skills = o.skills ?? (tip ? await skillsAt(ws, tip.oid) : [])
   const ledger = o.trust?.ledger ?? (await store.ledger())
   const report = buildReport(ledger, mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
+  const missing = o.skills?.find(s => !report.skills.some(r => r.skill === s))
+  if (missing !== undefined) throw await unknownSkill(ws, tip?.oid, o.mainRef, missing)
   const credit = tip ? await latestCredits(ws, ledger, tip.oid, skills, o.trust ? (id: string) => o.trust!.counts(id) : undefined) : []
   return credit.length ? {...report, credit} : report
 }

@@ -1,4 +1,5 @@
 import {NotFoundError} from '../errors/index.js'
+import {skillsAt, unknownSkill} from '../loop/files.js'
 import type {MainCommit} from '../projections/mainline.js'
 import type {BlameInput} from '../projections/blame.js'
 import type {Workspace} from '../workspace/port.js'
@@ -18,21 +19,10 @@ async function tipOf(ws: Workspace, mainRef: string): Promise<string> {
   return tip
 }
 
-/** Names of the skills (folders with a SKILL.md) under skills/ at a commit. */
-export async function skillNamesAt(ws: Workspace, commit: string): Promise<string[]> {
-  const dir = await ws.pathId(commit, 'skills')
-  if (!dir || dir.kind !== 'tree') return []
-  const names: string[] = []
-  for (const e of await ws.entries(dir.oid)) {
-    if (e.kind === 'tree' && (await ws.entries(e.oid)).some(x => x.name === 'SKILL.md' && x.kind === 'blob')) names.push(e.name)
-  }
-  return names.sort()
-}
-
 /** Main's first-parent line, oldest first, with each skill's SKILL.md blob and the contracts at every commit. */
 export async function readMainline(ws: Workspace, mainRef: string, skills?: readonly string[]): Promise<MainCommit[]> {
   const tip = await tipOf(ws, mainRef)
-  const names = skills ?? (await skillNamesAt(ws, tip))
+  const names = skills ?? (await skillsAt(ws, tip))
   const out: MainCommit[] = []
   let prev: {dir?: string; skills: Record<string, string>; cdir?: string; contracts: string[]} = {skills: {}, contracts: []}
   for (const c of await ws.firstParents(tip)) {
@@ -63,7 +53,7 @@ export async function readBlameInput(ws: Workspace, mainRef: string, skill: stri
   const tip = await tipOf(ws, mainRef)
   const path = skillFile(skill)
   const mainline = await readMainline(ws, mainRef, [skill])
-  if (!mainline[mainline.length - 1]?.skills[skill]) throw new NotFoundError('skill on main', `${mainRef.replace(/^refs\/heads\//, '')}:${path}`, 'list the skills on main with `git ls-tree --name-only MAIN skills/` (MAIN: the main branch)')
+  if (!mainline[mainline.length - 1]?.skills[skill]) throw await unknownSkill(ws, tip, mainRef, skill)
   const lines = await ws.blame(tip, path)
   return {skill, path, lines, mainline}
 }

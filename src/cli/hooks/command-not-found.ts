@@ -1,7 +1,7 @@
 import {UsageError} from '../../errors/index.js'
 import type {Interfaces} from '../../vendor/oclif.js'
 import {reportExpError} from '../report-error.js'
-import {nearest} from '../usage-errors.js'
+import {nearest} from '../../errors/nearest.js'
 
 type Options = {id: string; argv?: string[]; config: Interfaces.Config}
 

@@ -8,7 +8,7 @@ import {recalls} from '../../evals/runner/memory.js'
 import type {EvalRunOptions} from '../evaluate.js'
 import {evolve, type EvolveResult} from '../evolve.js'
 import {deterministicMine} from '../mine-step.js'
-import {skillPath} from '../files.js'
+import {skillPath, unknownSkill} from '../files.js'
 import {recallForRun} from '../memory.js'
 import {currentKnowledge} from '../knowledge.js'
 import {ARM_SPECS, armMainRef, armNamespace, compareId, type Arm} from './arms.js'
@@ -99,7 +99,7 @@ export const compareLane = (id: string) => `cmp-${id}`
 export async function compare(store: RecordStore, ws: Workspace, o: CompareOptions): Promise<CompareResult> {
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
-  if (!(await ws.hasFile(start, skillPath(o.skill)))) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'name a skill under skills/ with --skill')
+  if (!(await ws.hasFile(start, skillPath(o.skill)))) throw await unknownSkill(ws, start, o.mainRef, o.skill)
   const sealed = !!sealedPath(o.scenariosDir)
   if (sealed && !o.holdoutKey) throw new SealedSplitError('exp compare cannot certify held-out results: the held-out split is sealed and no key was found; nothing was run', 'set EXP_HOLDOUT_KEY or EXP_HOLDOUT_KEY_FILE, or put the key in .git/exp/holdout.key, then run the same command again')
   const seed = o.seed ?? 42

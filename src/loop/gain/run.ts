@@ -9,7 +9,7 @@ import type {MemoryMode} from '../../evals/runner/memory.js'
 import type {ExperimentHeader, ExperimentOptions} from '../compare/run.js'
 import {evolve} from '../evolve.js'
 import {deterministicMine} from '../mine-step.js'
-import {skillPath} from '../files.js'
+import {skillPath, unknownSkill} from '../files.js'
 import {recallForRun} from '../memory.js'
 import {armMainRef, armNamespace, compareId} from '../compare/arms.js'
 import {trainStream} from '../compare/stream.js'
@@ -52,7 +52,7 @@ export interface GainResult extends ExperimentHeader {
 export async function gain(store: RecordStore, ws: Workspace, o: GainOptions): Promise<GainResult> {
   const start = await ws.readRef(o.mainRef)
   if (!start) throw new NotFoundError('branch', o.mainRef, 'commit the skill first: `exp init --example onboarding`')
-  if (!(await ws.hasFile(start, skillPath(o.skill)))) throw new NotFoundError('skill on main', `${o.mainRef}:${skillPath(o.skill)}`, 'name a skill under skills/ with --skill')
+  if (!(await ws.hasFile(start, skillPath(o.skill)))) throw await unknownSkill(ws, start, o.mainRef, o.skill)
   if (sealedPath(o.scenariosDir) && !o.holdoutKey) throw new SealedSplitError('exp gain cannot certify a held-out gain: the held-out split is sealed and no key was found; nothing was run', 'set EXP_HOLDOUT_KEY or EXP_HOLDOUT_KEY_FILE, or put the key in .git/exp/holdout.key, then run the same command again')
   const seed = o.seed ?? 42
   const id = compareId({skill: o.skill, agent: o.agent, seed, budget: o.budgetEpisodes, iterations: o.iterations, trainRepeat: o.trainRepeat, evalRepeat: o.evalRepeat, maxRules: o.maxRules, recall: o.recall, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {}), ...(o.exploreRate ? {explore: o.exploreRate} : {}), start})
