@@ -2,10 +2,10 @@ import {ExpError} from './base.js'
 
 /** A linked work tree could not be made or used. */
 export class WorktreeError extends ExpError {
-  constructor(dir: string, detail: string, commit = false) {
+  constructor(dir: string, detail: string, commit = false, hint?: string) {
     super('E_WORKTREE', commit ? `cannot commit the work tree at ${dir}: ${detail}` : `cannot make a work tree at ${dir}: ${detail}`, {
       data: {dir},
-      hint: commit ? 'git refused its files as they are (a .gitattributes among them may ask for an encoding or filter they do not fit): fix or remove them and run again' : 'remove what is in the way, or run `git worktree prune`',
+      hint: hint ?? (commit ? 'git refused its files as they are (a .gitattributes among them may ask for an encoding or filter they do not fit): fix or remove them and run again' : 'remove what is in the way, or run `git worktree prune`'),
     })
   }
 }

@@ -1,6 +1,6 @@
 import {NO_HOOKS, runGit} from '../git/run.js'
 import {RefLock} from '../git/lock.js'
-import {checkedOutBranch, commitFiles, commitsPresent, deleteRef, dirtyFiles, treeIsAt, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeWith} from '../store/git/commits.js'
+import {checkedOutBranch, commitFiles, commitsPresent, deleteRef, dirtyFiles, treeIsAt, moveRef, readCommit, readCommitObject, readFileAt, resolveRev, updateWorkTree, workTreeArgs, workTreeWith} from '../store/git/commits.js'
 import {blameFile, firstParentLine} from '../store/git/history.js'
 import {readRef} from '../git/refs.js'
 import {diffTrees, lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
@@ -205,14 +205,16 @@ export class GitWorkspace implements Workspace {
   async commitWorktree(dir: string, message: string): Promise<string> {
     const env = {GIT_AUTHOR_NAME: process.env.GIT_AUTHOR_NAME ?? 'exp', GIT_AUTHOR_EMAIL: process.env.GIT_AUTHOR_EMAIL ?? 'exp@exp.invalid', GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME ?? 'exp', GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL ?? 'exp@exp.invalid'}
     const refused = (r: {code: number; stderr: string}) => new WorktreeError(dir, r.stderr.trim().split('\n').filter(Boolean).slice(-2).join(' / ') || `git exited ${r.code}`, true)
-    const add = await runGit([...NO_HOOKS, 'add', '-A'], {cwd: dir, allowFail: true})
+    // (git pointed at the work tree as git registered it, never through the folder's own .git: commits.ts)
+    const at = [...NO_HOOKS, ...workTreeArgs(this.store, dir, true)]
+    const add = await runGit([...at, 'add', '-A'], {cwd: dir, allowFail: true})
     if (add.code !== 0) throw refused(add)
-    const staged = await runGit([...NO_HOOKS, 'diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
+    const staged = await runGit([...at, 'diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
     if (staged.code !== 0) {
-      const c = await runGit([...NO_HOOKS, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env, allowFail: true})
+      const c = await runGit([...at, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env, allowFail: true})
       if (c.code !== 0) throw refused(c)
     }
-    return (await runGit(['rev-parse', 'HEAD'], {cwd: dir})).stdout.toString().trim()
+    return (await runGit([...at, 'rev-parse', 'HEAD'], {cwd: dir})).stdout.toString().trim()
   }
 
   async treeOf(commit: string): Promise<string> {

@@ -267,6 +267,46 @@ t.test("an attempt record another lane wrote naming the main branch: neither eva
   t.equal((await exp(['attempt', 'list', '--json'], {cwd: repo})).code, 0)
 })
 
+t.test("whoever edits an attempt's work tree and replaces its .git: exp commits nothing onto main and runs no filter of theirs", async t => {
+  const repo = await quadFixture(t)
+  const main = (await git(repo, 'rev-parse', 'main')).trim()
+  // (a) .git names the main repository's git dir: a commit made there lands on main
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, '.git'), `gitdir: ${path.join(repo, '.git')}\n`)
+  fs.writeFileSync(path.join(a.path, 'eval.py'), 'print("judged by the attempt")\n')
+  const ra = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.not(ra.code, 0, 'the attempt that changed eval.py is not evaluated as clean')
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), main, 'main did not move')
+  t.equal(await git(repo, 'status', '--porcelain'), '', "main's work tree and index are untouched")
+  t.match(await git(repo, 'log', '-1', '--format=%s', `refs/heads/${(await expJson<{record: {body: {branch: string}}}>(['inspect', a.id, '--json'], {cwd: repo})).record.body.branch}`), /attempt/, "the edit went to the attempt's own branch")
+  // (b) .git is a repository of the editor's own, whose config runs a filter as this user
+  const marks = fs.mkdtempSync(path.join(path.dirname(repo), 'marks-'))
+  const b = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.rmSync(path.join(b.path, '.git'))
+  await git(b.path, 'init', '-q')
+  await git(b.path, 'config', 'filter.x.clean', `sh -c 'touch ${path.join(marks, 'clean')}; cat'`)
+  await git(b.path, 'config', 'filter.x.smudge', `sh -c 'touch ${path.join(marks, 'smudge')}; cat'`)
+  fs.writeFileSync(path.join(b.path, '.git/info/attributes'), '* filter=x\n')
+  fs.writeFileSync(path.join(b.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  for (const cmd of [['attempt', 'eval', b.id], ['attempt', 'promote', b.id]]) await exp(cmd, {cwd: repo})
+  t.same(fs.readdirSync(marks), [], 'no filter of the planted repository ran')
+  // (its promotion, a better params.json, may have moved main: as it should)
+  const after = (await git(repo, 'rev-parse', 'main')).trim()
+  // (c) a folder git does not know as a work tree of this repository is refused by name
+  const c = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.rmSync(path.join(c.path, '.git'))
+  fs.writeFileSync(path.join(c.path, '.git'), 'gitdir: /nonexistent\n')
+  for (const w of fs.readdirSync(path.join(repo, '.git/worktrees'))) {
+    const f = path.join(repo, '.git/worktrees', w, 'gitdir')
+    if (fs.readFileSync(f, 'utf8').includes(c.id)) fs.writeFileSync(f, '/elsewhere/.git\n')
+  }
+  fs.writeFileSync(path.join(c.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const rc = await exp(['attempt', 'eval', c.id], {cwd: repo})
+  t.equal(rc.code, 4, rc.stderr)
+  t.match(rc.stderr, /cannot commit the work tree at .*: git names no work tree of this repository there/)
+  t.equal((await git(repo, 'rev-parse', 'main')).trim(), after, 'main did not move')
+})
+
 t.test("a baseline another lane planted under the baseline's public keys (scoring -10) makes no attempt better: a lane reuses and rests on its own measurements", async t => {
   const repo = await quadFixture(t)
   const main = (await git(repo, 'rev-parse', 'main')).trim()

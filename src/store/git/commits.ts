@@ -5,8 +5,8 @@ import {LooseSink} from './writer.js'
 import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
 import type {GitRecordStore} from './store.js'
-import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError, refMoved} from '../../errors/index.js'
-import {existsSync, readFileSync} from 'node:fs'
+import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError, WorktreeError, refMoved} from '../../errors/index.js'
+import {existsSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
 
@@ -135,20 +135,61 @@ export async function workTreeWith(store: GitRecordStore, ref: string): Promise<
   return undefined
 }
 
+/**
+ * How exp's git commands are pointed at a work tree of this repository: the one exp runs in by
+ * finding it from there as git does, the main work tree by the common git dir, and a linked
+ * one (an attempt's, a proposal's) by the administrative folder git's own registry keeps for it
+ * (`<common dir>/worktrees/<name>`, whose `gitdir` file names the folder's `.git`). Never by the
+ * linked folder's own `.git`: whoever edits the folder can replace that, with a file naming the
+ * main repository's git dir (a commit made there landed on the checked-out main branch,
+ * protected files and all) or with a repository of its own whose config runs a filter as this
+ * user. Throws WorktreeError when no work tree of this repository is at `dir`.
+ */
+export function workTreeArgs(store: GitRecordStore, dir: string, commit = false): string[] {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return path.resolve(p)
+    }
+  }
+  const want = real(dir)
+  if (store.repo.workDir && real(store.repo.workDir) === want) return []
+  if (path.basename(store.commonDir) === '.git' && real(path.dirname(store.commonDir)) === want) return ['--git-dir', store.commonDir, '--work-tree', dir]
+  const admin = path.join(store.commonDir, 'worktrees')
+  let names: string[] = []
+  try {
+    names = readdirSync(admin)
+  } catch {
+    // no linked work trees at all
+  }
+  for (const name of names) {
+    let gitdir: string
+    try {
+      gitdir = readFileSync(path.join(admin, name, 'gitdir'), 'utf8').trim()
+    } catch {
+      continue
+    }
+    if (gitdir && real(path.dirname(path.resolve(admin, name, gitdir))) === want) return ['--git-dir', path.join(admin, name), '--work-tree', dir]
+  }
+  throw new WorktreeError(dir, 'git names no work tree of this repository there (`git worktree list`): its .git was replaced or the folder moved', commit, 'exp runs git in a work tree only as git registered it; remove the folder and open it again (`exp attempt new`), or `git worktree repair` it if it moved')
+}
+
 /** Tracked files with uncommitted changes in a work tree (default: this one; untracked files do not count). */
 export async function dirtyFiles(store: GitRecordStore, dir = store.repo.workDir): Promise<string[]> {
   if (!dir) return []
-  const r = await runGit([...NO_HOOKS, 'status', '--porcelain', '--untracked-files=no'], {cwd: dir})
+  const r = await runGit([...NO_HOOKS, ...workTreeArgs(store, dir), 'status', '--porcelain', '--untracked-files=no'], {cwd: dir})
   return r.stdout.toString('utf8').split('\n').filter(Boolean).map(l => l.slice(3))
 }
 
 /** Whether the index and the tracked files of a work tree are exactly `commit`'s tree (untracked files do not count). */
 export async function treeIsAt(store: GitRecordStore, commit: string, dir = store.repo.workDir): Promise<boolean> {
   if (!dir) return false
-  await runGit([...NO_HOOKS, 'update-index', '-q', '--refresh'], {cwd: dir, allowFail: true})
-  const index = await runGit([...NO_HOOKS, 'diff-index', '--cached', '--quiet', commit, '--'], {cwd: dir, allowFail: true})
+  const at = workTreeArgs(store, dir)
+  await runGit([...NO_HOOKS, ...at, 'update-index', '-q', '--refresh'], {cwd: dir, allowFail: true})
+  const index = await runGit([...NO_HOOKS, ...at, 'diff-index', '--cached', '--quiet', commit, '--'], {cwd: dir, allowFail: true})
   if (index.code !== 0) return false
-  return (await runGit([...NO_HOOKS, 'diff-files', '--quiet'], {cwd: dir, allowFail: true})).code === 0
+  return (await runGit([...NO_HOOKS, ...at, 'diff-files', '--quiet'], {cwd: dir, allowFail: true})).code === 0
 }
 
 /**
@@ -161,9 +202,10 @@ export async function treeIsAt(store: GitRecordStore, commit: string, dir = stor
 export async function updateWorkTree(store: GitRecordStore, from: string, to: string, branch = 'the branch', o: {dryRun?: boolean; dir?: string} = {}): Promise<void> {
   const cwd = o.dir ?? store.repo.workDir
   if (!cwd) return
+  const at = workTreeArgs(store, cwd)
   // (exit 1 when files did change: read-tree says which)
-  await runGit([...NO_HOOKS, 'update-index', '-q', '--refresh'], {cwd, allowFail: true})
-  const r = await runGit([...NO_HOOKS, 'read-tree', '-m', '-u', ...(o.dryRun ? ['-n'] : []), from, to], {cwd, allowFail: true})
+  await runGit([...NO_HOOKS, ...at, 'update-index', '-q', '--refresh'], {cwd, allowFail: true})
+  const r = await runGit([...NO_HOOKS, ...at, 'read-tree', '-m', '-u', ...(o.dryRun ? ['-n'] : []), from, to], {cwd, allowFail: true})
   if (r.code === 0) return
   const detail = r.stderr.trim().split('\n').filter(Boolean).join('; ') || `git read-tree exited ${r.code}`
   if (o.dryRun) throw new ExpError('E_DIRTY_TREE', `${branch} is checked out and the promotion would overwrite uncommitted changes: ${detail}`, {data: {branch}, hint: 'commit or stash them, then promote again (a promotion updates the work tree like git merge)'})
