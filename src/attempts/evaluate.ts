@@ -14,7 +14,7 @@ import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '.
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
 import {withKey, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
-import {assertOwnAttempt, attemptId, baselineKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
+import {DEFAULT_SEED, assertOwnAttempt, attemptId, baselineKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
 import {summarizeSplit, type SplitSummary} from './summary.js'
 
@@ -77,11 +77,11 @@ async function harnessDigest(ws: Workspace, commit: string, contract: Contract):
   return hit
 }
 
-function latest(ledger: Ledger, attempt: string, tree: string, split: ContractSplit, rep: number, lane: string): {retry: number; verdict?: Judgement; observation?: {id: string; body: ObservationBody}} {
+function latest(ledger: Ledger, attempt: string, tree: string, split: ContractSplit, rep: number, lane: string, seed: number): {retry: number; verdict?: Judgement; observation?: {id: string; body: ObservationBody}} {
   let found: ReturnType<typeof latest> = {retry: -1}
   for (let retry = 0; ; retry++) {
     // only this lane's runs are reused (keys.ts, ownEntry)
-    const o = ownEntry(ledger, 'observation', observationKey(attempt, tree, split, rep, retry), lane)
+    const o = ownEntry(ledger, 'observation', observationKey(attempt, tree, split, rep, retry, seed), lane)
     if (!o) return found
     const v = ownEntry(ledger, 'verdict', verdictKey(o.id), lane)
     found = {retry, observation: {id: o.id, body: ledger.load<'observation'>(o).body as ObservationBody}, ...(v ? {verdict: {id: v.id, body: ledger.load<'verdict'>(v).body as VerdictBody}} : {})}
@@ -120,7 +120,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   // a resumed evaluation runs the repetitions it had not reached with the resumed timeout too
   let longer: number | undefined
   for (let rep = 0; rep < spec.repetitions; rep++) {
-    const before = latest(await store.ledger(), id, tree, o.split, rep, o.lane)
+    const before = latest(await store.ledger(), id, tree, o.split, rep, o.lane, o.seed ?? DEFAULT_SEED)
     const v = before.verdict
     const resume = v?.body.needs_retry && v.body.needs_retry.resume.action !== 'abandon'
     if (v && !resume) {
@@ -238,7 +238,7 @@ export function recordedBoundary(b: ObservationBody['boundary'], redact: Redact)
 
 async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Judgement> {
   const o = r.o
-  const seed = (o.seed ?? 42) + r.rep
+  const seed = (o.seed ?? DEFAULT_SEED) + r.rep
   const program = splitCommandLine(r.spec.command ?? '')?.[0]
   const base: ObservationBody = {
     attempt: r.id,
@@ -277,7 +277,7 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
   }
   // under this lane's own keys where another lane holds them (keys.ts, ownKey)
   const before = await store.ledger()
-  const key = ownKey(before, 'observation', observationKey(r.id, r.tree, o.split, r.rep, r.retry), o.lane)
+  const key = ownKey(before, 'observation', observationKey(r.id, r.tree, o.split, r.rep, r.retry, o.seed ?? DEFAULT_SEED), o.lane)
   const obs: RecordDraft<'observation'> = {kind: 'observation', key, body, cites: [r.id], ...(wallMs === undefined ? {} : {volatile: {duration_ms: wallMs}})}
   const p = prepare(obs)
   const judged = judgeObservation(body, r.contract, r.baseValue === undefined ? undefined : {value: r.baseValue, ...(r.baseVerdict ? {verdict: r.baseVerdict} : {})})

@@ -8,7 +8,15 @@ import {UntrustedEvidenceError} from '../errors/index.js'
 export const attemptKey = (contract: string, lane: string, ordinal: number) => `attempt/${contract}/${lane}/${ordinal}`
 /** the baseline of a contract at one commit: shared by every lane and attempt on that base */
 export const baselineKey = (contract: string, commit: string) => `baseline/${contract}/${commit}`
-export const observationKey = (attempt: string, tree: string, split: string, repetition: number, retry: number) => `observation/${attempt}/${tree}/${split}/${repetition}/${retry}`
+/** the seed of repetition 0 when none is given (repetition r runs with seed + r) */
+export const DEFAULT_SEED = 42
+/**
+ * One run: an attempt's tree on a split, one repetition, one retry, at a base seed. A run at
+ * another seed is another run (an attempt is paired with its baseline run at the same seed: a
+ * baseline recorded at seed 45 paired with an attempt at 42 made a change of nothing "better");
+ * the default seed keeps the key it had before seeds were part of it.
+ */
+export const observationKey = (attempt: string, tree: string, split: string, repetition: number, retry: number, seed = DEFAULT_SEED) => `observation/${attempt}/${tree}/${split}/${repetition}/${retry}${seed === DEFAULT_SEED ? '' : `/seed/${seed}`}`
 export const verdictKey = (observation: string) => `verdict/${observation}`
 
 export const attemptId = (key: string) => recordId('attempt', '', key)

@@ -37,6 +37,10 @@ export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, stan
     if (!b.ok) return bad('inconsistent_evaluation', `its baseline verdict ${v.baseline.verdict} does not stand: ${b.reason}`)
     const bb = ledger.load<'verdict'>(ledger.get(v.baseline.verdict)!).body as VerdictBody
     if (bb.metric?.value !== v.baseline.value || bb.repetition !== v.repetition || bb.split !== v.split) return bad('inconsistent_evaluation', `its baseline value is not what verdict ${v.baseline.verdict} measured for the same repetition`)
+    // runs are paired by seed: a baseline run at another seed measured other episodes
+    const bo = ledger.get(bb.observation)
+    const bseed = bo?.kind === 'observation' ? (ledger.load<'observation'>(bo).body as ObservationBody).seed : undefined
+    if (bseed !== ob.seed) return bad('inconsistent_evaluation', `it is compared with verdict ${v.baseline.verdict}, a run at seed ${bseed ?? '(none)'}, not at its own seed ${ob.seed}: an attempt and its baseline are paired by seed`)
     base = {value: v.baseline.value!, verdict: v.baseline.verdict}
   } else if (v.baseline?.value !== undefined) {
     if (contract.baseline.value !== v.baseline.value) return bad('inconsistent_evaluation', `its baseline value ${v.baseline.value} is not the contract's (${contract.baseline.value})`)

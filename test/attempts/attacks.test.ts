@@ -4,7 +4,7 @@ import path from 'node:path'
 import {execFileSync, spawn} from 'node:child_process'
 import os from 'node:os'
 import {exp, expJson, ROOT, BIN} from '../helpers/cli.js'
-import {GIT_ENV, git, node, tempDir} from '../helpers/repo.js'
+import {GIT_ENV, git, makeRepo, node, tempDir} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
 import {prepare, recordDigest, schemaTag, type Kind, type RecordDraft} from '../../src/records/index.js'
@@ -684,4 +684,49 @@ t.test("a research agent's --env values reach no record and no commit message, w
   t.match(history, /probe 3 \[redacted\]/, 'the agent spoke, masked')
   t.notOk(history.includes(value), 'the value is in no record and no commit message')
   t.notOk(r.stdout.includes(value) || r.stderr.includes(value), 'nor in what it printed')
+})
+
+/** A contract whose score depends on the run's seed (EXP_SEED): a run at another seed measures other episodes. */
+async function seededContract(t: {teardown(fn: () => void): void}): Promise<string> {
+  const repo = await makeRepo(t)
+  expect0(await exp(['init'], {cwd: repo}))
+  fs.writeFileSync(path.join(repo, 'eval.mjs'), `import fs from 'node:fs'\nconst p = JSON.parse(fs.readFileSync('params.json', 'utf8'))\nconst s = Number(process.env.EXP_SEED)\nfs.writeFileSync('metrics.json', JSON.stringify({score: p.x + ((s * s * 13) % 10)}))\n`)
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1}\n')
+  fs.writeFileSync(path.join(repo, '.research/contracts/c.yaml'), `version: 2\nname: c\nobjective: raise x\neditable_scope: [params.json]\nprotected_scope: [eval.mjs, .research/**]\nmetric: {name: score, direction: maximize, margin: 0.01}\ndev_eval: {command: node eval.mjs dev, timeout_seconds: 30, repetitions: 3, metrics_file: metrics.json}\nholdout_eval: {command: node eval.mjs holdout, timeout_seconds: 30, repetitions: 3, metrics_file: metrics.json}\nbudget: {max_attempts: 30, max_parallel_lanes: 3}\npromotion: {holdout_required: false, paired_alpha: 0.1}\n`)
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a contract whose evaluator depends on the seed')
+  return repo
+}
+
+function expect0(r: {code: number; stderr: string}): void {
+  if (r.code !== 0) throw new Error(r.stderr)
+}
+
+t.test('a baseline measured at another seed is not paired with an attempt: a change of nothing is not promoted, and a forged pairing does not stand', async t => {
+  const repo = await seededContract(t)
+  const main = (await git(repo, 'rev-parse', 'HEAD')).trim()
+  // the lane's baseline recorded at seeds 50..52 (scores 1, 4, 3) by a throwaway attempt;
+  // at the default seeds 42..44 the same files score 3, 8, 9
+  const throwaway = await expJson<{id: string}>(['attempt', 'new', 'c'], {cwd: repo})
+  await exp(['attempt', 'eval', throwaway.id, '--seed', '50'], {cwd: repo})
+  const nothing = await expJson<{id: string}>(['attempt', 'new', 'c'], {cwd: repo})
+  const pr = await exp(['attempt', 'promote', nothing.id, '--json'], {cwd: repo})
+  const r = JSON.parse(pr.stdout) as {verdict: string; checks: {name: string; passed: boolean; detail: string}[]}
+  t.equal(r.verdict, 'reject', `a change of nothing is not better than itself: ${JSON.stringify(r.checks)}`)
+  t.equal((await git(repo, 'rev-parse', 'HEAD')).trim(), main, 'main did not move')
+  t.equal((await exp(['fsck'], {cwd: repo})).code, 0, 'every verdict pairs runs of one seed')
+
+  // a verdict that pairs a run at seed 42 with the baseline's run at seed 50 does not stand
+  const verdicts = await expJson<{id: string; cites: string[]; body: Record<string, unknown> & {repetition: number; attempt: string; baseline?: {verdict?: string; value?: number}; split: string}}[]>(['ledger', '--kind', 'verdict'], {cwd: repo})
+  const observations = await expJson<{id: string; body: {seed: number; attempt: string}}[]>(['ledger', '--kind', 'observation'], {cwd: repo})
+  const seedOf = (v: {body: Record<string, unknown>}) => observations.find(o => o.id === v.body.observation)!.body.seed
+  const mine = verdicts.find(v => v.body.attempt === nothing.id && v.body.repetition === 0 && v.body.baseline?.verdict)!
+  const other = verdicts.find(v => v.body.attempt !== nothing.id && v.body.repetition === 0 && v.body.split === 'dev' && seedOf(v) === 50)!
+  t.ok(mine && other, 'the fixture has both runs')
+  const otherValue = (other.body as {metric?: {value: number}}).metric!.value
+  const forged = {...mine.body, baseline: {...mine.body.baseline, verdict: other.id, value: otherValue}}
+  const f = await exp(['append', 'verdict', '-', '--key', 'forged/pairing', '--cite', mine.cites[0]!, '--cite', other.id], {cwd: repo, input: JSON.stringify(forged)})
+  t.equal(f.code, 0, f.stderr)
+  const fsck = await exp(['fsck'], {cwd: repo})
+  t.match(fsck.stdout + fsck.stderr, /a run at seed 50, not at its own seed 42/)
 })
