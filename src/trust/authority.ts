@@ -22,6 +22,23 @@ export class Authority {
 
   /** Standing of an evaluation or a decision record (anything else: not evidence). */
   standing(id: string): Standing {
+    const s = this.memo.get(id)
+    if (s) return s
+    // the baselines it rests on, deepest first: each is decided before what rests on it, so no
+    // check goes deeper than one baseline (a lane can write a chain of thousands of
+    // evaluations, each the next one's baseline: checked by recursion, it overflowed the stack
+    // of every view that asks)
+    const chain: string[] = []
+    const seen = new Set([id])
+    for (let b = this.baselineOf(id); b !== undefined && !this.memo.has(b) && !seen.has(b); b = this.baselineOf(b)) {
+      chain.push(b)
+      seen.add(b)
+    }
+    for (let i = chain.length - 1; i >= 0; i--) this.check(chain[i]!)
+    return this.check(id)
+  }
+
+  private check(id: string): Standing {
     let s = this.memo.get(id)
     if (s) return s
     // a comparison citing itself through its baseline is cut here, not looped
@@ -31,6 +48,20 @@ export class Authority {
     s = kind === 'decision' ? checkDecision(this.ledger, id, this.input, look) : kind === 'verdict' ? checkVerdict(this.ledger, id, this.input, look) : checkEvaluation(this.ledger, id, this.input, look)
     this.memo.set(id, s)
     return s
+  }
+
+  /** The one record the standing of an evaluation or a verdict rests on as its baseline, if any. */
+  private baselineOf(id: string): string | undefined {
+    const e = this.ledger.get(id)
+    if (e?.kind === 'evaluation') {
+      const b = (this.ledger.load<'evaluation'>(e).body as {comparison?: {baseline?: unknown}}).comparison?.baseline
+      return typeof b === 'string' ? b : undefined
+    }
+    if (e?.kind === 'verdict') {
+      const b = (this.ledger.load<'verdict'>(e).body as {baseline?: {verdict?: unknown}}).baseline?.verdict
+      return typeof b === 'string' ? b : undefined
+    }
+    return undefined
   }
 
   counts(id: string): boolean {

@@ -76,7 +76,7 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
   }
   if (b.comparison) {
     const base = standing(b.comparison.baseline)
-    if (!base.ok) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} does not stand: ${base.reason}`)
+    if (!base.ok) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} does not stand (${base.class}: \`exp fsck\` names why)`)
     const be = ledger.get(b.comparison.baseline)!
     const bb = ledger.load<'evaluation'>(be).body as EvaluationBody
     if (bb.split !== b.split || bb.manifest === b.manifest) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} is not another skill on the same split`)

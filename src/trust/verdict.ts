@@ -34,7 +34,7 @@ export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, stan
   let base: {value: number; verdict?: string} | undefined
   if (v.baseline?.verdict) {
     const b = standing(v.baseline.verdict)
-    if (!b.ok) return bad('inconsistent_evaluation', `its baseline verdict ${v.baseline.verdict} does not stand: ${b.reason}`)
+    if (!b.ok) return bad('inconsistent_evaluation', `its baseline verdict ${v.baseline.verdict} does not stand (${b.class}: \`exp fsck\` names why)`)
     const bb = ledger.load<'verdict'>(ledger.get(v.baseline.verdict)!).body as VerdictBody
     if (bb.metric?.value !== v.baseline.value || bb.repetition !== v.repetition || bb.split !== v.split) return bad('inconsistent_evaluation', `its baseline value is not what verdict ${v.baseline.verdict} measured for the same repetition`)
     // runs are paired by seed: a baseline run at another seed measured other episodes

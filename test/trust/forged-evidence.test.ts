@@ -7,6 +7,7 @@ import {pendingProposal} from '../helpers/trust.js'
 import {git} from '../helpers/repo.js'
 import {hypotheses} from '../../src/projections/index.js'
 import type {EvaluationBody} from '../../src/records/types.js'
+import {recordId} from '../../src/records/index.js'
 
 // Attack 1 of docs/trust.md: another lane appends evaluations with better numbers.
 
@@ -54,4 +55,34 @@ t.test('an evaluation whose numbers contradict themselves does not count, and ma
   t.equal(fsck.code, 5)
   t.match(fsck.stdout, /inconsistent_evaluation/)
   t.match(fsck.stdout, /success rate 0\.99 is not 1 of 2/)
+})
+
+t.test('a chain of 2,500 evaluations, each the next one\'s baseline, on one lane: every view still answers, fsck names each once, briefly', async t => {
+  const p = await pendingProposal(t, BAD)
+  const ledger = await p.store.ledger()
+  const real = ledger.load<'evaluation'>(ledger.get(p.candidate)!)
+  const n = 2500
+  // keyed ids, so the deepest link can come first in ledger order (checked first by the views)
+  const id = (i: number) => recordId('evaluation', '', `chain/${i}`)
+  const lines: string[] = []
+  for (let i = n; i >= 1; i--) {
+    const body = {...real.body, comparison: {...(real.body as EvaluationBody).comparison!, baseline: i === 1 ? p.candidate : id(i - 1)}}
+    lines.push(JSON.stringify({kind: 'evaluation', key: `chain/${i}`, body, cites: real.cites}))
+  }
+  const file = path.join(p.repo, '.git', 'chain.jsonl')
+  fs.writeFileSync(file, `${lines.join('\n')}\n`)
+  const appended = await exp(['append', '--batch', file, '--lane', 'mallory'], {cwd: p.repo})
+  t.equal(appended.code, 0, appended.stderr)
+  const fsck = await exp(['fsck'], {cwd: p.repo})
+  t.equal(fsck.code, 5, `fsck reports problems, not a crash: ${fsck.stderr.slice(0, 300)}`)
+  t.notMatch(fsck.stderr, /Maximum call stack/)
+  const out = fsck.stdout + fsck.stderr
+  for (let i = 1; i <= n; i += 499) t.match(out, id(i), `link ${i} is named`)
+  t.ok(Math.max(...out.split('\n').map(l => l.length)) < 1000, 'each line is short: a reason does not carry the reasons of the chain below it')
+  t.ok(out.length < 2_000_000, `the report grows with the chain, not with its square (${out.length} bytes)`)
+  for (const cmd of [['frontier'], ['hypotheses'], ['graph']]) {
+    const r = await exp(cmd, {cwd: p.repo})
+    t.equal(r.code, 0, `exp ${cmd[0]} answers: ${r.stderr.slice(0, 300)}`)
+    t.match(r.stderr, /evaluation\(s\) or decision\(s\) do not stand and were ignored/)
+  }
 })
