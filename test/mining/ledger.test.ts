@@ -69,3 +69,28 @@ t.test('only train is mined: a validation manifest is refused, its traces are ne
   t.equal(all.traces, 0, 'no train manifest, nothing mined')
   t.same(all.evidence, [])
 })
+
+t.test("another lane's records citing this lane's train manifest: a validation trace does not stop mining, flipped verdicts and planted traces are not learned from", async t => {
+  const store = await storeWith(four)
+  const honest = mineFromLedger(await store.ledger(), {manifest: MANIFEST_ID, lane: 'miner'})
+  const evil = {lane: 'evil', now: NOW}
+  // a validation trace of the attacker's own, with one more cite: this lane's public train manifest
+  const val = runDrafts('v-evil', {...recovery(false), split: 'validation', manifest: prepare(manifestDraft('validation', 9)).id})
+  await store.append({...val.trace, cites: [...val.trace.cites!, MANIFEST_ID]}, evil)
+  // copies of this lane's verifications with the verdict flipped, citing this lane's traces
+  const ledger0 = await store.ledger()
+  const flipped = ledger0.records({kinds: ['verification']}).filter(v => v.body.valid).map((v): RecordDraft<'verification'> => ({kind: 'verification', body: {...v.body, passed: !v.body.passed, outcome: v.body.passed ? 'negative' : 'positive', scores: {...v.body.scores, success: v.body.passed ? 0 : 1}}, cites: v.cites}))
+  await store.appendBatch(flipped, evil)
+  // traces planted under this lane's manifest on the attacker's lane, with their verdicts
+  const planted = Object.entries({p1: recovery(true, 'Z'), p2: recovery(true, 'Z'), p3: recovery(true, 'Z')}).flatMap(([n, s]) => Object.values(runDrafts(`planted/${n}`, s)))
+  await store.appendBatch(planted, evil)
+
+  const ledger = await store.ledger()
+  for (const o of [{manifest: MANIFEST_ID, lane: 'miner'}, {manifest: MANIFEST_ID}, {}]) {
+    const mined = mineFromLedger(ledger, o)
+    t.equal(mined.traces, honest.traces, `${JSON.stringify(o)}: the run's own traces are mined`)
+    t.equal(mined.foreign, 4, `${JSON.stringify(o)}: the validation trace and the planted ones are left out and counted`)
+    t.same(mined.evidence.map(d => prepare(d).id), honest.evidence.map(d => prepare(d).id), `${JSON.stringify(o)}: the same evidence as without the attacker, on the run's own verdicts`)
+  }
+  t.throws(() => mineFromLedger(ledger, {manifest: MANIFEST_ID, lane: 'evil'}), {code: 'E_NOT_FOUND'}, 'a manifest is mined as the run of a lane that holds it')
+})
