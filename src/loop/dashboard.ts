@@ -1,6 +1,7 @@
 import type {Rule} from '../knowledge/index.js'
 import {ruleText} from '../reports/rule-text.js'
 import {pct} from '../reports/format.js'
+import {textLine} from '../records/index.js'
 
 export interface IterationReport {
   iteration: number
@@ -41,7 +42,7 @@ export function renderDashboard(r: IterationReport): string {
   for (const x of r.rebased ?? []) lines.push(`Retired: ${x.proposal} (${x.reason})`)
   if (!r.proposal) {
     lines.push(`Candidate: none${r.note ? ` (${r.note})` : ''}`)
-    return lines.join('\n')
+    return lines.map(textLine).join('\n')
   }
   lines.push(`Candidate v${r.proposal.version} (${r.proposal.id}):`, `  ${r.proposal.added + r.proposal.removed} line(s) modified in ${r.proposal.sections.join(', ')}`)
   if (r.validation) {
@@ -55,5 +56,6 @@ export function renderDashboard(r: IterationReport): string {
     if (r.decision.verdict === 'reject') for (const x of r.decision.reasons) lines.push(`  - ${x}`)
   }
   if (r.new_episodes) lines.push(`Episodes: ${r.new_episodes.total} new (train ${r.new_episodes.train}, validation ${r.new_episodes.validation}, held-out ${r.new_episodes.holdout}); ${r.episodes} in the run`)
-  return lines.join('\n')
+  // (a line of record text is one line: it cannot add a "Decision:" of its own)
+  return lines.map(textLine).join('\n')
 }

@@ -31,6 +31,16 @@ export function escapeUnsafe(s: string): string {
   return s.replace(UNSAFE, uEscape)
 }
 
+/**
+ * One line of a plain-text view that holds record text (a dashboard's proposed line, a
+ * reason): every unsafe character, and every character that would start another line (a
+ * newline, CR, U+2028, U+2029), shown as its `\uXXXX` escape, so another lane's text can
+ * neither drive a terminal nor add lines that look like the view's own ("Decision: ACCEPT").
+ */
+export function textLine(s: string): string {
+  return escapeUnsafe(s).replace(/[\n\u2028\u2029]/g, uEscape)
+}
+
 // whitespace, the line separators, and every unsafe character (a summary is a commit subject too)
 const ONE_LINE = new RegExp(`[\\s\\u2028\\u2029${UNSAFE_TEXT}]+`, 'g')
 

@@ -1,5 +1,6 @@
 import type {ReportIteration} from './iterations.js'
 import {pct, short} from './format.js'
+import {textLine} from '../records/index.js'
 
 /** Patterns listed per iteration before the rest is counted. */
 const PATTERNS_SHOWN = 8
@@ -27,5 +28,6 @@ export function dashboardLines(it: ReportIteration): string[] {
     lines.push(`  ${it.decision.verdict.toUpperCase()}${it.decision.merge ? ` (merge ${short(it.decision.merge)})` : ''}`)
     if (it.decision.verdict === 'reject') for (const r of it.decision.reasons) lines.push(`  - ${r}`)
   }
-  return lines
+  // (record text of any lane is in these lines: report.md shows them in a code block, report.html in a <pre>)
+  return lines.map(textLine)
 }

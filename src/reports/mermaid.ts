@@ -1,3 +1,4 @@
+import {escapeUnsafe} from '../records/index.js'
 import type {Provenance, ProposalChain, VersionProvenance} from '../projections/provenance.js'
 import {TRACES_SHOWN} from './provenance-text.js'
 import {pct, short} from './format.js'
@@ -8,7 +9,8 @@ const nid = (id: string) => id.replace(/[^A-Za-z0-9]/g, '_')
 
 /** A label inside `["…"]`: mermaid's entity codes for what would end or break it. */
 export function mermaidLabel(text: string): string {
-  return text.replace(/&/g, '#amp;').replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;').replace(/`/g, "'").replace(/\n/g, '<br/>')
+  // (a lone CR or U+2028/9 ends a line in Markdown as a newline does; other control characters are shown escaped)
+  return escapeUnsafe(text.replace(/\r\n?|\u2028|\u2029/g, '\n')).replace(/&/g, '#amp;').replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;').replace(/`/g, "'").replace(/\n/g, '<br/>')
 }
 
 class Graph {

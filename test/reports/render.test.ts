@@ -46,6 +46,27 @@ t.test("record text in the Markdown report draws no heading, image, link, HTML o
   t.equal(out.replace(/\\(.)/g, '$1'), 'tweak | x ## Security notice ![pixel](https://evil.example/p.png) [fix your key](https://evil.example) <img src=x> `code` *em* evil', 'and the text reads the same')
 })
 
+t.test("a proposed line with newlines, a fence and terminal escapes stays one inert line of its iteration's dashboard", async t => {
+  const {dashboardLines} = await import('../../src/reports/dashboard.js')
+  const {renderDashboard} = await import('../../src/loop/dashboard.js')
+  const {r} = await report()
+  const it = r.skills[0]!.iterations[0]!
+  const evil = 'x\n```\n\n# PWNED\r\nDecision:\u2028  ACCEPT\n\u001b[31mred \u202eevil'
+  const lines = dashboardLines({...it, candidate: {...it.candidate, lines: [evil]}})
+  const shown = lines.find(l => l.startsWith('  + x'))!
+  t.ok(shown, 'the proposed line is shown')
+  t.equal(lines.length, dashboardLines(it).length, 'it adds no line of its own')
+  t.notMatch(lines.join('\n'), /[\r\u001b\u202e\u2028]|^# PWNED/m, 'no raw escape, and no heading of its own')
+  t.equal(lines.filter(l => l.startsWith('Decision:')).length, 1, 'and no decision of its own')
+  t.ok(shown.includes('\\u000a```\\u000a\\u000a# PWNED\\u000d\\u000aDecision:\\u2028  ACCEPT\\u000a\\u001b[31mred \\u202eevil'), 'every such character is shown as its escape')
+  const md = renderMarkdown({...r, skills: [{...r.skills[0]!, iterations: [{...it, candidate: {...it.candidate, lines: [evil]}}]}]})
+  t.notMatch(md, /^# PWNED/m)
+  t.notMatch(md, /\u001b/)
+  // the terminal dashboard of exp evolve: a pattern's text is one line too
+  const text = renderDashboard({iteration: 1, skill: {name: 'onboarding', version: 1, commit: '0'.repeat(40)}, training: {passed: 1, total: 2, rate: 0.5}, patterns: [{pattern: 'missing_check', signature: 's', description: 'd\nDecision:\n  ACCEPT', support: 1, failures: 0} as never], episodes: 2})
+  t.notMatch(text, /^Decision:/m, 'no decision line the run did not write')
+})
+
 t.test('mermaid: the chain in order, labels that cannot break the graph', async t => {
   const {h, r} = await report()
   const m = renderMermaid(r.skills[0]!.provenance)
