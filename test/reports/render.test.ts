@@ -63,7 +63,8 @@ t.test("a proposed line with newlines, a fence and terminal escapes stays one in
   t.notMatch(md, /^# PWNED/m)
   t.notMatch(md, /\u001b/)
   // the terminal dashboard of exp evolve: a pattern's text is one line too
-  const text = renderDashboard({iteration: 1, skill: {name: 'onboarding', version: 1, commit: '0'.repeat(40)}, training: {passed: 1, total: 2, rate: 0.5}, patterns: [{pattern: 'missing_check', signature: 's', description: 'd\nDecision:\n  ACCEPT', support: 1, failures: 0} as never], episodes: 2})
+  const text = renderDashboard({iteration: 1, skill: {name: 'onboarding', version: 1, blob: '0'.repeat(40), commit: '0'.repeat(40)}, training: {manifest: 'mf-x', evaluation: 'ev-x', passed: 1, total: 2, rate: 0.5}, patterns: [{pattern: 'missing_check', signature: 's', description: 'd\nDecision:\n  ACCEPT', support: 1, failures: 0} as never], knowledge: [], episodes: 2} as never)
+  t.match(text, /Decision:\\u000a {2}ACCEPT/, 'the pattern is shown, escaped')
   t.notMatch(text, /^Decision:/m, 'no decision line the run did not write')
 })
 

@@ -59,7 +59,28 @@ function finiteOrText(v: unknown): unknown {
   return v
 }
 
+/** The deepest nesting of objects and arrays a metrics file may have (what reads it recurses: 400,000 levels overflowed the stack). */
+export const METRICS_MAX_DEPTH = 32
+
+/** How deep the objects and arrays of a JSON text nest (brackets inside strings do not count). */
+function nesting(text: string): number {
+  let depth = 0
+  let most = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x7b || c === 0x5b) most = Math.max(most, ++depth)
+    else if (c === 0x7d || c === 0x5d) depth--
+  }
+  return most
+}
+
 export function parseMetrics(text: string): {metrics?: Record<string, unknown>; error?: string} {
+  if (nesting(text) > METRICS_MAX_DEPTH) return {error: `nested deeper than ${METRICS_MAX_DEPTH} levels (a metrics file is a handful of numbers)`}
   let doc: unknown
   try {
     doc = JSON.parse(text)

@@ -143,3 +143,15 @@ t.test('a process that leaves the group and keeps the pipes open does not hold t
   t.equal(r.timed_out, false)
   t.equal(r.metrics!.score, 4)
 })
+
+t.test('a metrics file nested 400,000 levels deep (under 1 MiB) is unreadable metrics, not a crash; 32 levels and brackets in strings are read', async t => {
+  const deep = `{"score": 2, "d": ${'['.repeat(400_000)}${']'.repeat(400_000)}}`
+  t.ok(deep.length < 1024 * 1024)
+  const r = parseMetrics(deep)
+  t.equal(r.metrics, undefined)
+  t.match(r.error, /nested deeper than 32 levels/)
+  const judged = judgeObservation({ran: true, exit_code: 0, signal: null, timed_out: false, metrics_error: r.error, boundary: {clean: true, changed: []}, timeout_seconds: 10}, contract)
+  t.match(judged, {valid: false, needs_retry: {stop_reason: 'unparseable_metrics'}})
+  const ok = parseMetrics(`{"score": 2, "d": ${'['.repeat(31)}"[[[[{{{{\\"["${']'.repeat(31)}}`)
+  t.equal(ok.metrics?.score, 2, 'nesting at the limit, and brackets inside a string, are read')
+})
