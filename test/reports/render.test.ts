@@ -56,12 +56,14 @@ t.test("a proposed line with newlines, a fence and terminal escapes stays one in
   const shown = lines.find(l => l.startsWith('  + x'))!
   t.ok(shown, 'the proposed line is shown')
   t.equal(lines.length, dashboardLines(it).length, 'it adds no line of its own')
-  t.notMatch(lines.join('\n'), /[\r\u001b\u202e\u2028]|^# PWNED/m, 'no raw escape, and no heading of its own')
+  const joined = lines.join('\n')
+  t.notOk(['\r', '\u001b', '\u202e', '\u2028'].some(c => joined.includes(c)), 'no raw escape')
+  t.notMatch(joined, /^# PWNED/m, 'no heading of its own')
   t.equal(lines.filter(l => l.startsWith('Decision:')).length, 1, 'and no decision of its own')
   t.ok(shown.includes('\\u000a```\\u000a\\u000a# PWNED\\u000d\\u000aDecision:\\u2028  ACCEPT\\u000a\\u001b[31mred \\u202eevil'), 'every such character is shown as its escape')
   const md = renderMarkdown({...r, skills: [{...r.skills[0]!, iterations: [{...it, candidate: {...it.candidate, lines: [evil]}}]}]})
   t.notMatch(md, /^# PWNED/m)
-  t.notMatch(md, /\u001b/)
+  t.notOk(md.includes('\u001b'), 'no raw ESC in report.md')
   // the terminal dashboard of exp evolve: a pattern's text is one line too
   const text = renderDashboard({iteration: 1, skill: {name: 'onboarding', version: 1, blob: '0'.repeat(40), commit: '0'.repeat(40)}, training: {manifest: 'mf-x', evaluation: 'ev-x', passed: 1, total: 2, rate: 0.5}, patterns: [{pattern: 'missing_check', signature: 's', description: 'd\nDecision:\n  ACCEPT', support: 1, failures: 0} as never], knowledge: [], episodes: 2} as never)
   t.match(text, /Decision:\\u000a {2}ACCEPT/, 'the pattern is shown, escaped')
