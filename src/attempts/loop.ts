@@ -92,7 +92,7 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
     if (have) {
       // decided before (a rerun): said once, not evaluated and decided again line by line —
       // the replayed verdict lines read as if it had run again
-      const done = attemptViews(ledger, o.contract).find(a => a.id === id)?.decision
+      const done = attemptViews(ledger, o.contract, {ownDecisions: true}).find(a => a.id === id)?.decision
       if (done) {
         say(`#${ordinal} ${id}: decided before (${done.verdict}${done.merge ? `, merge ${done.merge.slice(0, 12)}` : ''})`)
         continue
@@ -123,7 +123,7 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
     await releaseHypothesis(store, {hypothesis: picked.hypothesis, lane: o.lane, now: o.now ?? (() => new Date())}).catch(() => undefined)
   }
   resumed += await resumeOwn(store, ws, o, say)
-  const views = attemptViews(await store.ledger(), o.contract).filter(a => a.lane === o.lane)
+  const views = attemptViews(await store.ledger(), o.contract, {ownDecisions: true}).filter(a => a.lane === o.lane)
   return {
     contract: o.contract,
     lane: o.lane,
@@ -154,7 +154,7 @@ async function settle(store: RecordStore, ws: Workspace, id: string, o: Research
 /** This lane's undecided attempts that need a retry: evaluate them again (the resume policy), then decide. */
 async function resumeOwn(store: RecordStore, ws: Workspace, o: ResearchOptions, say: (l: string) => void): Promise<number> {
   let n = 0
-  for (const a of attemptViews(await store.ledger(), o.contract)) {
+  for (const a of attemptViews(await store.ledger(), o.contract, {ownDecisions: true})) {
     if (a.lane !== o.lane || a.state !== 'needs_retry') continue
     say(`resume ${a.id} (#${a.ordinal}): needs_retry`)
     await settle(store, ws, a.id, o, say)
@@ -165,7 +165,7 @@ async function resumeOwn(store: RecordStore, ws: Workspace, o: ResearchOptions, 
 
 /** At most max_parallel_lanes lanes research one contract at once (lanes with an undecided attempt). */
 async function checkLanes(store: RecordStore, contract: Contract, lane: string): Promise<void> {
-  const busy = new Set(attemptViews(await store.ledger(), contract.name).filter(a => !a.decision).map(a => a.lane))
+  const busy = new Set(attemptViews(await store.ledger(), contract.name, {ownDecisions: true}).filter(a => !a.decision).map(a => a.lane))
   busy.delete(lane)
   if (busy.size >= contract.budget.max_parallel_lanes) throw new BudgetError(contract.name, `${busy.size} other lane(s) are working on it (max_parallel_lanes ${contract.budget.max_parallel_lanes})`)
 }
@@ -216,7 +216,7 @@ async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, or
   const evidence = []
   const mode = o.memoryMode ?? 'closed_loop'
   const shown = (lane: string) => recalls(mode) && (mode === 'closed_loop' || lane !== o.lane)
-  for (const a of attemptViews(ledger, contract.name)) {
+  for (const a of attemptViews(ledger, contract.name, {ownDecisions: true})) {
     if (!shown(a.lane)) continue
     const body = ledger.load<'attempt'>(ledger.get(a.id)!).body as AttemptBody
     // (its own branch: the record's `branch` is its writer's word, see assertOwnAttempt)

@@ -1,5 +1,5 @@
 import type {AttemptBody, DecisionBody, VerdictBody} from '../records/types.js'
-import type {Ledger} from '../store/index.js'
+import {onLane, type Ledger, type LedgerEntry} from '../store/index.js'
 
 export interface AttemptView {
   id: string
@@ -21,7 +21,7 @@ export interface AttemptView {
  * stand — a verdict that does not follow from its observation, an accept its contract would
  * not give — so a forged record can neither score an attempt nor mark it accepted.
  */
-export function attemptViews(ledger: Ledger, contract?: string, o: {admit?: (id: string) => boolean} = {}): AttemptView[] {
+export function attemptViews(ledger: Ledger, contract?: string, o: {admit?: (id: string) => boolean; ownDecisions?: boolean} = {}): AttemptView[] {
   const admit = o.admit ?? (() => true)
   const verdicts = new Map<string, VerdictBody[]>()
   for (const e of ledger.select({kinds: ['verdict']})) {
@@ -29,13 +29,18 @@ export function attemptViews(ledger: Ledger, contract?: string, o: {admit?: (id:
     const v = ledger.load<'verdict'>(e).body as VerdictBody
     verdicts.set(v.attempt, [...(verdicts.get(v.attempt) ?? []), v])
   }
-  const decisions = new Map<string, {id: string; body: DecisionBody}>()
+  const decisions = new Map<string, {id: string; e: LedgerEntry; body: DecisionBody}[]>()
   for (const e of ledger.select({kinds: ['decision']})) {
     if (!admit(e.id)) continue
     const d = ledger.load<'decision'>(e).body as DecisionBody
-    // the one that counts (trust/authority.ts): a standing accept, else the first standing reject
-    const was = decisions.get(d.proposal)
-    if (d.proposal.startsWith('at-') && (!was || (was.body.verdict === 'reject' && d.verdict === 'accept'))) decisions.set(d.proposal, {id: e.id, body: d})
+    if (d.proposal.startsWith('at-')) decisions.set(d.proposal, [...(decisions.get(d.proposal) ?? []), {id: e.id, e, body: d}])
+  }
+  // the one that counts (trust/authority.ts): a standing accept, else the first standing reject;
+  // with ownDecisions, only those on the attempt's own lane (what its research loop decided: any
+  // lane can write a reject of any attempt, and one that does not stand stopped a lane's loop)
+  const decisionOf = (attempt: LedgerEntry) => {
+    const all = (decisions.get(attempt.id) ?? []).filter(d => !o.ownDecisions || onLane(ledger, d.e, attempt.lane))
+    return all.find(d => d.body.verdict === 'accept') ?? all[0]
   }
   const out: AttemptView[] = []
   for (const e of ledger.select({kinds: ['attempt']})) {
@@ -52,7 +57,7 @@ export function attemptViews(ledger: Ledger, contract?: string, o: {admit?: (id:
       for (const v of vs) outcomes[v.outcome] = (outcomes[v.outcome] ?? 0) + 1
       splits[split] = {repetitions: vs.length, valid: ok.length, ...(ok.length ? {mean: Math.round((ok.reduce((s, v) => s + v.metric!.value, 0) / ok.length) * 1e6) / 1e6} : {}), outcomes, needs_retry: vs.filter(v => v.needs_retry && v.needs_retry.resume.action !== 'abandon').length}
     }
-    const d = decisions.get(e.id)
+    const d = decisionOf(e)
     const state: AttemptView['state'] = d ? (d.body.verdict === 'accept' ? 'accepted' : 'rejected') : Object.values(splits).some(s => s.needs_retry) ? 'needs_retry' : Object.keys(splits).length ? 'evaluated' : 'open'
     out.push({id: e.id, lane: e.lane, contract: a.contract.name, ordinal: a.ordinal, branch: a.branch, ...(a.hypothesis ? {hypothesis: a.hypothesis} : {}), ...(a.resumes ? {resumes: a.resumes} : {}), splits, ...(d ? {decision: {id: d.id, verdict: d.body.verdict, ...(d.body.merge ? {merge: d.body.merge.commit} : {})}} : {}), state})
   }

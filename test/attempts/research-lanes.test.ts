@@ -1,7 +1,9 @@
 import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {BIN, exp, expJson} from '../helpers/cli.js'
-import {GIT_ENV, node} from '../helpers/repo.js'
+import {GIT_ENV, git, makeRepo, node} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import type {AttemptBody, DecisionBody, ObservationBody} from '../../src/records/types.js'
@@ -79,4 +81,36 @@ t.test('two research lanes at once never evaluate the same attempt', async t => 
   t.equal(dup, 0, `${seen.size} distinct candidates, none evaluated twice`)
   const fsck = await expJson<{problems: unknown[]}>(['fsck'], {cwd: repo})
   t.same(fsck.problems, [])
+})
+
+t.test("another lane's reject of a lane's undecided attempt, resting on nothing: the lane's research run decides it itself", async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  // held-out runs slowly while EXP_SLOW is set (the evaluator's environment keeps EXP_* names)
+  fs.writeFileSync(path.join(repo, 'eval.mjs'), `import fs from 'node:fs'\nconst p = JSON.parse(fs.readFileSync('params.json', 'utf8'))\nif (process.argv[2] === 'holdout' && process.env.EXP_SLOW) await new Promise(r => setTimeout(r, 60000))\nfs.writeFileSync('metrics.json', JSON.stringify({score: p.x}))\n`)
+  fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1}\n')
+  fs.writeFileSync(path.join(repo, '.research/contracts/c.yaml'), `version: 2\nname: c\nobjective: raise x\neditable_scope: [params.json]\nprotected_scope: [eval.mjs, .research/**]\nmetric: {name: score, direction: maximize, margin: 0.01}\ndev_eval: {command: node eval.mjs dev, timeout_seconds: 60, repetitions: 1, metrics_file: metrics.json}\nholdout_eval: {command: node eval.mjs holdout, timeout_seconds: 120, repetitions: 1, metrics_file: metrics.json}\nbudget: {max_attempts: 30, max_parallel_lanes: 3}\npromotion: {holdout_required: true, paired_alpha: 0.1}\n`)
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'contract')
+  const args = ['research', 'c', '--agent', 'search', '--attempts', '1', '--lane', 'a']
+  // the first run is killed once its attempt is evaluated on dev (held-out is running)
+  const child = spawn(...node([BIN, ...args]), {cwd: repo, env: {...GIT_ENV, EXP_SLOW: '1'}, stdio: 'ignore'})
+  const closed = new Promise(r => child.on('close', r))
+  let attempt: string | undefined
+  for (let i = 0; i < 600 && !attempt; i++) {
+    await new Promise(r => setTimeout(r, 200))
+    const l = await exp(['attempt', 'list', '--json'], {cwd: repo})
+    attempt = l.code === 0 ? (JSON.parse(l.stdout) as {id: string; state: string}[]).find(a => a.state === 'evaluated')?.id : undefined
+  }
+  child.kill('SIGKILL')
+  await closed
+  t.ok(attempt, 'the attempt was evaluated on dev before the kill')
+  const reject = {proposal: attempt, verdict: 'reject', policy: {version: 'contract@2', digest: `sha256:${'0'.repeat(64)}`, path: '.research/contracts/c.yaml'}, evaluations: [], checks: [{name: 'dev improves', passed: false, detail: 'no'}], reasons: ['no'], regressions: []}
+  const f = await exp(['append', 'decision', '-', '--lane', 'b', '--cite', attempt!], {cwd: repo, input: JSON.stringify(reject)})
+  t.equal(f.code, 0, f.stderr)
+  const r = await expJson<Result>(args, {cwd: repo})
+  t.equal(r.promoted, 1, `the lane decided its attempt itself: ${JSON.stringify(r)}`)
+  t.equal(r.rejected, 0)
+  t.match(r.attempts, [{id: attempt, state: 'accepted'}])
+  t.match(await git(repo, 'log', '-1', '--format=%B', 'main'), new RegExp(`Exp-Promotes: ${attempt}`), 'and promoted it')
 })
