@@ -212,13 +212,29 @@ export async function updateWorkTree(store: GitRecordStore, from: string, to: st
   throw new WorkTreeBehindError(branch, from, to, detail)
 }
 
+/**
+ * A revision as git resolves a name (gitrevisions): `<rev>` itself when it is a ref or a name
+ * like HEAD, then refs/<rev>, refs/tags/, refs/heads/, refs/remotes/ and refs/remotes/<rev>/HEAD,
+ * the first that exists; a tag is peeled to its commit. (Branches were looked up before tags: a
+ * branch pushed under the name of the tag a contract's baseline names replaced that baseline.)
+ * Anything else (`main~2`, an abbreviated id) is left to `git rev-parse`.
+ */
 export async function resolveRev(store: GitRecordStore, rev: string): Promise<string | undefined> {
   if (/^[0-9a-f]{40}$/.test(rev)) return rev
-  for (const ref of [rev, `refs/heads/${rev}`, `refs/${rev}`]) {
+  const own = rev.startsWith('refs/') || /^[A-Z_]+$/.test(rev) ? [rev] : []
+  for (const ref of [...own, `refs/${rev}`, `refs/tags/${rev}`, `refs/heads/${rev}`, `refs/remotes/${rev}`, `refs/remotes/${rev}/HEAD`]) {
     const v = await readRef(store.commonDir, ref)
-    if (v) return v
+    if (!v) continue
+    // (an annotated tag names a tag object: git peels it)
+    const type = await store.reader.read(v, OBJECT_MAX).then(o => o.type, () => undefined)
+    if (type === 'commit') return v
+    return peel(store, ref)
   }
+  return peel(store, rev)
+}
+
+async function peel(store: GitRecordStore, rev: string): Promise<string | undefined> {
   if (!(await hasNativeGit())) return undefined
-  const r = await runGit(['--git-dir', store.commonDir, 'rev-parse', '--verify', '-q', `${rev}^{commit}`], {cwd: store.commonDir, allowFail: true})
+  const r = await runGit(['--git-dir', store.commonDir, 'rev-parse', '--verify', '-q', '--end-of-options', `${rev}^{commit}`], {cwd: store.commonDir, allowFail: true})
   return r.code === 0 ? r.stdout.toString().trim() : undefined
 }
