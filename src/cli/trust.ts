@@ -3,14 +3,20 @@ import {GitWorkspace} from '../workspace/git.js'
 import {loadAuthority, type AuthorityOptions} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
 import {mainRefOf} from './main-ref.js'
+import {reportProblems} from './problems.js'
 
 /**
  * The authority that says which evidence counts in this repository (docs/trust.md): the
  * policy and allowed signers on the main branch's tip, over the ledger given (or the
  * store's current one). Read commands pass `admit: a.counts` to their projections.
  */
-export async function authorityOf(store: GitRecordStore, cwd: string, o: AuthorityOptions & {ledger?: Ledger; main?: string} = {}): Promise<Authority> {
+export async function authorityOf(store: GitRecordStore, cwd: string, o: AuthorityOptions & {ledger?: Ledger; main?: string; quiet?: boolean} = {}): Promise<Authority> {
   const ws = new GitWorkspace(store)
   const tip = await ws.readRef(await mainRefOf(store.repo, cwd, o.main))
-  return loadAuthority(o.ledger ?? (await store.ledger()), ws, {...o, ...(tip ? {at: tip} : {})})
+  const ledger = o.ledger ?? (await store.ledger())
+  // every view that answers from the ledger says which of its records another lane holds with
+  // other content (the view shows the copy first in ledger order, which that lane can choose);
+  // fsck (quiet) lists them as its own problems
+  if (!o.quiet) reportProblems(ledger.problems.filter(p => p.code === 'duplicate-id'))
+  return loadAuthority(ledger, ws, {...o, ...(tip ? {at: tip} : {})})
 }

@@ -43,7 +43,7 @@ Prints one line per problem: ref, commit, path, what is wrong; --json gives each
       const t = checkTransitions(ledger, new Date())
       const extra = t.problems.map(p => ({code: p.rule, ref: p.ref, commit: p.commit, id: p.record, rule: p.rule, message: `${p.rule}: ${p.message}`}))
       const key = flags.replay ? await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)}) : undefined
-      const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
+      const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, quiet: true, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
       const mainRef = await mainRefOf(store.repo, this.workDir, flags.main)
       const promotions = (await readMainline(new GitWorkspace(store), mainRef).catch(e => {
         // no main branch yet is nothing to check; a --main that names no branch is a mistake

@@ -68,7 +68,8 @@ export default class Inspect extends ExpCommand {
       this.log(JSON.stringify(r.body, null, 2))
     }
     // the record is shown; lanes that could not be read are said, and set the status
-    reportProblems(problems.filter(p => LANE_FAILURES.has(p.code)))
+    // (and a copy of this record with other content on another lane: the one shown is the first in ledger order)
+    reportProblems(problems.filter(p => LANE_FAILURES.has(p.code) || (p.code === 'duplicate-id' && p.id === res.record.id)))
     return res
   }
 }

@@ -38,6 +38,14 @@ t.test('a record another lane holds under the id of one of ours, with other cont
   t.match(ledger.stderr, new RegExp(`warning: skipped refs/research/lanes/me \\w+: record ${id} here has other content than the one on refs/research/lanes/a`))
   const strict = await exp(['ledger', '--strict'], {cwd: repo})
   t.not(strict.code, 0, '--strict fails on it')
+  // the views that answer from the ledger name it too (once), and exp inspect of that id
+  for (const cmd of [['frontier'], ['hypotheses'], ['graph'], ['inspect', id]]) {
+    const r = await exp(cmd, {cwd: repo})
+    t.equal(r.code, 0, `exp ${cmd[0]}: ${r.stderr}`)
+    t.equal(r.stderr.split(`record ${id} here has other content than the one on refs/research/lanes/a`).length - 1, 1, `exp ${cmd[0]} names the conflict once`)
+  }
+  const fsck = await exp(['fsck'], {cwd: repo})
+  t.notMatch(fsck.stderr, /^warning: skipped/m, 'fsck lists it as its own problem, not as a warning too')
   // a copy with the same content on two lanes (two clones that wrote it alike) is no conflict
   const entry = (lane: string, digest: string): LedgerEntry => ({id, kind: 'note', digest, lane, ref: `refs/research/lanes/${lane}`, private: false, lamport: 1, commit: '0'.repeat(40), cites: []})
   const load = () => rec
