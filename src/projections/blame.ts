@@ -1,6 +1,7 @@
 import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {BlamedLine} from '../workspace/history.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from './mainline.js'
+import {shownDecision} from './provenance-nodes.js'
 
 export interface BlameLine {
   line: number
@@ -59,7 +60,7 @@ export function blame(ledger: Ledger, input: BlameInput, trust?: HistoryTrust): 
     return body.proposal === proposal && body.verdict === 'accept' && (!trust || trust.counts(d.id))
   }
   const acceptedDecision = (proposal: string) => {
-    if (!accepted.has(proposal)) accepted.set(proposal, ledger.select({kinds: ['decision'], cites: proposal}).find(d => acceptOf(proposal, d))?.id)
+    if (!accepted.has(proposal)) accepted.set(proposal, shownDecision(ledger, proposal, ledger.select({kinds: ['decision'], cites: proposal}).filter(d => acceptOf(proposal, d)).map(d => ({id: d.id, body: {verdict: 'accept'}})))?.id)
     return accepted.get(proposal)
   }
   const merged = new Set(input.mainline.filter(c => c.parents.length > 1).map(c => c.oid))

@@ -1,4 +1,4 @@
-import type {Ledger} from '../store/index.js'
+import {onLane, type Ledger} from '../store/index.js'
 
 /**
  * The nodes of a provenance chain, each built from one record and what cites it. A record
@@ -144,4 +144,21 @@ export function failuresOf(knowledge: readonly KnowledgeNode[]): string[] {
 
 export function unique<T>(xs: readonly T[]): T[] {
   return [...new Set(xs)]
+}
+
+/**
+ * The decisions of a proposal that count (`counts`: the authority's), the one to show first:
+ * an accept on the proposal's own lane, else the first accept, else the last decision. (Any
+ * lane can copy a standing accept with other words in its reasons: the copy stands, as the
+ * policy gives the same verdict on the same evidence, and a lane that sorts first would have
+ * had its words shown for the promotion.)
+ */
+export function shownDecision<T extends {id: string; body: {verdict: string}}>(ledger: Ledger, proposal: string, decisions: readonly T[]): T | undefined {
+  const p = ledger.get(proposal)
+  const accepts = decisions.filter(d => d.body.verdict === 'accept')
+  const own = p ? accepts.find(d => {
+    const e = ledger.get(d.id)
+    return e !== undefined && onLane(ledger, e, p.lane)
+  }) : undefined
+  return own ?? accepts[0] ?? decisions[decisions.length - 1]
 }

@@ -1,7 +1,7 @@
 import type {Ledger} from '../store/index.js'
 import {NotFoundError, UsageError} from '../errors/index.js'
 import {skillTimeline, type HistoryTrust, type MainCommit, type VersionPoint} from './mainline.js'
-import {evaluationNode, evaluationsOfProposal, failuresOf, knowledgeNode, unique, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
+import {evaluationNode, evaluationsOfProposal, failuresOf, knowledgeNode, shownDecision, unique, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
 
 export type {EvaluationNode, EvidenceNode, KnowledgeNode, TraceNode, Outcome} from './provenance-nodes.js'
 
@@ -99,7 +99,7 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
   }
   const decisions = ledger.select({kinds: ['decision'], cites: id}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body})).filter(d => d.body.proposal === id && counts(d.id))
   // a promotion that was resumed may leave one decision per attempt: an accepting one is the answer
-  const d = decisions.find(x => x.body.verdict === 'accept') ?? decisions[decisions.length - 1]
+  const d = shownDecision(ledger, id, decisions)
   if (d) {
     const x = d.body
     chain.decision = {id: d.id, verdict: x.verdict, reasons: [...x.reasons], failed_checks: x.checks.filter(c => !c.passed).map(c => c.name), policy: {version: x.policy.version, digest: x.policy.digest}, ...(x.merge ? {merge: {...x.merge}} : {}), ...(x.rejected_ref ? {rejected_ref: x.rejected_ref} : {}), ...(x.holdout_looks !== undefined ? {holdout_looks: x.holdout_looks} : {})}

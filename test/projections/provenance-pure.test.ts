@@ -97,3 +97,21 @@ t.test('blame names only a decision of the proposal itself, never one of another
   t.not(b.lines[0]!.decision, forged, 'the copy is not its decision')
   t.equal(b.lines[0]!.decision, undefined)
 })
+
+t.test("the decision a view shows for a proposal: an accept on the proposal's own lane before another lane's copy that sorts first", async t => {
+  const {Ledger} = await import('../../src/store/ledger.js')
+  const {shownDecision} = await import('../../src/projections/provenance-nodes.js')
+  const entry = (id: string, kind: string, lane: string, lamport: number) => ({id, kind, digest: `sha256:${id.slice(3).padEnd(64, '0')}`, lane, ref: `refs/research/lanes/${lane}`, private: false, lamport, commit: '0'.repeat(40), cites: []}) as never
+  const p = 'pr-' + '1'.repeat(24)
+  const copy = {id: 'dc-' + 'a'.repeat(24), body: {verdict: 'accept', reasons: ['approved by security review']}}
+  const honest = {id: 'dc-' + 'b'.repeat(24), body: {verdict: 'accept', reasons: []}}
+  const reject = {id: 'dc-' + 'c'.repeat(24), body: {verdict: 'reject', reasons: ['no']}}
+  const ledger = new Ledger([entry(p, 'proposal', 'honest', 5), entry(copy.id, 'decision', 'aaa', 6), entry(honest.id, 'decision', 'honest', 6), entry(reject.id, 'decision', 'zzz', 7)], () => {
+    throw new Error('not loaded')
+  })
+  t.equal(ledger.entries[1]!.id, copy.id, 'the copy comes first in ledger order')
+  t.equal(shownDecision(ledger, p, [copy, honest, reject])?.id, honest.id, "the proposal's own lane's accept")
+  t.equal(shownDecision(ledger, p, [copy, reject])?.id, copy.id, 'else the first accept')
+  t.equal(shownDecision(ledger, p, [reject])?.id, reject.id, 'else the last decision')
+  t.equal(shownDecision(ledger, p, []), undefined)
+})
