@@ -1,6 +1,7 @@
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import type {GitRecordStore} from '../store/index.js'
+import {noteUncommittedJudges} from './uncommitted.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {makeRedactor, withKey} from '../redact/index.js'
 import {passedSecrets} from '../agents/command/sandbox.js'
@@ -18,9 +19,10 @@ export const attemptFlags = {
 }
 
 /** What the attempt commands need: the workspace, the lane, main, where work trees go, the key, a redactor. */
-export async function attemptContext(store: GitRecordStore, cwd: string, flags: {lane?: string; seed?: number; agent?: string}) {
+export async function attemptContext(store: GitRecordStore, cwd: string, flags: {lane?: string; seed?: number; agent?: string}, note?: (line: string) => void) {
   const ws = new GitWorkspace(store)
   const key = await holdoutKeyFor(cwd)
+  if (note) await noteUncommittedJudges(ws, store.repo.workDir, note)
   return {
     ws,
     lane: await laneOf(store, flags.lane),

@@ -2,6 +2,7 @@ import {GitWorkspace} from '../workspace/git.js'
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {noteUncommittedJudges} from '../cli/uncommitted.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {episodeProgress} from '../cli/progress.js'
 import {table} from '../cli/table.js'
@@ -42,6 +43,7 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
       const proposal = loadProposal(await store.ledger(), args.proposal)
       const ws = new GitWorkspace(store)
+      await noteUncommittedJudges(ws, store.repo.workDir, l => this.note(l))
       await assertProposalScope(ws, proposal.id, proposal.body)
       const policy = (await mainPolicy(ws, mainRef))?.policy
       const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, ...progress.options, repeat: flags.repeat, ...(policy ? {policy} : {})})

@@ -31,7 +31,7 @@ Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is bui
     const {args, flags} = await this.parse(Research)
     const memoryMode = parseMemoryMode(flags['memory-mode'], 'closed_loop')
     const res = await withStore(this.workDir, async store => {
-      const c = await attemptContext(store, this.workDir, flags)
+      const c = await attemptContext(store, this.workDir, flags, l => this.note(l))
       await checkAttemptContract(c.ws, c.mainRef, args.contract)
       const agent = createResearchAgent(flags.agent, {sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide: [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), path.join(PACKAGE_ROOT, 'examples'), ...keyFileHidden(store)]}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache')}})
       try {

@@ -150,3 +150,15 @@ t.test('a research agent\'s edit to a protected path is refused before the evalu
   t.notOk(fs.existsSync(path.join(dir, 'params.json')), 'a link itself may be deleted')
   t.ok(fs.existsSync(path.join(outside, 'target.json')), 'not what it points to')
 })
+
+t.test('a contract edited and not committed: the attempt commands say that the committed one judges', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<{id: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace(/margin: [\d.]+/, 'margin: 50'))
+  const r = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.match(r.stderr, /note: \.research\/contracts\/quad\.yaml has uncommitted changes: exp judges by what is committed on the main branch; commit it for the change to count/)
+  await git(repo, 'checkout', '--', '.research/contracts/quad.yaml')
+  const again = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.notMatch(again.stderr, /uncommitted changes/, 'nothing to say once it is committed (or put back)')
+})

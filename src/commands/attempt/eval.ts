@@ -18,7 +18,7 @@ export default class AttemptEval extends ExpCommand {
   async run(): Promise<SplitEvaluation> {
     const {args, flags} = await this.parse(AttemptEval)
     const res = await withStore(this.workDir, async store => {
-      const c = await attemptContext(store, this.workDir, flags)
+      const c = await attemptContext(store, this.workDir, flags, l => this.note(l))
       const id = resolveAttempt(await store.ledger(), args.attempt)
       return evaluateAttempt(store, c.ws, id, {lane: c.lane, split: flags.split as 'dev' | 'holdout', worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onProgress: line => this.note(line)})
     })

@@ -17,7 +17,7 @@ export default class AttemptPromote extends ExpCommand {
   async run(): Promise<AttemptDecision> {
     const {args, flags} = await this.parse(AttemptPromote)
     const res = await withStore(this.workDir, async store => {
-      const c = await attemptContext(store, this.workDir, flags)
+      const c = await attemptContext(store, this.workDir, flags, l => this.note(l))
       const id = resolveAttempt(await store.ledger(), args.attempt)
       return promoteAttempt(store, c.ws, id, {lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onProgress: line => this.note(line)})
     })
