@@ -2,7 +2,7 @@ import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
-import {git} from '../helpers/repo.js'
+import {git, gitIn} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
 import {checkScope} from '../../src/gate/scope.js'
 import {gateJUnit} from '../../src/gate/junit.js'
@@ -219,4 +219,18 @@ t.test("a pull request that changes two contracts' editable files: not judged, a
   const md = await exp(['gate', '--base', 'main', '--head', 'both'], {cwd: repo})
   t.match(md.stdout, /### One contract a pull request/)
   t.notMatch(md.stdout + md.stderr, /could not run|Nothing to evaluate/)
+})
+
+t.test("a pull request whose tree holds an editable file twice (git fsck: duplicateEntries) is refused, not judged on either copy", async t => {
+  const repo = await quadFixture(t)
+  const params = (await git(repo, 'rev-parse', 'HEAD:params.json')).trim()
+  const better = (await gitIn(repo, ['hash-object', '-w', '--stdin'], '{"x": 5, "y": 2}\n')).trim()
+  const entries = (await git(repo, 'ls-tree', 'HEAD')).trim().split('\n').filter(l => !l.endsWith('\tparams.json'))
+  // one copy the honest file, one the better one: which a reader takes is up to the reader
+  const tree = await gitIn(repo, ['mktree'], `${[...entries, `100644 blob ${params}\tparams.json`, `100644 blob ${better}\tparams.json`].join('\n')}\n`)
+  const commit = await gitIn(repo, ['commit-tree', tree, '-p', 'HEAD', '-m', 'params twice'], undefined)
+  await git(repo, 'update-ref', 'refs/heads/twice', commit)
+  const r = await exp(['gate', '--base', 'main', '--head', 'twice'], {cwd: repo})
+  t.not(r.code, 0, 'the gate does not pass it')
+  t.match(r.stderr, /holds "params\.json" twice \(git fsck: duplicateEntries\)/)
 })

@@ -110,3 +110,17 @@ t.test('ls-tree entries cut by the pipe: every path (UTF-8, spaces, tabs) names 
   t.same([...got.keys()].sort(), [...files].sort())
   t.ok([...got.values()].every(v => v === blob))
 })
+
+t.test('a tree that git fsck calls an error is corrupt to every reader: a name twice, empty, ., .., .git in any case, or with a slash', async t => {
+  const {parseTree} = await import('../../src/store/git/objects.js')
+  const entry = (name: string, n: number) => Buffer.concat([Buffer.from(`100644 ${name}\0`, 'utf8'), Buffer.alloc(20, n)])
+  t.same(parseTree(Buffer.concat([entry('a', 1), entry('b', 2)])).map(e => e.name), ['a', 'b'])
+  for (const names of [['SKILL.md', 'SKILL.md'], ['a', 'b', 'a'], [''], ['.'], ['..'], ['.git'], ['.GiT'], ['x/y']]) {
+    try {
+      parseTree(Buffer.concat(names.map((n, i) => entry(n, i))), 'f'.repeat(40))
+      t.fail(`${JSON.stringify(names)} was read`)
+    } catch (e) {
+      t.match((e as Error & {code?: string}).code, 'E_CORRUPT', `${JSON.stringify(names)}: ${(e as Error).message}`)
+    }
+  }
+})

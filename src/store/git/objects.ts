@@ -74,12 +74,20 @@ export function canonicalMode(raw: string): string {
 
 export function parseTree(data: Buffer, oid = '?'): TreeEntry[] {
   const out: TreeEntry[] = []
+  const names = new Set<string>()
   let i = 0
   while (i < data.length) {
     const sp = data.indexOf(0x20, i)
     const nul = data.indexOf(0, sp)
     if (sp < 0 || nul < 0 || nul + 21 > data.length) throw new CorruptObjectError('tree', `${oid} is truncated`, {oid})
-    out.push({mode: canonicalMode(data.toString('latin1', i, sp)), name: data.toString('utf8', sp + 1, nul), oid: data.toString('hex', nul + 1, nul + 21)})
+    const name = data.toString('utf8', sp + 1, nul)
+    // what `git fsck` calls an error in a tree, and what readers could each take differently:
+    // a name twice (one reader takes the first SKILL.md, another the last, a checkout either),
+    // a name that is empty, `.`, `..`, `.git` or holds a `/`
+    if (names.has(name)) throw new CorruptObjectError('tree', `${oid} holds ${JSON.stringify(name)} twice (git fsck: duplicateEntries)`, {oid})
+    if (name === '' || name === '.' || name === '..' || name.toLowerCase() === '.git' || name.includes('/')) throw new CorruptObjectError('tree', `${oid} holds an entry named ${JSON.stringify(name)}, which no git tree may (git fsck)`, {oid})
+    names.add(name)
+    out.push({mode: canonicalMode(data.toString('latin1', i, sp)), name, oid: data.toString('hex', nul + 1, nul + 21)})
     i = nul + 21
   }
   return out
