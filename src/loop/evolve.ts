@@ -168,6 +168,12 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
     state = {...state, start: first}
   }
   const start = state.start!
+  // episodes an earlier start recorded after its latest note (it was killed mid-iteration):
+  // reused by this start, so never counted as recorded by it, but spent all the same (a
+  // compare killed once ran past its episode budget, with another answer than one never killed)
+  const ledgerAtStart = await store.ledger()
+  const mark = lastNote(ledgerAtStart, o.lane, state)
+  const carried = mark === undefined ? 0 : ledgerAtStart.select({kinds: ['trace']}).filter(e => e.lane === o.lane && e.lamport > mark).length
   const events = o.events?.enabled && !finishedBefore ? new LoopEvents(o.events, `evolve/${o.lane}/${start.slice(0, 12)}`) : undefined
   const holdoutOf = async (commit: string) =>
     count(
@@ -201,6 +207,7 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
       expected = it.main
       episodes = it.episodes
     }
+    episodes += carried
     let last: {blob: string; recall?: string; train: RunResult; mined: MineResult} | undefined
     const record = async (it: RunIteration) => {
       await store.append(iterationNote(await store.ledger(), o.lane, state, it, o.iterations), {lane: o.lane, now: o.now})

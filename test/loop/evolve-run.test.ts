@@ -98,3 +98,23 @@ t.test('evolve without the skill or the promotion policy on main says so before 
   t.equal(await refs(), clean, 'no record, lane or proposal branch written')
   t.match(fs.readFileSync(path.join(repo, 'skills/onboarding/SKILL.md'), 'utf8'), /an edit not committed/, 'the edit is kept')
 })
+
+t.test('a run killed after an iteration decided, before its note: the resumed run counts that iteration\'s episodes, as one never killed does', async t => {
+  const repo = await smallExampleRepo(t)
+  const args = ['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me']
+  const copy = tempDir(t)
+  fs.cpSync(repo, copy, {recursive: true})
+  const clean = await expJson<RunJson>(args, {cwd: repo})
+  t.ok(clean.episodes > 0)
+  // the same run in a copy, killed (as it were) between its decision and its notes: the lane
+  // rewound past the iteration's note and the finished note, no cache or seen tips left (the key stays)
+  await expJson<RunJson>(args, {cwd: copy})
+  const subjects = (await git(copy, 'log', '--format=%s', 'refs/research/lanes/me')).split('\n')
+  t.match(subjects[0], /^note: evolve run .* finished/)
+  t.match(subjects[1], /^note: evolve run .*, iteration 1 of 1/)
+  await git(copy, 'update-ref', 'refs/research/lanes/me', 'refs/research/lanes/me~2')
+  for (const f of fs.readdirSync(path.join(copy, '.git', 'exp'))) if (f !== 'holdout.key') fs.rmSync(path.join(copy, '.git', 'exp', f), {recursive: true, force: true})
+  const resumed = await expJson<RunJson>(args, {cwd: copy})
+  t.equal(resumed.run.resumed, 0, 'no iteration was noted before: it is recovered from its decision')
+  t.equal(resumed.episodes, clean.episodes, 'the episodes of the recovered iteration count toward the run (and its budget)')
+})
