@@ -16,7 +16,7 @@ export type MineDrafter = (knowledge: RecordDraft<'knowledge'>[]) => Promise<Rec
 /** The deterministic miner as the loop's mining step: evidence first, then the knowledge that cites it (its texts drafted, if asked). */
 export function mineStep(o: {draft?: MineDrafter} = {}): MineStep {
   return async (store, ledger, m) => {
-    const r = mineFromLedger(ledger, {manifest: m.manifest, lane: m.lane, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
+    const r = mineFromLedger(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
     const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
     const evidence = r.evidence.length ? await store.appendBatch(r.evidence, {lane: m.lane, now: m.now}) : []
     const knowledge = drafts.length ? await store.appendBatch(drafts, {lane: m.lane, now: m.now}) : []

@@ -2,7 +2,6 @@ import {ExpError, NotFoundError} from '../errors/index.js'
 import {SplitError} from '../errors/mining.js'
 import {prepare, type ExpRecord, type RecordDraft} from '../records/index.js'
 import type {Ledger} from '../store/ledger.js'
-import {onLane} from '../store/own.js'
 import {mineEvidence} from './evidence.js'
 import {mergeKnowledge, type MergeOptions} from './knowledge.js'
 import type {MineOptions, MinedTrace} from './types.js'
@@ -12,8 +11,6 @@ export interface LedgerMineOptions extends MineOptions, MergeOptions {
   manifest?: string
   /** with `manifest`: also the traces of the train manifests recorded just before it, this many in all (default 1) */
   recent?: number
-  /** with `manifest`: the lane whose run it is (the loop's own; default: the lane the ledger shows it on) */
-  lane?: string
 }
 
 export interface LedgerMineResult {
@@ -23,14 +20,19 @@ export interface LedgerMineResult {
   knowledge: RecordDraft<'knowledge'>[]
   /** train traces mined */
   traces: number
-  /** train traces left out: no valid verification of their own lane */
+  /** train traces left out: no valid verification */
   skipped: number
   /**
-   * records left out that cite a mined manifest but are not a trace of its run: another
-   * manifest or split in their body, or on another lane than the manifest's (any lane can cite
-   * any manifest; a validation trace citing a train manifest once stopped every later mining)
+   * traces left out that cite a mined manifest but are not of its run: another manifest or
+   * split in their body (any lane can cite any manifest: a validation trace citing a train
+   * manifest once stopped every later mining)
    */
   foreign: number
+  /**
+   * train traces left out because their valid verifications disagree (another lane can copy a
+   * verification with `passed` flipped: the miner learns from neither)
+   */
+  contradicted: number
 }
 
 /**
@@ -40,24 +42,30 @@ export interface LedgerMineResult {
  * then `knowledge`: knowledge cites evidence ids, computed here with prepare(draft).id.
  */
 export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}): LedgerMineResult {
-  const manifests = trainManifests(ledger, options.manifest, options.recent ?? 1, options.lane)
+  const manifests = trainManifests(ledger, options.manifest, options.recent ?? 1)
   const traces: MinedTrace[] = []
   let skipped = 0
   let foreign = 0
+  let contradicted = 0
   // held-out traces live on private refs: the miner never even loads them
   for (const e of ledger.select({kinds: ['trace'], includePrivate: false})) {
     if (!e.cites.some(c => manifests.has(c))) continue
     const trace = ledger.load<'trace'>(e)
-    // a trace of the run: its body names the manifest, on the train split, and the run's lane holds it
-    const lane = manifests.get(trace.body.manifest)
-    if (lane === undefined || trace.body.split !== 'train' || !onLane(ledger, e, lane)) {
+    // a trace of the run: its body names a mined manifest, on the train split
+    if (!manifests.has(trace.body.manifest) || trace.body.split !== 'train') {
       foreign++
       continue
     }
-    // its verdict as the run's lane recorded it (another lane's copy with `passed` flipped is not it)
-    const verification = ledger.citedBy(e.id).filter(v => v.kind === 'verification' && onLane(ledger, v, lane)).map(v => ledger.load<'verification'>(v)).filter(v => v.body.trace === e.id && v.body.valid).pop()
+    // its verdict: the valid verifications of these very bytes, which must agree (the grader is
+    // deterministic; a copy with `passed` flipped, on any lane, makes the trace contradicted)
+    const verdicts = ledger.citedBy(e.id).filter(v => v.kind === 'verification').map(v => ledger.load<'verification'>(v)).filter(v => v.body.trace === e.id && v.body.trace_digest === e.digest && v.body.valid)
+    const verification = verdicts.pop()
     if (!verification) {
       skipped++
+      continue
+    }
+    if (verdicts.some(v => v.body.passed !== verification.body.passed || v.body.outcome !== verification.body.outcome)) {
+      contradicted++
       continue
     }
     traces.push({id: trace.id, body: trace.body, verification: {id: verification.id, body: verification.body}})
@@ -69,7 +77,7 @@ export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}):
   })
   const existing = ledger.records({kinds: ['knowledge']}).map(k => ({id: k.id, body: k.body}))
   const knowledge = mergeKnowledge(evidence.map(d => ({id: prepare(d).id, body: d.body})), existing, options)
-  return {evidence, knowledge, traces: traces.length, skipped, foreign}
+  return {evidence, knowledge, traces: traces.length, skipped, foreign, contradicted}
 }
 
 /** A run under memory mode off or recall_only kept its episodes out of experience (docs/compare.md): evidence of its evaluation only. */
@@ -78,27 +86,17 @@ function experience(m: ExpRecord<'manifest'>): boolean {
   return mode !== 'off' && mode !== 'recall_only'
 }
 
-/**
- * The manifests to mine, each with its lane: every public train manifest, or the one named
- * (train only) and the `recent - 1` train manifests of its lane before it (the loop's earlier
- * iterations); never a run whose memory mode does not record.
- */
-function trainManifests(ledger: Ledger, only: string | undefined, recent: number, lane?: string): Map<string, string> {
-  const train = ledger.select({kinds: ['manifest'], includePrivate: false}).filter(e => {
-    const m = ledger.load<'manifest'>(e) as ExpRecord<'manifest'>
-    return m.body.split === 'train' && experience(m)
-  })
+/** Ids of the manifests to mine: every public train manifest, or the one named (train only) and the `recent - 1` train manifests before it; never a run whose memory mode does not record. */
+function trainManifests(ledger: Ledger, only: string | undefined, recent: number): Set<string> {
+  const train = ledger.records({kinds: ['manifest']}).filter(m => m.body.split === 'train' && experience(m as ExpRecord<'manifest'>)).map(m => m.id)
   if (only !== undefined) {
     const e = ledger.get(only)
     if (!e || e.kind !== 'manifest') throw new NotFoundError('manifest', only, 'list manifests with `exp ledger --kind manifest`')
     const m = ledger.load<'manifest'>(e) as ExpRecord<'manifest'>
     if (m.body.split !== 'train') throw new SplitError('manifest', only, m.body.split)
     if (!experience(m)) throw new ExpError('E_USAGE', `manifest ${only} ran with memory mode ${m.body.memory!.mode}: its episodes are not experience to mine`, {hint: 'mine a run recorded with --memory-mode record_only or closed_loop'})
-    const of = lane ?? e.lane
-    if (!onLane(ledger, e, of)) throw new NotFoundError('manifest', `${only} on lane ${of}`, 'mine a run of this lane, or leave out --lane')
-    const own = train.filter(x => onLane(ledger, x, of))
-    const at = own.findIndex(x => x.id === only)
-    return new Map([[only, of], ...own.slice(Math.max(0, at - recent + 1), Math.max(0, at)).map(x => [x.id, of] as [string, string])])
+    const at = train.indexOf(only)
+    return new Set([only, ...train.slice(Math.max(0, at - recent + 1), Math.max(0, at))])
   }
-  return new Map(train.map(x => [x.id, x.lane]))
+  return new Set(train)
 }
