@@ -45,9 +45,16 @@ export class MemoryRecordStore implements RecordStore {
       const bytes = encodeRecord(seal(p, {lane, lamport: this.maxLamport() + prepared.length, createdAt: utcTimestamp(new Date(0))})).length
       if (bytes > limit) throw new RecordTooLargeError(p.draft.kind, p.id, bytes, limit)
     }
+    // (within a namespace, only its lanes' records count as recorded: AppendOptions.within)
+    const held = (id: string): Stored | undefined => {
+      const s = this.byId.get(id)
+      if (!s || !opts.within || opts.within(s.record.lane)) return s
+      for (const [r, list] of this.lanesByRef) if (opts.within(list[0]?.record.lane ?? r)) for (const x of list) if (x.record.id === id) return x
+      return undefined
+    }
     const fresh = new Map<string, string>()
     for (const p of prepared) {
-      const have = this.byId.get(p.id)?.record.digest ?? fresh.get(p.id)
+      const have = held(p.id)?.record.digest ?? fresh.get(p.id)
       if (have !== undefined && have !== p.digest) throw new ConflictError(p.id, have, p.digest, lane)
       fresh.set(p.id, p.digest)
     }
@@ -55,11 +62,11 @@ export class MemoryRecordStore implements RecordStore {
     let lamport = this.maxLamport()
     const results: AppendResult[] = []
     const list = this.lanesByRef.get(ref) ?? []
-    const before = new Set(this.byId.keys())
+    const before = new Map(prepared.map(p => [p.id, held(p.id)]))
     const first = new Map<string, AppendResult>()
     for (const p of prepared) {
-      const existing = this.byId.get(p.id)
-      if (existing && before.has(p.id)) {
+      const existing = before.get(p.id)
+      if (existing) {
         results.push({id: p.id, kind: p.draft.kind, digest: p.digest, status: 'exists', lane: existing.record.lane, ref: existing.ref, lamport: existing.record.lamport, commit: existing.commit})
         continue
       }
@@ -72,7 +79,8 @@ export class MemoryRecordStore implements RecordStore {
       for (const a of p.artifacts ?? []) this.artifacts.set(a.ref.digest, Buffer.from(a.content))
       const stored = {record, ref, private: !!opts.private, commit: (++this.seq).toString(16).padStart(40, '0')}
       list.push(stored)
-      this.byId.set(p.id, stored)
+      // (the first copy stays the one found by id, as the ledger shows the first in its order)
+      if (!this.byId.has(p.id)) this.byId.set(p.id, stored)
       const res: AppendResult = {id: p.id, kind: p.draft.kind, digest: p.digest, status: 'created', lane, ref, lamport: record.lamport, commit: stored.commit}
       first.set(p.id, res)
       results.push(res)
@@ -89,18 +97,19 @@ export class MemoryRecordStore implements RecordStore {
 
   async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
     const entries: LedgerEntry[] = []
-    const bodies = new Map<LedgerEntry, ExpRecord>()
+    // (by ref and id, not by entry object: a ledger may hand its loader a copy of an entry)
+    const bodies = new Map<string, ExpRecord>()
     for (const list of this.lanesByRef.values()) {
       for (const s of list) {
         if (s.private && opts.includePrivate === false) continue
         const r = s.record
         const facts = encodeFacts(r)
         const e: LedgerEntry = {id: r.id, kind: r.kind, digest: r.digest, lane: r.lane, ref: s.ref, private: s.private, lamport: r.lamport, commit: s.commit, cites: r.cites, ...(facts ? {facts} : {})}
-        bodies.set(e, r)
+        bodies.set(`${s.ref}\0${r.id}`, r)
         entries.push(e)
       }
     }
-    return new Ledger(entries, e => structuredClone(bodies.get(e)!))
+    return new Ledger(entries, e => structuredClone(bodies.get(`${e.ref}\0${e.id}`)!))
   }
 
   async lanes(): Promise<LaneInfo[]> {

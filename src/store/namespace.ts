@@ -34,9 +34,9 @@ export function namespaced<T extends RecordStore>(store: T, name: string): T {
   const check = (o: AppendOptions) => {
     if (!inNamespace(name, o.lane)) throw new ExpError('E_USAGE', `lane ${o.lane} is outside namespace ${name}: nothing was written`, {hint: `append on ${name} or ${name}.<suffix>`, data: {lane: o.lane, namespace: name}})
   }
-  // a record another namespace already holds (the same id, the same bytes) is a no-op for the
-  // store, and would be missing from this namespace's view: content shared between namespaces
-  // must be salted with the namespace (manifests pin it), so such an append is an error, said aloud
+  // a record only lanes outside the namespace hold is written here too (AppendOptions.within: a
+  // copy another clone published under another lane name kept a compare from ever recording
+  // it); this check is what would say so aloud if a store did not
   const shared = (results: AppendResult[]) => {
     const out = results.find(r => r.status === 'exists' && !inNamespace(name, r.lane))
     if (out) throw new ExpError('E_CONFLICT', `record ${out.id} already exists on lane ${out.lane}, outside namespace ${name}: it would not be part of this namespace`, {hint: 'records of a namespace must name it (a manifest pins its namespace); report this as a bug', data: {id: out.id, lane: out.lane, namespace: name}})
@@ -53,11 +53,11 @@ export function namespaced<T extends RecordStore>(store: T, name: string): T {
     lanes: async () => (await store.lanes()).filter(l => inNamespace(name, l.lane)),
     append: async (draft, o) => {
       check(o)
-      return shared([await store.append(draft, o)])[0]!
+      return shared([await store.append(draft, {...o, within: l => inNamespace(name, l)})])[0]!
     },
     appendBatch: async (drafts, o) => {
       check(o)
-      return shared(await store.appendBatch(drafts, o))
+      return shared(await store.appendBatch(drafts, {...o, within: l => inNamespace(name, l)}))
     },
   }
   return new Proxy(store, {

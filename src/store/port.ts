@@ -9,6 +9,13 @@ export interface AppendOptions {
   /** the clock, given from outside (tests and replays fix it; the system clock when absent); created_at of the new records */
   now?: () => Date
   lockTimeoutMs?: number
+  /**
+   * The lanes whose records count as recorded (default: every lane). A record only lanes outside
+   * it hold (the same id, whatever its content) is written on this lane too: a namespace's view
+   * holds its own lanes only (src/store/namespace.ts), and a copy another lane held first, with
+   * the same bytes or not, kept the namespace from ever recording it.
+   */
+  within?: (lane: string) => boolean
 }
 
 export interface AppendResult {

@@ -101,13 +101,23 @@ t.test('a namespaced store refuses to write outside its namespace, before anythi
   }
 })
 
-t.test('the same record appended in a second arm is refused, never silently shared', async t => {
+t.test('the same record appended in a second arm is its own copy there, never silently shared; another lane holding it first blocks nothing', async t => {
   for (const [name, store] of await stores(t)) {
     const [a, b] = ['baseline', 'memory'].map(arm => armNamespace('0123456789ab', arm))
     const d = knowledge('shared', 'SHARED')
+    const id = prepare(d).id
     await namespaced(store, a!).append(d, {lane: a!, now})
-    await t.rejects(namespaced(store, b!).append(d, {lane: b!, now}), {code: 'E_CONFLICT', message: new RegExp(`already exists on lane ${a}, outside namespace ${b}`)}, name)
-    t.notOk((await namespaced(store, b!).ledger()).has(prepare(d).id), `${name}: B still does not see A's record`)
+    const r = await namespaced(store, b!).append(d, {lane: b!, now})
+    t.match(r, {status: 'created', lane: b}, `${name}: B records its own copy`)
+    t.ok((await namespaced(store, b!).ledger()).has(id), `${name}: B sees its copy`)
+    t.ok((await namespaced(store, a!).ledger()).has(id), `${name}: A still sees its own`)
+    t.same((await store.ledger()).problems.filter(p => p.code === 'duplicate-id'), [], `${name}: two copies of the same bytes are no conflict`)
+    // a copy another clone published under another lane name, with other content under the same key
+    const key: RecordDraft<'knowledge'> = {...knowledge('keyed', 'KEYED'), key: 'arm/keyed'}
+    await store.append({...key, body: {...key.body, claim: {...key.body.claim, text: 'a squat'}}}, {lane: 'mallory', now})
+    const c = armNamespace('0123456789ab', 'compiler')!
+    t.match(await namespaced(store, c).append(key, {lane: c, now}), {status: 'created', lane: c}, `${name}: a lane outside the namespace does not block it`)
+    t.equal((await namespaced(store, c).ledger()).load<'knowledge'>((await namespaced(store, c).ledger()).get(prepare(key).id)!).body.claim.text, key.body.claim.text, `${name}: and the namespace sees its own content`)
   }
 })
 

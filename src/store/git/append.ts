@@ -87,7 +87,9 @@ export class LaneWriter {
         const info = r === ref ? own : tip ? await this.commitInfo(tip).catch(() => undefined) : undefined
         if (info) tips.set(r, info)
       }
-      const existing = await this.findExisting(prepared.map(p => ({id: p.id, kind: p.draft.kind})), tips)
+      // (within a namespace, only its lanes' records count as recorded: AppendOptions.within)
+      const counted = opts.within ? new Map([...tips].filter(([r]) => r === ref || opts.within!(parseLaneRef(r)?.lane ?? ''))) : tips
+      const existing = await this.findExisting(prepared.map(p => ({id: p.id, kind: p.draft.kind})), counted)
       for (const p of prepared) {
         const ex = existing.get(p.id)
         if (ex && ex.digest !== p.digest) throw new ConflictError(p.id, ex.digest, p.digest, ex.lane)
