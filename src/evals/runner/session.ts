@@ -8,7 +8,7 @@ import type {Ledger, RecordStore} from '../../store/index.js'
 import {GRADER_VERSION} from '../grader/version.js'
 import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
 import {worldEvaluator} from '../evaluator/world.js'
-import {makeRedactor, withSecrets, type Redact} from '../../redact/index.js'
+import {makeRedactor, withKey, withSecrets, type Redact} from '../../redact/index.js'
 import {passedSecrets} from '../../agents/command/sandbox.js'
 import {secretScanner} from '../../redact/secrets.js'
 import {episodeSeed} from '../prompt.js'
@@ -83,6 +83,10 @@ export class RunSession {
     const inSpec = secretScanner()(o.agent)
     if (inSpec) throw new UsageError(`the agent spec (--agent) holds ${inSpec}: the spec is recorded in the run's manifest, which every clone that syncs gets; nothing was run`, 'hand the agent its secrets in the environment, named with --env (command:--env NAME program …), never on its command line')
     const key = o.holdoutKey ?? (o.split === 'holdout' && o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}) : undefined)
+    // the key is masked in what every run records, whatever its split: an agent that reads it
+    // (by absolute path where no namespace can be made, or through a descriptor) must not carry
+    // it into a public trace (masked only when EXP_HOLDOUT_KEY named it, before)
+    const mask = key ?? (o.repo ? await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)}).catch(() => undefined) : undefined)
     const dataset = await loadDataset(o.scenariosDir, o.split, {strict: o.strict, key})
     const skill = await resolveSkill(o.skill, {cwd: o.cwd, skillsDir: o.skillsDir, repo: o.repo, workspace: o.workspace})
     const memory = typeof o.memory === 'function' ? await o.memory(skill) : o.memory
@@ -115,7 +119,7 @@ export class RunSession {
         ...(o.explore && o.explore.rate > 0 ? {explore: {rate: o.explore.rate}} : {}),
       }
       const manifest = (await store.append(manifestDraft(manifestBody), {lane: o.lane, now})).id
-      const s = new RunSession(store, o, manifest, dataset, skillRef, agentRef, skill, agent, withSecrets(o.redact ?? makeRedactor({env: process.env}), passedSecrets(o.agent)), now)
+      const s = new RunSession(store, o, manifest, dataset, skillRef, agentRef, skill, agent, withKey(withSecrets(o.redact ?? makeRedactor({env: process.env}), passedSecrets(o.agent)), mask?.key), now)
       s.skillTexts = skillsWithRecall(skill, memory)
       await s.plan()
       return s
