@@ -1,4 +1,5 @@
 import {spawn, type ChildProcess} from 'node:child_process'
+import {closeInheritedFds} from './fds.js'
 
 /** What the episode loop hears from the child, in order of arrival. */
 export type ChildEvent =
@@ -57,6 +58,8 @@ export class AgentProcess {
   private readonly exited: Promise<void>
 
   constructor(program: string, args: readonly string[], private readonly opts: ChildOptions) {
+    // (nothing this process inherited open reaches the agent or the evaluator: fds.ts)
+    closeInheritedFds()
     this.child = spawn(program, args, {cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'], detached: GROUPS, windowsHide: true})
     if (this.child.pid !== undefined) track(this.child.pid)
     this.exited = new Promise(resolve => {

@@ -1,5 +1,6 @@
 import {spawn} from 'node:child_process'
 import {onInterrupt} from './interrupt.js'
+import {closeInheritedFds} from '../../agents/command/fds.js'
 
 /** One evaluator process run to its end or its timeout, with bounded output tails. */
 export interface ProcessRun {
@@ -34,6 +35,8 @@ export function runProcess(program: string, args: readonly string[], o: {cwd: st
   const cap = o.tailBytes ?? 64 * 1024
   const t0 = performance.now()
   return new Promise(resolve => {
+    // (nothing this process inherited open reaches the agent or the evaluator: fds.ts)
+    closeInheritedFds()
     const child = spawn(program, args, {cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: GROUPS})
     // (detached, the group gets no Ctrl-C from the terminal: exp's interrupt kills it)
     const forget = child.pid !== undefined ? onInterrupt(() => killGroup(child.pid!, 'SIGKILL')) : () => undefined

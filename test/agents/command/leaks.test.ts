@@ -1,0 +1,52 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {execFileSync, spawn} from 'node:child_process'
+import {BIN, exp, expJson} from '../../helpers/cli.js'
+import {GIT_ENV, node} from '../../helpers/repo.js'
+import {exampleRepo} from '../../helpers/evolve.js'
+import {detectIsolation} from '../../../src/agents/command/sandbox.js'
+
+// What an agent could carry out of its sandbox: the held-out key it got hold of, into a
+// public train trace; a descriptor exp inherited, past every hidden path.
+
+const ISOLATED = (await detectIsolation()) !== 'none'
+
+/** The example repository with one train scenario in a folder of its own. */
+async function oneScenario(t: Parameters<typeof exampleRepo>[0]): Promise<string> {
+  const repo = await exampleRepo(t)
+  fs.mkdirSync(path.join(repo, 'sc1'))
+  fs.copyFileSync(path.join(repo, 'scenarios', 'train-access-github.yaml'), path.join(repo, 'sc1', 'train-access-github.yaml'))
+  return repo
+}
+
+const answers = async (repo: string) => (await expJson<{body: {final_answer?: string}}[]>(['ledger', '--kind', 'trace'], {cwd: repo})).map(r => r.body.final_answer ?? '')
+
+t.test('an agent that got hold of the held-out key (from the key file, no EXP_HOLDOUT_KEY) writes it into no record of a train run', async t => {
+  const repo = await oneScenario(t)
+  const key = fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim()
+  // (an agent that read it where nothing hides the file: here it is given in its script)
+  fs.writeFileSync(path.join(repo, 'agent.sh'), `#!/bin/sh\nread start\necho '{"type":"tool_call","id":"c1","tool":"get_employee","arguments":{"employee_id":"${key}"}}'\nread result\necho '{"type":"final","answer":"the key is ${key} and ${Buffer.from(key, 'hex').toString('base64')}"}'\necho "${key}" >&2\n`)
+  const env = {...GIT_ENV}
+  delete env.EXP_HOLDOUT_KEY
+  const r = await exp(['run', 'train', '--scenarios', 'sc1', '--agent', 'command:/bin/sh agent.sh'], {cwd: repo, env})
+  t.equal(r.code, 0, r.stderr)
+  t.match((await answers(repo))[0], /the key is \[redacted\] and \[redacted\]/)
+  const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: repo, env: GIT_ENV, maxBuffer: 1 << 28}).toString('latin1')
+  t.equal(objects.indexOf(key), -1, 'the key is in no object, hex')
+  t.equal(objects.indexOf(Buffer.from(key, 'hex').toString('base64')), -1, 'nor base64')
+})
+
+t.test('a descriptor exp inherited (the git dir, opened by the shell that started it) does not reach the agent', {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine: the agent reads by path anyway (docs/trust.md)'}, async t => {
+  const repo = await oneScenario(t)
+  fs.writeFileSync(path.join(repo, 'agent.sh'), `#!/bin/sh\nread start\nfound=none\nfor f in /proc/self/fd/*; do [ -r "$f/holdout.key" ] && found=key; done\necho "{\\"type\\":\\"final\\",\\"answer\\":\\"$found $(ls /proc/self/fd | tr '\\n' ' ')\\"}"\n`)
+  const code = await new Promise<number | null>(resolve => {
+    // fd 200 of exp: the git dir, as `exec 200<.git/exp; exp run …` leaves it
+    const [cmd, args] = node([BIN, 'run', 'train', '--scenarios', 'sc1', '--agent', 'command:/bin/sh agent.sh'])
+    const child = spawn('/bin/bash', ['-c', 'exec 200<.git/exp; exec "$@"', 'bash', cmd, ...args], {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
+    child.on('close', resolve)
+  })
+  t.equal(code, 0)
+  const [answer] = await answers(repo)
+  t.match(answer, /^none /, `the agent found no descriptor onto the git dir: ${answer}`)
+})
