@@ -224,7 +224,10 @@ function wrapHidden(program: string, args: readonly string[], o: {cwd: string; e
   if (found && hide.length && (isolation === 'namespace' || isolation === 'userns')) {
     const user = isolation === 'userns' ? ['--user', '--map-root-user'] : []
     // (its own hostname and System V IPC too: `kernel.hostname` names the default lane, user@host)
-    return {program: 'unshare', args: [...user, '--mount', '--pid', '--uts', '--ipc', '--fork', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep, '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
+    // (--kill-child: when unshare ends, killed as exp ends an episode, its child, the program as
+    // PID 1 of the new namespace, is killed with it, and every process in that namespace: one
+    // that left the process group exp signals, setsid() and SIGTERM ignored, outlived exp)
+    return {program: 'unshare', args: [...user, '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep, '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
   }
   if (found && hide.length && isolation === 'bwrap') {
     const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))

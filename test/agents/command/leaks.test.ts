@@ -50,3 +50,33 @@ t.test('a descriptor exp inherited (the git dir, opened by the shell that starte
   const [answer] = await answers(repo)
   t.match(answer, /^none /, `the agent found no descriptor onto the git dir: ${answer}`)
 })
+
+t.test('an agent that leaves its process group and ignores SIGTERM does not outlive its episode', {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine'}, async t => {
+  const repo = await oneScenario(t)
+  const mark = `exp-survivor-${process.pid}-${Date.now()}`
+  // the agent leaves exp's process group (setsid, as itself), ignores SIGTERM, and starts a child that does too
+  const inner = `read start\ntrap "" TERM HUP INT\nsh -c 'trap "" TERM HUP INT; while :; do sleep 1; done # ${mark}' </dev/null >/dev/null 2>&1 &\necho '{"type":"final","answer":"ok"}'\nwhile :; do sleep 1; done\n`
+  fs.writeFileSync(path.join(repo, 'agent.sh'), `#!/bin/sh\ncat > ${mark}.sh <<'EOF'\n${inner}EOF\nexec setsid /bin/sh ${mark}.sh\n`)
+  const pids = () => {
+    try {
+      // (pgrep leaves itself out; it exits 1 when nothing matches)
+      return execFileSync('pgrep', ['-f', mark], {encoding: 'utf8'}).split('\n').filter(Boolean)
+    } catch {
+      return []
+    }
+  }
+  t.teardown(() => {
+    for (const p of pids()) {
+      try {
+        process.kill(Number(p), 'SIGKILL')
+      } catch {
+        // gone meanwhile
+      }
+    }
+  })
+  const r = await exp(['run', 'train', '--scenarios', 'sc1', '--agent', 'command:/bin/sh agent.sh'], {cwd: repo, timeoutMs: 60_000})
+  t.equal(r.code, 0, r.stderr)
+  t.same(await answers(repo), ['ok'], 'the agent answered (and then stayed)')
+  await new Promise(resolve => setTimeout(resolve, 500))
+  t.same(pids(), [], 'nothing the agent started is left running')
+})
