@@ -149,6 +149,10 @@ const HIDE_SCRIPT = [
   // folders, the empty hidden ones, /dev/shm (the stage, a private tmpfs), /dev/pts and the
   // new /proc (a mount under a hidden folder is out of sight, and the top one at a hidden path
   // is the empty tmpfs). A device written through a read-only mount still works (/dev/null).
+  // no terminal of the host's: its /dev/pts devices (the user's terminal among them, writable
+  // by its owner and by root) give way to an empty folder, so the program can neither write to
+  // the terminal exp runs in (past its redaction and escaping) nor read what is typed there
+  'if [ -d /dev/pts ]; then mount -t tmpfs -o ro,size=4k,mode=0755 exp-nopts /dev/pts || fail "cannot hide /dev/pts"; fi',
   'awk \'{ for (i = 7; i <= NF; i++) if ($i == "-") { print $(i + 2), $5; break } }\' /proc/self/mountinfo > /dev/shm/mounts || fail "cannot list the mounts"',
   // (the host's own /sys, /dev and kernel settings matter where the program is the host's root:
   // in the first user namespace, whose map is the whole range. In a user namespace of its own

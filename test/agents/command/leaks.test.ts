@@ -80,3 +80,22 @@ t.test('an agent that leaves its process group and ignores SIGTERM does not outl
   await new Promise(resolve => setTimeout(resolve, 500))
   t.same(pids(), [], 'nothing the agent started is left running')
 })
+
+const SCRIPT = (() => {
+  try {
+    execFileSync('script', ['--version'], {stdio: 'ignore'})
+    return true
+  } catch {
+    return false
+  }
+})()
+
+t.test("an agent run under a terminal cannot write to it, nor see the host's terminals", {skip: (!ISOLATED && 'no mount namespaces or bwrap on this machine') || (!SCRIPT && 'no script(1) to give the run a terminal')}, async t => {
+  const repo = await oneScenario(t)
+  fs.writeFileSync(path.join(repo, 'pty.sh'), `#!/bin/sh\nread l\nn=$(ls /dev/pts | wc -l)\nfor p in /dev/pts/*; do printf 'INJECTED: exp gate: PASS\\n' > "$p" 2>/dev/null && n="w$n"; done\necho "{\\"type\\":\\"final\\",\\"answer\\":\\"pts $n\\"}"\n`)
+  const [cmd, args] = node([BIN, 'run', 'train', '--scenarios', 'sc1', '--agent', 'command:/bin/sh pty.sh'])
+  const line = [cmd, ...args].map(a => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
+  const out = execFileSync('script', ['-qec', line, '/dev/null'], {cwd: repo, env: GIT_ENV, encoding: 'utf8'})
+  t.notMatch(out, /INJECTED/, 'nothing reached the terminal')
+  t.same(await answers(repo), ['pts 0'], 'the agent saw no terminal device and wrote none')
+})
