@@ -73,6 +73,12 @@ export function toolResultMessage(id: string, r: ToolResult): ToolResultMessage 
 export type Parsed = {ok: true; message: AgentMessage} | {ok: false; problem: string}
 
 const MAX_ID = 200
+/**
+ * The longest tool name a call may give: a trace records the name four times (the action, the
+ * message, the tool's message, an error naming it), and one 300 KB name made a trace over the
+ * record limit, which stopped the whole run and every rerun. The world's names are short.
+ */
+export const MAX_TOOL = 128
 
 /** Parse one stdout line. Unknown fields are ignored (forward compatible); unknown types are not. */
 export function parseAgentLine(line: string): Parsed {
@@ -86,7 +92,7 @@ export function parseAgentLine(line: string): Parsed {
   switch (v.type) {
     case 'tool_call': {
       if (typeof v.id !== 'string' || v.id.length === 0 || v.id.length > MAX_ID) return bad('tool_call', `"id" must be a non-empty string of at most ${MAX_ID} characters`)
-      if (typeof v.tool !== 'string' || v.tool.length === 0) return bad('tool_call', '"tool" must be a non-empty string')
+      if (typeof v.tool !== 'string' || v.tool.length === 0 || v.tool.length > MAX_TOOL) return bad('tool_call', `"tool" must be a non-empty string of at most ${MAX_TOOL} characters`)
       if (!isObject(v.arguments)) return bad('tool_call', '"arguments" must be a JSON object')
       return {ok: true, message: {type: 'tool_call', id: v.id, tool: v.tool, arguments: v.arguments}}
     }

@@ -36,3 +36,10 @@ t.test('malformed lines name the problem', async t => {
   t.match(problem('{"type":"usage","tokens_in":-1,"tokens_out":0}'), /non-negative/)
   t.match(problem('{"type":"final"}'), /"answer"/)
 })
+
+t.test('a tool name longer than 128 characters is a protocol error, not a trace too large to record', async t => {
+  const r = parseAgentLine(JSON.stringify({type: 'tool_call', id: 'c1', tool: 'x'.repeat(300_000), arguments: {}}))
+  t.equal(r.ok, false)
+  t.match((r as {problem: string}).problem, /"tool" must be a non-empty string of at most 128 characters/)
+  t.equal(parseAgentLine(JSON.stringify({type: 'tool_call', id: 'c1', tool: 'x'.repeat(128), arguments: {}})).ok, true)
+})
