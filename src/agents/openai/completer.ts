@@ -35,6 +35,9 @@ export interface Completion extends Reply {
 const NO_KEY = 'no-key'
 const DEFAULT_BASE = 'https://api.openai.com/v1'
 
+/** The largest reply taken, as JSON characters (what a command agent may say in a whole episode: 256 KiB) */
+export const MAX_REPLY = 256 * 1024
+
 /**
  * The one place that talks to the endpoint, shared by the agent loop and chat(): request
  * digest → cache → client (with its own retries and backoff) → shape check → cache.
@@ -67,7 +70,7 @@ export class Completer {
     const key = useCache ? this.keyOf(req) : ''
     if (useCache) {
       const hit = await this.cache!.get(key)
-      const parsed = hit === undefined ? undefined : parseCompletion(hit)
+      const parsed = hit === undefined || JSON.stringify(hit).length > MAX_REPLY ? undefined : parseCompletion(hit)
       if (parsed?.ok) return {...parsed.reply, cached: true}
     }
     let raw: unknown
@@ -76,6 +79,11 @@ export class Completer {
     } catch (e) {
       throw this.toLlmError(e)
     }
+    // a reply larger than an episode records is refused before it is kept anywhere: one of
+    // 600 KB made a trace over the record limit, which stopped the run, and from the cache
+    // every rerun after it
+    const size = raw === undefined ? 0 : JSON.stringify(raw).length
+    if (size > MAX_REPLY) throw new LlmError('malformed_response', this.redact(`the response from ${this.endpoint} is ${size} characters, more than the ${MAX_REPLY} a reply may be`))
     // a server that echoes our headers must not get the key into a transcript or the cache
     const clean: unknown = typeof raw === 'object' && raw !== null ? JSON.parse(this.redact(JSON.stringify(raw))) : raw
     const parsed = parseCompletion(clean)

@@ -17,6 +17,9 @@ export interface LoopSettings {
  * invoker, answer with tool messages, ask again — until a reply without tool calls (the
  * final answer) or more than ctx.maxSteps tool calls. Every failure is an outcome.
  */
+/** what the model may say in one episode, in characters (a command agent's maxSaidBytes) */
+const MAX_SAID = 256 * 1024
+
 export async function runLoop(completer: Completer, s: LoopSettings, input: AgentInput, tools: ToolInvoker, ctx: AgentContext): Promise<AgentOutcome> {
   const wire: WireMessage[] = [
     {role: 'system', content: systemPrompt(input)},
@@ -29,6 +32,7 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
   const params = s.sendSeed ? {seed: ctx.seed} : {}
   let allCached = true
   let steps = 0
+  let said = 0
   const fail = (code: InvalidCode, detail: string) => invalidOutcome(code, detail, transcript(wire), usage)
 
   while (true) {
@@ -48,6 +52,10 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
     else delete usage.cached
 
     const calls = reply.toolCalls
+    // what the model said in this episode, as a command agent's is counted (command/episode.ts):
+    // a trace records each of it more than once, and one over the record limit stopped the run
+    said += (reply.content?.length ?? 0) + calls.reduce((n, c) => n + c.arguments.length + 4 * (c.name.length + c.id.length), 0)
+    if (said > MAX_SAID) return fail('malformed_response', `the model's replies bring what it said in this episode to ${said} characters, over the ${MAX_SAID} an episode records`)
     wire.push(calls.length === 0 ? {role: 'assistant', content: reply.content ?? ''} : {
       role: 'assistant',
       content: reply.content,

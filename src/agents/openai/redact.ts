@@ -1,3 +1,5 @@
+import {encodedForms} from '../../redact/encodings.js'
+
 /**
  * Removes secrets from any text we are about to keep or show (outcome reasons, error
  * messages, cache entries). The SDK already keeps the key out of its own errors; this is
@@ -9,7 +11,10 @@ const MASK = '[redacted]'
 
 export function redactor(secrets: readonly (string | undefined)[]): Redactor {
   // very short "secrets" (placeholders such as "x") would mangle ordinary text
-  const list = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6)
-  if (list.length === 0) return text => text
+  const given = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 6)
+  if (given.length === 0) return text => text
+  // and the forms a server that echoes the key may give it in (base64, hex, percent-encoded):
+  // a reply with the key base64-encoded reached the response cache with only its literal masked
+  const list = [...new Set([...given, ...given.flatMap(s => encodedForms(s))])].sort((a, b) => b.length - a.length)
   return text => list.reduce((acc, s) => acc.split(s).join(MASK), text)
 }

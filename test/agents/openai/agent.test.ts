@@ -115,3 +115,40 @@ t.test('a throwing tool invoker is our bug, reported as tool_error', async t => 
   }, context())
   t.match(out.invalid!.reason, /^tool_error: tool invoker failed on get_employee: world exploded/)
 })
+
+t.test('a reply too large to record, or replies that add up to it, end the episode invalid; nothing of it is cached', async t => {
+  const fs = await import('node:fs')
+  const os = await import('node:os')
+  const path = await import('node:path')
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-llm-cache-'))
+  t.teardown(() => fs.rmSync(cacheDir, {recursive: true, force: true}))
+  const big = await episode(t, () => ({body: completion({content: 'A'.repeat(600_000)})}), {cacheDir})
+  t.match(big.out.invalid!.reason, /^malformed_response: .*is \d+ characters, more than the 262144 a reply may be/)
+  t.same(fs.readdirSync(cacheDir).filter(f => !f.startsWith('.')), [], 'the oversized reply is not cached: a rerun asks again')
+  const name = await episode(t, () => ({body: completion({tool_calls: [{id: 'c'.repeat(100_000), name: 'n'.repeat(100_000), arguments: '{}'}]})}))
+  t.match(name.out.invalid!.reason, /^malformed_response: /)
+  // each reply under the limit, the episode over it: a model that keeps calling tools with 200 KB of arguments
+  const many = await episode(t, () => ({body: completion({tool_calls: [{id: 'c1', name: 'get_employee', arguments: JSON.stringify({employee_id: 'E'.repeat(200_000)})}]})}))
+  t.match(many.out.invalid!.reason, /^malformed_response: the model's replies bring what it said in this episode to \d+ characters, over the 262144/)
+  t.ok(many.calls.length <= 1, 'it ends at the reply that brings it over')
+})
+
+t.test('a server that echoes the key encoded (base64, hex) gets none of its forms into the cache or the transcript', async t => {
+  const fs = await import('node:fs')
+  const os = await import('node:os')
+  const path = await import('node:path')
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-llm-cache-'))
+  t.teardown(() => fs.rmSync(cacheDir, {recursive: true, force: true}))
+  const echo: Script = req => {
+    const key = String(req.headers.authorization ?? '').slice('Bearer '.length)
+    return {body: completion({content: `b64=${Buffer.from(key).toString('base64')} hex=${Buffer.from(key).toString('hex')} raw=${key}`})}
+  }
+  const {out} = await episode(t, echo, {cacheDir})
+  const forms = [KEY, Buffer.from(KEY).toString('base64').slice(0, 20), Buffer.from(KEY).toString('hex')]
+  const cached = fs.readdirSync(cacheDir, {recursive: true}).map(f => path.join(cacheDir, String(f))).filter(f => fs.statSync(f).isFile()).map(f => fs.readFileSync(f, 'utf8')).join('\n')
+  t.ok(cached.length > 0, 'the reply was cached')
+  for (const f of forms) {
+    t.notOk(cached.includes(f), `the cache holds no ${f.slice(0, 8)}…`)
+    t.notOk(JSON.stringify(out).includes(f), `the transcript holds no ${f.slice(0, 8)}…`)
+  }
+})
