@@ -125,10 +125,11 @@ export function detectIsolation(): Promise<Isolation> {
 }
 
 /**
- * Run inside the new mount namespace as `sh -c HIDE_SCRIPT exp-sandbox CWD KEEP... -- HIDE... --
- * ALSO... -- PROGRAM ARGS`: the folders to keep (the episode's own, the agent's files) are
- * set aside on a private tmpfs over /dev/shm, every hidden folder becomes an empty tmpfs and
- * every hidden file /dev/null, then the kept folders are moved back to where they were.
+ * Run inside the new mount namespace as `sh -c HIDE_SCRIPT exp-sandbox CWD MODE KEEP... -- HIDE... --
+ * ALSO... -- PROGRAM ARGS`: the folders to keep (the episode's own, the agent's files), each
+ * after its mode (`rw`, or `ro`: read-only to the program), are set aside on a private tmpfs
+ * over /dev/shm, every hidden folder becomes an empty tmpfs and every hidden file /dev/null,
+ * then the kept folders are moved back to where they were.
  * Scratch folders (/tmp, /var/tmp) are hidden whole, so walking up from its folder shows an
  * agent nothing but itself. Every other mount is then made read-only (ALSO: the real paths of
  * the kept and hidden ones, which mountinfo names) and the program starts without capabilities.
@@ -140,10 +141,10 @@ const HIDE_SCRIPT = [
   'mount -t tmpfs -o size=64k,mode=0700 exp-stage /dev/shm || fail "cannot mount a private /dev/shm"',
   // (the kept and hidden paths, one a line: the mounts left as they are below)
   'nl="\n"; left="$nl"',
-  'n=0; while [ "$1" != "--" ]; do n=$((n+1)); mkdir "/dev/shm/$n" && mount --bind "$1" "/dev/shm/$n" || fail "cannot set aside $1"; eval "keep_$n=\\$1"; left="$left$1$nl"; shift; done; shift',
+  'n=0; while [ "$1" != "--" ]; do n=$((n+1)); eval "mode_$n=\\$1"; shift; mkdir "/dev/shm/$n" && mount --bind "$1" "/dev/shm/$n" || fail "cannot set aside $1"; eval "keep_$n=\\$1"; left="$left$1$nl"; shift; done; shift',
   'while [ "$1" != "--" ]; do left="$left$1$nl"; if [ -d "$1" ]; then mount -t tmpfs -o size=1m,mode=1777 exp-hidden "$1" || fail "cannot hide $1"; elif [ -e "$1" ]; then mount --bind /dev/null "$1" || fail "cannot hide $1"; fi; shift; done; shift',
   'while [ "$1" != "--" ]; do left="$left$1$nl"; shift; done; shift',
-  'i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); eval "k=\\$keep_$i"; mkdir -p "$k" && mount --move "/dev/shm/$i" "$k" || fail "cannot restore $k"; done',
+  'i=0; while [ "$i" -lt "$n" ]; do i=$((i+1)); eval "k=\\$keep_$i; m=\\$mode_$i"; mkdir -p "$k" && mount --move "/dev/shm/$i" "$k" || fail "cannot restore $k"; if [ "$m" = ro ]; then mount -o remount,bind,ro "$k" || fail "cannot make $k read-only"; fi; done',
   // every other mount read-only (the user's home and git config, /usr, /etc: what a process
   // outside the sandbox later reads or runs; /sys and /dev, which are the host's), but the kept
   // folders, the empty hidden ones, /dev/shm (the stage, a private tmpfs), /dev/pts and the
@@ -212,7 +213,10 @@ export async function episodeSandbox(launch: Prepared, pass: readonly string[], 
   for (const n of pass) if (from[n] !== undefined) env[n] = from[n]
   const hide = [...new Set([...(o.root ? [o.root] : []), ...(o.hide ?? []), ...scratch].map(h => path.resolve(h)))].filter(h => existsSync(h)).sort((a, b) => a.length - b.length)
   const keep = [base, ...(launch.files ? [launch.files] : [])]
-  const wrapped = wrapHidden(launch.program, launch.args, {cwd, env, keep, hide, isolation})
+  // (the agent's files, copied once for every episode of the run, are read-only to it: an
+  // episode that wrote there passed what it saw to the episodes after it, or changed the agent
+  // they ran)
+  const wrapped = wrapHidden(launch.program, launch.args, {cwd, env, keep, readOnly: launch.files ? [launch.files] : [], hide, isolation})
   return {cwd, env, ...wrapped, cleanup: () => rm(base, {recursive: true, force: true})}
 }
 
@@ -221,7 +225,7 @@ export async function episodeSandbox(launch: Prepared, pass: readonly string[], 
  * `hide` is empty and every path of `keep` (inside hidden ones) is still there; as it is when
  * the machine offers no isolation, or nothing is to be hidden.
  */
-function wrapHidden(program: string, args: readonly string[], o: {cwd: string; env: NodeJS.ProcessEnv; keep: readonly string[]; hide: readonly string[]; isolation: Isolation}): {program: string; args: string[]; isolation: Isolation} {
+function wrapHidden(program: string, args: readonly string[], o: {cwd: string; env: NodeJS.ProcessEnv; keep: readonly string[]; readOnly?: readonly string[]; hide: readonly string[]; isolation: Isolation}): {program: string; args: string[]; isolation: Isolation} {
   // a program that cannot be found fails to start as itself (not as the wrapper's exit 127)
   const found = findProgram(program, o.env.PATH ?? '', o.cwd)
   const {keep, hide, isolation} = o
@@ -231,13 +235,13 @@ function wrapHidden(program: string, args: readonly string[], o: {cwd: string; e
     // (--kill-child: when unshare ends, killed as exp ends an episode, its child, the program as
     // PID 1 of the new namespace, is killed with it, and every process in that namespace: one
     // that left the process group exp signals, setsid() and SIGTERM ignored, outlived exp)
-    return {program: 'unshare', args: [...user, '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep, '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
+    return {program: 'unshare', args: [...user, '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep.flatMap(k => [o.readOnly?.includes(k) ? 'ro' : 'rw', k]), '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
   }
   if (found && hide.length && isolation === 'bwrap') {
     const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
     // (the whole file system read-only but the kept folders and the empty hidden ones, as the namespace script does)
     // (a /dev of its own with the usual devices, not the host's; the new /proc's host settings read-only)
-    return {program: 'bwrap', args: ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--unshare-uts', '--unshare-ipc', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys', ...masks, ...keep.flatMap(k => ['--bind', k, k]), '--chdir', o.cwd, '--die-with-parent', '--', program, ...args], isolation}
+    return {program: 'bwrap', args: ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--unshare-uts', '--unshare-ipc', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys', ...masks, ...keep.flatMap(k => [o.readOnly?.includes(k) ? '--ro-bind' : '--bind', k, k]), '--chdir', o.cwd, '--die-with-parent', '--', program, ...args], isolation}
   }
   return {program, args: [...args], isolation: 'none'}
 }

@@ -99,3 +99,15 @@ t.test("an agent run under a terminal cannot write to it, nor see the host's ter
   t.notMatch(out, /INJECTED/, 'nothing reached the terminal')
   t.same(await answers(repo), ['pts 0'], 'the agent saw no terminal device and wrote none')
 })
+
+t.test("an episode cannot leave anything in the agent's files for the episodes after it", {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine'}, async t => {
+  const repo = await oneScenario(t)
+  for (const f of ['train-access-admin-refused.yaml', 'train-access-finance-delegate.yaml']) fs.copyFileSync(path.join(repo, 'scenarios', f), path.join(repo, 'sc1', f))
+  fs.mkdirSync(path.join(repo, 'ad'))
+  fs.writeFileSync(path.join(repo, 'ad', 'mem.mjs'), `import fs from 'node:fs'\nimport readline from 'node:readline'\nconst f = new URL('memory.txt', import.meta.url).pathname\nreadline.createInterface({input: process.stdin}).once('line', l => {\n  let seen = ''\n  try { seen = fs.readFileSync(f, 'utf8') } catch {}\n  let wrote = 'wrote'\n  try { fs.appendFileSync(f, JSON.parse(l).task.slice(0, 20) + '|') } catch (e) { wrote = e.code }\n  process.stdout.write(JSON.stringify({type: 'final', answer: 'seen=[' + seen + '] ' + wrote}) + '\\n')\n})\n`)
+  const r = await exp(['run', 'train', '--scenarios', 'sc1', '--concurrency', '1', '--agent', 'command:node ad/mem.mjs'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  const got = await answers(repo)
+  t.equal(got.length, 3)
+  for (const a of got) t.match(a, /^seen=\[\] EROFS$/, 'nothing of an earlier episode, and no write')
+})
