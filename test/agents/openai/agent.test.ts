@@ -1,4 +1,7 @@
 import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import {createOpenAIAgent, type OpenAIAgentOptions} from '../../../src/agents/openai/index.js'
 import type {AgentContext} from '../../../src/agents/types.js'
 import {agentInput, context, recordingTools} from '../../helpers/agents.js'
@@ -116,12 +119,15 @@ t.test('a throwing tool invoker is our bug, reported as tool_error', async t => 
   t.match(out.invalid!.reason, /^tool_error: tool invoker failed on get_employee: world exploded/)
 })
 
+/** A response cache folder of the test's own, removed after it. */
+function tempCache(t: Test): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-llm-cache-'))
+  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
+  return dir
+}
+
 t.test('a reply too large to record, or replies that add up to it, end the episode invalid; nothing of it is cached', async t => {
-  const fs = await import('node:fs')
-  const os = await import('node:os')
-  const path = await import('node:path')
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-llm-cache-'))
-  t.teardown(() => fs.rmSync(cacheDir, {recursive: true, force: true}))
+  const cacheDir = tempCache(t)
   const big = await episode(t, () => ({body: completion({content: 'A'.repeat(600_000)})}), {cacheDir})
   t.match(big.out.invalid!.reason, /^malformed_response: .*is \d+ characters, more than the 262144 a reply may be/)
   t.same(fs.readdirSync(cacheDir).filter(f => !f.startsWith('.')), [], 'the oversized reply is not cached: a rerun asks again')
@@ -134,11 +140,7 @@ t.test('a reply too large to record, or replies that add up to it, end the episo
 })
 
 t.test('a server that echoes the key encoded (base64, hex) gets none of its forms into the cache or the transcript', async t => {
-  const fs = await import('node:fs')
-  const os = await import('node:os')
-  const path = await import('node:path')
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-llm-cache-'))
-  t.teardown(() => fs.rmSync(cacheDir, {recursive: true, force: true}))
+  const cacheDir = tempCache(t)
   const echo: Script = req => {
     const key = String(req.headers.authorization ?? '').slice('Bearer '.length)
     return {body: completion({content: `b64=${Buffer.from(key).toString('base64')} hex=${Buffer.from(key).toString('hex')} raw=${key}`})}
