@@ -38,6 +38,41 @@ const DEFAULT_BASE = 'https://api.openai.com/v1'
 /** The largest reply taken, as JSON characters (what a command agent may say in a whole episode: 256 KiB) */
 export const MAX_REPLY = 256 * 1024
 
+/** The largest response body read from the endpoint, in bytes (a reply in it, with room for whitespace and metadata) */
+export const MAX_BODY = 4 * MAX_REPLY
+
+/**
+ * fetch that stops reading a response body once it is larger than `max` bytes (declared or
+ * as it arrives): the client read a body whole before anything looked at its size, and a
+ * hostile endpoint's 700 MB answer took exp to 1.5 GB for one episode (four at once by default).
+ */
+export function cappedFetch(max: number): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init)
+    const declared = Number(res.headers.get('content-length'))
+    const over = (n: number) => new Error(`the response body is over ${max} bytes${Number.isFinite(n) && n > max ? ` (${n})` : ''}: refused unread`)
+    if (declared > max) {
+      await res.body?.cancel().catch(() => undefined)
+      throw over(declared)
+    }
+    if (!res.body) return res
+    const reader = res.body.getReader()
+    const chunks: Uint8Array[] = []
+    let size = 0
+    for (;;) {
+      const {done, value} = await reader.read()
+      if (done) break
+      size += value.byteLength
+      if (size > max) {
+        await reader.cancel().catch(() => undefined)
+        throw over(NaN)
+      }
+      chunks.push(value)
+    }
+    return new Response(Buffer.concat(chunks), {status: res.status, statusText: res.statusText, headers: res.headers})
+  }
+}
+
 /**
  * The one place that talks to the endpoint, shared by the agent loop and chat(): request
  * digest → cache → client (with its own retries and backoff) → shape check → cache.
@@ -57,7 +92,7 @@ export class Completer {
     this.endpoint = o.baseURL ?? DEFAULT_BASE
     this.cache = o.cacheDir ? new ResponseCache(o.cacheDir) : undefined
     // logLevel off: nothing the client could log (headers, bodies) ever reaches our output
-    this.client = new OpenAI({baseURL: this.endpoint, apiKey: o.apiKey ?? NO_KEY, maxRetries: o.maxRetries, timeout: o.timeoutMs, logLevel: 'off'})
+    this.client = new OpenAI({baseURL: this.endpoint, apiKey: o.apiKey ?? NO_KEY, maxRetries: o.maxRetries, timeout: o.timeoutMs, logLevel: 'off', fetch: cappedFetch(MAX_BODY)})
   }
 
   /** The digest that names a request in the cache: endpoint, model, messages, tools, params. */

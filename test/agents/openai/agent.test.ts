@@ -154,3 +154,14 @@ t.test('a server that echoes the key encoded (base64, hex) gets none of its form
     t.notOk(JSON.stringify(out).includes(f), `the transcript holds no ${f.slice(0, 8)}…`)
   }
 })
+
+t.test('a response body of 8 MB is refused as it arrives, declared or not: the episode ends invalid, exp keeps its memory', async t => {
+  const huge = JSON.stringify(completion({content: 'A'.repeat(8_000_000)}))
+  const declared = await episode(t, () => ({body: huge}), {maxRetries: 0})
+  t.match(declared.out.invalid!.reason, /over 1048576 bytes/)
+  // a body sent in chunks without a length (chunked transfer): stopped once it is over
+  const chunked = await episode(t, () => ({headers: {'transfer-encoding': 'chunked'}, body: huge}), {maxRetries: 0})
+  t.match(chunked.out.invalid!.reason, /over 1048576 bytes/)
+  const fine = await episode(t, twoTurns)
+  t.equal(fine.out.finalAnswer, 'E-104 is onboarded.', 'a usual reply is read as before')
+})
