@@ -32,17 +32,25 @@ export const MAX_DEPTH = 256
  * An explicit stack: this walk does not recurse.
  */
 function refuseDeep(value: unknown, file: string | undefined, field: string): void {
-  // (depth first: a value that holds itself reaches the limit along its first path)
+  if (!nestedDeeper(value, MAX_DEPTH)) return
+  const where = file ? `${file}: ` : ''
+  throw new InvalidInputError(`${where}${field} is nested more than ${MAX_DEPTH} levels deep, or holds itself (a YAML alias inside its own anchor)`, {...(file ? {file} : {}), field}, 'flatten the structure; a record is data for people and tools to read, not a tree of that depth')
+}
+
+/**
+ * Whether objects and arrays in `value` nest deeper than `max` (or it holds itself), found
+ * without recursion: an explicit stack, depth first (a value that holds itself reaches the
+ * limit along its first path). For whatever a later walk would recurse through.
+ */
+export function nestedDeeper(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 1]]
   while (stack.length) {
     const [v, depth] = stack.pop()!
     if (v === null || typeof v !== 'object') continue
-    if (depth > MAX_DEPTH) {
-      const where = file ? `${file}: ` : ''
-      throw new InvalidInputError(`${where}${field} is nested more than ${MAX_DEPTH} levels deep, or holds itself (a YAML alias inside its own anchor)`, {...(file ? {file} : {}), field}, 'flatten the structure; a record is data for people and tools to read, not a tree of that depth')
-    }
+    if (depth > max) return true
     for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1])
   }
+  return false
 }
 
 /** Validate a draft and compute its id and digest (pure: no lane, clock or store involved). */

@@ -6,6 +6,9 @@ import {checkPromotion} from './promotion.js'
 import {checkVerdict} from './verdict.js'
 import type {Standing, TrustInput, TrustProblem} from './types.js'
 
+/** how deep standing() recurses through baselines before it walks the rest of a chain (Authority.standing) */
+const RECURSE = 64
+
 /** entries whose records the standing of many reads ahead at a time (a few MB of bodies) */
 const PREFETCH = 2048
 
@@ -17,6 +20,8 @@ const PREFETCH = 2048
  */
 export class Authority {
   private readonly memo = new Map<string, Standing>()
+  /** how many standing() calls are on the stack (RECURSE) */
+  private depth = 0
 
   constructor(readonly ledger: Ledger, readonly input: TrustInput) {}
 
@@ -24,10 +29,19 @@ export class Authority {
   standing(id: string): Standing {
     const s = this.memo.get(id)
     if (s) return s
-    // the baselines it rests on, deepest first: each is decided before what rests on it, so no
-    // check goes deeper than one baseline (a lane can write a chain of thousands of
-    // evaluations, each the next one's baseline: checked by recursion, it overflowed the stack
-    // of every view that asks)
+    // a check asks for the standing of the baseline it rests on, and that one of its own: a few
+    // levels recurse as they are; past RECURSE, the chain below is walked and decided deepest
+    // first, so no check goes deeper than one more level (a lane can write a chain of thousands
+    // of evaluations, each the next one's baseline: checked by recursion alone, it overflowed
+    // the stack of every view that asks)
+    if (this.depth < RECURSE) {
+      this.depth++
+      try {
+        return this.check(id)
+      } finally {
+        this.depth--
+      }
+    }
     const chain: string[] = []
     const seen = new Set([id])
     for (let b = this.baselineOf(id); b !== undefined && !this.memo.has(b) && !seen.has(b); b = this.baselineOf(b)) {

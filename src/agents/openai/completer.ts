@@ -117,10 +117,10 @@ export class Completer {
     // a reply larger than an episode records is refused before it is kept anywhere: one of
     // 600 KB made a trace over the record limit, which stopped the run, and from the cache
     // every rerun after it
-    const size = raw === undefined ? 0 : JSON.stringify(raw).length
-    if (size > MAX_REPLY) throw new LlmError('malformed_response', this.redact(`the response from ${this.endpoint} is ${size} characters, more than the ${MAX_REPLY} a reply may be`))
+    const text = typeof raw === 'object' && raw !== null ? JSON.stringify(raw) : undefined
+    if (text !== undefined && text.length > MAX_REPLY) throw new LlmError('malformed_response', this.redact(`the response from ${this.endpoint} is ${text.length} characters, more than the ${MAX_REPLY} a reply may be`))
     // a server that echoes our headers must not get the key into a transcript or the cache
-    const clean: unknown = typeof raw === 'object' && raw !== null ? JSON.parse(this.redact(JSON.stringify(raw))) : raw
+    const clean: unknown = text !== undefined ? JSON.parse(this.redact(text)) : raw
     const parsed = parseCompletion(clean)
     if (!parsed.ok) throw new LlmError('malformed_response', this.redact(`malformed response from ${this.endpoint}: ${parsed.problem}`))
     if (useCache) {

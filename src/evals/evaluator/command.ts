@@ -3,6 +3,7 @@ import {lstat, open, realpath, rm, type FileHandle} from 'node:fs/promises'
 import path from 'node:path'
 import {createHash} from 'node:crypto'
 import type {ObservationBody, VerdictBody} from '../../records/types.js'
+import {nestedDeeper} from '../../records/index.js'
 import {splitCommandLine} from '../../agents/command/argv.js'
 import type {Contract, EvalSpec} from '../../contracts/types.js'
 import {gain} from '../../contracts/types.js'
@@ -62,25 +63,7 @@ function finiteOrText(v: unknown): unknown {
 /** The deepest nesting of objects and arrays a metrics file may have (what reads it recurses: 400,000 levels overflowed the stack). */
 export const METRICS_MAX_DEPTH = 32
 
-/** How deep the objects and arrays of a JSON text nest (brackets inside strings do not count). */
-function nesting(text: string): number {
-  let depth = 0
-  let most = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 0x5c) i++
-      else if (c === 0x22) inString = false
-    } else if (c === 0x22) inString = true
-    else if (c === 0x7b || c === 0x5b) most = Math.max(most, ++depth)
-    else if (c === 0x7d || c === 0x5d) depth--
-  }
-  return most
-}
-
 export function parseMetrics(text: string): {metrics?: Record<string, unknown>; error?: string} {
-  if (nesting(text) > METRICS_MAX_DEPTH) return {error: `nested deeper than ${METRICS_MAX_DEPTH} levels (a metrics file is a handful of numbers)`}
   let doc: unknown
   try {
     doc = JSON.parse(text)
@@ -94,6 +77,8 @@ export function parseMetrics(text: string): {metrics?: Record<string, unknown>; 
     }
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return {error: 'not a JSON object of metrics'}
+  // (JSON.parse does not recurse; reading the values below does)
+  if (nestedDeeper(doc, METRICS_MAX_DEPTH)) return {error: `nested deeper than ${METRICS_MAX_DEPTH} levels (a metrics file is a handful of numbers)`}
   // a literal beyond a number's range (`1e400`) parses to Infinity, which no record holds: kept
   // as the text "Infinity", as a literal Infinity is, and judged non-finite
   return {metrics: finiteOrText(doc) as Record<string, unknown>}
