@@ -12,6 +12,8 @@ export interface OpenAIAgentOptions extends LlmClientOptions {
   cacheRepetitions?: boolean
   /** send the episode seed as the `seed` parameter (default true) */
   sendSeed?: boolean
+  /** the whole episode in ms, every request, retry and tool call included (default 600 000, a command agent's) */
+  episodeTimeoutMs?: number
 }
 
 /**
@@ -20,14 +22,14 @@ export interface OpenAIAgentOptions extends LlmClientOptions {
  * or OPENAI_BASE_URL / OPENAI_API_KEY; the key is never part of the agent's identity.
  */
 export function createOpenAIAgent(model: string, options: OpenAIAgentOptions = {}): Agent {
-  const {cacheRepetitions = false, sendSeed = true, ...client} = options
+  const {cacheRepetitions = false, sendSeed = true, episodeTimeoutMs = 600_000, ...client} = options
   const completer = new Completer(client)
   return {
     name: `openai:${model}`,
     model,
     params: {...(client.params ?? {})},
     run(input: AgentInput, tools: ToolInvoker, ctx: AgentContext): Promise<AgentOutcome> {
-      return runLoop(completer, {model, cacheRepetitions, sendSeed}, input, tools, ctx)
+      return runLoop(completer, {model, cacheRepetitions, sendSeed, episodeTimeoutMs}, input, tools, ctx)
     },
   }
 }

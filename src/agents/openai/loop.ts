@@ -10,6 +10,8 @@ export interface LoopSettings {
   cacheRepetitions: boolean
   /** send ctx.seed as the `seed` request parameter */
   sendSeed: boolean
+  /** the whole episode, requests, retries and tool time included, in ms (a command agent's timeoutMs) */
+  episodeTimeoutMs: number
 }
 
 /**
@@ -34,15 +36,23 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
   let steps = 0
   let said = 0
   const fail = (code: InvalidCode, detail: string) => invalidOutcome(code, detail, transcript(wire), usage)
+  // one deadline for the episode: a server that answers every request slowly, each within the
+  // per-request timeout, or with tool call after tool call, still ends it (as a command agent's)
+  const end = Date.now() + s.episodeTimeoutMs
+  const late = () => fail('timeout', `no final answer within ${s.episodeTimeoutMs} ms`)
 
   while (true) {
     if (ctx.signal?.aborted) return fail('aborted', 'cancelled by the runner')
+    const left = end - Date.now()
+    if (left <= 0) return late()
+    const deadline = AbortSignal.timeout(left)
     let reply
     try {
-      reply = await completer.complete({model: s.model, messages: wire, tools: specs, params}, {useCache, signal: ctx.signal})
+      reply = await completer.complete({model: s.model, messages: wire, tools: specs, params}, {useCache, signal: ctx.signal ? AbortSignal.any([ctx.signal, deadline]) : deadline})
     } catch (e) {
       if (!(e instanceof LlmError)) throw e
       const kind = e.data.kind
+      if (kind === 'aborted' && deadline.aborted && !ctx.signal?.aborted) return late()
       return fail(kind === 'aborted' || kind === 'malformed_response' || kind === 'connection' || kind === 'timeout' ? kind : 'http', e.message)
     }
     usage.tokensIn += reply.tokensIn
@@ -65,6 +75,7 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
 
     for (const call of calls) {
       if (++steps > ctx.maxSteps) return fail('max_steps', `more than ${ctx.maxSteps} tool calls`)
+      if (Date.now() >= end) return late()
       const args = parseArguments(call.arguments)
       let content: string
       if (args === undefined) {

@@ -109,6 +109,23 @@ t.test('a cancelled episode is invalid: aborted', async t => {
 })
 
 
+t.test('an episode has one deadline: slow replies, each within the request timeout, end it as timeout', async t => {
+  let n = 0
+  const began = Date.now()
+  // every reply comes in 150 ms, well within the 5 s per request, and asks for another tool call
+  const {out, llm} = await episode(t, () => ({body: completion({tool_calls: [{id: `c${++n}`, name: 'search_documents', arguments: '{"query":"more"}'}]}), delayMs: 150}), {episodeTimeoutMs: 700})
+  t.match(out.invalid!.reason, /^timeout: no final answer within 700 ms/)
+  t.ok(llm.requests.length >= 2 && llm.requests.length <= 6, `a few requests, then the deadline (${llm.requests.length})`)
+  t.ok(Date.now() - began < 3000, 'the episode ended near its deadline')
+})
+
+t.test('a server that never answers is cut off at the episode deadline, not after every retry', async t => {
+  const began = Date.now()
+  const {out} = await episode(t, () => ({body: completion({content: 'too late'}), delayMs: 2600}), {episodeTimeoutMs: 400, timeoutMs: 5000, maxRetries: 3})
+  t.match(out.invalid!.reason, /^timeout: no final answer within 400 ms/)
+  t.ok(Date.now() - began < 2500, `ended near 400 ms (${Date.now() - began} ms)`)
+})
+
 t.test('a throwing tool invoker is our bug, reported as tool_error', async t => {
   const llm = await startFakeLlm(twoTurns)
   t.teardown(() => llm.close())
