@@ -40,22 +40,55 @@ export interface RunResult {
   stdout: Buffer
   stderr: string
   code: number
+  /** git was stopped at opts.timeoutMs (code is then 124, as timeout(1) gives) */
+  timedOut?: boolean
 }
 
-/** Run git to completion (async: never blocks the event loop, see TOOLCHAIN.md footgun 5). */
+/**
+ * Run git to completion (async: never blocks the event loop, see TOOLCHAIN.md footgun 5).
+ * With `timeoutMs`, git is stopped then (SIGTERM, which lets it remove its lock files; SIGKILL
+ * two seconds later) and the run ends as soon as git exits: what git started (an ssh, a remote
+ * helper) and still holds its output open is not waited for.
+ */
 export function runGit(args: string[], opts: {cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv; allowFail?: boolean; timeoutMs?: number}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe'], ...(opts.timeoutMs ? {timeout: opts.timeoutMs} : {})})
+    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe']})
     const out: Buffer[] = []
     const err: Buffer[] = []
+    let timedOut = false
+    let settled = false
+    const timers: NodeJS.Timeout[] = []
+    if (opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs)) {
+      timers.push(setTimeout(() => {
+        timedOut = true
+        child.kill('SIGTERM')
+        timers.push(setTimeout(() => child.kill('SIGKILL'), 2000))
+      }, Math.max(0, opts.timeoutMs)))
+    }
+    const finish = (code: number | null) => {
+      if (settled) return
+      settled = true
+      for (const t of timers) clearTimeout(t)
+      const res: RunResult = {stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: timedOut ? 124 : (code ?? 1), ...(timedOut ? {timedOut} : {})}
+      if (res.code !== 0 && !opts.allowFail) reject(new Error(`git ${args.join(' ')} ${timedOut ? `did not finish within ${opts.timeoutMs} ms` : `failed (${res.code})`}: ${res.stderr.trim()}`))
+      else resolve(res)
+    }
     child.stdout.on('data', d => out.push(d))
     child.stderr.on('data', d => err.push(d))
-    child.on('error', reject)
-    child.on('close', code => {
-      const res = {stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 1}
-      if (res.code !== 0 && !opts.allowFail) reject(new Error(`git ${args.join(' ')} failed (${res.code}): ${res.stderr.trim()}`))
-      else resolve(res)
+    child.on('error', e => {
+      if (settled) return
+      settled = true
+      for (const t of timers) clearTimeout(t)
+      reject(e)
     })
+    child.on('close', finish)
+    child.on('exit', code => {
+      if (!timedOut) return
+      child.stdout.destroy()
+      child.stderr.destroy()
+      finish(code)
+    })
+    child.stdin.on('error', () => undefined) // (git stopped before it read its input)
     if (opts.input !== undefined) child.stdin.end(opts.input)
     else child.stdin.end()
   })

@@ -138,7 +138,7 @@ function gitReason(stderr: string): string {
  * overwritten, and every other lane is still synced. http(s) goes through isomorphic-git;
  * paths and ssh through the git binary.
  */
-export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd()): Promise<SyncResult> {
+export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd(), opts: SyncOptions = {}): Promise<SyncResult> {
   let r = resolveRemote(repo, remote)
   if (isPath(r.url)) {
     // a path given to the command is the user's, from where they are; one in a remote's
@@ -153,11 +153,12 @@ export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd()
   const remoteOf = {...r, shown: maskUrlCredentials(r.name), shownUrl: maskUrlCredentials(r.url)}
   await dropCredentialRefs(repo, remoteOf)
   try {
-    const res = /^https?:\/\//.test(r.url) ? await syncHttp(repo, remoteOf).catch(async e => {
+    const d = deadlineOf(opts.timeoutMs ?? SYNC_TIMEOUT_MS)
+    const res = /^https?:\/\//.test(r.url) ? await syncHttp(repo, remoteOf, d).catch(async e => {
       // isomorphic-git cannot fetch from a remote whose HEAD names no commit; git can
-      if (e instanceof HeadlessRemoteError && (await hasNativeGit())) return syncNative(repo, remoteOf)
+      if (e instanceof HeadlessRemoteError && (await hasNativeGit())) return syncNative(repo, remoteOf, d)
       throw e
-    }) : await syncNative(repo, remoteOf)
+    }) : await syncNative(repo, remoteOf, d)
     return {...res, rejected: res.rejected.map(x => ({...x, reason: maskUrlCredentials(x.reason)}))}
   } catch (e) {
     if (e instanceof ExpError) e.message = maskUrlCredentials(e.message)
@@ -277,7 +278,7 @@ function trackingSpecs(remote: string): string[] {
   return [`+refs/research/*:${track('refs/research/x').replace(/x$/, '*')}`, `+refs/heads/exp/proposal/*:${track('refs/heads/exp/proposal/x').replace(/x$/, '*')}`, `+refs/heads/exp/attempt/*:${track('refs/heads/exp/attempt/x').replace(/x$/, '*')}`]
 }
 
-async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
+async function syncNative(repo: RepoPaths, r: Remote, d: Deadline): Promise<SyncResult> {
   if (!(await hasNativeGit())) throw new UsageError(`remote ${r.shown} (${r.shownUrl}) needs the git binary (isomorphic-git only speaks http/https)`, 'install git, or use an http(s) remote')
   const dir = repo.commonDir
   // (a path is passed resolved: a remote's configured relative path is the repository's, and git runs from its git dir here)
@@ -290,7 +291,8 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
   const env = noPrompt()
   // (git's lock files a killed sync left in exp's tracking refs: the fetch would fail on each)
   for (const lock of staleFetchLocks(dir)) fs.rmSync(lock, {force: true})
-  const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, env, allowFail: true})
+  const f = await runGit(['--git-dir', dir, 'fetch', '--no-write-fetch-head', '--prune', '--refmap=', target, ...specs], {cwd: dir, env, allowFail: true, timeoutMs: d.left()})
+  if (f.timedOut) throw stalled(r, d, 'fetching from')
   if (f.code !== 0) throw new SyncError(`git fetch from ${r.shown} failed: ${gitReason(f.stderr)}`, /\.lock'?: File exists/.test(f.stderr) ? 'git holds a lock of this clone\'s copy of the remote\'s refs: another exp sync here is running, or one was killed (its locks are removed by the next exp sync or exp gc once a minute old): run exp sync again' : 'check the remote URL and your access to it')
   const remoteRefs = new Map<string, string>()
   for (const [k, v] of await listRefs(dir, `refs/exp/remotes/${remoteKey(r.shown)}/`)) {
@@ -322,7 +324,9 @@ async function syncNative(repo: RepoPaths, r: Remote): Promise<SyncResult> {
     return log.stdout.toString('utf8').split('\0').slice(1)
   }
   const held = await holdBack(rejected, remoteRefs, after, isAncestor, newMessages)
-  const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH, ...held.map(h => `^${h.ref}`)], {cwd: dir, env, allowFail: true})
+  if (d.left() <= 0) throw stalled(r, d, 'pushing to', fetched.length)
+  const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH, ...held.map(h => `^${h.ref}`)], {cwd: dir, env, allowFail: true, timeoutMs: d.left()})
+  if (p.timedOut) throw stalled(r, d, 'pushing to', fetched.length)
   const pushed: RefUpdate[] = []
   for (const line of p.stdout.toString('utf8').split('\n')) {
     const m = /^([ +*!=-])\t([^:]+):(\S+)\t(.*)$/.exec(line)
@@ -388,9 +392,11 @@ function pushRejection(ref: string, summary: string, stderr: string): Rejection 
   return {ref, direction: 'push', kind: 'diverged', reason: PUSH_DIVERGED}
 }
 
-async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
+async function syncHttp(repo: RepoPaths, r: Remote, d: Deadline): Promise<SyncResult> {
   const {default: git} = await import('isomorphic-git')
-  const {default: http} = await import('isomorphic-git/http/node')
+  const {default: plain} = await import('isomorphic-git/http/node')
+  // every request ends at the deadline (node's http client takes the signal)
+  const http: typeof plain = {request: req => plain.request({...req, signal: d.signal})}
   const gitdir = repo.commonDir
   const cache = {}
   const server = new Map<string, string>()
@@ -404,6 +410,7 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
       for (const x of await git.listServerRefs({http, ...auth(), url: r.url, prefix, protocolVersion: 2})) if (carried(x.ref)) server.set(x.ref, x.oid)
     }
   } catch (e) {
+    if (d.signal.aborted) throw stalled(r, d, 'listing the refs of')
     throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number; statusMessage?: string}}, undefined, creds.secrets?.())
   }
   const isAncestor = async (anc: string, desc: string): Promise<boolean> => anc === desc || git.isDescendent({fs, gitdir, oid: desc, ancestor: anc, depth: -1, cache}).catch(() => false)
@@ -421,6 +428,7 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
       // before stands; the tracking ref isomorphic-git wrote before the pack came goes (it names
       // an object this clone does not have, which every `git for-each-ref` would then fail on)
       await git.deleteRef({fs, gitdir, ref: trackingRef(r.shown, ref)}).catch(() => undefined)
+      if (d.signal.aborted) throw stalled(r, d, `fetching ${ref} from`)
       throw unreachable(r, e as Error & {code?: string; data?: {statusCode?: number}}, `fetching ${ref} from`, creds.secrets?.())
     }
   }
@@ -447,11 +455,13 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
     // what the remote says while it takes the push (`remote: error: …` from git, a hook's words)
     const said: string[] = []
     const refusal = (why: string | undefined) => pushRefusal(ref, why || 'rejected', said.flatMap(m => m.split('\n')))
+    if (d.signal.aborted) throw stalled(r, d, 'pushing to', fetched.length)
     try {
       const res = await git.push({fs, http, ...auth(), gitdir, url: r.url, remote: SYNC_REMOTE, ref, remoteRef: ref, force: false, cache, onMessage: m => void said.push(m)})
       if (res.ok) pushed.push({ref, from: remoteOid, to: local})
       else rejected.push(refusal(res.refs[ref]?.error || res.error || undefined))
     } catch (e) {
+      if (d.signal.aborted) throw stalled(r, d, `pushing ${ref} to`, fetched.length)
       // a GitPushError carries the remote's report: the reason for this ref, and the unpack status
       const report = (e as {data?: {result?: {error?: string; refs?: Record<string, {error?: string}>}}}).data?.result
       rejected.push(refusal(report?.refs?.[ref]?.error || report?.error || (e as Error).message.split('\n')[0]))
@@ -462,6 +472,39 @@ async function syncHttp(repo: RepoPaths, r: Remote): Promise<SyncResult> {
     }
   }
   return {remote: r.shown, url: r.shownUrl, transport: 'isomorphic-git', fetched, pushed, rejected}
+}
+
+export interface SyncOptions {
+  /** the whole sync, in ms (default SYNC_TIMEOUT_MS; Infinity: no limit) */
+  timeoutMs?: number
+}
+
+/** How long a sync may take by default: 15 minutes. */
+export const SYNC_TIMEOUT_MS = 15 * 60_000
+
+/** When a sync must be done: its requests and git's runs end then. */
+interface Deadline {
+  ms: number
+  signal: AbortSignal
+  /** ms left (Infinity without a limit) */
+  left(): number
+}
+
+function deadlineOf(ms: number): Deadline {
+  const end = Date.now() + ms
+  // (a signal that never aborts when there is no limit)
+  const signal = Number.isFinite(ms) ? AbortSignal.timeout(Math.max(0, ms)) : new AbortController().signal
+  return {ms, signal, left: () => (Number.isFinite(ms) ? Math.max(0, end - Date.now()) : Infinity)}
+}
+
+/**
+ * A sync stopped at its deadline: a remote that took the connection and then said nothing,
+ * or answered a byte at a time. What was fetched before stays (each lane moved only once its
+ * objects were in); git was stopped with SIGTERM, which removes its locks.
+ */
+function stalled(r: Remote, d: Deadline, doing: string, fetched?: number): SyncError {
+  const kept = fetched ? ` (the ${fetched} ref${fetched === 1 ? '' : 's'} fetched before it stay fetched)` : ''
+  return new SyncError(`${doing} ${r.shown} did not finish within ${Math.round(d.ms / 1000)} s: sync stopped${kept}`, 'the remote took the connection but did not answer in time: check it, or allow more time with --timeout SECONDS (0: no limit); nothing recorded was lost, and the next exp sync starts over')
 }
 
 const NETWORK: Record<string, string> = {
