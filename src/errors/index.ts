@@ -211,3 +211,10 @@ export class ArtifactTooLargeError extends ExpError {
     })
   }
 }
+
+/** exp could not pack itself for a workflow to install (`exp ci init`): npm missing or failing. */
+export class PackError extends ExpError {
+  constructor(message: string, hint: string) {
+    super('E_PACK', message, {hint})
+  }
+}

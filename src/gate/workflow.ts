@@ -1,3 +1,4 @@
+import path from 'node:path'
 import {ExpError} from '../errors/index.js'
 
 /**
@@ -9,8 +10,8 @@ import {ExpError} from '../errors/index.js'
 export interface WorkflowOptions {
   /** the branch pull requests target (.research/config.yaml main_branch) */
   mainBranch: string
-  /** what `npm install --global` installs: a package spec, tarball or git URL */
-  install: string
+  /** what `npm install --global` installs: a package spec, tarball URL or git URL, or the packed copy of exp committed at this path (installed from the base branch) */
+  install: Install
   /** the exp version writing the file (named in its header) */
   version: string
   /** run the validation episodes in this many parallel jobs (a matrix), then one job decides */
@@ -34,19 +35,38 @@ export const NODE_VERSION = 26
 /** First line of the pull-request comment the gate writes (--comment), found to update it in place. */
 export const COMMENT_MARKER = '<!-- exp-gate -->'
 
-/** The default install route: this very version from the npm registry. */
-export function defaultInstall(version: string): string {
-  return `experience-compiler@${version}`
-}
+/** How the workflow installs exp: an npm install spec, or the packed copy committed at a path of the repository. */
+export type Install = {spec: string} | {vendored: string}
 
 /**
  * An install spec goes into the workflow as an environment variable, never into the shell
  * text; it must still not carry an Actions expression (`${{`), a newline, or start like an option.
+ * Nor may it be a path in the repository, or one relative to it (`./vendor/exp.tgz`, `file:x`,
+ * `vendor/exp.tgz`): the job installs it from the pull request's checkout, so a pull request
+ * replacing that file would choose the exp that judges it. An absolute path outside the
+ * repository (a self-hosted runner's) is the runner's.
  */
-export function checkInstallSpec(spec: string): string {
-  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : undefined
-  if (bad) throw new ExpError('E_USAGE', `--install ${JSON.stringify(spec)} cannot be used: ${bad}`, {hint: 'pass one npm install spec: a package@version, a tarball URL or path, or a git URL such as github:OWNER/REPO#TAG'})
+export function checkInstallSpec(spec: string, workDir?: string): string {
+  const local = localPath(spec)
+  const inRepo = local !== undefined && (!path.isAbsolute(local) || (workDir !== undefined && !path.relative(workDir, local).startsWith('..')))
+  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : inRepo ? 'it is a path in the repository (or relative to it): the job would install it from the pull request\'s own checkout, and a pull request that replaced the file would choose the exp that judges it' : undefined
+  if (bad) throw new ExpError('E_USAGE', `--install ${JSON.stringify(spec)} cannot be used: ${bad}`, {hint: inRepo ? 'leave --install out: exp ci init then commits a packed copy of this exp under .github/exp/ and the workflow installs the base branch\'s copy; or pass a package@version, a tarball URL, or a git URL pinned to a commit (github:OWNER/REPO#COMMIT)' : 'pass one npm install spec: a package@version, a tarball URL, or a git URL such as github:OWNER/REPO#COMMIT'})
   return spec
+}
+
+/** The file an npm install spec names, when it names one (npm's rules: ./ ../ / ~/ file:, or a tarball's name). */
+function localPath(spec: string): string | undefined {
+  if (spec.startsWith('file:')) return spec.slice(5).replace(/^\/\/(?=\/)/, '')
+  if (/^(\.{1,2}|~)?\//.test(spec) || spec === '.' || spec === '..') return spec
+  // a name with no scheme that ends like a tarball (`vendor/exp.tgz`): npm takes it as a file
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(spec) && /\.(tgz|tar\.gz|tar)$/i.test(spec)) return spec
+  return undefined
+}
+
+/** The repository path of a packed exp: plain, relative, under .github/exp/ (it goes into the workflow). */
+function checkVendoredPath(p: string): string {
+  if (!/^\.github\/exp\/experience-compiler-[0-9A-Za-z.+-]+\.tgz$/.test(p)) throw new ExpError('E_USAGE', `${JSON.stringify(p)} is not where exp keeps its packed copy`, {hint: 'leave it to exp ci init'})
+  return p
 }
 
 /** A YAML double-quoted scalar (JSON's escaping is valid YAML). */
@@ -60,18 +80,14 @@ const lit = (s: string) => `'${s.replaceAll("'", "''")}'`
  * empty and the deciding job takes each from that job's bundle (anyone who may push lanes
  * could have written a lane of that name on the remote; src/gate/shards.ts).
  */
-function setupSteps(install: string, sharded = false): string {
+function setupSteps(install: Install, sharded = false): string {
   return `      - uses: ${ACTIONS.checkout}
         with:
           fetch-depth: 0
       - uses: ${ACTIONS.setupNode}
         with:
           node-version: ${NODE_VERSION}
-      - name: install exp
-        env:
-          EXP_INSTALL: ${q(install)}
-        run: npm install --global --no-audit --no-fund "$EXP_INSTALL"
-      - name: fetch the research lanes
+${installStep(install)}      - name: fetch the research lanes
         run: git fetch --no-tags origin 'refs/research/*:refs/research/*' '^refs/research/private/*'${sharded ? ` '^refs/research/lanes/ci-shard-*'` : ''}
 `
 }
@@ -84,7 +100,31 @@ function setupSteps(install: string, sharded = false): string {
  * the repository before review. The deciding job fetches the bundles over any lane of the same
  * name, so only this run's shard jobs can vouch for episodes.
  */
-function shardJob(o: {install: string; shards: number; condition: string}): string {
+/**
+ * The step that installs exp. A packed copy committed in the repository is taken from the
+ * base branch, never from the pull request's checkout: a pull request that replaces the file
+ * does not choose the exp that judges it.
+ */
+function installStep(install: Install): string {
+  if ('spec' in install) {
+    return `      - name: install exp
+        env:
+          EXP_INSTALL: ${q(install.spec)}
+        run: npm install --global --no-audit --no-fund "$EXP_INSTALL"
+`
+  }
+  return `      - name: install exp
+        env:
+          BASE_REF: \${{ github.event.pull_request.base.ref }}
+          EXP_PACKAGE: ${q(install.vendored)}
+        # the copy committed on the base branch, not the pull request's (it could replace the file)
+        run: |
+          git show "origin/$BASE_REF:$EXP_PACKAGE" > "$RUNNER_TEMP/experience-compiler.tgz"
+          npm install --global --no-audit --no-fund "$RUNNER_TEMP/experience-compiler.tgz"
+`
+}
+
+function shardJob(o: {install: Install; shards: number; condition: string}): string {
   return `  shard:
     if: ${o.condition}
     runs-on: ubuntu-latest
@@ -114,7 +154,7 @@ ${setupSteps(o.install, true)}      - name: run this shard of the validation epi
 }
 
 export function workflowYaml(o: WorkflowOptions): string {
-  const install = checkInstallSpec(o.install)
+  const install: Install = 'spec' in o.install ? {spec: checkInstallSpec(o.install.spec)} : {vendored: checkVendoredPath(o.install.vendored)}
   const main = o.mainBranch
   const shards = o.shards ?? 1
   if (!Number.isInteger(shards) || shards < 1 || shards > 64) throw new ExpError('E_USAGE', `--shards ${shards} cannot be used: give a whole number from 1 to 64`, {hint: 'e.g. exp ci init --shards 4'})

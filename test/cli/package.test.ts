@@ -92,8 +92,13 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   const env0 = {PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`}
   const exp = (args: string[], cwd = maint, input?: string) => sh('bash', ['-c', `${input ? `printf '%s' '${input}' | ` : ''}exp "$@"`, 'exp', ...args], {cwd, env: env0})
   t.equal((await exp(['init', '--example', 'onboarding'])).code, 0)
-  const ci = await exp(['ci', 'init', '--install', tarball])
+  // (the default: the installed exp packs itself into .github/exp/, and the job installs the base's copy)
+  const ci = await exp(['ci', 'init'])
   t.equal(ci.code, 0, ci.stderr)
+  const vendored = '.github/exp/experience-compiler-0.1.0.tgz'
+  t.ok(fs.statSync(path.join(maint, vendored)).size > 100_000, 'the packed exp is written beside the workflow')
+  const repacked = await sh('tar', ['xzf', path.join(maint, vendored), '-O', 'package/package.json'], {cwd: work})
+  t.notOk('prepare' in (JSON.parse(repacked.stdout) as {scripts: Record<string, string>}).scripts, 'with no script that builds from sources')
   const file = path.join(maint, '.github', 'workflows', 'exp-gate.yml')
   const lint = await sh(path.join(ROOT, 'node_modules', '.bin', 'action-validator'), [file], {cwd: maint})
   t.equal(lint.code, 0, `action-validator: ${lint.stdout}${lint.stderr}`)
@@ -158,6 +163,8 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   const first = await runJob(file, 'gate', {workspace: ws, context: context('pull_request'), env, actions})
   const step = (name: string, run = first) => run.steps.find(s => s.name.startsWith(name))!
   t.equal(step('install exp').code, 0, `install: ${step('install exp').stderr}`)
+  const installed = await sh(path.join(runner, 'bin', 'exp'), ['--version'], {cwd: work})
+  t.match(installed.stdout, /experience-compiler\/0\.1\.0/, 'the base\'s packed copy installed, and it runs')
   t.equal(step('fetch the research lanes').code, 0, step('fetch the research lanes').stderr)
   t.ok((await git(ws, 'for-each-ref', 'refs/research/lanes')).includes('refs/research/lanes/maint'), 'the lanes were fetched')
   t.equal(step('gate').code, 6, `a rewording without review fails the policy: ${step('gate').stderr}`)
@@ -234,6 +241,43 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   t.not(step('fetch the research lanes', failed).code, 0)
   t.notOk(step('gate', failed).ran, 'the gate does not run on a failed fetch')
 })
+
+t.test('the packed exp is installed from the base branch: a pull request that replaces it does not choose the exp that judges it', async t => {
+  // found by a sweep: with --install ./vendor/exp.tgz the job installed the pull request's
+  // file, and a fake exp in it printed PASS and passed a lowered policy
+  const repo = path.join(work, 'vendor')
+  await git(work, '-c', 'init.defaultBranch=master', 'init', '-q', repo)
+  const env = {PATH: `${path.join(work, 'prefix', 'bin')}:${process.env.PATH}`}
+  t.equal((await sh('exp', ['init'], {cwd: repo, env})).code, 0)
+  for (const bad of ['./vendor/exp.tgz', 'vendor/exp.tgz', 'file:vendor/exp.tgz', `file:${path.join(repo, 'x.tgz')}`, path.join(repo, 'vendor', 'exp.tgz'), '../exp.tgz']) {
+    const r = await sh('exp', ['ci', 'init', '--install', bad, '--force'], {cwd: repo, env})
+    t.equal(r.code, 2, `refused: ${bad}`)
+    t.match(r.stderr, /a path in the repository \(or relative to it\)/)
+  }
+  t.notOk(fs.existsSync(path.join(repo, '.github')), 'nothing written')
+  t.equal((await sh('exp', ['ci', 'init'], {cwd: repo, env})).code, 0)
+  const vendored = '.github/exp/experience-compiler-0.1.0.tgz'
+  await git(repo, 'add', '.github')
+  await git(repo, 'commit', '-q', '-m', 'ci: the exp gate')
+  await git(repo, 'update-ref', 'refs/remotes/origin/master', 'HEAD')
+  // the pull request's checkout holds another "exp"
+  await git(repo, 'switch', '-q', '-c', 'evil')
+  fs.writeFileSync(path.join(repo, vendored), 'a fake exp that prints PASS')
+  await git(repo, 'commit', '-q', '-am', 'a better exp')
+  const fake = path.join(work, 'fake-npm-vendor')
+  fs.mkdirSync(fake)
+  const got = path.join(work, 'npm-got.tgz')
+  fs.writeFileSync(path.join(fake, 'npm'), `#!/usr/bin/env node\nrequire('fs').copyFileSync(process.argv.at(-1), ${JSON.stringify(got)})\n`, {mode: 0o755})
+  const file = path.join(repo, '.github', 'workflows', 'exp-gate.yml')
+  const run = await runJob(file, 'gate', {workspace: repo, context: {'github.event_name': 'pull_request', 'github.event.review.state': '', 'github.event.pull_request.base.ref': 'master'}, env: {...ENV, PATH: `${fake}:${process.env.PATH}`}, actions: {}, only: ['install exp']})
+  t.equal(run.steps.find(s => s.name === 'install exp')!.code, 0, run.steps.find(s => s.name === 'install exp')!.stderr)
+  t.same(fs.readFileSync(got), await gitBytes(repo, ['show', `master:${vendored}`]), "npm was handed the base's copy, byte for byte")
+})
+
+/** git's stdout as bytes */
+function gitBytes(cwd: string, args: string[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => execFile(...plain('git', args), {cwd, env: ENV, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024}, (e, out) => (e ? reject(e) : resolve(out))))
+}
 
 t.test('--install is passed as data: a shell expression in it is never run', async t => {
   const repo = path.join(work, 'inject')

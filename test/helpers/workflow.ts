@@ -63,7 +63,9 @@ export async function runJob(file: string, job: string, o: {workspace: string; c
     const output = path.join(o.workspace, '..', `github-output-${results.length}`)
     fs.writeFileSync(output, '')
     // (as GitHub's runner sets them for every step)
-    const env: NodeJS.ProcessEnv = {...o.env, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: output}
+    const temp = path.join(o.workspace, '..', 'runner-temp')
+    fs.mkdirSync(temp, {recursive: true})
+    const env: NodeJS.ProcessEnv = {...o.env, CI: 'true', GITHUB_ACTIONS: 'true', GITHUB_OUTPUT: output, RUNNER_TEMP: temp}
     for (const [k, v] of Object.entries(step.env ?? {})) env[k] = substitute(String(v), ctx)
     const r = await bash(substitute(step.run!, ctx), {cwd: o.workspace, env})
     results.push({name, ran: true, ...r})

@@ -1,11 +1,12 @@
 import {Flags} from '../../vendor/oclif.js'
-import {mkdir, access} from 'node:fs/promises'
+import {mkdir, access, rm} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpCommand} from '../../cli/base.js'
 import {mainRefOf} from '../../cli/main-ref.js'
 import {discoverRepo} from '../../store/index.js'
 import {ExpError} from '../../errors/index.js'
-import {checkInstallSpec, defaultInstall, workflowYaml} from '../../gate/workflow.js'
+import {checkInstallSpec, workflowYaml, type Install} from '../../gate/workflow.js'
+import {packSelf, vendoredCopies, vendoredPath} from '../../gate/self-package.js'
 import {writeOutputFile} from '../../write-output.js'
 import {refuseLinkOnTheWay} from '../../work-file.js'
 
@@ -13,35 +14,40 @@ export interface CiInitResult {
   file: string
   written: boolean
   main_branch: string
+  /** the npm install spec, or the path of the packed copy of exp the workflow installs from the base branch */
   install: string
+  /** the packed copy written (its path), when the workflow installs one */
+  vendored?: {file: string; bytes: number}
   shards: number
 }
 
 export default class CiInit extends ExpCommand {
   static summary = 'Write .github/workflows/exp-gate.yml: `exp gate` on every pull request to the main branch.'
-  static description = `The workflow runs on every pull request to the main branch (main_branch of .research/config.yaml) and on every review of one (an approving review can waive a neutral change: allow_neutral); the gate itself decides what is in scope from the base's contract. It installs exp with \`npm install --global\` of --install (default: experience-compiler at exactly this version), fetches the public research lanes (a failed fetch fails the job), runs \`exp gate --require-certified --junit exp-gate.xml --comment exp-gate.md\` with EXP_HOLDOUT_KEY from the repository secret of that name (without it a sealed held-out split cannot be judged, and the gate fails: not certified), uploads the JUnit report and keeps ONE pull-request comment with the result, updated on every run.
+  static description = `The workflow runs on every pull request to the main branch (main_branch of .research/config.yaml) and on every review of one (an approving review can waive a neutral change: allow_neutral); the gate itself decides what is in scope from the base's contract. It installs exp from a packed copy of this very exp that it commits beside the workflow (.github/exp/experience-compiler-VERSION.tgz, ~2 MB), taken from the base branch, never from the pull request (a pull request that replaced the file would choose the exp that judges it), or with \`npm install --global\` of --install; then it fetches the public research lanes (a failed fetch fails the job), runs \`exp gate --require-certified --junit exp-gate.xml --comment exp-gate.md\` with EXP_HOLDOUT_KEY from the repository secret of that name (without it a sealed held-out split cannot be judged, and the gate fails: not certified), uploads the JUnit report and keeps ONE pull-request comment with the result, updated on every run.
 Actions are pinned by full commit id (the tag in a comment), Node.js is a current LTS, the job has a timeout, a concurrency group per pull request and only contents: read and pull-requests: write.
 --shards N (2 or more) splits the validation episodes over N parallel jobs of a matrix (\`exp gate --shard I/N\`), each handing its lane to the deciding job as a git bundle in an artifact of the run; the deciding job gathers them and runs \`exp gate --shards N\`, with the same result as one job.
---install takes one npm install spec (package@version, a tarball URL or path, a git URL such as github:OWNER/REPO#TAG); it is passed to the shell as an environment variable, never as shell text.`
+--install takes one npm install spec (package@version, once the package is on your registry; a tarball URL; a git URL pinned to a commit such as github:OWNER/REPO#COMMIT); it is passed to the shell as an environment variable, never as shell text. A path in the repository, or relative to it, is refused: the job would install it from the pull request's checkout.`
   static enableJsonFlag = true
   static jsonOutput = '{file, written, main_branch, install, shards}.'
   static examples = [
     '<%= config.bin %> ci init',
-    '<%= config.bin %> ci init --install github:acme/exp#v0.1.0 --force',
+    '<%= config.bin %> ci init --install experience-compiler@0.1.0 --force',
+    '<%= config.bin %> ci init --install github:acme/exp#8f3e2a1c9d0b4e5f6a7b8c9d0e1f2a3b4c5d6e7f --force',
     '<%= config.bin %> ci init --install https://example.com/experience-compiler-0.1.0.tgz',
     '<%= config.bin %> ci init --shards 4 --force',
   ]
   static flags = {
-    install: Flags.string({description: 'what the workflow installs with `npm install --global`: package@version, tarball URL or path, or git URL (default: experience-compiler@<this version>)'}),
+    install: Flags.string({description: 'what the workflow installs with `npm install --global`: package@version, tarball URL, or git URL (default: a packed copy of this exp, committed under .github/exp/ and installed from the base branch)'}),
     force: Flags.boolean({description: 'overwrite an existing workflow file'}),
     shards: Flags.integer({description: 'validation episodes in this many parallel jobs, then one deciding job (1: a single job)', min: 1, max: 64, default: 1}),
   }
 
   async run(): Promise<CiInitResult> {
     const {flags} = await this.parse(CiInit)
-    const install = checkInstallSpec(flags.install ?? defaultInstall(this.config.version))
     const repo = discoverRepo(this.workDir)
     if (!repo.workDir) throw new ExpError('E_USAGE', 'a bare repository has no work tree for .github/', {hint: 'run it in a clone'})
+    const install: Install = flags.install === undefined ? {vendored: vendoredPath(this.config.version)} : {spec: checkInstallSpec(flags.install, repo.workDir)}
+    const shownInstall = 'spec' in install ? install.spec : install.vendored
     const mainBranch = (await mainRefOf(repo, this.workDir, undefined, l => this.note(l))).replace(/^refs\/heads\//, '')
     const file = path.join(repo.workDir, '.github', 'workflows', 'exp-gate.yml')
     const shown = path.relative(this.workDir, file) || file
@@ -50,17 +56,28 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
     const exists = await access(file).then(() => true, () => false)
     if (exists && !flags.force) {
       if (!this.jsonEnabled()) this.log(`kept ${shown} (already there; --force to overwrite)`)
-      return {file, written: false, main_branch: mainBranch, install, shards: flags.shards}
+      return {file, written: false, main_branch: mainBranch, install: shownInstall, shards: flags.shards}
+    }
+    const yaml = workflowYaml({mainBranch, install, version: this.config.version, shards: flags.shards})
+    let vendored: CiInitResult['vendored']
+    if ('vendored' in install) {
+      const copy = path.join(repo.workDir, install.vendored)
+      refuseLinkOnTheWay(repo.workDir, copy)
+      vendored = {file: copy, ...(await packSelf(copy))}
     }
     await mkdir(path.dirname(file), {recursive: true})
-    await writeOutputFile(file, workflowYaml({mainBranch, install, version: this.config.version, shards: flags.shards}))
+    await writeOutputFile(file, yaml)
+    // (the copies of other versions an earlier ci init wrote: the workflow no longer names them)
+    const stale = vendoredCopies(repo.workDir).filter(p => !('vendored' in install) || p !== install.vendored)
+    for (const p of stale) await rm(path.join(repo.workDir, p), {force: true})
     if (!this.jsonEnabled()) {
-      this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}${flags.shards > 1 ? `, validation in ${flags.shards} parallel jobs` : ''}, exp installed as ${install}`)
-      if (flags.install === undefined) this.log(`the workflow installs ${install} from the npm registry: where the registry does not have it (\`npm view ${install}\`), run \`exp ci init --force --install SPEC\` with a git URL (github:OWNER/REPO#TAG) or a tarball URL`)
-      this.log('next: commit it; add the repository secret EXP_HOLDOUT_KEY if the held-out split is sealed (without it the gate fails: not certified)')
+      this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}${flags.shards > 1 ? `, validation in ${flags.shards} parallel jobs` : ''}, exp installed ${vendored ? `from the base branch's ${shownInstall}` : `as ${shownInstall}`}`)
+      if (vendored) this.log(`wrote ${path.relative(this.workDir, vendored.file)} (${(vendored.bytes / 1024 / 1024).toFixed(1)} MB): this exp, packed; the workflow installs the copy on the base branch, so commit it there with the workflow`)
+      for (const p of stale) this.log(`removed ${p} (an older exp's copy; the workflow no longer installs it)`)
+      this.log(`next: commit ${vendored ? '.github/ (the workflow and the packed exp)' : 'it'}; add the repository secret EXP_HOLDOUT_KEY if the held-out split is sealed (without it the gate fails: not certified)`)
       // a pull request runs its own copy of the workflow (GitHub reads it from the pull request's merge commit)
       this.log(`then protect ${mainBranch} (GitHub: Settings, Branches): require the status check "gate" (workflow "exp gate") and a code owner's review of .github/ (a CODEOWNERS line \`/.github/ @you\`): a pull request runs its own copy of this workflow, and one that edits it could skip the gate`)
     }
-    return {file, written: true, main_branch: mainBranch, install, shards: flags.shards}
+    return {file, written: true, main_branch: mainBranch, install: shownInstall, ...(vendored ? {vendored} : {}), shards: flags.shards}
   }
 }
