@@ -62,12 +62,11 @@ export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentO
   const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...keyFileHidden(store)]
   return {
     command: {...(cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}), sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide}},
+    // (the endpoint and key are the user's environment's: OPENAI_BASE_URL, OPENAI_API_KEY)
     openai: {
       cacheDir: path.join(store.commonDir, 'exp', 'llm-cache'),
-      ...(cfg.openai?.base_url ? {baseURL: cfg.openai.base_url} : {}),
       ...(cfg.openai?.timeout_ms ? {timeoutMs: cfg.openai.timeout_ms} : {}),
       ...(cfg.openai?.max_retries !== undefined ? {maxRetries: cfg.openai.max_retries} : {}),
-      ...(cfg.openai?.api_key_env ? {apiKey: process.env[cfg.openai.api_key_env]} : {}),
     },
   }
 }

@@ -999,9 +999,10 @@ export interface ResearchConfig {
     items?: number;
     tokens?: number;
   };
+  /**
+   * the client of openai:MODEL agents and drafters; its endpoint and key come from the environment (OPENAI_BASE_URL, OPENAI_API_KEY), never from this file
+   */
   openai?: {
-    base_url?: string;
-    api_key_env?: string;
     timeout_ms?: number;
     max_retries?: number;
   };

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import {assertResearchFile, parseYamlOrJson, digestOf} from '../records/index.js'
 import type {ResearchConfig, ResearchContract, PromotionPolicy} from '../records/types.js'
-import {NotFoundError, isExpError} from '../errors/index.js'
+import {ExpError, NotFoundError, isExpError} from '../errors/index.js'
 import {readWorkFile} from '../work-file.js'
 
 export const RESEARCH_DIR = '.research'
@@ -17,8 +17,23 @@ async function load<T>(workDir: string, name: 'config' | 'contract' | 'policy'):
   }
   const rel = path.join(RESEARCH_DIR, `${name}.yaml`)
   const doc = await parseYamlOrJson(text, rel)
+  if (name === 'config') refuseEndpoint(doc, rel)
   assertResearchFile(name, doc, rel)
   return doc as T
+}
+
+/**
+ * Where an openai client sends its requests, and with which key, is the user's to say (their
+ * environment), never a committed file's: a cloned repository whose config named its own
+ * endpoint got the user's OPENAI_API_KEY sent there, and one naming `api_key_env:
+ * AWS_SECRET_ACCESS_KEY` any variable of theirs as a bearer token.
+ */
+function refuseEndpoint(doc: unknown, rel: string): void {
+  const openai = (doc as {openai?: unknown} | null)?.openai
+  if (!openai || typeof openai !== 'object') return
+  for (const field of ['base_url', 'api_key_env'] as const) {
+    if (field in openai) throw new ExpError('E_SCHEMA', `${rel}: openai.${field} is not taken from a file in the repository (a cloned repository could send your API key, or any variable of your environment, to a server of its choosing)`, {data: {file: rel, field: `openai.${field}`}, hint: `remove openai.${field} from ${rel}; set ${field === 'base_url' ? 'OPENAI_BASE_URL' : 'OPENAI_API_KEY'} in your environment instead`})
+  }
 }
 
 export async function loadConfig(workDir: string): Promise<ResearchConfig> {
