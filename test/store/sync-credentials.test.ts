@@ -114,3 +114,35 @@ t.test('record text: credentials in a URL are redacted like any other secret', a
   t.equal(redact('ssh://git@github.com/o/r.git and git@github.com:o/r.git'), 'ssh://git@github.com/o/r.git and git@github.com:o/r.git', 'a plain ssh user is not a secret')
   t.equal(redact(`ftp://me:${SECRET}@h/x`), 'ftp://[redacted]@h/x')
 })
+
+// Found by a sweep: a server that echoed the Authorization header it was sent (`500 error for
+// Basic YWxpY2U6…`) had exp print the base64 of `user:token` as it was, in text and --json.
+t.test('a server that echoes the Authorization header: neither the token nor its Basic form is printed', async t => {
+  const echo = http.createServer((req, res) => {
+    const auth = req.headers.authorization
+    if (!auth) {
+      res.writeHead(401, {'WWW-Authenticate': 'Basic realm="git"'})
+      return void res.end('credentials, please')
+    }
+    res.writeHead(500, `error for ${auth}`)
+    res.end(`you sent ${auth} (${Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString('hex')})`)
+  })
+  await new Promise<void>(r => echo.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>(r => echo.close(() => r())))
+  const port = (echo.address() as net.AddressInfo).port
+  const a = await makeRepo(t)
+  const basic = (user: string, pass: string) => Buffer.from(`${user}:${pass}`).toString('base64')
+  for (const json of [false, true]) {
+    const r = await exp(['sync', `http://alice:${SECRET}@127.0.0.1:${port}/x.git`, ...(json ? ['--json'] : [])], {cwd: a})
+    t.equal(r.code, 1, r.stderr)
+    const out = `${r.stdout}${r.stderr}`
+    t.match(out, /HTTP 500/, 'the error is reported')
+    for (const form of [SECRET, basic('alice', SECRET), basic('alice', SECRET).slice(4, -4), Buffer.from(`alice:${SECRET}`).toString('hex')]) t.notOk(out.includes(form), `not in the output: ${form}`)
+  }
+  // the same with a password a credential helper gave
+  const helped = 'helperS3CRET-77a1'
+  await git(a, 'config', 'credential.helper', `!f() { echo username=bob; echo password=${helped}; }; f`)
+  const r = await exp(['sync', `http://127.0.0.1:${port}/x.git`], {cwd: a})
+  t.equal(r.code, 1)
+  for (const form of [helped, basic('bob', helped)]) t.notOk(`${r.stdout}${r.stderr}`.includes(form), `not in the output: ${form}`)
+})

@@ -1,3 +1,4 @@
+import {encodedForms} from '../../redact/encodings.js'
 import {hasNativeGit, runGit} from '../../git/run.js'
 import {configValue, readGitConfig} from '../../git/config.js'
 import type {RepoPaths} from '../../git/repo.js'
@@ -30,7 +31,7 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
   if (!(await hasNativeGit())) {
     const header = configValue(readGitConfig(repo.commonDir), 'http.extraheader')
     const headers = headerOf(header)
-    return {headers, secrets: () => secretsOf(url, headers)}
+    return {headers, secrets: () => withEncodings(secretsOf(url, headers))}
   }
   const cwd = repo.commonDir
   const env = noPrompt()
@@ -43,7 +44,7 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
   let approved = false
   return {
     headers,
-    secrets: () => [...secretsOf(url, headers), ...(filled?.password ? [filled.password] : [])],
+    secrets: () => withEncodings([...secretsOf(url, headers), ...(filled?.password ? [filled.password, `${filled.username}:${filled.password}`] : [])]),
     onAuth: async (_url, auth) => {
       if (filled) return filled
       // a newline in a value would add lines to git's credential request (host=… of another
@@ -78,6 +79,15 @@ export function noPrompt(): NodeJS.ProcessEnv {
  * Bearer one and what a Basic one decodes to (`user:password`, and the password), the URL's
  * user and password. A hostile server can echo any of them into the error exp prints.
  */
+/**
+ * The values and the forms a server may echo them in: the Basic header's base64 of
+ * `user:password` (a hostile server answered `500 error for Basic YWxpY2U6…`, which exp printed
+ * as it was), hex, percent-encoded (src/redact/encodings.ts).
+ */
+function withEncodings(values: string[]): string[] {
+  return [...new Set(values.flatMap(v => [v, ...encodedForms(v)]))]
+}
+
 function secretsOf(url: string, headers: Record<string, string>): string[] {
   const out: string[] = []
   for (const v of Object.values(headers)) {
@@ -92,6 +102,8 @@ function secretsOf(url: string, headers: Record<string, string>): string[] {
     const u = new URL(url)
     if (u.password) out.push(decodeURIComponent(u.password), u.password)
     if (u.username) out.push(decodeURIComponent(u.username))
+    // (what is sent for them: Basic base64 of `user:password`)
+    if (u.password) out.push(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`)
   } catch {
     // not a URL: nothing in it
   }
