@@ -12,6 +12,15 @@ export interface LockOptions {
 }
 
 const DEFAULTS = {timeoutMs: 30_000, staleMs: 120_000}
+
+/**
+ * The options of one lock, a default for each one not given. (Spread over the defaults, an
+ * option passed as undefined replaced its default: every append, which passes its own
+ * lockTimeoutMs through, waited forever for a live writer that held the lock.)
+ */
+export function lockOptions(options: LockOptions): Required<LockOptions> {
+  return {timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs, staleMs: options.staleMs ?? DEFAULTS.staleMs}
+}
 const HOST = os.hostname()
 
 interface Owner {
@@ -123,7 +132,7 @@ export class RefLock {
   }
 
   static async acquire(commonDir: string, ref: string, options: LockOptions = {}): Promise<RefLock> {
-    const opts = {...DEFAULTS, ...options}
+    const opts = lockOptions(options)
     const file = path.join(commonDir, `${ref}.lock`)
     fs.mkdirSync(path.dirname(file), {recursive: true})
     const start = Date.now()

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {spawn} from 'node:child_process'
 import {GitRecordStore} from '../../src/store/index.js'
-import {RefLock} from '../../src/git/lock.js'
+import {RefLock, lockOptions} from '../../src/git/lock.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 
@@ -45,4 +45,20 @@ t.test('a ref moved by someone who ignored the lock is a conflict, not a lost up
   fs.writeFileSync(path.join(common, 'refs/research/lanes/y'), `${(await git(repo, 'rev-parse', 'HEAD')).trim()}\n`)
   await t.rejects(lock.commit('0'.repeat(40)), {code: 'E_CONFLICT'})
   t.notOk(fs.existsSync(path.join(common, 'refs/research/lanes/y.lock')), 'the lock is released')
+})
+
+// Found by a sweep: an option passed as undefined replaced its default, and every `exp append`
+// (which passes its lockTimeoutMs through, unset) waited forever for a live writer's lock.
+t.test('an option left undefined keeps its default: a lock held by a live writer is never waited for forever', async t => {
+  t.same(lockOptions({timeoutMs: undefined, staleMs: undefined}), {timeoutMs: 30_000, staleMs: 120_000})
+  t.same(lockOptions({timeoutMs: 5}), {timeoutMs: 5, staleMs: 120_000})
+  const repo = await makeRepo(t)
+  const common = path.join(repo, '.git')
+  const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'])
+  t.teardown(() => holder.kill('SIGKILL'))
+  const lock = path.join(common, 'refs/research/lanes/held.lock')
+  fs.mkdirSync(path.dirname(lock), {recursive: true})
+  fs.writeFileSync(lock, `exp pid=${holder.pid} host=${(await import('node:os')).hostname()} at=now\n`)
+  // (staleMs undefined: the default, not "never stale" nor "always")
+  await t.rejects(RefLock.acquire(common, 'refs/research/lanes/held', {timeoutMs: 300, staleMs: undefined}), {code: 'E_LOCKED'})
 })
