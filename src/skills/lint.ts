@@ -51,7 +51,11 @@ export function lintSkillSource(src: SkillSource, options: LintOptions = {}): Sk
     add(skillFile, [{rule: 'skill/missing', message}])
   } else {
     const fm = readFrontmatter(splitLines(src.skill))
-    const drafts = frontmatterProblems(fm, src.spec ?? specMessages(src.skill, src.name))
+    // skills-ref parses the frontmatter again, without an alias limit, and turns values into
+    // strings: a 1.4 KB SKILL.md of nested aliases, which exp's own parse refuses, took it to
+    // 4 GB and a V8 abort. It is asked only about a frontmatter exp's parse took.
+    const parsed = fm.tooLarge === undefined && !fm.errors.length && !fm.notMapping
+    const drafts = frontmatterProblems(fm, src.spec ?? (parsed ? specMessages(src.skill, src.name) : []))
     // an unclosed frontmatter swallows the body: its sections would only add noise
     if (!fm.unclosed) drafts.push(...bodyProblems(parseSkill(src.skill), options.requiredSections ?? REQUIRED_SECTIONS))
     add(skillFile, drafts)
@@ -78,8 +82,10 @@ export async function lintSkill(dir: string, options: LintOptions = {}): Promise
   const [skillRefused, purposeRefused] = await Promise.all([SKILL_FILE, PURPOSE_FILE].map(f => workFileRefusal(path.join(abs, f))))
   const refused = (file: string, why: string): LintProblem => ({file: path.join(shown, file), rule: 'skill/unreadable', message: `${file} ${why}`})
   if (skillRefused) return {dir: shown, name: path.basename(abs), problems: [refused(SKILL_FILE, skillRefused), ...(purposeRefused ? [refused(PURPOSE_FILE, purposeRefused)] : [])]}
-  const [spec, skill, purpose] = await Promise.all([validate(abs), readText(path.join(abs, SKILL_FILE)), purposeRefused ? undefined : readText(path.join(abs, PURPOSE_FILE))])
-  const result = lintSkillSource({dir: shown, name: path.basename(abs), skill, purpose, spec}, purposeRefused ? {...options, requirePurpose: false} : options)
+  const [skill, purpose] = await Promise.all([readText(path.join(abs, SKILL_FILE)), purposeRefused ? undefined : readText(path.join(abs, PURPOSE_FILE))])
+  // (skills-ref's own words for a folder without SKILL.md; a text read is checked as a text, below)
+  const spec = skill === undefined ? await validate(abs) : undefined
+  const result = lintSkillSource({dir: shown, name: path.basename(abs), skill, purpose, ...(spec ? {spec} : {})}, purposeRefused ? {...options, requirePurpose: false} : options)
   if (purposeRefused) result.problems.push(refused(PURPOSE_FILE, purposeRefused))
   return result
 }

@@ -36,3 +36,26 @@ t.test('a missing path or skills/ folder is a typed error, not a lint result', a
   await t.rejects(lintSkills(['skills/nope'], {cwd: INVALID}), {code: 'E_NOT_FOUND'})
   await t.rejects(lintSkills([], {cwd: FIXTURES}), {code: 'E_NOT_FOUND'})
 })
+
+// Found by a sweep: skills-ref parsed the frontmatter again without an alias limit and turned
+// its values into strings; a 1.4 KB SKILL.md of nested aliases (which exp's parse refuses)
+// took `exp skills lint` to 4 GB and a V8 abort after ~76 s.
+t.test('a frontmatter of nested aliases is one YAML problem, found at once, never expanded', async t => {
+  const fs = await import('node:fs')
+  const os = await import('node:os')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-alias-'))
+  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
+  const skill = path.join(dir, 'skills', 'bomb')
+  fs.mkdirSync(skill, {recursive: true})
+  const lines = ['---', 'name: bomb', 'description: d', 'metadata:', `  a: &a [${Array(8).fill('"xxxxxxx"').join(',')}]`]
+  for (let i = 1; i < 8; i++) lines.push(`  ${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(8).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`)
+  for (let j = 0; j < 40; j++) lines.push(`  m${j}: *h`)
+  lines.push('---', '', '# Bomb', '', '## Objective', '', 'x', '')
+  fs.writeFileSync(path.join(skill, 'SKILL.md'), lines.join('\n'))
+  const began = Date.now()
+  const before = process.memoryUsage().rss
+  const r = await lintSkill('skills/bomb', {cwd: dir, requirePurpose: false})
+  t.ok(Date.now() - began < 5000, `linted in ${Date.now() - began} ms`)
+  t.ok(process.memoryUsage().rss - before < 200 * 1024 * 1024, 'no expansion in memory')
+  t.ok(r.problems.some(p => p.rule === 'frontmatter/yaml' && /alias/i.test(p.message)), JSON.stringify(r.problems.map(p => p.message)))
+})
