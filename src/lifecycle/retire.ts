@@ -29,6 +29,13 @@ export function reopenHypothesis(store: RecordStore, o: RetireOptions): Promise<
 
 async function mark(store: RecordStore, o: RetireOptions, action: 'retire' | 'reopen'): Promise<RetireResult> {
   if (!o.reason.trim()) throw new UsageError(`${action} needs a reason`, 'pass --reason TEXT: it is the record of why')
+  // the status is read and the note written under the lock claims take: two `exp reopen` at
+  // once both read "retired" and both wrote a reopen, and the second one is a problem
+  // (reopen_not_retired) every later `exp fsck` reports, in an append-only ledger
+  return store.exclusive('claims', () => markLocked(store, o, action))
+}
+
+async function markLocked(store: RecordStore, o: RetireOptions, action: 'retire' | 'reopen'): Promise<RetireResult> {
   const now = o.now()
   const {ledger, node, view} = await findHypothesis(store, o.hypothesis, now)
   if (action === 'retire' && view.status === 'retired') throw new HypothesisStateError(view.id, 'retired', 'retire', 'it is retired already; `exp reopen` undoes that')

@@ -94,3 +94,21 @@ t.test('another lane cannot release or take over a claim by naming its holder (e
   const said = fsck.stdout + fsck.stderr
   t.equal(said.split('\n').filter(l => l.includes('claim_not_own') && l.includes('lanes/mallory')).length, 2, said)
 })
+
+// Found by a sweep: retire and reopen read the status and wrote their note without a lock; two
+// `exp reopen` at once were both told "reopened", and the second note is a problem
+// (reopen_not_retired) every later `exp fsck` reports, in an append-only ledger.
+t.test('processes reopen (or retire) one hypothesis at the same time: exactly one does it, and fsck stays clean', async t => {
+  const repo = await makeRepo(t)
+  const hyp = await seedHypothesis(repo)
+  for (let round = 0; round < 3; round++) {
+    const retire = await Promise.all(['x', 'y', 'z'].map(lane => exp(['retire', hyp, '--lane', lane, '--reason', `r${round}`], {cwd: repo})))
+    t.equal(retire.filter(r => r.code === 0).length, 1, `round ${round}: one retire: ${retire.map(r => r.code).join(',')}`)
+    t.ok(retire.filter(r => r.code !== 0).every(r => r.code === 4 && /retired already/.test(r.stderr)), 'the others are told it is retired already')
+    const reopen = await Promise.all(['x', 'y', 'z'].map(lane => exp(['reopen', hyp, '--lane', lane, '--reason', `o${round}`], {cwd: repo})))
+    t.equal(reopen.filter(r => r.code === 0).length, 1, `round ${round}: one reopen: ${reopen.map(r => r.code).join(',')}`)
+  }
+  const fsck = await exp(['fsck'], {cwd: repo})
+  t.equal(fsck.code, 0, fsck.stdout + fsck.stderr)
+  t.notMatch(fsck.stdout, /reopen_not_retired|retire/)
+})
