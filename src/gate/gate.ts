@@ -4,7 +4,7 @@ import path from 'node:path'
 import {assertResearchFile, parseYamlOrJson} from '../records/index.js'
 import type {ResearchContract} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
-import {ExpError, NotFoundError} from '../errors/index.js'
+import {ExpError, NotFoundError, UsageError} from '../errors/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
 import {runPaired} from '../evals/runner/paired.js'
 import {compareRuns, type Comparison} from '../evals/compare.js'
@@ -108,9 +108,15 @@ async function scenariosAt(ws: Workspace, commit: string, dir: string): Promise<
 export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): Promise<GateResult> {
   const base = await ws.resolve(o.base)
   const head = await ws.resolve(o.head)
-  if (!base) throw new NotFoundError('base revision', o.base, 'pass --base REF (in a pull request: origin/<target branch>)')
+  // actions/checkout fetches one commit unless told fetch-depth: 0: a gate in a shallow clone
+  // had no base to find, or no merge base, and then blamed the pull request for the base's changes
+  const unshallow = 'this clone is shallow (actions/checkout\'s default, fetch-depth: 1): fetch the whole history (fetch-depth: 0 in the workflow, or `git fetch --unshallow origin`), then run the gate again'
+  if (!base) throw new NotFoundError('base revision', o.base, (await ws.shallow()) ? unshallow : 'fetch it (git fetch origin), or pass --base REF (in a pull request: origin/<target branch>)')
   if (!head) throw new NotFoundError('head revision', o.head, 'pass --head REF: a branch, tag or commit of this repository (default HEAD)')
-  const mb = (await ws.mergeBase(base, head)) ?? base
+  const mb = await ws.mergeBase(base, head)
+  if (!mb) {
+    throw new UsageError(`${o.head} and ${o.base} have no commit in common: the gate judges a change against the base it was made on`, (await ws.shallow()) ? unshallow : `make the change on a branch of ${o.base} (a branch made with --orphan, or from another repository, has no base to compare with)`)
+  }
   const changed = await ws.changedPaths(mb, head)
   const scopes = await scopeAt(ws, base)
   const scope = checkScope(changed, scopes, await ws.linkedPaths(head, changed))

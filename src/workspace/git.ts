@@ -9,6 +9,7 @@ import type {GitRecordStore} from '../store/git/store.js'
 import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
 import {existsSync, lstatSync, readFileSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeEntry, type TreeFile, type Workspace} from './port.js'
 
@@ -103,6 +104,10 @@ export class GitWorkspace implements Workspace {
   async mergeBase(a: string, b: string): Promise<string | undefined> {
     const r = await runGit(['--git-dir', this.store.commonDir, 'merge-base', a, b], {cwd: this.store.commonDir, allowFail: true})
     return r.code === 0 ? r.stdout.toString().trim() || undefined : undefined
+  }
+
+  async shallow(): Promise<boolean> {
+    return fs.existsSync(path.join(this.store.commonDir, 'shallow'))
   }
 
   async changedPaths(from: string, to: string): Promise<string[]> {

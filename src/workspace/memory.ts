@@ -150,6 +150,10 @@ export class MemoryWorkspace implements Workspace {
     return seen
   }
 
+  async shallow(): Promise<boolean> {
+    return false
+  }
+
   async mergeBase(a: string, b: string): Promise<string | undefined> {
     const mine = this.ancestors(a)
     // breadth first from b: the nearest common ancestor

@@ -72,6 +72,8 @@ export interface Workspace {
   /** the first-parent line of `tip`, oldest first */
   firstParents(tip: string): Promise<CommitInfo[]>
   mergeBase(a: string, b: string): Promise<string | undefined>
+  /** whether this clone's history is cut short (a `--depth` clone, actions/checkout's default): a merge base may then be missing */
+  shallow(): Promise<boolean>
   /** paths changed between two commits; a rename is a deletion plus an addition (no rename detection) */
   changedPaths(from: string, to: string): Promise<string[]>
   /** which of `paths` are, at `commit`, not regular files: symbolic links or submodules (what a pull request or an attempt may not add) */

@@ -167,3 +167,43 @@ t.test('exp gate reads a tree entry\'s mode as git does: a link or a folder writ
   }
   t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing evaluated or recorded')
 })
+
+// Found by a sweep: actions/checkout fetches one commit unless told fetch-depth: 0. A gate in a
+// shallow clone said only "unknown base revision … pass --base REF" (it had been given), or,
+// with no merge base, took the base for it and blamed the pull request for the base's own
+// changes ("protected paths changed: .research/policy.yaml"); a branch with no history in
+// common with the base was judged as if it had.
+t.test('a shallow clone or unrelated history: the gate says so and what to fetch, and judges nothing', async t => {
+  const origin = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: origin})).code, 0)
+  const mainBranch = (await git(origin, 'rev-parse', '--abbrev-ref', 'HEAD')).trim()
+  await git(origin, 'switch', '-q', '-c', 'pr')
+  fs.mkdirSync(path.join(origin, 'skills', 'x'), {recursive: true})
+  fs.writeFileSync(path.join(origin, 'skills', 'x', 'notes.md'), 'a change\n')
+  await git(origin, 'add', '-A')
+  await git(origin, 'commit', '-q', '-m', 'pr')
+  await git(origin, 'switch', '-q', mainBranch)
+  fs.appendFileSync(path.join(origin, '.research', 'policy.yaml'), '# the base moved on\n')
+  await git(origin, 'commit', '-q', '-am', 'base moves')
+  const shallow = path.join(origin, '..', `${path.basename(origin)}-shallow`)
+  fs.mkdirSync(shallow)
+  await git(shallow, 'init', '-q')
+  await git(shallow, 'remote', 'add', 'origin', origin)
+  await git(shallow, 'fetch', '-q', '--depth', '1', 'origin', '+refs/heads/pr:refs/remotes/pull/head')
+  await git(shallow, 'checkout', '-q', '--detach', 'pull/head')
+  const noBase = await exp(['gate', '--base', `origin/${mainBranch}`, '--head', 'HEAD'], {cwd: shallow})
+  t.not(noBase.code, 0)
+  t.match(noBase.stderr, /this clone is shallow .*fetch-depth: 0/)
+  await git(shallow, 'fetch', '-q', '--depth', '1', 'origin', `+refs/heads/${mainBranch}:refs/remotes/origin/${mainBranch}`)
+  const noMergeBase = await exp(['gate', '--base', `origin/${mainBranch}`, '--head', 'HEAD'], {cwd: shallow})
+  t.equal(noMergeBase.code, 2, noMergeBase.stderr)
+  t.match(noMergeBase.stderr, /have no commit in common/)
+  t.match(noMergeBase.stderr, /this clone is shallow/)
+  t.notMatch(noMergeBase.stdout + noMergeBase.stderr, /protected paths changed/, 'the base\'s change is not blamed on the pull request')
+  // a branch with no history in common with the base, in a full clone
+  await git(origin, 'switch', '-q', '--orphan', 'orphan')
+  await git(origin, 'commit', '-q', '--allow-empty', '-m', 'unrelated')
+  const unrelated = await exp(['gate', '--base', mainBranch, '--head', 'HEAD'], {cwd: origin})
+  t.equal(unrelated.code, 2, unrelated.stderr)
+  t.match(unrelated.stderr, /have no commit in common.*\n.*--orphan/)
+})
