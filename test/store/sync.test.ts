@@ -101,3 +101,18 @@ t.test('records appended by exp in one clone are fetched by plain git and listed
   t.same((await records(dst)).sort(), res.map(r => `alice:${r.id}`).sort())
   t.match(await git(dst, 'log', '-1', '--format=%B', 'refs/research/lanes/alice'), /Exp-Record: hypothesis\/hy-[0-9a-f]{24}\nExp-Schema: hypothesis@1\nExp-Lamport: 3/)
 })
+
+// Found by a sweep: with no records on either side, git push said "No refs in common and none
+// specified; doing nothing" and failed, and exp sync reported "the remote end hung up
+// unexpectedly: check that you may push".
+t.test('the first sync of two repositories with nothing of exp\'s in them: nothing to do, not an error', async t => {
+  const root = tempDir(t)
+  const bare = path.join(root, 'empty.git')
+  await git(root, 'init', '-q', '--bare', bare)
+  const repo = await makeRepo(t)
+  const res = await sync(discoverRepo(repo), bare, repo)
+  t.same([res.fetched, res.pushed, res.rejected], [[], [], []])
+  // and once there is a record, it goes
+  await appendTo(repo, 'first', 1)
+  t.same((await sync(discoverRepo(repo), bare, repo)).pushed.map(p => p.ref), ['refs/research/lanes/first'])
+})

@@ -325,6 +325,9 @@ async function syncNative(repo: RepoPaths, r: Remote, d: Deadline): Promise<Sync
   }
   const held = await holdBack(rejected, remoteRefs, after, isAncestor, newMessages)
   if (d.left() <= 0) throw stalled(r, d, 'pushing to', fetched.length)
+  // nothing of exp's here yet (a first sync of two new repositories): git push fails with "No
+  // refs in common and none specified" when no ref matches its refspecs
+  if (![...after.keys()].some(ref => !held.some(h => h.ref === ref))) return {remote: r.shown, url: r.shownUrl, transport: 'git', fetched, pushed: [], rejected}
   const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH, ...held.map(h => `^${h.ref}`)], {cwd: dir, env, allowFail: true, timeoutMs: d.left()})
   if (p.timedOut) throw stalled(r, d, 'pushing to', fetched.length)
   const pushed: RefUpdate[] = []
