@@ -123,6 +123,26 @@ for (const transport of TRANSPORTS) t.test(`an old commit with a NUL in its mess
   t.match(r.json.rejected[0]!.reason, /nul|NUL/i)
 })
 
+// Found by a sweep: git's push sends one pack, and a receive.fsckObjects remote refuses all of
+// it for one bad object: one lane holding a commit it refuses kept every other lane from being
+// pushed, on every sync. (isomorphic-git pushes one ref at a time already.)
+for (const transport of TRANSPORTS) t.test(`one lane the remote refuses does not keep the others from being pushed (${transport})`, async t => {
+  const {hub, c1} = await hubAndClones(t, transport)
+  await append(c1, 'old', 'fine')
+  const tip = (await git(c1, 'rev-parse', 'refs/research/lanes/old')).trim()
+  const tree = (await git(c1, 'rev-parse', 'refs/research/lanes/old^{tree}')).trim()
+  const body = `tree ${tree}\nparent ${tip}\nauthor a <a@x> notatime +0000\ncommitter a <a@x> 1700000000 +0000\n\nnote: a\n`
+  const bad = await gitIn(c1, ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], body)
+  await git(c1, 'update-ref', 'refs/research/lanes/old', bad)
+  for (const lane of ['honest', 'also']) await append(c1, lane, `from ${lane}`)
+  const r = await syncJson(c1)
+  t.equal(r.code, 4)
+  t.same(r.json.rejected.map(x => [x.ref, x.kind]), [['refs/research/lanes/old', 'refused']])
+  t.match(r.json.rejected[0]!.reason, /badDate|bad date/i, "the remote's reason, naming the bad object")
+  t.same(r.json.pushed.map(x => x.ref).sort(), ['refs/research/lanes/also', 'refs/research/lanes/honest'])
+  t.equal((await git(hub, 'for-each-ref', '--format=%(refname)', 'refs/research')).trim().split('\n').sort().join(' '), 'refs/research/lanes/also refs/research/lanes/honest')
+})
+
 t.test('exp sync of a path that does not exist says so plainly', async t => {
   const repo = await makeRepo(t)
   const r = await exp(['sync', '/nonexistent/hub.git'], {cwd: repo})

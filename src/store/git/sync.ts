@@ -2,7 +2,7 @@ import {createHash} from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import {listRefs, readRef} from '../../git/refs.js'
-import {runGit, hasNativeGit} from '../../git/run.js'
+import {runGit, hasNativeGit, type RunResult} from '../../git/run.js'
 import {RefLock} from '../../git/lock.js'
 import {readGitConfig, configValue} from '../../git/config.js'
 import {loadSeenTips} from './tips.js'
@@ -328,14 +328,21 @@ async function syncNative(repo: RepoPaths, r: Remote, d: Deadline): Promise<Sync
   // nothing of exp's here yet (a first sync of two new repositories): git push fails with "No
   // refs in common and none specified" when no ref matches its refspecs
   if (![...after.keys()].some(ref => !held.some(h => h.ref === ref))) return {remote: r.shown, url: r.shownUrl, transport: 'git', fetched, pushed: [], rejected}
-  const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...PUSH, ...held.map(h => `^${h.ref}`)], {cwd: dir, env, allowFail: true, timeoutMs: d.left()})
-  if (p.timedOut) throw stalled(r, d, 'pushing to', fetched.length)
+  const push = async (specs: string[]) => {
+    const p = await runGit(['--git-dir', dir, 'push', '--porcelain', target, ...specs], {cwd: dir, env, allowFail: true, timeoutMs: d.left()})
+    if (p.timedOut) throw stalled(r, d, 'pushing to', fetched.length)
+    return p
+  }
   const pushed: RefUpdate[] = []
-  for (const line of p.stdout.toString('utf8').split('\n')) {
-    const m = /^([ +*!=-])\t([^:]+):(\S+)\t(.*)$/.exec(line)
-    if (!m) continue
-    if (m[1] === '!') {
-      if (!rejected.some(x => x.ref === m[3])) {
+  /** what one push did to each ref (its porcelain lines); the refs it refused as a whole pack, to push again one by one */
+  const take = async (p: RunResult): Promise<{local: string; ref: string}[]> => {
+    const unpacked: {local: string; ref: string}[] = []
+    for (const line of p.stdout.toString('utf8').split('\n')) {
+      const m = /^([ +*!=-])\t([^:]+):(\S+)\t(.*)$/.exec(line)
+      if (!m) continue
+      if (m[1] === '!') {
+        if (rejected.some(x => x.ref === m[3])) continue
+        if (/unpacker error|unpack-objects abnormal exit|index-pack abnormal exit/.test(m[4]!)) unpacked.push({local: m[2]!, ref: m[3]!})
         const x = pushRejection(m[3]!, m[4]!, p.stderr)
         // the remote's ref moved while sync ran (another sync of the same lane at the same
         // time), not two writers on one lane: it was behind this clone's when sync fetched, or
@@ -345,10 +352,24 @@ async function syncNative(repo: RepoPaths, r: Remote, d: Deadline): Promise<Sync
         const underPush = x.kind === 'refused' && /cannot lock ref|is at [0-9a-f]{7,} but expected/.test(x.reason)
         if (underPush || (x.kind === 'diverged' && local && (!was || (await isAncestor(was, local))))) rejected.push({ref: m[3]!, direction: 'push', kind: 'moved', reason: 'the remote\'s ref moved while sync ran (another exp sync at the same time?): run sync again'})
         else rejected.push(x)
-      }
-    } else if (m[1] !== '=') pushed.push({ref: m[3]!, from: remoteRefs.get(m[3]!), to: after.get(m[2]!) ?? ''})
+      } else if (m[1] !== '=') pushed.push({ref: m[3]!, from: remoteRefs.get(m[3]!), to: after.get(m[2]!) ?? ''})
+    }
+    return unpacked
   }
-  if (p.code !== 0 && !rejected.length) throw new SyncError(`git push to ${r.shown} failed: ${gitReason(p.stderr)}`, 'check that you may push to the remote')
+  const p = await push([...PUSH, ...held.map(h => `^${h.ref}`)])
+  const unpacked = await take(p)
+  // a remote that checks what it receives (receive.fsckObjects) refuses the whole pack for one
+  // bad object: one lane holding a commit it refuses (fetched from a laxer remote) kept every
+  // other lane from being pushed, on every sync. Those refs are pushed again one at a time, so
+  // each is refused or taken for what it carries
+  if (unpacked.length > 1) {
+    for (const u of unpacked) {
+      const i = rejected.findIndex(x => x.ref === u.ref)
+      if (i >= 0) rejected.splice(i, 1)
+      await take(await push([`${u.local}:${u.ref}`]))
+    }
+  }
+  if (p.code !== 0 && !rejected.length && !pushed.length) throw new SyncError(`git push to ${r.shown} failed: ${gitReason(p.stderr)}`, 'check that you may push to the remote')
   return {remote: r.shown, url: r.shownUrl, transport: 'git', fetched, pushed, rejected}
 }
 
