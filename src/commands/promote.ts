@@ -11,7 +11,8 @@ export default class Promote extends ExpCommand {
   static summary = 'Apply the promotion policy to an evaluated proposal: merge it into main, or reject it.'
   static description = `The policy is .research/policy.yaml as committed on main (versioned, cited by the decision). Validation first: success must improve, regressions stay within the limit, no score dimension worse than its tolerance. Only then the sealed held-out split is evaluated (each look is counted) and must not get worse.
 Accept: a merge commit of the proposal branch into main with the trailers Exp-Promotes, Exp-Evidence and Exp-Policy, and a decision record. When main is checked out the work tree is updated as git merge would (refused while it has uncommitted changes).
-Reject: a decision record with the reasons; the branch is kept under refs/research/rejected/<id>.`
+Reject: a decision record with the reasons; the branch is kept under refs/research/rejected/<id>.
+Judged on the scenarios committed on main: a --scenarios folder (or a scenarios/ with uncommitted changes) that is not main's is refused before anything runs, and validation evaluations run on another folder (exp eval --scenarios DIR: experiments) are ignored (docs/trust.md).`
   static enableJsonFlag = true
   static jsonOutput = 'the decision: {decision (record id), verdict (accept or reject), checks, reasons, decided_by, merge (the merge commit on main), rejected_ref, validation, holdout, ignored, policy}.'
   static examples = ['<%= config.bin %> promote pr-0123456789abcdef01234567']

@@ -14,6 +14,8 @@ import type {Comparison} from '../evals/compare.js'
 import {purposePath, purposeText} from './files.js'
 import {readPurposeAt} from './proposal.js'
 import {assertProposalScope} from './proposal-scope.js'
+import {datasetAt, manifestDatasetProblem, SCENARIOS_PATH, type CommittedDataset} from '../trust/dataset.js'
+import {treeOid} from '../evals/runner/dataset.js'
 
 export interface PromoteOptions extends EvalRunOptions {
   mainRef: string
@@ -75,7 +77,7 @@ export interface ValidationEvidence {
  * and its baseline's recompute from verifications whose traces replay in a fresh world.
  * Evaluations that do not stand are skipped, whoever wrote them, and listed.
  */
-export function validationOf(authority: Authority, proposal: string): ValidationEvidence {
+export function validationOf(authority: Authority, proposal: string, base?: {commit: string; dataset: CommittedDataset}): ValidationEvidence {
   const ledger = authority.ledger
   const ignored: ValidationEvidence['ignored'] = []
   const found = candidateEvaluations(ledger, proposal)
@@ -84,6 +86,16 @@ export function validationOf(authority: Authority, proposal: string): Validation
     const s = authority.standing(candidate.id)
     if (!s.ok) {
       ignored.push({id: candidate.id, reason: s.reason})
+      continue
+    }
+    // run on the scenarios committed at the proposal's base, or it cannot promote (an experiment on another folder)
+    const offData = base ? [candidate.body.manifest, ledger.get(candidate.body.comparison!.baseline)?.kind === 'evaluation' ? ledger.load<'evaluation'>(candidate.body.comparison!.baseline).body.manifest : undefined].flatMap(m => {
+      const me = m ? ledger.get(m) : undefined
+      const why = me?.kind === 'manifest' ? manifestDatasetProblem(ledger.load<'manifest'>(me).body, m!, base.dataset, base.commit) : undefined
+      return why ? [why] : []
+    })[0] : undefined
+    if (offData) {
+      ignored.push({id: candidate.id, reason: offData})
       continue
     }
     // what a promotion rests on is replayed, not only recomputed
@@ -121,11 +133,17 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   // nothing but the skill (and its provenance files) reaches main with a promotion
   await assertProposalScope(ws, proposal.id, p)
   const policy = await loadPolicy(ws, main)
+  // a decision is judged on the scenarios committed on main (the held-out split from its sealed
+  // file), as the gate judges on the base's: a folder the promoter chose could hold a held-out
+  // split of their own making, and no clone could replay it (src/trust/dataset.ts)
+  const onMain = await datasetAt(ws, main)
+  await assertMainScenarios(o.scenariosDir, onMain, o.mainRef)
+  const base = {commit: p.base.commit, dataset: p.base.commit === main ? onMain : await datasetAt(ws, p.base.commit)}
   const replay = candidateEvaluations(ledger, proposal.id).flatMap(c => [c.id, c.body.comparison!.baseline])
-  const authority = await loadAuthority(ledger, ws, {at: main, policy: policy.policy, replay, holdoutKey: o.holdoutKey?.key, scenariosDir: o.scenariosDir})
-  const evidence = validationOf(authority, proposal.id)
+  const authority = await loadAuthority(ledger, ws, {at: main, policy: policy.policy, replay, holdoutKey: o.holdoutKey?.key})
+  const evidence = validationOf(authority, proposal.id, base)
   const val = evidence.found
-  if (!val && evidence.ignored.length) throw new UntrustedEvidenceError(`no validation evaluation of ${proposal.id} stands: ${evidence.ignored.map(x => `${x.id}: ${x.reason}`).join('; ')}`, `run \`exp eval ${proposal.id}\` to evaluate it again`, {ignored: evidence.ignored})
+  if (!val && evidence.ignored.length) throw new UntrustedEvidenceError(`no validation evaluation of ${proposal.id} stands: ${evidence.ignored.map(x => `${x.id}: ${x.reason}`).join('; ')}`, `run \`exp eval ${proposal.id}\` to evaluate it again, on the scenarios committed on main (without --scenarios)`, {ignored: evidence.ignored})
   if (!val) throw new ExpError('E_USAGE', `proposal ${proposal.id} has no validation evaluation yet`, {hint: `run \`exp eval ${proposal.id}\` first`})
   const ignored = evidence.ignored.length ? {ignored: evidence.ignored} : {}
   // decided already: by this lane, or by a standing accept (of any lane) whose merge of the
@@ -185,6 +203,23 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   // the promotion stands and is recorded: then the work tree that could not follow it is said
   if (behind) throw behind
   return {decision, verdict, checks, reasons, ...(decidedBy ? {decided_by: decidedBy} : {}), merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
+}
+
+/**
+ * The folder a promotion runs held-out episodes from must hold exactly the scenarios committed
+ * on main (by tree id, the held-out split sealed as main has it): `--scenarios DIR` and
+ * uncommitted changes are for experiments (`exp eval`, `exp run`), whose evidence cannot promote.
+ * Refused before anything is run or recorded.
+ */
+async function assertMainScenarios(dir: string, onMain: CommittedDataset, mainRef: string): Promise<void> {
+  const branch = mainRef.replace(/^refs\/heads\//, '')
+  if (!onMain.tree) throw new ExpError('E_NOT_FOUND', `${branch} has no ${SCENARIOS_PATH}/: a promotion is judged on the scenarios committed on the main branch`, {hint: `commit the scenarios on ${branch} (\`exp init --example onboarding\` does), then promote`})
+  const here = await treeOid(dir).catch(() => undefined)
+  if (here === onMain.tree) return
+  throw new ExpError('E_USAGE', `exp promote judges on the scenarios committed on ${branch} (${branch}:${SCENARIOS_PATH}, tree ${onMain.tree.slice(0, 12)}); the folder ${dir} is ${here ? `tree ${here.slice(0, 12)}` : 'not readable'}: nothing was run or recorded`, {
+    hint: `drop --scenarios (a folder of your own is for experiments: \`exp eval --scenarios DIR\` records evidence that cannot promote), or commit the changes to ${SCENARIOS_PATH}/ on ${branch} first (\`git status ${SCENARIOS_PATH}\`)`,
+    data: {flag: '--scenarios', dir, tree: here, main_tree: onMain.tree},
+  })
 }
 
 async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}}): Promise<{merge: string; behind?: WorkTreeBehindError}> {

@@ -6,6 +6,7 @@ import {holdoutChecks, validationChecks, verdictOf} from '../loop/policy.js'
 import {signature} from './evaluation.js'
 import {checkAttemptDecision} from './verdict.js'
 import {movedMain} from './moved-main.js'
+import {evidenceDatasetProblem} from './dataset.js'
 import type {Standing, TrustInput} from './types.js'
 
 const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
@@ -13,7 +14,8 @@ const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision',
 /**
  * Whether a decision stands: every evaluation it rests on stands, it is signed when the
  * policy requires it, and its verdict is what the policy it names (by blob) gives on that
- * evidence — validation candidate against its baseline, then the held-out pair. A reject
+ * evidence — validation candidate against its baseline, then the held-out pair — run on the
+ * scenarios committed at the proposal's base (src/trust/dataset.ts). A reject
  * must rest on a candidate evaluation of its proposal too, and stands when the policy
  * rejects that evidence, or when it says main had moved from the proposal's base and main
  * is not at that base now (the one reason to reject that is not in the evidence). Any lane
@@ -48,6 +50,10 @@ export function checkDecision(ledger: Ledger, id: string, input: TrustInput, sta
   const p = ledger.get(d.proposal)
   const proposal = p?.kind === 'proposal' ? ledger.load<'proposal'>(p).body : undefined
   if (proposal && (candidate.skill.blob !== proposal.head.skill_blob || baseline.skill.blob !== proposal.base.skill_blob)) return bad(`its evaluations are not of proposal ${d.proposal}'s skill and its base`)
+  // judged on the scenarios committed at the base (and its sealed held-out file), never on a folder the promoter chose
+  const dataset = proposal ? input.datasets?.get(proposal.base.commit) : undefined
+  const offData = dataset ? evidenceDatasetProblem(ledger, evals.map(x => x.id), dataset, proposal!.base.commit) : undefined
+  if (offData) return bad(offData)
   const hc = pick('holdout', 'candidate')
   const hb = pick('holdout', 'baseline')
   const input2 = {candidate: candidate as EvaluationBody & {comparison: Comparison}, baseline, ...(hc && hb ? {holdout: {candidate: hc, baseline: hb}} : {})}

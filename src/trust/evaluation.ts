@@ -60,11 +60,21 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
   if (!cited.length) return bad('forged_evaluation', 'it cites no verification: its numbers come from nowhere')
   if (canonicalJson([...listed].sort()) !== canonicalJson([...cited].sort())) return bad('inconsistent_evaluation', 'the verifications it lists per scenario are not the ones it cites')
   const scenarios = input.scenarios?.(b.manifest)
+  // what replay was asked for and could not be done is counted, never passed off as replayed
+  const log = input.scenarios ? input.replays : undefined
+  const unopened = log && !scenarios ? (input.unreplayable?.(b.manifest) ?? `the scenarios of manifest ${b.manifest} cannot be opened here`) : undefined
   for (const vid of cited) {
     const v = ledger.get(vid)
-    const scenario = v && v.kind === 'verification' && scenarios ? scenarios.get(ledger.load<'verification'>(v).body.scenario) : undefined
-    if (scenarios && v && !scenario) return bad('replay_mismatch', `${vid} judges a scenario that manifest ${b.manifest}'s dataset does not have`)
+    const named = v && v.kind === 'verification' ? ledger.load<'verification'>(v).body.scenario : undefined
+    const scenario = named !== undefined && scenarios ? scenarios.get(named) : undefined
+    if (scenarios && v && !scenario) {
+      log?.miss(vid, b.manifest, `scenario ${named ?? '?'} is not in the dataset its manifest pins`)
+      return bad('replay_mismatch', `${vid} judges a scenario that manifest ${b.manifest}'s dataset does not have`)
+    }
+    if (unopened) log?.miss(vid, b.manifest, unopened)
     const r = checkVerification(ledger, vid, {manifest: b.manifest, evaluators: input.settings.evaluators, ...(scenario ? {scenario} : {})})
+    if (scenario && !r.ok && !r.reason.includes('replay')) log?.miss(vid, b.manifest, r.reason)
+    else if (scenario) log?.done(vid)
     if (!r.ok) return bad(scenario && r.reason.includes('replay') ? 'replay_mismatch' : 'forged_evaluation', r.reason)
   }
   const vs = citedVerifications(ledger, e, b)

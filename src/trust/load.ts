@@ -3,17 +3,15 @@ import type {ManifestBody, PromotionPolicy, ProposalBody} from '../records/types
 import {recordPath} from '../records/index.js'
 import type {Ledger} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {existsSync} from 'node:fs'
-import {loadScenarioDir, parseScenario} from '../scenarios/load.js'
-import {loadSealedDir, sealedPath} from '../scenarios/sealed-load.js'
-import {treeOid} from '../evals/runner/dataset.js'
+import {parseScenario} from '../scenarios/load.js'
 import {SEALED_FILE, unsealFiles} from '../scenarios/sealed.js'
 import type {Scenario} from '../scenarios/types.js'
 import {SignatureVerifier} from './ssh.js'
 import {Authority} from './authority.js'
 import {parseContract} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
-import {signatureKey, trustSettings, type SignatureCheck, type TrustInput} from './types.js'
+import {ReplayLog, signatureKey, trustSettings, type SignatureCheck, type TrustInput} from './types.js'
+import {datasetAt, SCENARIOS_PATH, type CommittedDataset} from './dataset.js'
 import {proposalViolations, type ScopeMemo} from '../loop/proposal-scope.js'
 
 export const POLICY_PATH = '.research/policy.yaml'
@@ -28,8 +26,6 @@ export interface AuthorityOptions {
   replay?: readonly string[] | 'all'
   /** the held-out key, to replay sealed held-out episodes */
   holdoutKey?: Buffer
-  /** a scenarios folder on disk, used for manifests whose dataset tree it matches but git does not hold (uncommitted scenarios) */
-  scenariosDir?: string
 }
 
 /**
@@ -41,9 +37,19 @@ export async function loadAuthority(ledger: Ledger, ws: Workspace, o: AuthorityO
   const policy = o.policy ?? (o.at ? await policyAt(ws, o.at) : undefined)
   const settings = trustSettings(policy)
   const named = decisionRefs(ledger)
-  const input: TrustInput = {settings, ...(o.at ? {main: o.at} : {}), policies: await decisionPolicies(ws, named.policies), contracts: await contractsByDigest(ledger, ws, named.contracts), proposalScopes: await proposalScopes(ledger, ws, named.accepted)}
+  const datasets = await baseDatasets(ledger, ws, named.decided)
+  const input: TrustInput = {settings, ...(o.at ? {main: o.at} : {}), policies: await decisionPolicies(ws, named.policies), contracts: await contractsByDigest(ledger, ws, named.contracts), proposalScopes: await proposalScopes(ledger, ws, named.accepted), datasets}
   if (settings.requireSigned) input.signatures = await signatures(ledger, ws, o.at, policy)
-  if (o.replay) input.scenarios = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, o.scenariosDir)
+  if (o.replay) {
+    // scenarios/ of main and of every decided proposal's base, by the tree id a run pins: read
+    // from those commits when the Workspace does not hold the tree under that id itself
+    const committed = new Map<string, string>()
+    for (const [commit, d] of [...datasets, ...(o.at ? ([[o.at, await datasetAt(ws, o.at)]] as const) : [])]) if (d.tree) committed.set(d.tree, commit)
+    const source = await scenarioSource(ledger, ws, o.replay, o.holdoutKey, committed)
+    input.scenarios = source.scenarios
+    input.unreplayable = source.why
+    input.replays = new ReplayLog()
+  }
   return new Authority(ledger, input)
 }
 
@@ -68,6 +74,8 @@ interface DecisionRefs {
   contracts: [blob: string, path: string][]
   /** the proposals an accept names */
   accepted: Set<string>
+  /** the skill proposals any decision names */
+  decided: Set<string>
 }
 
 /**
@@ -75,13 +83,14 @@ interface DecisionRefs {
  * was three passes of single loads), keeping only what they name.
  */
 function decisionRefs(ledger: Ledger): DecisionRefs {
-  const out: DecisionRefs = {policies: new Set(), contracts: [], accepted: new Set()}
+  const out: DecisionRefs = {policies: new Set(), contracts: [], accepted: new Set(), decided: new Set()}
   const es = ledger.select({kinds: ['decision'], includePrivate: true})
   for (let i = 0; i < es.length; i += BATCH) {
     for (const {body: d} of ledger.loadAll<'decision'>(es.slice(i, i + BATCH))) {
       if (d.policy.blob) out.policies.add(d.policy.blob)
       if (d.policy.version === 'contract@2' && d.policy.blob) out.contracts.push([d.policy.blob, d.policy.path ?? 'contract.yaml'])
       if (d.verdict === 'accept') out.accepted.add(d.proposal)
+      if (!d.proposal.startsWith('at-')) out.decided.add(d.proposal)
     }
   }
   return out
@@ -110,6 +119,29 @@ async function proposalScopes(ledger: Ledger, ws: Workspace, accepted: ReadonlyS
       out.set(p.id, await proposalViolations(ws, p.body, scopes))
     } catch {
       // its trees are not all in this clone (or the base's contracts do not parse): nothing to compare here
+    }
+  }
+  return out
+}
+
+/**
+ * `scenarios/` at the base commit of each decided proposal (src/trust/dataset.ts): what its
+ * evidence must have run on. Bases this clone does not hold are left out.
+ */
+async function baseDatasets(ledger: Ledger, ws: Workspace, decided: ReadonlySet<string>): Promise<Map<string, CommittedDataset>> {
+  const bases = new Set<string>()
+  const entries = [...decided].flatMap(id => {
+    const p = ledger.get(id)
+    return p?.kind === 'proposal' ? [p] : []
+  })
+  for (let i = 0; i < entries.length; i += BATCH) for (const p of ledger.loadAll<'proposal'>(entries.slice(i, i + BATCH))) bases.add(p.body.base.commit)
+  const present = await ws.commitsPresent([...bases])
+  const out = new Map<string, CommittedDataset>()
+  for (const commit of present) {
+    try {
+      out.set(commit, await datasetAt(ws, commit))
+    } catch {
+      // its tree is not all in this clone: nothing to compare here
     }
   }
   return out
@@ -183,51 +215,51 @@ async function addedBy(ws: Workspace, raw: Buffer, commit: string, file: string,
   return undefined
 }
 
-/** The scenarios each manifest ran, from the dataset tree it pins (and the sealed file in it). */
-async function scenarioSource(ledger: Ledger, ws: Workspace, which: readonly string[] | 'all', key: Buffer | undefined, dir: string | undefined): Promise<(manifest: string) => ReadonlyMap<string, Scenario> | undefined> {
-  const local = dir && existsSync(dir) ? {dir, tree: await treeOid(dir)} : undefined
+/**
+ * The scenarios each manifest ran, from the dataset tree it pins (and the sealed file in it),
+ * and for a manifest whose scenarios cannot be opened here, why: its episodes are not replayed.
+ */
+async function scenarioSource(ledger: Ledger, ws: Workspace, which: readonly string[] | 'all', key: Buffer | undefined, committed: ReadonlyMap<string, string>): Promise<{scenarios: (manifest: string) => ReadonlyMap<string, Scenario> | undefined; why: (manifest: string) => string}> {
   const manifests = new Set<string>()
   const evals = which === 'all' ? ledger.select({kinds: ['evaluation'], includePrivate: true}).map(e => e.id) : which
   for (const id of evals) {
     const e = ledger.get(id)
     if (e?.kind === 'evaluation') manifests.add(ledger.load<'evaluation'>(e).body.manifest)
   }
-  const byTree = new Map<string, Map<string, Scenario>>()
+  const byTree = new Map<string, Map<string, Scenario> | string>()
   const byManifest = new Map<string, Map<string, Scenario>>()
+  const reasons = new Map<string, string>()
   for (const m of manifests) {
     const me = ledger.get(m)
     if (me?.kind !== 'manifest') continue
     const mb = ledger.load<'manifest'>(me).body as ManifestBody
     // a sealed held-out split opens only with the key
-    if (mb.split === 'holdout' && mb.dataset.sealed && !key) continue
+    if (mb.split === 'holdout' && mb.dataset.sealed && !key) {
+      reasons.set(m, 'its held-out split is sealed and no key was found (EXP_HOLDOUT_KEY)')
+      continue
+    }
     const tree = mb.dataset.tree
     let scenarios = byTree.get(tree)
-    if (!scenarios) {
-      scenarios = await scenariosOfTree(ws, tree, key)
-      if (!scenarios.size && local?.tree === tree) scenarios = await scenariosOnDisk(local.dir, key)
-      byTree.set(tree, scenarios)
-    }
-    if (scenarios.size) byManifest.set(m, scenarios)
+    if (!scenarios) byTree.set(tree, (scenarios = await scenariosOfTree(ws, tree, key, committed.get(tree))))
+    if (typeof scenarios === 'string') reasons.set(m, scenarios)
+    else if (!scenarios.size) reasons.set(m, `its dataset tree ${tree.slice(0, 12)} holds no scenario that parses`)
+    else if (mb.split === 'holdout' && mb.dataset.sealed && ![...scenarios.values()].some(s => s.split === 'holdout')) reasons.set(m, `its sealed held-out file does not open with this key (dataset tree ${tree.slice(0, 12)})`)
+    else byManifest.set(m, scenarios)
   }
-  return manifest => byManifest.get(manifest)
+  return {scenarios: manifest => byManifest.get(manifest), why: manifest => reasons.get(manifest) ?? `manifest ${manifest} is not in the ledger`}
 }
 
-async function scenariosOnDisk(dir: string, key: Buffer | undefined): Promise<Map<string, Scenario>> {
-  const out = new Map<string, Scenario>()
-  const files = [...(await loadScenarioDir(dir)), ...(key && sealedPath(dir) ? await loadSealedDir(dir, key).catch(() => []) : [])]
-  for (const f of files) if (f.scenario) out.set(f.scenario.id, f.scenario)
-  return out
-}
-
-async function scenariosOfTree(ws: Workspace, tree: string, key: Buffer | undefined): Promise<Map<string, Scenario>> {
+/** The scenarios of a dataset tree, or why there are none to replay with. */
+async function scenariosOfTree(ws: Workspace, tree: string, key: Buffer | undefined, commit: string | undefined): Promise<Map<string, Scenario> | string> {
   const out = new Map<string, Scenario>()
   let files
   try {
     // (a trusted tree: its sealed held-out split may be large)
     files = await ws.listFiles(tree, undefined, {max: Infinity})
   } catch {
-    return out
+    if (commit) files = await ws.listFiles(commit, SCENARIOS_PATH, {max: Infinity}).catch(() => undefined)
   }
+  if (!files) return `its dataset tree ${tree.slice(0, 12)} is not in this repository (scenarios run from a folder git does not hold: --scenarios DIR, or uncommitted changes)`
   for (const f of files) {
     if (/\.ya?ml$/.test(f.path)) {
       const s = parseScenario(f.content.toString('utf8'), f.path).scenario

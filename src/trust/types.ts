@@ -1,6 +1,7 @@
 import type {PromotionPolicy} from '../records/types.js'
 import type {Scenario} from '../scenarios/types.js'
 import type {Contract} from '../contracts/types.js'
+import type {CommittedDataset} from './dataset.js'
 
 /**
  * What `exp fsck` reports and every projection skips (docs/trust.md):
@@ -57,6 +58,31 @@ export interface TrustInput {
    * evidence is then checked without replay, and stands at level `verified`, not `replayed`.
    */
   scenarios?: (manifest: string) => ReadonlyMap<string, Scenario> | undefined
+  /** with `scenarios`: why a manifest's scenarios cannot be opened here (its episodes are then not replayed) */
+  unreplayable?: (manifest: string) => string
+  /** with `scenarios`: what was replayed, and what could not be (`exp fsck --replay` counts them) */
+  replays?: ReplayLog
+  /**
+   * `scenarios/` at the base commit of each proposal a decision names (src/trust/dataset.ts),
+   * by commit: a decision stands only on evaluations whose manifests pin it. Bases this clone
+   * does not hold are left out (nothing to compare here).
+   */
+  datasets?: ReadonlyMap<string, CommittedDataset>
+}
+
+/** The episodes (verifications) whose traces the trust checks replayed, and those they could not, with why. */
+export class ReplayLog {
+  readonly replayed = new Set<string>()
+  readonly missed = new Map<string, {manifest: string; reason: string}>()
+
+  done(verification: string): void {
+    this.replayed.add(verification)
+    this.missed.delete(verification)
+  }
+
+  miss(verification: string, manifest: string, reason: string): void {
+    if (!this.replayed.has(verification)) this.missed.set(verification, {manifest, reason})
+  }
 }
 
 export interface TrustProblem {

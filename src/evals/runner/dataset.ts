@@ -41,6 +41,36 @@ export async function treeOid(dir: string): Promise<string> {
 }
 
 /**
+ * The same tree id from a list of files (paths relative to the folder, blob ids): what
+ * treeOid gives for a checkout of them. A committed folder is compared with a folder on disk
+ * by it (every file as a plain file, as a checkout writes it), whichever Workspace holds it.
+ */
+export function treeOidOfFiles(files: readonly {path: string; blob: string}[]): string {
+  type Dir = Map<string, Dir | string>
+  const root: Dir = new Map()
+  for (const f of files) {
+    const parts = f.path.split('/')
+    let d = root
+    for (const part of parts.slice(0, -1)) {
+      let next = d.get(part)
+      if (typeof next !== 'object') d.set(part, (next = new Map()))
+      d = next
+    }
+    d.set(parts[parts.length - 1]!, f.blob)
+  }
+  const hash = (d: Dir): string => {
+    const parts = [...d].map(([name, v]) => (typeof v === 'string' ? {name, mode: '100644', oid: v} : {name, mode: '40000', oid: hash(v)}))
+    parts.sort((a, b) => {
+      const x = a.mode === '40000' ? `${a.name}/` : a.name
+      const y = b.mode === '40000' ? `${b.name}/` : b.name
+      return x < y ? -1 : x > y ? 1 : 0
+    })
+    return hashObject('tree', Buffer.concat(parts.map(p => Buffer.concat([Buffer.from(`${p.mode} ${p.name}\0`), Buffer.from(p.oid, 'hex')]))))
+  }
+  return hash(root)
+}
+
+/**
  * Load the scenarios of one split. Malformed or schema-invalid files are reported with
  * file:line and skipped (the run then ends non-zero), or stop the run under `strict`.
  */
