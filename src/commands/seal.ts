@@ -4,7 +4,7 @@ import {ExpCommand} from '../cli/base.js'
 import {holdoutKeyFile} from '../cli/run-context.js'
 import {discoverRepo} from '../store/index.js'
 import {loadConfig} from '../research/files.js'
-import {keyAdvice, sealHoldout, writeNewKey, type SealResult} from '../research/seal.js'
+import {assertSealable, keyAdvice, sealHoldout, writeNewKey, type SealResult} from '../research/seal.js'
 import {loadContract} from '../contracts/load.js'
 import {privatePath, sealPrivateData} from '../attempts/private-data.js'
 import {keyId} from '../scenarios/sealed.js'
@@ -23,7 +23,7 @@ export interface SealCommandResult extends SealResult {
 export default class Seal extends ExpCommand {
   static summary = 'Seal the held-out split: encrypt every held-out scenario into scenarios/holdout.sealed.'
   static description = `Every scenario with \`split: holdout\` is encrypted (AES-256-GCM) into one committed file, scenarios/holdout.sealed, and the plain files are removed from the work tree. Runs of the held-out split (exp run holdout, eval, promote, gate) then decrypt it in memory with the key from EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE or .git/exp/holdout.key; agents, pull requests and clones without the key never see the tasks, expected states or gold trajectories (docs/trust.md).
-Without a key, a new one is written to .git/exp/holdout.key (never committed): store it as the CI secret EXP_HOLDOUT_KEY. Sealing again adds new plain held-out files to the sealed ones. Commit the result afterwards. Files that were committed in the clear before stay readable in git history: the command lists them.`
+Without a key, a new one is written to .git/exp/holdout.key (never committed): store it as the CI secret EXP_HOLDOUT_KEY. Sealing again adds new plain held-out files to the sealed ones. A file that looks like a held-out scenario (\`split: holdout\` in its YAML, or an id or name starting with hold-) but does not parse is refused with its file:line (exit 2, nothing written): it could not be sealed, and would stay in the work tree in the clear. Commit the result afterwards. Files that were committed in the clear before stay readable in git history: the command lists them.`
   static enableJsonFlag = true
   static jsonOutput = '{file (scenarios/holdout.sealed), sealed (files), removed, key_id, key_source, new_key, in_history (held-out files still in git history)}.'
   static examples = ['<%= config.bin %> seal', 'EXP_HOLDOUT_KEY=$(cat key.hex) <%= config.bin %> seal --json', '<%= config.bin %> seal && git add scenarios && git commit -m "seal the held-out split"']
@@ -41,6 +41,8 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
     // work tree that is a link (checked before a key is made)
     const scenariosDir = flags.contract ? undefined : path.resolve(this.workDir, flags.scenarios ?? path.join(root, (await loadConfig(root)).scenarios ?? 'scenarios'))
     if (repo.workDir) refuseLinkOnTheWay(repo.workDir, scenariosDir ?? path.join(root, privatePath(flags.contract!)), !!scenariosDir)
+    // a held-out file that does not parse stops sealing before a key is made or anything written
+    if (scenariosDir) await assertSealable(scenariosDir)
     const file = holdoutKeyFile(repo.commonDir)
     const found = await findHoldoutKey({env: process.env, defaultFile: file})
     const key = found?.key ?? (await writeNewKey(file))

@@ -1,7 +1,8 @@
 import {existsSync} from 'node:fs'
 import {chmod, mkdir, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
-import {loadScenarioDir} from '../scenarios/load.js'
+import {loadScenarioDir, type LoadedFile} from '../scenarios/load.js'
+import {assertNoBrokenHeldOut, unsealedHeldOut} from '../scenarios/holdout.js'
 import {readSealed} from '../scenarios/sealed-load.js'
 import {readWorkFile} from '../work-file.js'
 import {SEALED_FILE, keyId, newKey, sealFiles, unsealFiles, type SealedFileEntry} from '../scenarios/sealed.js'
@@ -22,13 +23,15 @@ export interface SealResult {
  * Seal the held-out split of a scenarios folder: every scenario file whose split is
  * `holdout` goes into `holdout.sealed` (with those already sealed there), encrypted with
  * `key`; the plain files are removed from the work tree. Idempotent: with nothing new to
- * seal, the sealed file is left as it is.
+ * seal, the sealed file is left as it is. A file that looks held-out and does not parse
+ * stops it before anything is written (assertSealable).
  */
 export async function sealHoldout(scenariosDir: string, key: Buffer): Promise<SealResult> {
   const target = path.join(scenariosDir, SEALED_FILE)
+  const loaded = await assertSealable(scenariosDir)
   const byName = new Map<string, SealedFileEntry>()
   if (existsSync(target)) for (const f of unsealFiles(await readSealed(target), key, target)) byName.set(f.name, f)
-  const plain = (await loadScenarioDir(scenariosDir)).filter(f => f.scenario?.split === 'holdout')
+  const plain = loaded.filter(f => f.scenario?.split === 'holdout')
   for (const f of plain) byName.set(path.basename(f.file), {name: path.basename(f.file), content: (await readWorkFile(f.file)).toString('utf8')})
   if (!byName.size) throw new ExpError('E_NOT_FOUND', `no held-out scenarios in ${scenariosDir}`, {hint: 'a held-out scenario has `split: holdout`; write some, then seal them'})
   if (plain.length || !existsSync(target)) {
@@ -36,6 +39,16 @@ export async function sealHoldout(scenariosDir: string, key: Buffer): Promise<Se
     for (const f of plain) await rm(f.file)
   }
   return {file: path.join(path.basename(scenariosDir), SEALED_FILE), sealed: [...byName.keys()].sort(), removed: plain.map(f => path.basename(f.file)).sort(), key_id: keyId(key)}
+}
+
+/**
+ * The folder's scenario files, when none of them looks held-out without parsing (else
+ * E_SCHEMA naming each file:line, before anything is written: src/scenarios/holdout.ts).
+ */
+export async function assertSealable(scenariosDir: string): Promise<LoadedFile[]> {
+  const loaded = await loadScenarioDir(scenariosDir)
+  assertNoBrokenHeldOut(await unsealedHeldOut(loaded, false))
+  return loaded
 }
 
 /** Write a new key to `file` (owner-only), refusing to replace one that exists. */

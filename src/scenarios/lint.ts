@@ -10,6 +10,7 @@ import {initialStateOf} from './state.js'
 import type {Problem, Scenario} from './types.js'
 import type {Invariant} from '../evals/grader/types.js'
 import {lineOf, type LocatedYaml} from './yaml.js'
+import {unsealedHeldOut, type UnsealedHeldOut} from './holdout.js'
 
 /**
  * The scenario linter: schema (done while loading), then what a schema cannot see — ids
@@ -24,6 +25,8 @@ export interface LintReport {
   problems: Problem[]
   /** the sealed held-out file: how many scenarios it holds, and whether they were opened (with the key) and linted */
   sealed?: {files: number; opened: boolean}
+  /** plain files that hold held-out tasks in the clear: held-out-looking files that do not parse, valid ones beside a sealed file */
+  unsealed?: UnsealedHeldOut[]
 }
 
 const TOOLS = new Set(TOOL_NAMES)
@@ -31,7 +34,8 @@ const ROOTS = new Set<string>(COLLECTIONS)
 
 export async function lintScenarios(dir: string, key?: Buffer): Promise<LintReport> {
   const {loaded, sealed} = await loadWithSealed(dir, key)
-  return {dir, files: loaded.length, scenarios: loaded.filter(l => l.scenario).length, problems: lintLoaded(loaded), ...(sealed ? {sealed} : {})}
+  const unsealed = await unsealedHeldOut(loaded, !!sealed)
+  return {dir, files: loaded.length, scenarios: loaded.filter(l => l.scenario).length, problems: lintLoaded(loaded), ...(sealed ? {sealed} : {}), ...(unsealed.length ? {unsealed} : {})}
 }
 
 export function lintLoaded(files: readonly LoadedFile[]): Problem[] {

@@ -1,6 +1,7 @@
 import type {Split} from '../records/types.js'
 import {loadScenarioDir, loadWithSealed} from './load.js'
 import type {Problem, Scenario} from './types.js'
+import {unsealedHeldOut, type UnsealedHeldOut} from './holdout.js'
 
 export interface ScenarioSummary {
   id: string
@@ -17,6 +18,8 @@ export interface ScenarioListing {
   problems: Problem[]
   /** the sealed held-out file: how many scenarios it holds, and whether they were opened (with the key) and listed */
   sealed?: {files: number; opened: boolean}
+  /** plain files that hold held-out tasks in the clear (src/scenarios/holdout.ts) */
+  unsealed?: UnsealedHeldOut[]
 }
 
 export interface ListOptions {
@@ -45,7 +48,8 @@ export function groupScenarios(all: readonly Scenario[], opts: ListOptions = {})
 export async function listScenarios(dir: string, opts: ListOptions = {}, key?: Buffer): Promise<ScenarioListing> {
   const {loaded, sealed} = await loadWithSealed(dir, key)
   const scenarios = loaded.flatMap(l => (l.scenario ? [l.scenario] : []))
-  return {...groupScenarios(scenarios, opts), problems: loaded.flatMap(l => l.problems), ...(sealed ? {sealed} : {})}
+  const unsealed = await unsealedHeldOut(loaded, !!sealed)
+  return {...groupScenarios(scenarios, opts), problems: loaded.flatMap(l => l.problems), ...(sealed ? {sealed} : {}), ...(unsealed.length ? {unsealed} : {})}
 }
 
 /** Load every valid scenario of a folder (problems are thrown away: lint reports them). */

@@ -5,12 +5,13 @@ import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '
 import {holdoutKeyFor} from '../../cli/run-context.js'
 import {NotFoundError} from '../../errors/index.js'
 import {shownFrom} from '../../paths.js'
+import {unsealedWarning} from '../../scenarios/holdout.js'
 
 export default class ScenariosLint extends ExpCommand {
   static summary = 'Check scenario files: schema, references, and that each gold trajectory passes the grader.'
-  static description = 'Every problem is printed as `file:line: message`. Exits non-zero when any file has a problem, and when the folder holds no scenario files. See docs/scenarios.md for the format.'
+  static description = 'Every problem is printed as `file:line: message`. Exits non-zero when any file has a problem, and when the folder holds no scenario files. A warning names each plain file that holds held-out tasks unsealed: one that looks held-out (`split: holdout`, or an id or name starting with hold-) and does not parse (`exp seal` refuses it), or a valid one beside holdout.sealed (runs ignore it; `exp seal` adds it). See docs/scenarios.md for the format.'
   static enableJsonFlag = true
-  static jsonOutput = '{dir, files, scenarios, problems: [{file, line, col, message}], sealed}; exits 1 when problems is not empty.'
+  static jsonOutput = '{dir, files, scenarios, problems: [{file, line, col, message}], sealed, unsealed (plain files holding held-out tasks in the clear: [{file, kind: broken | beside-sealed, problems}])}; exits 1 when problems is not empty.'
   static examples = ['<%= config.bin %> scenarios lint', '<%= config.bin %> scenarios lint path/to/scenarios --json']
 
   static args = {
@@ -24,6 +25,8 @@ export default class ScenariosLint extends ExpCommand {
     // like a linter given a folder with nothing to lint: "no problems" would pass a CI step that checked nothing
     if (report.files === 0 && !report.sealed?.files) throw new NotFoundError('scenario files', `${shown(dir)} holds no *.yaml scenario files`, 'name the folder that holds them (`exp scenarios lint path/to/scenarios`), or add one: docs/scenarios.md')
     if (report.sealed && !report.sealed.opened) this.note(`holdout: ${report.sealed.files} sealed scenario(s) not linted (no key: set EXP_HOLDOUT_KEY)`)
+    // held-out tasks in plain files that sealing would miss or has not done: said, whatever else is wrong
+    for (const u of report.unsealed ?? []) this.note(unsealedWarning(u))
     // paths relative to where the user stands, so file:line is clickable
     report.problems = report.problems.map(p => ({...p, file: shown(p.file)}))
     if (report.problems.length) {

@@ -3,6 +3,7 @@ import {ExpCommand} from '../../cli/base.js'
 import {scenariosFolder} from '../../cli/folders.js'
 import {formatProblem, listScenarios, type ScenarioListing} from '../../scenarios/index.js'
 import {holdoutKeyFor} from '../../cli/run-context.js'
+import {unsealedWarning} from '../../scenarios/holdout.js'
 
 export default class ScenariosList extends ExpCommand {
   static summary = 'List scenarios, grouped by split and workflow tag.'
@@ -21,6 +22,7 @@ export default class ScenariosList extends ExpCommand {
     const {flags} = await this.parse(ScenariosList)
     const listing = await listScenarios(await scenariosFolder(flags.dir, {cwd: this.workDir, root: this.repoRoot('scenarios')}), {split: flags.split as 'train' | 'validation' | 'holdout' | undefined, tag: flags.tag}, await holdoutKeyFor(this.workDir))
     for (const p of listing.problems) this.note(`warning: ${formatProblem(p)}`)
+    for (const u of listing.unsealed ?? []) this.note(unsealedWarning(u))
     if (listing.sealed && !listing.sealed.opened) this.note(`holdout: ${listing.sealed.files} scenario(s) sealed in holdout.sealed (no key: set EXP_HOLDOUT_KEY to list them)`)
     if (!this.jsonEnabled()) this.log(render(listing))
     return listing
