@@ -52,6 +52,10 @@ export function lintLoaded(files: readonly LoadedFile[]): Problem[] {
     const other = seen.get(s.id)
     if (other) at(['id'], `id "${s.id}" is already used by ${other}`)
     else seen.set(s.id, f.file)
+    // a prototype key reads what every object inherits (`settings.constructor` always exists)
+    // or sets an object's prototype (`merge: {settings: {__proto__: …}}`): refused, with the
+    // rest of the file's checks left out (they would read through it)
+    if (checkPrototypeKeys(s, at)) continue
     const initial = buildInitial(s, f.yaml, at)
     if (!initial) continue
     checkReferences(s, initial, at)
@@ -61,6 +65,66 @@ export function lintLoaded(files: readonly LoadedFile[]): Problem[] {
 }
 
 type At = (p: (string | number)[], message: string) => void
+
+/** Keys no path step or merged object may name: they reach Object.prototype, not the state. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype'])
+
+const protoStep = (path: string): string | undefined => path.split('.').find(seg => PROTOTYPE_KEYS.has(seg))
+
+/**
+ * Prototype keys in override paths, merged and set objects, and invariant paths (collections,
+ * order references, `where` keys, nested invariants): each reported at its line. True when
+ * there was any.
+ */
+function checkPrototypeKeys(s: Scenario, at: At): boolean {
+  let found = false
+  const bad = (where: (string | number)[], what: string, key: string) => {
+    found = true
+    at(where, `${what} names "${key}", which is not state but every object's prototype: an invariant on it always holds, a merge through it changes what an object inherits; use a real field`)
+  }
+  const path = (p: string, where: (string | number)[], what: string) => {
+    const k = protoStep(p)
+    if (k) bad(where, `${what} "${p}"`, k)
+  }
+  const keys = (v: unknown, where: (string | number)[], what: string): void => {
+    if (v === null || typeof v !== 'object') return
+    if (Array.isArray(v)) return v.forEach((x, i) => keys(x, [...where, i], what))
+    for (const [k, x] of Object.entries(v)) {
+      if (PROTOTYPE_KEYS.has(k)) bad([...where, k], what, k)
+      else keys(x, [...where, k], what)
+    }
+  }
+  for (const op of ['merge', 'set'] as const) {
+    for (const [p, v] of Object.entries(s.initial[op] ?? {})) {
+      path(p, ['initial', op, p], `${op} path`)
+      keys(v, ['initial', op, p], `${op} object`)
+    }
+  }
+  ;(s.initial.remove ?? []).forEach((p, i) => path(p, ['initial', 'remove', i], 'remove path'))
+  const invariant = (inv: Invariant, where: (string | number)[]): void => {
+    if ('exactly_one_of' in inv) return inv.exactly_one_of.forEach((x, j) => invariant(x, [...where, 'exactly_one_of', j]))
+    if ('none_of' in inv) return inv.none_of.forEach((x, j) => invariant(x, [...where, 'none_of', j]))
+    const whereKeys = (w: Record<string, unknown> | undefined, at2: (string | number)[]) => {
+      for (const k of Object.keys(w ?? {})) path(k, [...at2, 'where', k], 'where key')
+    }
+    if ('order' in inv) {
+      for (const side of ['first', 'then'] as const) {
+        const ref = inv.order[side]
+        if ('path' in ref) path(ref.path, [...where, 'order', side, 'path'], 'order path')
+        else {
+          path(ref.collection, [...where, 'order', side, 'collection'], 'order collection')
+          path(ref.field, [...where, 'order', side, 'field'], 'order field')
+          whereKeys(ref.where, [...where, 'order', side])
+        }
+      }
+    } else if ('collection' in inv) {
+      path(inv.collection, [...where, 'collection'], 'collection')
+      whereKeys(inv.where, where)
+    } else path(inv.path, [...where, 'path'], 'path')
+  }
+  s.invariants.forEach((inv, i) => invariant(inv, ['invariants', i]))
+  return found
+}
 
 function buildInitial(s: Scenario, y: LocatedYaml, at: At): WorldState | undefined {
   let state: WorldState

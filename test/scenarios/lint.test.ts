@@ -51,6 +51,15 @@ t.test('semantic problems: file name, unknown tools, bad override paths, malform
   t.same(lint(GOOD.replace('path: workflows.WF-1051.status', 'path: flows.WF-1051.status')).length, 2, 'an unknown root, and the gold then fails it')
 })
 
+t.test('prototype keys in invariant paths, override paths and merged objects are refused at their line', async t => {
+  // before, each passed: `settings.constructor` exists on every object, so the invariant always held
+  t.same(lint(GOOD.replace('  - {id: done, path: workflows.WF-1051.status, equals: completed}\n', '  - {id: done, path: workflows.WF-1051.status, equals: completed}\n  - {id: always, path: settings.constructor, exists: true}\n')), ['ok-one.yaml:13: path "settings.constructor" names "constructor", which is not state but every object\'s prototype: an invariant on it always holds, a merge through it changes what an object inherits; use a real field'])
+  t.match(lint(GOOD.replace('  - {id: done, path: workflows.WF-1051.status, equals: completed}\n', '  - {id: done, path: workflows.WF-1051.status, equals: completed}\n  - {id: p, path: settings.__proto__, exists: true}\n')), [/^ok-one\.yaml:13: path "settings\.__proto__" names "__proto__"/])
+  t.match(lint(GOOD.replace('  fixture: acme\n', '  fixture: acme\n  merge:\n    settings:\n      __proto__: {enforce: {ticket_dedupe: true}}\n')), [/^ok-one\.yaml:11: merge object names "__proto__"/])
+  t.match(lint(GOOD.replace('  fixture: acme\n', '  fixture: acme\n  set: {employees.E-1051.prototype: 1}\n')), [/^ok-one\.yaml:9: set path "employees\.E-1051\.prototype" names "prototype"/])
+  t.match(lint(GOOD.replace('  - {id: done, path: workflows.WF-1051.status, equals: completed}\n', '  - {id: done, path: workflows.WF-1051.status, equals: completed}\n  - id: n\n    none_of:\n    - {id: c, collection: tickets, where: {constructor.name: Object}, count: 0}\n')), [/^ok-one\.yaml:15: where key "constructor\.name" names "constructor"/])
+})
+
 t.test('a gold trajectory that fails a call, an invariant, the scope or a constraint is a problem at that line', async t => {
   t.same(lint(GOOD.replace('workflow_id: WF-1051', 'workflow_id: WF-1050').replace('E-1051]', 'E-1051, E-1050]')), [
     'ok-one.yaml:12: gold trajectory fails invariant done: workflows.WF-1051.status should equals "completed", but is "open"',
