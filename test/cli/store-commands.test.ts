@@ -136,3 +136,20 @@ t.test('inspect of a record the read skipped says why it is not shown, not that 
   const unknown = await exp(['inspect', 'nt-0123456789abcdef01234567'], {cwd: repo})
   t.equal(unknown.code, 3, 'an id this clone never had is still unknown')
 })
+
+// Found by a sweep: a lane replaced by other history, then `git gc --prune=now` (its old tip now
+// unreachable), was read on from the tip the cache held, which git no longer had: `exp lanes`
+// called the lane UNREADABLE and exited 5, though its history was whole.
+t.test('a lane whose cached tip was pruned after the lane was replaced is read in full, not called unreadable', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['append', 'note', '-', '--lane', 'shared'], {cwd: repo, input: 'text: mine'})).code, 0)
+  t.equal((await exp(['lanes'], {cwd: repo})).code, 0, 'the cache holds the lane at its first tip')
+  await git(repo, 'update-ref', '-d', 'refs/research/lanes/shared')
+  t.equal((await exp(['append', 'note', '-', '--lane', 'shared'], {cwd: repo, input: 'text: theirs'})).code, 0)
+  await git(repo, 'reflog', 'expire', '--expire=now', '--all')
+  await git(repo, 'gc', '-q', '--prune=now')
+  const lanes = await exp(['lanes', '--json'], {cwd: repo})
+  t.equal(lanes.code, 0, lanes.stderr)
+  t.match(JSON.parse(lanes.stdout), [{lane: 'shared', records: 1}])
+  t.notMatch(lanes.stderr, /cannot be read/)
+})

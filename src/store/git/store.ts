@@ -615,6 +615,16 @@ export class GitRecordStore implements RecordStore {
       }
     }
     await this.checkTip(ref, tip)
+    // the lane moved on from the cached tip, which may be gone: a lane replaced by other history
+    // and then `git gc --prune=now` (its old tip unreachable) was read on from a commit git no
+    // longer has, and reported as unreadable though its history is whole. It is read in full.
+    if (st && !(await this.reader.read(st.tip, OBJECT_MAX).then(() => true, () => false))) {
+      if (persist) this.cache.drop(ref, st)
+      delete state.lanes[ref]
+      onChange()
+      st = undefined
+      start = undefined
+    }
     const ctx = {commonDir: this.commonDir, reader: this.reader, native: this.native, cache: this.cache, maxRead: await this.readCeiling()}
     let lane = st ? await readLane(ctx, ref, tip, st, persist, start, watch) : undefined
     // the lane read on from the cached tip: the new tip contains it
