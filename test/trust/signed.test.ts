@@ -9,6 +9,7 @@ import {keypair, signedPolicyRepo} from '../helpers/signing.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {GitWorkspace} from '../../src/workspace/git.js'
 import {loadAuthority} from '../../src/trust/load.js'
+import {signatureHeader} from '../../src/trust/ssh.js'
 
 t.test('with require_signed_evidence, an unsigned evaluation from another clone counts for nothing and a signed one counts', async t => {
   const keys = tempDir(t)
@@ -90,4 +91,36 @@ t.test("an edited cache cannot lend a signed commit's signature to an unsigned r
   const authority = await loadAuthority(ledger, ws, {at: (await ws.resolve('main'))!})
   t.match(authority.standing(signed.evaluation), {ok: true}, 'the signed one still counts')
   t.match(authority.standing(unsigned.evaluation), {ok: false, class: 'unsigned_evidence', reason: /did not add this record/}, 'the unsigned one does not, whatever commit the cache names')
+})
+
+t.test('a commit with a damaged SSH signature is one unsigned record: every view still works', async t => {
+  // any lane owner can push a commit whose gpgsig holds any bytes: a 2-byte public key blob
+  // used to throw out of the verifier and stop fsck, frontier, report... with "truncated"
+  const keys = tempDir(t)
+  const ci = keypair(keys, 'ci')
+  const a = await signedPolicyRepo(t, [['ci@exp', ci.pub]])
+  const ev = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'mallory'], {cwd: a})
+  const s = (b: Buffer | string) => {
+    const len = Buffer.alloc(4)
+    len.writeUInt32BE(Buffer.byteLength(b))
+    return Buffer.concat([len, Buffer.from(b)])
+  }
+  const blob = Buffer.concat([Buffer.from('SSHSIG'), s(Buffer.from([0, 0, 0, 1])).subarray(4), s(Buffer.from([0, 1])), s('git'), s(''), s('sha512'), s('')])
+  const header = signatureHeader(`-----BEGIN SSH SIGNATURE-----\n${blob.toString('base64')}\n-----END SSH SIGNATURE-----`)
+  const tip = (await git(a, 'rev-parse', 'refs/research/lanes/mallory')).trim()
+  const raw = await git(a, 'cat-file', 'commit', tip)
+  const forged = raw.replace('\n\n', `\n${header}\n\n`)
+  const file = path.join(keys, 'commit')
+  fs.writeFileSync(file, forged)
+  const oid = (await git(a, 'hash-object', '-t', 'commit', '-w', file)).trim()
+  await git(a, 'update-ref', 'refs/research/lanes/mallory', oid, tip)
+
+  const fsck = await exp(['fsck', '--json'], {cwd: a})
+  t.equal(fsck.code, 5, fsck.stderr)
+  const problems = (JSON.parse(fsck.stdout) as {error: {data: {problems: {class?: string; id?: string; message?: string}[]}}}).error.data.problems
+  t.match(problems, [{class: 'unsigned_evidence', id: ev.evaluation, message: /a damaged signature/}])
+  for (const view of [['frontier'], ['hypotheses'], ['provenance', 'onboarding'], ['report']]) {
+    const r = await exp(view, {cwd: a})
+    t.equal(r.code, 0, `exp ${view.join(' ')}: ${r.stderr}`)
+  }
 })

@@ -34,3 +34,48 @@ t.test('ed25519 SSH signatures are verified in process exactly as ssh-keygen -Y 
   t.equal(parseAllowedSigners(`ci@exp cert-authority ${ci}\n`), undefined, 'options it does not read: left to ssh-keygen')
   void other
 })
+
+// The signature bytes come from a commit header any lane owner writes: whatever they hold,
+// the verifier answers a reason, never throws (a throw stopped every trust view of the repository).
+t.test('a damaged signature is refused with a reason, whatever its bytes', async t => {
+  const dir = tempDir(t)
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ci', '-f', path.join(dir, 'ci')])
+  const ci = fs.readFileSync(path.join(dir, 'ci.pub'), 'utf8').trim()
+  const allowed = parseAllowedSigners(`ci@exp ${ci}\n`)!
+  const payload = Buffer.from('tree 0123\n\nevaluation: validation 8/16\n')
+  const armored = execFileSync('ssh-keygen', ['-Y', 'sign', '-f', path.join(dir, 'ci'), '-n', 'git'], {input: payload, stdio: ['pipe', 'pipe', 'ignore']}).toString()
+  const blob = Buffer.from(armored.replace(/-----(BEGIN|END) SSH SIGNATURE-----|\s/g, ''), 'base64')
+  const armor = (b: Buffer) => `-----BEGIN SSH SIGNATURE-----\n${b.toString('base64')}\n-----END SSH SIGNATURE-----`
+  const check = (sig: string) => verifySshSig(sig, payload, allowed)
+  t.same(check(armor(blob)), {principal: 'ci@exp'}, 'the re-armored original verifies')
+
+  const s = (b: Buffer | string) => {
+    const len = Buffer.alloc(4)
+    len.writeUInt32BE(Buffer.byteLength(b))
+    return Buffer.concat([len, Buffer.from(b)])
+  }
+  const crafted = (pk: Buffer) => armor(Buffer.concat([Buffer.from('SSHSIG'), Buffer.from([0, 0, 0, 1]), s(pk), s('git'), s(''), s('sha512'), s('')]))
+  t.match(check(crafted(Buffer.from([0, 1]))), {reason: /damaged/}, 'a 2-byte public key blob (the one that crashed every view)')
+  t.match(check(crafted(s('ssh-ed25519'))), {reason: /./}, 'an ed25519 key with no key bytes')
+  const huge = Buffer.from(blob)
+  huge.writeUInt32BE(0xffffffff, 10)
+  t.match(check(armor(huge)), {reason: /damaged/}, 'a length field of 4 GiB')
+  t.match(check(armor(Buffer.concat([blob, Buffer.from([0])]))), {reason: /damaged/}, 'a NUL after the end')
+  t.ok(check(`${armored.slice(0, 60)}\0${armored.slice(60)}garbage`), 'a NUL in the armor and junk after it: an answer, no throw')
+  t.match(check('-----BEGIN SSH SIGNATURE-----\n!!!!\n-----END SSH SIGNATURE-----'), {reason: /./}, 'not base64')
+
+  let refused = 0
+  for (let n = 0; n < blob.length; n++) if (check(armor(blob.subarray(0, n)))?.reason) refused++
+  t.equal(refused, blob.length, 'every truncation of a good signature is refused with a reason')
+  let flips = 0
+  for (let i = 0; i < blob.length; i++) {
+    for (const bit of [0x01, 0x80]) {
+      const b = Buffer.from(blob)
+      b[i]! ^= bit
+      const v = check(armor(b))
+      // a flip in the key type string makes it another key type: left to ssh-keygen (undefined)
+      if (v === undefined || v.reason) flips++
+    }
+  }
+  t.equal(flips, blob.length * 2, 'no flipped bit verifies, and none throws')
+})
