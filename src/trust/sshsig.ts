@@ -63,8 +63,44 @@ export function parseAllowedSigners(text: string): AllowedSigner[] | undefined {
   return out
 }
 
-function matches(pattern: string, name: string): boolean {
-  return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`).test(name)
+/** OpenSSH's match_pattern: `*` any run of characters, `?` any one; linear, no regular expression. */
+export function matchPattern(name: string, pattern: string): boolean {
+  let n = 0
+  let p = 0
+  let star = -1
+  let from = 0
+  while (n < name.length) {
+    if (p < pattern.length && (pattern[p] === '?' || pattern[p] === name[n])) {
+      n++
+      p++
+    } else if (p < pattern.length && pattern[p] === '*') {
+      star = p++
+      from = n
+    } else if (star >= 0) {
+      p = star + 1
+      n = ++from
+    } else {
+      return false
+    }
+  }
+  while (pattern[p] === '*') p++
+  return p === pattern.length
+}
+
+/**
+ * OpenSSH's match_pattern_list over a comma list already split: 1 when an entry matches,
+ * -1 when a negated entry (`!pattern`) matches — a refusal, whatever else matches — else 0.
+ * ssh-keygen -Y verify (and so git) reads allowed_signers' principals and namespaces so.
+ */
+export function matchPatternList(name: string, patterns: readonly string[]): -1 | 0 | 1 {
+  let found: 0 | 1 = 0
+  for (const p of patterns) {
+    const negated = p.startsWith('!')
+    if (!matchPattern(name, negated ? p.slice(1) : p)) continue
+    if (negated) return -1
+    found = 1
+  }
+  return found
 }
 
 /** The fields of an SSHSIG blob (PROTOCOL.sshsig), the signer's key type read from its public key. */
@@ -107,7 +143,7 @@ export function verifySshSig(armored: string, payload: Buffer, allowed: readonly
   if (sig.hashAlg !== 'sha512' && sig.hashAlg !== 'sha256') return {reason: `unknown hash ${sig.hashAlg}`}
   const signer = allowed.find(a => a.keyType === sig.keyType && a.key.equals(sig.publicKey))
   if (!signer) return {reason: 'signed by a key that is not in the allowed signers'}
-  if (signer.namespaces && !signer.namespaces.some(n => matches(n, namespace))) return {reason: `the allowed signer may not sign in namespace ${namespace}`}
+  if (signer.namespaces && matchPatternList(namespace, signer.namespaces) !== 1) return {reason: `the allowed signer may not sign in namespace ${namespace}`}
   return ed25519Verifies(sig, payload) ? {principal: signer.principals[0]!} : {reason: 'the signature does not verify'}
 }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {tempDir} from '../helpers/repo.js'
-import {parseAllowedSigners, verifySshSig} from '../../src/trust/sshsig.js'
+import {matchPattern, matchPatternList, parseAllowedSigners, verifySshSig} from '../../src/trust/sshsig.js'
 
 // The in-process check must agree with ssh-keygen, which makes and checks the signatures here.
 t.test('ed25519 SSH signatures are verified in process exactly as ssh-keygen -Y verify does', async t => {
@@ -78,4 +78,37 @@ t.test('a damaged signature is refused with a reason, whatever its bytes', async
     }
   }
   t.equal(flips, blob.length * 2, 'no flipped bit verifies, and none throws')
+})
+
+t.test('patterns read as OpenSSH reads them: wildcards, and a negated match refuses', async t => {
+  for (const [name, pattern, want] of [['git', 'git', true], ['git', 'g*', true], ['git', '*', true], ['git', 'g?t', true], ['git', '?', false], ['git', 'gi', false], ['ci@example.org', '*@example.org', true], ['ci@example.org', '*@*.org', true], ['a.b', 'a?b', true], ['aXb', 'a.b', false], ['', '*', true], ['x', '', false], ['aaab', '*a*b', true], ['aaa', '*a*b', false]] as const) {
+    t.equal(matchPattern(name, pattern), want, `${JSON.stringify(name)} ~ ${JSON.stringify(pattern)}`)
+  }
+  t.equal(matchPatternList('git', ['!git', '*']), -1, 'a negated match refuses, whatever matches after it')
+  t.equal(matchPatternList('git', ['*', '!git']), -1, '... or before it')
+  t.equal(matchPatternList('file', ['!git', '*']), 1)
+  t.equal(matchPatternList('file', ['!git']), 0, 'negations alone allow nothing')
+  t.equal(matchPattern('a'.repeat(5000), '*a*a*a*a*a*a*a*a*b'), false, 'no backtracking blow-up')
+})
+
+t.test('namespaces="..." of allowed_signers: the in-process check agrees with ssh-keygen -Y verify, negation included', async t => {
+  const dir = tempDir(t)
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'ci', '-f', path.join(dir, 'ci')])
+  const ci = fs.readFileSync(path.join(dir, 'ci.pub'), 'utf8').trim()
+  const payload = Buffer.from('tree 0123\n\nevaluation: validation 8/16\n')
+  const sig = path.join(dir, 'sig')
+  fs.writeFileSync(sig, execFileSync('ssh-keygen', ['-Y', 'sign', '-f', path.join(dir, 'ci'), '-n', 'git'], {input: payload, stdio: ['pipe', 'pipe', 'ignore']}))
+  for (const namespaces of ['git', '!git,*', '*,!git', 'file,git', 'g*', '!file,git', '!g?t,*', 'file', '!file']) {
+    const line = `ci@exp namespaces="${namespaces}" ${ci}\n`
+    const file = path.join(dir, 'allowed')
+    fs.writeFileSync(file, line)
+    let keygen = true
+    try {
+      execFileSync('ssh-keygen', ['-Y', 'verify', '-f', file, '-I', 'ci@exp', '-n', 'git', '-s', sig], {input: payload, stdio: ['pipe', 'ignore', 'ignore']})
+    } catch {
+      keygen = false
+    }
+    const ours = verifySshSig(fs.readFileSync(sig, 'utf8'), payload, parseAllowedSigners(line)!)
+    t.equal(Boolean(ours?.principal), keygen, `namespaces="${namespaces}": ${keygen ? 'accepted' : 'refused'} by both (${ours?.reason ?? ours?.principal})`)
+  }
 })
