@@ -18,6 +18,25 @@ export function splitSignature(commit: Buffer): {payload: Buffer; signature?: st
   return {payload: Buffer.from(end < 0 ? rest : rest + text.slice(end), 'utf8'), signature}
 }
 
+/** 9999-12-31T23:59:59Z: the last second ssh-keygen and Date both read */
+const LAST_SECOND = 253402300799
+
+/** The commit's committer time in seconds (git verifies a signature at it), if its header has one. */
+export function committerTime(commit: Buffer): number | undefined {
+  const end = commit.indexOf('\n\n')
+  const head = commit.toString('latin1', 0, end < 0 ? commit.length : end)
+  const m = /^committer .* (\d+) [+-]\d{4}$/m.exec(head)
+  const seconds = m ? Number(m[1]) : NaN
+  // (any lane owner writes it: a time past year 9999 is no date, and would throw in formatting)
+  return seconds <= LAST_SECOND ? seconds : undefined
+}
+
+/** Why ssh-keygen found no principal: a key outside its validity says so, in ssh-keygen's words. */
+function notFound(stderr: string): string {
+  const why = stderr.split('\n').find(l => /expired|not yet valid/.test(l))
+  return why ? `signed by a key outside its validity in the allowed signers at the commit's time (${why.replace(/^[^:]*:\d+: /, '')}); sign the record again with a current key` : 'signed by a key that is not in the allowed signers'
+}
+
 /** The header lines git stores a signature as: `gpgsig` and continuation lines that start with a space. */
 export function signatureHeader(signature: string): string {
   return `gpgsig ${signature.split('\n').join('\n ')}`
@@ -48,19 +67,23 @@ export class SignatureVerifier {
     if (!signature.includes('BEGIN SSH SIGNATURE')) return {reason: 'the commit carries a signature that is not an SSH signature'}
     // ed25519 in process; anything else (and any doubt) through ssh-keygen itself
     this.parsed ??= parseAllowedSigners(this.allowedSigners) ?? null
-    const fast = this.parsed ? verifySshSig(signature, payload, this.parsed) : undefined
+    // git checks the allowed signers at the commit's time, not now: a key retired with
+    // valid-before keeps what it signed while it was valid
+    const time = committerTime(commit) ?? Date.now() / 1000
+    const fast = this.parsed ? verifySshSig(signature, payload, this.parsed, time) : undefined
     if (fast) return fast
     const dir = await this.folder()
     const allowed = path.join(dir, 'allowed_signers')
     const sig = path.join(dir, `${++this.n}.sig`)
     await writeFile(sig, `${signature}\n`)
-    const found = await sshKeygen(['-Y', 'find-principals', '-f', allowed, '-s', sig], '')
+    const at = `-Overify-time=${new Date(time * 1000).toISOString().replace(/[-:T]|\.\d+/g, '')}`
+    const found = await sshKeygen(['-Y', 'find-principals', '-f', allowed, '-s', sig, at], '')
     const principal = found.code === 0 ? found.stdout.split('\n')[0]?.trim() : undefined
     if (!principal) {
       await rm(sig, {force: true})
-      return {reason: 'signed by a key that is not in the allowed signers'}
+      return {reason: notFound(found.stderr)}
     }
-    const ok = await sshKeygen(['-Y', 'verify', '-f', allowed, '-I', principal, '-n', 'git', '-s', sig], payload)
+    const ok = await sshKeygen(['-Y', 'verify', '-f', allowed, '-I', principal, '-n', 'git', '-s', sig, at], payload)
     await rm(sig, {force: true})
     return ok.code === 0 ? {principal} : {reason: `the signature does not verify: ${ok.stderr.trim() || ok.stdout.trim()}`}
   }

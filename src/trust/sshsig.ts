@@ -37,11 +37,20 @@ const sshString = (b: Buffer | string) => {
 export interface AllowedSigner {
   principals: string[]
   namespaces?: string[]
+  /** valid-after="…" and valid-before="…", in seconds since the epoch */
+  validAfter?: number
+  validBefore?: number
+  /** the option texts as written, for reasons */
+  validity?: string
   keyType: string
   key: Buffer
 }
 
-/** git's allowed-signers format: `principals [options] keytype base64 [comment]`, one per line. */
+/**
+ * git's allowed-signers format: `principals [options] keytype base64 [comment]`, one per
+ * line. Undefined when a line holds an option this code does not read (cert-authority, a
+ * time it cannot parse): ssh-keygen then decides for the whole file.
+ */
 export function parseAllowedSigners(text: string): AllowedSigner[] | undefined {
   const out: AllowedSigner[] = []
   for (const raw of text.split('\n')) {
@@ -49,18 +58,56 @@ export function parseAllowedSigners(text: string): AllowedSigner[] | undefined {
     if (!line || line.startsWith('#')) continue
     const words = line.match(/(?:[^\s"]+|"[^"]*")+/g) ?? []
     const principals = words.shift()!.replace(/^"|"$/g, '').split(',')
-    let namespaces: string[] | undefined
+    const options: Partial<AllowedSigner> = {}
     while (words.length && !/^(ssh-|ecdsa-|sk-)/.test(words[0]!)) {
-      const opt = words.shift()!
-      const m = /^namespaces="([^"]*)"$/.exec(opt)
-      if (m) namespaces = m[1]!.split(',')
-      else return undefined // cert-authority, valid-before...: ssh-keygen knows them
+      for (const opt of words.shift()!.match(/(?:[^,"]+|"[^"]*")+/g) ?? []) if (!readOption(opt, options)) return undefined
     }
     const [keyType, b64] = words
     if (!keyType || !b64) continue
-    out.push({principals, ...(namespaces ? {namespaces} : {}), keyType, key: Buffer.from(b64, 'base64')})
+    out.push({principals, ...options, keyType, key: Buffer.from(b64, 'base64')})
   }
   return out
+}
+
+/** One `name="value"` option into `into`; false for one this code does not read. */
+function readOption(opt: string, into: Partial<AllowedSigner>): boolean {
+  const m = /^([a-z-]+)="([^"]*)"$/i.exec(opt)
+  if (!m) return false
+  const [, name, value] = m as unknown as [string, string, string]
+  if (name.toLowerCase() === 'namespaces') {
+    into.namespaces = value.split(',')
+    return true
+  }
+  const time = name.toLowerCase() === 'valid-after' || name.toLowerCase() === 'valid-before' ? absoluteTime(value) : undefined
+  if (time === undefined) return false
+  if (name.toLowerCase() === 'valid-after') into.validAfter = time
+  else into.validBefore = time
+  into.validity = [into.validity, `${name}="${value}"`].filter(Boolean).join(',')
+  return true
+}
+
+/**
+ * OpenSSH's parse_absolute_time: YYYYMMDD, YYYYMMDDHHMM or YYYYMMDDHHMMSS, in UTC with a
+ * trailing Z (or UTC), else in local time as ssh-keygen on this machine reads it.
+ */
+export function absoluteTime(text: string): number | undefined {
+  const utc = /^(.*?)(Z|UTC)$/i.exec(text)
+  const digits = utc ? utc[1]! : text
+  const m = /^(\d{4})(\d{2})(\d{2})(?:(\d{2})(\d{2})(\d{2})?)?$/.exec(digits)
+  if (!m) return undefined
+  const [y, mo, d, h, mi, se] = m.slice(1).map(x => Number(x ?? 0)) as [number, number, number, number, number, number]
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60) return undefined
+  const ms = utc ? Date.UTC(y, mo - 1, d, h, mi, se) : new Date(y, mo - 1, d, h, mi, se).getTime()
+  // 0 is "no limit" to OpenSSH, and a time before 1970 does not parse
+  return Number.isFinite(ms) && ms > 0 ? ms / 1000 : undefined
+}
+
+/** Why `signer` is not valid at `time` (seconds), as ssh-keygen decides it; undefined when it is. */
+function outsideValidity(signer: AllowedSigner, time: number): string | undefined {
+  const at = Number.isFinite(time) && Math.abs(time) < 8e12 ? new Date(time * 1000).toISOString() : String(time)
+  if (signer.validAfter !== undefined && time < signer.validAfter) return `not yet valid in allowed_signers (${signer.validity}) at the commit's time ${at}`
+  if (signer.validBefore !== undefined && time > signer.validBefore) return `expired in allowed_signers (${signer.validity}) before the commit's time ${at}`
+  return undefined
 }
 
 /** OpenSSH's match_pattern: `*` any run of characters, `?` any one; linear, no regular expression. */
@@ -130,20 +177,48 @@ export function parseSshSig(armored: string): SshSig | {reason: string} {
   }
 }
 
+/** What the allowed-signers lines of a key answer about a signature, before any cryptography. */
+export interface Admission {
+  /** the first line that lets the key sign in the namespace at the time */
+  signer?: AllowedSigner
+  reason?: string
+}
+
 /**
- * Verify an armored SSH signature of `payload` in `namespace` against allowed signers.
- * Answers the principal, a reason it does not verify, or undefined when this code cannot
- * tell (a key type or option it does not read). Never throws, whatever the signature holds.
+ * The allowed-signers line that lets the key that made `sig` sign in `namespace` at `time`
+ * (seconds: the commit's committer time, the time git verifies at — so retiring a key with
+ * valid-before keeps what it signed before), or why none does.
  */
-export function verifySshSig(armored: string, payload: Buffer, allowed: readonly AllowedSigner[], namespace = 'git'): {principal?: string; reason?: string} | undefined {
+export function admit(sig: SshSig, allowed: readonly AllowedSigner[], namespace: string, time: number): Admission {
+  const keyed = allowed.filter(a => a.keyType === sig.keyType && a.key.equals(sig.publicKey))
+  const who = keyed[0] ? `${keyed[0].principals.join(',')}'s key ${fingerprint(sig.publicKey)}` : `key ${fingerprint(sig.publicKey)}`
+  if (!keyed.length) return {reason: `signed by ${who}, which is not in the allowed signers`}
+  const current = keyed.filter(a => !outsideValidity(a, time))
+  if (!current.length) return {reason: `signed by ${who}, ${outsideValidity(keyed[0]!, time)!}; sign the record again with a current key`}
+  const signer = current.find(a => !a.namespaces || matchPatternList(namespace, a.namespaces) === 1)
+  if (!signer) return {reason: `signed by ${who}, which the allowed signers do not let sign in namespace ${namespace}`}
+  return {signer}
+}
+
+/** ssh-keygen's name for a key: SHA256 of its blob, base64 without padding. */
+export function fingerprint(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`
+}
+
+/**
+ * Verify an armored SSH signature of `payload` in `namespace` against allowed signers, at
+ * `time` (seconds since the epoch). Answers the principal, a reason it does not verify, or
+ * undefined when this code cannot tell (a key type it does not read). Never throws,
+ * whatever the signature holds.
+ */
+export function verifySshSig(armored: string, payload: Buffer, allowed: readonly AllowedSigner[], time: number, namespace = 'git'): {principal?: string; reason?: string} | undefined {
   const sig = parseSshSig(armored)
   if ('reason' in sig) return sig
   if (sig.keyType !== 'ssh-ed25519') return undefined
   if (sig.namespace !== namespace) return {reason: `signed for namespace ${sig.namespace}, not ${namespace}`}
   if (sig.hashAlg !== 'sha512' && sig.hashAlg !== 'sha256') return {reason: `unknown hash ${sig.hashAlg}`}
-  const signer = allowed.find(a => a.keyType === sig.keyType && a.key.equals(sig.publicKey))
-  if (!signer) return {reason: 'signed by a key that is not in the allowed signers'}
-  if (signer.namespaces && matchPatternList(namespace, signer.namespaces) !== 1) return {reason: `the allowed signer may not sign in namespace ${namespace}`}
+  const {signer, reason} = admit(sig, allowed, namespace, time)
+  if (!signer) return {reason: reason!}
   return ed25519Verifies(sig, payload) ? {principal: signer.principals[0]!} : {reason: 'the signature does not verify'}
 }
 

@@ -124,3 +124,28 @@ t.test('a commit with a damaged SSH signature is one unsigned record: every view
     t.equal(r.code, 0, `exp ${view.join(' ')}: ${r.stderr}`)
   }
 })
+
+t.test('retiring a key with valid-before keeps the evidence it signed before, as git verify-commit does', async t => {
+  const keys = tempDir(t)
+  const ci = keypair(keys, 'ci')
+  const a = await signedPolicyRepo(t, [['ci@exp', ci.pub]])
+  await git(a, 'config', 'exp.signingKey', ci.key)
+  const ev = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'ci'], {cwd: a})
+  const commit = (await git(a, 'log', '-1', '--format=%H', 'refs/research/lanes/ci')).trim()
+  const time = Number((await git(a, 'log', '-1', '--format=%ct', commit)).trim())
+  const stamp = (s: number) => `${new Date(s * 1000).toISOString().replace(/[-:T]|\.\d+/g, '')}`
+  const standing = async (validBefore: number) => {
+    fs.writeFileSync(path.join(a, '.research/allowed_signers'), `ci@exp namespaces="git",valid-before="${stamp(validBefore)}" ${ci.pub}\n`)
+    await git(a, 'commit', '-qam', 'retire the ci key')
+    const gitSays = await git(a, '-c', 'gpg.ssh.allowedSignersFile=.research/allowed_signers', 'log', '-1', '--format=%G?', commit)
+    const store = await GitRecordStore.open(a)
+    try {
+      const ws = new GitWorkspace(store)
+      return {git: gitSays.trim(), exp: (await loadAuthority(await store.ledger(), ws, {at: (await ws.resolve('main'))!})).standing(ev.evaluation)}
+    } finally {
+      store.close()
+    }
+  }
+  t.match(await standing(time), {git: 'G', exp: {ok: true}}, 'retired after it signed: git and exp still take it')
+  t.match(await standing(time - 1), {git: /^[^G]$/, exp: {ok: false, class: 'unsigned_evidence', reason: /expired in allowed_signers \(valid-before=/}}, 'retired before: both refuse, and exp says why')
+})

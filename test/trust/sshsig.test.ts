@@ -5,6 +5,8 @@ import {execFileSync} from 'node:child_process'
 import {tempDir} from '../helpers/repo.js'
 import {matchPattern, matchPatternList, parseAllowedSigners, verifySshSig} from '../../src/trust/sshsig.js'
 
+const NOW = Date.now() / 1000
+
 // The in-process check must agree with ssh-keygen, which makes and checks the signatures here.
 t.test('ed25519 SSH signatures are verified in process exactly as ssh-keygen -Y verify does', async t => {
   const dir = tempDir(t)
@@ -19,18 +21,18 @@ t.test('ed25519 SSH signatures are verified in process exactly as ssh-keygen -Y 
   const allowed = parseAllowedSigners(`# who signs evidence\nci@exp namespaces="git" ${ci}\nrsa@exp ${rsa}\n`)!
   t.equal(allowed.length, 2)
   const payload = 'tree 0123\n\nevaluation: validation 8/16\n'
-  t.same(verifySshSig(sign('ci', payload), Buffer.from(payload), allowed), {principal: 'ci@exp'})
-  t.match(verifySshSig(sign('ci', payload), Buffer.from(`${payload}x`), allowed), {reason: /does not verify/}, 'changed payload')
-  t.match(verifySshSig(sign('other', payload), Buffer.from(payload), allowed), {reason: /not in the allowed signers/}, 'another key')
-  t.match(verifySshSig(sign('ci', payload, 'file'), Buffer.from(payload), allowed), {reason: /namespace file/}, 'another namespace')
-  t.equal(verifySshSig(sign('rsa', payload), Buffer.from(payload), allowed), undefined, 'RSA: left to ssh-keygen')
+  t.same(verifySshSig(sign('ci', payload), Buffer.from(payload), allowed, NOW), {principal: 'ci@exp'})
+  t.match(verifySshSig(sign('ci', payload), Buffer.from(`${payload}x`), allowed, NOW), {reason: /does not verify/}, 'changed payload')
+  t.match(verifySshSig(sign('other', payload), Buffer.from(payload), allowed, NOW), {reason: /not in the allowed signers/}, 'another key')
+  t.match(verifySshSig(sign('ci', payload, 'file'), Buffer.from(payload), allowed, NOW), {reason: /namespace file/}, 'another namespace')
+  t.equal(verifySshSig(sign('rsa', payload), Buffer.from(payload), allowed, NOW), undefined, 'RSA: left to ssh-keygen')
   const armored = sign('ci', payload)
   const lines = armored.split('\n')
   // a character in the middle of the last full line: inside the signature bytes
   const i = lines.length - 4
   lines[i] = lines[i]!.slice(0, 30) + (lines[i]![30] === 'A' ? 'B' : 'A') + lines[i]!.slice(31)
   const broken = lines.join('\n')
-  t.ok(verifySshSig(broken, Buffer.from(payload), allowed)?.reason, 'a damaged signature is refused')
+  t.ok(verifySshSig(broken, Buffer.from(payload), allowed, NOW)?.reason, 'a damaged signature is refused')
   t.equal(parseAllowedSigners(`ci@exp cert-authority ${ci}\n`), undefined, 'options it does not read: left to ssh-keygen')
   void other
 })
@@ -46,7 +48,7 @@ t.test('a damaged signature is refused with a reason, whatever its bytes', async
   const armored = execFileSync('ssh-keygen', ['-Y', 'sign', '-f', path.join(dir, 'ci'), '-n', 'git'], {input: payload, stdio: ['pipe', 'pipe', 'ignore']}).toString()
   const blob = Buffer.from(armored.replace(/-----(BEGIN|END) SSH SIGNATURE-----|\s/g, ''), 'base64')
   const armor = (b: Buffer) => `-----BEGIN SSH SIGNATURE-----\n${b.toString('base64')}\n-----END SSH SIGNATURE-----`
-  const check = (sig: string) => verifySshSig(sig, payload, allowed)
+  const check = (sig: string) => verifySshSig(sig, payload, allowed, NOW)
   t.same(check(armor(blob)), {principal: 'ci@exp'}, 'the re-armored original verifies')
 
   const s = (b: Buffer | string) => {
@@ -108,7 +110,7 @@ t.test('namespaces="..." of allowed_signers: the in-process check agrees with ss
     } catch {
       keygen = false
     }
-    const ours = verifySshSig(fs.readFileSync(sig, 'utf8'), payload, parseAllowedSigners(line)!)
+    const ours = verifySshSig(fs.readFileSync(sig, 'utf8'), payload, parseAllowedSigners(line)!, NOW)
     t.equal(Boolean(ours?.principal), keygen, `namespaces="${namespaces}": ${keygen ? 'accepted' : 'refused'} by both (${ours?.reason ?? ours?.principal})`)
   }
 })
