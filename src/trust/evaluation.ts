@@ -115,7 +115,19 @@ function consistent(b: EvaluationBody): string | undefined {
 export function signature(e: LedgerEntry, input: TrustInput): Standing | undefined {
   if (!input.settings.requireSigned) return undefined
   const s = input.signatures?.get(signatureKey(e))
-  if (!s?.principal) return bad('unsigned_evidence', `commit ${e.commit.slice(0, 12)}: ${s?.reason ?? 'its signature was not checked'}`)
-  if (input.settings.signers && !input.settings.signers.includes(s.principal)) return bad('unsigned_evidence', `signed by ${s.principal}, who is not a trusted evaluator identity (${input.settings.signers.join(', ')})`)
+  if (!s?.principals?.length) return bad('unsigned_evidence', `commit ${e.commit.slice(0, 12)}: ${s?.reason ?? 'its signature was not checked'}`)
+  const signers = input.settings.signers
+  if (signers && !s.principals.some(p => signers.includes(p))) return bad('unsigned_evidence', untrustedSigner(s.principals, signers))
   return undefined
+}
+
+/**
+ * Why a key none of whose principals is in `signers` is not trusted. A pattern principal
+ * (`*@example.org`) does not stand for a concrete identity of `signers`: the signature
+ * asserts no identity, so the pattern would let every key of its line count as that one.
+ */
+function untrustedSigner(principals: readonly string[], signers: readonly string[]): string {
+  const why = `signed by ${principals.join(', ')}, who is not a trusted evaluator identity (${signers.join(', ')})`
+  if (!principals.some(p => /[*?]/.test(p))) return why
+  return `${why}: a pattern in allowed_signers counts only for a signers entry that writes the same pattern; give the key a line of its own naming the identity`
 }

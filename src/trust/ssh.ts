@@ -2,7 +2,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import {sshKeygen} from '../ssh/keygen.js'
-import {parseAllowedSigners, verifySshSig, type AllowedSigner} from './sshsig.js'
+import {admit, identities, parseAllowedSigners, parseSshSig, verifySshSig, type AllowedSigner, type SignatureVerdict, type SshSig} from './sshsig.js'
 
 /** The commit split into its signed payload and its SSH signature (none when unsigned). */
 export function splitSignature(commit: Buffer): {payload: Buffer; signature?: string} {
@@ -44,48 +44,72 @@ export function signatureHeader(signature: string): string {
 
 /**
  * Checks SSH signatures against one allowed-signers text (the file committed on main).
- * Answers the principal whose key made a good signature, or why there is none. One temp
- * folder per verifier; results are kept by commit.
+ * Answers the principals the key that made a good signature may sign as, or why there are
+ * none. One temp folder per verifier; results are kept by commit.
  */
 export class SignatureVerifier {
   private dir: Promise<string> | undefined
   private n = 0
   private parsed: AllowedSigner[] | null | undefined
-  private readonly seen = new Map<string, Promise<{principal?: string; reason?: string}>>()
+  private readonly seen = new Map<string, Promise<SignatureVerdict>>()
 
   constructor(private readonly allowedSigners: string) {}
 
-  verify(oid: string, commit: Buffer): Promise<{principal?: string; reason?: string}> {
+  verify(oid: string, commit: Buffer): Promise<SignatureVerdict> {
     let hit = this.seen.get(oid)
     if (!hit) this.seen.set(oid, (hit = this.check(commit)))
     return hit
   }
 
-  private async check(commit: Buffer): Promise<{principal?: string; reason?: string}> {
+  private async check(commit: Buffer): Promise<SignatureVerdict> {
     const {payload, signature} = splitSignature(commit)
     if (!signature) return {reason: 'the commit is not signed'}
     if (!signature.includes('BEGIN SSH SIGNATURE')) return {reason: 'the commit carries a signature that is not an SSH signature'}
-    // ed25519 in process; anything else (and any doubt) through ssh-keygen itself
-    this.parsed ??= parseAllowedSigners(this.allowedSigners) ?? null
+    const sig = parseSshSig(signature)
+    if ('reason' in sig) return sig
     // git checks the allowed signers at the commit's time, not now: a key retired with
     // valid-before keeps what it signed while it was valid
     const time = committerTime(commit) ?? Date.now() / 1000
-    const fast = this.parsed ? verifySshSig(signature, payload, this.parsed, time) : undefined
-    if (fast) return fast
-    const dir = await this.folder()
-    const allowed = path.join(dir, 'allowed_signers')
-    const sig = path.join(dir, `${++this.n}.sig`)
-    await writeFile(sig, `${signature}\n`)
+    this.parsed ??= parseAllowedSigners(this.allowedSigners) ?? null
+    // options this code does not read (cert-authority), or a certificate: ssh-keygen decides it all
+    if (!this.parsed || sig.keyType.includes('-cert-')) return this.keygenDecides(signature, payload, time)
+    return verifySshSig(signature, payload, this.parsed, time) ?? this.keygenChecks(sig, signature, payload, time)
+  }
+
+  /**
+   * A key type other than ed25519 (RSA, ECDSA, security keys): who it may sign as is read
+   * from the allowed signers here, as for ed25519, and ssh-keygen checks the cryptography.
+   */
+  private async keygenChecks(sig: SshSig, signature: string, payload: Buffer, time: number): Promise<SignatureVerdict> {
+    const admitted = admit(sig, this.parsed!, 'git', time)
+    if (!admitted.principals) return admitted
+    const ok = await this.withSignature(signature, file => sshKeygen(['-Y', 'check-novalidate', '-n', 'git', '-s', file], payload))
+    return ok.code === 0 ? admitted : {reason: `the signature does not verify: ${ok.stderr.trim() || ok.stdout.trim()}`}
+  }
+
+  /** An allowed-signers file this code does not read: ssh-keygen finds the principals and verifies, at the commit's time. */
+  private async keygenDecides(signature: string, payload: Buffer, time: number): Promise<SignatureVerdict> {
+    const allowed = path.join(await this.folder(), 'allowed_signers')
     const at = `-Overify-time=${new Date(time * 1000).toISOString().replace(/[-:T]|\.\d+/g, '')}`
-    const found = await sshKeygen(['-Y', 'find-principals', '-f', allowed, '-s', sig, at], '')
-    const principal = found.code === 0 ? found.stdout.split('\n')[0]?.trim() : undefined
-    if (!principal) {
-      await rm(sig, {force: true})
-      return {reason: notFound(found.stderr)}
+    return this.withSignature(signature, async file => {
+      // one entry of the matching line's principals a line (negations too)
+      const found = await sshKeygen(['-Y', 'find-principals', '-f', allowed, '-s', file, at], '')
+      const principals = found.code === 0 ? identities(found.stdout.split('\n').map(l => l.trim())) : []
+      if (!principals.length) return {reason: notFound(found.stderr)}
+      const ok = await sshKeygen(['-Y', 'verify', '-f', allowed, '-I', principals[0]!, '-n', 'git', '-s', file, at], payload)
+      return ok.code === 0 ? {principals} : {reason: `the signature does not verify: ${ok.stderr.trim() || ok.stdout.trim()}`}
+    })
+  }
+
+  /** `use` with the signature in a file of this verifier's folder, removed after. */
+  private async withSignature<T>(signature: string, use: (file: string) => Promise<T>): Promise<T> {
+    const file = path.join(await this.folder(), `${++this.n}.sig`)
+    await writeFile(file, `${signature}\n`)
+    try {
+      return await use(file)
+    } finally {
+      await rm(file, {force: true})
     }
-    const ok = await sshKeygen(['-Y', 'verify', '-f', allowed, '-I', principal, '-n', 'git', '-s', sig, at], payload)
-    await rm(sig, {force: true})
-    return ok.code === 0 ? {principal} : {reason: `the signature does not verify: ${ok.stderr.trim() || ok.stdout.trim()}`}
   }
 
   private folder(): Promise<string> {

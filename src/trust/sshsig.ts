@@ -177,27 +177,40 @@ export function parseSshSig(armored: string): SshSig | {reason: string} {
   }
 }
 
-/** What the allowed-signers lines of a key answer about a signature, before any cryptography. */
-export interface Admission {
-  /** the first line that lets the key sign in the namespace at the time */
-  signer?: AllowedSigner
+/** A signature's verdict: the identities it may stand for, or why it stands for none. */
+export interface SignatureVerdict {
+  /** the principals, as allowed_signers writes them, the signing key may sign as (none: refused) */
+  principals?: string[]
   reason?: string
 }
 
 /**
- * The allowed-signers line that lets the key that made `sig` sign in `namespace` at `time`
- * (seconds: the commit's committer time, the time git verifies at — so retiring a key with
- * valid-before keeps what it signed before), or why none does.
+ * The principals the key that made `sig` may sign as in `namespace` at `time` (seconds: the
+ * commit's committer time, the time git verifies at — so retiring a key with valid-before
+ * keeps what it signed before), from every allowed-signers line of that key, or why it may
+ * sign as none. Cryptography is not checked here.
  */
-export function admit(sig: SshSig, allowed: readonly AllowedSigner[], namespace: string, time: number): Admission {
+export function admit(sig: SshSig, allowed: readonly AllowedSigner[], namespace: string, time: number): SignatureVerdict {
   const keyed = allowed.filter(a => a.keyType === sig.keyType && a.key.equals(sig.publicKey))
   const who = keyed[0] ? `${keyed[0].principals.join(',')}'s key ${fingerprint(sig.publicKey)}` : `key ${fingerprint(sig.publicKey)}`
   if (!keyed.length) return {reason: `signed by ${who}, which is not in the allowed signers`}
   const current = keyed.filter(a => !outsideValidity(a, time))
   if (!current.length) return {reason: `signed by ${who}, ${outsideValidity(keyed[0]!, time)!}; sign the record again with a current key`}
-  const signer = current.find(a => !a.namespaces || matchPatternList(namespace, a.namespaces) === 1)
-  if (!signer) return {reason: `signed by ${who}, which the allowed signers do not let sign in namespace ${namespace}`}
-  return {signer}
+  const lines = current.filter(a => !a.namespaces || matchPatternList(namespace, a.namespaces) === 1)
+  if (!lines.length) return {reason: `signed by ${who}, which the allowed signers do not let sign in namespace ${namespace}`}
+  const principals = [...new Set(lines.flatMap(a => identities(a.principals)))]
+  if (!principals.length) return {reason: `signed by ${who}, whose allowed_signers line names no principal it may sign as (only negations)`}
+  return {principals}
+}
+
+/**
+ * The entries of a principals list that name who may sign: not a negation, and not refused
+ * by one (`ci@x,!ci@x` names nobody; ssh-keygen -Y verify -I ci@x refuses it too). A
+ * pattern (`*@example.org`) is kept as written: it names no one identity, and counts only
+ * for a policy `signers` entry that writes the same pattern (docs/trust.md).
+ */
+export function identities(principals: readonly string[]): string[] {
+  return principals.filter(p => p && !p.startsWith('!') && matchPatternList(p, principals) === 1)
 }
 
 /** ssh-keygen's name for a key: SHA256 of its blob, base64 without padding. */
@@ -207,19 +220,19 @@ export function fingerprint(blob: Buffer): string {
 
 /**
  * Verify an armored SSH signature of `payload` in `namespace` against allowed signers, at
- * `time` (seconds since the epoch). Answers the principal, a reason it does not verify, or
- * undefined when this code cannot tell (a key type it does not read). Never throws,
- * whatever the signature holds.
+ * `time` (seconds since the epoch). Answers the principals it may stand for, a reason it
+ * does not verify, or undefined when this code cannot check its cryptography (a key type
+ * other than ed25519: ssh-keygen does). Never throws, whatever the signature holds.
  */
-export function verifySshSig(armored: string, payload: Buffer, allowed: readonly AllowedSigner[], time: number, namespace = 'git'): {principal?: string; reason?: string} | undefined {
+export function verifySshSig(armored: string, payload: Buffer, allowed: readonly AllowedSigner[], time: number, namespace = 'git'): SignatureVerdict | undefined {
   const sig = parseSshSig(armored)
   if ('reason' in sig) return sig
   if (sig.keyType !== 'ssh-ed25519') return undefined
   if (sig.namespace !== namespace) return {reason: `signed for namespace ${sig.namespace}, not ${namespace}`}
   if (sig.hashAlg !== 'sha512' && sig.hashAlg !== 'sha256') return {reason: `unknown hash ${sig.hashAlg}`}
-  const {signer, reason} = admit(sig, allowed, namespace, time)
-  if (!signer) return {reason: reason!}
-  return ed25519Verifies(sig, payload) ? {principal: signer.principals[0]!} : {reason: 'the signature does not verify'}
+  const admitted = admit(sig, allowed, namespace, time)
+  if (!admitted.principals) return admitted
+  return ed25519Verifies(sig, payload) ? admitted : {reason: 'the signature does not verify'}
 }
 
 /** The ed25519 check itself; a key or signature of the wrong shape is one that does not verify. */

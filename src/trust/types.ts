@@ -28,7 +28,8 @@ export interface TrustSettings {
 }
 
 export interface SignatureCheck {
-  principal?: string
+  /** the principals (as allowed_signers writes them) the signing key may sign as; none: not trusted */
+  principals?: readonly string[]
   reason?: string
 }
 

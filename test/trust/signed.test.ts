@@ -149,3 +149,28 @@ t.test('retiring a key with valid-before keeps the evidence it signed before, as
   t.match(await standing(time), {git: 'G', exp: {ok: true}}, 'retired after it signed: git and exp still take it')
   t.match(await standing(time - 1), {git: /^[^G]$/, exp: {ok: false, class: 'unsigned_evidence', reason: /expired in allowed_signers \(valid-before=/}}, 'retired before: both refuse, and exp says why')
 })
+
+t.test('a key whose line names several principals counts when any is one of signers; a pattern principal does not', async t => {
+  const keys = tempDir(t)
+  const ci = keypair(keys, 'ci')
+  const a = await signedPolicyRepo(t, [['ci@exp', ci.pub]])
+  await git(a, 'config', 'exp.signingKey', ci.key)
+  const ev = await expJson<{evaluation: string}>(['run', 'validation', '--lane', 'ci'], {cwd: a})
+  const standing = async (allowed: string) => {
+    fs.writeFileSync(path.join(a, '.research/allowed_signers'), allowed)
+    await git(a, 'commit', '-qam', 'allowed signers')
+    const store = await GitRecordStore.open(a)
+    try {
+      const ws = new GitWorkspace(store)
+      return (await loadAuthority(await store.ledger(), ws, {at: (await ws.resolve('main'))!})).standing(ev.evaluation)
+    } finally {
+      store.close()
+    }
+  }
+  // signers: [ci@exp]
+  t.match(await standing(`ops@exp,ci@exp ${ci.pub}\n`), {ok: true}, 'ci@exp is its second principal')
+  t.match(await standing(`ops@exp ${ci.pub}\nci@exp ${ci.pub}\n`), {ok: true}, 'ci@exp is on its second line')
+  // a pattern names no identity: were `*@exp` to count as ci@exp, any key of the org's line would
+  t.match(await standing(`*@exp ${ci.pub}\n`), {ok: false, class: 'unsigned_evidence', reason: /signed by \*@exp, who is not a trusted evaluator identity \(ci@exp\): a pattern in allowed_signers counts only for a signers entry that writes the same pattern/})
+  t.match(await standing(`ops@exp ${ci.pub}\n`), {ok: false, class: 'unsigned_evidence', reason: /signed by ops@exp, who is not/})
+})

@@ -40,12 +40,54 @@ for (const type of ['ed25519', 'rsa']) {
         await v.close()
       }
     }
-    t.same(await check(`valid-before="${stamp(time)}"`), {principal: 'ci@exp'}, 'retired after it signed (to the second): still good')
-    t.same(await check(`namespaces="git",valid-after="${stamp(time - 86400)}",valid-before="${stamp(time + 1)}"`), {principal: 'ci@exp'}, 'inside its window, options in one list')
+    t.same(await check(`valid-before="${stamp(time)}"`), {principals: ['ci@exp']}, 'retired after it signed (to the second): still good')
+    t.same(await check(`namespaces="git",valid-after="${stamp(time - 86400)}",valid-before="${stamp(time + 1)}"`), {principals: ['ci@exp']}, 'inside its window, options in one list')
     t.match(await check(`valid-before="${stamp(time - 1)}"`), {reason: /expired/}, 'retired before it signed')
     t.match(await check(`valid-after="${stamp(time + 1)}"`), {reason: /not yet valid/}, 'not valid yet when it signed')
     if (type === 'ed25519') {
       t.match(await check(`valid-before="${stamp(time - 1)}"`), {reason: new RegExp(`ci@exp's key SHA256:\\S+, expired in allowed_signers \\(valid-before="${stamp(time - 1)}"\\) before the commit's time 2025-06-01T00:00:00.000Z`)}, 'the reason names the key and its limit')
     }
+  })
+}
+
+for (const type of ['ed25519', 'rsa']) {
+  t.test(`${type}: every principal of every line of the key counts, and a negation refuses as ssh-keygen's does`, async t => {
+    const dir = tempDir(t)
+    const pub = key(dir, 'ci', type)
+    const other = key(dir, 'other', 'ed25519')
+    const time = Date.UTC(2025, 5, 1) / 1000
+    const commit = signedCommit(dir, 'ci', time)
+    const check = async (allowed: string) => {
+      const v = new SignatureVerifier(allowed)
+      try {
+        return await v.verify('c1', commit)
+      } finally {
+        await v.close()
+      }
+    }
+    // what ssh-keygen -Y verify -I says for one identity (git asks it so)
+    const keygen = (allowed: string, identity: string) => {
+      const file = path.join(dir, 'allowed')
+      fs.writeFileSync(file, allowed)
+      const sig = path.join(dir, 'sig')
+      fs.writeFileSync(sig, execFileSync('ssh-keygen', ['-Y', 'sign', '-f', path.join(dir, 'ci'), '-n', 'git'], {input: 'x', stdio: ['pipe', 'pipe', 'ignore']}))
+      try {
+        execFileSync('ssh-keygen', ['-Y', 'verify', '-f', file, '-I', identity, '-n', 'git', '-s', sig], {input: 'x', stdio: ['pipe', 'ignore', 'ignore']})
+        return true
+      } catch {
+        return false
+      }
+    }
+    t.same(await check(`ops@exp,ci@exp ${pub}\n`), {principals: ['ops@exp', 'ci@exp']}, 'several principals on one line: all of them, not the first')
+    t.same(await check(`ops@exp ${pub}\nci@exp namespaces="git" ${pub}\n`), {principals: ['ops@exp', 'ci@exp']}, 'one key on two lines: both')
+    t.same(await check(`ops@exp namespaces="file" ${pub}\nci@exp ${pub}\n`), {principals: ['ci@exp']}, 'a line that may not sign for git adds nothing')
+    t.same(await check(`*@exp ${pub}\n`), {principals: ['*@exp']}, 'a pattern is kept as written (it names no identity)')
+    t.same(await check(`*@exp,!ci@exp ${pub}\n`), {principals: ['*@exp']})
+    const negated = `ci@exp,!ci@exp ${pub}\n`
+    t.match(await check(negated), {reason: /names no principal it may sign as/}, 'a principal its own line negates is refused')
+    t.equal(keygen(negated, 'ci@exp'), false, '... as ssh-keygen -Y verify refuses it')
+    t.equal(keygen(`ops@exp,ci@exp ${pub}\n`, 'ci@exp'), true, 'and ssh-keygen takes the second principal of a line')
+    // a file with an option this code leaves to ssh-keygen: ssh-keygen finds the principals
+    t.same(await check(`ops@exp,ci@exp,!ops@exp ${pub}\nca@exp cert-authority ${other}\n`), {principals: ['ci@exp']}, 'through ssh-keygen find-principals: the same reading')
   })
 }

@@ -21,7 +21,7 @@ t.test('ed25519 SSH signatures are verified in process exactly as ssh-keygen -Y 
   const allowed = parseAllowedSigners(`# who signs evidence\nci@exp namespaces="git" ${ci}\nrsa@exp ${rsa}\n`)!
   t.equal(allowed.length, 2)
   const payload = 'tree 0123\n\nevaluation: validation 8/16\n'
-  t.same(verifySshSig(sign('ci', payload), Buffer.from(payload), allowed, NOW), {principal: 'ci@exp'})
+  t.same(verifySshSig(sign('ci', payload), Buffer.from(payload), allowed, NOW), {principals: ['ci@exp']})
   t.match(verifySshSig(sign('ci', payload), Buffer.from(`${payload}x`), allowed, NOW), {reason: /does not verify/}, 'changed payload')
   t.match(verifySshSig(sign('other', payload), Buffer.from(payload), allowed, NOW), {reason: /not in the allowed signers/}, 'another key')
   t.match(verifySshSig(sign('ci', payload, 'file'), Buffer.from(payload), allowed, NOW), {reason: /namespace file/}, 'another namespace')
@@ -49,7 +49,7 @@ t.test('a damaged signature is refused with a reason, whatever its bytes', async
   const blob = Buffer.from(armored.replace(/-----(BEGIN|END) SSH SIGNATURE-----|\s/g, ''), 'base64')
   const armor = (b: Buffer) => `-----BEGIN SSH SIGNATURE-----\n${b.toString('base64')}\n-----END SSH SIGNATURE-----`
   const check = (sig: string) => verifySshSig(sig, payload, allowed, NOW)
-  t.same(check(armor(blob)), {principal: 'ci@exp'}, 'the re-armored original verifies')
+  t.same(check(armor(blob)), {principals: ['ci@exp']}, 'the re-armored original verifies')
 
   const s = (b: Buffer | string) => {
     const len = Buffer.alloc(4)
@@ -111,6 +111,6 @@ t.test('namespaces="..." of allowed_signers: the in-process check agrees with ss
       keygen = false
     }
     const ours = verifySshSig(fs.readFileSync(sig, 'utf8'), payload, parseAllowedSigners(line)!, NOW)
-    t.equal(Boolean(ours?.principal), keygen, `namespaces="${namespaces}": ${keygen ? 'accepted' : 'refused'} by both (${ours?.reason ?? ours?.principal})`)
+    t.equal(Boolean(ours?.principals), keygen, `namespaces="${namespaces}": ${keygen ? 'accepted' : 'refused'} by both (${ours?.reason ?? ours?.principals?.join()})`)
   }
 })
