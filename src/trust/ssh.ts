@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto'
 import {mkdtemp, rm, writeFile} from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -43,6 +44,20 @@ export function signatureHeader(signature: string): string {
 }
 
 /**
+ * Verdicts already reached in this process, by allowed-signers text and commit: a verdict
+ * depends on nothing else (the commit's bytes are its id, the time is the commit's own), and
+ * a process that builds several authorities (a research loop, promote) would otherwise run
+ * ssh-keygen again for every RSA-signed record each time. Bounded: cleared when full.
+ */
+const settled = new Map<string, SignatureVerdict>()
+const SETTLED_MAX = 100_000
+
+function remember(key: string, verdict: SignatureVerdict): void {
+  if (settled.size >= SETTLED_MAX) settled.clear()
+  settled.set(key, verdict)
+}
+
+/**
  * Checks SSH signatures against one allowed-signers text (the file committed on main).
  * Answers the principals the key that made a good signature may sign as, or why there are
  * none. One temp folder per verifier; results are kept by commit.
@@ -52,12 +67,21 @@ export class SignatureVerifier {
   private n = 0
   private parsed: AllowedSigner[] | null | undefined
   private readonly seen = new Map<string, Promise<SignatureVerdict>>()
+  private readonly file: string
 
-  constructor(private readonly allowedSigners: string) {}
+  constructor(private readonly allowedSigners: string) {
+    this.file = createHash('sha256').update(allowedSigners).digest('hex')
+  }
 
   verify(oid: string, commit: Buffer): Promise<SignatureVerdict> {
+    const key = `${this.file}\0${oid}`
+    const done = settled.get(key)
+    if (done) return Promise.resolve(done)
     let hit = this.seen.get(oid)
-    if (!hit) this.seen.set(oid, (hit = this.check(commit)))
+    if (!hit) {
+      this.seen.set(oid, (hit = this.check(commit)))
+      void hit.then(v => remember(key, v), () => {})
+    }
     return hit
   }
 

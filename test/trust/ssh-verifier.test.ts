@@ -91,3 +91,29 @@ for (const type of ['ed25519', 'rsa']) {
     t.same(await check(`ops@exp,ci@exp,!ops@exp ${pub}\nca@exp cert-authority ${other}\n`), {principals: ['ci@exp']}, 'through ssh-keygen find-principals: the same reading')
   })
 }
+
+t.test('a verdict is reached once per process for a commit and an allowed-signers text', async t => {
+  // an RSA signature costs an ssh-keygen run; a process that builds several authorities (a
+  // research loop) asks again for every record: the second verifier must not run it
+  const dir = tempDir(t)
+  const pub = key(dir, 'ci', 'rsa')
+  const commit = signedCommit(dir, 'ci', Date.UTC(2025, 5, 1) / 1000)
+  const allowed = `ci@exp ${pub}\n`
+  const once = async (text: string) => {
+    const v = new SignatureVerifier(text)
+    try {
+      return await v.verify('cached-commit', commit)
+    } finally {
+      await v.close()
+    }
+  }
+  t.same(await once(allowed), {principals: ['ci@exp']})
+  const PATH = process.env.PATH
+  process.env.PATH = dir // no ssh-keygen here
+  try {
+    t.same(await once(allowed), {principals: ['ci@exp']}, 'the same text: no ssh-keygen run')
+    await t.rejects(once(`# another file\n${allowed}`), /cannot run ssh-keygen/, 'another text is checked afresh')
+  } finally {
+    process.env.PATH = PATH
+  }
+})
