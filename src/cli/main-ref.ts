@@ -16,14 +16,24 @@ export const mainFlag = {main: Flags.string({description: 'branch whose history 
  * exists, else where it was renamed to, else the repository's default branch (`warn` says so:
  * the configuration names a branch this repository does not have).
  */
-export async function mainRefOf(repo: RepoPaths, cwd: string, flag?: string, warn?: (line: string) => void): Promise<string> {
+export async function mainRefOf(repo: RepoPaths, cwd: string, flag?: string, warnOnce?: (line: string) => void): Promise<string> {
   if (flag) return branchRef(flag)
+  // (a command that asks twice, for its views and for the trust checks, says it once)
+  const warn = warnOnce && ((line: string) => void (said.has(line) || (said.add(line), warnOnce(line))))
   const configured = (await loadConfig(repo.workDir ?? cwd)).main_branch
+  const view = await readBranchView(repo, {renames: !!configured})
+  // the checked-out file names the branch whose policy and allowed signers judge: a pull
+  // request's checkout that names itself (main_branch: pr) had `exp fsck` there take its own
+  // keys as trusted and report nothing. The gate refuses that (gateBaseOf); a view says so
+  if (configured && view.remoteHead && view.remoteHead !== configured && warn) warn(`note: main_branch ${configured} (the checked-out .research/config.yaml) is not origin's default branch ${view.remoteHead}: the policy, allowed signers and promotions read here are ${configured}'s (pass --main ${view.remoteHead} where a command takes it)`)
   if (configured && (await readRef(repo.commonDir, branchRef(configured)))) return branchRef(configured)
-  const found = resolveMainBranch(configured, await readBranchView(repo, {renames: !!configured}))
+  const found = resolveMainBranch(configured, view)
   if (found.via === 'guess' && configured && found.branch !== configured) warn?.(`note: main_branch ${configured} (.research/config.yaml) is not a branch here; using ${found.branch}. Set main_branch to silence this.`)
   return branchRef(found.branch)
 }
+
+/** the notes mainRefOf gave in this process */
+const said = new Set<string>()
 
 /**
  * The base of `exp gate` run without --base (and outside CI): the main branch mainRefOf finds

@@ -4,6 +4,7 @@ import {loadAuthority, type AuthorityOptions} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
 import {mainRefOf} from './main-ref.js'
 import {reportProblems} from './problems.js'
+import {plainText} from './plain.js'
 
 /**
  * The authority that says which evidence counts in this repository (docs/trust.md): the
@@ -12,7 +13,8 @@ import {reportProblems} from './problems.js'
  */
 export async function authorityOf(store: GitRecordStore, cwd: string, o: AuthorityOptions & {ledger?: Ledger; main?: string; quiet?: boolean} = {}): Promise<Authority> {
   const ws = new GitWorkspace(store)
-  const tip = await ws.readRef(await mainRefOf(store.repo, cwd, o.main))
+  // (a branch name is the checked-out file's words: shown as plain text)
+  const tip = await ws.readRef(await mainRefOf(store.repo, cwd, o.main, line => process.stderr.write(`${plainText(line)}\n`)))
   const ledger = o.ledger ?? (await store.ledger())
   // every view that answers from the ledger says which of its records another lane holds with
   // other content (the view shows the copy first in ledger order, which that lane can choose);
