@@ -251,6 +251,6 @@ export function gateMarkdown(r: GateResult): string {
     out.push('')
   }
   if (r.shard) out.push(`Shard ${r.shard.shard.index}/${r.shard.shard.count}: ${r.shard.episodes} validation episode(s) of ${r.shard.skills.length} skill(s) in this slice, ${r.shard.recorded} run here; receipts on lane \`${r.shard.lane}\`. The job with \`--shards ${r.shard.shard.count}\` decides.`, '')
-  else if (!r.skills.length && !r.contracts.length && r.scope.ok && !r.stale?.length && !r.mixed?.length) out.push('Nothing to evaluate: no skill and no contract\'s editable file changed.', '')
+  else if (!r.skills.length && !r.contracts.length && r.scope.ok && !r.stale?.length && !r.mixed?.length) out.push(r.scope.changed.length ? `Nothing to evaluate: the files changed (${r.scope.changed.slice(0, 8).map(p => codeSpan(shownPath(p))).join(', ')}${r.scope.changed.length > 8 ? ` and ${r.scope.changed.length - 8} more` : ''}) are in the editable scope, but are no skill's (skills/<name>/…) and no contract's files, so nothing here judges them.` : 'Nothing to evaluate: no file changed.', '')
   return out.join('\n')
 }

@@ -37,6 +37,14 @@ t.test('a contract written before exp init listed knowledge/*.yaml: the gate say
   t.match(gateMarkdown(r), /outside the editable scope: `knowledge\/k\.yaml`\n\nNext step: knowledge\/<slug>\.yaml is the accepted knowledge/)
 })
 
+// Found by a sweep: a pull request that only added skills/README.md (in the editable scope, no
+// skill's folder) passed with "no skill and no contract's editable file changed": one had.
+t.test('a change to editable files that no skill or contract judges says which files, not that none changed', async t => {
+  const r = {passed: true, certified: true, base: 'a'.repeat(40), head: 'b'.repeat(40), notes: [], skills: [], contracts: [], reasons: [], scope: {ok: true, changed: ['skills/README.md'], outside: [], protected: [], links: []}} as unknown as Parameters<typeof gateMarkdown>[0]
+  t.match(gateMarkdown(r), /Nothing to evaluate: the files changed \(`skills\/README\.md`\) are in the editable scope, but are no skill's/)
+  t.match(gateMarkdown({...r, scope: {...r.scope, changed: []}}), /Nothing to evaluate: no file changed\./)
+})
+
 t.test('exp gate passes a good skill change, fails a protected-path change and a worse skill; ci init writes the workflow', async t => {
   const repo = await makeRepo(t)
   t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
