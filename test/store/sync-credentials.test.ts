@@ -104,6 +104,8 @@ t.test('a remote through the git binary (ssh) with a password in its URL: not in
   t.equal(r.code, 1)
   t.notOk(`${r.stdout}${r.stderr}`.includes(SECRET), r.stderr)
   t.match(r.stderr, /git fetch from ssh:\/\/\[redacted\]@127\.0\.0\.1:\d+\/hub\.git failed/)
+  // (found by a sweep: git says only "Could not read from remote repository"; what ssh said is the reason)
+  t.match(r.stderr, /Could not read from remote repository: (connect to host|Could not resolve hostname)/)
   t.notOk((await allRefs(a)).includes(SECRET))
 })
 

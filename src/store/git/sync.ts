@@ -128,8 +128,10 @@ export function resolveRemote(repo: RepoPaths, remote?: string): {name: string; 
 /** The line of git's stderr that says what went wrong (its first fatal/error line), not the advice after it. */
 function gitReason(stderr: string): string {
   const lines = stderr.split('\n').map(l => l.trim()).filter(Boolean)
-  const line = lines.find(l => /^(fatal|error):/.test(l)) ?? lines.find(l => /rejected|denied|refused/i.test(l)) ?? lines[lines.length - 1] ?? 'no reason given'
-  return line.replace(/^(fatal|error):\s*/, '')
+  const line = (lines.find(l => /^(fatal|error):/.test(l)) ?? lines.find(l => /rejected|denied|refused/i.test(l)) ?? lines[lines.length - 1] ?? 'no reason given').replace(/^(fatal|error):\s*/, '')
+  // over ssh git says only "Could not read from remote repository"; ssh said why, before it
+  const ssh = lines.find(l => /^ssh: |Permission denied \(|Host key verification failed|^kex_exchange_identification|Connection (refused|timed out|closed)/.test(l))
+  return ssh && ssh !== line ? `${line.replace(/\.$/, '')}: ${ssh.replace(/^ssh:\s*/, '')}` : line
 }
 
 /**
