@@ -176,6 +176,11 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
         if (verdict === 'reject') reasons.push(...why.map(r => `${skill}: ${r}`))
         skills.push({skill, validation: {base: v.b.success_rate, head: v.h.success_rate, comparison: v.comparison, evaluations: [v.h.evaluation, v.b.evaluation], ...(v.look ? {passes: v.look, looks} : {}), episodes: v.b.total + v.h.total, ...(from !== undefined ? {from_shards: from} : {})}, ...(ho ? {holdout: {base: ho.b.success_rate, head: ho.h.success_rate, evaluations: [ho.h.evaluation, ho.b.evaluation]}} : {}), checks, verdict})
       }
+    } catch (e) {
+      // the base's scenarios sit in a temporary folder: an error names the file the user knows
+      // (`<base>:scenarios/holdout.sealed was sealed with another key`, not /tmp/exp-gate-…)
+      if (e instanceof ExpError && tmp) e.message = e.message.split(`${tmp}${path.sep}`).join('').replace(/exp-gate-scenarios-[^/\s]+\//g, `${mb.slice(0, 12)}:scenarios/`)
+      throw e
     } finally {
       await rm(tmp, {recursive: true, force: true})
     }
