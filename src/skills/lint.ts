@@ -1,3 +1,4 @@
+import {isUtf8} from 'node:buffer'
 import {readdir, stat} from 'node:fs/promises'
 import path from 'node:path'
 import {validate} from 'skills-ref'
@@ -71,7 +72,19 @@ function sortByLine(drafts: ProblemDraft[]): ProblemDraft[] {
   return drafts.map((d, i) => ({d, i})).sort((a, b) => (a.d.line ?? Infinity) - (b.d.line ?? Infinity) || a.i - b.i).map(x => x.d)
 }
 
-const readText = (file: string) => readWorkFile(file).then(b => b.toString('utf8'), () => undefined)
+const readBytes = (file: string) => readWorkFile(file).then(b => b, () => undefined)
+
+/** The line of the first byte that is not UTF-8 (a newline byte is never part of a longer character). */
+function lineOfBadByte(bytes: Buffer): number {
+  let line = 1
+  for (let from = 0; from < bytes.length; line++) {
+    const nl = bytes.indexOf(0x0a, from)
+    const to = nl < 0 ? bytes.length : nl
+    if (!isUtf8(bytes.subarray(from, to))) return line
+    from = to + 1
+  }
+  return line
+}
 
 /** Lints one skill folder: skills-ref's `validate` on the folder, then exp's own rules. */
 export async function lintSkill(dir: string, options: LintOptions = {}): Promise<SkillLintResult> {
@@ -82,11 +95,15 @@ export async function lintSkill(dir: string, options: LintOptions = {}): Promise
   const [skillRefused, purposeRefused] = await Promise.all([SKILL_FILE, PURPOSE_FILE].map(f => workFileRefusal(path.join(abs, f))))
   const refused = (file: string, why: string): LintProblem => ({file: path.join(shown, file), rule: 'skill/unreadable', message: `${file} ${why}`})
   if (skillRefused) return {dir: shown, name: path.basename(abs), problems: [refused(SKILL_FILE, skillRefused), ...(purposeRefused ? [refused(PURPOSE_FILE, purposeRefused)] : [])]}
-  const [skill, purpose] = await Promise.all([readText(path.join(abs, SKILL_FILE)), purposeRefused ? undefined : readText(path.join(abs, PURPOSE_FILE))])
+  const [skillBytes, purposeBytes] = await Promise.all([readBytes(path.join(abs, SKILL_FILE)), purposeRefused ? undefined : readBytes(path.join(abs, PURPOSE_FILE))])
+  const [skill, purpose] = [skillBytes?.toString('utf8'), purposeBytes?.toString('utf8')]
   // (skills-ref's own words for a folder without SKILL.md; a text read is checked as a text, below)
   const spec = skill === undefined ? await validate(abs) : undefined
   const result = lintSkillSource({dir: shown, name: path.basename(abs), skill, purpose, ...(spec ? {spec} : {})}, purposeRefused ? {...options, requirePurpose: false} : options)
   if (purposeRefused) result.problems.push(refused(PURPOSE_FILE, purposeRefused))
+  for (const [file, bytes] of [[SKILL_FILE, skillBytes], [PURPOSE_FILE, purposeBytes]] as const) {
+    if (bytes && !isUtf8(bytes)) result.problems.unshift({file: path.join(shown, file), rule: 'skill/encoding', line: lineOfBadByte(bytes), message: `${file} is not valid UTF-8: a byte that is not would be read as U+FFFD, and the text checked would not be the one committed; save it as UTF-8`})
+  }
   return result
 }
 

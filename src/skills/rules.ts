@@ -6,6 +6,7 @@
 export const RULES = {
   'skill/missing': 'spec: the folder exists and holds a SKILL.md',
   'skill/unreadable': 'exp: SKILL.md and PURPOSE.yaml are regular files of at most 16 MiB (not a device, a FIFO or a link to one)',
+  'skill/encoding': 'exp: SKILL.md and PURPOSE.yaml are valid UTF-8 (a byte that is not would be read as U+FFFD: the text checked would not be the one committed)',
   'frontmatter/missing': 'spec: SKILL.md starts with a `---` YAML frontmatter block',
   'frontmatter/unclosed': 'spec: the frontmatter is closed by a `---` line',
   'frontmatter/yaml': 'spec: the frontmatter is valid YAML (reported with line and column)',

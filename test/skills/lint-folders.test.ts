@@ -59,3 +59,18 @@ t.test('a frontmatter of nested aliases is one YAML problem, found at once, neve
   t.ok(process.memoryUsage().rss - before < 200 * 1024 * 1024, 'no expansion in memory')
   t.ok(r.problems.some(p => p.rule === 'frontmatter/yaml' && /alias/i.test(p.message)), JSON.stringify(r.problems.map(p => p.message)))
 })
+
+// Found by a sweep: a SKILL.md with a byte that is not UTF-8 passed lint (read as U+FFFD).
+t.test('a SKILL.md or PURPOSE.yaml that is not valid UTF-8 is named, with the line', async t => {
+  const fs = await import('node:fs')
+  const os = await import('node:os')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-utf8-'))
+  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
+  const skill = path.join(dir, 'skills', 'onboarding')
+  fs.cpSync(path.join(VALID, 'skills', 'onboarding'), skill, {recursive: true})
+  const text = fs.readFileSync(path.join(skill, 'SKILL.md'))
+  const third = text.indexOf('\n', text.indexOf('\n', text.indexOf('\n') + 1) + 1)
+  fs.writeFileSync(path.join(skill, 'SKILL.md'), Buffer.concat([text.subarray(0, third), Buffer.from([0x20, 0xc3, 0x28]), text.subarray(third)]))
+  const r = await lintSkill('skills/onboarding', {cwd: dir})
+  t.match(r.problems, [{file: 'skills/onboarding/SKILL.md', rule: 'skill/encoding', line: 3, message: /not valid UTF-8/}])
+})
