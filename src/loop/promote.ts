@@ -1,5 +1,5 @@
 import {assertResearchFile, digestOf, parseYamlOrJson, type ExpRecord} from '../records/index.js'
-import type {DecisionBody, EvaluationBody, PromotionPolicy} from '../records/types.js'
+import type {DecisionBody, EvaluationBody, PromotionPolicy, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
 import {onLane, type Ledger, type RecordStore} from '../store/index.js'
 import {ExpError, NotFoundError, UntrustedEvidenceError, WorkTreeBehindError} from '../errors/index.js'
@@ -8,6 +8,7 @@ import type {Workspace} from '../workspace/port.js'
 import {advanceBranch, finishInterruptedAdvance, findPromotion} from '../workspace/advance.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
+import {notOfProposal} from '../trust/decision.js'
 import {evaluateProposal, type EvalRunOptions} from './evaluate.js'
 import {holdoutChecks, validationChecks, verdictOf, type Check} from './policy.js'
 import type {Comparison} from '../evals/compare.js'
@@ -74,10 +75,12 @@ export interface ValidationEvidence {
 
 /**
  * The latest validation comparison of a proposal that stands (docs/trust.md): its numbers
- * and its baseline's recompute from verifications whose traces replay in a fresh world.
- * Evaluations that do not stand are skipped, whoever wrote them, and listed.
+ * and its baseline's recompute from verifications whose traces replay in a fresh world, and it
+ * judges the proposal's own skill against the skill it was made from (as a decision must to
+ * stand: src/trust/decision.ts, notOfProposal). Evaluations that do not stand or judge other
+ * skills are skipped, whoever wrote them, and listed.
  */
-export function validationOf(authority: Authority, proposal: string, base?: {commit: string; dataset: CommittedDataset}): ValidationEvidence {
+export function validationOf(authority: Authority, proposal: string, body: Pick<ProposalBody, 'skill' | 'base' | 'head'>, dataset?: CommittedDataset): ValidationEvidence {
   const ledger = authority.ledger
   const ignored: ValidationEvidence['ignored'] = []
   const found = candidateEvaluations(ledger, proposal)
@@ -89,17 +92,23 @@ export function validationOf(authority: Authority, proposal: string, base?: {com
       continue
     }
     // run on the scenarios committed at the proposal's base, or it cannot promote (an experiment on another folder)
-    const offData = base ? [candidate.body.manifest, ledger.get(candidate.body.comparison!.baseline)?.kind === 'evaluation' ? ledger.load<'evaluation'>(candidate.body.comparison!.baseline).body.manifest : undefined].flatMap(m => {
+    const offData = dataset ? [candidate.body.manifest, ledger.get(candidate.body.comparison!.baseline)?.kind === 'evaluation' ? ledger.load<'evaluation'>(candidate.body.comparison!.baseline).body.manifest : undefined].flatMap(m => {
       const me = m ? ledger.get(m) : undefined
-      const why = me?.kind === 'manifest' ? manifestDatasetProblem(ledger.load<'manifest'>(me).body, m!, base.dataset, base.commit) : undefined
+      const why = me?.kind === 'manifest' ? manifestDatasetProblem(ledger.load<'manifest'>(me).body, m!, dataset, body.base.commit) : undefined
       return why ? [why] : []
     })[0] : undefined
     if (offData) {
       ignored.push({id: candidate.id, reason: offData})
       continue
     }
-    // what a promotion rests on is replayed, not only recomputed
     const baseline = candidate.body.comparison!.baseline
+    const b = ledger.get(baseline)
+    const other = b?.kind === 'evaluation' ? notOfProposal(body, candidate.body, ledger.load<'evaluation'>(b).body) : `its baseline ${baseline} is not an evaluation of this ledger`
+    if (other) {
+      ignored.push({id: candidate.id, reason: `it is not an evaluation of ${proposal}: ${other}`})
+      continue
+    }
+    // what a promotion rests on is replayed, not only recomputed
     if (s.level !== 'replayed' || authority.standing(baseline).ok !== true || (authority.standing(baseline) as {level?: string}).level !== 'replayed') {
       ignored.push({id: candidate.id, reason: 'its episodes cannot be replayed here: the scenarios of its manifest (or its baseline\'s) are not in this repository'})
       continue
@@ -141,7 +150,7 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   const base = {commit: p.base.commit, dataset: p.base.commit === main ? onMain : await datasetAt(ws, p.base.commit)}
   const replay = candidateEvaluations(ledger, proposal.id).flatMap(c => [c.id, c.body.comparison!.baseline])
   const authority = await loadAuthority(ledger, ws, {at: main, policy: policy.policy, replay, holdoutKey: o.holdoutKey?.key})
-  const evidence = validationOf(authority, proposal.id, base)
+  const evidence = validationOf(authority, proposal.id, p, base.dataset)
   const val = evidence.found
   if (!val && evidence.ignored.length) throw new UntrustedEvidenceError(`no validation evaluation of ${proposal.id} stands: ${evidence.ignored.map(x => `${x.id}: ${x.reason}`).join('; ')}`, `run \`exp eval ${proposal.id}\` to evaluate it again, on the scenarios committed on main (without --scenarios)`, {ignored: evidence.ignored})
   if (!val) throw new ExpError('E_USAGE', `proposal ${proposal.id} has no validation evaluation yet`, {hint: `run \`exp eval ${proposal.id}\` first`})
