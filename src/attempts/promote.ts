@@ -140,7 +140,10 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
     const ref = `${REJECTED_PREFIX}${id}`
     const have = await ws.readRef(ref)
     if (have !== dev.source.commit) await ws.moveRef(ref, dev.source.commit, have)
-    await ws.deleteRef(`refs/heads/${attempt.branch}`)
+    // (only while it is the commit dev judged: commits made on it since are kept with it)
+    await ws.deleteRef(`refs/heads/${attempt.branch}`, dev.source.commit).catch((e: unknown) => {
+      if (!(e instanceof ExpError && e.code === 'E_CONFLICT')) throw e
+    })
     body.rejected_ref = ref
   }
   const decision = (await store.append({kind: 'decision', body, cites: [id, ...(attempt.hypothesis ? [attempt.hypothesis] : []), ...evaluations]}, {lane: o.lane, now: o.now})).id

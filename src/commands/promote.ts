@@ -11,10 +11,10 @@ export default class Promote extends ExpCommand {
   static summary = 'Apply the promotion policy to an evaluated proposal: merge it into main, or reject it.'
   static description = `The policy is .research/policy.yaml as committed on main (versioned, cited by the decision). Validation first: success must improve, regressions stay within the limit, no score dimension worse than its tolerance. Only then the sealed held-out split is evaluated (each look is counted) and must not get worse.
 Accept: a merge commit of the proposal branch into main with the trailers Exp-Promotes, Exp-Evidence and Exp-Policy, and a decision record. When main is checked out the work tree is updated as git merge would (refused while it has uncommitted changes).
-Reject: a decision record with the reasons; the branch is kept under refs/research/rejected/<id>.
+Reject: a decision record with the reasons; the proposal's commit is kept under refs/research/rejected/<id>, and its branch is deleted only while it is still at that commit and checked out nowhere (a branch with commits of its own is kept, and said so).
 Judged on the scenarios committed on main: a --scenarios folder (or a scenarios/ with uncommitted changes) that is not main's is refused before anything runs, and validation evaluations run on another folder (exp eval --scenarios DIR: experiments) are ignored (docs/trust.md).`
   static enableJsonFlag = true
-  static jsonOutput = 'the decision: {decision (record id), verdict (accept or reject), checks, reasons, decided_by, merge (the merge commit on main), rejected_ref, validation, holdout, ignored, policy}.'
+  static jsonOutput = 'the decision: {decision (record id), verdict (accept or reject), checks, reasons, decided_by, merge (the merge commit on main), rejected_ref, kept_branch (why the branch of a rejected proposal was kept), validation, holdout, ignored, policy}.'
   static examples = ['<%= config.bin %> promote pr-0123456789abcdef01234567']
   static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
   static flags = {...runFlags, repeat: Flags.integer({description: 'held-out episodes per scenario', min: 1, default: 2})}
@@ -31,6 +31,7 @@ Judged on the scenarios committed on main: a --scenarios folder (or a scenarios/
     progress.done()
     if (!this.jsonEnabled()) {
       for (const c of res.checks) this.log(`${c.passed ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}`)
+      if (res.kept_branch) this.note(res.kept_branch)
       this.log(`${res.verdict.toUpperCase()}  decision ${res.decision}${res.merge ? `, merge ${res.merge.slice(0, 12)}` : ''}${res.rejected_ref ? `, kept at ${res.rejected_ref}` : ''}`)
     }
     return res

@@ -31,6 +31,8 @@ export interface PromoteResult {
   decided_by?: Check
   merge?: string
   rejected_ref?: string
+  /** a reject: why the proposal's branch was kept, not deleted (it has commits of its own, or is checked out) */
+  kept_branch?: string
   holdout?: {baseline: number; candidate: number; evaluations: string[]}
   validation: {baseline: number; candidate: number}
   /** validation evaluations of this proposal that did not stand and were not used (forged, inconsistent, unsigned) */
@@ -196,6 +198,7 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   }
   if (holdout) body.holdout_looks = (await store.ledger()).load<'evaluation'>(holdout.evaluations[0]!).body.holdout_looks ?? 1
   let behind: WorkTreeBehindError | undefined
+  let kept: string | undefined
   if (verdict === 'accept') {
     let merge = already
     if (!merge) ({merge, behind} = await mergeProposal(ws, proposal, {main, mainRef: o.mainRef, evaluations, policy, validation: input}))
@@ -204,14 +207,38 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
     const ref = `${REJECTED_PREFIX}${proposal.id}`
     const have = await ws.readRef(ref)
     if (have !== p.head.commit) await ws.moveRef(ref, p.head.commit, have)
-    await ws.deleteRef(`refs/heads/${p.branch}`)
+    kept = await dropBranch(ws, p.branch, p.head.commit, ref)
     body.rejected_ref = ref
   }
   const cites = [proposal.id, ...(p.hypothesis ? [p.hypothesis] : []), ...evaluations]
   const decision = (await store.append({kind: 'decision', body, cites}, {lane: o.lane, now: o.now})).id
   // the promotion stands and is recorded: then the work tree that could not follow it is said
   if (behind) throw behind
-  return {decision, verdict, checks, reasons, ...(decidedBy ? {decided_by: decidedBy} : {}), merge: body.merge?.commit, rejected_ref: body.rejected_ref, holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
+  return {decision, verdict, checks, reasons, ...(decidedBy ? {decided_by: decidedBy} : {}), merge: body.merge?.commit, rejected_ref: body.rejected_ref, ...(kept ? {kept_branch: kept} : {}), holdout, validation: {baseline: input.baseline.success_rate, candidate: input.candidate.success_rate}, ...ignored}
+}
+
+/**
+ * A rejected proposal's branch goes (its commit stays under refs/research/rejected/<id>) only
+ * while it is exactly the proposal's commit and no work tree has it checked out, and only if it
+ * is still there when git deletes it (the old value checked under git's lock). A branch someone
+ * committed to — a hand edit of the proposal — or one a work tree is on (deleting it left that
+ * work tree on an unborn branch) is kept, and the reason returned.
+ */
+async function dropBranch(ws: Workspace, branch: string, head: string, rejected: string): Promise<string | undefined> {
+  const ref = `refs/heads/${branch}`
+  const at = await ws.readRef(ref)
+  if (at === undefined) return undefined
+  const kept = (why: string) => `${branch} is kept: ${why} (the proposal's commit is kept at ${rejected}; delete the branch with \`git branch -D ${branch}\` when it is no longer needed)`
+  if (at !== head) return kept(`it is at ${at.slice(0, 12)}, not at the proposal's commit ${head.slice(0, 12)}: it has commits of its own`)
+  const dir = await ws.workTreeWith(ref)
+  if (dir) return kept(`it is checked out in ${dir}`)
+  try {
+    await ws.deleteRef(ref, head)
+  } catch (e) {
+    if (e instanceof ExpError && e.code === 'E_CONFLICT') return kept('it moved while exp was deleting it')
+    throw e
+  }
+  return undefined
 }
 
 /**

@@ -136,8 +136,8 @@ export class GitWorkspace implements Workspace {
     return moveRef(this.store, ref, next, expected)
   }
 
-  deleteRef(ref: string): Promise<void> {
-    return deleteRef(this.store, ref)
+  deleteRef(ref: string, expected: string): Promise<void> {
+    return deleteRef(this.store, ref, expected)
   }
 
   checkedOutBranch(): string | undefined {

@@ -197,7 +197,9 @@ export class MemoryWorkspace implements Workspace {
     this.refs.set(ref, next)
   }
 
-  async deleteRef(ref: string): Promise<void> {
+  async deleteRef(ref: string, expected: string): Promise<void> {
+    const at = this.refs.get(ref)
+    if (at !== undefined && at !== expected) throw refMoved(ref, at, expected)
     this.refs.delete(ref)
   }
 

@@ -82,7 +82,12 @@ export interface Workspace {
   commitFiles(o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string>
   /** move a ref from `expected` to `next`, or fail (E_REF_MOVED) when it is elsewhere */
   moveRef(ref: string, next: string, expected: string | undefined): Promise<void>
-  deleteRef(ref: string): Promise<void>
+  /**
+   * delete a ref while it is at `expected`, atomically (git's `update-ref -d REF OLD`), or fail
+   * (E_CONFLICT) when it is elsewhere; a ref that is gone already is no error. Never a ref
+   * regardless of its value: a branch someone committed to since is theirs.
+   */
+  deleteRef(ref: string, expected: string): Promise<void>
   /** the branch checked out in the work tree (refs/heads/...), if any */
   checkedOutBranch(): string | undefined
   /**

@@ -120,8 +120,13 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.equal(await ws.readRef('refs/heads/topic'), a)
     await t.rejects(ws.moveRef('refs/heads/topic', main, main), {code: 'E_CONFLICT'}, 'compare and swap')
     t.equal(await ws.readRef('refs/heads/topic'), a, 'unchanged')
-    await ws.deleteRef('refs/heads/topic')
+    // a delete is a compare and swap too: a branch committed to since is kept
+    await t.rejects(ws.deleteRef('refs/heads/topic', main), {code: 'E_CONFLICT'}, 'not deleted from where it is not')
+    t.equal(await ws.readRef('refs/heads/topic'), a, 'kept')
+    await ws.deleteRef('refs/heads/topic', a)
     t.equal(await ws.readRef('refs/heads/topic'), undefined)
+    await ws.deleteRef('refs/heads/topic', a)
+    t.equal(await ws.readRef('refs/heads/topic'), undefined, 'gone already: no error')
   })
 
   t.test('linked work trees: on a new branch, edited and committed; detached; a rename is a deletion and an addition', async t => {

@@ -103,8 +103,17 @@ export async function moveRef(store: GitRecordStore, ref: string, next: string, 
   await lock.commit(next)
 }
 
-export async function deleteRef(store: GitRecordStore, ref: string): Promise<void> {
-  if (await hasNativeGit()) await runGit(['--git-dir', store.commonDir, 'update-ref', '-d', ref], {cwd: store.commonDir, allowFail: true})
+/**
+ * Delete a ref while it is at `expected`: git checks the old value under its lock, so a commit
+ * made on the branch meanwhile keeps it (E_CONFLICT). Gone already: nothing to do. Without
+ * native git the ref stays.
+ */
+export async function deleteRef(store: GitRecordStore, ref: string, expected: string): Promise<void> {
+  if (!(await hasNativeGit())) return
+  const r = await runGit(['--git-dir', store.commonDir, 'update-ref', '-d', ref, expected], {cwd: store.commonDir, allowFail: true})
+  if (r.code === 0) return
+  const now = await readRef(store.commonDir, ref)
+  if (now !== undefined) throw refMoved(ref, now, expected)
 }
 
 /** The branch HEAD points to in this work tree (undefined: detached or bare). */
