@@ -1,12 +1,12 @@
-import {parseYamlOrJson, recordId, type RecordDraft} from '../records/index.js'
+import {prepare, recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
 import {onLane, ownKey, ownKeys, type Ledger, type LedgerEntry, type RecordStore} from '../store/index.js'
 import {hypotheses} from '../projections/index.js'
 import {loadAuthority} from '../trust/load.js'
 import type {Workspace} from '../workspace/port.js'
-import {CandidateTakenError, ConflictError, NotFoundError} from '../errors/index.js'
-import type {Purpose} from '../skills/index.js'
+import {CandidateTakenError, ConflictError, ExpError, NotFoundError, ParseError, SchemaError} from '../errors/index.js'
+import {checkPurpose, PURPOSE_FILE, type Purpose} from '../skills/index.js'
 import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
 import {buildRecall} from './recall.js'
 import {proposePatch, PROPOSER, type ProposedPatch, type RejectedPatch} from './proposer.js'
@@ -79,9 +79,23 @@ export function rejectedPatches(ledger: Ledger, lane: string, stands: (id: strin
   return out
 }
 
-export async function readPurposeAt(files: Pick<Workspace, 'readFile'>, commit: string, skill: string): Promise<Purpose> {
-  const text = await files.readFile(commit, purposePath(skill))
-  return text ? ((await parseYamlOrJson(text.toString('utf8'), `${commit.slice(0, 12)}:${purposePath(skill)}`)) as Purpose) : {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
+/**
+ * A skill's PURPOSE.yaml at a commit, checked as `exp skills lint` checks it (YAML, the schema,
+ * the skill it names); a skill committed without one is at version 1. A folder at its path is
+ * an error that names the file (it was taken for a missing file, and the commit exp then
+ * wrote over it failed as a "corrupted tree").
+ */
+export async function readPurposeAt(files: Pick<Workspace, 'readFile' | 'pathId'>, commit: string, skill: string): Promise<Purpose> {
+  const file = purposePath(skill)
+  const at = `${commit.slice(0, 12)}:${file}`
+  if ((await files.pathId(commit, file))?.kind === 'tree') throw new ExpError('E_USAGE', `${at} is a folder, not a file`, {hint: `${file} is the provenance of ${skillPath(skill)}, a YAML file (docs/skills.md): replace the folder with it and commit, \`exp skills lint skills/${skill}\` checks it`})
+  const text = await files.readFile(commit, file)
+  if (!text) return {skill, version: 1, status: 'accepted', derived_from: [], proposed_by: {human: 'initial'}}
+  const {value, problems} = checkPurpose(text.toString('utf8'), skill)
+  const syntax = problems.find(p => p.rule === 'purpose/yaml')
+  if (syntax) throw new ParseError(at, syntax.message, syntax.line, syntax.column)
+  if (!value || problems.length) throw new SchemaError(PURPOSE_FILE, problems.map(p => ({path: `line ${p.line}:`, message: p.message})), at)
+  return value
 }
 
 /**
@@ -96,6 +110,11 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   if (!main) throw new NotFoundError('branch', o.mainRef, 'commit the skill on the main branch first (`exp init --example onboarding` does)')
   const text = (await ws.readFile(main, skillPath(o.skill)))?.toString('utf8')
   if (text === undefined) throw await unknownSkill(ws, main, o.mainRef, o.skill)
+  // everything that can refuse the proposal is checked before the first record is written: a
+  // propose that failed on its PURPOSE.yaml left a recall and a hypothesis, which the frontier
+  // then offered as work with no proposal
+  const purpose = await readPurposeAt(ws, main, o.skill)
+  const version = purpose.version + 1
   const all = currentKnowledge(ledger)
   // knowledge to avoid takes its rule with it: another record of the same rule would build the same lines
   const avoided = new Set(all.filter(k => o.avoid?.has(k.record.id) && k.rule).map(k => ruleKey(k.rule!)))
@@ -115,9 +134,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   const proposed = drafted?.proposed ?? chosen
   const proposer = drafted ? {...PROPOSER, model: drafted.model} : PROPOSER
   const now = o.now
-  const recallId = (await store.append({kind: 'recall', body: recall.body, cites: recall.cites}, {lane: o.lane, now})).id
-  const purpose = await readPurposeAt(ws, main, o.skill)
-  const version = purpose.version + 1
+  const recallDraft: RecordDraft<'recall'> = {kind: 'recall', body: recall.body, cites: recall.cites}
   const hypothesis: HypothesisBody = {
     statement: `Adding ${proposed.rules.length} procedure line(s) to ${o.skill} raises validation success`,
     mechanism: proposed.reason,
@@ -127,20 +144,19 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     target: {skill: o.skill, workflows, paths: [skillPath(o.skill)]},
     knowledge: proposed.knowledge,
   }
-  const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: proposed.knowledge}, {lane: o.lane, now})).id
-  await o.claim?.(hypothesisId)
+  const hypothesisDraft: RecordDraft<'hypothesis'> = {kind: 'hypothesis', body: hypothesis, cites: proposed.knowledge}
+  // (ids are content: known, and the bodies checked against their schemas, before anything is written)
+  const recallId = prepare(recallDraft).id
+  const hypothesisId = prepare(hypothesisDraft).id
   const candidate = `proposal/${o.namespace ? `${o.namespace}/` : ''}${o.skill}/${main}/${proposed.rendered.normalized}`
   const used = proposed.knowledge.map(k => byId.get(k)!.record)
-  let at = await store.ledger()
-  let id = ''
-  let branch = ''
-  let head = ''
-  for (let tries = 0; ; tries++) {
+  /** the proposal's key, id, branch and commit as the ledger `at` gives them (CandidateTakenError: another lane has the candidate) */
+  const build = async (at: Ledger) => {
     // the same patch on the same base is the same candidate: another lane may have it (or
     // merely a record under its key: then this lane writes past it)
     const key = candidateKey(at, candidate, o.lane, hypothesisId, now?.() ?? new Date(), await standingOf(at, ws, main, o.lane))
-    id = recordId('proposal', '', key)
-    branch = `exp/proposal/${o.namespace ? `${o.namespace}/` : ''}${id}`
+    const id = recordId('proposal', '', key)
+    const branch = `exp/proposal/${o.namespace ? `${o.namespace}/` : ''}${id}`
     const nextPurpose: Purpose = {
       skill: o.skill,
       version,
@@ -150,7 +166,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
       proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane, ...(drafted ? {model: drafted.model} : {})},
       proposal: id,
     }
-    head = await ws.commitFiles({
+    const head = await ws.commitFiles({
       base: main,
       message: `exp: propose ${o.skill} v${version}\n\n${proposed.reason}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,
       files: [
@@ -159,7 +175,21 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
         ...used.map(k => ({path: knowledgePath(k.body.slug), content: Buffer.from(knowledgeYaml(k))})),
       ],
     })
-    const ref = `refs/heads/${branch}`
+    return {key, id, branch, head, ref: `refs/heads/${branch}`}
+  }
+  await build(ledger)
+  const recallWritten = (await store.append(recallDraft, {lane: o.lane, now})).id
+  const hypothesisWritten = (await store.append(hypothesisDraft, {lane: o.lane, now})).id
+  if (recallWritten !== recallId || hypothesisWritten !== hypothesisId) throw new ExpError('E_INTERNAL', `the recall and hypothesis were written as ${recallWritten} and ${hypothesisWritten}, not ${recallId} and ${hypothesisId}`)
+  await o.claim?.(hypothesisId)
+  let at = await store.ledger()
+  let id = ''
+  let branch = ''
+  let head = ''
+  for (let tries = 0; ; tries++) {
+    const b = await build(at)
+    ;({id, branch, head} = b)
+    const ref = b.ref
     const have = await ws.readRef(ref)
     if (have !== head) await ws.moveRef(ref, head, have)
     const body: ProposalBody = {
@@ -174,7 +204,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
       hypothesis: hypothesisId,
       proposer,
     }
-    const draft: RecordDraft<'proposal'> = {kind: 'proposal', key, body, cites: [recallId, hypothesisId, ...proposed.knowledge]}
+    const draft: RecordDraft<'proposal'> = {kind: 'proposal', key: b.key, body, cites: [recallId, hypothesisId, ...proposed.knowledge]}
     try {
       await store.append(draft, {lane: o.lane, now})
       break

@@ -1,0 +1,67 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
+import {GitWorkspace} from '../../src/workspace/git.js'
+import {createProposal} from '../../src/loop/proposal.js'
+import {initResearch} from '../../src/research/init.js'
+import {addExample} from '../../src/research/example.js'
+import {makeRepo, git} from '../helpers/repo.js'
+import {knowledge, INVENTORY} from '../helpers/loop.js'
+
+// `exp propose` checks everything that can refuse a proposal before it writes a record. Found
+// by a review: with a PURPOSE.yaml of `version: -3` (or bad YAML) propose failed only after it
+// had recorded a recall and a hypothesis, and the frontier then offered that hypothesis as work;
+// a PURPOSE.yaml that is a folder was read as a missing file and failed later as a "corrupted
+// or unreadable tree" (exit 5) whose hint said to fetch the lane again.
+
+const NOW = () => new Date('2026-11-30T12:00:00.000Z')
+
+async function repoWith(t: Parameters<typeof makeRepo>[0], purpose: (dir: string) => void) {
+  const repo = await makeRepo(t)
+  await initResearch(discoverRepo(repo))
+  await addExample(discoverRepo(repo), 'onboarding')
+  const dir = path.join(repo, 'skills/onboarding')
+  purpose(dir)
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'purpose')
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  await store.append({kind: 'knowledge', body: knowledge(INVENTORY)}, {lane: 'me', now: NOW})
+  const propose = async () => createProposal(store, new GitWorkspace(store), await store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, now: NOW})
+  const written = async () => (await store.ledger()).select({kinds: ['recall', 'hypothesis', 'proposal']}).length
+  return {repo, store, propose, written}
+}
+
+const PURPOSE = (version: string) => `skill: onboarding\nversion: ${version}\nstatus: accepted\nderived_from: []\nproposed_by: {human: x}\n`
+
+t.test('an invalid PURPOSE.yaml refuses the proposal before anything is recorded', async t => {
+  const bad = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), PURPOSE('-3')))
+  await t.rejects(bad.propose(), {code: 'E_SCHEMA', message: /skills\/onboarding\/PURPOSE\.yaml: PURPOSE\.yaml is invalid: line 2: version must be >= 1/})
+  t.equal(await bad.written(), 0, 'no recall, no hypothesis')
+
+  const yaml = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), 'skill: [onboarding\n'))
+  await t.rejects(yaml.propose(), {code: 'E_PARSE', message: /skills\/onboarding\/PURPOSE\.yaml:\d+:\d+: invalid YAML/})
+  t.equal(await yaml.written(), 0)
+
+  const other = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), PURPOSE('2').replace('onboarding', 'offboarding')))
+  await t.rejects(other.propose(), {code: 'E_SCHEMA', message: /skill 'offboarding' does not match the folder name 'onboarding'/})
+  t.equal(await other.written(), 0)
+})
+
+t.test('a PURPOSE.yaml that is a folder is an error naming the file', async t => {
+  const r = await repoWith(t, dir => {
+    fs.rmSync(path.join(dir, 'PURPOSE.yaml'))
+    fs.mkdirSync(path.join(dir, 'PURPOSE.yaml'))
+    fs.writeFileSync(path.join(dir, 'PURPOSE.yaml', 'x'), 'x\n')
+  })
+  await t.rejects(r.propose(), {code: 'E_USAGE', exit: 2, message: /^[0-9a-f]{12}:skills\/onboarding\/PURPOSE\.yaml is a folder, not a file$/})
+  t.equal(await r.written(), 0)
+})
+
+t.test('a skill without PURPOSE.yaml is at version 1: its proposal is version 2', async t => {
+  const r = await repoWith(t, dir => fs.rmSync(path.join(dir, 'PURPOSE.yaml')))
+  const p = (await r.propose())!
+  t.equal(p.version, 2)
+  t.equal(await r.written(), 3)
+})
