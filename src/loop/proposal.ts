@@ -177,7 +177,8 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     })
     return {key, id, branch, head, ref: `refs/heads/${branch}`}
   }
-  await build(ledger)
+  // (its branch too: one that holds a commit of its own is refused here, not after the records)
+  await branchAt(await build(ledger), ws)
   const recallWritten = (await store.append(recallDraft, {lane: o.lane, now})).id
   const hypothesisWritten = (await store.append(hypothesisDraft, {lane: o.lane, now})).id
   if (recallWritten !== recallId || hypothesisWritten !== hypothesisId) throw new ExpError('E_INTERNAL', `the recall and hypothesis were written as ${recallWritten} and ${hypothesisWritten}, not ${recallId} and ${hypothesisId}`)
@@ -190,8 +191,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     const b = await build(at)
     ;({id, branch, head} = b)
     const ref = b.ref
-    const have = await ws.readRef(ref)
-    if (have !== head) await ws.moveRef(ref, head, have)
+    if ((await branchAt(b, ws)) === undefined) await ws.moveRef(ref, head, undefined)
     const body: ProposalBody = {
       skill: o.skill,
       branch,
@@ -221,6 +221,21 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   // (under a key anyone can guess, passed by if another lane holds it: store/own.ts ownKey)
   if (drafted) await store.append({kind: 'note', key: ownKey(await store.ledger(), 'note', `drafts/${id}`, o.lane), body: {text: JSON.stringify({model: drafted.model, exchanges: drafted.exchanges}), about: [id], action: 'comment'}, cites: [id]}, {lane: o.lane, now})
   return {proposal: id, hypothesis: hypothesisId, recall: recallId, branch, head, base: main, version, patch: proposed}
+}
+
+/**
+ * Where a proposal's branch is: nowhere yet, or at the commit exp makes for it (a rerun). A
+ * branch anywhere else was moved by someone — a hand edit committed on it — and is refused,
+ * never reset: a rerun of `exp propose` moved it back to exp's commit, and the edit was then
+ * reachable from nothing.
+ */
+async function branchAt(b: {branch: string; ref: string; head: string}, ws: Workspace): Promise<string | undefined> {
+  const have = await ws.readRef(b.ref)
+  if (have === undefined || have === b.head) return have
+  throw new ExpError('E_CONFLICT', `${b.branch} is at ${have.slice(0, 12)}, not at ${b.head.slice(0, 12)}, the commit of this proposal: it was moved or has commits of its own, and exp does not reset it`, {
+    hint: `keep the edit on a branch of its own (\`git branch -m ${b.branch} NAME\`) or delete the branch (\`git branch -D ${b.branch}\`), then propose again; nothing was recorded`,
+    data: {branch: b.branch, at: have, head: b.head},
+  })
 }
 
 /** times a proposal's key is looked for again after another record took it first */

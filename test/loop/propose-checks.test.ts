@@ -24,7 +24,7 @@ async function repoWith(t: Parameters<typeof makeRepo>[0], purpose: (dir: string
   const dir = path.join(repo, 'skills/onboarding')
   purpose(dir)
   await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'purpose')
+  await git(repo, 'commit', '-q', '--allow-empty', '-m', 'purpose')
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
   await store.append({kind: 'knowledge', body: knowledge(INVENTORY)}, {lane: 'me', now: NOW})
@@ -64,4 +64,21 @@ t.test('a skill without PURPOSE.yaml is at version 1: its proposal is version 2'
   const p = (await r.propose())!
   t.equal(p.version, 2)
   t.equal(await r.written(), 3)
+})
+
+// Found by the same review: a rerun of `exp propose` moved a proposal's branch back to the
+// commit exp makes for it, silently, and a hand edit committed on the branch went with it.
+t.test('a rerun of propose refuses to reset a proposal branch that has a commit of its own, and writes nothing', async t => {
+  const r = await repoWith(t, () => undefined)
+  const p = (await r.propose())!
+  t.equal((await r.propose())!.proposal, p.proposal, 'a rerun finds the same proposal')
+  const before = await r.written()
+  await git(r.repo, 'switch', '-q', p.branch)
+  fs.appendFileSync(path.join(r.repo, 'skills/onboarding/SKILL.md'), '- my note\n')
+  await git(r.repo, 'commit', '-qam', 'precious hand edit')
+  const edited = (await git(r.repo, 'rev-parse', 'HEAD')).trim()
+  await git(r.repo, 'switch', '-q', 'main')
+  await t.rejects(r.propose(), {code: 'E_CONFLICT', message: new RegExp(`^${p.branch} is at ${edited.slice(0, 12)}, not at ${p.head.slice(0, 12)}, the commit of this proposal: it was moved or has commits of its own, and exp does not reset it$`)})
+  t.equal((await git(r.repo, 'rev-parse', p.branch)).trim(), edited, 'the edit is kept')
+  t.equal(await r.written(), before, 'nothing recorded')
 })
