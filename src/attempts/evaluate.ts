@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto'
 import path from 'node:path'
 import type {AttemptBody, ObservationBody, VerdictBody} from '../records/types.js'
-import {prepare, type RecordDraft} from '../records/index.js'
+import {commitText, prepare, type RecordDraft} from '../records/index.js'
 import {REJECTED_PREFIX, ownKeys, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, ConflictError, NotFoundError} from '../errors/index.js'
@@ -152,7 +152,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
  * become spaces, and it is capped.
  */
 export function oneLine(text: string, max = 300): string {
-  const flat = [...text].map(c => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('').trim()
+  const flat = commitText(text).replace(/[\t\n]/g, ' ').trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 

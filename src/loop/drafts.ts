@@ -1,4 +1,5 @@
 import type {ChatFn} from '../agents/openai/chat.js'
+import {UNSAFE_TEXT} from '../records/summary.js'
 import {parseRule, renderRule, ruleKey, toolsOf} from '../knowledge/index.js'
 import {renderPatch, type SkillPatch} from '../skills/index.js'
 import type {KnowledgeItem} from './knowledge.js'
@@ -41,6 +42,9 @@ function prompt(k: KnowledgeItem): string {
   ].join('\n')
 }
 
+/** a character a reason must not hold: control (NUL, an escape), bidirectional, a line separator */
+const UNSAFE = new RegExp(`[${UNSAFE_TEXT}\\u2028\\u2029]`)
+
 export async function draftPatch(p: ProposedPatch, items: ReadonlyMap<string, KnowledgeItem>, chat: ChatFn, o: {text: string; path?: string; redact?: (s: string) => string}): Promise<DraftedPatch> {
   const redact = o.redact ?? ((s: string) => s)
   const exchanges: Exchange[] = []
@@ -59,7 +63,8 @@ export async function draftPatch(p: ProposedPatch, items: ReadonlyMap<string, Kn
     const lineOk = !!drafted && ruleKey(drafted) === ruleKey(k.rule)
     const why = rest.join(' ').replace(/^why:\s*/i, '').trim()
     const names = toolsOf(k.rule).map(t => `\`${t}\``)
-    const reasonOk = !!why && why.length <= 300 && names.some(n => why.includes(n))
+    // (a reason is a line of the proposal's and the merge's commit messages, and of every view: no NUL, escape or bidirectional character)
+    const reasonOk = !!why && why.length <= 300 && names.some(n => why.includes(n)) && !UNSAFE.test(why)
     exchanges.push({knowledge: id, prompt: redact(ask), response: redact(reply.text), line_accepted: lineOk, reason_accepted: reasonOk})
     // the line written is the rule's canonical one either way: a drafted line is accepted only when it says exactly that
     edits.push({...e, lines: [renderRule(k.rule)], ...(reasonOk ? {reason: redact(why)} : {})} as typeof e)

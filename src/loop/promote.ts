@@ -13,6 +13,7 @@ import {evaluateProposal, type EvalRunOptions} from './evaluate.js'
 import {holdoutChecks, validationChecks, verdictOf, type Check} from './policy.js'
 import type {Comparison} from '../evals/compare.js'
 import {purposePath, purposeText} from './files.js'
+import {oneLine} from '../records/summary.js'
 import {readPurposeAt} from './proposal.js'
 import {assertProposalScope} from './proposal-scope.js'
 import {datasetAt, manifestDatasetProblem, SCENARIOS_PATH, type CommittedDataset} from '../trust/dataset.js'
@@ -263,7 +264,7 @@ async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: 
   const purpose = await readPurposeAt(ws, p.head.commit, p.skill)
   const accepted = {...purpose, status: 'accepted' as const, evaluation: {previous_score: o.validation.baseline.success_rate, candidate_score: o.validation.candidate.success_rate, evaluations: o.evaluations}}
   const version = purpose.version
-  const message = `exp: promote ${p.skill} v${version} (${proposal.id})\n\nvalidation ${(o.validation.baseline.success_rate * 100).toFixed(1)}% -> ${(o.validation.candidate.success_rate * 100).toFixed(1)}%, ${p.patch.size.added} line(s) added in ${p.patch.sections.join(', ')}.\n${p.reason}\n\nExp-Promotes: ${proposal.id}\nExp-Evidence: ${o.evaluations.join(' ')}\nExp-Policy: ${o.policy.version} ${o.policy.digest}\n`
+  const message = `exp: promote ${p.skill} v${version} (${proposal.id})\n\nvalidation ${(o.validation.baseline.success_rate * 100).toFixed(1)}% -> ${(o.validation.candidate.success_rate * 100).toFixed(1)}%, ${p.patch.size.added} line(s) added in ${p.patch.sections.join(', ')}.\n${oneLine(p.reason)}\n\nExp-Promotes: ${proposal.id}\nExp-Evidence: ${o.evaluations.join(' ')}\nExp-Policy: ${o.policy.version} ${o.policy.digest}\n`
   // the proposal is based on main's tip (checked above), so the merge tree is the branch's tree plus PURPOSE.yaml marked accepted
   const merge = await ws.commitFiles({base: p.head.commit, parents: [o.main, p.head.commit], message, files: [{path: purposePath(p.skill), content: Buffer.from(purposeText(accepted))}]})
   const behind = await advanceBranch(ws, o.mainRef, o.main, merge)

@@ -1,4 +1,4 @@
-import {prepare, recordId, type RecordDraft} from '../records/index.js'
+import {oneLine, prepare, recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
 import {onLane, ownKey, ownKeys, type Ledger, type LedgerEntry, type RecordStore} from '../store/index.js'
@@ -168,7 +168,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     }
     const head = await ws.commitFiles({
       base: main,
-      message: `exp: propose ${o.skill} v${version}\n\n${proposed.reason}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,
+      message: `exp: propose ${o.skill} v${version}\n\n${oneLine(proposed.reason)}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,
       files: [
         {path: skillPath(o.skill), content: Buffer.from(proposed.rendered.text)},
         {path: purposePath(o.skill), content: Buffer.from(purposeText(nextPurpose))},

@@ -41,6 +41,22 @@ export function textLine(s: string): string {
   return escapeUnsafe(s).replace(/[\n\u2028\u2029]/g, uEscape)
 }
 
+// an unsafe character or a line separator other than a newline
+const IN_MESSAGE = new RegExp(`[\\u2028\\u2029${UNSAFE_TEXT}]`, 'g')
+
+/**
+ * A commit message exp writes (a proposal's, a promotion's merge, an attempt's): its lines as
+ * they are, every unsafe character and every line separator but the newline (CR, U+2028,
+ * U+2029) a space. Its text comes from records and a model's replies: a NUL made `git fsck
+ * --strict` fail (nulInCommit), a push to a remote with `receive.fsckObjects` refused, and
+ * `git log` cut the message there, trailers and all; an escape or a bidirectional character
+ * drove the terminal of whoever read `git log`. Applied where commits are built
+ * (src/store/git/commits.ts commitFiles, the workspaces' commitWorktree).
+ */
+export function commitText(message: string): string {
+  return message.replace(IN_MESSAGE, ' ')
+}
+
 // whitespace, the line separators, and every unsafe character (a summary is a commit subject too)
 const ONE_LINE = new RegExp(`[\\s\\u2028\\u2029${UNSAFE_TEXT}]+`, 'g')
 

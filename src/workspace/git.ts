@@ -6,6 +6,7 @@ import {readRef} from '../git/refs.js'
 import {diffTrees, lookupPath, lookupPaths, readTree} from '../store/git/tree.js'
 import {ObjectTooLarge} from '../store/git/objects.js'
 import type {GitRecordStore} from '../store/git/store.js'
+import {commitText} from '../records/summary.js'
 import {ExpError, FileTooLargeError, WorktreeError} from '../errors/index.js'
 import {existsSync, lstatSync, readFileSync} from 'node:fs'
 import {rm} from 'node:fs/promises'
@@ -216,7 +217,7 @@ export class GitWorkspace implements Workspace {
     if (add.code !== 0) throw refused(add)
     const staged = await runGit([...at, 'diff', '--cached', '--quiet'], {cwd: dir, allowFail: true})
     if (staged.code !== 0) {
-      const c = await runGit([...at, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', message], {cwd: dir, env, allowFail: true})
+      const c = await runGit([...at, '-c', 'commit.gpgsign=false', 'commit', '-q', '--no-verify', '-m', commitText(message)], {cwd: dir, env, allowFail: true})
       if (c.code !== 0) throw refused(c)
     }
     return (await runGit([...at, 'rev-parse', 'HEAD'], {cwd: dir})).stdout.toString().trim()

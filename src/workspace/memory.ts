@@ -3,6 +3,7 @@ import {existsSync} from 'node:fs'
 import {mkdir, readdir, readFile, readlink, rm, symlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {gitBlobId} from '../records/digest.js'
+import {commitText} from '../records/summary.js'
 import {ExpError, FileTooLargeError, WorktreeError, refMoved} from '../errors/index.js'
 import {FILE_MAX, type BlamedLine, type CommitInfo, type FileWrite, type TreeEntry, type TreeFile, type Workspace} from './port.js'
 
@@ -189,7 +190,7 @@ export class MemoryWorkspace implements Workspace {
     for (const f of o.files) tree.set(f.path, Buffer.from(f.content))
     // files written here are regular files; the base's other links stay links
     const written = new Set(o.files.map(f => f.path))
-    return this.put(tree, o.parents ?? [o.base], o.message, new Set([...base.links].filter(p => !written.has(p))))
+    return this.put(tree, o.parents ?? [o.base], commitText(o.message), new Set([...base.links].filter(p => !written.has(p))))
   }
 
   async moveRef(ref: string, next: string, expected: string | undefined): Promise<void> {
@@ -262,7 +263,7 @@ export class MemoryWorkspace implements Workspace {
     const {tree, links} = await readFolder(dir)
     const parent = w.branch ? this.refs.get(`refs/heads/${w.branch}`)! : w.commit
     if (treeIdOf(tree, links) === this.get(parent).treeId) return parent
-    const oid = this.put(tree, [parent], message, links)
+    const oid = this.put(tree, [parent], commitText(message), links)
     if (w.branch) this.refs.set(`refs/heads/${w.branch}`, oid)
     w.commit = oid
     return oid

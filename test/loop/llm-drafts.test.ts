@@ -139,3 +139,30 @@ t.test('exp evolve --proposer and --miner-drafts: the loop runs with drafted wor
   t.equal(notes.length, 1, 'the proposal\'s exchanges')
   t.match(JSON.parse(notes[0]!.body.text), {model: 'writer', exchanges: [{line_accepted: true}]})
 })
+
+// Found by a review: a reason drafted with an escape, a right-to-left override and a NUL was
+// accepted (it named the rule's tool) and went into the proposal's commit message and, with a
+// promotion, into main's merge: `git fsck --strict` failed with nulInCommit, a push to a remote
+// with receive.fsckObjects was refused, and `git log` cut the message at the NUL.
+t.test('a drafted reason with control or bidirectional characters is refused; no commit exp makes carries them', async t => {
+  const llm = await startFakeLlm(req => {
+    const rule = /^Rule: (.*)$/m.exec(user(req))?.[1] ?? ''
+    return {body: completion({content: `${rule}\nWhy: ${/`[a-z_]+`/.exec(rule)?.[0] ?? ''} \u001b[2J\u202e\u0000 evil`})}
+  })
+  t.teardown(() => llm.close())
+  const repo = await exampleRepo(t)
+  const env = {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY}
+  await expJson(['run', 'train', '--repeat', '1', '--lane', 'me'], {cwd: repo})
+  await expJson(['mine', '--lane', 'me'], {cwd: repo})
+  const prop = await expJson<{proposal: string; branch: string}>(['propose', 'onboarding', '--lane', 'me', '--proposer', 'openai:writer'], {cwd: repo, env})
+  t.ok(llm.requests.length > 0)
+  // eslint-disable-next-line no-control-regex -- the characters looked for
+  const unsafe = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/
+  t.notMatch(await git(repo, 'cat-file', 'commit', prop.branch), unsafe, "the proposal's commit")
+  const proposal = (await expJson<{id: string; body: {reason: string; patch: {edits: {reason: string}[]}}}[]>(['ledger', '--kind', 'proposal'], {cwd: repo})).find(p => p.id === prop.proposal)!
+  t.notMatch(JSON.stringify(proposal.body), /evil/, 'the deterministic reasons stand in')
+  const note = (await expJson<{body: {text: string; about?: string[]}}[]>(['ledger', '--kind', 'note'], {cwd: repo})).find(n => (n.body.about ?? []).includes(prop.proposal))!
+  const recorded = JSON.parse(note.body.text) as {exchanges: {line_accepted: boolean; reason_accepted: boolean}[]}
+  t.ok(recorded.exchanges.every(x => x.line_accepted && !x.reason_accepted), 'the lines are accepted, the reasons refused, on the record')
+  await git(repo, 'fsck', '--strict')
+})

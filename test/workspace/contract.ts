@@ -113,6 +113,18 @@ export function workspaceContract(t: Test, make: MakeWorkspace): void {
     t.ok([side, merge].includes(after[1]!.commit), 'the commit that wrote it: the side commit (git) or the merge (a first-parent-only blame)')
   })
 
+  // Found by a review: a model's drafted reason put a NUL, an escape and a right-to-left override
+  // into a proposal's commit and main's merge: `git fsck --strict` failed (nulInCommit), a push
+  // to a remote that checks objects was refused, and `git log` cut the message, trailers and all.
+  t.test('a commit message never carries a NUL, control or bidirectional character; its lines and trailers stay', async t => {
+    const {ws, main} = await make(t, FILES)
+    const c = await ws.commitFiles({base: main, files: [], message: 'exp: promote x\n\nwhy: `a`\u001b[2J\u202e\u0000 evil\r\u2028\u0085 \tend\n\nExp-Promotes: pr-1\nExp-Policy: 2 sha256:0\n'})
+    const raw = (await ws.rawCommit(c)).toString('utf8')
+    // eslint-disable-next-line no-control-regex -- the characters looked for
+    t.notMatch(raw, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/, 'none in the commit object')
+    t.equal((await ws.readCommit(c)).message, 'exp: promote x\n\nwhy: `a` [2J   evil    \tend\n\nExp-Promotes: pr-1\nExp-Policy: 2 sha256:0\n', 'each a space; newlines and tabs as they were')
+  })
+
   t.test('refs move only from where they are expected', async t => {
     const {ws, main} = await make(t, FILES)
     const a = await ws.commitFiles({base: main, files: [{path: 'f', content: Buffer.from('1')}], message: 'f'})

@@ -5,6 +5,7 @@ import {LooseSink} from './writer.js'
 import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
 import type {GitRecordStore} from './store.js'
+import {commitText} from '../../records/summary.js'
 import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError, WorktreeError, refMoved} from '../../errors/index.js'
 import {existsSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
 import path from 'node:path'
@@ -77,7 +78,7 @@ async function identity(store: GitRecordStore, time: number): Promise<Signature>
   return {name: (await store.config('user.name')) ?? 'exp', email: (await store.config('user.email')) ?? 'exp@exp.invalid', time}
 }
 
-/** A commit of `files` written over `base`'s tree (objects only; no ref moves). */
+/** A commit of `files` written over `base`'s tree (objects only; no ref moves); its message with no control character (commitText). */
 export async function commitFiles(store: GitRecordStore, o: {base: string; files: FileWrite[]; message: string; parents?: string[]}): Promise<string> {
   const parents = o.parents ?? [o.base]
   const times = await Promise.all(parents.map(async p => (await readCommit(store, p)).time))
@@ -88,7 +89,7 @@ export async function commitFiles(store: GitRecordStore, o: {base: string; files
   // no files: the base's tree as it is (a merge that takes the branch's tree)
   const root = o.files.length ? tree.write(sink) : baseTree
   const who = await identity(store, Math.max(...times) + 1)
-  const oid = sink.put('commit', encodeCommit({tree: root, parents, author: who, committer: who, message: o.message}))
+  const oid = sink.put('commit', encodeCommit({tree: root, parents, author: who, committer: who, message: commitText(o.message)}))
   await sink.flush()
   return oid
 }
