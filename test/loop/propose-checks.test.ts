@@ -82,3 +82,16 @@ t.test('a rerun of propose refuses to reset a proposal branch that has a commit 
   t.equal((await git(r.repo, 'rev-parse', p.branch)).trim(), edited, 'the edit is kept')
   t.equal(await r.written(), before, 'nothing recorded')
 })
+
+// Found by the same review: `version: 9007199254740993` passed `exp skills lint` (YAML reads
+// it as 2^53) and propose wrote version 9007199254740992 again, not one more.
+t.test('a version past 2^53 - 1 is refused by the schema, and one at it by propose', async t => {
+  const {checkPurpose} = await import('../../src/skills/index.js')
+  t.match(checkPurpose(PURPOSE('9007199254740993'), 'onboarding').problems, [{rule: 'purpose/schema', message: /version must be <= 9007199254740991/}])
+  t.same(checkPurpose(PURPOSE('9007199254740991'), 'onboarding').problems, [])
+  const past = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), PURPOSE('9007199254740993')))
+  await t.rejects(past.propose(), {code: 'E_SCHEMA', message: /version must be <= 9007199254740991/})
+  const at = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), PURPOSE('9007199254740991')))
+  await t.rejects(at.propose(), {code: 'E_USAGE', message: /PURPOSE\.yaml is at version 9007199254740991, the largest exp counts to/})
+  t.equal(await at.written(), 0)
+})
