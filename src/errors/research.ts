@@ -20,12 +20,18 @@ export class HypothesisStateError extends ExpError {
   }
 }
 
-/** Another lane built the same candidate (same skill, base and patch) from its own hypothesis. */
+/**
+ * Another lane built the same candidate (same skill, base and patch) from its own hypothesis;
+ * or this lane did (`self`), from another hypothesis of its own — the same patch proposed again
+ * with other words (a drafted reason makes another hypothesis): one patch on one base is one
+ * proposal, and that one is to be evaluated.
+ */
 export class CandidateTakenError extends ExpError {
-  constructor(proposal: string, lane: string, hypothesis: string | undefined, mine: string) {
-    super('E_CLAIMED', `proposal ${proposal} (the same patch on the same base) was built by lane ${lane}${hypothesis ? ` from ${hypothesis}` : ''}`, {
-      data: {proposal, holder: lane, hypothesis: hypothesis ?? null, mine},
-      hint: 'its evaluation is theirs; pick another item from `exp frontier`',
+  constructor(proposal: string, lane: string, hypothesis: string | undefined, mine: string, self = false) {
+    const from = hypothesis ? ` from ${hypothesis}` : ''
+    super('E_CLAIMED', self ? `this lane (${lane}) proposed the same patch on the same base already: ${proposal}${from}; one patch on one base is one proposal, whatever words it was drafted with` : `proposal ${proposal} (the same patch on the same base) was built by lane ${lane}${from}`, {
+      data: {proposal, holder: lane, hypothesis: hypothesis ?? null, mine, self},
+      hint: self ? `evaluate that one (\`exp eval ${proposal}\`), or propose again after new knowledge or on a new main; nothing was recorded` : 'its evaluation is theirs; pick another item from `exp frontier`',
     })
   }
 }

@@ -264,7 +264,7 @@ export function candidateKey(ledger: Ledger, base: string, lane: string, hypothe
     if (e && onLane(ledger, e, lane)) {
       const named = hypothesisOf(e)
       if (named === hypothesis) return key
-      throw new CandidateTakenError(e.id, lane, named, hypothesis)
+      throw new CandidateTakenError(e.id, lane, named, hypothesis, true)
     }
     // (past the key itself, a free one ends them: store/own.ts, ownEntry)
     if (!e && n++ > 0) break

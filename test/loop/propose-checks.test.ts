@@ -95,3 +95,17 @@ t.test('a version past 2^53 - 1 is refused by the schema, and one at it by propo
   await t.rejects(at.propose(), {code: 'E_USAGE', message: /PURPOSE\.yaml is at version 9007199254740991, the largest exp counts to/})
   t.equal(await at.written(), 0)
 })
+
+// Found by the same review: `exp propose --proposer …` after a plain `exp propose` on the same
+// base failed with "built by lane me … its evaluation is theirs", naming this very lane as
+// another: the drafted reason makes another hypothesis for the same patch, which is one
+// candidate. It says now that this lane has it, which proposal to evaluate, and records nothing.
+t.test('the same patch proposed again by the same lane with other words names its own proposal, and records nothing', async t => {
+  const r = await repoWith(t, () => undefined)
+  const p = (await r.propose())!
+  const before = await r.written()
+  const ledger = await r.store.ledger()
+  const reworded = createProposal(r.store, new GitWorkspace(r.store), ledger, {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, now: NOW, draft: async proposed => ({proposed: {...proposed, reason: 'in other words'}, exchanges: [], model: 'writer'})})
+  await t.rejects(reworded, {code: 'E_CLAIMED', message: new RegExp(`^this lane \\(me\\) proposed the same patch on the same base already: ${p.proposal} from ${p.hypothesis}; one patch on one base is one proposal`), hint: new RegExp(`exp eval ${p.proposal}`), data: {self: true, holder: 'me'}})
+  t.equal(await r.written(), before, 'no recall, no hypothesis')
+})
