@@ -179,8 +179,15 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     })
     return {key, id, branch, head, ref: `refs/heads/${branch}`}
   }
-  // (its branch too: one that holds a commit of its own is refused here, not after the records)
-  await branchAt(await build(ledger), ws)
+  // (its branch too: one that holds a commit of its own is refused here, not after the records).
+  // A taken candidate is refused here too unless a claim comes first: a lane that claims (exp
+  // evolve) learns from its claim first that the hypothesis is promoted or retired already, and
+  // gives the claim back when the candidate is taken (so it is found after the claim, as before)
+  const planned = await build(ledger).catch((e: unknown) => {
+    if (e instanceof CandidateTakenError && o.claim) return undefined
+    throw e
+  })
+  if (planned) await branchAt(planned, ws, main)
   const recallWritten = (await store.append(recallDraft, {lane: o.lane, now})).id
   const hypothesisWritten = (await store.append(hypothesisDraft, {lane: o.lane, now})).id
   if (recallWritten !== recallId || hypothesisWritten !== hypothesisId) throw new ExpError('E_INTERNAL', `the recall and hypothesis were written as ${recallWritten} and ${hypothesisWritten}, not ${recallId} and ${hypothesisId}`)
@@ -193,7 +200,8 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     const b = await build(at)
     ;({id, branch, head} = b)
     const ref = b.ref
-    if ((await branchAt(b, ws)) === undefined) await ws.moveRef(ref, head, undefined)
+    const have = await branchAt(b, ws, main)
+    if (have !== head) await ws.moveRef(ref, head, have)
     const body: ProposalBody = {
       skill: o.skill,
       branch,
@@ -226,14 +234,19 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
 }
 
 /**
- * Where a proposal's branch is: nowhere yet, or at the commit exp makes for it (a rerun). A
- * branch anywhere else was moved by someone — a hand edit committed on it — and is refused,
- * never reset: a rerun of `exp propose` moved it back to exp's commit, and the edit was then
+ * Where a proposal's branch is: nowhere yet, at the commit exp makes for it (a rerun), or at a
+ * commit another exp process made for the same proposal (another lane building the same
+ * candidate at the same moment: one commit on the base, at the base's time + 1 s, with the
+ * proposal's trailer; the race for the record's key decides which stays). A branch anywhere
+ * else was moved by someone — a hand edit committed on it, or amended — and is refused, never
+ * reset: a rerun of `exp propose` moved it back to exp's commit, and the edit was then
  * reachable from nothing.
  */
-async function branchAt(b: {branch: string; ref: string; head: string}, ws: Workspace): Promise<string | undefined> {
+async function branchAt(b: {id: string; branch: string; ref: string; head: string}, ws: Workspace, base: string): Promise<string | undefined> {
   const have = await ws.readRef(b.ref)
   if (have === undefined || have === b.head) return have
+  const [c, parent] = await Promise.all([ws.readCommit(have).catch(() => undefined), ws.readCommit(base)])
+  if (c && c.parents.length === 1 && c.parents[0] === base && c.time === parent.time + 1 && c.message.includes(`\nExp-Proposal: ${b.id}\n`)) return have
   throw new ExpError('E_CONFLICT', `${b.branch} is at ${have.slice(0, 12)}, not at ${b.head.slice(0, 12)}, the commit of this proposal: it was moved or has commits of its own, and exp does not reset it`, {
     hint: `keep the edit on a branch of its own (\`git branch -m ${b.branch} NAME\`) or delete the branch (\`git branch -D ${b.branch}\`), then propose again; nothing was recorded`,
     data: {branch: b.branch, at: have, head: b.head},
