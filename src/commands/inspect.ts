@@ -6,6 +6,7 @@ import {summarize, recordPath, type ExpRecord} from '../records/index.js'
 import {isIdPrefix} from '../records/prefix.js'
 import {LANE_FAILURES, PROBLEM_CODES, type Ledger, type ReadProblem, type RecordStore} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
+import {authorityOf} from '../cli/trust.js'
 
 export interface InspectResult {
   record: ExpRecord
@@ -17,13 +18,18 @@ export interface InspectResult {
   cites: {id: string; kind?: string; summary?: string; missing: boolean}[]
   cited_by: {id: string; kind: string; summary: string}[]
   duplicates: {ref: string; commit: string}[]
+  /** for evidence (an evaluation, a decision, a verdict): whether it stands here, and why not (docs/trust.md) */
+  stands?: {ok: true; level: string} | {ok: false; class: string; reason: string}
 }
+
+/** the kinds whose standing the trust checks decide */
+const JUDGED = new Set(['evaluation', 'decision', 'verdict'])
 
 export default class Inspect extends ExpCommand {
   static summary = 'Show one record: its body, commit and lane, what it cites and what cites it.'
   static description = 'Finds the record on any lane (public or private), prints the lane, lamport clock, commit and lane ref that hold it, its canonical path and digest, what it cites (with their summaries, or a note when this clone lacks them), every record that cites it, and its body as JSON. A unique prefix of the id is enough.'
   static enableJsonFlag = true
-  static jsonOutput = '{record (the whole record: id, kind, lane, lamport, created_at, digest, cites, body), commit, ref, lane, private, path, cites (each cited id with its kind and summary, or missing), cited_by, duplicates}; with --artifact the artifact\'s bytes, not JSON.'
+  static jsonOutput = '{record (the whole record: id, kind, lane, lamport, created_at, digest, cites, body), commit, ref, lane, private, path, cites (each cited id with its kind and summary, or missing), cited_by, duplicates, stands (an evaluation, decision or verdict: {ok, level} or {ok: false, class, reason})}; with --artifact the artifact\'s bytes, not JSON.'
   static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json', '<%= config.bin %> inspect nt-0a1b2c3d4e5f60718293a4b5 --artifact run.log > run.log']
   static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}
   static flags = {artifact: Flags.string({description: 'print the content of this artifact of the record (checked against its digest) instead'})}
@@ -48,7 +54,10 @@ export default class Inspect extends ExpCommand {
         if (skipped) throw notShown(args.id, skipped)
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : `list ids with \`exp ledger\`${/^[a-z]{2}-[0-9a-f]{0,3}$/.test(args.id) ? ' (a prefix needs at least 4 hex digits after the dash, as git\'s abbreviations do)' : ''}`)
       }
-      return {...(await inspectOf(store, ledger, args.id)), problems: ledger.problems}
+      const res = await inspectOf(store, ledger, args.id)
+      // evidence that does not stand is ignored by every view: inspect says so, and why
+      if (JUDGED.has(res.record.kind)) res.stands = (await authorityOf(store, this.workDir, {ledger, quiet: true})).standing(res.record.id)
+      return {...res, problems: ledger.problems}
     })
     const problems = res.problems
     delete (res as {problems?: unknown}).problems
@@ -58,6 +67,7 @@ export default class Inspect extends ExpCommand {
       this.log(`lane ${res.lane}${res.private ? ' (private)' : ''}  lamport ${r.lamport}  created ${r.created_at}`)
       this.log(`commit ${res.commit} on ${res.ref}`)
       this.log(`path ${res.path}  digest ${r.digest}`)
+      if (res.stands) this.log(res.stands.ok ? `stands: yes (${res.stands.level})` : `stands: NO, ${res.stands.class}: ${res.stands.reason} (every view ignores it; docs/trust.md)`)
       for (const a of r.artifacts ?? []) this.log(`artifact ${a.name}  ${a.size} bytes  ${a.digest}  (${a.path}; \`exp inspect ${r.id} --artifact ${a.name}\`)`)
       this.log(`cites: ${res.cites.length ? '' : '(nothing)'}`)
       for (const c of res.cites) this.log(`  ${c.id}${c.missing ? '  (not in this clone)' : `  ${c.kind}: ${c.summary}`}`)

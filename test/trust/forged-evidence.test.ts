@@ -31,6 +31,12 @@ t.test('a forged evaluation on another lane does not promote a proposal its real
   const problems = (JSON.parse(fsck.stdout) as {error: {data: {problems: {class?: string; id?: string}[]}}}).error.data.problems
   t.match(problems.find(x => x.id === forgedId), {class: 'forged_evaluation'}, 'fsck names the forged evaluation and its class')
 
+  // (found by a sweep: inspect showed evidence that does not stand as it showed any record)
+  const seen = await expJson<{stands: {ok: boolean; class?: string}}>(['inspect', forgedId], {cwd: p.repo})
+  t.match(seen.stands, {ok: false, class: 'forged_evaluation'})
+  t.match((await exp(['inspect', forgedId], {cwd: p.repo})).stdout, /^stands: NO, forged_evaluation: /m)
+  t.match((await expJson<{stands: {ok: boolean}}>(['inspect', p.candidate], {cwd: p.repo})).stands, {ok: true}, 'the real one stands')
+
   const res = await expJson<{verdict: string; ignored?: {id: string}[]; reasons: string[]}>(['promote', p.proposal, '--lane', 'me'], {cwd: p.repo})
   t.equal(res.verdict, 'reject', 'the real evaluation decides')
   t.ok(res.ignored?.some(x => x.id === forgedId), 'and the forged one is reported as ignored')
