@@ -1,4 +1,4 @@
-import type {GitRecordStore, Ledger} from '../store/index.js'
+import {LANE_FAILURES, type GitRecordStore, type Ledger} from '../store/index.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {loadAuthority, type AuthorityOptions} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
@@ -17,8 +17,10 @@ export async function authorityOf(store: GitRecordStore, cwd: string, o: Authori
   const tip = await ws.readRef(await mainRefOf(store.repo, cwd, o.main, line => process.stderr.write(`${plainText(line)}\n`)))
   const ledger = o.ledger ?? (await store.ledger())
   // every view that answers from the ledger says which of its records another lane holds with
-  // other content (the view shows the copy first in ledger order, which that lane can choose);
-  // fsck (quiet) lists them as its own problems
-  if (!o.quiet) reportProblems(ledger.problems.filter(p => p.code === 'duplicate-id'))
+  // other content (the view shows the copy first in ledger order, which that lane can choose),
+  // and which lanes it could not read at all: the view is then partial, and exits with the
+  // integrity status (5) after its output, as `exp ledger` does; fsck (quiet) lists them as
+  // its own problems
+  if (!o.quiet) reportProblems(ledger.problems.filter(p => p.code === 'duplicate-id' || LANE_FAILURES.has(p.code)))
   return loadAuthority(ledger, ws, {...o, ...(tip ? {at: tip} : {})})
 }

@@ -52,6 +52,9 @@ export default class Inspect extends ExpCommand {
         // a record the read skipped (damaged object, failed checks) is not unknown: say why it is not shown
         const skipped = ledger.problems.find(p => p.id === args.id)
         if (skipped) throw notShown(args.id, skipped)
+        // a lane that could not be read may hold it: not "unknown", but not shown either
+        const unread = ledger.problems.filter(p => LANE_FAILURES.has(p.code))
+        if (unread.length) throw onUnreadLane(args.id, unread)
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : `list ids with \`exp ledger\`${/^[a-z]{2}-[0-9a-f]{0,3}$/.test(args.id) ? ' (a prefix needs at least 4 hex digits after the dash, as git\'s abbreviations do)' : ''}`)
       }
       const res = await inspectOf(store, ledger, args.id)
@@ -82,6 +85,14 @@ export default class Inspect extends ExpCommand {
     reportProblems(problems.filter(p => LANE_FAILURES.has(p.code) || (p.code === 'duplicate-id' && p.id === res.record.id)))
     return res
   }
+}
+
+function onUnreadLane(id: string, lanes: readonly ReadProblem[]): ExpError {
+  const refs = lanes.map(p => p.ref)
+  return new ExpError('E_INTEGRITY', `record ${id} is not on the lanes that could be read; ${refs.length} lane(s) could not be read and may hold it: ${refs.join(', ')}`, {
+    data: {id, lanes: refs},
+    hint: 'run `exp fsck` for details and what to do (`exp sync` fetches a lane again); `exp ledger` lists the ids of the lanes that read',
+  })
 }
 
 function notShown(id: string, p: ReadProblem): ExpError {
