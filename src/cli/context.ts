@@ -1,3 +1,4 @@
+import {loadConfig} from '../research/files.js'
 import {GitRecordStore, resolveLane} from '../store/index.js'
 
 /** Open the record store of the repository containing `dir`. */
@@ -5,8 +6,14 @@ export function openStore(dir: string): Promise<GitRecordStore> {
   return GitRecordStore.open(dir)
 }
 
-/** The lane this command writes to: --lane, EXP_LANE, git config exp.lane, or user@host. */
+/**
+ * The lane this command writes to: --lane, EXP_LANE, git config exp.lane, or user@host.
+ * .research/config.yaml is read first (every command that writes to a lane comes here): one
+ * that does not parse or validate, or that names a lane (every clone's, src/research/files.ts),
+ * refuses the command before it writes anything.
+ */
 export async function laneOf(store: GitRecordStore, flag?: string): Promise<string> {
+  if (store.repo.workDir) await loadConfig(store.repo.workDir)
   return resolveLane({flag, gitConfig: await store.config('exp.lane')}).lane
 }
 

@@ -3,6 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {discoverRepo} from '../store/index.js'
 import {sync, SYNC_TIMEOUT_MS, type SyncResult} from '../store/git/sync.js'
 import {DivergedError, RefusedError} from '../errors/index.js'
+import {loadConfig} from '../research/files.js'
 
 export default class Sync extends ExpCommand {
   static summary = 'Fetch and push the research lanes, proposal branches and attempt branches in one step.'
@@ -12,14 +13,17 @@ Works with a local path or ssh remote (through the git binary) and with an http(
   static enableJsonFlag = true
   static jsonOutput = '{remote, url, transport, fetched, pushed, rejected (refs not updated, with the reason)}.'
   static examples = ['<%= config.bin %> sync', '<%= config.bin %> sync origin', '<%= config.bin %> sync ../shared-repo.git', '<%= config.bin %> sync origin --timeout 3600']
-  static args = {remote: Args.string({description: 'remote name, path or URL (default: git config exp.remote, else origin)'})}
+  static args = {remote: Args.string({description: 'remote name, path or URL (default: git config exp.remote, else remote of .research/config.yaml, else origin)'})}
   static flags = {
     timeout: Flags.integer({description: `stop a sync that has not finished after this many seconds (a remote that takes the connection and then says nothing); 0: no limit`, default: SYNC_TIMEOUT_MS / 1000, min: 0, max: 7 * 24 * 3600}),
   }
 
   async run(): Promise<SyncResult> {
     const {args, flags} = await this.parse(Sync)
-    const res = await sync(discoverRepo(this.workDir), args.remote, this.workDir, {timeoutMs: flags.timeout === 0 ? Infinity : flags.timeout * 1000})
+    const repo = discoverRepo(this.workDir)
+    // (a bare repository has no .research/config.yaml; a remote given is taken without it)
+    const cfg = repo.workDir && args.remote === undefined ? await loadConfig(repo.workDir) : undefined
+    const res = await sync(repo, args.remote, this.workDir, {timeoutMs: flags.timeout === 0 ? Infinity : flags.timeout * 1000, ...(cfg?.remote !== undefined ? {remote: cfg.remote} : {})})
     if (!this.jsonEnabled()) {
       for (const u of res.fetched) this.log(`fetched ${u.ref} ${u.from ? `${u.from.slice(0, 8)}..` : '(new) '}${u.to.slice(0, 8)}${u.restored ? ' (restored: this clone had seen it before it was rewound)' : ''}`)
       for (const u of res.pushed) this.log(`pushed  ${u.ref} ${u.to.slice(0, 8)}`)

@@ -965,9 +965,8 @@ export interface ResearchConfig {
    */
   main_branch?: string;
   /**
-   * default lane when neither --lane, EXP_LANE nor git config exp.lane is set
+   * name of the git remote `exp sync` uses when none is given and git config exp.remote is not set (a remote of this clone's git config: never a URL or a path)
    */
-  lane?: string;
   remote?: string;
   /**
    * folder of scenario files

@@ -17,7 +17,10 @@ async function load<T>(workDir: string, name: 'config' | 'contract' | 'policy'):
   }
   const rel = path.join(RESEARCH_DIR, `${name}.yaml`)
   const doc = await parseYamlOrJson(text, rel)
-  if (name === 'config') refuseEndpoint(doc, rel)
+  if (name === 'config') {
+    refuseEndpoint(doc, rel)
+    refuseLane(doc, rel)
+  }
   assertResearchFile(name, doc, rel)
   return doc as T
 }
@@ -34,6 +37,16 @@ function refuseEndpoint(doc: unknown, rel: string): void {
   for (const field of ['base_url', 'api_key_env'] as const) {
     if (field in openai) throw new ExpError('E_SCHEMA', `${rel}: openai.${field} is not taken from a file in the repository (a cloned repository could send your API key, or any variable of your environment, to a server of its choosing)`, {data: {file: rel, field: `openai.${field}`}, hint: `remove openai.${field} from ${rel}; set ${field === 'base_url' ? 'OPENAI_BASE_URL' : 'OPENAI_API_KEY'} in your environment instead`})
   }
+}
+
+/**
+ * A lane is one writer's: a committed `lane:` is every clone's, so every clone would write the
+ * same lane and the copies would diverge (`exp sync` refuses a diverged lane). Each clone says
+ * its own: --lane, EXP_LANE or `git config exp.lane`, else user@host.
+ */
+function refuseLane(doc: unknown, rel: string): void {
+  if (!doc || typeof doc !== 'object' || !('lane' in doc)) return
+  throw new ExpError('E_SCHEMA', `${rel}: lane is not taken from a file in the repository (every clone would write the same lane, and their copies of it would diverge)`, {data: {file: rel, field: 'lane'}, hint: `remove lane from ${rel}; each clone names its own lane with --lane, EXP_LANE or \`git config exp.lane NAME\` (default: user@host)`})
 }
 
 export async function loadConfig(workDir: string): Promise<ResearchConfig> {

@@ -4,7 +4,8 @@ export const configYaml = (mainBranch: string): string => `# exp configuration f
 version: 1
 # branch that promotions merge into and the history views read (exp follows a \`git branch -m\` of it)
 main_branch: ${JSON.stringify(mainBranch)}
-# remote used by \`exp sync\` when none is given
+# remote used by \`exp sync\` when none is given and \`git config exp.remote\` is not set (a
+# remote's name in this clone's git config, never a URL)
 remote: origin
 # where scenarios and skills live
 scenarios: scenarios
@@ -27,7 +28,8 @@ propose:
   tokens: 3000
 claims:
   ttl_seconds: 3600
-# lane: pick a default lane here, or use --lane, EXP_LANE or \`git config exp.lane NAME\`
+# (no lane here: a lane is one clone's, so each names its own with --lane, EXP_LANE or
+# \`git config exp.lane NAME\`, else user@host)
 `
 
 export const CONFIG_YAML = configYaml('main')

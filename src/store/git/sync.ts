@@ -116,12 +116,20 @@ function isPath(url: string): boolean {
   return !/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !/^[^/\\]+:/.test(url)
 }
 
-export function resolveRemote(repo: RepoPaths, remote?: string): {name: string; url: string} {
+/**
+ * The remote of a sync: the one given, else git config exp.remote, else `remote` of
+ * .research/config.yaml (`configured`), else origin. The committed file only names a remote
+ * of this clone's git config, never a URL or a path: a cloned repository must not choose
+ * where your lanes and branches are pushed.
+ */
+export function resolveRemote(repo: RepoPaths, remote?: string, configured?: string): {name: string; url: string} {
   const cfg = readGitConfig(repo.commonDir)
-  const name = remote ?? configValue(cfg, 'exp.remote') ?? 'origin'
+  const mine = remote ?? configValue(cfg, 'exp.remote')
+  const name = mine ?? configured ?? 'origin'
   const url = configValue(cfg, `remote.${name}.url`)
   if (url) return {name, url}
   if (remote && (remote.includes('/') || remote.includes(':') || remote.startsWith('.'))) return {name: remote, url: remote}
+  if (mine === undefined && configured !== undefined) throw new NotFoundError('remote', `${name} (remote of .research/config.yaml)`, `remote in .research/config.yaml names a remote of this clone's git config (\`git remote -v\` lists them), never a URL or a path: add it with \`git remote add ${/^[\w.-]+$/.test(name) ? name : 'NAME'} URL\`, change the file, or pass a remote to \`exp sync\``)
   throw new NotFoundError('remote', name, 'add one with `git remote add origin URL`, or pass a path or URL to `exp sync`')
 }
 
@@ -141,7 +149,7 @@ function gitReason(stderr: string): string {
  * paths and ssh through the git binary.
  */
 export async function sync(repo: RepoPaths, remote?: string, cwd = process.cwd(), opts: SyncOptions = {}): Promise<SyncResult> {
-  let r = resolveRemote(repo, remote)
+  let r = resolveRemote(repo, remote, opts.remote)
   if (isPath(r.url)) {
     // a path given to the command is the user's, from where they are; one in a remote's
     // configuration is the repository's, from its top (git fetch runs from the git dir here)
@@ -503,6 +511,8 @@ async function syncHttp(repo: RepoPaths, r: Remote, d: Deadline): Promise<SyncRe
 export interface SyncOptions {
   /** the whole sync, in ms (default SYNC_TIMEOUT_MS; Infinity: no limit) */
   timeoutMs?: number
+  /** `remote` of .research/config.yaml: a remote's name, used when none is given and git config exp.remote is not set */
+  remote?: string
 }
 
 /** How long a sync may take by default: 15 minutes. */

@@ -1,0 +1,54 @@
+import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp} from '../helpers/cli.js'
+import {git, makeRepo, tempDir} from '../helpers/repo.js'
+
+/** Every field of .research/config.yaml is either read by the commands or refused by name. */
+
+async function initRepo(t: Test): Promise<string> {
+  const repo = await makeRepo(t)
+  const init = await exp(['init', '--example', 'onboarding'], {cwd: repo})
+  t.equal(init.code, 0, init.stderr)
+  return repo
+}
+
+const researchRefs = async (repo: string) => (await git(repo, 'for-each-ref', 'refs/research')).trim()
+
+t.test('a committed lane is refused by name: every clone would write that one lane', async t => {
+  const repo = await initRepo(t)
+  t.notMatch(fs.readFileSync(path.join(repo, '.research/config.yaml'), 'utf8'), /^#? ?lane:/m, 'exp init offers no lane field')
+  fs.appendFileSync(path.join(repo, '.research/config.yaml'), 'lane: alice\n')
+  for (const [args, input] of [[['append', 'note', '-'], 'text: x'], [['claim', 'hy-0123456789abcdef01234567']], [['mine']]] as [string[], string?][]) {
+    const r = await exp(args, {cwd: repo, ...(input ? {input} : {})})
+    t.equal(r.code, 2, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, /error: \.research\/config\.yaml: lane is not taken from a file in the repository/)
+    t.match(r.stderr, /git config exp\.lane/, 'with where a lane is set instead')
+  }
+  t.equal(await researchRefs(repo), '', 'nothing was written, to alice or anywhere')
+})
+
+t.test('remote of the config is the remote `exp sync` uses, after git config exp.remote; never a URL or path', async t => {
+  const repo = await initRepo(t)
+  const up = tempDir(t)
+  await git(up, 'init', '-q', '--bare')
+  await git(repo, 'remote', 'add', 'upstream', up)
+  const cfg = path.join(repo, '.research/config.yaml')
+  const text = fs.readFileSync(cfg, 'utf8')
+  t.match(text, /^remote: origin$/m)
+  fs.writeFileSync(cfg, text.replace(/^remote: origin$/m, 'remote: upstream'))
+  t.equal((await exp(['append', 'note', '-'], {cwd: repo, input: 'text: x'})).code, 0)
+  const r = await exp(['sync', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.equal((JSON.parse(r.stdout) as {remote: string}).remote, 'upstream', 'no origin here: the config names upstream')
+  t.match(await git(up, 'for-each-ref', 'refs/research'), /refs\/research\/lanes\//, 'the lane was pushed there')
+  // a path in the committed file is not followed
+  fs.writeFileSync(cfg, text.replace(/^remote: origin$/m, `remote: ${up}`))
+  const p = await exp(['sync'], {cwd: repo})
+  t.equal(p.code, 3)
+  t.match(p.stderr, /unknown remote: .* \(remote of \.research\/config\.yaml\)/)
+  t.match(p.stderr, /never a URL or a path/)
+  // the clone's own git config comes first
+  await git(repo, 'config', 'exp.remote', 'upstream')
+  t.equal((await exp(['sync'], {cwd: repo})).code, 0)
+})
