@@ -973,7 +973,7 @@ export interface ResearchConfig {
    */
   scenarios?: string;
   /**
-   * folder of skills
+   * folder of skills: always skills (exp reads skills only from skills/; another folder is refused by name), accepted as earlier exp init wrote it
    */
   skills?: string;
   /**

@@ -20,6 +20,7 @@ async function load<T>(workDir: string, name: 'config' | 'contract' | 'policy'):
   if (name === 'config') {
     refuseEndpoint(doc, rel)
     refuseLane(doc, rel)
+    refuseMovedSkills(doc, rel)
   }
   assertResearchFile(name, doc, rel)
   return doc as T
@@ -47,6 +48,18 @@ function refuseEndpoint(doc: unknown, rel: string): void {
 function refuseLane(doc: unknown, rel: string): void {
   if (!doc || typeof doc !== 'object' || !('lane' in doc)) return
   throw new ExpError('E_SCHEMA', `${rel}: lane is not taken from a file in the repository (every clone would write the same lane, and their copies of it would diverge)`, {data: {file: rel, field: 'lane'}, hint: `remove lane from ${rel}; each clone names its own lane with --lane, EXP_LANE or \`git config exp.lane NAME\` (default: user@host)`})
+}
+
+/**
+ * Skills live in skills/: the gate, the trust checks, proposals and their branches, blame and
+ * provenance all name skills/NAME/ paths of the main branch, so a moved folder would be read
+ * by some commands (run, skills lint) and not by others. `skills: skills` (what exp init
+ * wrote before) is accepted; any other folder is refused by name.
+ */
+function refuseMovedSkills(doc: unknown, rel: string): void {
+  const skills = (doc as {skills?: unknown} | null)?.skills
+  if (skills === undefined || (typeof skills === 'string' && ['skills', 'skills/', './skills', './skills/'].includes(skills))) return
+  throw new ExpError('E_SCHEMA', `${rel}: skills is ${JSON.stringify(skills)}, but exp reads skills only from skills/ at the top of the repository (the gate, proposals, blame and provenance name skills/NAME/ paths)`, {data: {file: rel, field: 'skills', value: skills}, hint: `move the skills back (\`git mv ${typeof skills === 'string' && /^[\w./-]+$/.test(skills) ? skills : 'FOLDER'} skills\`) and remove skills from ${rel}`})
 }
 
 export async function loadConfig(workDir: string): Promise<ResearchConfig> {

@@ -7,9 +7,8 @@ main_branch: ${JSON.stringify(mainBranch)}
 # remote used by \`exp sync\` when none is given and \`git config exp.remote\` is not set (a
 # remote's name in this clone's git config, never a URL)
 remote: origin
-# where scenarios and skills live
+# where the scenario files live (skills always live in skills/)
 scenarios: scenarios
-skills: skills
 # default agent: scripted | command:PROGRAM | openai:MODEL
 agent: scripted
 # seed of every run unless --seed is given

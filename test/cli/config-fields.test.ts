@@ -52,3 +52,22 @@ t.test('remote of the config is the remote `exp sync` uses, after git config exp
   await git(repo, 'config', 'exp.remote', 'upstream')
   t.equal((await exp(['sync'], {cwd: repo})).code, 0)
 })
+
+t.test('a moved skills folder is refused by name by every command, the ones that read skills/ only as well', async t => {
+  const repo = await initRepo(t)
+  const cfg = path.join(repo, '.research/config.yaml')
+  t.notMatch(fs.readFileSync(cfg, 'utf8'), /^skills:/m, 'exp init no longer offers the field')
+  // what earlier exp init wrote still reads
+  fs.appendFileSync(cfg, 'skills: skills\n')
+  t.equal((await exp(['skills', 'lint'], {cwd: repo})).code, 0)
+  await git(repo, 'mv', 'skills', 'sk')
+  fs.writeFileSync(cfg, fs.readFileSync(cfg, 'utf8').replace(/^skills: skills$/m, 'skills: sk'))
+  await git(repo, 'commit', '-qam', 'mv')
+  for (const args of [['run', 'train'], ['skills', 'lint'], ['propose', 'onboarding'], ['provenance', 'onboarding'], ['blame', 'onboarding'], ['evolve', '--iterations', '1'], ['ablate', 'onboarding']]) {
+    const r = await exp(args, {cwd: repo})
+    t.equal(r.code, 2, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, /error: \.research\/config\.yaml: skills is "sk", but exp reads skills only from skills\//, `exp ${args.join(' ')} names the field`)
+    t.notMatch(r.stderr, /has no skills yet/)
+  }
+  t.equal(await researchRefs(repo), '', 'nothing was recorded')
+})
