@@ -1,15 +1,15 @@
 import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {discoverRepo} from '../../store/index.js'
-import {ExpError} from '../../errors/index.js'
+import {exitFor} from '../../errors/index.js'
 import {lintContracts, type ContractLintReport} from '../../contracts/lint.js'
 import {formatProblem} from '../../scenarios/index.js'
 
 export default class ContractLint extends ExpCommand {
   static summary = 'Check research contracts (.research/contracts/*.yaml): schema and rules, with file:line errors.'
-  static description = `A contract (docs/contracts.md) says what an attempt may change, what it must not touch, the metric and its direction, the dev and held-out evaluations and how a candidate is promoted. Each problem prints as \`file:line: message\`. Without NAME, every contract is checked. Exits non-zero when any problem is found.`
+  static description = `A contract (docs/contracts.md) says what an attempt may change, what it must not touch, the metric and its direction, the dev and held-out evaluations and how a candidate is promoted. Each problem prints as \`file:line: message\`. Without NAME, every contract is checked. Exits 1 when any problem is found (as \`exp skills lint\` and \`exp scenarios lint\` do).`
   static enableJsonFlag = true
-  static jsonOutput = '{contracts, problems: [{file, line, message}]}; exits 1 when problems is not empty.'
+  static jsonOutput = '{contracts: [{name, file, ok}], problems: [{file, line, column?, message}]}; exits 1 when problems is not empty.'
   static examples = ['<%= config.bin %> contract lint', '<%= config.bin %> contract lint tuning --json']
   static args = {name: Args.string({description: 'contract name (the file .research/contracts/NAME.yaml)', required: false})}
 
@@ -21,7 +21,8 @@ export default class ContractLint extends ExpCommand {
       for (const p of report.problems) this.log(formatProblem(p))
       this.log(`${report.contracts.length} contract(s), ${report.problems.length} problem(s)`)
     }
-    if (report.problems.length) throw new ExpError('E_LINT', `${report.problems.length} problem(s) in ${report.contracts.filter(c => !c.ok).map(c => c.file).join(', ')}`, {hint: 'docs/contracts.md describes every field', data: {...report}})
+    // as skills lint and scenarios lint do: the report (problems and all) with --json, and exit 1 when there is any
+    if (report.problems.length) process.exitCode = exitFor('E_LINT')
     return report
   }
 }

@@ -1,17 +1,17 @@
 import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {scenariosFolder} from '../../cli/folders.js'
-import {formatProblem, lintScenarios, ScenarioLintError, type LintReport} from '../../scenarios/index.js'
+import {formatProblem, lintScenarios, type LintReport} from '../../scenarios/index.js'
 import {holdoutKeyFor} from '../../cli/run-context.js'
-import {NotFoundError} from '../../errors/index.js'
+import {exitFor, NotFoundError} from '../../errors/index.js'
 import {shownFrom} from '../../paths.js'
 import {unsealedWarning} from '../../scenarios/holdout.js'
 
 export default class ScenariosLint extends ExpCommand {
   static summary = 'Check scenario files: schema, references, and that each gold trajectory passes the grader.'
-  static description = 'Every problem is printed as `file:line: message`. Exits non-zero when any file has a problem, and when the folder holds no scenario files. A warning names each plain file that holds held-out tasks unsealed: one that looks held-out (`split: holdout`, or an id or name starting with hold-) and does not parse (`exp seal` refuses it), or a valid one beside holdout.sealed (runs ignore it; `exp seal` adds it). See docs/scenarios.md for the format.'
+  static description = 'Every problem is printed as `file:line: message` (`file:line:column:` when the column is known), then how many. Exits 1 when any file has a problem (as `exp skills lint` and `exp contract lint` do), 3 when the folder holds no scenario files. A warning names each plain file that holds held-out tasks unsealed: one that looks held-out (`split: holdout`, or an id or name starting with hold-) and does not parse (`exp seal` refuses it), or a valid one beside holdout.sealed (runs ignore it; `exp seal` adds it). See docs/scenarios.md for the format.'
   static enableJsonFlag = true
-  static jsonOutput = '{dir, files, scenarios, problems: [{file, line, col, message}], sealed, unsealed (plain files holding held-out tasks in the clear: [{file, kind: broken | beside-sealed, problems}])}; exits 1 when problems is not empty.'
+  static jsonOutput = '{dir, files, scenarios, problems: [{file, line, column?, message}], sealed, unsealed (plain files holding held-out tasks in the clear: [{file, kind: broken | beside-sealed, problems}])}; exits 1 when problems is not empty.'
   static examples = ['<%= config.bin %> scenarios lint', '<%= config.bin %> scenarios lint path/to/scenarios --json']
 
   static args = {
@@ -29,11 +29,13 @@ export default class ScenariosLint extends ExpCommand {
     for (const u of report.unsealed ?? []) this.note(unsealedWarning(u))
     // paths relative to where the user stands, so file:line is clickable
     report.problems = report.problems.map(p => ({...p, file: shown(p.file)}))
+    // as skills lint and contract lint do: the problems and a summary on stdout, the report
+    // (problems and all) with --json, and exit 1 when there is any
+    for (const p of report.problems) this.log(formatProblem(p))
     if (report.problems.length) {
-      if (!this.jsonEnabled()) for (const p of report.problems) this.log(formatProblem(p))
-      throw new ScenarioLintError(report.problems, report.files)
-    }
-    if (!this.jsonEnabled()) this.log(`${report.scenarios} scenario(s) in ${report.files} file(s): no problems`)
+      this.log(`${report.problems.length} problem(s) in ${new Set(report.problems.map(p => p.file)).size} of ${report.files} scenario file(s)`)
+      process.exitCode = exitFor('E_LINT')
+    } else this.log(`${report.scenarios} scenario(s) in ${report.files} file(s): no problems`)
     return report
   }
 }
