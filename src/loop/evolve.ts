@@ -1,6 +1,7 @@
 import {hashObject} from '../records/object-id.js'
 import {onLane, type Ledger, type RecordStore} from '../store/index.js'
-import {CandidateTakenError, ClaimedError, ExpError, HypothesisStateError, NotFoundError} from '../errors/index.js'
+import {CandidateTakenError, ClaimedError, ExpError, HypothesisStateError, NotFoundError, SealedSplitError} from '../errors/index.js'
+import {defaultKeyFile, findHoldoutKey, sealedPath} from '../scenarios/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
 import {LoopEvents} from './events.js'
@@ -150,6 +151,10 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
   // before anything is run or recorded (not found only at the first promotion, hundreds of episodes in)
   await loadPolicy(ws, await tip())
   await mainSkill()
+  // every start measures the held-out baseline first: a sealed split without its key would stop
+  // it there, after its start note was written (as compare and gain, refused before anything)
+  // (the key as the runner finds it: the one given, else EXP_HOLDOUT_KEY*, else .git/exp/holdout.key)
+  if (sealedPath(o.scenariosDir) && !o.holdoutKey && !(o.repo && (await findHoldoutKey({env: process.env, defaultFile: defaultKeyFile(o.repo.commonDir)})))) throw new SealedSplitError('exp evolve cannot measure held-out success: the held-out split is sealed and no key was found; nothing was run', 'set EXP_HOLDOUT_KEY or EXP_HOLDOUT_KEY_FILE, or put the key in .git/exp/holdout.key, then run the same command again')
   // a promotion updates main's work tree as git merge does: uncommitted changes there would stop
   // the first one (promote.ts), so they are refused here, before anything runs
   // (a promotion of an earlier start killed after main moved, before the work tree followed: finished first)

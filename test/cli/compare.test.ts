@@ -166,15 +166,16 @@ t.test('bad input (an unknown arm or memory mode, a sealed split without its key
   })
   t.equal(await snapshot(repo), before, 'nothing written')
 
-  // a sealed held-out split without its key: compare and gain cannot certify, run nothing, exit 7
+  // a sealed held-out split without its key: compare and gain cannot certify, evolve cannot
+  // measure its held-out baseline; each runs nothing, writes nothing (not even evolve's start note), exits 7
   fs.rmSync(path.join(repo, '.git', 'exp', 'holdout.key'))
   const env = {EXP_HOLDOUT_KEY: '', EXP_HOLDOUT_KEY_FILE: ''}
-  const cmds = ['compare', 'gain']
-  const uncertified = await expBatch(cmds.map(cmd => ({args: [cmd, ...SMALL], cwd: repo, env})))
-  cmds.forEach((cmd, i) => {
+  const cmds: [string[], RegExp][] = [[['compare', ...SMALL], /cannot certify/], [['gain', ...SMALL], /cannot certify/], [['evolve', '-n', '1'], /exp evolve cannot measure held-out success: .*nothing was run/]]
+  const uncertified = await expBatch(cmds.map(([args]) => ({args, cwd: repo, env})))
+  cmds.forEach(([args, what], i) => {
     const r = uncertified[i]!
-    t.equal(r.code, 7, `${cmd}: ${r.stderr}`)
-    t.match(r.stderr, /cannot certify/)
+    t.equal(r.code, 7, `${args[0]}: ${r.stderr}`)
+    t.match(r.stderr, what)
   })
   t.equal(await snapshot(repo), before, 'still nothing written')
 })
