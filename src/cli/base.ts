@@ -2,7 +2,7 @@ import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
 import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
-import {discoverRepo} from '../store/index.js'
+import {discoverRepo, validateLane} from '../store/index.js'
 import {projectRoot} from './folders.js'
 import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
@@ -13,6 +13,9 @@ import {shownFrom} from '../paths.js'
 import {format} from 'node:util'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
+
+/** The flags that name a lane, in any command. */
+const LANE_FLAGS = ['lane', 'agent-id']
 
 /** What an interrupted command says: nothing written is lost, and the same command goes on. */
 const INTERRUPTED = 'interrupted: what was written stays (a record is written whole or not at all); run the same command again to go on, `exp fsck` to check'
@@ -65,7 +68,12 @@ export abstract class ExpCommand extends Command {
     const args = Object.fromEntries(Object.entries(o.args ?? {}).map(([k, a]) => [k, {...a, ignoreStdin: true}]))
     // named one by one: a spread of the command class copies only its own statics, and
     // baseFlags (-C, --debug) and strict are inherited
-    return super.parse({...o, flags: o.flags, baseFlags: o.baseFlags, enableJsonFlag: o.enableJsonFlag, strict: o.strict, args} as Interfaces.Input<F, B, A>, argv)
+    const parsed = await super.parse({...o, flags: o.flags, baseFlags: o.baseFlags, enableJsonFlag: o.enableJsonFlag, strict: o.strict, args} as Interfaces.Input<F, B, A>, argv)
+    // every --lane (and frontier's --agent-id, its alias) is checked here, once, as a lane name:
+    // a view echoed `--lane ../x` as an agent name where a write refused it
+    const flags = parsed.flags as Record<string, unknown>
+    for (const name of LANE_FLAGS) for (const v of [flags[name]].flat()) if (typeof v === 'string') validateLane(v, 'lane name (--lane)')
+    return parsed
   }
 
   /**

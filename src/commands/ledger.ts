@@ -5,7 +5,6 @@ import {table} from '../cli/table.js'
 import {writeJsonRecords} from '../cli/json-stream.js'
 import {assertKind, summarize, type ExpRecord} from '../records/index.js'
 import {InvalidInputError, NotFoundError} from '../errors/index.js'
-import {validateLane} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
 
 export default class LedgerCmd extends ExpCommand {
@@ -29,7 +28,6 @@ With --json the records are written as a JSON array, one record per line, as the
   async run(): Promise<ExpRecord[] | undefined> {
     const {flags} = await this.parse(LedgerCmd)
     const kinds = (flags.kind ?? []).map(assertKind)
-    for (const l of flags.lane ?? []) validateLane(l, 'lane name (--lane)')
     if (flags.cites !== undefined && !/^[a-z]{2}-[0-9a-f]{24}$/.test(flags.cites)) throw new InvalidInputError(`--cites ${JSON.stringify(flags.cites)} is not a record id (two letters, a dash, 24 hex digits)`, {flag: 'cites'}, 'copy the id from `exp ledger`')
     const json = this.jsonEnabled()
     const problems = await withStore(this.workDir, async store => {
