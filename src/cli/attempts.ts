@@ -15,7 +15,7 @@ import type {Workspace} from '../workspace/port.js'
 /** Flags of the attempt commands. */
 export const attemptFlags = {
   lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
-  seed: Flags.integer({description: 'base seed of the repetitions (repetition r runs with seed + r)', default: 42}),
+  seed: Flags.integer({description: 'base seed of the repetitions (repetition r runs with seed + r)', default: 42, min: 0}),
 }
 
 /** What the attempt commands need: the workspace, the lane, main, where work trees go, the key, a redactor. */

@@ -1,7 +1,7 @@
 import {existsSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
-import {isExpError, ExpError, NotFoundError} from '../errors/index.js'
+import {isExpError, ExpError, NotFoundError, UsageError} from '../errors/index.js'
 import {discoverRepo, validateLane} from '../store/index.js'
 import {projectRoot} from './folders.js'
 import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
@@ -73,6 +73,15 @@ export abstract class ExpCommand extends Command {
     // a view echoed `--lane ../x` as an agent name where a write refused it
     const flags = parsed.flags as Record<string, unknown>
     for (const name of LANE_FLAGS) for (const v of [flags[name]].flat()) if (typeof v === 'string') validateLane(v, 'lane name (--lane)')
+    // every number flag is an integer flag: one beyond 2^53 - 1 was silently stored rounded
+    // (--seed 99999999999999999999 as 1e20), which no later run can repeat
+    for (const [name, v] of Object.entries(flags)) {
+      for (const n of [v].flat()) {
+        if (typeof n !== 'number' || Number.isSafeInteger(n)) continue
+        const typed = parsed.raw.find(r => r.type === 'flag' && r.flag === name)?.input ?? String(n)
+        throw new UsageError(`--${name}: ${typed} is out of range: a whole number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (2^53 - 1) is expected`, `\`exp ${(this.id ?? '').replaceAll(':', ' ')} --help\` lists its arguments and flags`)
+      }
+    }
     return parsed
   }
 

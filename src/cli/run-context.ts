@@ -24,7 +24,7 @@ export const holdoutKeyFile = defaultKeyFile
 export const runFlags = {
   agent: Flags.string({description: 'scripted | command:PROGRAM | openai:MODEL; scripted:noise=P or noise:P:SPEC adds seeded slips (default: config agent, else scripted)'}),
   scenarios: Flags.string({description: 'folder of scenario files (default: config scenarios, else scenarios/)'}),
-  seed: Flags.integer({description: 'base seed (default: config seed, else 42)'}),
+  seed: Flags.integer({description: 'base seed (default: config seed, else 42)', min: 0}),
   concurrency: Flags.integer({description: 'episodes in flight at once', min: 1}),
   lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
   'max-steps': Flags.integer({description: 'tool calls allowed per episode', min: 1}),

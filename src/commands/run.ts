@@ -38,7 +38,7 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
     repeat: Flags.integer({description: 'episodes per scenario', min: 1}),
     concurrency: Flags.integer({description: 'episodes in flight at once', min: 1}),
     scenarios: Flags.string({description: 'folder of scenario files (default: scenarios/)'}),
-    seed: Flags.integer({description: 'base seed (default: config seed, else 42)'}),
+    seed: Flags.integer({description: 'base seed (default: config seed, else 42)', min: 0}),
     lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),
     'max-steps': Flags.integer({description: 'tool calls allowed per episode', min: 1}),
     strict: Flags.boolean({description: 'stop at the first malformed scenario instead of skipping it'}),
