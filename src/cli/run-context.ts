@@ -6,7 +6,7 @@ import {discoverRepo, type GitRecordStore} from '../store/index.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import {createAgent, type AgentOptions} from '../agents/registry.js'
 import {passedSecrets} from '../agents/command/sandbox.js'
-import {NotFoundError} from '../errors/index.js'
+import {ExpError, NotFoundError, isExpError} from '../errors/index.js'
 import type {ResearchConfig} from '../records/types.js'
 import {laneOf} from './context.js'
 import {mainRefOf} from './main-ref.js'
@@ -93,7 +93,13 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
   }
   // a wrong --agent or --scenarios fails here, before a command records anything (evolve's start
   // note, an attempt, a compare lane): creating an agent only checks its spec
-  createAgent(options.agent, options.agentOptions)
+  try {
+    createAgent(options.agent, options.agentOptions)
+  } catch (e) {
+    // an agent of the config is the file's mistake: said with its name and field
+    if (flags.agent === undefined && cfg.agent !== undefined && isExpError(e)) throw new ExpError(e.code, `.research/config.yaml: agent: ${e.message}`, {data: {...e.data, file: '.research/config.yaml', field: 'agent'}, hint: `${e.hint ? `${e.hint}; ` : ''}fix agent in .research/config.yaml, or pass --agent`, exit: e.exit})
+    throw e
+  }
   if (flags.scenarios && !isFolder(options.scenariosDir)) throw new NotFoundError('scenarios folder', flags.scenarios, 'pass the folder of scenario files with --scenarios (relative to the current folder)')
   const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
   if (key) options.holdoutKey = key

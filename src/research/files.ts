@@ -1,13 +1,17 @@
 import path from 'node:path'
 import {assertResearchFile, parseYamlOrJson, digestOf} from '../records/index.js'
 import type {ResearchConfig, ResearchContract, PromotionPolicy} from '../records/types.js'
-import {ExpError, NotFoundError, isExpError} from '../errors/index.js'
-import {readWorkFile} from '../work-file.js'
+import {realpathSync} from 'node:fs'
+import {ExpError, NotFoundError, SchemaError, isExpError} from '../errors/index.js'
+import {within} from '../paths.js'
+import {linkOnTheWay, readWorkFile} from '../work-file.js'
 
 export const RESEARCH_DIR = '.research'
 
 async function load<T>(workDir: string, name: 'config' | 'contract' | 'policy'): Promise<T | undefined> {
   const file = path.join(workDir, RESEARCH_DIR, `${name}.yaml`)
+  const rel = path.join(RESEARCH_DIR, `${name}.yaml`)
+  refuseLinkOut(workDir, file, rel)
   let text: string
   try {
     text = (await readWorkFile(file)).toString('utf8')
@@ -15,15 +19,68 @@ async function load<T>(workDir: string, name: 'config' | 'contract' | 'policy'):
     if (isExpError(e)) throw e // a device, a FIFO or a huge file: named, not taken for a missing file
     return undefined
   }
-  const rel = path.join(RESEARCH_DIR, `${name}.yaml`)
+  // ("(root) must be object" said what the schema wants, not what is wrong)
+  if (!text.trim()) throw new ExpError('E_SCHEMA', `${rel} is empty`, {data: {file: rel}, hint: name === 'config' ? `write at least \`version: 1\` into it, or remove it and run \`exp init\` to write the commented defaults` : `remove it and run \`exp init\` to write the commented defaults, or write the file (docs/contracts.md)`})
   const doc = await parseYamlOrJson(text, rel)
   if (name === 'config') {
     refuseEndpoint(doc, rel)
     refuseLane(doc, rel)
     refuseMovedSkills(doc, rel)
   }
-  assertResearchFile(name, doc, rel)
+  try {
+    assertResearchFile(name, doc, rel)
+  } catch (e) {
+    if (e instanceof SchemaError) throw await withLine(e, text, rel)
+    throw e
+  }
   return doc as T
+}
+
+/**
+ * A `.research/` file that is a symbolic link (or under one) to a file outside the work tree is
+ * refused by name: a repository can commit `.research/config.yaml -> /etc/passwd` (or a file
+ * of yours under ~), and exp would read, parse and quote it. A link within the work tree reads.
+ */
+function refuseLinkOut(workDir: string, file: string, rel: string): void {
+  const link = linkOnTheWay(workDir, file, true)
+  if (!link) return
+  let real: string
+  try {
+    real = realpathSync(file)
+  } catch {
+    real = path.resolve(path.dirname(link.at), link.to) // a link to nothing: where it points
+  }
+  let top = workDir
+  try {
+    top = realpathSync(workDir)
+  } catch {
+    // as given
+  }
+  if (within(real, top)) return
+  const at = path.relative(workDir, link.at)
+  throw new ExpError('E_INVALID_INPUT', `${at === rel ? rel : `${rel}: ${at}`} is a symbolic link to ${link.to}, outside the work tree: exp reads only files of the work tree`, {data: {file: rel, link: at, to: link.to}, hint: `replace ${at} with a regular file (\`git rm ${at}\` if it is committed; \`exp init\` writes the commented defaults)`})
+}
+
+/** The schema error again, naming the line of the first field it names (where the field is, or the nearest part of its path that is). */
+async function withLine(e: SchemaError, text: string, rel: string): Promise<SchemaError> {
+  const {parseDocument, LineCounter} = await import('../vendor/yaml.js')
+  const lc = new LineCounter()
+  const doc = parseDocument(text, {lineCounter: lc, prettyErrors: false})
+  const lineOf = (dotted: string): number | undefined => {
+    const parts = dotted ? dotted.split('.').map(p => (/^\d+$/.test(p) ? Number(p) : p)) : []
+    for (let n = parts.length; n >= 0; n--) {
+      const node = (n === 0 ? doc.contents : doc.getIn(parts.slice(0, n), true)) as {range?: [number, number, number]} | null | undefined
+      if (node?.range) return lc.linePos(node.range[0]).line
+    }
+    return undefined
+  }
+  const problems = e.problems.map(p => ({...p, line: lineOf(p.path)}))
+  // the problem the message names first (src/errors/index.ts: a field that is not allowed first)
+  const first = problems.find(p => p.message === 'is not an allowed field') ?? problems[0]
+  const line = first?.line
+  const err = new SchemaError(line ? `${rel}:${line}` : rel, problems)
+  Object.assign(err.data, {file: rel, ...(line ? {line} : {})})
+  return err
 }
 
 /**

@@ -176,7 +176,7 @@ t.test('a malformed .research/config.yaml is named once, with the field', async 
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^seed: 42$/m, 'seed: abc'))
   const r = await exp(['run', 'train', '--lane', 't'], {cwd: repo})
   t.equal(r.code, 2)
-  t.match(r.stderr, /^error: \.research\/config\.yaml is invalid: seed must be integer$/m)
+  t.match(r.stderr, /^error: \.research\/config\.yaml:\d+ is invalid: seed must be integer$/m)
   // the schemas are exp's, not the repository's: the hint names where they are
   const where = /^hint: the allowed fields and values are in the JSON Schemas of exp, under (.+)$/m.exec(r.stderr)?.[1]
   t.ok(where && fs.existsSync(path.join(where, 'research', 'config.schema.json')), `the hint names exp's schemas folder: ${r.stderr}`)

@@ -71,3 +71,33 @@ t.test('a moved skills folder is refused by name by every command, the ones that
   }
   t.equal(await researchRefs(repo), '', 'nothing was recorded')
 })
+
+t.test('a config that is a link out of the work tree, empty, or invalid is refused naming the file (and the line)', async t => {
+  const repo = await initRepo(t)
+  const cfg = path.join(repo, '.research/config.yaml')
+  const good = fs.readFileSync(cfg, 'utf8')
+  const outside = path.join(tempDir(t), 'secret.yaml')
+  fs.writeFileSync(outside, 'version: 1\nseed: 7\n')
+  const cases: [string, () => void, RegExp][] = [
+    ['a link out of the work tree', () => (fs.rmSync(cfg), fs.symlinkSync(outside, cfg)), /^error: \.research\/config\.yaml is a symbolic link to .*secret\.yaml, outside the work tree/m],
+    ['a link to /etc/passwd', () => (fs.rmSync(cfg), fs.symlinkSync('/etc/passwd', cfg)), /^error: \.research\/config\.yaml is a symbolic link to \/etc\/passwd, outside the work tree/m],
+    ['an empty file', () => (fs.rmSync(cfg), fs.writeFileSync(cfg, '')), /^error: \.research\/config\.yaml is empty$/m],
+    ['a value out of range', () => fs.writeFileSync(cfg, 'version: 1\nseed: 42\nrun:\n  repeat: 0\n'), /^error: \.research\/config\.yaml:4 is invalid: run\.repeat must be >= 1$/m],
+    ['a field that is not allowed', () => fs.writeFileSync(cfg, 'version: 1\n\nbogus: 1\n'), /^error: \.research\/config\.yaml:3 is invalid: bogus is not an allowed field$/m],
+    ['an unknown agent', () => fs.writeFileSync(cfg, 'version: 1\nagent: bogus\n'), /^error: \.research\/config\.yaml: agent: unknown agent: "bogus"/m],
+  ]
+  for (const [what, make, said] of cases) {
+    make()
+    const r = await exp(['run', 'train'], {cwd: repo})
+    t.equal(r.code, 2, `${what}: ${r.stderr}`)
+    t.match(r.stderr, said, what)
+    t.notMatch(r.stderr, /root:|\(root\) must be object/, `${what}: nothing of the file outside is quoted`)
+  }
+  t.equal(await researchRefs(repo), '', 'nothing was recorded')
+  // a link inside the work tree reads as the file it points at
+  fs.rmSync(cfg)
+  fs.writeFileSync(path.join(repo, 'config.yaml'), good)
+  fs.symlinkSync('../config.yaml', cfg)
+  const r = await exp(['scenarios', 'list', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+})
