@@ -101,3 +101,24 @@ t.test('a config that is a link out of the work tree, empty, or invalid is refus
   const r = await exp(['scenarios', 'list', '--json'], {cwd: repo})
   t.equal(r.code, 0, r.stderr)
 })
+
+t.test('a config that does not parse stops every command that writes to a lane (mine too), before it writes; store views carry on', async t => {
+  const repo = await initRepo(t)
+  const note = await exp(['append', 'note', '-'], {cwd: repo, input: 'text: x'})
+  t.equal(note.code, 0, note.stderr)
+  t.equal((await exp(['run', 'train'], {cwd: repo})).code, 0, 'traces for mine to mine')
+  const before = await researchRefs(repo)
+  fs.writeFileSync(path.join(repo, '.research/config.yaml'), 'version: 1\nseed: [42\n')
+  const refused: [string[], string?][] = [[['mine']], [['append', 'note', '-'], 'text: y'], [['claim', 'hy-0123456789abcdef01234567']], [['release', 'hy-0123456789abcdef01234567']], [['retire', 'hy-0123456789abcdef01234567', '--reason', 'r']], [['propose', 'onboarding']], [['run', 'train']], [['fsck']], [['frontier']], [['hypotheses']]]
+  for (const [args, input] of refused) {
+    const r = await exp(args, {cwd: repo, ...(input ? {input} : {})})
+    t.equal(r.code, 2, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, /^error: \.research\/config\.yaml:3:1: /m, `exp ${args.join(' ')} names the file and line`)
+  }
+  t.equal(await researchRefs(repo), before, 'nothing was written (mine wrote its knowledge past the config before)')
+  // views of the store alone do not read the config
+  for (const args of [['ledger'], ['lanes'], ['inspect', note.stdout.trim()]]) {
+    const r = await exp(args, {cwd: repo})
+    t.equal(r.code, 0, `exp ${args.join(' ')}: ${r.stderr}`)
+  }
+})
