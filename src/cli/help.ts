@@ -35,6 +35,22 @@ export default class ExpHelp extends Help {
     }
   }
 
+  /**
+   * A topic's help (`exp attempt`, `exp attempt --help`) ends with EXAMPLES, as a command's
+   * does: the first example of each of its commands.
+   */
+  async showTopicHelp(topic: Parameters<Help['showTopicHelp']>[0]): Promise<void> {
+    // (before oclif's help: its formatCommands rewrites the ids it lists, `attempt:list` to `attempt list`)
+    const examples = this.config.commands
+      .filter(c => (c.id.startsWith(`${topic.name}:`) || c.id.startsWith(`${topic.name} `)) && !c.hidden)
+      .sort((a, b) => a.id.localeCompare(b.id))
+      .flatMap(c => [c.examples ?? []].flat().slice(0, 1))
+      .map(e => (typeof e === 'string' ? e : e.command))
+      .map(e => `$ ${e.replaceAll('<%= config.bin %>', this.config.bin)}`)
+    await super.showTopicHelp(topic)
+    if (examples.length) this.log(`${this.section('EXAMPLES', examples.join('\n\n'))}\n`)
+  }
+
   protected formatCommand(command: Loadable): string {
     const text = super.formatCommand(command)
     if (!command.jsonOutput) return text

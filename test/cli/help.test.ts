@@ -138,3 +138,32 @@ t.test('docs/commands.md and the manual pages are generated from the commands an
   const md = fs.readFileSync(path.join(ROOT, 'docs', 'commands.md'), 'utf8')
   for (const id of Object.keys((JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest).commands)) t.match(md, `## exp ${id.replaceAll(':', ' ')}\n`)
 })
+
+t.test('a topic: help with examples; a flag given to it is a usage error (exit 2), --json an error in JSON', async t => {
+  const cwd = tempDir(t)
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'oclif.manifest.json'), 'utf8')) as Manifest
+  const topics = [...new Set(Object.keys(manifest.commands).filter(id => id.includes(':')).map(id => id.split(':')[0]!))]
+  t.ok(topics.length >= 5)
+  const helps = await expBatch(topics.flatMap(x => [{args: [x], cwd}, {args: [x, '--help'], cwd}]))
+  topics.forEach((x, i) => {
+    for (const r of [helps[2 * i]!, helps[2 * i + 1]!]) {
+      t.equal(r.code, 0, `exp ${x}: ${r.stderr}`)
+      t.match(r.stdout, new RegExp(`^EXAMPLES\\n {2}\\$ exp ${x} \\w+`, 'm'), `exp ${x} has examples, one of its commands each`)
+    }
+  })
+  const [bogus, json, both, cflag] = await expBatch([
+    {args: ['attempt', '--bogus'], cwd},
+    {args: ['ci', '--json'], cwd},
+    {args: ['skills', '--json', '--nope'], cwd},
+    {args: ['scenarios', '-C', cwd], cwd},
+  ])
+  t.equal(bogus!.code, 2, bogus!.stderr)
+  t.equal(bogus!.stdout, '', 'no help on stdout')
+  t.match(bogus!.stderr, /^error: unknown flag: --bogus \(`exp attempt` is a topic, not a command\)\nhint: its commands: exp attempt eval, exp attempt list, exp attempt new, exp attempt promote; /)
+  t.equal(json!.code, 2, json!.stderr)
+  t.match(JSON.parse(json!.stdout), {error: {code: 'E_USAGE', message: /`exp ci` is a topic, not a command: --json goes after one of its commands/, hint: /exp ci init --json/}})
+  t.equal(both!.code, 2)
+  t.match(JSON.parse(both!.stdout), {error: {code: 'E_USAGE', message: /unknown flag: --nope/}})
+  t.equal(cflag!.code, 0, '-C is taken by every command, a topic too')
+  t.match(cflag!.stdout, /^EXAMPLES$/m)
+})

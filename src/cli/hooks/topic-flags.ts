@@ -1,0 +1,38 @@
+import {UsageError} from '../../errors/index.js'
+import type {Interfaces} from '../../vendor/oclif.js'
+import {reportExpError} from '../report-error.js'
+
+type Options = {id?: string; argv?: string[]; config: Interfaces.Config}
+type Context = {exit(code?: number): never}
+
+/** What a topic (or any command) takes before oclif shows its help: -C DIR, --debug. */
+const GLOBAL = new Set(['--debug'])
+const HELP = new Set(['--help', '-h'])
+
+/**
+ * oclif's `init` hook, for a topic given flags (`exp attempt --bogus`, `exp ci --json`): oclif
+ * prints the topic's help on stdout and exits 0 whatever the flags, so a script's `--json`
+ * got help text and a typo no error. A topic is no command: a flag other than the global ones
+ * is a usage error in exp's format (exit 2, `{"error": …}` with --json) that names the
+ * topic's commands; `--help` and -C still show the help.
+ */
+export default async function topicFlags(this: Context, opts: Options): Promise<void> {
+  const {id, argv = [], config} = opts
+  if (!id || config.findCommand(id) || !config.findTopic(id)) return
+  if (argv.some(a => HELP.has(a))) return
+  const flags: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (a === '-C' || a === '--cwd') i++
+    else if (a.startsWith('--cwd=') || GLOBAL.has(a)) continue
+    else if (a.startsWith('-')) flags.push(a)
+  }
+  if (!flags.length) return
+  const topic = id.replaceAll(':', ' ')
+  const commands = config.commands.filter(c => (c.id.startsWith(`${id}:`) || c.id.startsWith(`${id} `)) && !c.hidden).map(c => `exp ${c.id.replaceAll(':', ' ')}`).sort()
+  const example = `${commands[0] ?? `exp ${topic} COMMAND`} ${flags.includes('--json') ? '--json' : ''}`.trim()
+  const unknown = flags.filter(f => f !== '--json')
+  const message = unknown.length ? `unknown flag${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (\`exp ${topic}\` is a topic, not a command)` : `\`exp ${topic}\` is a topic, not a command: ${flags.join(' ')} goes after one of its commands`
+  reportExpError(new UsageError(message, `its commands: ${commands.join(', ')}; e.g. \`${example}\`; \`exp ${topic} --help\` says what each does`), {json: argv.includes('--json'), debug: argv.includes('--debug')})
+  this.exit(2)
+}
