@@ -113,7 +113,10 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const boundary = {clean: scope.ok, changed, ...(scope.outside.length ? {outside: scope.outside} : {}), ...(scope.protected.length ? {protected: scope.protected} : {}), ...(scope.links.length ? {links: scope.links} : {})}
   const spec = o.split === 'dev' ? contract.dev_eval : contract.holdout_eval
   const evaluator = commandEvaluatorIdentity(contract, await harnessDigest(ws, attempt.base.commit, contract))
-  const baseline = attempt.ordinal === 0 && !attempt.head ? {verdicts: []} : await baselineOf(store, ws, attempt, contract, o)
+  // an attempt that crossed its boundary is not run, so neither is its baseline: the boundary is
+  // said before anything runs (the baseline's runs came first, and read as the attempt's)
+  const unrun = !boundary.clean && contract.baseline.value === undefined
+  const baseline = (attempt.ordinal === 0 && !attempt.head) || unrun ? {verdicts: []} : await baselineOf(store, ws, attempt, contract, o)
   const verdicts: Judgement[] = []
   const tooMany = () => verdicts.filter(v => !(v.body.valid && v.body.metric)).length > contract.validity.max_failed_repetitions
   let ran = 0

@@ -43,6 +43,9 @@ t.test('an edit of a protected path, or a rename of one, is refused before the e
   const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
   t.equal(r.code, 6)
   t.match(JSON.parse(r.stdout), {error: {code: 'E_BOUNDARY', data: {violations: ['protected path changed: eval.py']}}})
+  // the boundary is said before anything runs: not the baseline's runs first, read as the attempt's
+  t.notMatch(r.stderr, /running/, 'no run is said, of the attempt or of its baseline')
+  t.match(r.stderr, /^dev #0: the boundary is crossed: recorded, the evaluator not run$/m)
   // evaluated again (a new user trying once more): the same refusal, nothing more recorded, and not said to run
   const again = await exp(['attempt', 'eval', a.id], {cwd: repo})
   t.equal(again.code, 6)
@@ -58,6 +61,7 @@ t.test('an edit of a protected path, or a rename of one, is refused before the e
   const ledger = await store.ledger()
   const obs = ledger.select({kinds: ['observation']}).map(e => ledger.load<'observation'>(e).body).filter(o => o.attempt === a.id || o.attempt === b.id)
   t.equal(obs.length, 2, 'one observation each')
+  t.equal(ledger.select({kinds: ['observation']}).length, 2, 'and none of a baseline: nothing was run for either')
   t.ok(obs.every(o => !o.ran && !o.boundary.clean), 'the evaluator was not run, and the boundary is recorded')
   t.same(obs.find(o => o.attempt === b.id)!.boundary.changed.sort(), ['eval.py', 'eval_old.py', 'params.json'], 'the rename is a deletion plus an addition')
   const d = await expJson<Decided>(['attempt', 'promote', b.id], {cwd: repo})
