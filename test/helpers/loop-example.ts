@@ -4,6 +4,9 @@ import type {Test} from 'tap'
 import {exp, ROOT} from './cli.js'
 import {git, makeRepo, tempDir} from './repo.js'
 import {cachedFixture} from './fixture-cache.js'
+import {initResearch} from '../../src/research/init.js'
+import {addExample} from '../../src/research/example.js'
+import {discoverRepo} from '../../src/store/index.js'
 
 /**
  * How many scenarios of each split the small example keeps: a third of the built-in set or
@@ -90,5 +93,20 @@ export async function smallBenchmarkRepo(t: {teardown(fn: () => void): void}): P
   copySmallScenarios(path.join(repo, 'scenarios'))
   fs.cpSync(path.join(ROOT, 'skills'), path.join(repo, 'skills'), {recursive: true})
   fs.mkdirSync(path.join(repo, '.research'), {recursive: true})
+  return repo
+}
+
+/**
+ * The built-in example in a new repository, with a policy whose token tolerance lets a long
+ * skill through: eight expert rules make a skill whose tokens per episode may grow past the
+ * default tolerance, and the tests using it are about what a promotion does, not that cost.
+ */
+export async function promotionRepo(t: {teardown(fn: () => void): void}): Promise<string> {
+  const repo = await makeRepo(t)
+  await initResearch(discoverRepo(repo))
+  await addExample(discoverRepo(repo), 'onboarding')
+  const policy = path.join(repo, '.research/policy.yaml')
+  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace(/^ {2}tokens: 0\.5$/m, '  tokens: 1'))
+  await git(repo, 'commit', '-qam', 'policy: tokens may double')
   return repo
 }

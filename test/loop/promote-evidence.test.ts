@@ -1,7 +1,7 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
+import {GitRecordStore} from '../../src/store/index.js'
 import {GitWorkspace} from '../../src/workspace/git.js'
 import {createProposal} from '../../src/loop/proposal.js'
 import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
@@ -9,10 +9,9 @@ import {mainPolicy, promoteProposal} from '../../src/loop/promote.js'
 import {loadAuthority} from '../../src/trust/load.js'
 import {runEvaluation} from '../../src/evals/runner/run.js'
 import {compareRuns} from '../../src/evals/compare.js'
-import {initResearch} from '../../src/research/init.js'
-import {addExample} from '../../src/research/example.js'
 import {parseRules} from '../../src/knowledge/index.js'
 import {makeRepo, git} from '../helpers/repo.js'
+import {promotionRepo} from '../helpers/loop-example.js'
 import {knowledge, INVENTORY} from '../helpers/loop.js'
 import {BAD} from '../helpers/promotions.js'
 
@@ -27,12 +26,7 @@ const NOW = () => new Date('2026-11-30T12:00:00.000Z')
 const EXPERT = parseRules(fs.readFileSync(path.join(import.meta.dirname, '../fixtures/skills/onboarding-expert/SKILL.md'), 'utf8'))
 
 async function setup(t: Parameters<typeof makeRepo>[0]) {
-  const repo = await makeRepo(t)
-  await initResearch(discoverRepo(repo))
-  await addExample(discoverRepo(repo), 'onboarding')
-  const policy = path.join(repo, '.research/policy.yaml')
-  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace(/^ {2}tokens: 0\.5$/m, '  tokens: 1'))
-  await git(repo, 'commit', '-qam', 'policy: tokens may double')
+  const repo = await promotionRepo(t)
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
   const ws = new GitWorkspace(store)

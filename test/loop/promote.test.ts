@@ -6,27 +6,15 @@ import {GitWorkspace} from '../../src/workspace/git.js'
 import {createProposal} from '../../src/loop/proposal.js'
 import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
 import {promoteProposal} from '../../src/loop/promote.js'
-import {initResearch} from '../../src/research/init.js'
-import {addExample} from '../../src/research/example.js'
-import {discoverRepo} from '../../src/store/index.js'
-import {makeRepo, git} from '../helpers/repo.js'
+import {git} from '../helpers/repo.js'
+import {promotionRepo} from '../helpers/loop-example.js'
 import {knowledge, INVENTORY} from '../helpers/loop.js'
 import {parseRules, type Rule} from '../../src/knowledge/index.js'
 import {mainPolicy} from '../../src/loop/promote.js'
 
 const NOW = () => new Date('2026-11-30T12:00:00.000Z')
 
-async function exampleRepo(t: Parameters<typeof makeRepo>[0]): Promise<string> {
-  const repo = await makeRepo(t)
-  await initResearch(discoverRepo(repo))
-  await addExample(discoverRepo(repo), 'onboarding')
-  // eight expert rules make a long skill: its tokens per episode may grow past the default
-  // tolerance, and these tests are about what a promotion does, not about that cost
-  const policy = path.join(repo, '.research/policy.yaml')
-  fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace(/^ {2}tokens: 0\.5$/m, '  tokens: 1'))
-  await git(repo, 'commit', '-qam', 'policy: tokens may double')
-  return repo
-}
+const exampleRepo = promotionRepo
 
 /** The rules of the expert skill: together, a change the policy's test can show on validation. */
 const EXPERT = parseRules(fs.readFileSync(path.join(import.meta.dirname, '../fixtures/skills/onboarding-expert/SKILL.md'), 'utf8'))
