@@ -22,7 +22,8 @@ export function vendoredPath(version: string): string {
 export function vendoredCopies(workDir: string): string[] {
   const dir = path.join(workDir, '.github', 'exp')
   try {
-    return fs.readdirSync(dir).filter(f => /^experience-compiler-[0-9A-Za-z.+-]+\.tgz$/.test(f)).map(f => `.github/exp/${f}`)
+    // (a version's name only, a regular file only: a folder or someone's own .tgz there is not exp's)
+    return fs.readdirSync(dir, {withFileTypes: true}).filter(f => f.isFile() && /^experience-compiler-\d+\.\d+\.\d+[0-9A-Za-z.+-]*\.tgz$/.test(f.name)).map(f => `.github/exp/${f.name}`)
   } catch {
     return []
   }

@@ -1,4 +1,3 @@
-import path from 'node:path'
 import {ExpError} from '../errors/index.js'
 
 /**
@@ -41,26 +40,25 @@ export type Install = {spec: string} | {vendored: string}
 /**
  * An install spec goes into the workflow as an environment variable, never into the shell
  * text; it must still not carry an Actions expression (`${{`), a newline, or start like an option.
- * Nor may it be a path in the repository, or one relative to it (`./vendor/exp.tgz`, `file:x`,
- * `vendor/exp.tgz`): the job installs it from the pull request's checkout, so a pull request
- * replacing that file would choose the exp that judges it. An absolute path outside the
- * repository (a self-hosted runner's) is the runner's.
+ * And it must name something the job fetches, never a file of the checkout: the job runs in
+ * the pull request's checkout, and a pull request that replaced a file there (`./vendor/exp.tgz`,
+ * `e@file:x`, `experience-compiler@./x`, `C:x.tgz`: npm reads each as a path) would choose the
+ * exp that judges it. So only what npm fetches from elsewhere is taken (fetchedSpec).
  */
-export function checkInstallSpec(spec: string, workDir?: string): string {
-  const local = localPath(spec)
-  const inRepo = local !== undefined && (!path.isAbsolute(local) || (workDir !== undefined && !path.relative(workDir, local).startsWith('..')))
-  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : inRepo ? 'it is a path in the repository (or relative to it): the job would install it from the pull request\'s own checkout, and a pull request that replaced the file would choose the exp that judges it' : undefined
-  if (bad) throw new ExpError('E_USAGE', `--install ${JSON.stringify(spec)} cannot be used: ${bad}`, {hint: inRepo ? 'leave --install out: exp ci init then commits a packed copy of this exp under .github/exp/ and the workflow installs the base branch\'s copy; or pass a package@version, a tarball URL, or a git URL pinned to a commit (github:OWNER/REPO#COMMIT)' : 'pass one npm install spec: a package@version, a tarball URL, or a git URL such as github:OWNER/REPO#COMMIT'})
+export function checkInstallSpec(spec: string): string {
+  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : !fetchedSpec(spec) ? 'it is not a package@version, an https URL or a git URL: npm would read it as a path, and the job would install it from the pull request\'s own checkout (a pull request that replaced the file would choose the exp that judges it)' : undefined
+  if (bad) throw new ExpError('E_USAGE', `--install ${JSON.stringify(spec)} cannot be used: ${bad}`, {hint: 'leave --install out (exp ci init then commits a packed copy of this exp under .github/exp/, and the workflow installs the base branch\'s copy), or pass a package@version, an https tarball URL, or a git URL pinned to a commit (github:OWNER/REPO#COMMIT)'})
   return spec
 }
 
-/** The file an npm install spec names, when it names one (npm's rules: ./ ../ / ~/ file:, or a tarball's name). */
-function localPath(spec: string): string | undefined {
-  if (spec.startsWith('file:')) return spec.slice(5).replace(/^\/\/(?=\/)/, '')
-  if (/^(\.{1,2}|~)?\//.test(spec) || spec === '.' || spec === '..') return spec
-  // a name with no scheme that ends like a tarball (`vendor/exp.tgz`): npm takes it as a file
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(spec) && /\.(tgz|tar\.gz|tar)$/i.test(spec)) return spec
-  return undefined
+/** Whether npm fetches what `spec` names from elsewhere: a registry package, an https or git URL, a hosted git shorthand. */
+function fetchedSpec(spec: string): boolean {
+  // a registry package: [@scope/]name[@version, range or tag] (no `/`, `:` or `\` after the name: `name@./x` is a path)
+  if (/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*(@[A-Za-z0-9._^~<>=*|+-]+)?$/.test(spec)) return true
+  // a tarball or repository over the network
+  if (/^(https:\/\/|git\+https:\/\/|git\+ssh:\/\/|ssh:\/\/)[^/\\]/.test(spec)) return true
+  // hosted git: github:OWNER/REPO#REF, or OWNER/REPO#REF (npm's shorthand for github)
+  return /^((github|gitlab|bitbucket):)?[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9_.-]+(#\S+)?$/.test(spec) && !/\.(tgz|tar\.gz|tar)(#|$)/i.test(spec) && !/^\.|\/\.\.?(\/|#|$)/.test(spec)
 }
 
 /** The repository path of a packed exp: plain, relative, under .github/exp/ (it goes into the workflow). */

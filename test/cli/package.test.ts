@@ -249,10 +249,10 @@ t.test('the packed exp is installed from the base branch: a pull request that re
   await git(work, '-c', 'init.defaultBranch=master', 'init', '-q', repo)
   const env = {PATH: `${path.join(work, 'prefix', 'bin')}:${process.env.PATH}`}
   t.equal((await sh('exp', ['init'], {cwd: repo, env})).code, 0)
-  for (const bad of ['./vendor/exp.tgz', 'vendor/exp.tgz', 'file:vendor/exp.tgz', `file:${path.join(repo, 'x.tgz')}`, path.join(repo, 'vendor', 'exp.tgz'), '../exp.tgz']) {
+  for (const bad of ['./vendor/exp.tgz', 'vendor/exp.tgz', 'file:vendor/exp.tgz', `file:${path.join(repo, 'x.tgz')}`, path.join(repo, 'vendor', 'exp.tgz'), '../exp.tgz', 'experience-compiler@./x', 'e@file:x', 'C:x.tgz', 'C:\\x\\y.tgz', `git+file://${repo}`, 'link:../x', '~/x.tgz']) {
     const r = await sh('exp', ['ci', 'init', '--install', bad, '--force'], {cwd: repo, env})
     t.equal(r.code, 2, `refused: ${bad}`)
-    t.match(r.stderr, /a path in the repository \(or relative to it\)/)
+    t.match(r.stderr, /npm would read it as a path/)
   }
   t.notOk(fs.existsSync(path.join(repo, '.github')), 'nothing written')
   t.equal((await sh('exp', ['ci', 'init'], {cwd: repo, env})).code, 0)
@@ -284,7 +284,8 @@ t.test('--install is passed as data: a shell expression in it is never run', asy
   await git(work, '-c', 'init.defaultBranch=master', 'init', '-q', repo)
   const env = {PATH: `${path.join(work, 'prefix', 'bin')}:${process.env.PATH}`}
   t.equal((await sh('exp', ['init'], {cwd: repo, env})).code, 0)
-  t.equal((await sh('exp', ['ci', 'init', '--install', 'x$(touch${IFS}pwned)`touch${IFS}pwned2`'], {cwd: repo, env})).code, 0)
+  const tricky = 'github:acme/exp#x$(touch${IFS}pwned)`touch${IFS}pwned2`'
+  t.equal((await sh('exp', ['ci', 'init', '--install', tricky], {cwd: repo, env})).code, 0)
   const file = path.join(repo, '.github', 'workflows', 'exp-gate.yml')
   // npm as a recorder of its arguments: the spec must reach it as one literal word
   const fake = path.join(work, 'fake-npm')
@@ -293,7 +294,7 @@ t.test('--install is passed as data: a shell expression in it is never run', asy
   fs.writeFileSync(path.join(fake, 'npm'), `#!/usr/bin/env node\nrequire('fs').writeFileSync(${JSON.stringify(argv)}, JSON.stringify(process.argv.slice(2)))\n`, {mode: 0o755})
   const run = await runJob(file, 'gate', {workspace: repo, context: {'github.event_name': 'pull_request', 'github.event.review.state': '', 'github.event.pull_request.base.ref': 'master'}, env: {...ENV, PATH: `${fake}:${process.env.PATH}`}, actions: {}, only: ['install exp']})
   t.equal(run.steps.find(s => s.name === 'install exp')!.code, 0)
-  t.same(JSON.parse(fs.readFileSync(argv, 'utf8')), ['install', '--global', '--no-audit', '--no-fund', 'x$(touch${IFS}pwned)`touch${IFS}pwned2`'], 'the spec is one literal argument')
+  t.same(JSON.parse(fs.readFileSync(argv, 'utf8')), ['install', '--global', '--no-audit', '--no-fund', tricky], 'the spec is one literal argument')
   t.notOk(fs.existsSync(path.join(repo, 'pwned')) || fs.existsSync(path.join(repo, 'pwned2')), 'nothing in it ran')
   for (const bad of ['a b', 'x${{ github.token }}', '--registry=http://evil', 'a\nb']) {
     const r = await sh('exp', ['ci', 'init', '--install', bad, '--force'], {cwd: repo, env})

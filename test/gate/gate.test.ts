@@ -6,6 +6,7 @@ import {exp} from '../helpers/cli.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {checkScope, skillsTouched} from '../../src/gate/scope.js'
 import {gateMarkdown, knowledgeScopeHint} from '../../src/gate/gate.js'
+import {checkInstallSpec} from '../../src/gate/workflow.js'
 import {globToRegExp} from '../../src/gate/glob.js'
 import {CONTRACT_YAML, SKILLS_CONTRACT_YAML} from '../../src/research/templates.js'
 import {parse as parseYaml} from 'yaml'
@@ -214,4 +215,50 @@ t.test('a shallow clone or unrelated history: the gate says so and what to fetch
   const unrelated = await exp(['gate', '--base', mainBranch, '--head', 'HEAD'], {cwd: origin})
   t.equal(unrelated.code, 2, unrelated.stderr)
   t.match(unrelated.stderr, /have no commit in common.*\n.*--orphan/)
+})
+
+// Found by sweeps: a path given to `exp ci init --install` is installed from the pull request's
+// own checkout, and npm reads more specs as paths than `./x`: `name@./x`, `e@file:x`, `C:x.tgz`.
+t.test('--install takes only what npm fetches from elsewhere', async t => {
+  for (const ok of ['experience-compiler@0.1.0', 'experience-compiler', '@acme/exp@^1.2.0', 'exp@latest', 'github:acme/exp#8f3e2a1c9d0b', 'acme/exp#v1.0.0', 'gitlab:acme/exp', 'https://example.com/experience-compiler-0.1.0.tgz', 'git+https://github.com/acme/exp.git#8f3e2a1c', 'git+ssh://git@github.com/acme/exp.git#8f3e2a1c']) t.equal(checkInstallSpec(ok), ok, ok)
+  for (const bad of ['./vendor/exp.tgz', 'vendor/exp.tgz', 'file:vendor/exp.tgz', 'file:/abs/x.tgz', '/abs/x.tgz', '../exp.tgz', 'experience-compiler@./x', 'e@file:x', 'C:x.tgz', 'C:\\x\\y.tgz', 'git+file:///repo', 'link:../x', '~/x.tgz', 'http://example.com/x.tgz', 'acme/exp.tgz', './x', '.', 'a/..']) {
+    try {
+      checkInstallSpec(bad)
+      t.fail(`accepted: ${bad}`)
+    } catch (e) {
+      t.match((e as Error).message, /cannot be used/, `refused: ${bad}`)
+    }
+  }
+})
+
+// Found by a sweep of exp ci init's packed copy: a folder at its path failed with EISDIR after
+// the workflow was written; a kept workflow whose copy was deleted exited 0 with nothing for
+// CI to install; a `.gitignore` of `*.tgz` left the copy out of `git add .github`; and a
+// folder, or a `-mine.tgz` of the user's, was removed as "an older exp's copy".
+t.test("exp ci init's packed copy: a folder in its way, a missing copy, a .gitignore, other files beside it", async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  const dir = path.join(repo, '.github', 'exp')
+  const copy = path.join(dir, 'experience-compiler-0.1.0.tgz')
+  fs.mkdirSync(copy, {recursive: true})
+  const blocked = await exp(['ci', 'init'], {cwd: repo})
+  t.equal(blocked.code, 2, blocked.stderr)
+  t.match(blocked.stderr, /experience-compiler-0\.1\.0\.tgz is a folder/)
+  t.notOk(fs.existsSync(path.join(repo, '.github', 'workflows')), 'nothing written')
+  fs.rmdirSync(copy)
+  fs.writeFileSync(path.join(repo, '.gitignore'), '*.tgz\n')
+  fs.writeFileSync(path.join(dir, 'experience-compiler-0.0.9.tgz'), 'an older exp')
+  fs.writeFileSync(path.join(dir, 'experience-compiler-mine.tgz'), "the user's own")
+  fs.mkdirSync(path.join(dir, 'experience-compiler-0.0.8.tgz'))
+  const first = await exp(['ci', 'init', '--json'], {cwd: repo})
+  t.equal(first.code, 0, first.stderr)
+  t.match(JSON.parse(first.stdout), {written: true, removed: ['.github/exp/experience-compiler-0.0.9.tgz'], ignored: true})
+  t.match(first.stderr, /is ignored by a \.gitignore here: add it with `git add -f \.github\/exp\/experience-compiler-0\.1\.0\.tgz`/)
+  t.ok(fs.existsSync(path.join(dir, 'experience-compiler-mine.tgz')) && fs.statSync(path.join(dir, 'experience-compiler-0.0.8.tgz')).isDirectory(), 'what is not a copy of exp is left alone')
+  const bytes = fs.readFileSync(copy)
+  fs.rmSync(copy)
+  const kept = await exp(['ci', 'init'], {cwd: repo})
+  t.equal(kept.code, 0, kept.stderr)
+  t.match(kept.stdout, /kept .*exp-gate\.yml.*\n.*wrote .*experience-compiler-0\.1\.0\.tgz .*which the kept workflow installs and was missing/)
+  t.same(fs.readFileSync(copy), bytes, 'the same bytes again')
 })

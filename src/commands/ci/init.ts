@@ -1,5 +1,6 @@
 import {Flags} from '../../vendor/oclif.js'
-import {mkdir, access, rm} from 'node:fs/promises'
+import {mkdir, access, rm, lstat, readFile} from 'node:fs/promises'
+import {runGit} from '../../git/run.js'
 import path from 'node:path'
 import {ExpCommand} from '../../cli/base.js'
 import {mainRefOf} from '../../cli/main-ref.js'
@@ -18,6 +19,10 @@ export interface CiInitResult {
   install: string
   /** the packed copy written (its path), when the workflow installs one */
   vendored?: {file: string; bytes: number}
+  /** packed copies of other exp versions removed (the workflow no longer names them) */
+  removed?: string[]
+  /** the packed copy is ignored by a .gitignore (commit it with git add -f) */
+  ignored?: boolean
   shards: number
 }
 
@@ -28,7 +33,7 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
 --shards N (2 or more) splits the validation episodes over N parallel jobs of a matrix (\`exp gate --shard I/N\`), each handing its lane to the deciding job as a git bundle in an artifact of the run; the deciding job gathers them and runs \`exp gate --shards N\`, with the same result as one job.
 --install takes one npm install spec (package@version, once the package is on your registry; a tarball URL; a git URL pinned to a commit such as github:OWNER/REPO#COMMIT); it is passed to the shell as an environment variable, never as shell text. A path in the repository, or relative to it, is refused: the job would install it from the pull request's checkout.`
   static enableJsonFlag = true
-  static jsonOutput = '{file, written, main_branch, install, shards}.'
+  static jsonOutput = '{file, written, main_branch, install, vendored ({file, bytes} of the packed exp written), removed (packed copies of other versions), ignored (the packed copy is ignored by a .gitignore), shards}.'
   static examples = [
     '<%= config.bin %> ci init',
     '<%= config.bin %> ci init --install experience-compiler@0.1.0 --force',
@@ -46,7 +51,7 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
     const {flags} = await this.parse(CiInit)
     const repo = discoverRepo(this.workDir)
     if (!repo.workDir) throw new ExpError('E_USAGE', 'a bare repository has no work tree for .github/', {hint: 'run it in a clone'})
-    const install: Install = flags.install === undefined ? {vendored: vendoredPath(this.config.version)} : {spec: checkInstallSpec(flags.install, repo.workDir)}
+    const install: Install = flags.install === undefined ? {vendored: vendoredPath(this.config.version)} : {spec: checkInstallSpec(flags.install)}
     const shownInstall = 'spec' in install ? install.spec : install.vendored
     const mainBranch = (await mainRefOf(repo, this.workDir, undefined, l => this.note(l))).replace(/^refs\/heads\//, '')
     const file = path.join(repo.workDir, '.github', 'workflows', 'exp-gate.yml')
@@ -54,30 +59,43 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
     // (a committed `.github -> elsewhere` would take the workflow out of the work tree)
     refuseLinkOnTheWay(repo.workDir, file)
     const exists = await access(file).then(() => true, () => false)
+    const vendoredAt = 'vendored' in install ? install.vendored : undefined
+    const copy = vendoredAt ? path.join(repo.workDir, vendoredAt) : undefined
+    if (copy) {
+      refuseLinkOnTheWay(repo.workDir, copy)
+      // (a folder there would be found only after the workflow was written: refused first)
+      const st = await lstat(copy).catch(() => undefined)
+      if (st && !st.isFile() && !st.isSymbolicLink()) throw new ExpError('E_INVALID_INPUT', `${path.relative(this.workDir, copy)} is ${st.isDirectory() ? 'a folder' : 'not a regular file'}: exp ci init writes its packed copy of exp there`, {hint: `remove it, then run \`exp ci init${flags.force ? ' --force' : ''}\` again`})
+    }
     if (exists && !flags.force) {
-      if (!this.jsonEnabled()) this.log(`kept ${shown} (already there; --force to overwrite)`)
-      return {file, written: false, main_branch: mainBranch, install: shownInstall, shards: flags.shards}
+      // a kept workflow that installs a packed copy this folder lacks would fail in CI at `git show`: the copy is written
+      const missing = copy && !(await access(copy).then(() => true, () => false)) && (await readFile(file, 'utf8').catch(() => '')).includes(vendoredAt!)
+      const vendored = missing && copy ? {file: copy, ...(await packSelf(copy))} : undefined
+      if (!this.jsonEnabled()) {
+        this.log(`kept ${shown} (already there; --force to overwrite)`)
+        if (vendored) this.log(`wrote ${path.relative(this.workDir, vendored.file)} (${(vendored.bytes / 1024 / 1024).toFixed(1)} MB), which the kept workflow installs and was missing: commit it`)
+      }
+      return {file, written: false, main_branch: mainBranch, install: shownInstall, ...(vendored ? {vendored} : {}), shards: flags.shards}
     }
     const yaml = workflowYaml({mainBranch, install, version: this.config.version, shards: flags.shards})
-    let vendored: CiInitResult['vendored']
-    if ('vendored' in install) {
-      const copy = path.join(repo.workDir, install.vendored)
-      refuseLinkOnTheWay(repo.workDir, copy)
-      vendored = {file: copy, ...(await packSelf(copy))}
-    }
+    const vendored: CiInitResult['vendored'] = copy ? {file: copy, ...(await packSelf(copy))} : undefined
     await mkdir(path.dirname(file), {recursive: true})
     await writeOutputFile(file, yaml)
     // (the copies of other versions an earlier ci init wrote: the workflow no longer names them)
     const stale = vendoredCopies(repo.workDir).filter(p => !('vendored' in install) || p !== install.vendored)
     for (const p of stale) await rm(path.join(repo.workDir, p), {force: true})
+    // a `.gitignore` of `*.tgz` would leave the packed copy out of `git add .github`, and the job without an exp to install
+    const ignored = copy && (await runGit(['-C', repo.workDir, 'check-ignore', '-q', '--', vendoredAt!], {cwd: repo.workDir, allowFail: true})).code === 0
     if (!this.jsonEnabled()) {
       this.log(`wrote ${shown}: exp gate on every pull request to ${mainBranch}${flags.shards > 1 ? `, validation in ${flags.shards} parallel jobs` : ''}, exp installed ${vendored ? `from the base branch's ${shownInstall}` : `as ${shownInstall}`}`)
       if (vendored) this.log(`wrote ${path.relative(this.workDir, vendored.file)} (${(vendored.bytes / 1024 / 1024).toFixed(1)} MB): this exp, packed; the workflow installs the copy on the base branch, so commit it there with the workflow`)
-      for (const p of stale) this.log(`removed ${p} (an older exp's copy; the workflow no longer installs it)`)
+      for (const p of stale) this.log(`removed ${p} (another exp version's copy; the workflow no longer installs it)`)
       this.log(`next: commit ${vendored ? '.github/ (the workflow and the packed exp)' : 'it'}; add the repository secret EXP_HOLDOUT_KEY if the held-out split is sealed (without it the gate fails: not certified)`)
       // a pull request runs its own copy of the workflow (GitHub reads it from the pull request's merge commit)
       this.log(`then protect ${mainBranch} (GitHub: Settings, Branches): require the status check "gate" (workflow "exp gate") and a code owner's review of .github/ (a CODEOWNERS line \`/.github/ @you\`): a pull request runs its own copy of this workflow, and one that edits it could skip the gate`)
     }
-    return {file, written: true, main_branch: mainBranch, install: shownInstall, ...(vendored ? {vendored} : {}), shards: flags.shards}
+    // (on stderr with --json too: a .gitignore of *.tgz would otherwise ship a workflow with nothing to install)
+    if (ignored) this.note(`warning: ${vendoredAt} is ignored by a .gitignore here: add it with \`git add -f ${vendoredAt}\` (the workflow installs it from the base branch)`)
+    return {file, written: true, main_branch: mainBranch, install: shownInstall, ...(vendored ? {vendored} : {}), ...(stale.length ? {removed: stale} : {}), ...(ignored ? {ignored: true} : {}), shards: flags.shards}
   }
 }
