@@ -44,11 +44,17 @@ export default class Inspect extends ExpCommand {
     }
     const res = await withStore(this.workDir, async store => {
       const ledger = await store.ledger()
+      const shown = async (id: string) => {
+        const r = await inspectOf(store, ledger, id)
+        // evidence that does not stand is ignored by every view: inspect says so, and why
+        if (JUDGED.has(r.record.kind)) r.stands = (await authorityOf(store, this.workDir, {ledger, quiet: true})).standing(r.record.id)
+        return {...r, problems: ledger.problems}
+      }
       const e = ledger.get(args.id)
       if (!e) {
         // a prefix has at least 4 hex digits, like git's shortest abbreviation: `pr-` alone names no record
         const near = isIdPrefix(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
-        if (near.length === 1) return {...(await inspectOf(store, ledger, near[0]!)), problems: ledger.problems}
+        if (near.length === 1) return shown(near[0]!)
         // a record the read skipped (damaged object, failed checks) is not unknown: say why it is not shown
         const skipped = ledger.problems.find(p => p.id === args.id)
         if (skipped) throw notShown(args.id, skipped)
@@ -57,10 +63,7 @@ export default class Inspect extends ExpCommand {
         if (unread.length) throw onUnreadLane(args.id, unread)
         throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : `list ids with \`exp ledger\`${/^[a-z]{2}-[0-9a-f]{0,3}$/.test(args.id) ? ' (a prefix needs at least 4 hex digits after the dash, as git\'s abbreviations do)' : ''}`)
       }
-      const res = await inspectOf(store, ledger, args.id)
-      // evidence that does not stand is ignored by every view: inspect says so, and why
-      if (JUDGED.has(res.record.kind)) res.stands = (await authorityOf(store, this.workDir, {ledger, quiet: true})).standing(res.record.id)
-      return {...res, problems: ledger.problems}
+      return shown(args.id)
     })
     const problems = res.problems
     delete (res as {problems?: unknown}).problems

@@ -34,6 +34,7 @@ t.test('a forged evaluation on another lane does not promote a proposal its real
   // (found by a sweep: inspect showed evidence that does not stand as it showed any record)
   const seen = await expJson<{stands: {ok: boolean; class?: string}}>(['inspect', forgedId], {cwd: p.repo})
   t.match(seen.stands, {ok: false, class: 'forged_evaluation'})
+  t.match((await expJson<{stands: {ok: boolean}}>(['inspect', forgedId.slice(0, 10)], {cwd: p.repo})).stands, {ok: false}, 'by a prefix of its id too')
   t.match((await exp(['inspect', forgedId], {cwd: p.repo})).stdout, /^stands: NO, forged_evaluation: /m)
   t.match((await expJson<{stands: {ok: boolean}}>(['inspect', p.candidate], {cwd: p.repo})).stands, {ok: true}, 'the real one stands')
 
