@@ -21,11 +21,22 @@ export default async function topicFlags(this: Context, opts: Options): Promise<
   if (!id || config.findCommand(id) || !config.findTopic(id)) return
   if (argv.some(a => HELP.has(a))) return
   const flags: string[] = []
+  const words: string[] = []
+  let cwd: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!
-    if (a === '-C' || a === '--cwd') i++
-    else if (a.startsWith('--cwd=') || GLOBAL.has(a)) continue
+    if (a === '-C' || a === '--cwd') cwd = argv[++i] ?? ''
+    else if (a.startsWith('--cwd=')) cwd = a.slice(6)
+    else if (GLOBAL.has(a)) continue
     else if (a.startsWith('-')) flags.push(a)
+    else words.push(a)
+  }
+  // `exp ci -C DIR init`: oclif takes it as the topic with flags and shows its help (exit 0,
+  // nothing done: a CI step that lints passed having linted nothing); -C goes before the topic
+  if (cwd !== undefined && words.length) {
+    const topic = id.replaceAll(':', ' ')
+    reportExpError(new UsageError(`-C goes before the topic: \`exp ${topic} -C ${cwd} ${words.join(' ')}\` runs nothing`, `write \`exp -C ${cwd || 'DIR'} ${topic} ${words.join(' ')}\``), {json: argv.includes('--json'), debug: argv.includes('--debug')})
+    this.exit(2)
   }
   if (!flags.length) return
   const topic = id.replaceAll(':', ' ')
