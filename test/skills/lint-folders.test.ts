@@ -74,3 +74,18 @@ t.test('a SKILL.md or PURPOSE.yaml that is not valid UTF-8 is named, with the li
   const r = await lintSkill('skills/onboarding', {cwd: dir})
   t.match(r.problems, [{file: 'skills/onboarding/SKILL.md', rule: 'skill/encoding', line: 3, message: /not valid UTF-8/}])
 })
+
+// Found by a sweep: a 10 KB SKILL.md whose frontmatter nests 5,000 brackets aborted node (a V8
+// fatal error, after the YAML parser overflowed its stack), exit 134.
+t.test('a frontmatter nested thousands deep is one YAML problem, not a crash', async t => {
+  const fs = await import('node:fs')
+  const os = await import('node:os')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-deep-'))
+  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
+  const skill = path.join(dir, 'skills', 'onboarding')
+  fs.cpSync(path.join(VALID, 'skills', 'onboarding'), skill, {recursive: true})
+  const file = path.join(skill, 'SKILL.md')
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('---\n', `---\nk: ${'['.repeat(5000)}${']'.repeat(5000)}\n`))
+  const r = await lintSkill('skills/onboarding', {cwd: dir})
+  t.match(r.problems, [{rule: 'frontmatter/yaml', line: 2, message: /nested deeper than 128 levels/}])
+})
