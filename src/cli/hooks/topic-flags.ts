@@ -1,6 +1,4 @@
-import {UsageError} from '../../errors/index.js'
 import type {Interfaces} from '../../vendor/oclif.js'
-import {reportExpError} from '../report-error.js'
 
 type Options = {id?: string; argv?: string[]; config: Interfaces.Config}
 type Context = {exit(code?: number): never}
@@ -35,6 +33,7 @@ export default async function topicFlags(this: Context, opts: Options): Promise<
   // nothing done: a CI step that lints passed having linted nothing); -C goes before the topic
   if (cwd !== undefined && words.length) {
     const topic = id.replaceAll(':', ' ')
+    const {UsageError, reportExpError} = await errorsModules()
     reportExpError(new UsageError(`-C goes before the topic: \`exp ${topic} -C ${cwd} ${words.join(' ')}\` runs nothing`, `write \`exp -C ${cwd || 'DIR'} ${topic} ${words.join(' ')}\``), {json: argv.includes('--json'), debug: argv.includes('--debug')})
     this.exit(2)
   }
@@ -43,7 +42,17 @@ export default async function topicFlags(this: Context, opts: Options): Promise<
   const commands = config.commands.filter(c => (c.id.startsWith(`${id}:`) || c.id.startsWith(`${id} `)) && !c.hidden).map(c => `exp ${c.id.replaceAll(':', ' ')}`).sort()
   const example = `${commands[0] ?? `exp ${topic} COMMAND`} ${flags.includes('--json') ? '--json' : ''}`.trim()
   const unknown = flags.filter(f => f !== '--json')
+  const {UsageError, reportExpError} = await errorsModules()
   const message = unknown.length ? `unknown flag${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (\`exp ${topic}\` is a topic, not a command)` : `\`exp ${topic}\` is a topic, not a command: ${flags.join(' ')} goes after one of its commands`
   reportExpError(new UsageError(message, `its commands: ${commands.join(', ')}; e.g. \`${example}\`; \`exp ${topic} --help\` says what each does`), {json: argv.includes('--json'), debug: argv.includes('--debug')})
   this.exit(2)
+}
+
+/**
+ * What an error report needs, loaded only when there is one: this hook runs before every
+ * command, and its imports at the top cost every `exp append` ~25 ms.
+ */
+async function errorsModules() {
+  const [{UsageError}, {reportExpError}] = await Promise.all([import('../../errors/index.js'), import('../report-error.js')])
+  return {UsageError, reportExpError}
 }
