@@ -1,9 +1,20 @@
+import fs from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
-import t from 'tap'
+import t, {type Test} from 'tap'
 import {lintSkill, lintSkills} from '../../src/skills/index.js'
 import {FIXTURES} from '../helpers/skills.js'
 
 const VALID = path.join(FIXTURES, 'valid')
+
+/** A temporary folder holding a copy of the valid onboarding skill; returns it and the copy's SKILL.md. */
+function validCopy(t: Test): {dir: string; file: string} {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-lint-'))
+  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
+  const skill = path.join(dir, 'skills', 'onboarding')
+  fs.cpSync(path.join(VALID, 'skills', 'onboarding'), skill, {recursive: true})
+  return {dir, file: path.join(skill, 'SKILL.md')}
+}
 const INVALID = path.join(FIXTURES, 'invalid')
 
 t.test('a valid skill folder has no problems', async t => {
@@ -41,8 +52,6 @@ t.test('a missing path or skills/ folder is a typed error, not a lint result', a
 // its values into strings; a 1.4 KB SKILL.md of nested aliases (which exp's parse refuses)
 // took `exp skills lint` to 4 GB and a V8 abort after ~76 s.
 t.test('a frontmatter of nested aliases is one YAML problem, found at once, never expanded', async t => {
-  const fs = await import('node:fs')
-  const os = await import('node:os')
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-alias-'))
   t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
   const skill = path.join(dir, 'skills', 'bomb')
@@ -62,15 +71,10 @@ t.test('a frontmatter of nested aliases is one YAML problem, found at once, neve
 
 // Found by a sweep: a SKILL.md with a byte that is not UTF-8 passed lint (read as U+FFFD).
 t.test('a SKILL.md or PURPOSE.yaml that is not valid UTF-8 is named, with the line', async t => {
-  const fs = await import('node:fs')
-  const os = await import('node:os')
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-utf8-'))
-  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
-  const skill = path.join(dir, 'skills', 'onboarding')
-  fs.cpSync(path.join(VALID, 'skills', 'onboarding'), skill, {recursive: true})
-  const text = fs.readFileSync(path.join(skill, 'SKILL.md'))
+  const {dir, file} = validCopy(t)
+  const text = fs.readFileSync(file)
   const third = text.indexOf('\n', text.indexOf('\n', text.indexOf('\n') + 1) + 1)
-  fs.writeFileSync(path.join(skill, 'SKILL.md'), Buffer.concat([text.subarray(0, third), Buffer.from([0x20, 0xc3, 0x28]), text.subarray(third)]))
+  fs.writeFileSync(file, Buffer.concat([text.subarray(0, third), Buffer.from([0x20, 0xc3, 0x28]), text.subarray(third)]))
   const r = await lintSkill('skills/onboarding', {cwd: dir})
   t.match(r.problems, [{file: 'skills/onboarding/SKILL.md', rule: 'skill/encoding', line: 3, message: /not valid UTF-8/}])
 })
@@ -78,13 +82,7 @@ t.test('a SKILL.md or PURPOSE.yaml that is not valid UTF-8 is named, with the li
 // Found by a sweep: a 10 KB SKILL.md whose frontmatter nests 5,000 brackets aborted node (a V8
 // fatal error, after the YAML parser overflowed its stack), exit 134.
 t.test('a frontmatter nested thousands deep is one YAML problem, not a crash', async t => {
-  const fs = await import('node:fs')
-  const os = await import('node:os')
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-deep-'))
-  t.teardown(() => fs.rmSync(dir, {recursive: true, force: true}))
-  const skill = path.join(dir, 'skills', 'onboarding')
-  fs.cpSync(path.join(VALID, 'skills', 'onboarding'), skill, {recursive: true})
-  const file = path.join(skill, 'SKILL.md')
+  const {dir, file} = validCopy(t)
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('---\n', `---\nk: ${'['.repeat(5000)}${']'.repeat(5000)}\n`))
   const r = await lintSkill('skills/onboarding', {cwd: dir})
   t.match(r.problems, [{rule: 'frontmatter/yaml', line: 2, message: /nested deeper than 128 levels/}])
