@@ -16,7 +16,7 @@ import {purposePath, purposeText} from './files.js'
 import {oneLine} from '../records/summary.js'
 import {readPurposeAt} from './proposal.js'
 import {assertProposalScope} from './proposal-scope.js'
-import {datasetAt, manifestDatasetProblem, SCENARIOS_PATH, type CommittedDataset} from '../trust/dataset.js'
+import {datasetAt, evaluationDatasetProblem, SCENARIOS_PATH, type CommittedDataset} from '../trust/dataset.js'
 import {treeOid} from '../evals/runner/dataset.js'
 
 export interface PromoteOptions extends EvalRunOptions {
@@ -95,11 +95,7 @@ export function validationOf(authority: Authority, proposal: string, body: Pick<
       continue
     }
     // run on the scenarios committed at the proposal's base, or it cannot promote (an experiment on another folder)
-    const offData = dataset ? [candidate.body.manifest, ledger.get(candidate.body.comparison!.baseline)?.kind === 'evaluation' ? ledger.load<'evaluation'>(candidate.body.comparison!.baseline).body.manifest : undefined].flatMap(m => {
-      const me = m ? ledger.get(m) : undefined
-      const why = me?.kind === 'manifest' ? manifestDatasetProblem(ledger.load<'manifest'>(me).body, m!, dataset, body.base.commit) : undefined
-      return why ? [why] : []
-    })[0] : undefined
+    const offData = dataset ? [candidate.id, candidate.body.comparison!.baseline].map(id => evaluationDatasetProblem(ledger, id, dataset, body.base.commit)).find(Boolean) : undefined
     if (offData) {
       ignored.push({id: candidate.id, reason: offData})
       continue

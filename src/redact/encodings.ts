@@ -33,3 +33,8 @@ export function encodedForms(value: string | Buffer): string[] {
   if (typeof value === 'string') out.delete(value)
   return [...out].filter(f => f.length >= MIN_FORM)
 }
+
+/** Each value and the forms it takes re-encoded (encodedForms), once each: what to mask of a few known secrets. */
+export function withEncodedForms(values: readonly string[]): string[] {
+  return [...new Set(values.flatMap(v => [v, ...encodedForms(v)]))]
+}

@@ -1,6 +1,6 @@
 import os from 'node:os'
 import {CREDENTIAL_SHAPES} from './shapes.js'
-import {encodedForms} from './encodings.js'
+import {encodedForms, withEncodedForms} from './encodings.js'
 
 /**
  * Public-safe text: what events and the evidence graph pass every string through before it
@@ -72,7 +72,7 @@ export function makeRedactor(o: RedactOptions = {}): Redact {
   for (const [k, v] of Object.entries(o.env ?? {})) if (v && SECRET_NAME.test(k)) secrets.push(v)
   // short values ("x", "1") would mangle ordinary text; a value re-encoded (hex, base64 at any
   // alignment, percent-encoded) is masked too (encodings.ts)
-  const literal = [...new Set(secrets.filter(s => s.length >= 8).flatMap(s => [s, ...encodedForms(s)]))].sort((a, b) => b.length - a.length)
+  const literal = withEncodedForms(secrets.filter(s => s.length >= 8)).sort((a, b) => b.length - a.length)
   const byValue = literal.length ? new RegExp(literal.map(escapeRegExp).join('|'), 'g') : undefined
   const priv = (o.private ?? []).filter(Boolean)
   const byId = priv.length ? new RegExp(`(?<![\\w-])(?:${[...priv].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|')})(?![\\w-])`, 'g') : undefined

@@ -44,15 +44,19 @@ export function manifestDatasetProblem(mb: Pick<ManifestBody, 'split' | 'dataset
   return undefined
 }
 
+/** Why an evaluation's manifest is not on the base's scenarios (undefined: it is, or it names no evaluation or manifest here). */
+export function evaluationDatasetProblem(ledger: Ledger, id: string, base: CommittedDataset, at: string): string | undefined {
+  const e = ledger.get(id)
+  if (e?.kind !== 'evaluation') return undefined
+  const b = ledger.load<'evaluation'>(e).body as EvaluationBody
+  const m = ledger.get(b.manifest)
+  return m?.kind === 'manifest' ? manifestDatasetProblem(ledger.load<'manifest'>(m).body as ManifestBody, b.manifest, base, at) : undefined
+}
+
 /** The first evaluation among `evaluations` whose manifest is not on the base's scenarios, with why. */
 export function evidenceDatasetProblem(ledger: Ledger, evaluations: readonly string[], base: CommittedDataset, at: string): string | undefined {
   for (const id of evaluations) {
-    const e = ledger.get(id)
-    if (e?.kind !== 'evaluation') continue
-    const b = ledger.load<'evaluation'>(e).body as EvaluationBody
-    const m = ledger.get(b.manifest)
-    if (m?.kind !== 'manifest') continue
-    const why = manifestDatasetProblem(ledger.load<'manifest'>(m).body as ManifestBody, b.manifest, base, at)
+    const why = evaluationDatasetProblem(ledger, id, base, at)
     if (why) return `evaluation ${id}: ${why}`
   }
   return undefined

@@ -1,4 +1,4 @@
-import {encodedForms} from '../../redact/encodings.js'
+import {withEncodedForms} from '../../redact/encodings.js'
 
 /**
  * Removes secrets from any text we are about to keep or show (outcome reasons, error
@@ -15,6 +15,6 @@ export function redactor(secrets: readonly (string | undefined)[]): Redactor {
   if (given.length === 0) return text => text
   // and the forms a server that echoes the key may give it in (base64, hex, percent-encoded):
   // a reply with the key base64-encoded reached the response cache with only its literal masked
-  const list = [...new Set([...given, ...given.flatMap(s => encodedForms(s))])].sort((a, b) => b.length - a.length)
+  const list = withEncodedForms(given).sort((a, b) => b.length - a.length)
   return text => list.reduce((acc, s) => acc.split(s).join(MASK), text)
 }

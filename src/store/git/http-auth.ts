@@ -1,4 +1,4 @@
-import {encodedForms} from '../../redact/encodings.js'
+import {withEncodedForms} from '../../redact/encodings.js'
 import {hasNativeGit, runGit} from '../../git/run.js'
 import {configValue, readGitConfig} from '../../git/config.js'
 import type {RepoPaths} from '../../git/repo.js'
@@ -9,7 +9,7 @@ export interface HttpAuth {
   onAuth?: (url: string, auth: Credentials) => Promise<Credentials>
   onAuthSuccess?: (url: string, auth: Credentials) => Promise<void>
   onAuthFailure?: (url: string, auth: Credentials) => Promise<Credentials>
-  /** the secret values in use (header values and what a Basic one holds, a URL's or a helper's password): masked in anything the remote says back */
+  /** the secret values in use (header values and what a Basic one holds, a URL's or a helper's password), and the forms a server may echo them in (the base64 of `user:password` a Basic header sends, hex, percent): masked in anything the remote says back */
   secrets?: () => string[]
 }
 
@@ -31,7 +31,7 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
   if (!(await hasNativeGit())) {
     const header = configValue(readGitConfig(repo.commonDir), 'http.extraheader')
     const headers = headerOf(header)
-    return {headers, secrets: () => withEncodings(secretsOf(url, headers))}
+    return {headers, secrets: () => withEncodedForms(secretsOf(url, headers))}
   }
   const cwd = repo.commonDir
   const env = noPrompt()
@@ -44,7 +44,7 @@ export async function httpAuth(repo: RepoPaths, url: string): Promise<HttpAuth> 
   let approved = false
   return {
     headers,
-    secrets: () => withEncodings([...secretsOf(url, headers), ...(filled?.password ? [filled.password, `${filled.username}:${filled.password}`] : [])]),
+    secrets: () => withEncodedForms([...secretsOf(url, headers), ...(filled?.password ? [filled.password, `${filled.username}:${filled.password}`] : [])]),
     onAuth: async (_url, auth) => {
       if (filled) return filled
       // a newline in a value would add lines to git's credential request (host=… of another
@@ -79,15 +79,6 @@ export function noPrompt(): NodeJS.ProcessEnv {
  * Bearer one and what a Basic one decodes to (`user:password`, and the password), the URL's
  * user and password. A hostile server can echo any of them into the error exp prints.
  */
-/**
- * The values and the forms a server may echo them in: the Basic header's base64 of
- * `user:password` (a hostile server answered `500 error for Basic YWxpY2U6…`, which exp printed
- * as it was), hex, percent-encoded (src/redact/encodings.ts).
- */
-function withEncodings(values: string[]): string[] {
-  return [...new Set(values.flatMap(v => [v, ...encodedForms(v)]))]
-}
-
 function secretsOf(url: string, headers: Record<string, string>): string[] {
   const out: string[] = []
   for (const v of Object.values(headers)) {
