@@ -72,17 +72,31 @@ export abstract class ExpCommand extends Command {
     // every --lane (and frontier's --agent-id, its alias) is checked here, once, as a lane name:
     // a view echoed `--lane ../x` as an agent name where a write refused it
     const flags = parsed.flags as Record<string, unknown>
-    for (const name of LANE_FLAGS) for (const v of [flags[name]].flat()) if (typeof v === 'string') validateLane(v, 'lane name (--lane)')
+    for (const name of LANE_FLAGS) for (const v of [flags[name]].flat()) if (typeof v === 'string') validateLane(v, `lane name (${this.typedFlag(o, name, argv ?? this.argv)})`)
     // every number flag is an integer flag: one beyond 2^53 - 1 was silently stored rounded
     // (--seed 99999999999999999999 as 1e20), which no later run can repeat
     for (const [name, v] of Object.entries(flags)) {
       for (const n of [v].flat()) {
         if (typeof n !== 'number' || Number.isSafeInteger(n)) continue
         const typed = parsed.raw.find(r => r.type === 'flag' && r.flag === name)?.input ?? String(n)
-        throw new UsageError(`--${name}: ${typed} is out of range: a whole number between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (2^53 - 1) is expected`, `\`exp ${(this.id ?? '').replaceAll(':', ' ')} --help\` lists its arguments and flags`)
+        // (the flag's own bounds where it has them: --repeat is at least 1)
+        const def = (o.flags as Record<string, {min?: number; max?: number}> | undefined)?.[name]
+        const min = def?.min ?? -Number.MAX_SAFE_INTEGER
+        const max = def?.max ?? Number.MAX_SAFE_INTEGER
+        throw new UsageError(`--${name}: ${typed} is out of range: a whole number from ${min} to ${max}${max === Number.MAX_SAFE_INTEGER ? ' (2^53 - 1)' : ''} is expected`, `\`exp ${(this.id ?? '').replaceAll(':', ' ')} --help\` lists its arguments and flags`)
       }
     }
     return parsed
+  }
+
+  /** `--name`, or the alias of it the command line used (frontier's --agent-id is also --lane). */
+  private typedFlag(o: {flags?: unknown}, name: string, argv: readonly string[]): string {
+    const aliases = (o.flags as Record<string, {aliases?: string[]}> | undefined)?.[name]?.aliases ?? []
+    for (const a of argv) {
+      if (a === '--') break
+      for (const n of [name, ...aliases]) if (a === `--${n}` || a.startsWith(`--${n}=`)) return `--${n}`
+    }
+    return `--${name}`
   }
 
   /**

@@ -65,8 +65,8 @@ export function resolveLane(src: LaneSources): {lane: string; source: 'flag' | '
   // an empty --lane is a mistake (an unset variable in a script), not a request for the default
   if (src.flag !== undefined) return {lane: validateLane(src.flag, 'lane name (--lane)'), source: 'flag'}
   const env = src.env ?? process.env
-  if (env.EXP_LANE) return {lane: validateLane(env.EXP_LANE), source: 'env'}
-  if (src.gitConfig) return {lane: validateLane(src.gitConfig), source: 'git-config'}
+  if (env.EXP_LANE) return {lane: validateLane(env.EXP_LANE, 'lane name (EXP_LANE)'), source: 'env'}
+  if (src.gitConfig) return {lane: validateLane(src.gitConfig, 'lane name (git config exp.lane)'), source: 'git-config'}
   const user = src.user ?? safeUser()
   const host = src.host ?? os.hostname()
   return {lane: sanitizeLane(`${user}@${host}`), source: 'user@host'}

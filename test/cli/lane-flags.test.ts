@@ -36,3 +36,27 @@ t.test('every --lane of every command refuses a name that is no lane, before doi
   t.equal(json[0]!.code, 2)
   t.match(JSON.parse(json[0]!.stdout), {error: {code: 'E_INVALID_NAME'}})
 })
+
+/**
+ * The error names where the bad lane name came from: the flag as it was typed (frontier's
+ * --agent-id or its alias --lane), EXP_LANE, or `git config exp.lane`. An invalid EXP_LANE
+ * said only "invalid lane name", and `--agent-id 'a b'` said "(--lane)".
+ */
+t.test('a lane name that is no lane: the error names the flag typed, EXP_LANE or exp.lane', async t => {
+  const repo = await makeRepo(t)
+  const cases = [
+    {args: ['frontier', '--agent-id', 'a b'], cwd: repo, want: /invalid lane name \(--agent-id\) "a b"/},
+    {args: ['frontier', '--lane=a b'], cwd: repo, want: /invalid lane name \(--lane\) "a b"/},
+    {args: ['append', 'note', '-'], cwd: repo, input: '{"text":"x"}', env: {EXP_LANE: '../up'}, want: /invalid lane name \(EXP_LANE\) "\.\.\/up"/},
+  ]
+  const results = await expBatch(cases)
+  cases.forEach((c, i) => {
+    t.equal(results[i]!.code, 2, `exp ${c.args.join(' ')}: ${results[i]!.stderr}`)
+    t.match(results[i]!.stderr, c.want, c.args.join(' '))
+  })
+  await git(repo, 'config', 'exp.lane', 'has space')
+  const [r] = await expBatch([{args: ['append', 'note', '-'], cwd: repo, input: '{"text":"x"}'}])
+  t.equal(r!.code, 2, r!.stderr)
+  t.match(r!.stderr, /invalid lane name \(git config exp\.lane\) "has space"/)
+  t.equal((await git(repo, 'for-each-ref', 'refs/research')).trim(), '', 'nothing was written')
+})

@@ -16,7 +16,10 @@ t.test('--seed (and any number flag) beyond 2^53 - 1 or a negative seed: a usage
   t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
   const huge = '99999999999999999999'
   const cases: [string[], RegExp][] = [
-    [['run', 'train', '--seed', huge], /^error: --seed: 99999999999999999999 is out of range: a whole number between -9007199254740991 and 9007199254740991/m],
+    [['run', 'train', '--seed', huge], /^error: --seed: 99999999999999999999 is out of range: a whole number from 0 to 9007199254740991/m],
+    // (a flag's own bounds: --repeat is at least 1, not -2^53)
+    [['run', 'train', '--repeat', '9007199254740992'], /^error: --repeat: 9007199254740992 is out of range: a whole number from 1 to 9007199254740991 \(2\^53 - 1\)/m],
+    [['ledger', '--since', huge], /^error: --since: 99999999999999999999 is out of range: a whole number from (-9007199254740991|0|1) to 9007199254740991/m],
     [['evolve', '-n', '1', '--seed', huge], /^error: --seed: 99999999999999999999 is out of range/m],
     [['attempt', 'new', 'skills', '--seed', huge], /^error: --seed: 99999999999999999999 is out of range/m],
     [['matrix', '--seed', huge], /^error: --seed: 99999999999999999999 is out of range/m],
