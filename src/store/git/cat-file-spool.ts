@@ -247,7 +247,9 @@ export class CatFileSpool {
     this.fail(new Error('the spool reader is closed'))
     // (a read in flight ends before its descriptor is closed)
     await this.pumped
-    fs.closeSync(this.fd)
+    // closed on libuv's thread pool, not waited for: the last descriptor of the unlinked spool
+    // frees its pages (a 100,000-record read: ~170 MB, ~40 ms) beside what this thread does next
+    fs.close(this.fd, () => undefined)
   }
 }
 
