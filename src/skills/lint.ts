@@ -86,6 +86,13 @@ function lineOfBadByte(bytes: Buffer): number {
   return line
 }
 
+/** The line (from 1) of byte `at`. */
+function lineAt(bytes: Buffer, at: number): number {
+  let line = 1
+  for (let i = bytes.indexOf(0x0a); i >= 0 && i < at; i = bytes.indexOf(0x0a, i + 1)) line++
+  return line
+}
+
 /** Lints one skill folder: skills-ref's `validate` on the folder, then exp's own rules. */
 export async function lintSkill(dir: string, options: LintOptions = {}): Promise<SkillLintResult> {
   const abs = path.resolve(options.cwd ?? process.cwd(), dir)
@@ -102,7 +109,14 @@ export async function lintSkill(dir: string, options: LintOptions = {}): Promise
   const result = lintSkillSource({dir: shown, name: path.basename(abs), skill, purpose, ...(spec ? {spec} : {})}, purposeRefused ? {...options, requirePurpose: false} : options)
   if (purposeRefused) result.problems.push(refused(PURPOSE_FILE, purposeRefused))
   for (const [file, bytes] of [[SKILL_FILE, skillBytes], [PURPOSE_FILE, purposeBytes]] as const) {
-    if (bytes && !isUtf8(bytes)) result.problems.unshift({file: path.join(shown, file), rule: 'skill/encoding', line: lineOfBadByte(bytes), message: `${file} is not valid UTF-8: a byte that is not would be read as U+FFFD, and the text checked would not be the one committed; save it as UTF-8`})
+    if (!bytes) continue
+    const at = {file: path.join(shown, file), rule: 'skill/encoding' as const}
+    if (!isUtf8(bytes)) result.problems.unshift({...at, line: lineOfBadByte(bytes), message: `${file} is not valid UTF-8: a byte that is not would be read as U+FFFD, and the text checked would not be the one committed; save it as UTF-8`})
+    // (a BOM comes before the `---`: the spec's readers find no frontmatter, and said only that)
+    else if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) result.problems.unshift({...at, line: 1, message: `${file} starts with a UTF-8 byte order mark (EF BB BF), which readers of the spec take for text before the frontmatter; save it as UTF-8 without a BOM`})
+    // a NUL makes git treat the file as binary: a patch to it is reviewed as "Binary files differ"
+    const nul = bytes.indexOf(0)
+    if (nul >= 0) result.problems.unshift({...at, line: lineAt(bytes, nul), message: `${file} holds a NUL byte: git takes it for a binary file, and a change to it is no longer shown as a diff for review; remove it`})
   }
   return result
 }

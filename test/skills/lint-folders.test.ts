@@ -79,6 +79,23 @@ t.test('a SKILL.md or PURPOSE.yaml that is not valid UTF-8 is named, with the li
   t.match(r.problems, [{file: 'skills/onboarding/SKILL.md', rule: 'skill/encoding', line: 3, message: /not valid UTF-8/}])
 })
 
+// Found by a sweep: a SKILL.md saved with a BOM got only skills-ref's "must start with YAML
+// frontmatter", and one holding NUL bytes (git shows a change to it as "Binary files differ")
+// passed lint.
+t.test('a SKILL.md with a byte order mark or a NUL byte is named as an encoding problem, with the line', async t => {
+  const {dir, file} = validCopy(t)
+  const text = fs.readFileSync(file)
+  fs.writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), text]))
+  let r = await lintSkill('skills/onboarding', {cwd: dir})
+  t.match(r.problems[0], {file: 'skills/onboarding/SKILL.md', rule: 'skill/encoding', line: 1, message: /byte order mark/})
+  const second = text.indexOf('\n') + 1
+  fs.writeFileSync(file, Buffer.concat([text.subarray(0, second + 2), Buffer.from([0]), text.subarray(second + 2)]))
+  r = await lintSkill('skills/onboarding', {cwd: dir})
+  t.match(r.problems, [{file: 'skills/onboarding/SKILL.md', rule: 'skill/encoding', line: 2, message: /NUL byte/}])
+  fs.writeFileSync(file, text)
+  t.same((await lintSkill('skills/onboarding', {cwd: dir})).problems, [], 'the same file without them passes')
+})
+
 // Found by a sweep: a 10 KB SKILL.md whose frontmatter nests 5,000 brackets aborted node (a V8
 // fatal error, after the YAML parser overflowed its stack), exit 134.
 t.test('a frontmatter nested thousands deep is one YAML problem, not a crash', async t => {
