@@ -9,7 +9,7 @@ import {BoundaryError, BudgetError, ConflictError, ExpError, FileTooLargeError, 
 import {contractAt} from '../contracts/load.js'
 import {publicContract, type Contract} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
-import {claimHypothesis} from '../lifecycle/claim.js'
+import {claimHypothesis, DEFAULT_TTL_SECONDS} from '../lifecycle/claim.js'
 import {releaseHypothesis} from '../lifecycle/release.js'
 import {attemptMessage, evaluateAttempt, oneLine, type EvaluateOptions} from './evaluate.js'
 import {openAttempt} from './open.js'
@@ -198,7 +198,7 @@ async function pick(store: RecordStore, ws: Workspace, contract: Contract, ordin
     if (!recorded) continue
     const id = recorded.id
     try {
-      await claimHypothesis(store, {hypothesis: id, lane: o.lane, ttlSeconds: o.claimTtlSeconds ?? 3600, now: o.now ?? (() => new Date())})
+      await claimHypothesis(store, {hypothesis: id, lane: o.lane, ttlSeconds: o.claimTtlSeconds ?? DEFAULT_TTL_SECONDS, now: o.now ?? (() => new Date())})
       return {move, hypothesis: id}
     } catch (e) {
       if (!(e instanceof ExpError && (e.code === 'E_CLAIMED' || e.code === 'E_STATE'))) throw e

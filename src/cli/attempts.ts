@@ -11,6 +11,8 @@ import {holdoutKeyFor, keyFileHidden} from './run-context.js'
 import {contractAt} from '../contracts/load.js'
 import {UsageError} from '../errors/index.js'
 import type {Workspace} from '../workspace/port.js'
+import {claimTtl} from './budgets.js'
+import {loadConfig} from '../research/files.js'
 
 /** Flags of the attempt commands. */
 export const attemptFlags = {
@@ -33,6 +35,7 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     // and the values a `command:` agent is handed with --env, whatever their names: GH_PAT)
     redact: withKey(makeRedactor({env: process.env, secrets: flags.agent ? passedSecrets(flags.agent) : []}), key),
     seed: flags.seed ?? 42,
+    claimTtlSeconds: claimTtl(store.repo.workDir ? await loadConfig(store.repo.workDir) : {version: 1}),
     ...(key ? {holdoutKey: key} : {}),
   }
 }

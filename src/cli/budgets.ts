@@ -1,4 +1,5 @@
 import type {ResearchConfig} from '../records/types.js'
+import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 
 /** A knowledge budget: how many items, how many tokens of their text. */
 export interface Budget {
@@ -16,3 +17,6 @@ export const recallBudget = (c: ResearchConfig): Budget => ({items: c.recall?.it
  * small for the gate's test to see (docs/loop.md, "Fewer episodes per decision").
  */
 export const proposeBudget = (c: ResearchConfig): Budget => ({items: c.propose?.items ?? 16, tokens: c.propose?.tokens ?? 3000})
+
+/** Seconds a claim holds without renewal (`claims.ttl_seconds`), where no flag says. */
+export const claimTtl = (c: ResearchConfig): number => c.claims?.ttl_seconds ?? DEFAULT_TTL_SECONDS

@@ -2,6 +2,8 @@ import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {claimHypothesis, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, type ClaimResult} from '../lifecycle/index.js'
+import {claimTtl} from '../cli/budgets.js'
+import {loadConfig} from '../research/files.js'
 
 export default class Claim extends ExpCommand {
   static summary = 'Claim a hypothesis for this lane, for a limited time.'
@@ -12,13 +14,13 @@ Refused (exit 4) when another lane holds the hypothesis, naming the holder and w
   static examples = ['<%= config.bin %> claim hy-0123456789abcdef01234567', '<%= config.bin %> claim hy-0123 --ttl 600 --lane agent-b']
   static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
   static flags = {
-    ttl: Flags.integer({description: `seconds until the claim lapses (default ${DEFAULT_TTL_SECONDS}, at most ${MAX_TTL_SECONDS})`, min: 1, max: MAX_TTL_SECONDS}),
+    ttl: Flags.integer({description: `seconds until the claim lapses (default: claims.ttl_seconds of .research/config.yaml, else ${DEFAULT_TTL_SECONDS}; at most ${MAX_TTL_SECONDS})`, min: 1, max: MAX_TTL_SECONDS}),
     lane: Flags.string({description: 'lane that claims (default: EXP_LANE, git config exp.lane, user@host)'}),
   }
 
   async run(): Promise<ClaimResult> {
     const {args, flags} = await this.parse(Claim)
-    const res = await withStore(this.workDir, async store => claimHypothesis(store, {hypothesis: args.hypothesis, lane: await laneOf(store, flags.lane), ttlSeconds: flags.ttl, now: () => new Date()}))
+    const res = await withStore(this.workDir, async store => claimHypothesis(store, {hypothesis: args.hypothesis, lane: await laneOf(store, flags.lane), ttlSeconds: flags.ttl ?? claimTtl(store.repo.workDir ? await loadConfig(store.repo.workDir) : {version: 1}), now: () => new Date()}))
     if (!this.jsonEnabled()) this.log(`${res.renewed ? 'renewed' : 'claimed'} ${res.hypothesis} for ${res.holder} until ${res.expires_at} (${res.claim})`)
     return res
   }

@@ -8,9 +8,9 @@ import {deterministicMine, mineStep} from '../loop/mine-step.js'
 import {drafter, mineDrafter, proposalDrafter} from '../loop/llm.js'
 import {renderDashboard} from '../loop/dashboard.js'
 import {ExpError} from '../errors/index.js'
-import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
+import {DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS} from '../lifecycle/index.js'
 import {memoryModeFlag} from '../cli/memory.js'
-import {proposeBudget, recallBudget} from '../cli/budgets.js'
+import {claimTtl, proposeBudget, recallBudget} from '../cli/budgets.js'
 import {DEFAULT_MEMORY_MODE, parseMemoryMode} from '../evals/runner/memory.js'
 import {checkExploreRate} from '../evals/runner/explore.js'
 import {pct} from '../reports/format.js'
@@ -69,9 +69,9 @@ It stops early, and says why, when no candidate is left, or when validation is a
       description: 'when the run with these options has finished, start a new one from the current main',
     }),
     'claim-ttl': Flags.integer({
-      description: 'seconds a claim of this lane holds without renewal',
+      description: `seconds a claim of this lane holds without renewal (default: claims.ttl_seconds of .research/config.yaml, else ${DEFAULT_TTL_SECONDS})`,
       min: 1,
-      default: DEFAULT_TTL_SECONDS,
+      max: MAX_TTL_SECONDS,
     }),
   }
 
@@ -100,7 +100,7 @@ It stops early, and says why, when no candidate is left, or when validation is a
           propose: proposeBudget(config),
           mine: flags['miner-drafts'] ? mineStep({draft: mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(config, store).openai))}) : deterministicMine,
           ...(flags.proposer ? {draft: proposalDrafter(drafter(flags.proposer, '--proposer', agentOptions(config, store).openai))} : {}),
-          claimTtlSeconds: flags['claim-ttl'],
+          claimTtlSeconds: flags['claim-ttl'] ?? claimTtl(config),
           memoryMode,
           continue: flags.continue,
           onStep: step => process.stderr.isTTY && process.stderr.write(`\r${step}\x1b[K`),

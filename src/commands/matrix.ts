@@ -8,7 +8,7 @@ import {runContext, runFlags} from '../cli/run-context.js'
 import {createAgent, SCRIPTED_PROFILES} from '../agents/registry.js'
 import {ExpError} from '../errors/index.js'
 import {deterministicMine} from '../loop/mine-step.js'
-import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
+import {claimTtl} from '../cli/budgets.js'
 import {runMatrix, type MatrixResult} from '../matrix/matrix.js'
 import {matrixCsv, matrixMarkdown, rulesCsv} from '../matrix/render.js'
 import {GitWorkspace} from '../workspace/git.js'
@@ -79,7 +79,7 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
         evidenceRepeat: flags['evidence-repeat'],
         recall: {items: config.recall?.items ?? 8, tokens: config.recall?.tokens ?? 1200},
         mine: deterministicMine,
-        claimTtlSeconds: DEFAULT_TTL_SECONDS,
+        claimTtlSeconds: claimTtl(config),
         events: undefined,
         onStep: s => process.stderr.isTTY && process.stderr.write(`\r${s}\x1b[K`),
       })

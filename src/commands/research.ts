@@ -35,7 +35,7 @@ Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is bui
       await checkAttemptContract(c.ws, c.mainRef, args.contract)
       const agent = createResearchAgent(flags.agent, {sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide: [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), path.join(PACKAGE_ROOT, 'examples'), ...keyFileHidden(store)]}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache')}})
       try {
-        return await research(store, c.ws, {contract: args.contract, agent, attempts: flags.attempts, memoryMode, lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onEvent: line => this.note(line)})
+        return await research(store, c.ws, {contract: args.contract, agent, attempts: flags.attempts, memoryMode, lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, claimTtlSeconds: c.claimTtlSeconds, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onEvent: line => this.note(line)})
       } finally {
         await agent.close?.()
       }

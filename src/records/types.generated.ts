@@ -1006,6 +1006,9 @@ export interface ResearchConfig {
     max_retries?: number;
   };
   claims?: {
+    /**
+     * seconds a claim holds without renewal where no --ttl or --claim-ttl says (exp claim, evolve, matrix, research); at most 366 days
+     */
     ttl_seconds?: number;
   };
 }

@@ -1,8 +1,10 @@
 import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {exp} from '../helpers/cli.js'
+import {exp, expJson} from '../helpers/cli.js'
 import {git, makeRepo, tempDir} from '../helpers/repo.js'
+import {GitRecordStore} from '../../src/store/index.js'
+import {sampleDraft} from '../helpers/records.js'
 
 /** Every field of .research/config.yaml is either read by the commands or refused by name. */
 
@@ -121,4 +123,26 @@ t.test('a config that does not parse stops every command that writes to a lane (
     const r = await exp(args, {cwd: repo})
     t.equal(r.code, 0, `exp ${args.join(' ')}: ${r.stderr}`)
   }
+})
+
+// Found by a sweep: `claims.ttl_seconds`, which exp init writes, was never read.
+t.test('claims.ttl_seconds is how long a claim holds where no --ttl says; out of range it is refused', async t => {
+  const repo = await initRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const hyp = (await s.append(sampleDraft('hypothesis', 1), {lane: 'seed'})).id
+  await s.close()
+  const cfg = path.join(repo, '.research/config.yaml')
+  const text = fs.readFileSync(cfg, 'utf8')
+  t.match(text, /^ {2}ttl_seconds: 3600$/m)
+  fs.writeFileSync(cfg, text.replace(/^ {2}ttl_seconds: 3600$/m, '  ttl_seconds: 120'))
+  const before = Date.now()
+  const c = await expJson<{expires_at: string}>(['claim', hyp, '--lane', 'a'], {cwd: repo})
+  const left = (Date.parse(c.expires_at) - before) / 1000
+  t.ok(left > 100 && left <= 130, `the claim holds 120 s, not 3600 (${left} s)`)
+  const flag = await expJson<{expires_at: string}>(['claim', hyp, '--lane', 'a', '--ttl', '900'], {cwd: repo})
+  t.ok(Date.parse(flag.expires_at) - before > 800_000, '--ttl still wins')
+  fs.writeFileSync(cfg, text.replace(/^ {2}ttl_seconds: 3600$/m, '  ttl_seconds: 99999999999'))
+  const r = await exp(['claim', hyp, '--lane', 'b'], {cwd: repo})
+  t.equal(r.code, 2, r.stderr)
+  t.match(r.stderr, /\.research\/config\.yaml:\d+ is invalid: claims\.ttl_seconds must be <= 31622400/)
 })
