@@ -50,6 +50,11 @@ t.test('remote of the config is the remote `exp sync` uses, after git config exp
   t.equal(p.code, 3)
   t.match(p.stderr, /unknown remote: .* \(remote of \.research\/config\.yaml\)/)
   t.match(p.stderr, /never a URL or a path/)
+  // (a name git would take for an option is not offered back as one to add)
+  fs.writeFileSync(cfg, text.replace(/^remote: origin$/m, 'remote: -o'))
+  const o = await exp(['sync'], {cwd: repo})
+  t.equal(o.code, 3)
+  t.match(o.stderr, /git remote add NAME URL/)
   // the clone's own git config comes first
   await git(repo, 'config', 'exp.remote', 'upstream')
   t.equal((await exp(['sync'], {cwd: repo})).code, 0)

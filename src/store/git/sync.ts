@@ -129,7 +129,7 @@ export function resolveRemote(repo: RepoPaths, remote?: string, configured?: str
   const url = configValue(cfg, `remote.${name}.url`)
   if (url) return {name, url}
   if (remote && (remote.includes('/') || remote.includes(':') || remote.startsWith('.'))) return {name: remote, url: remote}
-  if (mine === undefined && configured !== undefined) throw new NotFoundError('remote', `${name} (remote of .research/config.yaml)`, `remote in .research/config.yaml names a remote of this clone's git config (\`git remote -v\` lists them), never a URL or a path: add it with \`git remote add ${/^[\w.-]+$/.test(name) ? name : 'NAME'} URL\`, change the file, or pass a remote to \`exp sync\``)
+  if (mine === undefined && configured !== undefined) throw new NotFoundError('remote', `${name} (remote of .research/config.yaml)`, `remote in .research/config.yaml names a remote of this clone's git config (\`git remote -v\` lists them), never a URL or a path: add it with \`git remote add ${/^\w[\w.-]*$/.test(name) ? name : 'NAME'} URL\`, change the file, or pass a remote to \`exp sync\``)
   throw new NotFoundError('remote', name, 'add one with `git remote add origin URL`, or pass a path or URL to `exp sync`')
 }
 
