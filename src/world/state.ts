@@ -68,11 +68,15 @@ export function splitPath(path: string): readonly string[] {
   return segs
 }
 
-/** The value at a dotted path, or undefined when any step is missing. */
+/**
+ * The value at a dotted path, or undefined when any step is missing. Own properties only: a
+ * scenario's `settings.constructor` or `x.__proto__` is missing, not what every object
+ * inherits (lint refuses such paths; a run that was not linted reads them as missing too).
+ */
 export function getPath(root: unknown, path: string | readonly string[]): unknown {
   let v: unknown = root
   for (const seg of typeof path === 'string' ? splitPath(path) : path) {
-    if (v === null || typeof v !== 'object') return undefined
+    if (v === null || typeof v !== 'object' || !Object.hasOwn(v, seg)) return undefined
     v = (v as Record<string, unknown>)[seg]
   }
   return v

@@ -107,3 +107,14 @@ t.test('the acme fixture is a well-formed world state, and a malformed one is re
   t.ok(problems.includes('employees.E-1031.pendng_info'))
   t.ok(problems.includes('devices.thinkpad-x1.stock'))
 })
+
+// Found by a sweep: a grader path stepping through `constructor` or `__proto__` read what every
+// object inherits (lint refuses such paths; a run of a scenario that was not linted did not).
+t.test('a state path reads own properties only: an inherited name is missing', async t => {
+  const {getPath} = await import('../../src/world/state.js')
+  const s = buildInitialState({fixture: 'acme'})
+  t.equal(typeof getPath(s, 'employees'), 'object', 'an own collection is read')
+  for (const p of ['constructor', 'employees.constructor', 'employees.__proto__', 'employees.constructor.name', 'toString', 'employees.hasOwnProperty']) t.equal(getPath(s, p), undefined, p)
+  t.equal(getPath({list: [1, 2]}, 'list.1'), 2, 'array elements by index')
+  t.equal(getPath({list: [1, 2]}, 'list.length'), 2, "an array's own length")
+})
