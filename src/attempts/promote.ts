@@ -11,7 +11,7 @@ import {evaluateAttempt, oneLine, type EvaluateOptions, type SplitEvaluation} fr
 import type {SplitSummary} from './summary.js'
 import {assertOwnAttempt} from './keys.js'
 import {within} from '../paths.js'
-import {existsSync} from 'node:fs'
+import {existsSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 
 export interface AttemptPromoteOptions extends Omit<EvaluateOptions, 'split' | 'commit'> {
@@ -140,10 +140,15 @@ async function decideAttempt(store: RecordStore, ws: Workspace, id: string, o: A
     const ref = `${REJECTED_PREFIX}${id}`
     const have = await ws.readRef(ref)
     if (have !== dev.source.commit) await ws.moveRef(ref, dev.source.commit, have)
-    // (only while it is the commit dev judged: commits made on it since are kept with it)
-    await ws.deleteRef(`refs/heads/${attempt.branch}`, dev.source.commit).catch((e: unknown) => {
-      if (!(e instanceof ExpError && e.code === 'E_CONFLICT')) throw e
-    })
+    // (only while it is the commit dev judged: commits made on it since are kept with it; and
+    // only when no work tree stays on it — the attempt's own one is removed below when clean —
+    // deleting it under one left that work tree on a branch that does not exist)
+    const on = await ws.workTreeWith(`refs/heads/${attempt.branch}`)
+    if (on === undefined || (drop && samePath(on, own))) {
+      await ws.deleteRef(`refs/heads/${attempt.branch}`, dev.source.commit).catch((e: unknown) => {
+        if (!(e instanceof ExpError && e.code === 'E_CONFLICT')) throw e
+      })
+    }
     body.rejected_ref = ref
   }
   const decision = (await store.append({kind: 'decision', body, cites: [id, ...(attempt.hypothesis ? [attempt.hypothesis] : []), ...evaluations]}, {lane: o.lane, now: o.now})).id
@@ -161,4 +166,16 @@ async function evaluateAttemptRecorded(store: RecordStore, ws: Workspace, id: st
   const last = verdicts[verdicts.length - 1]
   const commit = last?.body.source?.commit ?? (await ws.readRef(o.mainRef))!
   return {attempt: id, split: 'dev', source: {commit, tree: last?.body.source?.tree ?? ''}, boundary: {clean: false, changed: []}, verdicts, baseline: {verdicts: []}, summary: {repetitions: verdicts.length, valid: 0, failed: verdicts.length, needs_retry: [], outcome: 'invalid', reason: 'the attempt crossed its contract\'s boundary'}, ran: 0}
+}
+
+/** Whether two folders are the same one (links resolved when they exist). */
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return path.resolve(p)
+    }
+  }
+  return real(a) === real(b)
 }

@@ -109,8 +109,10 @@ t.test("a decided attempt's own work tree goes once everything in it is committe
   // run from inside its own work tree, the attempt keeps it (the shell stands there)
   const c = await open()
   fs.writeFileSync(path.join(c.path, 'params.json'), '{"x": 2, "y": 2}\n')
-  await exp(['attempt', 'promote', c.id], {cwd: c.path})
+  const pc = await exp(['attempt', 'promote', c.id, '--json'], {cwd: c.path})
   t.ok(fs.existsSync(c.path), 'kept while exp runs in it')
+  // and so is its branch: deleted under it, the work tree was left on a branch that does not exist
+  t.equal((await git(c.path, 'rev-parse', '--verify', 'HEAD')).trim(), (await git(repo, 'rev-parse', `refs/research/rejected/${c.id}`)).trim(), `the kept work tree is on its branch (${pc.stdout})`)
 })
 
 // Found by the random-kill test of exp research: killed after a reject moved the attempt's
