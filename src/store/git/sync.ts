@@ -534,13 +534,14 @@ function deadlineOf(ms: number): Deadline {
 }
 
 /**
- * A sync stopped at its deadline: a remote that took the connection and then said nothing,
- * or answered a byte at a time. What was fetched before stays (each lane moved only once its
+ * A sync stopped at its deadline: a remote that never answered (a connection that hangs,
+ * an ssh command that waits), took the connection and then said nothing, or answered a byte
+ * at a time. What was fetched before stays (each lane moved only once its
  * objects were in); git was stopped with SIGTERM, which removes its locks.
  */
 function stalled(r: Remote, d: Deadline, doing: string, fetched?: number): SyncError {
   const kept = fetched ? ` (the ${fetched} ref${fetched === 1 ? '' : 's'} fetched before it stay fetched)` : ''
-  return new SyncError(`${doing} ${r.shown} did not finish within ${Math.round(d.ms / 1000)} s: sync stopped${kept}`, 'the remote took the connection but did not answer in time: check it, or allow more time with --timeout SECONDS (0: no limit); nothing recorded was lost, and the next exp sync starts over')
+  return new SyncError(`${doing} ${r.shown} did not finish within ${Math.round(d.ms / 1000)} s: sync stopped${kept}`, 'the remote (or the network on the way to it) did not answer in time: check that it is reachable, or allow more time with --timeout SECONDS (0: no limit); nothing recorded was lost, and the next exp sync starts over')
 }
 
 const NETWORK: Record<string, string> = {
