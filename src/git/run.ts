@@ -47,27 +47,44 @@ export interface RunResult {
 /**
  * Run git to completion (async: never blocks the event loop, see TOOLCHAIN.md footgun 5).
  * With `timeoutMs`, git is stopped then (SIGTERM, which lets it remove its lock files; SIGKILL
- * two seconds later) and the run ends as soon as git exits: what git started (an ssh, a remote
- * helper) and still holds its output open is not waited for.
+ * two seconds later) and the run ends as soon as git exits. Away from a terminal, a timed git
+ * runs in a process group of its own, and the signals go to the group: what git started (an
+ * ssh of core.sshCommand, a remote helper) stops with it instead of waiting on its connection;
+ * the group is also stopped when this process exits first.
  */
 export function runGit(args: string[], opts: {cwd: string; input?: string | Buffer; env?: NodeJS.ProcessEnv; allowFail?: boolean; timeoutMs?: number}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe']})
+    const timed = opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs)
+    // (not at a terminal: a session of its own has none, and git or ssh could not ask there for
+    // a password or a passphrase; at one, Ctrl-C stops the whole group anyway)
+    const group = timed && process.platform !== 'win32' && !(process.stdin.isTTY && process.stderr.isTTY)
+    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe'], detached: group})
     const out: Buffer[] = []
     const err: Buffer[] = []
     let timedOut = false
     let settled = false
     const timers: NodeJS.Timeout[] = []
-    if (opts.timeoutMs !== undefined && Number.isFinite(opts.timeoutMs)) {
+    const stop = (signal: NodeJS.Signals) => {
+      try {
+        if (group && child.pid !== undefined) process.kill(-child.pid, signal)
+        else child.kill(signal)
+      } catch {
+        child.kill(signal)
+      }
+    }
+    const onExit = () => stop('SIGTERM')
+    if (group) process.once('exit', onExit)
+    if (timed) {
       timers.push(setTimeout(() => {
         timedOut = true
-        child.kill('SIGTERM')
-        timers.push(setTimeout(() => child.kill('SIGKILL'), 2000))
-      }, Math.max(0, opts.timeoutMs)))
+        stop('SIGTERM')
+        timers.push(setTimeout(() => stop('SIGKILL'), 2000))
+      }, Math.max(0, opts.timeoutMs!)))
     }
     const finish = (code: number | null) => {
       if (settled) return
       settled = true
+      if (group) process.removeListener('exit', onExit)
       for (const t of timers) clearTimeout(t)
       const res: RunResult = {stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: timedOut ? 124 : (code ?? 1), ...(timedOut ? {timedOut} : {})}
       if (res.code !== 0 && !opts.allowFail) reject(new Error(`git ${args.join(' ')} ${timedOut ? `did not finish within ${opts.timeoutMs} ms` : `failed (${res.code})`}: ${res.stderr.trim()}`))
@@ -78,6 +95,7 @@ export function runGit(args: string[], opts: {cwd: string; input?: string | Buff
     child.on('error', e => {
       if (settled) return
       settled = true
+      if (group) process.removeListener('exit', onExit)
       for (const t of timers) clearTimeout(t)
       reject(e)
     })

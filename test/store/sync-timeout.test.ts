@@ -1,4 +1,6 @@
 import t, {type Test} from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
 import http from 'node:http'
 import net from 'node:net'
 import type {AddressInfo} from 'node:net'
@@ -90,4 +92,30 @@ t.test('--timeout takes whole seconds from 0 (no limit); anything else is a usag
     t.equal(r.code, 2, `--timeout ${bad}: ${r.stderr}`)
     t.match(r.stderr, /timeout/)
   }
+})
+
+// Found by a sweep: git was stopped at the deadline, but the ssh command it started
+// (core.sshCommand) went on until its connection closed, minutes later.
+t.test('an ssh command that never connects: sync stops at --timeout, and the ssh command with git', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  const pidFile = path.join(repo, '..', `${path.basename(repo)}-ssh.pid`)
+  const fake = path.join(repo, '..', `${path.basename(repo)}-ssh.sh`)
+  fs.writeFileSync(fake, `#!/bin/sh\necho $$ > '${pidFile}'\nexec sleep 60\n`, {mode: 0o755})
+  await git(repo, 'config', 'core.sshCommand', fake)
+  const r = await exp(['sync', 'ssh://example.invalid/x.git', '--timeout', '1'], {cwd: repo, timeoutMs: 30_000})
+  t.equal(r.code, 1, r.stderr)
+  t.match(r.stderr, /did not finish within 1 s/)
+  const pid = Number(fs.readFileSync(pidFile, 'utf8'))
+  const alive = () => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  for (let i = 0; i < 30 && alive(); i++) await new Promise(resolve => setTimeout(resolve, 100))
+  t.notOk(alive(), `the ssh command (pid ${pid}) was stopped with git`)
+  if (alive()) process.kill(pid, 'SIGKILL')
 })
