@@ -51,7 +51,7 @@ export async function gateBaseOf(repo: RepoPaths, ws: {resolve(rev: string): Pro
   const remoteHead = (await readBranchView(repo, {renames: false})).remoteHead ?? (await askOriginHead(repo))
   const [b, h] = [await ws.resolve(mainRef), await ws.resolve(head)]
   const why = b && b === h ? `${main} is at the head's very commit: there is nothing to judge it against` : remoteHead && remoteHead !== main ? `origin's default branch is ${remoteHead}` : undefined
-  if (why) throw new UsageError(`exp gate needs --base here: the main branch the checked-out .research/config.yaml names is ${main}, and ${why} (that file is part of the change a gate judges, and could name its own base)`, `give the branch the change goes into, e.g. \`exp gate --base ${remoteHead && remoteHead !== main ? remoteHead : 'main'} --head ${head}\` (CI passes --base origin/$GITHUB_BASE_REF)`)
+  if (why) throw new UsageError(`exp gate needs --base here: the main branch the checked-out .research/config.yaml names is ${main}, and ${why} (that file is part of the change a gate judges, and could name its own base)`, `give the branch the change goes into, e.g. \`exp gate --base ${remoteHead && remoteHead !== main ? remoteHead : 'main'} --head ${head}\` (CI passes --base refs/remotes/origin/$GITHUB_BASE_REF)`)
   return mainRef
 }
 

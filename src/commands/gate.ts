@@ -35,7 +35,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
   ]
   static flags = {
     ...runFlags,
-    base: Flags.string({description: 'base revision (default: origin/$GITHUB_BASE_REF in CI, else the main branch — asked for when that is the head itself or not the branch origin\'s HEAD names: the checked-out config could name its own base)'}),
+    base: Flags.string({description: 'base revision (default: refs/remotes/origin/$GITHUB_BASE_REF in CI, else the main branch — asked for when that is the head itself or not the branch origin\'s HEAD names: the checked-out config could name its own base)'}),
     head: Flags.string({description: 'head revision', default: 'HEAD'}),
     repeat: Flags.integer({description: 'episodes per scenario on held-out (and on validation when the policy has no sequential design; else its passes)', min: 1, default: 2}),
     lane: Flags.string({description: 'lane for the gate records (default: ci in CI, where the CI variable is set; else your lane: EXP_LANE, git config exp.lane, user@host)'}),
@@ -59,7 +59,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
       res = await withStore(this.workDir, async store => {
         const {options, mainRef} = await runContext(store, this.workDir, {...flags, lane: flags.lane ?? (inCi() ? 'ci' : undefined)}, l => this.note(l))
         const ws = new GitWorkspace(store)
-        const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `origin/${process.env.GITHUB_BASE_REF}` : await gateBaseOf(store.repo, ws, mainRef, flags.head))
+        const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `refs/remotes/origin/${process.env.GITHUB_BASE_REF}` : await gateBaseOf(store.repo, ws, mainRef, flags.head))
         return gate(store, ws, {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), hide: evaluatorHides(store), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {

@@ -117,7 +117,7 @@ function installStep(install: Install): string {
           EXP_PACKAGE: ${q(install.vendored)}
         # the copy committed on the base branch, not the pull request's (it could replace the file)
         run: |
-          git show "origin/$BASE_REF:$EXP_PACKAGE" > "$RUNNER_TEMP/experience-compiler.tgz"
+          git show "refs/remotes/origin/$BASE_REF:$EXP_PACKAGE" > "$RUNNER_TEMP/experience-compiler.tgz"
           npm install --global --no-audit --no-fund "$RUNNER_TEMP/experience-compiler.tgz"
 `
 }
@@ -136,7 +136,7 @@ ${setupSteps(o.install, true)}      - name: run this shard of the validation epi
         env:
           BASE_REF: \${{ github.event.pull_request.base.ref }}
           SHARD: \${{ matrix.shard }}
-        run: exp gate --base "origin/$BASE_REF" --head HEAD --shard "$SHARD/${o.shards}"
+        run: exp gate --base "refs/remotes/origin/$BASE_REF" --head HEAD --shard "$SHARD/${o.shards}"
       - name: bundle the shard's lane
         env:
           SHARD: \${{ matrix.shard }}
@@ -240,7 +240,7 @@ ${setupSteps(install, sharded)}${gather}      - name: find an approving review o
           BASE_REF: \${{ github.event.pull_request.base.ref }}
           APPROVER: \${{ steps.review.outputs.approver }}
         # (a pull request could commit either name as a link: the later steps read them)
-        run: rm -f exp-gate.xml exp-gate.md && exp gate --base "origin/$BASE_REF" --head HEAD${sharded ? ` --shards ${shards}` : ''} --require-certified --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
+        run: rm -f exp-gate.xml exp-gate.md && exp gate --base "refs/remotes/origin/$BASE_REF" --head HEAD${sharded ? ` --shards ${shards}` : ''} --require-certified --junit exp-gate.xml --comment exp-gate.md \${APPROVER:+--approved-by "$APPROVER"}
       - name: upload the JUnit report
         if: always() && hashFiles('exp-gate.xml') != ''
         uses: ${ACTIONS.uploadArtifact}

@@ -234,3 +234,50 @@ t.test("a pull request whose tree holds an editable file twice (git fsck: duplic
   t.not(r.code, 0, 'the gate does not pass it')
   t.match(r.stderr, /holds "params\.json" twice \(git fsck: duplicateEntries\)/)
 })
+
+// Found by a sweep: git takes a tag before a remote's branch, and anyone who may push a branch
+// may push a tag named `origin/main`: the workflow's `--base "origin/$BASE_REF"` (and its `git
+// show` of the packed exp) then read the attacker's commit as the base, and the gate passed a
+// rewritten evaluator ("0 file(s) changed"). A short name two refs hold at different commits is
+// refused; the workflow names the base in full.
+t.test('a tag named like the base (origin/main) does not become the base the gate judges on', async t => {
+  const repo = await quadFixture(t)
+  await git(repo, 'update-ref', 'refs/remotes/origin/main', 'main')
+  await git(repo, 'checkout', '-q', '-b', 'evil')
+  fs.writeFileSync(path.join(repo, 'eval.py'), 'import json\njson.dump({"score": 1000}, open("metrics.json", "w"))\n')
+  await git(repo, 'commit', '-qam', 'eval: always 1000')
+  await git(repo, 'tag', 'origin/main', 'evil')
+  const short = await gateOf(repo, ['--base', 'origin/main', '--head', 'evil'])
+  t.equal(short.code, 2, short.stderr)
+  t.match(short.stderr, /origin\/main is ambiguous: it names refs\/tags\/origin\/main \([0-9a-f]{12}\), refs\/remotes\/origin\/main/)
+  t.match(short.stderr, /refs\/remotes\/origin\/main/)
+  const full = await gateOf(repo, ['--base', 'refs/remotes/origin/main', '--head', 'evil'])
+  t.equal(full.code, 6, full.stderr)
+  t.same(full.result.scope.protected, ['eval.py'], 'judged against the real base: the evaluator was changed')
+  // CI's default base is named in full too
+  const ci = await gateOf(repo, ['--head', 'evil'], {GITHUB_BASE_REF: 'main'})
+  t.equal(ci.code, 6, ci.stderr)
+  t.same(ci.result.scope.protected, ['eval.py'])
+  // the workflow exp ci init writes names it in full, in the gate and in the install step
+  t.equal((await exp(['ci', 'init'], {cwd: repo})).code, 0)
+  const wf = fs.readFileSync(path.join(repo, '.github/workflows/exp-gate.yml'), 'utf8')
+  t.match(wf, /exp gate --base "refs\/remotes\/origin\/\$BASE_REF"/)
+  t.match(wf, /git show "refs\/remotes\/origin\/\$BASE_REF:\$EXP_PACKAGE"/)
+  t.notMatch(wf, /"origin\/\$BASE_REF/)
+})
+
+t.test("a contract's baseline.revision that a tag shadows is refused, not read as the tag", async t => {
+  const repo = await quadFixture(t)
+  const {GitRecordStore} = await import('../../src/store/index.js')
+  const {GitWorkspace} = await import('../../src/workspace/git.js')
+  const first = (await git(repo, 'rev-list', '--max-parents=0', 'main')).trim()
+  await git(repo, 'tag', 'main', first)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  await t.rejects(ws.resolve('main'), {code: 'E_USAGE', message: /main is ambiguous: it names refs\/tags\/main/})
+  t.equal(await ws.resolve('refs/heads/main'), (await git(repo, 'rev-parse', 'refs/heads/main')).trim())
+  await git(repo, 'tag', '-d', 'main')
+  await git(repo, 'tag', 'main', 'main')
+  t.equal(await ws.resolve('main'), (await git(repo, 'rev-parse', 'refs/heads/main')).trim(), 'a tag at the same commit is no ambiguity')
+})

@@ -6,7 +6,7 @@ import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
 import type {GitRecordStore} from './store.js'
 import {commitText} from '../../records/summary.js'
-import {CommitTooLargeError, ExpError, FileTooLargeError, WorkTreeBehindError, WorktreeError, refMoved} from '../../errors/index.js'
+import {CommitTooLargeError, ExpError, FileTooLargeError, UsageError, WorkTreeBehindError, WorktreeError, refMoved} from '../../errors/index.js'
 import {existsSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
@@ -232,15 +232,25 @@ export async function updateWorkTree(store: GitRecordStore, from: string, to: st
 export async function resolveRev(store: GitRecordStore, rev: string): Promise<string | undefined> {
   if (/^[0-9a-f]{40}$/.test(rev)) return rev
   const own = rev.startsWith('refs/') || /^[A-Z_]+$/.test(rev) ? [rev] : []
+  // git's order for a short name (a tag before a branch or a remote's branch). A short name
+  // that more than one of them holds, at different commits, is refused: anyone who may push a
+  // branch may push a tag `origin/main`, and git would take it for the base a gate judges on
+  const found: {ref: string; commit: string | undefined}[] = []
   for (const ref of [...own, `refs/${rev}`, `refs/tags/${rev}`, `refs/heads/${rev}`, `refs/remotes/${rev}`, `refs/remotes/${rev}/HEAD`]) {
     const v = await readRef(store.commonDir, ref)
     if (!v) continue
     // (an annotated tag names a tag object: git peels it)
     const type = await store.reader.read(v, OBJECT_MAX).then(o => o.type, () => undefined)
-    if (type === 'commit') return v
-    return peel(store, ref)
+    found.push({ref, commit: type === 'commit' ? v : await peel(store, ref)})
+    if (own.length) break
   }
-  return peel(store, rev)
+  if (!found.length) return peel(store, rev)
+  const other = found.find(f => f.commit !== found[0]!.commit)
+  if (other) {
+    const named = found.map(f => `${f.ref} (${f.commit?.slice(0, 12) ?? 'no commit'})`).join(', ')
+    throw new UsageError(`${rev} is ambiguous: it names ${named}; git would take ${found[0]!.ref}`, `name the ref meant in full, e.g. ${found.find(f => !f.ref.startsWith('refs/tags/'))?.ref ?? found[0]!.ref}; or delete the ref that should not be there`)
+  }
+  return found[0]!.commit
 }
 
 async function peel(store: GitRecordStore, rev: string): Promise<string | undefined> {
