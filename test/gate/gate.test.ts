@@ -95,7 +95,7 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   t.match(ci.stdout, /require the status check "gate" .* code owner's review of \.github\/.*could skip the gate/)
   const wf = fs.readFileSync(path.join(repo, '.github/workflows/exp-gate.yml'), 'utf8')
   t.match(wf, /pull_request:\n\s+branches: \["main"\]/, 'every pull request to the main branch')
-  t.match(wf, /exp gate --base "origin\/\$BASE_REF" --head HEAD --require-certified --junit exp-gate\.xml --comment exp-gate\.md/)
+  t.match(wf, /exp gate --base "refs\/remotes\/origin\/\$BASE_REF" --head HEAD --require-certified --junit exp-gate\.xml --comment exp-gate\.md/)
 })
 
 // Found walking the tour as a new user: a pull request that adds a skill failed with
