@@ -46,7 +46,7 @@ export type Install = {spec: string} | {vendored: string}
  * exp that judges it. So only what npm fetches from elsewhere is taken (fetchedSpec).
  */
 export function checkInstallSpec(spec: string): string {
-  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : !fetchedSpec(spec) ? 'it is not a package@version, an https URL or a git URL: npm would read it as a path, and the job would install it from the pull request\'s own checkout (a pull request that replaced the file would choose the exp that judges it)' : undefined
+  const bad = !spec.trim() ? 'it is empty' : spec.includes('${{') ? 'it contains ${{ (an Actions expression)' : [...spec].some(ch => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f) ? 'it contains a control character or newline' : /\s/.test(spec) ? 'it contains whitespace' : spec.startsWith('-') ? 'it starts with - (an npm option)' : /^[a-z][a-z+]*:\/\/[^/@:]*:[^/@]*@/i.test(spec) ? 'it holds a password or token in the URL (user:secret@): the workflow file is committed, and read by everyone who can read the repository' : !fetchedSpec(spec) ? 'it is not a package@version, an https URL or a git URL: npm would read it as a path, and the job would install it from the pull request\'s own checkout (a pull request that replaced the file would choose the exp that judges it)' : undefined
   if (bad) throw new ExpError('E_USAGE', `--install ${JSON.stringify(spec)} cannot be used: ${bad}`, {hint: 'leave --install out (exp ci init then commits a packed copy of this exp under .github/exp/, and the workflow installs the base branch\'s copy), or pass a package@version, an https tarball URL, or a git URL pinned to a commit (github:OWNER/REPO#COMMIT)'})
   return spec
 }
@@ -54,7 +54,8 @@ export function checkInstallSpec(spec: string): string {
 /** Whether npm fetches what `spec` names from elsewhere: a registry package, an https or git URL, a hosted git shorthand. */
 function fetchedSpec(spec: string): boolean {
   // a registry package: [@scope/]name[@version, range or tag] (no `/`, `:` or `\` after the name: `name@./x` is a path)
-  if (/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*(@[A-Za-z0-9._^~<>=*|+-]+)?$/.test(spec)) return true
+  // (not a tarball's file name: npm reads `exp-0.1.0.tgz` as a path, in the job's checkout)
+  if (/^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*(@[A-Za-z0-9._^~<>=*|+-]+)?$/.test(spec)) return !/\.(tgz|tar\.gz|tar)$/i.test(spec)
   // a tarball or repository over the network
   if (/^(https:\/\/|git\+https:\/\/|git\+ssh:\/\/|ssh:\/\/)[^/\\]/.test(spec)) return true
   // hosted git: github:OWNER/REPO#REF, or OWNER/REPO#REF (npm's shorthand for github)
