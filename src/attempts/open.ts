@@ -62,6 +62,13 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   if (wanted && root && within(wanted, root) && !within(wanted, path.join(root, '.git'))) {
     throw new InvalidInputError(`--path ${o.path} is inside the repository's work tree (${root}): an attempt's work tree goes beside it, not in it`, {flag: 'path', path: o.path}, `e.g. --path ${path.join(path.dirname(root), `${path.basename(root)}-attempt`)}, or leave --path out (.git/exp/worktrees/<id>)`)
   }
+  // inside a git dir (this repository's or any), its files would be refs and objects to git:
+  // `--path .git/refs/research/lanes/x` made every file of the checkout a broken ref. Only
+  // exp's own place for work trees there is taken
+  const gitDir = wanted ? gitDirAbove(wanted) : undefined
+  if (wanted && gitDir && !within(wanted, path.join(gitDir, 'exp', 'worktrees'))) {
+    throw new InvalidInputError(`--path ${o.path} is inside a git directory (${gitDir}): git would read the attempt's files as its own (refs, objects, config)`, {flag: 'path', path: o.path}, 'name a folder outside the repository, or leave --path out (.git/exp/worktrees/<id>)')
+  }
   // a folder already there that is not an attempt's work tree: git worktree add would refuse it
   // after the attempt is recorded (an attempt without a work tree): refused first
   if (wanted && existsSync(wanted) && !existsSync(path.join(wanted, '.git')) && !emptyFolder(wanted)) {
@@ -131,5 +138,13 @@ function emptyFolder(p: string): boolean {
     return statSync(p).isDirectory() && readdirSync(p).length === 0
   } catch {
     return false
+  }
+}
+
+/** The nearest folder at or above `p` that is a git directory (HEAD, objects/ and refs/ in it), if any. */
+function gitDirAbove(p: string): string | undefined {
+  for (let dir = p; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'HEAD')) && existsSync(path.join(dir, 'objects')) && existsSync(path.join(dir, 'refs'))) return dir
+    if (path.dirname(dir) === dir) return undefined
   }
 }

@@ -18,6 +18,13 @@ t.test('exp attempt new --path: never the repository, a folder inside it, or ano
     t.equal(r.code, 2, `--path ${p}: ${r.stderr}`)
     t.match(r.stderr, /is inside the repository's work tree .*: an attempt's work tree goes beside it, not in it/)
   }
+  // (found by a sweep: a folder in .git became refs — every file of the checkout a broken ref)
+  for (const p of ['.git/refs/research/lanes/zz', '.git/objects/zz', path.join(repo, '.git', 'exp', 'x')]) {
+    const r = await exp(['attempt', 'new', 'quad', '--path', p], {cwd: repo})
+    t.equal(r.code, 2, `--path ${p}: ${r.stderr}`)
+    t.match(r.stderr, /is inside a git directory .*: git would read the attempt's files as its own/)
+  }
+  t.notOk(fs.existsSync(path.join(repo, '.git/refs/research/lanes/zz')))
   const other = path.join(tempDir(t), 'other')
   await git(repo, 'worktree', 'add', '-q', '-b', 'elsewhere', other)
   const o = await exp(['attempt', 'new', 'quad', '--path', other], {cwd: repo})
