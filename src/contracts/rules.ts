@@ -67,6 +67,7 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
     const mfWhy = pathProblem(mf, true)
     if (mfWhy) out.push({path: [key, 'metrics_file'], message: `${key}.metrics_file ${JSON.stringify(mf)} must be a file relative to the command's folder (${mfWhy})`})
     for (const [j, a] of (e.required_artifacts ?? []).entries()) {
+      if (evaluator === 'command' && (matchesAny(a, globs('editable_scope')) || matchesAny(a.toLowerCase(), globs('editable_scope').map(g => g.toLowerCase())))) out.push({path: [key, 'required_artifacts', j], message: `${key}.required_artifacts[${j}] "${a}" is editable: an attempt could supply the artifact the evaluator must write`})
       const why = pathProblem(a, true)
       if (why) out.push({path: [key, 'required_artifacts', j], message: `${key}.required_artifacts[${j}] ${JSON.stringify(a)} must be a file relative to the command's folder (${why})`})
     }

@@ -18,6 +18,8 @@ t.test('contract problems name their line: YAML, schema, and the rules a schema 
   t.match(at(CONTRACT.replace('  - data/**\n', '')), [/private_data\[0\] "data\/secret.json" must be inside the protected scope/])
   t.match(at(CONTRACT.replace('editable_scope:\n  - params.json', 'editable_scope:\n  - params.json\n  - metrics.json')), [/metrics_file "metrics.json" is editable: an attempt could write its own score/])
   t.match(at(CONTRACT.replace('  - params.json', '  - ../outside')), [/must be a path inside the repository/])
+  // found by a sweep: an editable artifact could be supplied by the attempt
+  t.match(at(CONTRACT.replace('editable_scope:\n  - params.json', 'editable_scope:\n  - params.json\n  - report.txt').replace('  command: python3 eval.py dev\n', '  command: python3 eval.py dev\n  required_artifacts: [report.txt]\n')), [/required_artifacts\[0\] "report.txt" is editable: an attempt could supply the artifact the evaluator must write/])
   t.match(at('version: 2\nname: quad\n  bad: [indent\n'), [/^\d+: YAML:/])
   t.match(at(CONTRACT.replace('  command: python3 eval.py dev\n', '  evaluator: world\n  command: python3 eval.py dev\n')), [/the world evaluator runs no command/])
   // found by an attack sweep: it passed lint, and an evaluation recorded things before it failed

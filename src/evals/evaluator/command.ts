@@ -157,6 +157,12 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
   // (a folder there too — an attempt may commit one where the file goes: rm of it threw, and
   // every rerun of the attempt failed the same way)
   if (await inside(o.checkout, metricsPath)) await rm(metricsPath, {force: true, recursive: true})
+  // so is an artifact the command must write: one already in the checkout (committed by the
+  // attempt) was counted as written by the evaluator
+  for (const a of o.spec.required_artifacts) {
+    const at = path.join(o.checkout, a)
+    if (await inside(o.checkout, at)) await rm(at, {force: true, recursive: true})
+  }
   const [program, ...args] = words as [string, ...string[]]
   const box = await evaluatorSandbox(program, args, {
     checkout: o.checkout,

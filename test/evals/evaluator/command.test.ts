@@ -73,6 +73,20 @@ t.test('a required artifact that is a link, or a path out of the folder, is miss
   t.same(r.missing_artifacts, ['model.bin'])
 })
 
+// Found by a sweep: an artifact already in the checkout (committed by the attempt) was counted
+// as written by the evaluator, which never wrote it.
+t.test('a required artifact that was there before the command ran is not the command\'s: missing unless it writes it', async t => {
+  const dir = checkout(t, `echo '{"score": 1}' > metrics.json\n`)
+  fs.writeFileSync(path.join(dir, 'report.txt'), 'forged\n')
+  const r = await run(dir, {required_artifacts: ['report.txt']})
+  t.same(r.missing_artifacts, ['report.txt'])
+  const w = checkout(t, `echo '{"score": 1}' > metrics.json; echo mine > report.txt\n`)
+  fs.writeFileSync(path.join(w, 'report.txt'), 'forged\n')
+  const written = await run(w, {required_artifacts: ['report.txt']})
+  t.same(written.missing_artifacts, [])
+  t.equal(written.artifacts?.length, 1, 'what the command wrote counts')
+})
+
 t.test('a metrics file with NUL bytes, or text that is not JSON, is unparseable, and its content never reaches the error', async t => {
   const dir = checkout(t, `printf '{"score": 1, "x": "\\000\\000${SECRET}' > metrics.json\n`)
   const r = await run(dir)
