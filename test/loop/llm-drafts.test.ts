@@ -166,3 +166,18 @@ t.test('a drafted reason with control or bidirectional characters is refused; no
   t.ok(recorded.exchanges.every(x => x.line_accepted && !x.reason_accepted), 'the lines are accepted, the reasons refused, on the record')
   await git(repo, 'fsck', '--strict')
 })
+
+// Found by a sweep: with no key for api.openai.com, `evolve --proposer openai:…` ran its whole
+// training and mining (234 traces, 25 knowledge records) before it failed, and `--agent openai:…`
+// recorded each episode as failed after a minute of retries.
+t.test('openai:MODEL with no OPENAI_API_KEY and the default endpoint: refused before anything runs or is written', async t => {
+  const repo = await exampleRepo(t)
+  const env = {OPENAI_API_KEY: '', OPENAI_BASE_URL: ''}
+  const before = await git(repo, 'for-each-ref', 'refs/research')
+  for (const args of [['evolve', '-n', '1', '--proposer', 'openai:gpt-4o-mini'], ['evolve', '-n', '1', '--miner-drafts', 'openai:gpt-4o-mini'], ['run', 'train', '--agent', 'openai:gpt-4o-mini'], ['mine', '--miner-drafts', 'openai:gpt-4o-mini']]) {
+    const r = await exp(args, {cwd: repo, env})
+    t.equal(r.code, 2, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, /openai: no API key for https:\/\/api\.openai\.com\/v1: OPENAI_API_KEY is not set/, args.join(' '))
+  }
+  t.equal(await git(repo, 'for-each-ref', 'refs/research'), before, 'nothing was written')
+})

@@ -1,5 +1,6 @@
 import OpenAI, {APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError} from 'openai'
 import {LlmError} from '../../errors/agent.js'
+import {UsageError} from '../../errors/index.js'
 import {ResponseCache} from './cache.js'
 import type {LlmClientOptions} from './options.js'
 import {resolveClientOptions} from './options.js'
@@ -87,6 +88,9 @@ export class Completer {
 
   constructor(options: LlmClientOptions = {}) {
     const o = resolveClientOptions(options)
+    // api.openai.com without a key answers every request 401: refused before anything runs
+    // (an evolve ran its whole training and mining first, a run recorded each episode failed)
+    if (o.baseURL === undefined && o.apiKey === undefined) throw new UsageError(`openai: no API key for ${DEFAULT_BASE}: OPENAI_API_KEY is not set`, 'set OPENAI_API_KEY, or OPENAI_BASE_URL to a server that needs no key (Ollama, vLLM, llama.cpp)')
     this.redact = redactor([o.apiKey])
     this.params = o.params
     this.endpoint = o.baseURL ?? DEFAULT_BASE
