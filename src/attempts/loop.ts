@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 import {lstat, mkdir, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {execFile} from 'node:child_process'
-import type {AttemptBody, HypothesisBody} from '../records/types.js'
+import type {AttemptBody, HypothesisBody, VerdictBody} from '../records/types.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, BudgetError, ConflictError, ExpError, FileTooLargeError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
@@ -101,7 +101,7 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
       await settle(store, ws, id, o, say)
       continue
     }
-    await checkLanes(store, contract, o.lane)
+    await checkLanes(store, contract, o.lane, (o.now ?? (() => new Date()))(), o.claimTtlSeconds ?? DEFAULT_TTL_SECONDS)
     const picked = await pick(store, ws, contract, ordinal, o, say)
     if (!picked) {
       stopped = 'the agent has no move left to try'
@@ -163,11 +163,29 @@ async function resumeOwn(store: RecordStore, ws: Workspace, o: ResearchOptions, 
   return n
 }
 
-/** At most max_parallel_lanes lanes research one contract at once (lanes with an undecided attempt). */
-async function checkLanes(store: RecordStore, contract: Contract, lane: string): Promise<void> {
-  const busy = new Set(attemptViews(await store.ledger(), contract.name, {ownDecisions: true}).filter(a => !a.decision).map(a => a.lane))
-  busy.delete(lane)
-  if (busy.size >= contract.budget.max_parallel_lanes) throw new BudgetError(contract.name, `${busy.size} other lane(s) are working on it (max_parallel_lanes ${contract.budget.max_parallel_lanes})`)
+/**
+ * At most max_parallel_lanes lanes research one contract at once: lanes with an undecided
+ * attempt they have worked on within the claim TTL (its record or a verdict of it). An attempt
+ * left undecided for longer stops counting: a lane that opened attempts and went away (or
+ * opened them to hold the others off) does not stop every other lane for good.
+ */
+async function checkLanes(store: RecordStore, contract: Contract, lane: string, now: Date, ttlSeconds: number): Promise<void> {
+  const ledger = await store.ledger()
+  const since = now.getTime() - ttlSeconds * 1000
+  // (a time from the future beyond a few minutes of clock skew is a writer's word: not taken)
+  const until = now.getTime() + 5 * 60_000
+  const fresh = (t: number) => t >= since && t <= until
+  const worked = new Set<string>()
+  for (const e of ledger.select({kinds: ['verdict']})) {
+    const v = ledger.load<'verdict'>(e)
+    if (fresh(Date.parse(v.created_at))) worked.add((v.body as VerdictBody).attempt)
+  }
+  const recent = (id: string) => {
+    const e = ledger.get(id)
+    return worked.has(id) || (e !== undefined && fresh(Date.parse(ledger.load(e).created_at)))
+  }
+  const busy = new Set(attemptViews(ledger, contract.name, {ownDecisions: true}).filter(a => !a.decision && a.lane !== lane && recent(a.id)).map(a => a.lane))
+  if (busy.size >= contract.budget.max_parallel_lanes) throw new BudgetError(contract.name, `${busy.size} other lane(s) are working on it (max_parallel_lanes ${contract.budget.max_parallel_lanes})`, `wait for them to decide their attempts (exp attempt list shows them; an attempt nobody worked on for ${ttlSeconds} s, claims.ttl_seconds, stops counting), or raise budget.max_parallel_lanes in the contract (a reviewed change on main)`)
 }
 
 /** The next move of the agent that no other lane holds, its hypothesis recorded and claimed by this lane. */

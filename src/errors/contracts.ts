@@ -36,8 +36,8 @@ export class BoundaryError extends ExpError {
 
 /** The contract's budget is spent. */
 export class BudgetError extends ExpError {
-  constructor(contract: string, detail: string) {
-    super('E_BUDGET', `the budget of contract ${contract} is spent: ${detail}`, {data: {contract}, hint: 'raise budget.max_attempts in the contract (a reviewed change on main), or stop here'})
+  constructor(contract: string, detail: string, hint = 'raise budget.max_attempts in the contract (a reviewed change on main), or stop here') {
+    super('E_BUDGET', `the budget of contract ${contract} is spent: ${detail}`, {data: {contract}, hint})
   }
 }
 
