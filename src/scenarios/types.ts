@@ -1,6 +1,7 @@
 import type {Constraint, GradingSpec, Invariant, Scope} from '../evals/grader/types.js'
 import type {InitialSpec} from '../world/initial.js'
 import type {Split} from '../records/types.js'
+import {textLine} from '../records/summary.js'
 
 /** A scenario file (scenarios/<id>.yaml), as validated by schemas/scenario.schema.json. */
 export interface Scenario extends GradingSpec {
@@ -31,5 +32,7 @@ export interface Problem {
 export const CLASS_TAGS = ['onboarding', 'offboarding', 'access', 'shortage', 'duplicates', 'escalation', 'completion'] as const
 
 export function formatProblem(p: Problem): string {
-  return `${p.file}:${p.line}${p.column ? `:${p.column}` : ''}: ${p.message}`
+  // one line, whatever the file is named or its text holds: a committed file named with an
+  // escape sequence drove the terminal, and one with a newline printed a line of its own
+  return `${textLine(p.file)}:${p.line}${p.column ? `:${p.column}` : ''}: ${textLine(p.message)}`
 }

@@ -108,3 +108,19 @@ t.test("a lane ref's name with control and bidi characters reaches stderr escape
   t.match(l.stderr, /is not a lane name.*a lane name is one component of letters, digits/)
   t.notMatch(l.stderr, /does not hold an object id/)
 })
+
+// Found by a sweep: a committed scenario file named with an escape sequence drove the terminal
+// through `exp run`'s "skipped …" line, and one with a newline in its name printed a line of
+// its own ("ok.yaml:1: fine") in `exp scenarios lint`.
+t.test('a scenario file named with escape sequences or a newline: one line each, escaped, in lint, list and run', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  fs.writeFileSync(path.join(repo, 'scenarios', 'x\u001b]0;PWNED\u0007\u001b[2J\nok.yaml:1: fine.yaml'), 'id: x\n')
+  for (const args of [['scenarios', 'lint'], ['scenarios', 'list'], ['run', 'train', '--repeat', '1']]) {
+    const r = await exp(args, {cwd: repo})
+    const out = r.stdout + r.stderr
+    t.notOk(/[\u001b\u0007]/.test(out), `exp ${args.join(' ')}: no raw escape`)
+    t.notOk(out.split('\n').some(l => l.startsWith('ok.yaml:1: fine')), `exp ${args.join(' ')}: no forged line`)
+    t.match(out, /x\\u001b\]0;PWNED\\u0007\\u001b\[2J\\u000aok\.yaml:1: fine\.yaml:1:/, `exp ${args.join(' ')} names the file, escaped`)
+  }
+})
