@@ -1,4 +1,4 @@
-import {existsSync, readdirSync} from 'node:fs'
+import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs'
 import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpError} from '../errors/index.js'
@@ -28,10 +28,11 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
   // `exp evolve` finishes a run, instead of refused for a folder that is not empty
   const marker = path.join(dir, '.git', 'exp', 'demo')
   const resume = existsSync(marker)
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new ExpError('E_USAGE', `${dir} is a file, not a folder`, {hint: 'pass --dir with a new or empty folder, or leave it out to use a temp folder'})
   if (!resume && existsSync(dir) && readdirSync(dir).length) throw new ExpError('E_USAGE', `${dir} is not empty`, {hint: 'pass --dir with a new or empty folder, or leave it out to use a temp folder'})
   // never inside a repository (the one it is started from, or another): the demo makes its own
   const outer = enclosingWorkTree(dir)
-  if (!resume && outer) throw new ExpError('E_USAGE', `${dir} is inside the work tree of the repository ${outer}: exp demo makes a repository of its own, and never writes into another`, {hint: 'pass --dir with a folder outside any repository, or leave it out to use a temp folder'})
+  if (!resume && outer) throw new ExpError('E_USAGE', `${dir} is inside ${outer.gitDir ? 'the git directory' : 'the work tree'} of the repository ${outer.at}: exp demo makes a repository of its own, and never writes into another`, {hint: 'pass --dir with a folder outside any repository, or leave it out to use a temp folder'})
   if (!resume) {
     await mkdir(dir, {recursive: true})
     await runGit(['init', '-q', '-b', 'main', '--object-format=sha1', dir], {cwd: dir})
@@ -77,12 +78,22 @@ export async function runLoopDemo(dir: string, o: {iterations: number; say: (lin
 }
 
 /** The work tree of the repository the nearest existing folder of `dir` is in, if any. */
-function enclosingWorkTree(dir: string): string | undefined {
+function enclosingWorkTree(dir: string): {at: string; gitDir: boolean} | undefined {
   let up = path.resolve(dir)
   while (!existsSync(up) && path.dirname(up) !== up) up = path.dirname(up)
   try {
-    return discoverRepo(up).workDir ?? undefined
+    // (by its real path: a link to a folder inside a work tree is inside it)
+    const real = realpathSync(up)
+    const repo = discoverRepo(real)
+    // inside its git dir (a bare repository's too) there is no work tree, and it is no place either
+    if (repo.workDir && !within(real, repo.commonDir) && !within(real, repo.gitDir)) return {at: repo.workDir, gitDir: false}
+    return {at: repo.workDir ?? repo.commonDir, gitDir: true}
   } catch {
     return undefined
   }
+}
+
+function within(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }

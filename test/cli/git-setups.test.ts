@@ -157,6 +157,24 @@ t.test('exp demo never makes its repository inside another; run again after a ki
   t.equal(inside.code, 2)
   t.match(inside.stderr, /sub is inside the work tree of the repository .*: exp demo makes a repository of its own/)
   t.notOk(fs.existsSync(path.join(outer, 'sub')), 'nothing made')
+  // (found by a sweep: through a link to a folder of a work tree, or inside .git, it did; and a
+  // file given as --dir was "unknown file or folder")
+  fs.mkdirSync(path.join(outer, 'inner'))
+  const links = tempDir(t)
+  fs.symlinkSync(path.join(outer, 'inner'), path.join(links, 'link'))
+  const bad: [string, RegExp][] = [
+    [path.join(links, 'link'), /link is inside the work tree of the repository/],
+    [path.join(outer, '.git', 'demo'), /\.git\/demo is inside the git directory of the repository/],
+    [path.join(links, 'afile'), /afile is a file, not a folder/],
+  ]
+  fs.writeFileSync(path.join(links, 'afile'), '')
+  for (const [d, why] of bad) {
+    const r = await exp(['demo', '--dir', d, '-n', '1'], {cwd: links})
+    t.equal(r.code, 2, r.stderr)
+    t.match(r.stderr, why)
+  }
+  t.same(fs.readdirSync(path.join(outer, 'inner')), [], 'nothing made through the link')
+  t.notOk(fs.existsSync(path.join(outer, '.git', 'demo')), 'nor in .git')
   const dir = path.join(tempDir(t), 'demo')
   const {spawn} = await import('node:child_process')
   const {BIN} = await import('../helpers/cli.js')
