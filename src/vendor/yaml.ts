@@ -26,15 +26,31 @@ export function tooDeep(text: string, max = MAX_YAML_DEPTH): number | undefined 
   let lastOpen = -1
   let lineStart = true
   let dashes = 0
+  // block nesting: the indentations of the lines a line is nested under (a block map 3,000
+  // levels deep overflowed the parser's stack as brackets did)
+  const indents: number[] = []
+  let from = 0
+  let first = true
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     if (c === 0x0a) {
       lineStart = true
       dashes = 0
+      from = i + 1
+      first = true
       continue
     }
     if (lineStart) {
       if (c === 0x20 || c === 0x09) continue
+      if (first) {
+        first = false
+        if (flow === 0 && c !== 0x23 && c !== 0x0d) {
+          const col = i - from
+          while (indents.length && indents[indents.length - 1]! >= col) indents.pop()
+          indents.push(col)
+          if (indents.length > max) return i
+        }
+      }
       if (c === 0x2d && (text.charCodeAt(i + 1) === 0x20 || text.charCodeAt(i + 1) === 0x09)) {
         if (++dashes + flow > max) return i
         i++

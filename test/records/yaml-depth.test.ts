@@ -14,6 +14,20 @@ t.test('nesting is counted from the text: flow collections and sequences opened 
   for (const fine of [`k: a${'['.repeat(300)}`, `k: "${'['.repeat(300)}"`, `k: '${'{'.repeat(300)}'`, `# ${'['.repeat(300)}\nk: 1`, `k: ${'['.repeat(MAX_YAML_DEPTH)}${']'.repeat(MAX_YAML_DEPTH)}`, 'k: [1, [2, [3]], {a: [b]}]']) t.equal(tooDeep(fine), undefined, fine.slice(0, 24))
 })
 
+// Found by a sweep: a block map nested 3,000 levels deep (by indentation, no brackets) gave
+// "YAML: Maximum call stack size exceeded".
+t.test('block nesting is counted from the indentation: a map 3,000 deep is refused, a block scalar is not nesting', async t => {
+  const block = (n: number) => Array.from({length: n}, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + `\n${'  '.repeat(n)}v: 1\n`
+  t.ok(tooDeep(block(3000)) !== undefined)
+  t.ok(tooDeep(block(MAX_YAML_DEPTH + 1)) !== undefined)
+  t.equal(tooDeep(block(MAX_YAML_DEPTH - 2)), undefined)
+  t.equal(tooDeep('k: |\n  a\n    b\n      c\nj: 2\n'), undefined, 'a block scalar of a few indented lines')
+  t.ok(tooDeep(`k: |\n${Array.from({length: 300}, (_, i) => `${' '.repeat(i + 1)}x`).join('\n')}\nj: 2\n`) !== undefined, 'one indented stair-wise 300 times is refused too: a bound from the text, not a parse')
+  const doc = parseDocument(block(3000))
+  t.equal(doc.errors.length, 1)
+  t.match(doc.errors[0]!.message, /nested deeper than 128 levels/)
+})
+
 t.test('a text nested too deep is one error at its place, through every reader; never a crash', async t => {
   const text = `a: 1\nk: ${'['.repeat(5000)}${']'.repeat(5000)}\n`
   const doc = parseDocument(text)
