@@ -1,7 +1,7 @@
 import type {VerdictBody} from '../records/types.js'
 import type {Contract} from '../contracts/types.js'
 import {gain} from '../contracts/types.js'
-import {pairedTTest} from '../evals/stats/index.js'
+import {pairedTTest, round6 as r6} from '../evals/stats/index.js'
 
 export interface SplitSummary {
   repetitions: number
@@ -18,7 +18,6 @@ export interface SplitSummary {
   reason: string
 }
 
-const r6 = (x: number) => Math.round(x * 1e6) / 1e6
 
 /** The violations only a boundary check writes, as verdicts before `invalid_kind` spelled them. */
 const LEGACY_BOUNDARY = /^(protected path changed|outside the editable scope|not a regular file \(a symbolic link or submodule\)): /

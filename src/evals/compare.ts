@@ -1,5 +1,5 @@
 import type {EvaluationBody, ScoreVector} from '../records/types.js'
-import {mcnemarExact, pairedBootstrapDiff, seededRandom} from './stats/index.js'
+import {mcnemarExact, pairedBootstrapDiff, round6 as r6, seededRandom} from './stats/index.js'
 import type {VerifiedEpisode} from './runner/summary.js'
 import {summarize} from './runner/summary.js'
 
@@ -8,7 +8,6 @@ export type Comparison = NonNullable<EvaluationBody['comparison']>
 export const BOOTSTRAP = {resamples: 2000, seed: 20261130, level: 0.95}
 
 const ok = (v: VerifiedEpisode) => v.body.valid && v.body.passed
-const r6 = (x: number) => Math.round(x * 1e6) / 1e6
 
 /**
  * The paired comparison of a candidate against the current skill on the same scenarios

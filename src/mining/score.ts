@@ -1,5 +1,6 @@
 import type {Rule} from '../knowledge/index.js'
 import {wilson} from '../evals/stats/wilson.js'
+import {round6 as round} from '../evals/stats/mean.js'
 import {judge, type Context} from './judge.js'
 import type {View} from './types.js'
 
@@ -40,7 +41,7 @@ export function confidenceOf(support: number, failures: number): number {
 }
 
 // stored numbers are rounded so that the same data always gives the same bytes
-export const round = (x: number) => Math.round(x * 1e6) / 1e6
+export {round}
 
 interface Cell {
   fp: number

@@ -5,14 +5,13 @@ import {checkVerification} from '../evals/evaluator/check.js'
 import {evaluatorOf} from '../evals/evaluator/world.js'
 import {compareRuns} from '../evals/compare.js'
 import {evidenceOf, summarize, type VerifiedEpisode} from '../evals/runner/summary.js'
-import {wilson} from '../evals/stats/index.js'
+import {round6 as r6, wilson} from '../evals/stats/index.js'
 import {signatureKey, type Standing, type TrustInput} from './types.js'
 
 /** Fields of an evaluation that must equal their recomputation from the verifications it cites. */
 const AGGREGATES = ['total', 'passed', 'failed', 'invalid', 'success_rate', 'ci', 'per_scenario', 'scores', 'pass_hat_k', 'pass_at_k'] as const
 
 const bad = (cls: Extract<Standing, {ok: false}>['class'], reason: string): Standing => ({ok: false, class: cls, reason})
-const r6 = (x: number) => Math.round(x * 1e6) / 1e6
 
 /** A public held-out aggregate: the details (and the verifications) stay on a private lane. */
 export function isSealedAggregate(e: LedgerEntry, b: EvaluationBody): boolean {

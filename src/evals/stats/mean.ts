@@ -28,3 +28,13 @@ export function meanScoreVector(vectors: readonly Readonly<Record<string, number
   for (const k of keys) out[k] = out[k]! / vectors.length
   return out
 }
+
+/**
+ * `x` to six decimals, as records and reports show numbers. A number too large to scale
+ * (1e303 * 1e6 is Infinity) is returned as it is: it has no decimals to round, and rounding
+ * made a finite metric Infinity (null in JSON).
+ */
+export function round6(x: number): number {
+  const scaled = x * 1e6
+  return Number.isFinite(scaled) ? Math.round(scaled) / 1e6 : x
+}
