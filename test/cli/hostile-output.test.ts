@@ -119,6 +119,7 @@ t.test('a scenario file named with escape sequences or a newline: one line each,
   for (const args of [['scenarios', 'lint'], ['scenarios', 'list'], ['run', 'train', '--repeat', '1']]) {
     const r = await exp(args, {cwd: repo})
     const out = r.stdout + r.stderr
+    // eslint-disable-next-line no-control-regex
     t.notOk(/[\u001b\u0007]/.test(out), `exp ${args.join(' ')}: no raw escape`)
     t.notOk(out.split('\n').some(l => l.startsWith('ok.yaml:1: fine')), `exp ${args.join(' ')}: no forged line`)
     t.match(out, /x\\u001b\]0;PWNED\\u0007\\u001b\[2J\\u000aok\.yaml:1: fine\.yaml:1:/, `exp ${args.join(' ')} names the file, escaped`)
