@@ -44,6 +44,10 @@ export interface RunResult {
   timedOut?: boolean
 }
 
+/** the timed gits of their own process groups still running: each stopped if this process exits first (one 'exit' listener for all) */
+const groups = new Set<() => void>()
+let exitHooked = false
+
 /**
  * Run git to completion (async: never blocks the event loop, see TOOLCHAIN.md footgun 5).
  * With `timeoutMs`, git is stopped then (SIGTERM, which lets it remove its lock files; SIGKILL
@@ -73,7 +77,13 @@ export function runGit(args: string[], opts: {cwd: string; input?: string | Buff
       }
     }
     const onExit = () => stop('SIGTERM')
-    if (group) process.once('exit', onExit)
+    if (group) groups.add(onExit)
+    if (group && !exitHooked) {
+      exitHooked = true
+      process.once('exit', () => {
+        for (const f of groups) f()
+      })
+    }
     if (timed) {
       timers.push(setTimeout(() => {
         timedOut = true
@@ -84,7 +94,7 @@ export function runGit(args: string[], opts: {cwd: string; input?: string | Buff
     const finish = (code: number | null) => {
       if (settled) return
       settled = true
-      if (group) process.removeListener('exit', onExit)
+      groups.delete(onExit)
       for (const t of timers) clearTimeout(t)
       const res: RunResult = {stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: timedOut ? 124 : (code ?? 1), ...(timedOut ? {timedOut} : {})}
       if (res.code !== 0 && !opts.allowFail) reject(new Error(`git ${args.join(' ')} ${timedOut ? `did not finish within ${opts.timeoutMs} ms` : `failed (${res.code})`}: ${res.stderr.trim()}`))
@@ -95,7 +105,7 @@ export function runGit(args: string[], opts: {cwd: string; input?: string | Buff
     child.on('error', e => {
       if (settled) return
       settled = true
-      if (group) process.removeListener('exit', onExit)
+      groups.delete(onExit)
       for (const t of timers) clearTimeout(t)
       reject(e)
     })
