@@ -45,5 +45,10 @@ async function markLocked(store: RecordStore, o: RetireOptions, action: 'retire'
   // anyone can guess, so one another lane holds is passed by (store/own.ts ownKey)
   const step = node.events.filter(l => l.entry.kind === 'note').length
   const res = await store.append({kind: 'note', key: ownKey(ledger, 'note', `${action}/${view.id}/${o.lane}/${step}`, o.lane), body: {text: o.reason, about: [view.id], action}, cites: [view.id]}, {lane: o.lane, now: () => now})
+  // the note counts where the ledger orders it: behind a record of another lane with a higher
+  // Lamport clock (one that put its clock past where the others count), it changes nothing.
+  // Said, not reported as done
+  const after = (await findHypothesis(store, view.id, now)).view.status
+  if ((action === 'retire') !== (after === 'retired')) throw new HypothesisStateError(view.id, after, action, `the ${action} note ${res.id} (lamport ${res.lamport}) is recorded, but a record ordered after it in the ledger leaves ${view.id} ${after}: \`exp hypotheses\` and \`exp fsck\` show which`)
   return {note: res.id, hypothesis: view.id, action, was: view.status}
 }

@@ -33,3 +33,33 @@ t.test('a lane far ahead but within the safe range carries the clock; one past t
   await handCommit(repo, 'edge', 'x.json', '{}\n', `note: at the edge\n\nExp-Record: note/nt-${'2'.repeat(24)}\nExp-Schema: note@1\nExp-Lamport: ${Number.MAX_SAFE_INTEGER - 10}\n`)
   t.equal((await s.append({kind: 'note', body: {text: 'three'}}, {lane: 'me'})).lamport, 1000002, 'a lane a few counts short of 2^53 would leave no room: passed over')
 })
+
+// Found by a sweep: a lane whose tip says exactly CLOCK_MAX (2^53 - 1 - 2^32) took every other
+// lane's next append past it, and the writer then passed over that lane's own tip (above the
+// bound): each of its records got CLOCK_MAX + 1, tied, ordered by id. A retire and the reopen
+// after it landed in either order; `exp reopen` said "reopened" while the hypothesis stayed retired.
+t.test("a lane pushed past the bound by another's clock counts on from its own tip; a reopen that changes nothing says so", async t => {
+  const CLOCK_MAX = Number.MAX_SAFE_INTEGER - 2 ** 32
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  t.teardown(() => s.close())
+  await handCommit(repo, 'mallory', 'x.json', '{}\n', `note: at the bound\n\nExp-Record: note/nt-${'3'.repeat(24)}\nExp-Schema: note@1\nExp-Lamport: ${CLOCK_MAX}\n`)
+  const lamports: number[] = []
+  for (let i = 0; i < 4; i++) lamports.push((await s.append({kind: 'note', body: {text: `mine ${i}`}}, {lane: 'alice'})).lamport)
+  t.same(lamports, [CLOCK_MAX + 1, CLOCK_MAX + 2, CLOCK_MAX + 3, CLOCK_MAX + 4], "alice's own clock counts on")
+  // a new process (no cached tips) counts on too
+  const s2 = await GitRecordStore.open(repo)
+  t.teardown(() => s2.close())
+  t.equal((await s2.append({kind: 'note', body: {text: 'later'}}, {lane: 'alice'})).lamport, CLOCK_MAX + 5)
+  // retire and reopen on one lane: in order, and the reopen takes effect
+  const {retireHypothesis, reopenHypothesis} = await import('../../src/lifecycle/index.js')
+  const {sampleDraft} = await import('../helpers/records.js')
+  const hyp = (await s2.append(sampleDraft('hypothesis', 7), {lane: 'alice'})).id
+  const now = () => new Date()
+  await retireHypothesis(s2, {hypothesis: hyp, lane: 'alice', reason: 'r', now})
+  const re = await reopenHypothesis(s2, {hypothesis: hyp, lane: 'alice', reason: 'o', now})
+  t.equal(re.was, 'retired')
+  // another lane's reopen of a retire it cannot count past is refused as ineffective, not reported done
+  await retireHypothesis(s2, {hypothesis: hyp, lane: 'alice', reason: 'r again', now})
+  await t.rejects(reopenHypothesis(s2, {hypothesis: hyp, lane: 'bob', reason: 'o', now}), {code: 'E_STATE', message: /cannot reopen .*: it is retired/})
+})

@@ -43,6 +43,12 @@ interface Existing {
  * safe integer, so that no lane, whatever it holds, leaves the others no room to count on.
  */
 const CLOCK_MAX = Number.MAX_SAFE_INTEGER - 2 ** 32
+/**
+ * The highest lamport a lane's own tip carries its clock on from: 2^31 appends past CLOCK_MAX
+ * (a lane pushed there by another's clock counts on; one whose tip was set near 2^53 by someone
+ * else's commit is not stopped by it).
+ */
+const OWN_CLOCK_MAX = Number.MAX_SAFE_INTEGER - 2 ** 31
 /** commits that are not records passed over below a tip, looking for its clock */
 const CLOCK_WALK = 64
 
@@ -53,6 +59,7 @@ const CLOCK_WALK = 64
  * then the ref moves.
  */
 export class LaneWriter {
+  /** a commit's tree and the lamport its record commit carries (raw: any safe integer from 1, else 0) */
   private commitTree = new Map<string, {tree: string; lamport: number}>()
   constructor(private readonly ctx: AppendContext) {}
 
@@ -85,7 +92,10 @@ export class LaneWriter {
       all.set(ref, lock.old)
       for (const [r, tip] of [...all].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
         const info = r === ref ? own : tip ? await this.commitInfo(tip).catch(() => undefined) : undefined
-        if (info) tips.set(r, info)
+        // (another lane's clock above CLOCK_MAX counts for nothing: any lane could leave the
+        // others no room to count on; this lane's own clock always goes on from its tip, or two
+        // of its records in a row would share a lamport — a retire and the reopen after it)
+        if (info) tips.set(r, info.lamport <= (r === ref ? OWN_CLOCK_MAX : CLOCK_MAX) ? info : {...info, lamport: 0})
       }
       // (within a namespace, only its lanes' records count as recorded: AppendOptions.within)
       const counted = opts.within ? new Map([...tips].filter(([r]) => r === ref || opts.within!(parseLaneRef(r)?.lane ?? ''))) : tips
@@ -96,6 +106,7 @@ export class LaneWriter {
       }
       let lamport = 0
       for (const t of tips.values()) lamport = Math.max(lamport, t.lamport)
+      if (lamport + prepared.length > Number.MAX_SAFE_INTEGER) throw new CorruptObjectError('lane', `${ref}: its Lamport clock is at ${lamport}, with no room left to count on (a record's lamport is at most 2^53 - 1); nothing was appended`, {ref})
       const createdAt = utcTimestamp((opts.now ?? (() => new Date()))())
       const firstSeen = new Set<string>()
       const fresh = prepared.filter(p => !existing.has(p.id) && !firstSeen.has(p.id) && firstSeen.add(p.id))
@@ -151,9 +162,10 @@ export class LaneWriter {
   /**
    * A tip's tree and the Lamport clock it carries on: the Exp-Lamport of the newest record
    * commit at or below it (a commit that is not a record, a merge someone pushed, is passed
-   * over: up to CLOCK_WALK of them). A lamport that is not a whole number from 1 to CLOCK_MAX
-   * (`NaN`, `1e400`, 2^53, from anyone who may push a lane) counts for nothing: the clock of
-   * every lane would otherwise stop (a record's lamport must be a safe integer) or freeze.
+   * over: up to CLOCK_WALK of them). A lamport that is not a safe whole number from 1 (`NaN`,
+   * `1e400`, 2^53, from anyone who may push a lane) counts for nothing; one above CLOCK_MAX
+   * counts only on the lane's own tip (appendBatch): the clock of every lane would otherwise
+   * stop (a record's lamport must be a safe integer) or freeze.
    */
   private async commitInfo(oid: string): Promise<{tree: string; lamport: number}> {
     let hit = this.commitTree.get(oid)
@@ -172,7 +184,7 @@ export class LaneWriter {
         lamport = parseTrailers(p.message).lamport
         parent = p.parents[0]
       }
-      hit = {tree: c.tree, lamport: lamport !== undefined && Number.isSafeInteger(lamport) && lamport >= 1 && lamport <= CLOCK_MAX ? lamport : 0}
+      hit = {tree: c.tree, lamport: lamport !== undefined && Number.isSafeInteger(lamport) && lamport >= 1 ? lamport : 0}
       this.commitTree.set(oid, hit)
     }
     return hit
