@@ -7,7 +7,7 @@ import {makeRedactor, withKey} from '../redact/index.js'
 import {passedSecrets} from '../agents/command/sandbox.js'
 import {laneOf} from './context.js'
 import {mainRefOf} from './main-ref.js'
-import {holdoutKeyFor, keyFileHidden} from './run-context.js'
+import {holdoutKeyFor, repositoryHidden} from './run-context.js'
 import {contractAt} from '../contracts/load.js'
 import {UsageError} from '../errors/index.js'
 import type {Workspace} from '../workspace/port.js'
@@ -40,9 +40,9 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
   }
 }
 
-/** What an evaluator command must not see: this repository's work tree and git dirs (the key, the lanes, the cache), and a key file elsewhere. */
+/** What an evaluator command must not see: every work tree of this repository, its git dirs (the key, the lanes, the cache), and a key file elsewhere. */
 export function evaluatorHides(store: GitRecordStore): string[] {
-  return [...new Set([...(store.repo.workDir ? [store.repo.workDir] : []), store.repo.commonDir, store.repo.gitDir, ...keyFileHidden(store)])]
+  return repositoryHidden(store)
 }
 
 /**

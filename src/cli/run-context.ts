@@ -17,6 +17,7 @@ import {PACKAGE_ROOT} from '../package-root.js'
 import {DEFAULT_EXPLORE_RATE} from '../evals/runner/explore.js'
 import {signedReuse} from '../trust/reuse.js'
 import {GitWorkspace} from '../workspace/git.js'
+import {workTreesOf} from '../git/worktrees.js'
 
 export const holdoutKeyFile = defaultKeyFile
 
@@ -57,9 +58,25 @@ export function keyFileHidden(store: GitRecordStore): string[] {
   return [...(keyFile ? [path.resolve(keyFile)] : []), ...(signing ? [path.resolve(signing)] : [])]
 }
 
-export function agentOptions(cfg: ResearchConfig, store: GitRecordStore): AgentOptions {
-  // what a command agent must never see: this repository, its git folders, a key file elsewhere, the package's own scenarios
-  const hide = [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), ...keyFileHidden(store)]
+/**
+ * What no agent and no evaluator command may see of the repository (one list, for every
+ * sandbox exp builds): every work tree of it — the one exp runs in and the others `git
+ * worktree list` names, each a checkout with the scenarios' gold answers and the harness —
+ * its git dirs (the key file, the lanes, the cache) and the key files elsewhere. (Before, a run
+ * from a linked work tree let its agent read the main work tree's scenarios, and the other way
+ * round.)
+ */
+export function repositoryHidden(store: GitRecordStore): string[] {
+  return [...new Set([...workTreesOf(store.repo), store.repo.commonDir, store.repo.gitDir, ...keyFileHidden(store)])]
+}
+
+/**
+ * The options agents are made with: `scenariosDir`, the folder a run reads its scenarios from,
+ * is hidden from a `command:` agent too (a `--scenarios DIR` outside the repository).
+ */
+export function agentOptions(cfg: ResearchConfig, store: GitRecordStore, scenariosDir?: string): AgentOptions {
+  // what a command agent must never see: this repository (every work tree of it), its git folders, a key file elsewhere, the scenarios in use, the package's own scenarios
+  const hide = [...new Set([...repositoryHidden(store), ...(scenariosDir ? [path.resolve(scenariosDir)] : []), path.join(PACKAGE_ROOT, 'scenarios')])]
   return {
     command: {...(cfg.run?.timeout_ms ? {timeoutMs: cfg.run.timeout_ms} : {}), sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide}},
     // (the endpoint and key are the user's environment's: OPENAI_BASE_URL, OPENAI_API_KEY)
@@ -76,9 +93,10 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
   const root = store.repo.workDir ?? cwd
   const cfg = await loadConfig(root)
   const agent = flags.agent ?? cfg.agent ?? 'scripted'
+  const scenariosDir = path.resolve(cwd, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios'))
   const options: EvalRunOptions = {
     agent,
-    scenariosDir: path.resolve(cwd, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios')),
+    scenariosDir,
     skillsDir: path.join(root, cfg.skills ?? 'skills'),
     seed: flags.seed ?? cfg.seed ?? 42,
     concurrency: flags.concurrency ?? cfg.run?.concurrency ?? 4,
@@ -86,7 +104,7 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     cwd,
     repo: store.repo,
     maxSteps: flags['max-steps'] ?? cfg.run?.max_steps,
-    agentOptions: agentOptions(cfg, store),
+    agentOptions: agentOptions(cfg, store, scenariosDir),
     // written synchronously, a line per event: nothing to flush when the command ends
     // (what the agent is handed with --env is masked in the events too)
     events: openEventSink(eventsFile(cwd, flags.events), {cwd, secrets: passedSecrets(agent)}),

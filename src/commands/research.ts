@@ -3,7 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
 import {attemptContext, attemptFlags, checkAttemptContract} from '../cli/attempts.js'
-import {keyFileHidden} from '../cli/run-context.js'
+import {repositoryHidden} from '../cli/run-context.js'
 import {research, type ResearchResult} from '../attempts/loop.js'
 import {createResearchAgent, RESEARCH_AGENTS} from '../attempts/agents/registry.js'
 import {PACKAGE_ROOT} from '../package-root.js'
@@ -33,7 +33,7 @@ Agents: ${RESEARCH_AGENTS.join(', ')} (docs/research-protocol.md). search is bui
     const res = await withStore(this.workDir, async store => {
       const c = await attemptContext(store, this.workDir, flags, l => this.note(l))
       await checkAttemptContract(c.ws, c.mainRef, args.contract)
-      const agent = createResearchAgent(flags.agent, {sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide: [store.repo.commonDir, store.repo.gitDir, path.join(PACKAGE_ROOT, 'scenarios'), path.join(PACKAGE_ROOT, 'examples'), ...keyFileHidden(store)]}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache')}})
+      const agent = createResearchAgent(flags.agent, {sandbox: {...(store.repo.workDir ? {root: store.repo.workDir} : {}), hide: [...repositoryHidden(store), path.join(PACKAGE_ROOT, 'scenarios'), path.join(PACKAGE_ROOT, 'examples')]}, openai: {cacheDir: path.join(store.commonDir, 'exp', 'llm-cache')}})
       try {
         return await research(store, c.ws, {contract: args.contract, agent, attempts: flags.attempts, memoryMode, lane: c.lane, mainRef: c.mainRef, worktreeRoot: c.worktreeRoot, hide: c.hide, redact: c.redact, seed: c.seed, claimTtlSeconds: c.claimTtlSeconds, ...(c.holdoutKey ? {holdoutKey: c.holdoutKey} : {}), onEvent: line => this.note(line)})
       } finally {

@@ -13,9 +13,10 @@ import {splitCommandLine} from './argv.js'
  * episode starts in a new empty folder with a scrubbed environment (PATH, a temporary HOME
  * and TMPDIR, and only the variables the spec names with `--env NAME`). Files the spec
  * names inside the repository are copied out first. Where Linux allows it, the agent also
- * runs in its own mount and PID namespaces in which the repository, its .git, the key file
- * and the package's own scenarios are empty: it cannot read them by any path, nor reach
- * exp's process through /proc.
+ * runs in its own mount and PID namespaces in which the repository (every work tree of it,
+ * src/cli/run-context.ts repositoryHidden), its .git, the key file, the scenarios in use and
+ * the package's own scenarios are empty: it cannot read them by any path, nor reach exp's
+ * process through /proc.
  */
 export type Isolation = 'namespace' | 'userns' | 'bwrap' | 'none'
 
