@@ -255,7 +255,9 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
     ...(r.spec.command ? {command: r.spec.command} : {}),
     timeout_seconds: r.timeout,
     seed,
-    environment: await environmentFingerprint(program),
+    // (the interpreter's version only once the boundary let the evaluator run, and never of a
+    // program the attempt can replace: src/attempts/environment.ts)
+    environment: await environmentFingerprint(r.boundary.clean ? program : undefined, {hide: o.hide ?? []}),
     ran: false,
   }
   let body: ObservationBody = base
