@@ -102,6 +102,18 @@ export async function prepareLaunch(program: string, args: readonly string[], o:
 }
 
 let probe: Promise<Isolation> | undefined
+let deathProbe: Promise<boolean> | undefined
+
+/**
+ * Whether `setpriv --pdeathsig KILL` works here (util-linux 2.33 and later, Linux): the wrapper
+ * of a namespace sandbox is started under it, so that it is killed when exp dies — and with it,
+ * through `--kill-child`, every process of the namespace (probed once per process).
+ */
+export function parentDeathSignal(): Promise<boolean> {
+  if (process.platform !== 'linux') return Promise.resolve(false)
+  deathProbe ??= runs('setpriv', ['--pdeathsig', 'KILL', '--', 'true'])
+  return deathProbe
+}
 
 function runs(cmd: string, args: string[]): Promise<boolean> {
   return new Promise(resolve => {
@@ -217,7 +229,7 @@ export async function episodeSandbox(launch: Prepared, pass: readonly string[], 
   // (the agent's files, copied once for every episode of the run, are read-only to it: an
   // episode that wrote there passed what it saw to the episodes after it, or changed the agent
   // they ran)
-  const wrapped = wrapHidden(launch.program, launch.args, {cwd, env, keep, readOnly: launch.files ? [launch.files] : [], hide, isolation})
+  const wrapped = wrapHidden(launch.program, launch.args, {cwd, env, keep, readOnly: launch.files ? [launch.files] : [], hide, isolation, pdeathsig: await parentDeathSignal()})
   return {cwd, env, ...wrapped, cleanup: () => rm(base, {recursive: true, force: true})}
 }
 
@@ -226,7 +238,7 @@ export async function episodeSandbox(launch: Prepared, pass: readonly string[], 
  * `hide` is empty and every path of `keep` (inside hidden ones) is still there; as it is when
  * the machine offers no isolation, or nothing is to be hidden.
  */
-function wrapHidden(program: string, args: readonly string[], o: {cwd: string; env: NodeJS.ProcessEnv; keep: readonly string[]; readOnly?: readonly string[]; hide: readonly string[]; isolation: Isolation}): {program: string; args: string[]; isolation: Isolation} {
+function wrapHidden(program: string, args: readonly string[], o: {cwd: string; env: NodeJS.ProcessEnv; keep: readonly string[]; readOnly?: readonly string[]; hide: readonly string[]; isolation: Isolation; pdeathsig?: boolean}): {program: string; args: string[]; isolation: Isolation} {
   // a program that cannot be found fails to start as itself (not as the wrapper's exit 127)
   const found = findProgram(program, o.env.PATH ?? '', o.cwd)
   const {keep, hide, isolation} = o
@@ -236,7 +248,12 @@ function wrapHidden(program: string, args: readonly string[], o: {cwd: string; e
     // (--kill-child: when unshare ends, killed as exp ends an episode, its child, the program as
     // PID 1 of the new namespace, is killed with it, and every process in that namespace: one
     // that left the process group exp signals, setsid() and SIGTERM ignored, outlived exp)
-    return {program: 'unshare', args: [...user, '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep.flatMap(k => [o.readOnly?.includes(k) ? 'ro' : 'rw', k]), '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args], isolation}
+    // (and unshare itself is killed when exp dies, SIGKILLed too, as bwrap is by --die-with-parent:
+    // started by setpriv --pdeathsig, which exec()s it, it gets SIGKILL when exp's thread that
+    // spawned it ends. Before, the sandbox and the agent of an exp that was SIGKILLed ran on,
+    // reparented to init)
+    const unshare = ['unshare', ...user, '--mount', '--pid', '--uts', '--ipc', '--fork', '--kill-child', '--mount-proc', '--propagation', 'private', '--', '/bin/sh', '-c', HIDE_SCRIPT, 'exp-sandbox', o.cwd, ...keep.flatMap(k => [o.readOnly?.includes(k) ? 'ro' : 'rw', k]), '--', ...hide, '--', ...realPaths([...keep, ...hide]), '--', program, ...args]
+    return o.pdeathsig ? {program: 'setpriv', args: ['--pdeathsig', 'KILL', '--', ...unshare], isolation} : {program: unshare[0]!, args: unshare.slice(1), isolation}
   }
   if (found && hide.length && isolation === 'bwrap') {
     const masks = hide.flatMap(h => (statSync(h).isDirectory() ? ['--tmpfs', h] : ['--ro-bind', '/dev/null', h]))
@@ -272,7 +289,7 @@ export async function evaluatorSandbox(program: string, args: readonly string[],
   const hide = o.hide.length ? [...new Set([...o.hide, ...scratchFolders()].map(h => path.resolve(h)))].filter(h => existsSync(h)).sort((a, b) => a.length - b.length) : []
   const isolation = o.isolation && o.isolation !== 'auto' ? o.isolation : hide.length ? await detectIsolation() : 'none'
   const keep = [path.resolve(o.checkout), base, ...(o.privateDir ? [path.resolve(o.privateDir)] : [])]
-  return {env, ...wrapHidden(program, args, {cwd: o.checkout, env, keep, hide, isolation}), cleanup: () => rm(base, {recursive: true, force: true})}
+  return {env, ...wrapHidden(program, args, {cwd: o.checkout, env, keep, hide, isolation, pdeathsig: await parentDeathSignal()}), cleanup: () => rm(base, {recursive: true, force: true})}
 }
 
 /**

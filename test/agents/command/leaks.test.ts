@@ -81,6 +81,45 @@ t.test('an agent that leaves its process group and ignores SIGTERM does not outl
   t.same(pids(), [], 'nothing the agent started is left running')
 })
 
+// Found by an attack sweep: an exp that was SIGKILLed during `exp run` left its `unshare`
+// sandboxes and their agents running for ever, reparented to init (only bwrap had
+// --die-with-parent): nothing of exp was left to end the episode.
+t.test('the sandboxes and agents of an exp that is SIGKILLed end with it', {skip: !ISOLATED && 'no mount namespaces or bwrap on this machine'}, async t => {
+  const repo = await oneScenario(t)
+  for (const f of ['train-access-admin-refused.yaml', 'train-access-finance-delegate.yaml']) fs.copyFileSync(path.join(repo, 'scenarios', f), path.join(repo, 'sc1', f))
+  const mark = `exp-orphan-${process.pid}-${Date.now()}`
+  // an agent that reads its start and sleeps (the episode's timeout is far away)
+  fs.writeFileSync(path.join(repo, `${mark}.sh`), '#!/bin/sh\nread start\nexec sleep 900\n')
+  const pids = () => {
+    try {
+      return execFileSync('pgrep', ['-f', mark], {encoding: 'utf8'}).split('\n').filter(Boolean)
+    } catch {
+      return []
+    }
+  }
+  t.teardown(() => {
+    for (const p of pids()) {
+      try {
+        process.kill(Number(p), 'SIGKILL')
+      } catch {
+        // gone meanwhile
+      }
+    }
+  })
+  // (the agent's script is named with the mark, and so are the sandbox's own command lines, which name it)
+  const [cmd, args] = node([BIN, 'run', 'train', '--scenarios', 'sc1', '--concurrency', '3', '--agent', `command:/bin/sh ${mark}.sh`])
+  const child = spawn(cmd, args, {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
+  const closed = new Promise(resolve => child.on('close', resolve))
+  const until = async (ok: () => boolean, ms: number) => {
+    for (const end = Date.now() + ms; Date.now() < end && !ok(); ) await new Promise(resolve => setTimeout(resolve, 100))
+    return ok()
+  }
+  t.ok(await until(() => pids().length >= 3, 30_000), `the agents started: ${pids().length} processes`)
+  child.kill('SIGKILL')
+  await closed
+  t.ok(await until(() => pids().length === 0, 5000), `nothing of the sandboxes is left: ${pids().join(' ')}`)
+})
+
 const SCRIPT = (() => {
   try {
     execFileSync('script', ['--version'], {stdio: 'ignore'})
