@@ -159,6 +159,28 @@ readline.createInterface({input: process.stdin}).on('line', l => {
   t.match(ledger, /"tool":"\[redacted\]"/)
 })
 
+// Found by a sweep: one tool call nested 300 levels deep made a trace the store refuses, and
+// `exp run` stopped (exit 2, no episode named), and so did every rerun.
+t.test('tool-call arguments nested hundreds of levels deep end that episode as protocol: the run goes on', async t => {
+  const repo = await benchmarkRepo(t)
+  const agent = path.join(repo, '..', `deep-${path.basename(repo)}.mjs`)
+  fs.writeFileSync(agent, `import readline from 'node:readline'
+const n = 300
+readline.createInterface({input: process.stdin}).on('line', l => {
+  const m = JSON.parse(l)
+  if (m.type === 'start') process.stdout.write('{"type":"tool_call","id":"c1","tool":"get_employee","arguments":{"x":' + '['.repeat(n) + ']'.repeat(n) + '}}\\n')
+  else process.stdout.write(JSON.stringify({type: 'final', answer: 'ok'}) + '\\n')
+})
+`)
+  t.teardown(() => fs.rmSync(agent, {force: true}))
+  const r = await exp(['run', 'validation', '--agent', `command:node ${agent}`, '--lane', 'deep', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  t.equal((JSON.parse(r.stdout) as RunJson).invalid, VAL, 'every episode ended invalid')
+  const traces = JSON.parse((await exp(['ledger', '--json', '--kind', 'trace', '--lane', 'deep'], {cwd: repo})).stdout) as {body: {invalid_reason?: string}}[]
+  t.equal(traces.length, VAL, 'every episode recorded')
+  t.ok(traces.every(x => /^protocol: nested more than 64 levels deep/.test(x.body.invalid_reason ?? '')), traces[0]?.body.invalid_reason ?? 'no trace')
+})
+
 // Found by a sweep: a committed .research/config.yaml chose the openai client's endpoint over
 // the user's OPENAI_BASE_URL, and with `api_key_env` which variable of theirs went as the key:
 // a cloned repository could have any of the user's secrets sent to a server of its choosing.

@@ -1,3 +1,4 @@
+import {jsonTooDeep, MAX_NESTING} from '../nesting.js'
 import type {AgentInput, ToolResult} from '../types.js'
 
 /**
@@ -82,6 +83,8 @@ export const MAX_TOOL = 128
 
 /** Parse one stdout line. Unknown fields are ignored (forward compatible); unknown types are not. */
 export function parseAgentLine(line: string): Parsed {
+  const deep = jsonTooDeep(line)
+  if (deep !== undefined) return {ok: false, problem: `nested more than ${MAX_NESTING} levels deep (at character ${deep}): refused unparsed, a trace could not record it`}
   let v: unknown
   try {
     v = JSON.parse(line)

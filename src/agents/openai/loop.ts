@@ -1,5 +1,6 @@
 import {LlmError} from '../../errors/agent.js'
 import {invalidOutcome, type InvalidCode} from '../invalid.js'
+import {jsonTooDeep, MAX_NESTING} from '../nesting.js'
 import {systemPrompt, toolResultContent} from '../transcript.js'
 import type {AgentContext, AgentInput, AgentOutcome, Message, ToolInvoker, Usage} from '../types.js'
 import type {Completer, WireMessage, WireTool} from './completer.js'
@@ -78,7 +79,9 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
       if (Date.now() >= end) return late()
       const args = parseArguments(call.arguments)
       let content: string
-      if (args === undefined) {
+      if (args === 'deep') {
+        content = toolResultContent({ok: false, error: {code: 'E_BAD_ARGUMENTS', message: `arguments are nested more than ${MAX_NESTING} levels deep`}})
+      } else if (args === undefined) {
         // the model's mistake, not ours: tell it, as a tool would, and let it try again
         content = toolResultContent({ok: false, error: {code: 'E_BAD_ARGUMENTS', message: 'arguments are not a JSON object'}})
       } else {
@@ -94,7 +97,9 @@ export async function runLoop(completer: Completer, s: LoopSettings, input: Agen
   }
 }
 
-function parseArguments(text: string): Record<string, unknown> | undefined {
+/** The call's arguments object; 'deep' when nested deeper than MAX_NESTING (refused unparsed: a trace could not record them). */
+function parseArguments(text: string): Record<string, unknown> | 'deep' | undefined {
+  if (jsonTooDeep(text) !== undefined) return 'deep'
   try {
     const v: unknown = JSON.parse(text || '{}')
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined

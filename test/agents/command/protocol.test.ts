@@ -43,3 +43,19 @@ t.test('a tool name longer than 128 characters is a protocol error, not a trace 
   t.match((r as {problem: string}).problem, /"tool" must be a non-empty string of at most 128 characters/)
   t.equal(parseAgentLine(JSON.stringify({type: 'tool_call', id: 'c1', tool: 'x'.repeat(128), arguments: {}})).ok, true)
 })
+
+// Found by a sweep: a tool call whose arguments nested 300 levels made a trace the store refuses
+// (256 levels at most): the whole run stopped, and every rerun; a few thousand levels overflowed
+// the stack of the world's checks (a tool_error, exp's own code) or of the agent's transcript.
+t.test('a line nested more than 64 levels deep is a protocol error, refused unparsed; brackets in strings do not count', async t => {
+  for (const n of [63, 300, 3000, 6000, 1_000_000]) {
+    const line = `{"type":"tool_call","id":"c1","tool":"x","arguments":{"x":${'['.repeat(n)}${']'.repeat(n)}}}`
+    const r = parseAgentLine(line)
+    t.equal(r.ok, false, `${n + 2} levels in all`)
+    t.match((r as {problem: string}).problem, /^nested more than 64 levels deep/)
+  }
+  const ok = `{"type":"tool_call","id":"c1","tool":"x","arguments":{"x":${'['.repeat(62)}${']'.repeat(62)}}}`
+  t.equal(parseAgentLine(ok).ok, true, '64 levels in all is allowed')
+  const quoted = JSON.stringify({type: 'final', answer: '['.repeat(1000) + '"{'.repeat(100)})
+  t.same(parseAgentLine(quoted), {ok: true, message: {type: 'final', answer: '['.repeat(1000) + '"{'.repeat(100)}})
+})

@@ -101,6 +101,16 @@ t.test('arguments that are not a JSON object go back to the model as a tool erro
   t.same(JSON.parse(llm.requests[1]!.body.messages[3].content), {ok: false, error: {code: 'E_BAD_ARGUMENTS', message: 'arguments are not a JSON object'}})
 })
 
+t.test('arguments nested more than 64 levels deep go back to the model as a tool error, never to the invoker', async t => {
+  const deep = `{"x":${'['.repeat(3000)}${']'.repeat(3000)}}`
+  const {out, calls, llm} = await episode(t, (req, i) => i === 0
+    ? {body: completion({tool_calls: [{id: 'c1', name: 'get_employee', arguments: deep}]})}
+    : {body: completion({content: 'sorry'})})
+  t.equal(calls.length, 0, 'the invoker never saw the call')
+  t.equal(out.finalAnswer, 'sorry')
+  t.same(JSON.parse(llm.requests[1]!.body.messages[3].content), {ok: false, error: {code: 'E_BAD_ARGUMENTS', message: 'arguments are nested more than 64 levels deep'}})
+})
+
 t.test('a cancelled episode is invalid: aborted', async t => {
   const ac = new AbortController()
   setTimeout(() => ac.abort(), 50)
