@@ -31,6 +31,8 @@ export interface EpisodeOptions {
    * the final answer and failure reasons (docs/trust.md: redaction on every write).
    */
   redact?: Redact
+  /** the runner gives up on the episode (its run is stopping): the agent is cancelled, as by ctx.signal */
+  signal?: AbortSignal
 }
 
 /** One recorded call: the `actions[]` item of a trace body. */
@@ -107,7 +109,11 @@ async function play(o: EpisodeOptions): Promise<Played> {
       repetition: o.repetition ?? 0,
       maxSteps,
       get signal(): AbortSignal {
-        abort ??= new AbortController()
+        if (!abort) {
+          const own = (abort = new AbortController())
+          if (o.signal?.aborted) own.abort()
+          else o.signal?.addEventListener('abort', () => own.abort(), {once: true})
+        }
         return abort.signal
       },
     }

@@ -32,7 +32,17 @@ export interface Launch {
   args: readonly string[]
   cwd?: string
   env?: NodeJS.ProcessEnv
+  /** the program runs inside the namespace sandbox's wrapper (sandbox.ts), whose own setup failures exit with SANDBOX_SETUP_EXIT */
+  sandboxed?: boolean
 }
+
+/**
+ * The exit status of the namespace sandbox's wrapper when it cannot set the sandbox up (a
+ * folder to keep is gone, a mount refused): it says why on stderr, `exp sandbox: …`, and the
+ * program never starts. Not the agent's crash: the episode could not start (`spawn`).
+ */
+export const SANDBOX_SETUP_EXIT = 97
+const SANDBOX_SAYS = /^exp sandbox: .*$/m
 
 /**
  * One episode with one fresh process. Every way it can end becomes an AgentOutcome: the
@@ -54,6 +64,11 @@ export async function runEpisode(launch: Launch, limits: EpisodeLimits, input: A
     }
     const exitDetail = (): [InvalidCode, string] => {
       const st = proc.exitStatus
+      // the wrapper's own failure, before the program ran (it never wrote a line): an infrastructure
+      // failure, retried by the next run, never the agent's crash. (An agent that prints the same
+      // and exits 97 gains nothing a sleep to the step timeout would not: invalid either way.)
+      const setup = launch.sandboxed && !spoke && st?.code === SANDBOX_SETUP_EXIT ? SANDBOX_SAYS.exec(proc.stderrTail())?.[0] : undefined
+      if (setup) return ['spawn', `the agent's sandbox could not be set up (exit ${SANDBOX_SETUP_EXIT}): ${setup}`]
       if (st?.signal) return ['crash', `killed by signal ${st.signal} before a final answer`]
       if (st && st.code !== 0 && st.code !== null) return ['crash', `exited with code ${st.code} before a final answer`]
       if (st) return ['eof', 'exited with code 0 without a final answer']
@@ -65,6 +80,8 @@ export async function runEpisode(launch: Launch, limits: EpisodeLimits, input: A
     let stepEnd = started + limits.stepTimeoutMs
     let drainEnd = Infinity
     let said = 0
+    // whether the agent wrote a line: the program ran
+    let spoke = false
     const seen = new Set<string>()
     let steps = 0
     proc.send(startMessage(input, ctx.seed, ctx.maxSteps))
@@ -95,6 +112,7 @@ export async function runEpisode(launch: Launch, limits: EpisodeLimits, input: A
           await proc.waitExit(limits.drainMs)
           return fail(...exitDetail())
         case 'line': {
+          spoke = true
           const parsed = parseAgentLine(ev.line)
           if (!parsed.ok) return fail('protocol', parsed.problem)
           const msg = parsed.message

@@ -52,7 +52,7 @@ export function createCommandAgent(commandLine: string, options: CommandAgentOpt
       const sb = await episodeSandbox(await prepared, pass, box)
       if (sb.isolation === 'none' && box.root && box.isolation !== 'none') warnUnisolated()
       try {
-        return await runEpisode({program: sb.program, args: sb.args, cwd: sb.cwd, env: sb.env}, resolved, input, tools, ctx)
+        return await runEpisode({program: sb.program, args: sb.args, cwd: sb.cwd, env: sb.env, sandboxed: sb.isolation === 'namespace' || sb.isolation === 'userns'}, resolved, input, tools, ctx)
       } finally {
         await sb.cleanup()
       }

@@ -237,14 +237,22 @@ export class RunSession {
       }
     }
     let next = 0
+    // once one worker fails (an append the store refused), the run is stopping: no worker starts
+    // another episode, the episodes under way are cancelled, nothing more is recorded, and the
+    // error is thrown only when every worker stopped. Before, the other workers went on starting
+    // episodes after the caller had closed the agent (a command agent's copied files removed):
+    // each died in its sandbox's setup, and was recorded as the agent's crash
+    let failure: {error: unknown} | undefined
+    const stopping = new AbortController()
     const worker = async () => {
-      while (next < pending.length) {
+      while (!failure && next < pending.length) {
         const p = pending[next++]!
         if (this.started.has(p.slot) || this.done.has(p.slot)) continue
         this.started.add(p.slot)
         const t0 = performance.now()
         const explored = exploreSkills(this.skillTexts, o.explore, [seed, p.scenario.id, p.rep])
-        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: explored.skills, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: explored.skills, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, signal: stopping.signal, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        if (failure) break
         const wallMs = performance.now() - t0
         const draftsFor = (key: string) => {
           const d = episodeDrafts(r, {manifest: this.manifest, agent: this.agentRef, skill: this.skill, wallMs, key, sealTask: this.held, ...(explored.dropped ? {dropped: explored.dropped} : {})})
@@ -261,7 +269,13 @@ export class RunSession {
         if (buffer.length >= (o.batch ?? 64) || performance.now() - lastFlush >= 1000) await flush()
       }
     }
-    await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, worker))
+    const guarded = () =>
+      worker().catch((error: unknown) => {
+        failure ??= {error}
+        stopping.abort()
+      })
+    await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, guarded))
+    if (failure) throw failure.error
     await flush()
   }
 

@@ -1,7 +1,13 @@
 import t from 'tap'
-import {createCommandAgent} from '../../../src/agents/command/index.js'
-import {recordingTools} from '../../helpers/agents.js'
-import {echoAgent, episode, misbehaving} from '../../helpers/command.js'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {isInfrastructure} from '../../../src/agents/invalid.js'
+import {detectIsolation} from '../../../src/agents/command/sandbox.js'
+import {COMMAND_DEFAULTS, createCommandAgent} from '../../../src/agents/command/index.js'
+import {runEpisode, type EpisodeLimits} from '../../../src/agents/command/episode.js'
+import {agentInput, childPids, context, recordingTools} from '../../helpers/agents.js'
+import {echoAgent, episode, FAST, misbehaving} from '../../helpers/command.js'
 
 t.test('the example agent calls tools through the invoker and answers', async t => {
   const tools = recordingTools()
@@ -60,4 +66,32 @@ t.test('a bad command line is refused up front with a typed error', async t => {
   t.throws(() => createCommandAgent(`node 'x`), {code: 'E_AGENT_SPEC', exit: 2})
   t.throws(() => createCommandAgent('  '), {code: 'E_AGENT_SPEC'})
   t.equal(createCommandAgent('node a.mjs').name, 'command:node a.mjs')
+})
+
+// Found by a sweep: an episode whose sandbox could not be set up (the agent's copied files gone)
+// was recorded as the agent's crash, never retried, and kept by a resumed run.
+t.test("the sandbox wrapper's own setup failure (exit 97, `exp sandbox: …`) is a spawn failure, not the agent's crash", async t => {
+  const run = (script: string, sandboxed: boolean) =>
+    runEpisode({program: 'sh', args: ['-c', script], sandboxed}, {...COMMAND_DEFAULTS, ...FAST} as EpisodeLimits, agentInput(), recordingTools().invoke, context())
+  const setup = 'echo "mount: /dev/shm/2: special device /x does not exist." >&2; echo "exp sandbox: cannot set aside /x" >&2; exit 97'
+  t.match((await run(setup, true)).invalid!.reason, /^spawn: the agent's sandbox could not be set up \(exit 97\): exp sandbox: cannot set aside \/x/)
+  t.match((await run(setup, false)).invalid!.reason, /^crash: exited with code 97/, 'without the wrapper, the program said it')
+  const spoke = 'read l; echo \'{"type":"usage","tokens_in":1,"tokens_out":1}\'; echo "exp sandbox: cannot set aside /x" >&2; exit 97'
+  t.match((await run(spoke, true)).invalid!.reason, /^crash: exited with code 97/, 'a program that wrote a line ran: its exit is its own')
+  t.match((await run('echo oops >&2; exit 97', true)).invalid!.reason, /^crash: exited with code 97/)
+  t.same(childPids(), [])
+})
+
+t.test("an episode started after the agent's copied files were removed is a spawn failure, retried, not a crash", {skip: !['namespace', 'userns'].includes(await detectIsolation()) && 'no mount namespaces on this machine'}, async t => {
+  const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-gone-'))
+  t.teardown(() => fs.rmSync(repo, {recursive: true, force: true}))
+  fs.mkdirSync(path.join(repo, 'ad'))
+  fs.copyFileSync(path.resolve('examples/agents/echo-agent.mjs'), path.join(repo, 'ad', 'echo.mjs'))
+  const agent = createCommandAgent(`${process.execPath} ad/echo.mjs`, {...FAST, sandbox: {root: repo}})
+  t.equal((await agent.run(agentInput(), recordingTools().invoke, context())).invalid, undefined)
+  await agent.close!()
+  const out = await agent.run(agentInput(), recordingTools().invoke, context())
+  t.match(out.invalid!.reason, /^spawn: the agent's sandbox could not be set up \(exit 97\): exp sandbox: cannot set aside /)
+  t.ok(isInfrastructure(out.invalid!.reason))
+  t.same(childPids(), [])
 })

@@ -123,3 +123,33 @@ t.test('the same skill run again from other commits, never reusing: recorded, ne
   t.equal((await store.ledger()).size, size, 'and records nothing new')
   await store.close()
 })
+
+// Found by a sweep: a run that hit a fatal error went on starting episodes after it had closed
+// its agent (a command agent's copied files removed): each died in the sandbox's setup, and was
+// recorded as the agent's crash, which a resumed run then kept.
+t.test('once an append fails, the run starts no other episode, records nothing more, and throws when every episode stopped', async t => {
+  const repo = await benchmarkRepo(t)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  let appends = 0
+  const failing = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'appendBatch') {
+        return async (...args: Parameters<typeof store.appendBatch>) => {
+          if (++appends === 1) throw new Error('the disk is full')
+          return target.appendBatch(...args)
+        }
+      }
+      const v: unknown = Reflect.get(target, prop, receiver)
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  })
+  let done = 0
+  await t.rejects(runEvaluation(failing, runOpts(repo, {split: 'train', repeat: 3, batch: 1, concurrency: 4, onProgress: p => (done = p.done)})), /the disk is full/)
+  const atThrow = done
+  await new Promise(r => setTimeout(r, 300))
+  t.equal(done, atThrow, 'no episode ran after the run threw')
+  t.ok(atThrow <= 4, `only the episodes under way when the append failed were run (${atThrow} of ${TRAIN * 3})`)
+  t.equal(appends, 1, 'nothing appended after the failure')
+  t.equal((await store.ledger()).select({kinds: ['trace']}).length, 0)
+})
