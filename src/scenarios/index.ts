@@ -1,5 +1,5 @@
 export * from './types.js'
-export {parseScenario, loadScenarioFile, loadScenarioDir, scenarioFiles, type LoadedFile} from './load.js'
+export {checkIds, parseScenario, loadScenarioFile, loadScenarioDir, scenarioFiles, type LoadedFile} from './load.js'
 export {lintScenarios, lintLoaded, type LintReport} from './lint.js'
 export {listScenarios, loadScenarios, groupScenarios, summarize, type ScenarioListing, type ScenarioSummary, type ListOptions} from './list.js'
 export {replayGold, type GoldReplay} from './gold.js'

@@ -59,8 +59,43 @@ export async function scenarioFiles(dir: string): Promise<string[]> {
   return names.filter(n => /\.ya?ml$/.test(n)).sort().map(n => path.join(dir, n))
 }
 
+/** A folder's scenario files, each scenario under the id its file is named by and no other's (`checkIds`). */
 export async function loadScenarioDir(dir: string): Promise<LoadedFile[]> {
-  return Promise.all((await scenarioFiles(dir)).map(loadScenarioFile))
+  return checkIds(await Promise.all((await scenarioFiles(dir)).map(loadScenarioFile)))
+}
+
+/**
+ * Every loaded scenario whose id is not its file's name, or is the id of a scenario before it
+ * (`x.yaml` and `x.yml`, a sealed file and a plain one): its file loses the scenario and gains
+ * the problem, which names the other file (the problems `exp scenarios lint` reports), so it is
+ * skipped like any file that does not load. Two scenarios of one id made a run record every
+ * trace and then fail on its evaluation (a verification cited twice), and every rerun too.
+ * Files that lost their scenario already are left as they are: checking twice adds nothing.
+ */
+export function checkIds(files: readonly LoadedFile[]): LoadedFile[] {
+  const stem = (f: LoadedFile) => path.basename(f.file.split('#').pop()!).replace(/\.ya?ml$/, '')
+  const named = new Map<string, string>()
+  const problem = (f: LoadedFile, message: string): Problem => ({file: f.file, line: f.yaml ? lineOf(f.yaml, ['id']) : 1, message})
+  const extra = new Map<LoadedFile, Problem[]>()
+  // first the files named by their id (the first of each id stands), then those that are not
+  for (const f of files) {
+    if (!f.scenario || f.scenario.id !== stem(f)) continue
+    const other = named.get(f.scenario.id)
+    if (other) extra.set(f, [problem(f, `id "${f.scenario.id}" is already used by ${other}`)])
+    else named.set(f.scenario.id, f.file)
+  }
+  for (const f of files) {
+    if (!f.scenario || f.scenario.id === stem(f)) continue
+    const other = named.get(f.scenario.id)
+    extra.set(f, [problem(f, `id "${f.scenario.id}" does not match the file name "${stem(f)}"`), ...(other ? [problem(f, `id "${f.scenario.id}" is already used by ${other}`)] : [])])
+  }
+  if (!extra.size) return [...files]
+  return files.map(f => {
+    const more = extra.get(f)
+    if (!more) return f
+    const {scenario: _skipped, ...rest} = f
+    return {...rest, problems: [...f.problems, ...more]}
+  })
 }
 
 /**
@@ -72,5 +107,5 @@ export async function loadWithSealed(dir: string, key?: Buffer): Promise<{loaded
   const summary = await sealedSummary(dir)
   if (!summary) return {loaded}
   if (!key) return {loaded, sealed: {files: summary.files, opened: false}}
-  return {loaded: [...loaded, ...(await loadSealedDir(dir, key))], sealed: {files: summary.files, opened: true}}
+  return {loaded: checkIds([...loaded, ...(await loadSealedDir(dir, key))]), sealed: {files: summary.files, opened: true}}
 }

@@ -80,6 +80,34 @@ t.test('a malformed scenario is named with file:line and skipped; --strict stops
   t.equal(testing!.code, 2)
 })
 
+// Found by a sweep: two scenario files of one id were both run, every trace recorded, and then
+// the evaluation failed its schema (a verification cited twice) naming no file: exit 2, forever.
+t.test('a scenario under another file\'s id, or named otherwise than its id, is named with both files and skipped', async t => {
+  const repo = await benchmarkRepo(t)
+  const dir = path.join(repo, 'scenarios')
+  const id = fs.readdirSync(dir).find(f => f.startsWith('val-') && f.endsWith('.yaml'))!.replace(/\.yaml$/, '')
+  fs.copyFileSync(path.join(dir, `${id}.yaml`), path.join(dir, `${id}-copy.yaml`))
+  fs.copyFileSync(path.join(dir, `${id}.yaml`), path.join(dir, `${id}.yml`))
+  for (let i = 0; i < 2; i++) {
+    const r = await exp(['run', 'validation', '--lane', 'me', '--json'], {cwd: repo})
+    t.equal(r.code, 2, 'the run ends non-zero, as for any file that does not load')
+    const err = (JSON.parse(r.stdout) as {error: {code: string; message: string; data: {evaluation?: string; problems: {file: string; message: string}[]}}}).error
+    t.equal(err.code, 'E_SCHEMA')
+    t.match(err.message, /3 scenario file problem\(s\): those scenarios were skipped/)
+    t.ok(err.data.evaluation, 'and the evaluation of the others is recorded')
+    t.same(err.data.problems.map(p => `${path.basename(p.file)}: ${p.message.replace(dir + path.sep, '')}`), [
+      `${id}-copy.yaml: id "${id}" does not match the file name "${id}-copy"`,
+      `${id}-copy.yaml: id "${id}" is already used by ${id}.yaml`,
+      `${id}.yml: id "${id}" is already used by ${id}.yaml`,
+    ])
+  }
+  t.equal((await expJson<unknown[]>(['ledger', '--kind', 'verification'], {cwd: repo})).length, VAL, 'each scenario ran once')
+  const list = await exp(['scenarios', 'list'], {cwd: repo})
+  t.equal(list.code, 0)
+  t.match(list.stderr, new RegExp(`warning: .*${id}-copy\\.yaml:1: id "${id}" does not match the file name`))
+  t.match(list.stderr, new RegExp(`warning: .*${id}\\.yml:1: id "${id}" is already used by`))
+})
+
 t.test('the openai agent runs against an OpenAI-compatible server; HTTP failures are invalid episodes', async t => {
   const repo = await benchmarkRepo(t)
   const KEY = 'sk-test-secret-0123456789'

@@ -82,9 +82,11 @@ t.test('a folder is linted file by file, and duplicate ids are caught', async t 
   await writeFile(path.join(dir, 'ok-one.yaml'), GOOD)
   await writeFile(path.join(dir, 'ok-two.yaml'), GOOD)
   await writeFile(path.join(dir, 'notes.txt'), 'not a scenario')
+  await writeFile(path.join(dir, 'ok-one.yml'), GOOD)
   const r = await lintScenarios(dir)
-  t.same([r.files, r.scenarios], [2, 2])
+  t.same([r.files, r.scenarios], [3, 1], 'only the first file of an id, named by it, is a scenario')
   t.same(r.problems.map(p => `${path.basename(p.file)}:${p.line}: ${p.message}`), [
+    `ok-one.yml:1: id "ok-one" is already used by ${path.join(dir, 'ok-one.yaml')}`,
     'ok-two.yaml:1: id "ok-one" does not match the file name "ok-two"',
     `ok-two.yaml:1: id "ok-one" is already used by ${path.join(dir, 'ok-one.yaml')}`,
   ])
