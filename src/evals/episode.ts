@@ -103,6 +103,9 @@ async function play(o: EpisodeOptions): Promise<Played> {
     return step.outcome
   }
   const input = {system: o.system ?? SYSTEM_PROMPT, skills: o.skills, task: o.scenario.task, tools: o.tools ?? TOOL_SPECS}
+  // the runner's cancel reaches the agent through its own signal (removed when the episode ends:
+  // one runner signal serves every episode of a run)
+  const cancel = () => abort?.abort()
   try {
     const ctx = {
       seed: o.seed,
@@ -110,9 +113,9 @@ async function play(o: EpisodeOptions): Promise<Played> {
       maxSteps,
       get signal(): AbortSignal {
         if (!abort) {
-          const own = (abort = new AbortController())
-          if (o.signal?.aborted) own.abort()
-          else o.signal?.addEventListener('abort', () => own.abort(), {once: true})
+          abort = new AbortController()
+          if (o.signal?.aborted) abort.abort()
+          else o.signal?.addEventListener('abort', cancel, {once: true})
         }
         return abort.signal
       },
@@ -125,6 +128,8 @@ async function play(o: EpisodeOptions): Promise<Played> {
     if (e instanceof StepLimitReached || truncated !== undefined) return {world, steps, truncated}
     const why = `agent error: ${e instanceof Error ? e.message : String(e)}`
     return {world, steps, invalid: o.redact ? o.redact(why) : why}
+  } finally {
+    o.signal?.removeEventListener('abort', cancel)
   }
 }
 

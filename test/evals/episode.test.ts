@@ -1,4 +1,5 @@
 import t from 'tap'
+import {EventEmitter} from 'node:events'
 import {ScriptedAgent} from '../../src/agents/scripted/index.js'
 import type {Agent, AgentInput} from '../../src/agents/types.js'
 import {runEpisode, SYSTEM_PROMPT} from '../../src/evals/index.js'
@@ -79,4 +80,25 @@ t.test('an agent that throws makes an invalid episode; one that loops is stopped
   const cut = await runEpisode({scenario: byId('train-onboard-engineer'), agent: loop, skills: [], seed: 1, maxSteps: 5})
   t.same([cut.status, cut.actions.length, cut.verdict.passed], ['completed', 5, false])
   t.same(cut.verdict.constraint_violations.map(v => v.constraint), ['max_steps'])
+})
+
+t.test("the runner's signal cancels the agent's episode, and leaves no listener behind once the episode ended", async t => {
+  const stop = new AbortController()
+  const listening: Agent = {
+    name: 'listening',
+    async run(_input, _tools, ctx) {
+      const signal = ctx.signal!
+      return {finalAnswer: signal.aborted ? null : 'ok', messages: [], usage: {tokensIn: 0, tokensOut: 0}}
+    },
+  }
+  for (let i = 0; i < 20; i++) await runEpisode({scenario: byId('train-onboard-engineer'), agent: listening, skills: [], seed: i, signal: stop.signal})
+  t.equal(EventEmitter.getEventListeners(stop.signal, 'abort').length, 0, 'one signal serves every episode of a run')
+  const waiting: Agent = {
+    name: 'waiting',
+    run: (_input, _tools, ctx) =>
+      new Promise(resolve => ctx.signal!.addEventListener('abort', () => resolve({finalAnswer: null, messages: [], usage: {tokensIn: 0, tokensOut: 0}, invalid: {reason: 'aborted: cancelled by the runner'}}))),
+  }
+  const running = runEpisode({scenario: byId('train-onboard-engineer'), agent: waiting, skills: [], seed: 1, signal: stop.signal})
+  stop.abort()
+  t.equal((await running).invalid_reason, 'aborted: cancelled by the runner')
 })
