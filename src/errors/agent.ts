@@ -53,3 +53,17 @@ export class AgentInfrastructureError extends ExpError {
     })
   }
 }
+
+/**
+ * Every episode of a run the command cannot go on without (`exp evolve`'s training) was
+ * invalid: the agent crashed, broke the protocol or gave up in each, so there is nothing to
+ * learn from. The episodes are recorded as they ended (the agent's own doing: not retried).
+ */
+export class AgentInvalidError extends ExpError {
+  constructor(agent: string, what: string, episodes: number, reasons: readonly {reason: string; count: number}[]) {
+    super('E_AGENT_INVALID', `every ${what} episode (${episodes}) was invalid: the agent (${agent}) ended none of them with an answer: ${reasons.slice(0, 3).map(r => `${r.reason}${r.count > 1 ? ` (${r.count}x)` : ''}`).join('; ')}`, {
+      data: {agent, episodes, reasons},
+      hint: 'check the agent (--agent), e.g. run its command by hand; `exp inspect` of a trace id shows one episode whole',
+    })
+  }
+}

@@ -123,7 +123,7 @@ export class InvalidInputError extends ExpError {
     super('E_INVALID_INPUT', message, {data, hint})
   }
 }
-export {UnknownAgentError, AgentSpecError, LlmError, AgentUnavailableError} from './agent.js'
+export {UnknownAgentError, AgentSpecError, LlmError, AgentUnavailableError, AgentInvalidError} from './agent.js'
 export {SplitError, splitRefused} from './mining.js'
 
 /** A record whose file would exceed the size limit (git config exp.maxRecordBytes, default 1 MiB). */

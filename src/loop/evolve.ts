@@ -1,12 +1,13 @@
 import {hashObject} from '../records/object-id.js'
 import {onLane, type Ledger, type RecordStore} from '../store/index.js'
-import {CandidateTakenError, ClaimedError, ExpError, HypothesisStateError, NotFoundError, SealedSplitError} from '../errors/index.js'
+import {AgentInvalidError, CandidateTakenError, ClaimedError, ExpError, HypothesisStateError, NotFoundError, SealedSplitError} from '../errors/index.js'
 import {defaultKeyFile, findHoldoutKey, sealedPath} from '../scenarios/index.js'
 import {DEFAULT_TTL_SECONDS} from '../lifecycle/index.js'
 import {claimFor, foreignClaims, releaseFor, retireStale, type LaneWork} from './lanes.js'
 import {LoopEvents} from './events.js'
 import type {Rule} from '../knowledge/index.js'
 import {runEvaluation, type RunResult} from '../evals/runner/run.js'
+import {invalidReasons} from '../evals/runner/attempts.js'
 import {createProposal, type CreatedProposal, type ProposalDrafter} from './proposal.js'
 import {reached85, reachedLevels, saturated, SATURATED} from './evolve-steps.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
@@ -281,6 +282,13 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
           }),
         )
         spent.train += train.recorded
+        // an agent that ended no training episode with an answer (a crash in each) leaves nothing
+        // to mine: said and stopped, as loudly as a run where no episode could run, instead of
+        // an iteration that found no candidate and an exit 0
+        if (train.total && train.invalid === train.total) {
+          const all = invalidReasons(train.verified)
+          throw new AgentInvalidError(train.agent.name, 'training', all.count, all.reasons)
+        }
         o.onStep?.(`iteration ${i}: mine`)
         // a mode that does not record keeps the runs out of experience: nothing to mine
         const mined = records(mode) ? await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now}) : {evidence: [], knowledge: [], patterns: []}
