@@ -3,7 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {ExpError, InvalidInputError, NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
-import {isIdPrefix} from '../records/prefix.js'
+import {ambiguousPrefix, isIdPrefix} from '../records/prefix.js'
 import {LANE_FAILURES, PROBLEM_CODES, type Ledger, type ReadProblem, type RecordStore} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
 import {authorityOf} from '../cli/trust.js'
@@ -55,13 +55,15 @@ export default class Inspect extends ExpCommand {
         // a prefix has at least 4 hex digits, like git's shortest abbreviation: `pr-` alone names no record
         const near = isIdPrefix(args.id) ? ledger.entries.filter(x => x.id.startsWith(args.id)).map(x => x.id) : []
         if (near.length === 1) return shown(near[0]!)
+        // (the words byPrefix uses for every other command: not "unknown")
+        if (near.length > 1) throw ambiguousPrefix('record id', args.id, near)
         // a record the read skipped (damaged object, failed checks) is not unknown: say why it is not shown
         const skipped = ledger.problems.find(p => p.id === args.id)
         if (skipped) throw notShown(args.id, skipped)
         // a lane that could not be read may hold it: not "unknown", but not shown either
         const unread = ledger.problems.filter(p => LANE_FAILURES.has(p.code))
         if (unread.length) throw onUnreadLane(args.id, unread)
-        throw new NotFoundError('record id', args.id, near.length ? `did you mean one of: ${near.slice(0, 5).join(', ')}` : `list ids with \`exp ledger\`${/^[a-z]{2}-[0-9a-f]{0,3}$/.test(args.id) ? ' (a prefix needs at least 4 hex digits after the dash, as git\'s abbreviations do)' : ''}`)
+        throw new NotFoundError('record id', args.id, `list ids with \`exp ledger\`${/^[a-z]{2}-[0-9a-f]{0,3}$/.test(args.id) ? ' (a prefix needs at least 4 hex digits after the dash, as git\'s abbreviations do)' : ''}`)
       }
       return shown(args.id)
     })

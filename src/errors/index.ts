@@ -28,8 +28,8 @@ export class UnsupportedRepoError extends ExpError {
 
 /** A record, ref, lane, proposal or file named by the user does not exist. */
 export class NotFoundError extends ExpError {
-  constructor(what: string, id: string, hint?: string) {
-    super('E_NOT_FOUND', `unknown ${what}: ${id}`, {data: {what, id}, hint: hint ?? `list what exists with \`exp ledger\``})
+  constructor(what: string, id: string, hint?: string, message = `unknown ${what}: ${id}`) {
+    super('E_NOT_FOUND', message, {data: {what, id}, hint: hint ?? `list what exists with \`exp ledger\``})
   }
 }
 

@@ -19,6 +19,11 @@ export function byPrefix(ids: Iterable<string>, id: string, what: string): strin
     if (x === id) return x
     if (prefix && x.startsWith(id)) near.push(x)
   }
-  if (near.length > 1) throw new NotFoundError(what, id, `the prefix is ambiguous: ${near.slice(0, 5).join(', ')}${near.length > 5 ? `, … (${near.length} in all)` : ''}`)
+  if (near.length > 1) throw ambiguousPrefix(what, id, near)
   return near[0]
+}
+
+/** A prefix that several ids begin: named as ambiguous (not unknown), with some of them. */
+export function ambiguousPrefix(what: string, id: string, near: readonly string[]): NotFoundError {
+  return new NotFoundError(what, id, `give more of the id: ${near.slice(0, 5).join(', ')}${near.length > 5 ? `, … (${near.length} in all)` : ''}`, `ambiguous ${what} prefix: ${id} begins ${near.length} ids`)
 }
