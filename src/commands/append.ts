@@ -1,7 +1,9 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import path from 'node:path'
+import {existsSync} from 'node:fs'
+import {isKind, KINDS} from '../records/index.js'
 import {ExpCommand} from '../cli/base.js'
-import {ExpError, NotFoundError, UsageError} from '../errors/index.js'
+import {ExpError, NotFoundError, UnknownKindError, UsageError} from '../errors/index.js'
 import {readBounded} from '../cli/read-input.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {appendFromText, checkCiteFlags} from '../store/input.js'
@@ -47,6 +49,9 @@ A record file may be at most 1 MiB (git config exp.maxRecordBytes); larger conte
       file = kind
       kind = undefined
     }
+    // an unknown kind is said before any input is read: `exp append note.json` took the file
+    // name for the kind and waited on stdin (or failed on it, "a record body must be a mapping")
+    if (kind !== undefined && !isKind(kind)) throw new UnknownKindError(kind, Object.keys(KINDS), kind.includes('.') || kind.includes('/') || existsSync(path.resolve(this.workDir, kind)) ? `the kind comes first (exp append KIND ${kind}); ` : '')
     if (flags.artifact?.length && flags.batch) throw new UsageError('--artifact goes with one record, not with --batch', 'append the record with its artifacts on its own')
     const results = await withStore(this.workDir, async store => {
       // input is read up to a bound the record limit gives (YAML may be wordier than the

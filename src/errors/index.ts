@@ -70,8 +70,8 @@ export class SchemaError extends ExpError {
 }
 
 export class UnknownKindError extends ExpError {
-  constructor(kind: string, known: readonly string[]) {
-    super('E_UNKNOWN_KIND', `unknown record kind: ${kind}`, {data: {kind, known}, hint: `use one of: ${known.join(', ')}`})
+  constructor(kind: string, known: readonly string[], before = '') {
+    super('E_UNKNOWN_KIND', `unknown record kind: ${kind}`, {data: {kind, known}, hint: `${before}use one of: ${known.join(', ')}`})
   }
 }
 

@@ -42,6 +42,8 @@ t.test('bad input gets a clear message, a non-zero exit, and writes nothing', as
     [['append', 'note', '-'], 'text: [oops', /<stdin>:1:12: /, 2],
     [['append', 'note', '-'], 'txt: hello', /body\.text is required/, 2],
     [['append', 'memo', '-'], 'text: x', /unknown record kind: memo[\s\S]*hint: use one of: manifest/, 2],
+    // (found by a sweep: a file given alone was taken for the kind, and stdin read for the body)
+    [['append', 'note.json'], 'text: x', /unknown record kind: note\.json[\s\S]*hint: the kind comes first \(exp append KIND note\.json\); use one of: manifest/, 2],
     [['append', 'note', '-', '--lane', '../escape'], 'text: x', /invalid lane name \(--lane\) "\.\.\/escape"/, 2],
     [['append', 'note', '-', '--batch'], '{"text":"ok"}\n{"text": 1}\n', /<stdin>:2: .*body\.text must be string/, 2],
     [['append', 'note', '-', '--batch'], '{"text":"ok"}\nnot json\n', /<stdin>:2: invalid JSON/, 2],
