@@ -1,4 +1,5 @@
 import {escapeUnsafe} from '../records/index.js'
+import {uEscape} from '../records/summary.js'
 
 /**
  * Text a command prints for a person (ExpCommand.log, .note): tab and newline pass, a CRLF
@@ -9,5 +10,6 @@ import {escapeUnsafe} from '../records/index.js'
  * reorder what it shows (U+202E). (--json output is JSON's: escaped by JSON.stringify.)
  */
 export function plainText(s: string): string {
-  return escapeUnsafe(s.replace(/\r\n/g, '\n'))
+  // (U+2028 and U+2029 too: line separators to some terminals and viewers, raw in JSON.stringify's output)
+  return escapeUnsafe(s.replace(/\r\n/g, '\n')).replace(/[\u2028\u2029]/g, uEscape)
 }

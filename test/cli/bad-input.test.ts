@@ -231,6 +231,7 @@ t.test('every line a command prints for a person is plain text: control and bidi
   const {plainText} = await import('../../src/cli/plain.js')
   t.equal(plainText('a\tb\nc\r\nd'), 'a\tb\nc\nd', 'tab, newline and CRLF as they are')
   t.equal(plainText('PASS\rFAIL \u001b[2J \u0085 \u202ex'), 'PASS\\u000dFAIL \\u001b[2J \\u0085 \\u202ex')
+  t.equal(plainText('a\u2028b\u2029c'), 'a\\u2028b\\u2029c', 'line and paragraph separators escaped (exp inspect showed them raw in a body)')
 })
 
 // Found by a new user: a misspelt field gave "body.text is required (+1 more)", and the one
