@@ -24,21 +24,33 @@ export function workTreesOf(repo: {commonDir: string; workDir?: string}): string
   const bare = /^(true|yes|on|1)$/i.test(configValue(cfg, 'core.bare') ?? '')
   if (worktree) out.push(path.resolve(repo.commonDir, worktree))
   else if (!bare && path.basename(repo.commonDir) === '.git') out.push(path.dirname(path.resolve(repo.commonDir)))
-  const admin = path.join(repo.commonDir, 'worktrees')
+  for (const linked of linkedWorkTrees(repo.commonDir)) out.push(linked.dir)
+  return [...new Set(out)]
+}
+
+/**
+ * The linked work trees git's registry names: for each `<common dir>/worktrees/<name>` whose
+ * `gitdir` file names the folder's `.git`, that administrative folder and the work tree's
+ * folder (as git wrote it: absolute, or relative to the entry). Never read from a work tree's
+ * own `.git`, which whoever edits the folder can replace.
+ */
+export function linkedWorkTrees(commonDir: string): {admin: string; dir: string}[] {
+  const root = path.join(commonDir, 'worktrees')
   let names: string[] = []
   try {
-    names = readdirSync(admin)
+    names = readdirSync(root)
   } catch {
     // no linked work trees
   }
+  const out: {admin: string; dir: string}[] = []
   for (const name of names) {
     let gitdir: string
     try {
-      gitdir = readFileSync(path.join(admin, name, 'gitdir'), 'utf8').trim()
+      gitdir = readFileSync(path.join(root, name, 'gitdir'), 'utf8').trim()
     } catch {
       continue
     }
-    if (gitdir) out.push(path.dirname(path.resolve(admin, name, gitdir)))
+    if (gitdir) out.push({admin: path.join(root, name), dir: path.dirname(path.resolve(root, name, gitdir))})
   }
-  return [...new Set(out)]
+  return out
 }

@@ -4,10 +4,11 @@ import {MutableTree, lookupPath} from './tree.js'
 import {LooseSink} from './writer.js'
 import {RefLock} from '../../git/lock.js'
 import {readRef} from '../../git/refs.js'
+import {linkedWorkTrees} from '../../git/worktrees.js'
 import type {GitRecordStore} from './store.js'
 import {commitText} from '../../records/summary.js'
 import {CommitTooLargeError, ExpError, FileTooLargeError, UsageError, WorkTreeBehindError, WorktreeError, refMoved} from '../../errors/index.js'
-import {existsSync, readFileSync, readdirSync, realpathSync} from 'node:fs'
+import {existsSync, readFileSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
 
@@ -166,22 +167,7 @@ export function workTreeArgs(store: GitRecordStore, dir: string, commit = false)
   const want = real(dir)
   if (store.repo.workDir && real(store.repo.workDir) === want) return []
   if (path.basename(store.commonDir) === '.git' && real(path.dirname(store.commonDir)) === want) return ['--git-dir', store.commonDir, '--work-tree', dir]
-  const admin = path.join(store.commonDir, 'worktrees')
-  let names: string[] = []
-  try {
-    names = readdirSync(admin)
-  } catch {
-    // no linked work trees at all
-  }
-  for (const name of names) {
-    let gitdir: string
-    try {
-      gitdir = readFileSync(path.join(admin, name, 'gitdir'), 'utf8').trim()
-    } catch {
-      continue
-    }
-    if (gitdir && real(path.dirname(path.resolve(admin, name, gitdir))) === want) return ['--git-dir', path.join(admin, name), '--work-tree', dir]
-  }
+  for (const linked of linkedWorkTrees(store.commonDir)) if (real(linked.dir) === want) return ['--git-dir', linked.admin, '--work-tree', dir]
   throw new WorktreeError(dir, 'git names no work tree of this repository there (`git worktree list`): its .git was replaced or the folder moved', commit, 'exp runs git in a work tree only as git registered it; remove the folder and open it again (`exp attempt new`), or `git worktree repair` it if it moved')
 }
 
