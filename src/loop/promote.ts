@@ -8,7 +8,7 @@ import type {Workspace} from '../workspace/port.js'
 import {advanceBranch, finishInterruptedAdvance, findPromotion} from '../workspace/advance.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
-import {notOfProposal} from '../trust/decision.js'
+import {notOfProposal} from '../trust/of-proposal.js'
 import {evaluateProposal, type EvalRunOptions} from './evaluate.js'
 import {holdoutChecks, validationChecks, verdictOf, type Check} from './policy.js'
 import type {Comparison} from '../evals/compare.js'
@@ -80,7 +80,7 @@ export interface ValidationEvidence {
  * The latest validation comparison of a proposal that stands (docs/trust.md): its numbers
  * and its baseline's recompute from verifications whose traces replay in a fresh world, and it
  * judges the proposal's own skill against the skill it was made from (as a decision must to
- * stand: src/trust/decision.ts, notOfProposal). Evaluations that do not stand or judge other
+ * stand: src/trust/of-proposal.ts, notOfProposal). Evaluations that do not stand or judge other
  * skills are skipped, whoever wrote them, and listed.
  */
 export function validationOf(authority: Authority, proposal: string, body: Pick<ProposalBody, 'skill' | 'base' | 'head'>, dataset?: CommittedDataset): ValidationEvidence {

@@ -1,5 +1,5 @@
 import {digestOf} from '../records/digest.js'
-import type {DecisionBody, EvaluationBody, ProposalBody} from '../records/types.js'
+import type {DecisionBody, EvaluationBody} from '../records/types.js'
 import type {Ledger} from '../store/index.js'
 import type {Comparison} from '../evals/compare.js'
 import {holdoutChecks, validationChecks, verdictOf} from '../loop/policy.js'
@@ -7,26 +7,10 @@ import {signature} from './evaluation.js'
 import {checkAttemptDecision} from './verdict.js'
 import {movedMain} from './moved-main.js'
 import {evidenceDatasetProblem} from './dataset.js'
+import {notOfProposal} from './of-proposal.js'
 import type {Standing, TrustInput} from './types.js'
 
 const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
-
-/**
- * Why a candidate evaluation and its baseline are not evidence of a proposal (undefined: they
- * are): the candidate must judge the proposal's head skill and the baseline the skill it was
- * made from (name and blob: what the manifests pin), on the same split. An evaluation names its
- * proposal in a field any lane writes; without this, a copy of another proposal's evaluation
- * relabelled, or the real candidate paired with a weak baseline of a lane's choosing, was
- * evidence of a proposal no run had judged. One rule for `exp promote` (what it decides on:
- * src/loop/promote.ts, validationOf) and for a decision to stand.
- */
-export function notOfProposal(p: Pick<ProposalBody, 'skill' | 'base' | 'head'>, candidate: Pick<EvaluationBody, 'skill' | 'split'>, baseline: Pick<EvaluationBody, 'skill' | 'split'>): string | undefined {
-  const of = (e: Pick<EvaluationBody, 'skill'>) => `${e.skill.name} at blob ${String(e.skill.blob).slice(0, 12)}`
-  if (candidate.skill.name !== p.skill || candidate.skill.blob !== p.head.skill_blob) return `its candidate is ${of(candidate)}, not the proposal's head (${p.skill} at blob ${p.head.skill_blob.slice(0, 12)})`
-  if (baseline.skill.name !== p.skill || baseline.skill.blob !== p.base.skill_blob) return `its baseline is ${of(baseline)}, not the skill the proposal was made from (${p.skill} at blob ${p.base.skill_blob.slice(0, 12)})`
-  if (baseline.split !== candidate.split) return `its baseline is of the ${baseline.split} split, not ${candidate.split}`
-  return undefined
-}
 
 /**
  * Whether a decision stands: every evaluation it rests on stands, it is signed when the

@@ -7,6 +7,7 @@ import {compareRuns} from '../evals/compare.js'
 import {evidenceOf, summarize, type VerifiedEpisode} from '../evals/runner/summary.js'
 import {round6 as r6, wilson} from '../evals/stats/index.js'
 import {signatureKey, type Standing, type TrustInput} from './types.js'
+import {notEvaluationOf} from './of-proposal.js'
 
 /** Fields of an evaluation that must equal their recomputation from the verifications it cites. */
 const AGGREGATES = ['total', 'passed', 'failed', 'invalid', 'success_rate', 'ci', 'per_scenario', 'scores', 'pass_hat_k', 'pass_at_k'] as const
@@ -53,6 +54,8 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
   if (signed) return signed
   const arithmetic = consistent(b)
   if (arithmetic) return bad('inconsistent_evaluation', arithmetic)
+  const other = ofAnotherSkill(ledger, b)
+  if (other) return bad('forged_evaluation', other)
   if (isSealedAggregate(e, b)) return {ok: true, level: 'sealed'}
   const listed = b.per_scenario.flatMap(p => p.verifications ?? [])
   const cited = e.cites.filter(c => c !== b.manifest)
@@ -93,6 +96,23 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
     if (canonicalJson(paired) !== canonicalJson(b.comparison)) return bad('inconsistent_evaluation', 'its paired comparison does not recompute from the two runs')
   }
   return {ok: true, level: scenarios ? 'replayed' : 'verified'}
+}
+
+/**
+ * Why an evaluation that names a proposal of this ledger is not evidence of it: its skill is
+ * not the proposal's head (a candidate) or the skill it was made from (a baseline), or its
+ * comparison's baseline is not (src/trust/of-proposal.ts, the rule `exp promote` and decisions
+ * use). The proposal field is a label any lane writes: a copy of another proposal's evaluation
+ * re-pointed at a proposal of a skill no run judged made it "supported" in every status,
+ * frontier, graph and report.
+ */
+function ofAnotherSkill(ledger: Ledger, b: EvaluationBody): string | undefined {
+  if (b.proposal === undefined) return undefined
+  const p = ledger.get(b.proposal)
+  if (p?.kind !== 'proposal') return undefined
+  const be = b.comparison ? ledger.get(b.comparison.baseline) : undefined
+  const other = notEvaluationOf(ledger.load<'proposal'>(p).body, b, be?.kind === 'evaluation' ? (ledger.load<'evaluation'>(be).body as EvaluationBody) : undefined)
+  return other && `it is not an evaluation of ${b.proposal}: ${other}`
 }
 
 /** Counts that contradict each other, whatever they were computed from. */

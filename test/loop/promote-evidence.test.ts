@@ -87,5 +87,8 @@ t.test('promote does not take the real candidate judged against a weak baseline;
   const copy = await store.append({kind: 'decision', body: {...honest.body, evaluations, reasons: ['a copy']}, cites: [p.id, ...evaluations]}, {lane: 'mallory'})
   const authority = await loadAuthority(await store.ledger(), ws, {at: res.merge!})
   t.ok(authority.counts(res.decision), 'the honest accept stands')
-  t.match(authority.standing(copy.id), {ok: false, class: 'forged_decision', reason: /not of proposal .*: its candidate is onboarding at blob/})
+  // (the held-out runs name the proposal and judge another skill: they do not stand themselves,
+  // test/trust/relabelled-evaluation.test.ts, so neither does a decision that rests on them)
+  t.match(authority.standing(copy.id), {ok: false, class: 'forged_decision', reason: /not an evaluation of .*: its candidate is onboarding at blob/})
+  t.match(authority.standing(hc.evaluation), {ok: false, class: 'forged_evaluation'})
 })
