@@ -1,7 +1,7 @@
 import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {BlamedLine} from '../workspace/history.js'
 import {skillTimeline, type HistoryTrust, type MainCommit} from './mainline.js'
-import {shownDecision} from './provenance-nodes.js'
+import {shownDecision, visible} from './provenance-nodes.js'
 
 export interface BlameLine {
   line: number
@@ -60,7 +60,7 @@ export function blame(ledger: Ledger, input: BlameInput, trust?: HistoryTrust): 
     return body.proposal === proposal && body.verdict === 'accept' && (!trust || trust.counts(d.id))
   }
   const acceptedDecision = (proposal: string) => {
-    if (!accepted.has(proposal)) accepted.set(proposal, shownDecision(ledger, proposal, ledger.select({kinds: ['decision'], cites: proposal}).filter(d => acceptOf(proposal, d)).map(d => ({id: d.id, body: {verdict: 'accept'}})))?.id)
+    if (!accepted.has(proposal)) accepted.set(proposal, shownDecision(ledger, proposal, ledger.select({kinds: ['decision'], cites: proposal, includePrivate: false}).filter(d => acceptOf(proposal, d)).map(d => ({id: d.id, body: {verdict: 'accept'}})))?.id)
     return accepted.get(proposal)
   }
   const merged = new Set(input.mainline.filter(c => c.parents.length > 1).map(c => c.oid))
@@ -76,7 +76,7 @@ export function blame(ledger: Ledger, input: BlameInput, trust?: HistoryTrust): 
     }
     const promoted = timeline.promotions.get(proposal)
     const out: BlameLine = {...base, origin: 'promotion', proposal, ...(promoted ? {version: promoted.version, merge: promoted.commit} : {}), ...(promoted?.unverified ? {unverified: promoted.unverified} : {})}
-    const e = ledger.get(proposal)
+    const e = visible(ledger, proposal)
     if (e?.kind !== 'proposal') return out
     const p = ledger.load<'proposal'>(e).body
     const decision = acceptedDecision(proposal)

@@ -1,5 +1,6 @@
 import type {AttemptBody, DecisionBody} from '../records/types.js'
 import type {Ledger} from '../store/index.js'
+import {visible} from './provenance-nodes.js'
 import type {BlamedLine} from '../workspace/history.js'
 import {promotionOf, type HistoryTrust, type MainCommit} from './mainline.js'
 
@@ -43,9 +44,9 @@ export function contractBlame(ledger: Ledger, input: {contract: string; path: st
     const m = merges.get(l.via)
     if (!m) return {...base, origin: l.via === first ? 'initial' : 'edit'}
     const attempt = m.attempt
-    const e = ledger.get(attempt)
+    const e = visible(ledger, attempt)
     const a = e?.kind === 'attempt' ? (ledger.load<'attempt'>(e).body as AttemptBody) : undefined
-    const d = ledger.select({kinds: ['decision'], cites: attempt}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body as DecisionBody})).find(x => x.body.proposal === attempt && x.body.verdict === 'accept' && (!trust || trust.counts(x.id)))
+    const d = ledger.select({kinds: ['decision'], cites: attempt, includePrivate: false}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body as DecisionBody})).find(x => x.body.proposal === attempt && x.body.verdict === 'accept' && (!trust || trust.counts(x.id)))
     return {...base, origin: 'attempt', attempt, ...(a ? {ordinal: a.ordinal, ...(a.reason ? {reason: a.reason} : {})} : {}), merge: l.via, ...(d ? {decision: d.id} : {}), ...(m.standing && !m.standing.ok ? {unverified: m.standing.reason ?? 'no standing accept'} : {})}
   })
   return {contract: input.contract, path: input.path, lines}

@@ -37,9 +37,9 @@ function mean(vs: readonly VerdictBody[]): number | undefined {
  * decision; merges no standing accept names are marked unverified, never hidden.
  */
 export function contractProvenance(ledger: Ledger, mainline: readonly MainCommit[], contract: string, trust?: HistoryTrust): ContractProvenance {
-  const attempts = new Map(ledger.select({kinds: ['attempt']}).map(e => [e.id, {lane: e.lane, body: ledger.load<'attempt'>(e).body as AttemptBody}]))
-  const verdicts = ledger.select({kinds: ['verdict']}).map(e => ({id: e.id, body: ledger.load<'verdict'>(e).body as VerdictBody})).filter(v => v.body.contract.name === contract && (!trust || trust.counts(v.id)))
-  const decisions = ledger.select({kinds: ['decision']}).map(e => ({id: e.id, body: ledger.load<'decision'>(e).body as DecisionBody})).filter(d => attempts.get(d.body.proposal)?.body.contract.name === contract && (!trust || trust.counts(d.id)))
+  const attempts = new Map(ledger.select({kinds: ['attempt'], includePrivate: false}).map(e => [e.id, {lane: e.lane, body: ledger.load<'attempt'>(e).body as AttemptBody}]))
+  const verdicts = ledger.select({kinds: ['verdict'], includePrivate: false}).map(e => ({id: e.id, body: ledger.load<'verdict'>(e).body as VerdictBody})).filter(v => v.body.contract.name === contract && (!trust || trust.counts(v.id)))
+  const decisions = ledger.select({kinds: ['decision'], includePrivate: false}).map(e => ({id: e.id, body: ledger.load<'decision'>(e).body as DecisionBody})).filter(d => attempts.get(d.body.proposal)?.body.contract.name === contract && (!trust || trust.counts(d.id)))
   const of = (attempt: string, split: string) => {
     const latest = new Map<number, VerdictBody>()
     for (const v of verdicts) if (v.body.attempt === attempt && v.body.split === split) latest.set(v.body.repetition, v.body)

@@ -1,4 +1,5 @@
 import type {Ledger} from '../store/index.js'
+import {visible} from './provenance-nodes.js'
 
 /**
  * Main's first-parent line as the projections see it: plain data read from git elsewhere
@@ -86,7 +87,7 @@ export function promotionOf(c: MainCommit): Promotion | undefined {
 
 /** Which skill a promotion changed: the proposal record says; without it, the merge subject or the changed blob. */
 function promotes(c: MainCommit, p: Promotion, ledger: Ledger, skill: string, before: string | undefined): boolean {
-  const e = ledger.get(p.proposal)
+  const e = visible(ledger, p.proposal)
   if (e?.kind === 'proposal') return ledger.load<'proposal'>(e).body.skill === skill
   const m = /^exp: promote (\S+) v\d+/.exec(c.subject)
   if (m) return m[1] === skill

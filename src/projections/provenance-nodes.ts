@@ -59,7 +59,8 @@ export interface EvaluationNode {
   comparison?: {baseline: string; wins: number; losses: number; ties: number; mcnemar_p: number; regressions: string[]}
 }
 
-const visible = (ledger: Ledger, id: string) => {
+/** A record of the ledger that is not on a private lane (what history views may show), else undefined. */
+export const visible = (ledger: Ledger, id: string) => {
   const e = ledger.get(id)
   return e && !e.private ? e : undefined
 }

@@ -1,7 +1,7 @@
 import type {Ledger} from '../store/index.js'
 import {NotFoundError, UsageError} from '../errors/index.js'
 import {skillTimeline, type HistoryTrust, type MainCommit, type VersionPoint} from './mainline.js'
-import {evaluationNode, evaluationsOfProposal, failuresOf, knowledgeNode, shownDecision, unique, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
+import {evaluationNode, evaluationsOfProposal, failuresOf, knowledgeNode, shownDecision, unique, visible, type EvaluationNode, type KnowledgeNode} from './provenance-nodes.js'
 
 export type {EvaluationNode, EvidenceNode, KnowledgeNode, TraceNode, Outcome} from './provenance-nodes.js'
 
@@ -62,7 +62,8 @@ const ROLE_ORDER = ['run', 'baseline', 'gate-base', 'candidate', 'gate-head']
 
 /** The chain behind one proposal, read from the ledger (pure). Undefined when the proposal is not in it. */
 export function proposalChain(ledger: Ledger, id: string, extraEvaluations: readonly string[] = [], trust?: HistoryTrust): ProposalChain | undefined {
-  const e = ledger.get(id)
+  // (a record of a private lane is never shown, even in a clone that has it: docs/provenance.md)
+  const e = visible(ledger, id)
   if (!e || e.kind !== 'proposal') return undefined
   const b = ledger.load<'proposal'>(e).body
   const missing: string[] = []
@@ -79,10 +80,10 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
   }
   const chain: ProposalChain = {proposal, knowledge: [], evaluations: [], failures: [], missing}
   // (the ids a proposal names are its writer's word: a record of another kind under one is missing, not read as that kind)
-  const hy = b.hypothesis ? ledger.get(b.hypothesis) : undefined
+  const hy = b.hypothesis ? visible(ledger, b.hypothesis) : undefined
   if (hy?.kind === 'hypothesis') chain.hypothesis = {id: hy.id, statement: ledger.load<'hypothesis'>(hy).body.statement}
   else if (b.hypothesis) missing.push(b.hypothesis)
-  const rc = ledger.get(b.recall)
+  const rc = visible(ledger, b.recall)
   if (rc?.kind === 'recall') {
     const r = ledger.load<'recall'>(rc).body
     chain.recall = {id: rc.id, budget: {...r.budget}, used: {...r.used}, items: r.items.map(i => ({knowledge: i.knowledge, rank: i.rank, score: i.score}))}
@@ -97,7 +98,7 @@ export function proposalChain(ledger: Ledger, id: string, extraEvaluations: read
     ignored.push(x)
     return false
   }
-  const decisions = ledger.select({kinds: ['decision'], cites: id}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body})).filter(d => d.body.proposal === id && counts(d.id))
+  const decisions = ledger.select({kinds: ['decision'], cites: id, includePrivate: false}).map(x => ({id: x.id, body: ledger.load<'decision'>(x).body})).filter(d => d.body.proposal === id && counts(d.id))
   // a promotion that was resumed may leave one decision per attempt: an accepting one is the answer
   const d = shownDecision(ledger, id, decisions)
   if (d) {

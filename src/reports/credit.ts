@@ -34,7 +34,7 @@ export interface AblationCheck {
  */
 export function ablationNotes(ledger: Ledger, check: AblationCheck): AblationNote[] {
   const out: AblationNote[] = []
-  for (const e of ledger.select({kinds: ['note']})) {
+  for (const e of ledger.select({kinds: ['note'], includePrivate: false})) {
     const text = ledger.load<'note'>(e).body.text
     if (!text.startsWith(PREFIX)) continue
     try {

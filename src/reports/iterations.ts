@@ -51,7 +51,7 @@ function trainingBefore(ledger: Ledger, trains: readonly LedgerEntry[], p: Ledge
  */
 export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: HistoryTrust): ReportIteration[] {
   const skill = timeline.skill
-  const proposals = ledger.select({kinds: ['proposal']}).filter(e => ledger.load<'proposal'>(e).body.skill === skill)
+  const proposals = ledger.select({kinds: ['proposal'], includePrivate: false}).filter(e => ledger.load<'proposal'>(e).body.skill === skill)
   const trains = ledger.select({kinds: ['evaluation'], includePrivate: false}).filter(e => {
     const b = ledger.load<'evaluation'>(e).body
     return b.split === 'train' && b.skill.name === skill && (!trust || trust.counts(e.id))
@@ -67,7 +67,7 @@ export function iterationsOf(ledger: Ledger, timeline: SkillTimeline, trust?: Hi
     // bare record stated v41 and v42 for a main at v2)
     const version = timeline.versionAt.get(p.base.commit) ?? num(p.base.version, 1)
     const merged = timeline.promotions.get(e.id)
-    const patterns = ledger.select({kinds: ['evidence']}).filter(x => x.lamport > previous && x.lamport < e.lamport).map(x => {
+    const patterns = ledger.select({kinds: ['evidence'], includePrivate: false}).filter(x => x.lamport > previous && x.lamport < e.lamport).map(x => {
       const b = ledger.load<'evidence'>(x).body
       return {evidence: x.id, pattern: b.pattern, signature: b.signature, text: ruleText(b), support: b.support, failures: b.failures}
     })

@@ -42,7 +42,7 @@ interface NoteJson {
 /** The notes of a kind (`compare` or `gain`) on their own lanes (`cmp-<id>`, `gain-<id>`), parsed, newest first. */
 function* newest(ledger: Ledger, kind: 'compare' | 'gain'): Generator<{id: string; note: string; json: NoteJson}> {
   const lane = kind === 'compare' ? 'cmp-' : 'gain-'
-  const notes = ledger.select({kinds: ['note']}).filter(e => e.lane.startsWith(lane) && /^(cmp|gain)-[0-9a-f]{12}$/.test(e.lane))
+  const notes = ledger.select({kinds: ['note'], includePrivate: false}).filter(e => e.lane.startsWith(lane) && /^(cmp|gain)-[0-9a-f]{12}$/.test(e.lane))
   for (let i = notes.length - 1; i >= 0; i--) {
     const text = ledger.load<'note'>(notes[i]!).body.text
     const m = /^(compare|gain) ([0-9a-f]{12}): (\{[\s\S]*\})$/.exec(text)
@@ -86,7 +86,7 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
   }
   const evalOf = (id: string, lane: string) => {
     const e = ledger.get(id)
-    if (!e || e.kind !== 'evaluation' || e.lane !== lane || !counts(id)) return undefined
+    if (!e || e.kind !== 'evaluation' || e.private || e.lane !== lane || !counts(id)) return undefined
     const body = ledger.load<'evaluation'>(e).body
     return {body, verified: episodesOf(e, body)}
   }
