@@ -4,6 +4,7 @@ import type {HistoryTrust} from '../projections/mainline.js'
 import type {VerifiedEpisode} from '../evals/runner/summary.js'
 import {compareRuns} from '../evals/compare.js'
 import {citedVerifications} from '../trust/evaluation.js'
+import {canonicalJson} from '../records/canonical.js'
 import {ARMS, type Arm} from '../loop/compare/arms.js'
 import {hypotheses as judge, pairwise, type ArmEpisodes} from '../loop/compare/verdicts.js'
 import {escapeHtml} from './escape.js'
@@ -24,6 +25,7 @@ export interface ResearchArm {
 export interface ResearchResults {
   /** `recomputed`: the paired tests and verdicts recomputed here from the verifications of the arms' held-out episodes (false: as the note states them, those being on a private lane this clone does not have) */
   compare?: {id: string; note: string; arms: ResearchArm[]; hypotheses: {id: string; verdict: string; evidence: string}[]; pairs: {a: string; b: string; diff: number; mcnemar_p: number; bootstrap_ci: [number, number]}[]; recomputed: boolean}
+  /** the success rates and intervals from each side's held-out evaluation; `metrics`: the note's word, not recomputed */
   gain?: {id: string; note: string; gain: number; ci: [number, number]; mcnemar_p: number; pairs: number; sides: {mode: string; success: number; ci: [number, number]; metrics: Record<string, number | null>}[]; recomputed: boolean}
 }
 
@@ -111,10 +113,24 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
       break
     }
   }
+  // what `exp gain` records of a side (src/loop/gain/run.ts): a held-out evaluation on the side's
+  // own lane, of a held-out manifest of that lane run in the side's namespace and memory mode
+  const heldOut = (ev: {body: EvaluationBody} | undefined, ns: string, mode: 'closed_loop' | 'off') => {
+    const m = ev && ev.body.split === 'holdout' ? ledger.get(ev.body.manifest) : undefined
+    const mb = m?.kind === 'manifest' && !m.private && m.lane === ns ? ledger.load<'manifest'>(m).body : undefined
+    return mb && mb.split === 'holdout' && mb.namespace === ns && (mb.memory?.mode ?? 'record_only') === mode ? mb : undefined
+  }
   for (const g of newest(ledger, 'gain')) {
     if (!g.json.closed_loop || !g.json.off) continue
-    const sides = [g.json.closed_loop, g.json.off].map((s, i) => ({s, ev: s.namespace === `gain-${g.id}-${i ? 'off' : 'closed_loop'}` ? evalOf(s.evaluation, s.namespace) : undefined}))
-    if (sides.every(x => x.ev)) {
+    const sides = [g.json.closed_loop, g.json.off].map((s, i) => {
+      const ns = `gain-${g.id}-${i ? 'off' : 'closed_loop'}`
+      const ev = s.namespace === ns ? evalOf(s.evaluation, s.namespace) : undefined
+      return {s, ev, manifest: heldOut(ev, ns, i ? 'off' : 'closed_loop')}
+    })
+    // both sides on the same held-out episodes: the same scenarios (tree, sealed file), seed, repetitions and agent
+    const [a, b] = sides.map(x => x.manifest)
+    const paired = a && b && a.dataset.tree === b.dataset.tree && a.dataset.sealed?.blob === b.dataset.sealed?.blob && canonicalJson(a.dataset.scenarios) === canonicalJson(b.dataset.scenarios) && a.seed === b.seed && a.repeat === b.repeat && canonicalJson(a.agent) === canonicalJson(b.agent)
+    if (paired && sides.every(x => x.ev)) {
       const on: VerifiedEpisode[] | undefined = sides[0]!.ev!.verified
       const off: VerifiedEpisode[] | undefined = sides[1]!.ev!.verified
       const again = on && off ? compareRuns(sides[1]!.s.evaluation, off, on) : undefined
@@ -133,6 +149,9 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
   }
   return out.compare || out.gain ? out : undefined
 }
+
+/** What the report says of a gain's four learning metrics: the note's word (they are counted over the side's whole namespace when `exp gain` runs). */
+export const METRICS_AS_RECORDED = 'The four metrics are as the gain note records them: they are not recomputed here.'
 
 /** What a view says when the paired tests are the note's, not recomputed (a sealed held-out split). */
 export const AS_RECORDED = 'The paired tests and verdicts are as the note records them: the held-out episodes are on a private lane this clone does not have, so they are not recomputed here.'
@@ -187,7 +206,7 @@ export function researchMarkdown(r: ResearchResults): string {
     const [c, o] = r.gain.sides
     out.push(`**Experience Gain ${pts(r.gain.gain)} points** (\`exp gain\` ${mdText(r.gain.id)}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].`, '', '| | closed_loop | off |', '| --- | ---: | ---: |')
     for (const [k, name] of METRICS) out.push(`| ${name} | ${rate(c!.metrics[k])} | ${rate(o!.metrics[k])} |`)
-    out.push('')
+    out.push('', METRICS_AS_RECORDED, '')
     if (!r.gain.recomputed) out.push(AS_RECORDED.replace('and verdicts are', 'are'), '')
   }
   return out.join('\n')
@@ -206,7 +225,7 @@ export function researchHtml(r: ResearchResults): string {
   if (r.gain) {
     const [c, o] = r.gain.sides
     parts.push(`<p><strong>Experience Gain ${pts(r.gain.gain)} points</strong> (<code>exp gain</code> ${h(r.gain.id)}): closed_loop ${pct(c!.success)} − off ${pct(o!.success)} on ${r.gain.pairs} paired held-out episodes, paired bootstrap 95% CI [${pts(r.gain.ci[0])}, ${pts(r.gain.ci[1])}].</p>`)
-    parts.push(`<table><thead><tr><th></th><th>closed_loop</th><th>off</th></tr></thead><tbody>${METRICS.map(([k, name]) => `<tr><td>${h(name)}</td><td>${rate(c!.metrics[k])}</td><td>${rate(o!.metrics[k])}</td></tr>`).join('')}</tbody></table>`)
+    parts.push(`<table><thead><tr><th></th><th>closed_loop</th><th>off</th></tr></thead><tbody>${METRICS.map(([k, name]) => `<tr><td>${h(name)}</td><td>${rate(c!.metrics[k])}</td><td>${rate(o!.metrics[k])}</td></tr>`).join('')}</tbody></table>`, `<p>${h(METRICS_AS_RECORDED)}</p>`)
     if (!r.gain.recomputed) parts.push(`<p>${h(AS_RECORDED.replace('and verdicts are', 'are'))}</p>`)
   }
   parts.push('</section>')

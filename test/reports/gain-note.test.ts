@@ -1,0 +1,49 @@
+import t from 'tap'
+import fs from 'node:fs'
+import path from 'node:path'
+import {exp} from '../helpers/cli.js'
+import {makeRepo} from '../helpers/repo.js'
+import {GitRecordStore} from '../../src/store/index.js'
+import type {EvaluationBody} from '../../src/records/types.js'
+
+// Found by a review of the derived views: `exp report` showed the Experience Gain of the newest
+// gain note whose two evaluations sat on lanes gain-<id>-closed_loop / gain-<id>-off and stood,
+// never asking whether they were what `exp gain` records: held-out evaluations of manifests it
+// ran in those namespaces and memory modes, on the same episodes. A lane that never ran
+// `exp gain` re-labelled two validation evaluations onto such lanes and wrote a note: the report
+// printed "Experience Gain +54.0 points … held-out" and four metrics of its choosing, fsck clean.
+
+t.test('the report shows a gain only on held-out evaluations exp gain recorded, and says its metrics are the note\'s', async t => {
+  const repo = await makeRepo(t)
+  const env = {EXP_LANE: 'alice'}
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
+  const ran = await exp(['gain', '-n', '1', '--repeat', '1', '--json'], {cwd: repo, env})
+  t.equal(ran.code, 0, ran.stderr)
+  const honest = (JSON.parse(ran.stdout) as {id: string}).id
+
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  const validation = ledger.records({kinds: ['evaluation']}).filter(e => e.body.split === 'validation' && !ledger.get(e.id)!.private)
+  const pick = (role: string) => validation.find(e => e.body.role === role)!
+  const G = 'abcdefabcdef'
+  const relabel = async (role: string, ns: string) => {
+    const r = pick(role)
+    const {comparison: _c, role: _r, proposal: _p, ...body} = r.body as EvaluationBody
+    return (await store.append({kind: 'evaluation', body, cites: r.cites.filter(c => c.startsWith('mf-') || c.startsWith('vr-'))}, {lane: ns})).id
+  }
+  const on = await relabel('candidate', `gain-${G}-closed_loop`)
+  const off = await relabel('baseline', `gain-${G}-off`)
+  const metrics = (m: number) => ({repeated_failure_rate: m, invalid_rate: m, recalled_cited_rate: 1 - m, hypothesis_redundancy: m})
+  const note = {closed_loop: {mode: 'closed_loop', namespace: `gain-${G}-closed_loop`, evaluation: on, metrics: metrics(0)}, off: {mode: 'off', namespace: `gain-${G}-off`, evaluation: off, metrics: metrics(0.9)}}
+  await store.append({kind: 'note', body: {text: `gain ${G}: ${JSON.stringify(note)}`, action: 'comment'}}, {lane: `gain-${G}`})
+
+  const report = await exp(['report', '--out', 'site'], {cwd: repo})
+  t.equal(report.code, 0, report.stderr)
+  const md = fs.readFileSync(path.join(repo, 'site/report.md'), 'utf8')
+  const html = fs.readFileSync(path.join(repo, 'site/report.html'), 'utf8')
+  t.notMatch(md, G, 'the made-up gain is not shown')
+  t.match(md, new RegExp(`\\*\\*Experience Gain [+-]\\d+\\.\\d points\\*\\* \\(\`exp gain\` ${honest}\\)`), 'the gain exp gain measured is')
+  t.match(md, /The four metrics are as the gain note records them: they are not recomputed here\./)
+  t.match(html, /The four metrics are as the gain note records them/)
+})
