@@ -1,4 +1,4 @@
-import {LANE_FAILURES, type GitRecordStore, type Ledger} from '../store/index.js'
+import type {GitRecordStore, Ledger} from '../store/index.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {loadAuthority, type AuthorityOptions} from '../trust/load.js'
 import type {Authority} from '../trust/authority.js'
@@ -19,8 +19,9 @@ export async function authorityOf(store: GitRecordStore, cwd: string, o: Authori
   // every view that answers from the ledger says which of its records another lane holds with
   // other content (the view shows the copy first in ledger order, which that lane can choose),
   // and which lanes it could not read at all: the view is then partial, and exits with the
-  // integrity status (5) after its output, as `exp ledger` does; fsck (quiet) lists them as
-  // its own problems
-  if (!o.quiet) reportProblems(ledger.problems.filter(p => p.code === 'duplicate-id' || LANE_FAILURES.has(p.code)))
+  // integrity status (5) after its output, as `exp ledger` does; and which records it left out
+  // (a missing or damaged object: provenance, report, hypotheses and graph said nothing, and
+  // provenance called such a record "not in this clone"); fsck (quiet) lists them as its own
+  if (!o.quiet) reportProblems(ledger.problems)
   return loadAuthority(ledger, ws, {...o, ...(tip ? {at: tip} : {})})
 }

@@ -125,3 +125,21 @@ t.test('a scenario file named with escape sequences or a newline: one line each,
     t.match(out, /x\\u001b\]0;PWNED\\u0007\\u001b\[2J\\u000aok\.yaml:1: fine\.yaml:1:/, `exp ${args.join(' ')} names the file, escaped`)
   }
 })
+
+// Found by a sweep: a record whose object is missing was named only by `exp ledger`;
+// provenance, report, hypotheses and graph printed nothing on stderr (and provenance called
+// it "not in this clone"). Every view that reads the ledger names what it left out.
+t.test('a record whose object is gone is named by every view that reads the ledger', async t => {
+  const repo = await makeRepo(t)
+  const note = (await exp(['append', 'note', '-', '--lane', 'alice'], {cwd: repo, input: 'text: kept'})).stdout.trim()
+  const gone = (await exp(['append', 'note', '-', '--lane', 'alice'], {cwd: repo, input: 'text: lost'})).stdout.trim()
+  t.match(note, /^nt-/)
+  const file = (await git(repo, 'ls-tree', '-r', '--name-only', 'refs/research/lanes/alice')).split('\n').find(l => l.includes(gone))!
+  const blob = (await git(repo, 'rev-parse', `refs/research/lanes/alice:${file}`)).trim()
+  fs.rmSync(path.join(repo, '.git', 'objects', blob.slice(0, 2), blob.slice(2)))
+  fs.rmSync(path.join(repo, '.git', 'exp'), {recursive: true, force: true})
+  for (const args of [['hypotheses'], ['graph'], ['frontier']]) {
+    const r = await exp(args, {cwd: repo})
+    t.match(r.stderr, new RegExp(`warning: skipped refs/research/lanes/alice .*${gone}`), `exp ${args.join(' ')} names the record it left out`)
+  }
+})
