@@ -1,6 +1,7 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
+import os from 'node:os'
 import {spawn} from 'node:child_process'
 import {BIN, exp, expJson} from '../helpers/cli.js'
 import {GIT_ENV, git, makeRepo, node} from '../helpers/repo.js'
@@ -86,15 +87,21 @@ t.test('two research lanes at once never evaluate the same attempt', async t => 
 t.test("another lane's reject of a lane's undecided attempt, resting on nothing: the lane's research run decides it itself", async t => {
   const repo = await makeRepo(t)
   t.equal((await exp(['init'], {cwd: repo})).code, 0)
-  // held-out runs slowly while EXP_SLOW is set (the evaluator's environment keeps EXP_* names)
-  fs.writeFileSync(path.join(repo, 'eval.mjs'), `import fs from 'node:fs'\nconst p = JSON.parse(fs.readFileSync('params.json', 'utf8'))\nif (process.argv[2] === 'holdout' && process.env.EXP_SLOW) await new Promise(r => setTimeout(r, 60000))\nfs.writeFileSync('metrics.json', JSON.stringify({score: p.x}))\n`)
+  // held-out runs slowly while a marker file exists (under HOME, which an evaluator may read:
+  // its environment holds none of the test's variables, and /tmp is hidden from it). An EXP_SLOW
+  // variable was never passed: the test saw the attempt evaluated only when it polled in time
+  const marks = fs.mkdtempSync(path.join(os.homedir(), '.exp-test-slow-'))
+  t.teardown(() => fs.rmSync(marks, {recursive: true, force: true}))
+  const slow = path.join(marks, 'on')
+  fs.writeFileSync(slow, '')
+  fs.writeFileSync(path.join(repo, 'eval.mjs'), `import fs from 'node:fs'\nconst p = JSON.parse(fs.readFileSync('params.json', 'utf8'))\nif (process.argv[2] === 'holdout' && fs.existsSync(${JSON.stringify(slow)})) await new Promise(r => setTimeout(r, 60000))\nfs.writeFileSync('metrics.json', JSON.stringify({score: p.x}))\n`)
   fs.writeFileSync(path.join(repo, 'params.json'), '{"x": 1}\n')
   fs.writeFileSync(path.join(repo, '.research/contracts/c.yaml'), `version: 2\nname: c\nobjective: raise x\neditable_scope: [params.json]\nprotected_scope: [eval.mjs, .research/**]\nmetric: {name: score, direction: maximize, margin: 0.01}\ndev_eval: {command: node eval.mjs dev, timeout_seconds: 60, repetitions: 1, metrics_file: metrics.json}\nholdout_eval: {command: node eval.mjs holdout, timeout_seconds: 120, repetitions: 1, metrics_file: metrics.json}\nbudget: {max_attempts: 30, max_parallel_lanes: 3}\npromotion: {holdout_required: true, paired_alpha: 0.1}\n`)
   await git(repo, 'add', '-A')
   await git(repo, 'commit', '-qm', 'contract')
   const args = ['research', 'c', '--agent', 'search', '--attempts', '1', '--lane', 'a']
   // the first run is killed once its attempt is evaluated on dev (held-out is running)
-  const child = spawn(...node([BIN, ...args]), {cwd: repo, env: {...GIT_ENV, EXP_SLOW: '1'}, stdio: 'ignore'})
+  const child = spawn(...node([BIN, ...args]), {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
   const closed = new Promise(r => child.on('close', r))
   let attempt: string | undefined
   for (let i = 0; i < 600 && !attempt; i++) {
@@ -104,6 +111,7 @@ t.test("another lane's reject of a lane's undecided attempt, resting on nothing:
   }
   child.kill('SIGKILL')
   await closed
+  fs.rmSync(slow)
   t.ok(attempt, 'the attempt was evaluated on dev before the kill')
   const reject = {proposal: attempt, verdict: 'reject', policy: {version: 'contract@2', digest: `sha256:${'0'.repeat(64)}`, path: '.research/contracts/c.yaml'}, evaluations: [], checks: [{name: 'dev improves', passed: false, detail: 'no'}], reasons: ['no'], regressions: []}
   const f = await exp(['append', 'decision', '-', '--lane', 'b', '--cite', attempt!], {cwd: repo, input: JSON.stringify(reject)})
