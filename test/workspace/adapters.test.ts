@@ -112,7 +112,7 @@ t.test('the git adapter lists a tree without reading a blob of it', async t => {
   await t.rejects(ws.listFiles(main), 'reading them needs the blob')
 })
 
-t.test('the git adapter resolves a name as git does: a tag before a branch of the same name, an annotated tag peeled', async t => {
+t.test('the git adapter resolves a name as git does, and refuses one a tag and a branch hold at different commits; an annotated tag peeled', async t => {
   const {repo, main} = await committedRepo(t, {'eval.mjs': 'honest\n'})
   await git(repo, 'tag', 'v1')
   await git(repo, 'tag', '-a', 'v1a', '-m', 'annotated')
@@ -125,8 +125,11 @@ t.test('the git adapter resolves a name as git does: a tag before a branch of th
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
   const ws = new GitWorkspace(store)
-  t.equal(await ws.resolve('v1'), main, 'the tag, as `git rev-parse v1` gives it')
+  // (git takes the tag; a branch pushed under a tag's name, or a tag under a branch's, is how a
+  // pull request chose the base a gate judged on: such a name is refused, docs/trust.md)
+  await t.rejects(ws.resolve('v1'), {code: 'E_USAGE', message: /v1 is ambiguous: it names refs\/tags\/v1 \([0-9a-f]{12}\), refs\/heads\/v1/})
   t.equal((await git(repo, 'rev-parse', 'v1^{commit}')).trim(), main)
+  t.equal(await ws.resolve('tags/v1'), main, 'the tag when asked for by its longer name')
   t.equal(await ws.resolve('heads/v1'), branch, 'the branch when asked for by its longer name')
   t.equal(await ws.resolve('refs/heads/v1'), branch)
   t.equal(await ws.resolve('v1a'), main, 'an annotated tag is its commit')
