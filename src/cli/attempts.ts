@@ -30,7 +30,7 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     lane: await laneOf(store, flags.lane),
     mainRef: await mainRefOf(store.repo, cwd),
     worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'),
-    hide: evaluatorHides(store),
+    hide: repositoryHidden(store),
     // (the key too: a research agent's words reach records and commit messages — docs/trust.md;
     // and the values a `command:` agent is handed with --env, whatever their names: GH_PAT)
     redact: withKey(makeRedactor({env: process.env, secrets: flags.agent ? passedSecrets(flags.agent) : []}), key),
@@ -38,11 +38,6 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     claimTtlSeconds: claimTtl(store.repo.workDir ? await loadConfig(store.repo.workDir) : {version: 1}),
     ...(key ? {holdoutKey: key} : {}),
   }
-}
-
-/** What an evaluator command must not see: every work tree of this repository, its git dirs (the key, the lanes, the cache), and a key file elsewhere. */
-export function evaluatorHides(store: GitRecordStore): string[] {
-  return repositoryHidden(store)
 }
 
 /**

@@ -6,7 +6,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {gateBaseOf} from '../cli/main-ref.js'
-import {evaluatorHides} from '../cli/attempts.js'
+import {repositoryHidden} from '../cli/run-context.js'
 import {ExpError, isExpError} from '../errors/index.js'
 import {gate, gateMarkdown, knowledgeScopeHint, type GateResult} from '../gate/gate.js'
 import {outputPath} from '../cli/out-path.js'
@@ -60,7 +60,7 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
         const {options, mainRef} = await runContext(store, this.workDir, {...flags, lane: flags.lane ?? (inCi() ? 'ci' : undefined)}, l => this.note(l))
         const ws = new GitWorkspace(store)
         const base = flags.base ?? (process.env.GITHUB_BASE_REF ? `refs/remotes/origin/${process.env.GITHUB_BASE_REF}` : await gateBaseOf(store.repo, ws, mainRef, flags.head))
-        return gate(store, ws, {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), hide: evaluatorHides(store), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
+        return gate(store, ws, {...options, ...progress.options, worktreeRoot: path.join(store.commonDir, 'exp', 'worktrees'), hide: repositoryHidden(store), base, head: flags.head, repeat: flags.repeat, approvedBy: flags['approved-by'], ...(flags.shard ? {shard: parseShard(flags.shard)} : {}), ...(flags.shards ? {shards: flags.shards} : {})})
       })
     } catch (e) {
       progress.done()

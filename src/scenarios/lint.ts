@@ -1,11 +1,10 @@
-import path from 'node:path'
 import {TOOL_NAMES} from '../world/catalog.js'
 import {OverrideError} from '../world/initial.js'
 import {checkState} from '../world/schema.js'
 import {getPath} from '../world/state.js'
 import {COLLECTIONS, type WorldState} from '../world/types.js'
 import {replayGold} from './gold.js'
-import {loadWithSealed, type LoadedFile} from './load.js'
+import {checkIds, loadWithSealed, type LoadedFile} from './load.js'
 import {initialStateOf} from './state.js'
 import type {Problem, Scenario} from './types.js'
 import type {Invariant} from '../evals/grader/types.js'
@@ -40,18 +39,12 @@ export async function lintScenarios(dir: string, key?: Buffer): Promise<LintRepo
 
 export function lintLoaded(files: readonly LoadedFile[]): Problem[] {
   const problems: Problem[] = []
-  const seen = new Map<string, string>()
-  for (const f of files) {
+  // (an id that is not its file's name, or another file's: named by checkIds, as a run names it)
+  for (const f of checkIds(files)) {
     problems.push(...f.problems)
     if (!f.scenario || !f.yaml) continue
     const at = (p: (string | number)[], message: string) => problems.push({file: f.file, line: lineOf(f.yaml!, p), message})
     const s = f.scenario
-    // a sealed scenario is named holdout.sealed#<file>
-    const stem = path.basename(f.file.split('#').pop()!).replace(/\.ya?ml$/, '')
-    if (s.id !== stem) at(['id'], `id "${s.id}" does not match the file name "${stem}"`)
-    const other = seen.get(s.id)
-    if (other) at(['id'], `id "${s.id}" is already used by ${other}`)
-    else seen.set(s.id, f.file)
     // a prototype key reads what every object inherits (`settings.constructor` always exists)
     // or sets an object's prototype (`merge: {settings: {__proto__: …}}`): refused, with the
     // rest of the file's checks left out (they would read through it)

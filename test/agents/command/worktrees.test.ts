@@ -7,7 +7,7 @@ import {git} from '../../helpers/repo.js'
 import {detectIsolation} from '../../../src/agents/command/sandbox.js'
 import {workTreesOf} from '../../../src/git/worktrees.js'
 import {GitRecordStore} from '../../../src/store/index.js'
-import {evaluatorHides} from '../../../src/cli/attempts.js'
+import {repositoryHidden} from '../../../src/cli/run-context.js'
 
 // Found by an attack sweep: the sandbox hid the checkout a run started in, its .git and the
 // scratch folders, not the repository's other work trees: a run from a linked work tree let
@@ -66,7 +66,7 @@ t.test('git names every work tree of a repository, from either of them', async t
       const store = await GitRecordStore.open(from)
       t.teardown(() => store.close())
       t.same(workTreesOf(store.repo).sort(), [main, nested, linked].sort(), `${branch}: from ${path.basename(from)}`)
-      const hides = evaluatorHides(store)
+      const hides = repositoryHidden(store)
       for (const w of [main, linked, nested]) t.ok(hides.includes(w), `${branch}: an evaluator run from ${path.basename(from)} hides ${path.basename(w)}`)
     }
   }
