@@ -8,23 +8,14 @@ import {git, GIT_ENV, node} from '../helpers/repo.js'
 import {benchmarkRepo} from '../helpers/research.js'
 import {startFakeLlm, completion, RETRY_NOW} from '../helpers/fake-llm.js'
 import {builtinScenarios} from '../helpers/scenarios.js'
+import type {RunResult} from '../../src/evals/runner/run.js'
 
 // the built-in train split (it grows; the episodes a test runs stay about the same)
 const TRAIN = (await builtinScenarios()).filter(s => s.split === 'train').length
 const VAL = (await builtinScenarios()).filter(s => s.split === 'validation').length
 
-interface RunJson {
-  manifest: string
-  evaluation: string
-  split: string
-  total: number
-  passed: number
-  invalid: number
-  success_rate: number
-  ci: [number, number]
-  resumed: number
-  recorded: number
-}
+/** what `exp run --json` prints */
+type RunJson = RunResult
 
 t.test('exp run --json prints the ids, counts, rate and interval', async t => {
   const repo = await benchmarkRepo(t)

@@ -47,6 +47,28 @@ export async function exampleRepo(t: Test, env: NodeJS.ProcessEnv = {}): Promise
   return repo
 }
 
+/**
+ * A copy, for this test, of the example after one iteration of `exp evolve` on lane alice
+ * (`exp init --example onboarding` and `exp evolve -n 1` with EXP_LANE=alice), built once per
+ * version of the code and data (cachedFixture): the tests of the views start from an honest
+ * proposal, its evaluations and its decision, and forge records beside them.
+ */
+export async function oneIterationAsAlice(t: Test): Promise<string> {
+  const {dir} = await cachedFixture('one-iteration-alice', EXAMPLE_INPUTS, async repo => {
+    await git(repo, 'init', '-q', '-b', 'main')
+    await git(repo, 'config', 'user.name', 'exp test')
+    await git(repo, 'config', 'user.email', 'test@exp.invalid')
+    for (const args of [['init', '--example', 'onboarding'], ['evolve', '-n', '1']]) {
+      const r = await exp(args, {cwd: repo, env: {EXP_LANE: 'alice'}})
+      if (r.code !== 0) throw new Error(`exp ${args.join(' ')} failed: ${r.stderr}`)
+    }
+    return {}
+  })
+  const repo = tempDir(t)
+  fs.cpSync(dir, repo, {recursive: true})
+  return repo
+}
+
 /** How many scenarios of a split the repository's scenarios/ folder holds (the built-in set grows). */
 export function splitSize(repo: string, split: 'train' | 'validation' | 'holdout'): number {
   const dir = path.join(repo, 'scenarios')

@@ -1,6 +1,6 @@
 import {execFile, execFileSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {accessSync, constants, mkdtempSync, openSync, readFileSync, readSync, closeSync, renameSync, rmSync, writeFileSync} from 'node:fs'
+import {accessSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, readSync, closeSync, renameSync, rmSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -101,6 +101,18 @@ export function git(cwd: string, ...args: string[]): Promise<string> {
       else resolve(stdout)
     })
   })
+}
+
+/** The bytes of every file of a work tree outside .git (what a leak test searches besides the objects). */
+export function workingFiles(dir: string): Buffer[] {
+  const files: Buffer[] = []
+  for (const e of readdirSync(dir, {withFileTypes: true})) {
+    if (e.name === '.git') continue
+    const p = path.join(dir, e.name)
+    if (e.isDirectory()) files.push(...workingFiles(p))
+    else files.push(readFileSync(p))
+  }
+  return files
 }
 
 /** A temp folder removed when the test ends. */

@@ -1,9 +1,8 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {exp} from '../helpers/cli.js'
 import {expBatch} from '../helpers/cli-batch.js'
-import {makeRepo} from '../helpers/repo.js'
+import {oneIterationAsAlice} from '../helpers/evolve.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import type {DecisionBody, EvidenceBody, ProposalBody} from '../../src/records/types.js'
 
@@ -14,11 +13,7 @@ import type {DecisionBody, EvidenceBody, ProposalBody} from '../../src/records/t
 // them into report.md and report.html.
 
 t.test('a record of a private lane never reaches the report, provenance or blame', async t => {
-  const repo = await makeRepo(t)
-  const env = {EXP_LANE: 'alice'}
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
-  const evolved = await exp(['evolve', '-n', '1'], {cwd: repo, env})
-  t.equal(evolved.code, 0, evolved.stderr)
+  const repo = await oneIterationAsAlice(t)
 
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
-import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
+import {GIT_ENV, git, makeRepo, tempDir, workingFiles} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {runEvaluation} from '../../src/evals/runner/run.js'
 import {detectIsolation} from '../../src/agents/command/sandbox.js'
@@ -130,16 +130,7 @@ t.test('secrets an agent prints or passes to tools reach no object, file, event 
   await exp(['report', '--out', path.join(repo, 'results')], {cwd: repo, env})
   await exp(['graph', '--format', 'mermaid'], {cwd: repo, env})
   const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: repo, env: GIT_ENV, maxBuffer: 1 << 28})
-  const files: Buffer[] = []
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, {withFileTypes: true})) {
-      if (e.name === '.git') continue
-      const p = path.join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else files.push(fs.readFileSync(p))
-    }
-  }
-  walk(repo)
+  const files = workingFiles(repo)
   const all = Buffer.concat([objects, ...files, fs.readFileSync(events)])
   for (const secret of [KEY, TOKEN]) t.equal(all.indexOf(secret), -1, `${secret.slice(0, 6)}… appears nowhere`)
   // the agent did leak: its stderr and arguments were there to redact

@@ -1,7 +1,7 @@
 import t from 'tap'
-import {exp, expJson} from '../helpers/cli.js'
+import {expJson} from '../helpers/cli.js'
 import {expBatch} from '../helpers/cli-batch.js'
-import {makeRepo} from '../helpers/repo.js'
+import {oneIterationAsAlice} from '../helpers/evolve.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {hypotheses} from '../../src/projections/index.js'
 import type {EvaluationBody, ProposalBody} from '../../src/records/types.js'
@@ -14,11 +14,7 @@ import type {EvaluationBody, ProposalBody} from '../../src/records/types.js'
 // `exp report` showed the proposal "supported" on another skill's runs, and `exp fsck` was clean.
 
 t.test("another skill's evaluations re-pointed at a proposal support nothing, in no view, and fsck names them", async t => {
-  const repo = await makeRepo(t)
-  const env = {EXP_LANE: 'alice'}
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
-  const evolved = await exp(['evolve', '-n', '1'], {cwd: repo, env})
-  t.equal(evolved.code, 0, evolved.stderr)
+  const repo = await oneIterationAsAlice(t)
 
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())

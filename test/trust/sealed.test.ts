@@ -4,7 +4,7 @@ import path from 'node:path'
 import {execFileSync} from 'node:child_process'
 import {parse} from 'yaml'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
-import {GIT_ENV, git, makeRepo, tempDir} from '../helpers/repo.js'
+import {GIT_ENV, git, makeRepo, tempDir, workingFiles} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
 
 const HELD = fs.readdirSync(path.join(ROOT, 'scenarios')).filter(f => f.startsWith('hold-'))
@@ -111,16 +111,7 @@ t.test('after init, evolve and sync, no object of either repository and no work-
   const sync = await exp(['sync'], {cwd: repo})
   t.equal(sync.code, 0, sync.stderr)
   const objects = (dir: string) => execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: dir, env: GIT_ENV, maxBuffer: 1 << 28})
-  const files: Buffer[] = []
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, {withFileTypes: true})) {
-      if (e.name === '.git') continue
-      const p = path.join(d, e.name)
-      if (e.isDirectory()) walk(p)
-      else files.push(fs.readFileSync(p))
-    }
-  }
-  walk(repo)
+  const files = workingFiles(repo)
   const local = objects(repo)
   t.ok(local.length > 1_000_000, 'the repository holds the run (held-out traces on the private lane included)')
   const hay = Buffer.concat([local, objects(remote), ...files])

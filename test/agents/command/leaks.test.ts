@@ -57,23 +57,7 @@ t.test('an agent that leaves its process group and ignores SIGTERM does not outl
   // the agent leaves exp's process group (setsid, as itself), ignores SIGTERM, and starts a child that does too
   const inner = `read start\ntrap "" TERM HUP INT\nsh -c 'trap "" TERM HUP INT; while :; do sleep 1; done # ${mark}' </dev/null >/dev/null 2>&1 &\necho '{"type":"final","answer":"ok"}'\nwhile :; do sleep 1; done\n`
   fs.writeFileSync(path.join(repo, 'agent.sh'), `#!/bin/sh\ncat > ${mark}.sh <<'EOF'\n${inner}EOF\nexec setsid /bin/sh ${mark}.sh\n`)
-  const pids = () => {
-    try {
-      // (pgrep leaves itself out; it exits 1 when nothing matches)
-      return execFileSync('pgrep', ['-f', mark], {encoding: 'utf8'}).split('\n').filter(Boolean)
-    } catch {
-      return []
-    }
-  }
-  t.teardown(() => {
-    for (const p of pids()) {
-      try {
-        process.kill(Number(p), 'SIGKILL')
-      } catch {
-        // gone meanwhile
-      }
-    }
-  })
+  const pids = markedProcesses(t, mark)
   const r = await exp(['run', 'train', '--scenarios', 'sc1', '--agent', 'command:/bin/sh agent.sh'], {cwd: repo, timeoutMs: 60_000})
   t.equal(r.code, 0, r.stderr)
   t.same(await answers(repo), ['ok'], 'the agent answered (and then stayed)')
@@ -90,22 +74,7 @@ t.test('the sandboxes and agents of an exp that is SIGKILLed end with it', {skip
   const mark = `exp-orphan-${process.pid}-${Date.now()}`
   // an agent that reads its start and sleeps (the episode's timeout is far away)
   fs.writeFileSync(path.join(repo, `${mark}.sh`), '#!/bin/sh\nread start\nexec sleep 900\n')
-  const pids = () => {
-    try {
-      return execFileSync('pgrep', ['-f', mark], {encoding: 'utf8'}).split('\n').filter(Boolean)
-    } catch {
-      return []
-    }
-  }
-  t.teardown(() => {
-    for (const p of pids()) {
-      try {
-        process.kill(Number(p), 'SIGKILL')
-      } catch {
-        // gone meanwhile
-      }
-    }
-  })
+  const pids = markedProcesses(t, mark)
   // (the agent's script is named with the mark, and so are the sandbox's own command lines, which name it)
   const [cmd, args] = node([BIN, 'run', 'train', '--scenarios', 'sc1', '--concurrency', '3', '--agent', `command:/bin/sh ${mark}.sh`])
   const child = spawn(cmd, args, {cwd: repo, env: GIT_ENV, stdio: 'ignore'})
@@ -150,3 +119,25 @@ t.test("an episode cannot leave anything in the agent's files for the episodes a
   t.equal(got.length, 3)
   for (const a of got) t.match(a, /^seen=\[\] EROFS$/, 'nothing of an earlier episode, and no write')
 })
+
+/** The pids of processes whose command line holds `mark`, all SIGKILLed when the test ends. */
+function markedProcesses(t: Parameters<typeof exampleRepo>[0], mark: string): () => string[] {
+  const pids = () => {
+    try {
+      // (pgrep leaves itself out; it exits 1 when nothing matches)
+      return execFileSync('pgrep', ['-f', mark], {encoding: 'utf8'}).split('\n').filter(Boolean)
+    } catch {
+      return []
+    }
+  }
+  t.teardown(() => {
+    for (const p of pids()) {
+      try {
+        process.kill(Number(p), 'SIGKILL')
+      } catch {
+        // gone meanwhile
+      }
+    }
+  })
+  return pids
+}
