@@ -5,14 +5,13 @@ import {noteUncommittedJudges} from './uncommitted.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {makeRedactor, withKey} from '../redact/index.js'
 import {passedSecrets} from '../agents/command/sandbox.js'
-import {laneOf} from './context.js'
+import {configOf, laneOf} from './context.js'
 import {mainRefOf} from './main-ref.js'
 import {holdoutKeyFor, repositoryHidden} from './run-context.js'
 import {contractAt} from '../contracts/load.js'
 import {UsageError} from '../errors/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {claimTtl} from './budgets.js'
-import {loadConfig} from '../research/files.js'
 
 /** Flags of the attempt commands. */
 export const attemptFlags = {
@@ -35,7 +34,7 @@ export async function attemptContext(store: GitRecordStore, cwd: string, flags: 
     // and the values a `command:` agent is handed with --env, whatever their names: GH_PAT)
     redact: withKey(makeRedactor({env: process.env, secrets: flags.agent ? passedSecrets(flags.agent) : []}), key),
     seed: flags.seed ?? 42,
-    claimTtlSeconds: claimTtl(store.repo.workDir ? await loadConfig(store.repo.workDir) : {version: 1}),
+    claimTtlSeconds: claimTtl(await configOf(store)),
     ...(key ? {holdoutKey: key} : {}),
   }
 }

@@ -1,5 +1,6 @@
 import {loadConfig} from '../research/files.js'
 import {GitRecordStore, resolveLane} from '../store/index.js'
+import type {ResearchConfig} from '../records/types.js'
 
 /** Open the record store of the repository containing `dir`. */
 export function openStore(dir: string): Promise<GitRecordStore> {
@@ -15,6 +16,14 @@ export function openStore(dir: string): Promise<GitRecordStore> {
 export async function laneOf(store: GitRecordStore, flag?: string): Promise<string> {
   if (store.repo.workDir) await loadConfig(store.repo.workDir)
   return resolveLane({flag, gitConfig: await store.config('exp.lane')}).lane
+}
+
+/**
+ * The store's .research/config.yaml, validated (defaults for all of it in a bare repository,
+ * which has no work tree to hold one).
+ */
+export async function configOf(store: GitRecordStore): Promise<ResearchConfig> {
+  return store.repo.workDir ? loadConfig(store.repo.workDir) : {version: 1}
 }
 
 export async function withStore<T>(dir: string, fn: (s: GitRecordStore) => Promise<T>): Promise<T> {

@@ -1,9 +1,8 @@
 import {Args, Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
-import {laneOf, withStore} from '../cli/context.js'
+import {configOf, laneOf, withStore} from '../cli/context.js'
 import {claimHypothesis, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, type ClaimResult} from '../lifecycle/index.js'
 import {claimTtl} from '../cli/budgets.js'
-import {loadConfig} from '../research/files.js'
 
 export default class Claim extends ExpCommand {
   static summary = 'Claim a hypothesis for this lane, for a limited time.'
@@ -20,7 +19,7 @@ Refused (exit 4) when another lane holds the hypothesis, naming the holder and w
 
   async run(): Promise<ClaimResult> {
     const {args, flags} = await this.parse(Claim)
-    const res = await withStore(this.workDir, async store => claimHypothesis(store, {hypothesis: args.hypothesis, lane: await laneOf(store, flags.lane), ttlSeconds: flags.ttl ?? claimTtl(store.repo.workDir ? await loadConfig(store.repo.workDir) : {version: 1}), now: () => new Date()}))
+    const res = await withStore(this.workDir, async store => claimHypothesis(store, {hypothesis: args.hypothesis, lane: await laneOf(store, flags.lane), ttlSeconds: flags.ttl ?? claimTtl(await configOf(store)), now: () => new Date()}))
     if (!this.jsonEnabled()) this.log(`${res.renewed ? 'renewed' : 'claimed'} ${res.hypothesis} for ${res.holder} until ${res.expires_at} (${res.claim})`)
     return res
   }
