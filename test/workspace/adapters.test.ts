@@ -43,6 +43,29 @@ t.test('the git adapter without native git finds commits by reading each id', as
   t.same([...(await new GitWorkspace(store).commitsPresent([tree, main, 'e'.repeat(40), 'main']))], [main])
 })
 
+// (it once left the branch where it was, silently: a promoted attempt's branch stayed behind)
+t.test('the git adapter without native git deletes a branch under its lock, loose or packed, and only from where it is', async t => {
+  const {repo, main} = await committedRepo(t, {'a.txt': 'a\n'})
+  // (as on a machine without a git binary: exp's own reads and writes only)
+  process.env.EXP_NO_NATIVE_GIT = '1'
+  t.teardown(() => delete process.env.EXP_NO_NATIVE_GIT)
+  await git(repo, 'branch', 'loose', main)
+  await git(repo, 'branch', 'packed', main)
+  await git(repo, 'pack-refs', '--all')
+  await git(repo, 'branch', '-f', 'loose', main)
+  const store = await GitRecordStore.open(repo, {native: false})
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  await t.rejects(ws.deleteRef('refs/heads/packed', 'e'.repeat(40)), {code: 'E_CONFLICT'}, 'not from where it is not')
+  for (const b of ['loose', 'packed']) {
+    await ws.deleteRef(`refs/heads/${b}`, main)
+    t.equal(await ws.readRef(`refs/heads/${b}`), undefined, `${b} is gone`)
+  }
+  await ws.deleteRef('refs/heads/packed', main)
+  t.same((await git(repo, 'for-each-ref', '--format=%(refname)', 'refs/heads/')).trim().split('\n'), ['refs/heads/main'], 'git agrees; no lock is left')
+  t.same(fs.readdirSync(path.join(repo, '.git', 'refs', 'heads')).filter(f => f.endsWith('.lock')), [])
+})
+
 t.test('the git adapter writes a file over an executable (it stays executable) and over a symbolic link (a regular file now)', async t => {
   const repo = await makeRepo(t, {empty: true})
   fs.writeFileSync(path.join(repo, 'run.sh'), '#!/bin/sh\necho 1\n', {mode: 0o755})

@@ -8,7 +8,7 @@ import {linkedWorkTrees} from '../../git/worktrees.js'
 import type {GitRecordStore} from './store.js'
 import {commitText} from '../../records/summary.js'
 import {CommitTooLargeError, ExpError, FileTooLargeError, UsageError, WorkTreeBehindError, WorktreeError, refMoved} from '../../errors/index.js'
-import {existsSync, readFileSync, realpathSync} from 'node:fs'
+import fs, {existsSync, readFileSync, realpathSync} from 'node:fs'
 import path from 'node:path'
 import type {CommitInfo, FileWrite} from '../../workspace/port.js'
 
@@ -106,16 +106,29 @@ export async function moveRef(store: GitRecordStore, ref: string, next: string, 
 }
 
 /**
- * Delete a ref while it is at `expected`: git checks the old value under its lock, so a commit
- * made on the branch meanwhile keeps it (E_CONFLICT). Gone already: nothing to do. Without
- * native git the ref stays.
+ * Delete a ref while it is at `expected`: the old value is checked under git's lock of the
+ * ref, so a commit made on the branch meanwhile keeps it (E_CONFLICT). Gone already: nothing
+ * to do. Without native git, isomorphic-git removes the loose ref and its packed-refs line
+ * while exp holds the same lock.
  */
 export async function deleteRef(store: GitRecordStore, ref: string, expected: string): Promise<void> {
-  if (!(await hasNativeGit())) return
-  const r = await runGit(['--git-dir', store.commonDir, 'update-ref', '-d', ref, expected], {cwd: store.commonDir, allowFail: true})
-  if (r.code === 0) return
-  const now = await readRef(store.commonDir, ref)
-  if (now !== undefined) throw refMoved(ref, now, expected)
+  if (store.native && (await hasNativeGit())) {
+    const r = await runGit(['--git-dir', store.commonDir, 'update-ref', '-d', ref, expected], {cwd: store.commonDir, allowFail: true})
+    if (r.code === 0) return
+    const now = await readRef(store.commonDir, ref)
+    if (now !== undefined) throw refMoved(ref, now, expected)
+    return
+  }
+  const lock = await RefLock.acquire(store.commonDir, ref)
+  try {
+    if (lock.old === undefined) return
+    if (lock.old !== expected) throw refMoved(ref, lock.old, expected)
+    // (loaded here: most commands never need it)
+    const {default: git} = await import('isomorphic-git')
+    await git.deleteRef({fs, gitdir: store.commonDir, ref})
+  } finally {
+    await lock.release()
+  }
 }
 
 /** The branch HEAD points to in this work tree (undefined: detached or bare). */
