@@ -1,11 +1,12 @@
 import type {Ledger, LedgerEntry} from '../store/index.js'
-import type {EvaluationBody} from '../records/types.js'
+import type {EvaluationBody, ManifestBody} from '../records/types.js'
 import type {HistoryTrust} from '../projections/mainline.js'
 import type {VerifiedEpisode} from '../evals/runner/summary.js'
 import {compareRuns} from '../evals/compare.js'
 import {citedVerifications} from '../trust/evaluation.js'
 import {canonicalJson} from '../records/canonical.js'
-import {ARMS, type Arm} from '../loop/compare/arms.js'
+import type {MemoryMode} from '../evals/runner/memory.js'
+import {ARMS, ARM_SPECS, type Arm} from '../loop/compare/arms.js'
 import {hypotheses as judge, pairwise, type ArmEpisodes} from '../loop/compare/verdicts.js'
 import {escapeHtml} from './escape.js'
 import {mdText, pct} from './format.js'
@@ -58,11 +59,29 @@ function* newest(ledger: Ledger, kind: 'compare' | 'gain'): Generator<{id: strin
 }
 
 /**
+ * What `exp compare` records of an arm and `exp gain` of a side (src/loop/compare/run.ts,
+ * src/loop/gain/run.ts): a held-out evaluation, of a public held-out manifest on the
+ * namespace's own lane, run in that namespace and memory mode. The manifest, or undefined for
+ * anything else — a validation or train evaluation re-labelled onto such a lane among them.
+ */
+export function heldOutManifest(ledger: Ledger, ev: {body: EvaluationBody} | undefined, ns: string, mode: MemoryMode): ManifestBody | undefined {
+  const m = ev && ev.body.split === 'holdout' ? ledger.get(ev.body.manifest) : undefined
+  const mb = m?.kind === 'manifest' && !m.private && m.lane === ns ? ledger.load<'manifest'>(m).body : undefined
+  return mb && mb.split === 'holdout' && mb.namespace === ns && (mb.memory?.mode ?? 'record_only') === mode ? mb : undefined
+}
+
+/** Two held-out manifests of the same episodes, as the arms of one compare and the sides of one gain are: the same scenarios (tree, sealed file), seed, repetitions and agent. */
+export function sameHeldOutEpisodes(a: ManifestBody, b: ManifestBody): boolean {
+  return a.dataset.tree === b.dataset.tree && a.dataset.sealed?.blob === b.dataset.sealed?.blob && canonicalJson(a.dataset.scenarios) === canonicalJson(b.dataset.scenarios) && a.seed === b.seed && a.repeat === b.repeat && canonicalJson(a.agent) === canonicalJson(b.agent)
+}
+
+/**
  * The latest `exp compare` and `exp gain` results (pure, from the ledger): which arms and
  * modes from the note each command records; every success rate and interval from the arm's
  * own held-out evaluation record, on the arm's own lane — an arm whose evaluation is not there
- * (or on another lane), or does not stand (`trust`: it must recompute from the verifications
- * it cites), is left out, whatever the note says. Any lane can write a note on lane `cmp-<id>`:
+ * (or on another lane), does not stand (`trust`: it must recompute from the verifications
+ * it cites) or is not what the command records (`heldOutManifest`), is left out, whatever the
+ * note says; a note whose arms (sides) are not on the same held-out episodes is passed over. Any lane can write a note on lane `cmp-<id>`:
  * so the paired tests and the verdicts are recomputed from the verifications of every arm's
  * held-out episodes (the public evaluation is an aggregate; its details are on the lane's
  * private ref in the clone that ran it), and are taken from the note (and said to be) only
@@ -97,39 +116,40 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
     if (!c.json.arms) continue
     const arms: ResearchArm[] = []
     const episodes: ArmEpisodes[] = []
+    const manifests: ManifestBody[] = []
     let all = true
     for (const a of c.json.arms) {
-      const ev = (ARMS as readonly string[]).includes(a.arm) && a.namespace === `cmp-${c.id}-${a.arm}` ? evalOf(a.evaluation, a.namespace) : undefined
-      if (!ev || arms.some(x => x.arm === a.arm)) continue
+      const ns = `cmp-${c.id}-${a.arm}`
+      const known = (ARMS as readonly string[]).includes(a.arm) && a.namespace === ns
+      const ev = known ? evalOf(a.evaluation, ns) : undefined
+      // the mode the arm runs in (not the note's word): its manifest must have been run in it
+      const mode = known ? ARM_SPECS[a.arm as Arm].mode : undefined
+      const manifest = mode ? heldOutManifest(ledger, ev, ns, mode) : undefined
+      if (!ev || !mode || !manifest || arms.some(x => x.arm === a.arm)) continue
       const b = ev.body
-      arms.push({arm: a.arm, mode: a.mode, success: b.success_rate, ci: b.ci as [number, number], passed: b.passed, total: b.total, episodes: a.episodes, evaluation: a.evaluation})
+      arms.push({arm: a.arm, mode, success: b.success_rate, ci: b.ci as [number, number], passed: b.passed, total: b.total, episodes: a.episodes, evaluation: a.evaluation})
       episodes.push({arm: a.arm as Arm, success: b.success_rate, ci: b.ci as [number, number], total: b.total, evaluation: a.evaluation, verified: ev.verified ?? []})
+      manifests.push(manifest)
       all &&= ev.verified !== undefined
     }
-    if (arms.length) {
+    // every arm on the same held-out episodes, as exp compare runs them (and exp gain its sides)
+    if (arms.length && manifests.every(m => sameHeldOutEpisodes(m, manifests[0]!))) {
       const pairs = all ? pairwise(episodes) : undefined
       const hypotheses = pairs ? judge(episodes, pairs).map(h => ({id: h.id, verdict: h.verdict, evidence: h.evidence})) : (c.json.hypotheses ?? [])
       out.compare = {id: c.id, note: c.note, arms, hypotheses, pairs: pairs ? pairs.map(p => ({a: p.a, b: p.b, diff: p.diff, mcnemar_p: p.mcnemar_p, bootstrap_ci: p.bootstrap_ci})) : (c.json.pairs ?? []), recomputed: all}
       break
     }
   }
-  // what `exp gain` records of a side (src/loop/gain/run.ts): a held-out evaluation on the side's
-  // own lane, of a held-out manifest of that lane run in the side's namespace and memory mode
-  const heldOut = (ev: {body: EvaluationBody} | undefined, ns: string, mode: 'closed_loop' | 'off') => {
-    const m = ev && ev.body.split === 'holdout' ? ledger.get(ev.body.manifest) : undefined
-    const mb = m?.kind === 'manifest' && !m.private && m.lane === ns ? ledger.load<'manifest'>(m).body : undefined
-    return mb && mb.split === 'holdout' && mb.namespace === ns && (mb.memory?.mode ?? 'record_only') === mode ? mb : undefined
-  }
   for (const g of newest(ledger, 'gain')) {
     if (!g.json.closed_loop || !g.json.off) continue
     const sides = [g.json.closed_loop, g.json.off].map((s, i) => {
       const ns = `gain-${g.id}-${i ? 'off' : 'closed_loop'}`
       const ev = s.namespace === ns ? evalOf(s.evaluation, s.namespace) : undefined
-      return {s, ev, manifest: heldOut(ev, ns, i ? 'off' : 'closed_loop')}
+      return {s, ev, manifest: heldOutManifest(ledger, ev, ns, i ? 'off' : 'closed_loop')}
     })
-    // both sides on the same held-out episodes: the same scenarios (tree, sealed file), seed, repetitions and agent
+    // both sides on the same held-out episodes
     const [a, b] = sides.map(x => x.manifest)
-    const paired = a && b && a.dataset.tree === b.dataset.tree && a.dataset.sealed?.blob === b.dataset.sealed?.blob && canonicalJson(a.dataset.scenarios) === canonicalJson(b.dataset.scenarios) && a.seed === b.seed && a.repeat === b.repeat && canonicalJson(a.agent) === canonicalJson(b.agent)
+    const paired = a && b && sameHeldOutEpisodes(a, b)
     if (paired && sides.every(x => x.ev)) {
       const on: VerifiedEpisode[] | undefined = sides[0]!.ev!.verified
       const off: VerifiedEpisode[] | undefined = sides[1]!.ev!.verified
