@@ -60,6 +60,7 @@ const EXIT: Record<string, number> = {
   E_WORKTREE: 4,
   E_WORKTREE_BEHIND: 4,
   E_BOUNDARY: 6,
+  E_VERDICT: 6,
   E_BUDGET: 6,
   E_RESEARCH_AGENT: 1,
   E_POLICY: 6,

@@ -34,6 +34,25 @@ export class BoundaryError extends ExpError {
   }
 }
 
+/**
+ * An attempt's evaluation ended without a verdict to act on: needs_retry (a repetition timed
+ * out, crashed or left no metrics, and may be resumed) or invalid (too few valid repetitions,
+ * and none to resume). Set after the result is printed (`exp attempt eval`): the exit status and
+ * the next step, the --json output as it is.
+ */
+export class AttemptVerdictError extends ExpError {
+  constructor(attempt: string, split: 'dev' | 'holdout', outcome: 'needs_retry' | 'invalid', reason: string) {
+    const again = `exp attempt eval ${attempt}${split === 'holdout' ? ' --split holdout' : ''}`
+    super('E_VERDICT', `attempt ${attempt} ${outcome === 'needs_retry' ? 'needs a retry' : 'is invalid'} on ${split}: ${reason}`, {
+      data: {attempt, split, outcome},
+      hint:
+        outcome === 'needs_retry'
+          ? `run \`${again}\` again: it resumes the repetitions that need a retry, as the contract's resume policy says`
+          : `its retries are spent: fix what made the evaluator fail in the attempt's work tree and run \`${again}\` again (a new commit is evaluated afresh), or record its rejection with \`exp attempt promote ${attempt}\``,
+    })
+  }
+}
+
 /** The contract's budget is spent. */
 export class BudgetError extends ExpError {
   constructor(contract: string, detail: string, hint = 'raise budget.max_attempts in the contract (a reviewed change on main), or stop here') {

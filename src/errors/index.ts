@@ -7,7 +7,7 @@ export type {ExpErrorOptions} from './base.js'
 export {PatchConflictError, type PatchConflictReason} from './skills.js'
 export {CandidateTakenError, ClaimedError, HypothesisStateError} from './research.js'
 export {SealedSplitError, UntrustedEvidenceError, SandboxError, SecretInRecordError} from './trust.js'
-export {WorktreeError, WorkTreeBehindError, BoundaryError, BudgetError, ResearchAgentError} from './contracts.js'
+export {WorktreeError, WorkTreeBehindError, BoundaryError, AttemptVerdictError, BudgetError, ResearchAgentError} from './contracts.js'
 
 /** The folder is not inside a git repository (work tree or bare). */
 export class NotARepoError extends ExpError {

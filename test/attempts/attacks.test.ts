@@ -507,7 +507,9 @@ t.test('where no namespace can be made, an evaluation says the evaluator is not 
   // a PATH with the interpreter, git and node only: neither unshare nor bwrap can be found
   const bin = fs.mkdtempSync(path.join(repo, '..', 'exp-bin-'))
   t.teardown(() => fs.rmSync(bin, {recursive: true, force: true}))
-  for (const p of ['python3', 'git', 'node']) fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${p}`]).toString().trim(), path.join(bin, p))
+  // (the interpreter itself, not a launcher such as a pyenv shim, which needs more of PATH)
+  fs.symlinkSync(execFileSync('python3', ['-c', 'import sys; print(sys.executable)']).toString().trim(), path.join(bin, 'python3'))
+  for (const p of ['git', 'node']) fs.symlinkSync(execFileSync('sh', ['-c', `command -v ${p}`]).toString().trim(), path.join(bin, p))
   const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
   const r = await exp(['attempt', 'eval', a.id], {cwd: repo, env: {PATH: bin}})
   t.equal(r.code, 0, r.stderr)
@@ -569,9 +571,12 @@ def bonus():
     atexit.register(lambda: open("metrics.json", "w").write('{"__proto__": {"score": 100}}'))
     return 0
 `)
-  const r = await expJson<{verdicts: {valid: boolean; outcome: string; metric?: {value: number}}[]}>(['attempt', 'eval', a.id], {cwd: repo})
-  t.notOk(r.verdicts.some(v => v.metric?.value === 100), JSON.stringify(r.verdicts))
-  t.ok(r.verdicts.every(v => !v.valid), 'the metrics file has no number "score": no valid verdict')
+  // (no valid verdict: the evaluation ends needs_retry, exit 6, its result printed all the same)
+  const ev = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(ev.code, 6, ev.stderr)
+  const r = JSON.parse(ev.stdout) as {verdicts: {body: {valid: boolean; outcome: string; metric?: {value: number}}}[]}
+  t.notOk(r.verdicts.some(v => v.body.metric?.value === 100), JSON.stringify(r.verdicts))
+  t.ok(r.verdicts.length && r.verdicts.every(v => !v.body.valid), 'the metrics file has no number "score": no valid verdict')
   const p = await exp(['attempt', 'promote', a.id, '--json'], {cwd: repo})
   t.notMatch(p.stdout, /"verdict": "accept"/)
   const fsck = await exp(['fsck'], {cwd: repo})

@@ -78,7 +78,9 @@ t.test('a timeout is needs_retry; the frontier offers to resume it; the resumed 
   t.match(hyp, /^hy-/)
   const a = await expJson<Opened>(['attempt', 'new', 'quad', '--hypothesis', hyp, '--lane', 'me'], {cwd: repo})
   fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 5, "y": 2, "sleep": 2}\n')
-  const first = await expJson<Evaluated>(['attempt', 'eval', a.id, '--lane', 'me'], {cwd: repo})
+  const timedOut = await exp(['attempt', 'eval', a.id, '--lane', 'me', '--json'], {cwd: repo})
+  t.equal(timedOut.code, 6, 'no verdict to act on: exit 6')
+  const first = JSON.parse(timedOut.stdout) as Evaluated
   t.match(first.summary, {outcome: 'needs_retry'})
   t.match(first.verdicts[0]!.body, {needs_retry: {stop_reason: 'timeout'}})
   const f = await expJson<{selected: {hypothesis: string; allowed_action: string} | null}>(['frontier', '--agent-id', 'me'], {cwd: repo})
@@ -91,6 +93,33 @@ t.test('a timeout is needs_retry; the frontier offers to resume it; the resumed 
   const ledger = await store.ledger()
   const retries = ledger.select({kinds: ['observation']}).map(e => ledger.load<'observation'>(e).body).filter(o => o.attempt === a.id).map(o => [o.retry ?? 0, o.timed_out, o.timeout_seconds])
   t.same(retries, [[0, true, 1], [1, false, 4]])
+})
+
+// `exp attempt eval` exited 0 on NEEDS_RETRY and INVALID, and on INVALID said `next: exp attempt
+// promote`, as if there were a verdict to promote: a script (or agent) that checks the exit status
+// went on as if the evaluation had judged the attempt.
+t.test('an evaluation that ends needs_retry or invalid exits 6, prints its result all the same and says what to do next', async t => {
+  const repo = await quadFixture(t)
+  const a = await expJson<Opened>(['attempt', 'new', 'quad'], {cwd: repo})
+  // eval.py crashes on this (float("bad")): needs_retry, then, its one retry spent, invalid
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": "bad", "y": 1}\n')
+  const retry = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(retry.code, 6, retry.stderr)
+  t.match(JSON.parse(retry.stdout), {attempt: a.id, split: 'dev', summary: {outcome: 'needs_retry'}, verdicts: [{body: {needs_retry: {stop_reason: 'crash'}}}]}, 'the --json result as it was, not an error object')
+  t.match(retry.stderr, new RegExp(`error: attempt ${a.id} needs a retry on dev: .*crash`))
+  t.match(retry.stderr, new RegExp(`hint: run \`exp attempt eval ${a.id}\` again: it resumes`))
+  const invalid = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.equal(invalid.code, 6, invalid.stderr)
+  t.match(invalid.stdout, /^INVALID {2}/m)
+  t.notMatch(invalid.stdout, /next: exp attempt promote/, 'not sent on to promote as if it had a verdict')
+  t.match(invalid.stderr, new RegExp(`error: attempt ${a.id} is invalid on dev: `))
+  t.match(invalid.stderr, new RegExp(`hint: .*fix .* work tree and run \`exp attempt eval ${a.id}\` again .*\`exp attempt promote ${a.id}\``))
+  // what the hint says: a fixed work tree is a new commit, evaluated afresh
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  const fixed = await exp(['attempt', 'eval', a.id], {cwd: repo})
+  t.equal(fixed.code, 0, fixed.stderr)
+  t.match(fixed.stdout, /^POSITIVE /m)
+  t.match(fixed.stdout, `next: exp attempt promote ${a.id}`)
 })
 
 t.test('the gate judges a pull request to a contract\'s editable files like an attempt, with nothing it did not run itself', async t => {
