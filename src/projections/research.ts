@@ -28,8 +28,8 @@ export interface ResearchIndex {
   attempts: Map<string, Linked<'attempt'> & {hypothesis?: string}>
   /** verdicts of the command evaluator, by id */
   verdicts: Map<string, Linked<'verdict'>>
-  /** records naming a hypothesis that is not in the (public) ledger */
-  dangling: {linked: AnyLinked; hypothesis: string}[]
+  /** records naming a hypothesis that is not in the (public) ledger (`as`: the field that names it, where it is not the record's own hypothesis: a hypothesis' `parent`) */
+  dangling: {linked: AnyLinked; hypothesis: string; as?: 'parent'}[]
   /** evaluations and decisions left out because `admit` refused them (evidence that does not stand) */
   ignored: LedgerEntry[]
 }
@@ -90,6 +90,11 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
       const facts = ledger.facts(e as Linked<'attempt'>['entry'])
       if (facts.ordinal > 0) attempts.set(e.id, {entry: e as Linked<'attempt'>['entry'], facts, pos, hypothesis: facts.hypothesis})
     }
+  }
+  // a hypothesis refines its parent (exp graph's `refines` edge): one that is no hypothesis here dangles
+  for (const h of hypotheses.values()) {
+    const parent = h.self.facts.parent
+    if (parent !== undefined && !hypotheses.has(parent)) dangling.push({linked: h.self as AnyLinked, hypothesis: parent, as: 'parent'})
   }
   // a proposal that names no hypothesis in its body is linked through what it cites
   for (const p of proposals.values()) p.hypothesis ??= p.entry.cites.find(c => hypotheses.has(c))

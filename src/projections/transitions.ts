@@ -19,8 +19,8 @@ export function checkTransitions(ledger: Ledger, now: Date, opts: IndexOptions =
   const ix = researchIndex(ledger, opts)
   const histories: Record<string, StatusStep[]> = {}
   const problems: TransitionProblem[] = []
-  for (const {linked: l, hypothesis} of ix.dangling) {
-    problems.push({rule: 'unknown_hypothesis', hypothesis, record: l.entry.id, lane: l.entry.lane, ref: l.entry.ref, commit: l.entry.commit, message: `${l.entry.kind} ${l.entry.id} names hypothesis ${hypothesis}, which is not in the ledger`})
+  for (const {linked: l, hypothesis, as} of ix.dangling) {
+    problems.push({rule: 'unknown_hypothesis', hypothesis, record: l.entry.id, lane: l.entry.lane, ref: l.entry.ref, commit: l.entry.commit, message: as === 'parent' ? `${l.entry.kind} ${l.entry.id} names ${hypothesis} as its parent, which is not a hypothesis in the ledger` : `${l.entry.kind} ${l.entry.id} names hypothesis ${hypothesis}, which is not in the ledger`})
   }
   for (const d of derivations(ix, now)) {
     histories[d.view.id] = d.view.history

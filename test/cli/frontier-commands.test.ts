@@ -76,6 +76,25 @@ t.test('hypotheses, graph formats, frontier text, and fsck reporting an illegal 
   t.match(f!.stderr, /3 problems; 1 hypothesis replayed/)
 })
 
+// fsck reported records naming a hypothesis that is not in the ledger (unknown_hypothesis), but
+// not a hypothesis whose `parent` named one: exp graph drew a `refines` edge to nothing, fsck clean.
+t.test('fsck reports a hypothesis whose parent is not a hypothesis in the ledger, as it does other records naming one', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const base = sampleDraft('hypothesis', 4)
+  const parent = (await s.append(base, {lane: 'a'})).id
+  const withParent = (n: number, p: string) => ({...base, body: {...(base.body as object), statement: `refinement ${n}`, parent: p}}) as never
+  await s.append(withParent(1, parent), {lane: 'a'})
+  const unknown = 'hy-0123456789abcdef01234567'
+  const orphan = (await s.append(withParent(2, unknown), {lane: 'b'})).id
+  await s.close()
+  const f = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(f.code, 5, f.stderr)
+  const problems = (JSON.parse(f.stdout) as {error: {data: {problems: {code: string; id: string; ref: string; message: string}[]}}}).error.data.problems
+  t.same(problems.map(p => [p.code, p.id, p.ref]), [['unknown_hypothesis', orphan, 'refs/research/lanes/b']], 'the orphan only: a parent that is in the ledger is fine')
+  t.match(problems[0]!.message, `hypothesis ${orphan} names ${unknown} as its parent, which is not a hypothesis in the ledger`)
+})
+
 t.test('another lane holding the key of a retire note (and its lane-salted form) cannot refuse the lane its retire or reopen', async t => {
   const repo = await makeRepo(t)
   const s = await GitRecordStore.open(repo)
