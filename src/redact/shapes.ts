@@ -22,4 +22,6 @@ export const CREDENTIAL_SHAPES: readonly {re: RegExp; what: string}[] = [
   {re: /(?<![A-Za-z0-9])AIza[0-9A-Za-z_-]{30,}/, what: 'a Google API key'},
   {re: /(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/, what: 'a JSON web token'},
   {re: /(?<![A-Za-z0-9])ya29\.[A-Za-z0-9_-]{20,}/, what: 'a Google OAuth token'},
+  // (SG., a 22-character key id and a 43-character secret, both base64url)
+  {re: /(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/, what: 'a SendGrid API key'},
 ]

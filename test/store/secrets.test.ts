@@ -141,3 +141,40 @@ t.test('a password in a URL and a Basic authorization header are refused by the 
   t.match(run.stderr, /hint: hand the agent its secrets in the environment, named with --env/)
   t.equal((await git(repo, 'for-each-ref', 'refs/research/')).trim(), '', 'nothing was recorded')
 })
+
+// A SendGrid API key (SG., a 22-character key id, a 43-character secret, base64url) was neither
+// refused nor masked: `exp append` wrote one into a note, and an agent's run into its trace.
+t.test('a SendGrid API key is refused by the store and masked by the redactor; near misses are ordinary text', async t => {
+  const {makeRedactor} = await import('../../src/redact/index.js')
+  const id = 'aB3dE5fG7hI9jK1lM3n_-p'
+  const secret = 'Qr7sT9uV1wX3yZ5aB7cD9eF1gH3iJ5kL7mN9oP1qR-_'
+  const key = ['SG', id, secret].join('.')
+  t.equal(id.length + secret.length, 22 + 43)
+  const scan = secretScanner({})
+  const redact = makeRedactor({env: {}, home: '/nonexistent'})
+  for (const text of [key, `mail with ${key}`, `key\n${key}`, `x_${key}`, `"${key}"`, `${key}.`]) {
+    t.equal(scan(text), 'a SendGrid API key', JSON.stringify(text))
+    const masked = redact(text)
+    t.notOk(masked.includes(secret), `masked: ${masked}`)
+    t.equal(scan(masked), undefined, `and nothing left to refuse: ${masked}`)
+  }
+  for (const near of [
+    ['SG', id.slice(1), secret].join('.'), // a key id of 21 characters
+    ['SG', id, secret.slice(1)].join('.'), // a secret of 42
+    ['SG', id + secret].join('.'), // no dot between them
+    ['sg', id, secret].join('.'), // not SendGrid's prefix
+    ['SG', id.slice(0, 10) + '+' + id.slice(11), secret].join('.'), // outside base64url
+    ['SG', id, secret.slice(0, 20) + '/' + secret.slice(21)].join('.'),
+    `MSG.${id}.${secret}`, // SG. inside a word
+    'SG.the-subject.line of a message',
+  ]) {
+    t.equal(scan(`a note: ${near}`), undefined, near)
+    t.equal(redact(`a note: ${near}`), `a note: ${near}`, `kept: ${near}`)
+  }
+  const repo = await makeRepo(t)
+  const r = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: JSON.stringify({text: `mail with ${key}`})})
+  t.equal(r.code, 2)
+  t.match(r.stderr, /error: <stdin>: note record: body\.text holds a SendGrid API key; records are append-only/)
+  t.notMatch(r.stderr, secret, 'the error does not repeat the secret')
+  t.equal((await git(repo, 'for-each-ref', 'refs/research/')).trim(), '', 'no lane was written')
+})
