@@ -63,6 +63,11 @@ export class MemoryRecordStore implements RecordStore {
     const results: AppendResult[] = []
     const list = this.lanesByRef.get(ref) ?? []
     const before = new Map(prepared.map(p => [p.id, held(p.id)]))
+    // each record this append creates, sealed as it will be stored: the caller's check sees them
+    // before anything is (AppendOptions.beforeWrite)
+    const sealed = new Map<string, ExpRecord>()
+    for (const p of prepared) if (!before.get(p.id) && !sealed.has(p.id)) sealed.set(p.id, seal(p, {lane, lamport: ++lamport, createdAt: now}))
+    if (sealed.size && opts.beforeWrite) await opts.beforeWrite([...sealed.values()])
     const first = new Map<string, AppendResult>()
     for (const p of prepared) {
       const existing = before.get(p.id)
@@ -75,7 +80,7 @@ export class MemoryRecordStore implements RecordStore {
         results.push(again)
         continue
       }
-      const record = seal(p, {lane, lamport: ++lamport, createdAt: now})
+      const record = sealed.get(p.id)!
       for (const a of p.artifacts ?? []) this.artifacts.set(a.ref.digest, Buffer.from(a.content))
       const stored = {record, ref, private: !!opts.private, commit: (++this.seq).toString(16).padStart(40, '0')}
       list.push(stored)

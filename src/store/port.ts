@@ -16,6 +16,13 @@ export interface AppendOptions {
    * the same bytes or not, kept the namespace from ever recording it.
    */
   within?: (lane: string) => boolean
+  /**
+   * Called under the lane's lock with each record the append creates, sealed as it will be
+   * written (its Lamport clock, so its place in ledger order, among it), before anything is
+   * written: throwing from it writes nothing. For a check that depends on where the ledger
+   * orders the new record (`exp retire`, `exp reopen`: src/lifecycle/retire.ts).
+   */
+  beforeWrite?: (records: readonly ExpRecord[]) => void | Promise<void>
 }
 
 export interface AppendResult {

@@ -2,7 +2,7 @@ import t from 'tap'
 import {GitRecordStore} from '../../src/store/index.js'
 import {exp, expJson} from '../helpers/cli.js'
 import {expBatch} from '../helpers/cli-batch.js'
-import {makeRepo} from '../helpers/repo.js'
+import {git, handCommit, makeRepo} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 import {hypotheses} from '../../src/projections/index.js'
 
@@ -113,4 +113,29 @@ t.test('another lane holding the key of a retire note (and its lane-salted form)
   const ledger = await s2.ledger()
   for (const id of [JSON.parse(retired.stdout).note, JSON.parse(reopened.stdout).note]) t.match(ledger.get(id), {lane: 'a', kind: 'note'})
   await s2.close()
+})
+
+// A retire or reopen that a record of another lane ordered after it leaves without effect (a
+// lane whose clock is past the bound this lane's appends count from) was refused with E_STATE
+// only after its note was written: the failed command left a note in the append-only ledger,
+// and it made the honest reopen of the lane it came before a problem (reopen_not_retired).
+t.test('a retire or reopen refused as ineffective writes nothing', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  const hyp = (await s.append(sampleDraft('hypothesis', 5), {lane: 'alice'})).id
+  await s.close()
+  // another lane's tip at the bound: alice counts on past it, bob's appends do not see alice's clock
+  const CLOCK_MAX = Number.MAX_SAFE_INTEGER - 2 ** 32
+  await handCommit(repo, 'mallory', 'x.json', '{}\n', `note: at the bound\n\nExp-Record: note/nt-${'3'.repeat(24)}\nExp-Schema: note@1\nExp-Lamport: ${CLOCK_MAX}\n`)
+  for (const [cmd, reason] of [['retire', 'r'], ['reopen', 'o'], ['retire', 'r again']]) t.equal((await exp([cmd!, hyp, '--reason', reason!, '--lane', 'alice'], {cwd: repo})).code, 0)
+  const count = async () => (await expJson<unknown[]>(['ledger'], {cwd: repo})).length
+  const before = await count()
+  const refused = await exp(['reopen', hyp, '--reason', 'o', '--lane', 'bob', '--json'], {cwd: repo})
+  t.equal(refused.code, 4, refused.stderr)
+  t.match(JSON.parse(refused.stdout), {error: {code: 'E_STATE', hint: /would be ordered at lamport \d+, before a record of another lane .* nothing was recorded/}})
+  t.equal(await count(), before, 'the ledger holds as many records as before')
+  t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/bob')).trim(), '', 'and bob has no lane')
+  t.same(await status(repo), ['retired'])
+  const f = await exp(['fsck'], {cwd: repo})
+  t.notMatch(f.stdout, /reopen_not_retired/, "alice's own reopen stays in order")
 })

@@ -125,6 +125,23 @@ export function storeContract(t: Test, create: (t: Test) => Promise<RecordStore>
     await s.close()
   })
 
+  t.test('beforeWrite sees each new record as it will be written, before it is; throwing from it writes nothing', async t => {
+    const s = await create(t)
+    const known = await s.append(sampleDraft('note', 0), {lane: 'bob'})
+    const seen: {id: string; lamport: number; lane: string}[] = []
+    const res = await s.appendBatch([sampleDraft('note', 0), sampleDraft('note', 1), sampleDraft('note', 2)], {lane: 'alice', beforeWrite: rs => void seen.push(...rs.map(r => ({id: r.id, lamport: r.lamport, lane: r.lane})))})
+    t.same(seen, res.slice(1).map(r => ({id: r.id, lamport: r.lamport, lane: 'alice'})), 'the records it creates, with their clocks (not the one recorded already)')
+    t.equal(res[0]!.id, known.id)
+    await t.rejects(s.append(sampleDraft('note', 3), {lane: 'carol', beforeWrite: () => Promise.reject(new Error('no'))}), /no/)
+    const ledger = await s.ledger()
+    t.equal(ledger.size, 3, 'nothing of the refused append')
+    t.same((await s.lanes()).map(l => l.lane).sort(), ['alice', 'bob'], 'not even its lane')
+    let called = false
+    t.equal((await s.append(sampleDraft('note', 1), {lane: 'carol', beforeWrite: () => void (called = true)})).status, 'exists')
+    t.notOk(called, 'not called when nothing is created')
+    await s.close()
+  })
+
   t.test('created_at comes from the injected clock and is excluded from the digest', async t => {
     const s = await create(t)
     const r = await s.append(sampleDraft('note', 9), {lane: 'alice', now: () => new Date('2026-05-01T10:00:00.000Z')})

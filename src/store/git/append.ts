@@ -110,13 +110,15 @@ export class LaneWriter {
       const createdAt = utcTimestamp((opts.now ?? (() => new Date()))())
       const firstSeen = new Set<string>()
       const fresh = prepared.filter(p => !existing.has(p.id) && !firstSeen.has(p.id) && firstSeen.add(p.id))
+      const sealed = fresh.map(p => ({p, record: seal(p, {lane, lamport: ++lamport, createdAt})}))
+      // (nothing is written yet: a check of the caller's that throws leaves the lane as it was)
+      if (sealed.length && opts.beforeWrite) await opts.beforeWrite(sealed.map(x => x.record))
       const sink: ObjectSink = fresh.length >= this.ctx.packThreshold ? new PackSink(this.ctx.commonDir) : new LooseSink(this.ctx.commonDir)
       const tree = new MutableTree(this.ctx.reader, own?.tree)
       const who = await this.signature(lane, createdAt)
       let parent = lock.old
       const made = new Map<string, AppendResult>()
-      for (const p of fresh) {
-        const record = seal(p, {lane, lamport: ++lamport, createdAt})
+      for (const {p, record} of sealed) {
         const bytes = encodeRecord(record)
         if (bytes.length > limit) throw new RecordTooLargeError(record.kind, record.id, bytes.length, limit)
         // artifacts go in with their record, in the same commit, at their content's path
@@ -128,8 +130,8 @@ export class LaneWriter {
         const signer = SIGNED_KINDS.has(record.kind) ? await this.ctx.signer() : undefined
         if (signer) commit.gpgsig = await signer(encodeCommit(commit))
         parent = sink.put('commit', encodeCommit(commit))
-        this.commitTree.set(parent, {tree: root, lamport})
-        made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport, commit: parent})
+        this.commitTree.set(parent, {tree: root, lamport: record.lamport})
+        made.set(p.id, {id: p.id, kind: record.kind, digest: p.digest, status: 'created', lane, ref, lamport: record.lamport, commit: parent})
       }
       try {
         if (fresh.length) {
