@@ -10,6 +10,7 @@ import {contractAt} from '../contracts/load.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
 import {UsageError} from '../errors/index.js'
+import {SkippedNotes} from '../cli/skipped-notes.js'
 import {ablationNotes, creditsOf, renderCreditBlame, type AblationNote, type LineCredit} from '../reports/credit.js'
 
 export default class BlameCmd extends ExpCommand {
@@ -26,6 +27,7 @@ export default class BlameCmd extends ExpCommand {
 
   async run(): Promise<Blame | ContractBlame | (Blame & {credit: {note?: string; agent?: string; lines: LineCredit[]}})> {
     const {args, flags} = await this.parse(BlameCmd)
+    const skipped = new SkippedNotes()
     const res = await withStore(this.workDir, async store => {
       const ws = new GitWorkspace(store)
       const mainRef = await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l))
@@ -41,9 +43,10 @@ export default class BlameCmd extends ExpCommand {
       if (!flags.credit) return b
       const blob = (await ws.pathId(b.main.commit, b.path))?.oid
       const text = blob ? (await ws.readFile(b.main.commit, b.path))?.toString('utf8') : undefined
-      const note: AblationNote | undefined = blob && text !== undefined ? ablationNotes(trust.ledger, {blob, text, counts: trust.admit}).pop() : undefined
+      const note: AblationNote | undefined = blob && text !== undefined ? ablationNotes(trust.ledger, {blob, text, counts: trust.admit, skipped: skipped.add}).pop() : undefined
       return {...b, credit: {...(note ? {note: note.note, agent: note.agent} : {}), lines: note ? creditsOf(note, b.lines) : []}, note}
     })
+    skipped.report(l => this.note(l))
     if ('contract' in res) {
       if (!this.jsonEnabled()) this.log(renderContractBlame(res))
       return res

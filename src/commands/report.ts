@@ -8,6 +8,7 @@ import {mainFlag, mainRefOf} from '../cli/main-ref.js'
 import {readReport, writeReport, type Report} from '../reports/index.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {LANE_FAILURES} from '../store/index.js'
+import {SkippedNotes} from '../cli/skipped-notes.js'
 
 export default class ReportCmd extends ExpCommand {
   static summary = 'Write the static report: iteration dashboards, success chart, provenance graph, rejections.'
@@ -26,11 +27,14 @@ export default class ReportCmd extends ExpCommand {
     const {flags} = await this.parse(ReportCmd)
     // checked before the work: a path that cannot be written fails now
     const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
+    // compare, gain and ablation notes of the wrong shape (any lane can write one) are left out, named
+    const skipped = new SkippedNotes()
     const {report, unread} = await withStore(this.workDir, async store => {
       const trust = await authorityOf(store, this.workDir, {main: flags.main})
       const unread = trust.ledger.problems.filter(p => LANE_FAILURES.has(p.code)).map(p => p.ref)
-      return {report: await readReport(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust}), unread}
+      return {report: await readReport(store, new GitWorkspace(store), {mainRef: await mainRefOf(store.repo, this.workDir, flags.main, l => this.note(l)), ...(flags.skill?.length ? {skills: flags.skill} : {}), trust, skipped: skipped.add}), unread}
     })
+    skipped.report(l => this.note(l))
     // a report without the lanes that could not be read would replace a whole one with a partial
     // one: the files are left as they are (authorityOf said which lanes, and set the status, 5)
     if (unread.length) {

@@ -1,5 +1,6 @@
 import type {Ledger} from '../store/index.js'
 import type {Ablation, UnitCredit} from '../matrix/ablate.js'
+import {readAblationNote, type AblationNoteBody, type SkippedNote} from './notes.js'
 import {r4, withoutLines} from '../matrix/variants.js'
 import {hashObject} from '../records/object-id.js'
 import type {Split} from '../records/types.js'
@@ -11,9 +12,7 @@ import {mdText} from './format.js'
  * note of a SKILL.md blob, each line's credit beside `exp blame`, and a section of `exp report`.
  * Pure over the ledger; the note cites the evaluations every number comes from.
  */
-export type AblationNote = Omit<Ablation, 'path' | 'note' | 'recorded' | 'proposal' | 'no_proposal'> & {note: string}
-
-const PREFIX = '{"format":"ablation@1"'
+export type AblationNote = AblationNoteBody & {note: string}
 
 /** What an ablation note is checked against before a view shows it. */
 export interface AblationCheck {
@@ -23,6 +22,8 @@ export interface AblationCheck {
   text: string
   /** whether an evaluation counts (trust/authority.ts); default: every one does */
   counts?: (id: string) => boolean
+  /** told of each ablation note (of any blob) whose fields are not of their types: it is not shown (reports/notes.ts) */
+  skipped?: (s: SkippedNote) => void
 }
 
 /**
@@ -30,24 +31,22 @@ export interface AblationCheck {
  * names, oldest first. A note is text any lane can write: one that names an evaluation that
  * does not count, is of another split or skill, or states a rate, credit, interval or count its
  * evaluations do not give is not shown (the interval and counts are checked where the public
- * record has the paired comparison: held-out keeps it on the private lane).
+ * record has the paired comparison: held-out keeps it on the private lane). One whose fields are
+ * not of their types is not shown either, and is passed to `check.skipped`.
  */
 export function ablationNotes(ledger: Ledger, check: AblationCheck): AblationNote[] {
   const out: AblationNote[] = []
   for (const e of ledger.select({kinds: ['note'], includePrivate: false})) {
-    const text = ledger.load<'note'>(e).body.text
-    if (!text.startsWith(PREFIX)) continue
-    try {
-      const n = JSON.parse(text) as AblationNote
-      if (n.blob === check.blob && standsOn(ledger, n, check)) out.push({...n, note: e.id})
-    } catch {
-      // a note that only looks like one: not ours to read
-    }
+    const read = readAblationNote(ledger.load<'note'>(e).body.text)
+    if (!read) continue
+    if ('problem' in read) check.skipped?.({note: e.id, problem: read.problem})
+    else if (read.value.blob === check.blob && standsOn(ledger, read.value, check)) out.push({...read.value, note: e.id})
   }
   return out
 }
 
-function standsOn(ledger: Ledger, n: AblationNote, check: AblationCheck): boolean {
+/** Whether a note of the shape its reader checks (reports/notes.ts) re-derives from the evaluations it names. */
+function standsOn(ledger: Ledger, n: AblationNoteBody, check: AblationCheck): boolean {
   const counts = check.counts ?? (() => true)
   const evaluation = (id: unknown, split: Split) => {
     const e = typeof id === 'string' ? ledger.get(id) : undefined
@@ -56,26 +55,19 @@ function standsOn(ledger: Ledger, n: AblationNote, check: AblationCheck): boolea
     return body.split === split ? body : undefined
   }
   const lines = check.text.split('\n')
-  if (!Array.isArray(n.splits) || !n.splits.length || !Array.isArray(n.units)) return false
-  // what the views print of it, of the types they print (another lane's note with a number
-  // for a unit's id stopped `exp report` for everyone, "s.replace is not a function")
-  const int = (x: unknown) => Number.isSafeInteger(x)
-  const str = (x: unknown) => typeof x === 'string'
-  if (!str(n.skill) || !int(n.version) || !str(n.commit) || !str(n.agent) || !int(n.repeat) || !int(n.seed)) return false
-  if (!n.units.every(u => u && typeof u === 'object' && str(u.id) && (u.kind === 'rule' || u.kind === 'patch') && (u.rule === undefined || str(u.rule)) && (u.proposal === undefined || str(u.proposal)) && (u.version === undefined || int(u.version)) && u.credit && typeof u.credit === 'object' && typeof u.removal === 'boolean')) return false
   for (const split of n.splits) {
-    const base = n.baseline?.[split]
+    const base = n.baseline[split]
     const b = base && evaluation(base.evaluation, split)
     if (!b || b.skill.blob !== check.blob || b.success_rate !== base.rate || b.agent.name !== n.agent || (b.repeat !== undefined && b.repeat !== n.repeat)) return false
     for (const u of n.units) {
-      const c = u.credit?.[split]
+      const c = u.credit[split]
       const v = c && evaluation(c.evaluation, split)
-      if (!v || !Array.isArray(u.lines) || !u.lines.length || !u.lines.every(l => Number.isInteger(l) && l >= 1 && l <= lines.length)) return false
-      if (!Array.isArray(u.text) || u.text.length !== u.lines.length || u.text.some((t, i) => lines[u.lines[i]! - 1] !== t)) return false
+      if (!v || !u.lines.every(l => l <= lines.length)) return false
+      if (u.text.some((t, i) => lines[u.lines[i]! - 1] !== t)) return false
       if (v.skill.blob !== hashObject('blob', Buffer.from(withoutLines(check.text, u.lines)))) return false
       if (v.success_rate !== c.rate || c.credit !== r4(b.success_rate - v.success_rate)) return false
       const cmp = v.comparison
-      if (cmp && (cmp.baseline !== base.evaluation || c.wins !== cmp.losses || c.losses !== cmp.wins || c.episodes !== cmp.wins + cmp.losses + cmp.ties || c.ci?.[0] !== r4(-cmp.bootstrap_ci[1]) || c.ci?.[1] !== r4(-cmp.bootstrap_ci[0]))) return false
+      if (cmp && (cmp.baseline !== base.evaluation || c.wins !== cmp.losses || c.losses !== cmp.wins || c.episodes !== cmp.wins + cmp.losses + cmp.ties || c.ci[0] !== r4(-cmp.bootstrap_ci[1]) || c.ci[1] !== r4(-cmp.bootstrap_ci[0]))) return false
       if (!cmp && split !== 'holdout') return false
     }
   }

@@ -10,6 +10,7 @@ import {buildReport, type Report} from './model.js'
 import {readBlameInput, readMainline, skillFile} from './sources.js'
 import {skillsAt, unknownSkill} from '../loop/files.js'
 import {ablationNotes, type AblationNote} from './credit.js'
+import type {SkippedNote} from './notes.js'
 
 /**
  * Reports and the read-only history views: each reads the ledger and main's history once,
@@ -48,27 +49,31 @@ export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: 
 }
 
 /** The latest ablation of each skill's SKILL.md at a commit (one that re-derives: reports/credit.ts). */
-async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skills: readonly string[], counts?: (id: string) => boolean): Promise<AblationNote[]> {
+async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skills: readonly string[], o: {counts?: (id: string) => boolean; skipped?: (s: SkippedNote) => void}): Promise<AblationNote[]> {
   const out: AblationNote[] = []
   for (const s of skills) {
     const blob = (await ws.pathId(commit, skillFile(s)))?.oid
     const text = blob ? (await ws.readFile(commit, skillFile(s)))?.toString('utf8') : undefined
-    const n = blob && text !== undefined ? ablationNotes(ledger, {blob, text, ...(counts ? {counts} : {})}).pop() : undefined
+    const n = blob && text !== undefined ? ablationNotes(ledger, {blob, text, ...o}).pop() : undefined
     if (n) out.push(n)
   }
   return out
 }
 
-/** The report model of the given skills (default: every skill on main). */
-export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust}): Promise<Report> {
+/**
+ * The report model of the given skills (default: every skill on main). `skipped` is told of
+ * each note it read as data and left out as malformed (reports/notes.ts): maybe more than once
+ * for one note.
+ */
+export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef: string; skills?: readonly string[]; trust?: ViewTrust; skipped?: (s: SkippedNote) => void}): Promise<Report> {
   const mainline = await readMainline(ws, o.mainRef, o.skills)
   const tip = mainline[mainline.length - 1]
   const skills = o.skills ?? (tip ? await skillsAt(ws, tip.oid) : [])
   const ledger = o.trust?.ledger ?? (await store.ledger())
-  const report = buildReport(ledger, mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {})})
+  const report = buildReport(ledger, mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {}), ...(o.skipped ? {skipped: o.skipped} : {})})
   const missing = o.skills?.find(s => !report.skills.some(r => r.skill === s))
   if (missing !== undefined) throw await unknownSkill(ws, tip?.oid, o.mainRef, missing)
-  const credit = tip ? await latestCredits(ws, ledger, tip.oid, skills, o.trust ? (id: string) => o.trust!.counts(id) : undefined) : []
+  const credit = tip ? await latestCredits(ws, ledger, tip.oid, skills, {...(o.trust ? {counts: (id: string) => o.trust!.counts(id)} : {}), ...(o.skipped ? {skipped: o.skipped} : {})}) : []
   return credit.length ? {...report, credit} : report
 }
 

@@ -5,6 +5,7 @@ import {contractProvenance, type ContractProvenance} from '../projections/contra
 import {provenance, type Provenance, type ProposalChain} from '../projections/provenance.js'
 import {iterationsOf, type ReportIteration} from './iterations.js'
 import {researchResults, type ResearchResults} from './research.js'
+import type {SkippedNote} from './notes.js'
 
 export type {ReportIteration} from './iterations.js'
 
@@ -72,8 +73,8 @@ function chartOf(iterations: readonly ReportIteration[]): ChartPoint[] {
   ]
 }
 
-/** The report model (pure): per skill, the iterations, the chart, the provenance of every version and the rejections. */
-export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: {mainRef: string; skills: readonly string[]; trust?: HistoryTrust}): Report {
+/** The report model (pure): per skill, the iterations, the chart, the provenance of every version and the rejections; `skipped` is told of each malformed note left out (reports/notes.ts). */
+export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: {mainRef: string; skills: readonly string[]; trust?: HistoryTrust; skipped?: (s: SkippedNote) => void}): Report {
   const tip = mainline[mainline.length - 1]
   const skills: SkillReport[] = []
   for (const skill of o.skills) {
@@ -95,6 +96,6 @@ export function buildReport(ledger: Ledger, mainline: readonly MainCommit[], o: 
     skills.push({skill, version: timeline.versions.length, iterations, chart: chartOf(iterations), provenance: provenance(ledger, mainline, {skill, ...(o.trust ? {trust: o.trust} : {})}), rejected})
   }
   const contracts = (tip?.contracts ?? []).map(c => contractProvenance(ledger, mainline, c, o.trust)).filter(c => c.versions.length > 1 || c.rejected.length)
-  const research = researchResults(ledger, o.trust)
+  const research = researchResults(ledger, o.trust, o.skipped ? {skipped: o.skipped} : {})
   return {format: 'exp-report@1', main: {ref: o.mainRef, commit: tip?.oid ?? ''}, ledger: {records: ledger.size, lamport: ledger.maxLamport}, skills, ...(contracts.length ? {contracts} : {}), ...(research ? {research} : {})}
 }

@@ -10,6 +10,7 @@ import {ARMS, ARM_SPECS, type Arm} from '../loop/compare/arms.js'
 import {hypotheses as judge, pairwise, type ArmEpisodes} from '../loop/compare/verdicts.js'
 import {escapeHtml} from './escape.js'
 import {mdText, pct} from './format.js'
+import {readResearchNote, RESEARCH_LANE, type CompareNote, type GainNote, type SkippedNote} from './notes.js'
 
 /** One arm of the latest `exp compare`, its numbers read from its own held-out evaluation record. */
 export interface ResearchArm {
@@ -30,32 +31,25 @@ export interface ResearchResults {
   gain?: {id: string; note: string; gain: number; ci: [number, number]; mcnemar_p: number; pairs: number; sides: {mode: string; success: number; ci: [number, number]; metrics: Record<string, number | null>}[]; recomputed: boolean}
 }
 
-interface NoteJson {
-  arms?: {arm: string; mode: string; episodes: number; evaluation: string; namespace: string}[]
-  hypotheses?: {id: string; verdict: string; evidence: string}[]
-  pairs?: {a: string; b: string; diff: number; mcnemar_p: number; bootstrap_ci: [number, number]}[]
-  gain?: number
-  ci?: [number, number]
-  mcnemar_p?: number
-  pairs_n?: number
-  closed_loop?: {mode: string; namespace: string; evaluation: string; metrics: Record<string, number | null>}
-  off?: {mode: string; namespace: string; evaluation: string; metrics: Record<string, number | null>}
-}
-
-/** The notes of a kind (`compare` or `gain`) on their own lanes (`cmp-<id>`, `gain-<id>`), parsed, newest first. */
-function* newest(ledger: Ledger, kind: 'compare' | 'gain'): Generator<{id: string; note: string; json: NoteJson}> {
-  const lane = kind === 'compare' ? 'cmp-' : 'gain-'
+/**
+ * The notes of a kind (`compare` or `gain`) on their own lanes (`cmp-<id>`, `gain-<id>`), read
+ * by their typed reader (reports/notes.ts), newest first. Each malformed one is passed to
+ * `skipped` before any is returned, and left out.
+ */
+function newest(ledger: Ledger, kind: 'compare', skipped?: (s: SkippedNote) => void): {id: string; note: string; json: CompareNote}[]
+function newest(ledger: Ledger, kind: 'gain', skipped?: (s: SkippedNote) => void): {id: string; note: string; json: GainNote}[]
+function newest(ledger: Ledger, kind: 'compare' | 'gain', skipped?: (s: SkippedNote) => void): {id: string; note: string; json: CompareNote | GainNote}[] {
+  const lane = RESEARCH_LANE[kind]
   const notes = ledger.select({kinds: ['note'], includePrivate: false}).filter(e => e.lane.startsWith(lane) && /^(cmp|gain)-[0-9a-f]{12}$/.test(e.lane))
+  const out: {id: string; note: string; json: CompareNote | GainNote}[] = []
   for (let i = notes.length - 1; i >= 0; i--) {
-    const text = ledger.load<'note'>(notes[i]!).body.text
-    const m = /^(compare|gain) ([0-9a-f]{12}): (\{[\s\S]*\})$/.exec(text)
-    if (!m || m[1] !== kind || notes[i]!.lane !== `${lane}${m[2]}`) continue
-    try {
-      yield {id: m[2]!, note: notes[i]!.id, json: JSON.parse(m[3]!) as NoteJson}
-    } catch {
-      continue
-    }
+    const e = notes[i]!
+    const read = readResearchNote(kind, e.lane, ledger.load<'note'>(e).body.text)
+    if (!read) continue
+    if ('problem' in read) skipped?.({note: e.id, problem: read.problem})
+    else out.push({id: read.value.id, note: e.id, json: read.value})
   }
+  return out
 }
 
 /**
@@ -85,9 +79,10 @@ export function sameHeldOutEpisodes(a: ManifestBody, b: ManifestBody): boolean {
  * so the paired tests and the verdicts are recomputed from the verifications of every arm's
  * held-out episodes (the public evaluation is an aggregate; its details are on the lane's
  * private ref in the clone that ran it), and are taken from the note (and said to be) only
- * where this clone does not have them.
+ * where this clone does not have them. A note whose fields are not of their types (any lane can
+ * write one) is passed to `o.skipped` and left out (reports/notes.ts).
  */
-export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'counts'>): ResearchResults | undefined {
+export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'counts'>, o: {skipped?: (s: SkippedNote) => void} = {}): ResearchResults | undefined {
   const out: ResearchResults = {}
   const counts = (id: string) => !trust || trust.counts(id)
   // the verifications of each episode an evaluation counts: its own, or, for a public held-out
@@ -112,8 +107,7 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
     return {body, verified: episodesOf(e, body)}
   }
   // the newest note with an arm that stands (a note any lane wrote about nothing that stands hides nothing)
-  for (const c of newest(ledger, 'compare')) {
-    if (!c.json.arms) continue
+  for (const c of newest(ledger, 'compare', o.skipped)) {
     const arms: ResearchArm[] = []
     const episodes: ArmEpisodes[] = []
     const manifests: ManifestBody[] = []
@@ -140,8 +134,7 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
       break
     }
   }
-  for (const g of newest(ledger, 'gain')) {
-    if (!g.json.closed_loop || !g.json.off) continue
+  for (const g of newest(ledger, 'gain', o.skipped)) {
     const sides = [g.json.closed_loop, g.json.off].map((s, i) => {
       const ns = `gain-${g.id}-${i ? 'off' : 'closed_loop'}`
       const ev = s.namespace === ns ? evalOf(s.evaluation, s.namespace) : undefined
@@ -160,7 +153,7 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
         gain: sides[0]!.ev!.body.success_rate - sides[1]!.ev!.body.success_rate,
         ci: again ? (again.bootstrap_ci as [number, number]) : (g.json.ci ?? [0, 0]),
         mcnemar_p: again ? again.mcnemar_p : (g.json.mcnemar_p ?? 1),
-        pairs: again ? again.wins + again.losses + again.ties : ((g.json as {pairs?: number}).pairs ?? 0),
+        pairs: again ? again.wins + again.losses + again.ties : (g.json.pairs ?? 0),
         sides: sides.map(x => ({mode: x.s.mode, success: x.ev!.body.success_rate, ci: x.ev!.body.ci as [number, number], metrics: x.s.metrics})),
         recomputed: again !== undefined,
       }
