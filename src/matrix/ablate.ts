@@ -1,7 +1,7 @@
 import {hashObject} from '../records/object-id.js'
 import {recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody, Split} from '../records/types.js'
-import {ownKey, type Ledger, type RecordStore} from '../store/index.js'
+import {ownEntry, ownKey, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {ExpError, NotFoundError} from '../errors/index.js'
 import {parseRule, renderRule} from '../knowledge/index.js'
@@ -19,8 +19,8 @@ import {measureVariants, shortHash, withoutLines, type VariantEffect, type Varia
  * one patch out (the lines a promotion added that are still there), each run on validation
  * and held-out against the skill as it is, paired. A unit's credit is what removing it costs
  * (skill − variant). Every run is an evaluation record; the credits are one note record
- * (`ablate/<skill blob>/<agent>/<seed>/<repeat>`) citing them, which `exp blame --credit`
- * and `exp report` read. A rule whose removal costs nothing on any split is a removal
+ * citing them (its id derived from its content: one per distinct run), which `exp blame
+ * --credit` and `exp report` read. A rule whose removal costs nothing on any split is a removal
  * candidate; the lowest-credit one is offered as an ordinary proposal (branch
  * exp/proposal/<id>) that the normal eval/promote path judges.
  */
@@ -170,8 +170,6 @@ export function removalCandidates(units: readonly UnitCredit[], splits: readonly
     })
 }
 
-export const ablationKey = (blob: string, agent: string, seed: number, repeat: number) => `ablate/${blob}/${agent}/${seed}/${repeat}`
-
 export async function ablate(store: RecordStore, ws: Workspace, o: AblateOptions): Promise<Ablation> {
   const ledger = await store.ledger()
   const at = await skillAtVersion(ws, ledger, o)
@@ -193,8 +191,11 @@ export async function ablate(store: RecordStore, ws: Workspace, o: AblateOptions
   for (const r of runs) baseline[r.split] = r.baseline
   const cites = [...new Set(runs.flatMap(r => [r.baseline.evaluation, ...r.variants.map(v => v.evaluation)]))]
   const summary = {format: 'ablation@1', skill: o.skill, version: at.version, commit: at.commit, blob, agent: o.agent, seed, repeat: o.repeat, splits: o.splits, baseline, units: credited, candidates: candidates.map(c => c.id)}
-  // its key can be guessed before the runs: one another lane holds is passed by (store/own.ts ownKey)
-  const note: RecordDraft<'note'> = {kind: 'note', key: ownKey(await store.ledger(), 'note', ablationKey(blob, o.agent, seed, o.repeat), o.lane), body: {text: JSON.stringify(summary), about: cites, action: 'comment'}, cites}
+  // content-addressed, not keyed: everything the note says (splits, version, commit, the
+  // evaluations, which follow from the scenarios, the agent and every run option) is what makes
+  // it this note, so the same run again is the same record and any other run (other splits,
+  // another main with the same SKILL.md) one of its own; no key can be held against it
+  const note: RecordDraft<'note'> = {kind: 'note', body: {text: JSON.stringify(summary), about: cites, action: 'comment'}, cites}
   const noteId = (await store.append(note, {lane: o.lane, now: o.now})).id
   const out: Ablation = {...summary, path, note: noteId, candidates: candidates.map(c => c.id), recorded: runs.reduce((s, r) => s + r.recorded, 0)}
   if (o.propose === false) out.no_proposal = 'not asked (--no-propose)'
@@ -207,7 +208,7 @@ export async function ablate(store: RecordStore, ws: Workspace, o: AblateOptions
 /** The blob id git gives the file: what manifests pin. */
 const parseSkillBlob = (text: string): string => hashObject('blob', Buffer.from(text))
 
-/** The removal of one rule as an ordinary proposal: a branch with one commit, a hypothesis, a recall (empty: no knowledge used), the proposal record. Idempotent. */
+/** The removal of one rule as an ordinary proposal: a branch with one commit, a hypothesis, a recall (empty: no knowledge used), the proposal record. Idempotent: the lane's own proposal of the same removal on the same base, if it has one. */
 async function proposeRemoval(store: RecordStore, ws: Workspace, o: AblateOptions & {base: string; text: string; unit: UnitCredit; version: number}): Promise<NonNullable<Ablation['proposal']>> {
   const path = skillPath(o.skill)
   const line = o.unit.lines[0]!
@@ -217,6 +218,13 @@ async function proposeRemoval(store: RecordStore, ws: Workspace, o: AblateOption
   const reason = `Leave-one-rule-out with ${o.agent}: removing this rule did not lower success (credit ${credits}); a shorter skill that does as well.`
   const patch: SkillPatch = {skill: o.skill, edits: [{op: 'remove', section: section.title, anchor: bare(o.unit.text[0]!), reason, knowledge: []}]}
   const rendered = renderPatch(o.text, patch, {path})
+  // the same removal on the same base is the same proposal: one this lane made already (a run
+  // with other splits or another agent offering it again, whose reason would state other
+  // credits) is the answer, not a second record under its key
+  const candidate = `proposal/${o.skill}/${o.base}/${rendered.normalized}`
+  const before = await store.ledger()
+  const made = ownEntry(before, 'proposal', candidate, o.lane)
+  if (made) return {id: made.id, branch: before.load<'proposal'>(made).body.branch, unit: o.unit.id, rule: o.unit.rule!}
   const version = o.version + 1
   const now = o.now
   const recall = buildRecall([], {skill: o.skill, workflows: [], present: [], items: 1, tokens: 1})
@@ -233,7 +241,7 @@ async function proposeRemoval(store: RecordStore, ws: Workspace, o: AblateOption
   const hypothesisId = (await store.append({kind: 'hypothesis', body: hypothesis, cites: []}, {lane: o.lane, now})).id
   // (a key anyone can compute: this lane writes past a record another lane holds under it, store/own.ts)
   const ledger = await store.ledger()
-  const key = ownKey(ledger, 'proposal', `proposal/${o.skill}/${o.base}/${rendered.normalized}`, o.lane)
+  const key = ownKey(ledger, 'proposal', candidate, o.lane)
   const id = recordId('proposal', '', key)
   const branch = `exp/proposal/${id}`
   const nextPurpose: Purpose = {skill: o.skill, version, status: 'proposed', derived_from: [], knowledge: [], proposed_by: {proposer: ABLATION_PROPOSER.name, version: ABLATION_PROPOSER.version, lane: o.lane}, proposal: id}

@@ -35,14 +35,14 @@ t.test('exp ablate credits every rule of an expert skill, offers the lowest-cred
   })
   t.equal(await refsOf(repo), before, 'no ref moved, no record written')
 
-  // another lane wrote a note first under the key this ablation's note will have (skill blob,
-  // agent, seed, repeat: all guessable): the ablation is not refused its record for it
+  // another lane wrote a note first under the key this ablation's note once had (skill blob,
+  // agent, seed, repeat: all guessable): the note's id is its content's, nothing is held against it
   const blob = (await git(repo, 'rev-parse', 'main:skills/onboarding/SKILL.md')).trim()
   const squat = await exp(['append', 'note', '-', '--lane', 'mallory', '--key', `ablate/${blob}/scripted/42/1`], {cwd: repo, input: '{"text":"mine"}'})
   t.equal(squat.code, 0, squat.stderr)
 
   const a = await expJson<Ablation>(['ablate', 'onboarding', '--repeat', '1'], {cwd: repo})
-  t.equal(a.agent, 'scripted', 'the key planted was the one the note would have had')
+  t.equal(a.agent, 'scripted', 'the key planted was the one the note once had')
   const rules = a.units.filter(u => u.kind === 'rule')
   t.equal(rules.length, 8, 'one unit per rule of the skill')
   for (const u of rules) for (const s of ['validation', 'holdout'] as const) {
@@ -124,4 +124,26 @@ t.test('exp ablate credits every rule of an expert skill, offers the lowest-cred
     t.notMatch(r.stderr, new RegExp(`${written.stolen}|${written.flip}`))
   }
 
+  // (found by an attack sweep: the note was keyed by skill blob, agent, seed and repeat only, so a
+  // run with other splits recorded every episode and then failed on its own note, "already exists
+  // with a different digest", exit 4; and the same removal offered again, with other credits in
+  // its reason, failed so on its proposal.) The note is content-addressed: a run of its own
+  const v = await exp(['ablate', 'onboarding', '--repeat', '1', '--splits', 'validation', '--json'], {cwd: repo})
+  t.equal(v.code, 0, v.stderr)
+  const va = JSON.parse(v.stdout) as Ablation
+  t.equal(va.recorded, 0, 'every episode reused')
+  t.not(va.note, a.note, 'a note of its own')
+  t.same(va.splits, ['validation'])
+  t.equal(va.candidates[0], a.candidates[0], 'the same removal is the lowest-credit one on validation alone')
+  t.equal(va.proposal?.id, a.proposal!.id, 'the same removal on the same base: the proposal made already')
+  const ids = (await expJson<{id: string}[]>(['ledger', '--kind', 'note'], {cwd: repo})).map(n => n.id)
+  t.ok(ids.includes(a.note) && ids.includes(va.note), 'both notes are in the ledger')
+  t.equal((await expJson<{id: string}[]>(['ledger', '--kind', 'proposal'], {cwd: repo})).length, 1, 'one proposal')
+  const latest = await expJson<{credit: {note: string}}>(['blame', 'onboarding', '--credit'], {cwd: repo})
+  t.equal(latest.credit.note, va.note, 'the views show the latest ablation')
+  const text = (await exp(['blame', 'onboarding', '--credit'], {cwd: repo})).stdout
+  t.match(text, /^val [+-]\d/m)
+  t.notMatch(text, /hol [+-]\d/, 'of validation alone')
+  // the same command again: the same note
+  t.equal((await expJson<Ablation>(['ablate', 'onboarding', '--repeat', '1', '--splits', 'validation', '--no-propose'], {cwd: repo})).note, va.note)
 })
