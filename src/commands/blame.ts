@@ -11,7 +11,7 @@ import {GitWorkspace} from '../workspace/git.js'
 import {Flags} from '../vendor/oclif.js'
 import {UsageError} from '../errors/index.js'
 import {SkippedNotes} from '../cli/skipped-notes.js'
-import {ablationNotes, creditsOf, renderCreditBlame, type AblationNote, type LineCredit} from '../reports/credit.js'
+import {creditsOf, latestAblation, renderCreditBlame, type AblationNote, type LineCredit} from '../reports/credit.js'
 
 export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
@@ -43,7 +43,8 @@ export default class BlameCmd extends ExpCommand {
       if (!flags.credit) return b
       const blob = (await ws.pathId(b.main.commit, b.path))?.oid
       const text = blob ? (await ws.readFile(b.main.commit, b.path))?.toString('utf8') : undefined
-      const note: AblationNote | undefined = blob && text !== undefined ? ablationNotes(trust.ledger, {blob, text, counts: trust.admit, skipped: skipped.add}).pop() : undefined
+      const line = (await ws.firstParents(b.main.commit)).map(c => c.oid)
+      const note: AblationNote | undefined = blob && text !== undefined ? latestAblation(trust.ledger, {blob, text, counts: trust.admit, skipped: skipped.add}, line) : undefined
       return {...b, credit: {...(note ? {note: note.note, agent: note.agent} : {}), lines: note ? creditsOf(note, b.lines) : []}, note}
     })
     skipped.report(l => this.note(l))

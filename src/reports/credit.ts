@@ -45,6 +45,18 @@ export function ablationNotes(ledger: Ledger, check: AblationCheck): AblationNot
   return out
 }
 
+/**
+ * The ablation a view shows for a SKILL.md blob: the latest that re-derives (ablationNotes) of a
+ * commit on the viewed main's first-parent line (`line`), else the latest of any commit. The same
+ * file ablated on another branch (`exp ablate --main`) re-derives as well, but its version and
+ * patch units (the promotions that added lines) are that branch's history, not this one's.
+ */
+export function latestAblation(ledger: Ledger, check: AblationCheck, line: Iterable<string> = []): AblationNote | undefined {
+  const notes = ablationNotes(ledger, check)
+  const on = new Set(line)
+  return notes.filter(n => on.has(n.commit)).pop() ?? notes.pop()
+}
+
 /** Whether a note of the shape its reader checks (reports/notes.ts) re-derives from the evaluations it names. */
 function standsOn(ledger: Ledger, n: AblationNoteBody, check: AblationCheck): boolean {
   const counts = check.counts ?? (() => true)

@@ -9,7 +9,7 @@ import {blame, type Blame} from '../projections/blame.js'
 import {buildReport, type Report} from './model.js'
 import {readBlameInput, readMainline, skillFile} from './sources.js'
 import {skillsAt, unknownSkill} from '../loop/files.js'
-import {ablationNotes, type AblationNote} from './credit.js'
+import {latestAblation, type AblationNote} from './credit.js'
 import type {SkippedNote} from './notes.js'
 
 /**
@@ -48,13 +48,14 @@ export async function readBlame(store: RecordStore, ws: Workspace, o: {mainRef: 
   return onBranch(blame(o.trust?.ledger ?? (await store.ledger()), input, o.trust), o.mainRef)
 }
 
-/** The latest ablation of each skill's SKILL.md at a commit (one that re-derives: reports/credit.ts). */
-async function latestCredits(ws: Workspace, ledger: Ledger, commit: string, skills: readonly string[], o: {counts?: (id: string) => boolean; skipped?: (s: SkippedNote) => void}): Promise<AblationNote[]> {
+/** The latest ablation of each skill's SKILL.md at the tip of a first-parent line, one of that line's first (reports/credit.ts latestAblation). */
+async function latestCredits(ws: Workspace, ledger: Ledger, line: readonly string[], skills: readonly string[], o: {counts?: (id: string) => boolean; skipped?: (s: SkippedNote) => void}): Promise<AblationNote[]> {
+  const commit = line[line.length - 1]!
   const out: AblationNote[] = []
   for (const s of skills) {
     const blob = (await ws.pathId(commit, skillFile(s)))?.oid
     const text = blob ? (await ws.readFile(commit, skillFile(s)))?.toString('utf8') : undefined
-    const n = blob && text !== undefined ? ablationNotes(ledger, {blob, text, ...o}).pop() : undefined
+    const n = blob && text !== undefined ? latestAblation(ledger, {blob, text, ...o}, line) : undefined
     if (n) out.push(n)
   }
   return out
@@ -73,7 +74,7 @@ export async function readReport(store: RecordStore, ws: Workspace, o: {mainRef:
   const report = buildReport(ledger, mainline, {mainRef: o.mainRef, skills, ...(o.trust ? {trust: o.trust} : {}), ...(o.skipped ? {skipped: o.skipped} : {})})
   const missing = o.skills?.find(s => !report.skills.some(r => r.skill === s))
   if (missing !== undefined) throw await unknownSkill(ws, tip?.oid, o.mainRef, missing)
-  const credit = tip ? await latestCredits(ws, ledger, tip.oid, skills, {...(o.trust ? {counts: (id: string) => o.trust!.counts(id)} : {}), ...(o.skipped ? {skipped: o.skipped} : {})}) : []
+  const credit = tip ? await latestCredits(ws, ledger, mainline.map(c => c.oid), skills, {...(o.trust ? {counts: (id: string) => o.trust!.counts(id)} : {}), ...(o.skipped ? {skipped: o.skipped} : {})}) : []
   return credit.length ? {...report, credit} : report
 }
 

@@ -146,4 +146,21 @@ t.test('exp ablate credits every rule of an expert skill, offers the lowest-cred
   t.notMatch(text, /hol [+-]\d/, 'of validation alone')
   // the same command again: the same note
   t.equal((await expJson<Ablation>(['ablate', 'onboarding', '--repeat', '1', '--splits', 'validation', '--no-propose'], {cwd: repo})).note, va.note)
+
+  // the same SKILL.md on another branch: a note of its own, which is that branch's; main's views
+  // keep showing the ablation of a commit of main's own line
+  await git(repo, 'branch', 'other', 'main')
+  await git(repo, 'commit', '-q', '--allow-empty', '-m', 'another line')
+  await git(repo, 'branch', '-f', 'other', 'HEAD')
+  await git(repo, 'reset', '-q', '--hard', 'HEAD~1')
+  const otherTip = (await git(repo, 'rev-parse', 'other')).trim()
+  const o = await exp(['ablate', 'onboarding', '--repeat', '1', '--splits', 'validation', '--no-propose', '--main', 'other', '--json'], {cwd: repo})
+  t.equal(o.code, 0, o.stderr)
+  const oa = JSON.parse(o.stdout) as Ablation
+  t.equal(oa.commit, otherTip)
+  t.equal(oa.blob, a.blob, 'the same SKILL.md')
+  t.not(oa.note, va.note, 'a note of its own')
+  t.equal((await expJson<{credit: {note: string}}>(['blame', 'onboarding', '--credit'], {cwd: repo})).credit.note, va.note, "main's view: the ablation on main's line")
+  t.equal((await expJson<{credit: {note: string}}>(['blame', 'onboarding', '--credit', '--main', 'other'], {cwd: repo})).credit.note, oa.note, "the other branch's view: its own")
+  t.equal((await expJson<{credit?: {note: string}[]}>(['report', '--out', 'site'], {cwd: repo})).credit?.[0]?.note, va.note, "the report of main: the ablation on main's line")
 })
