@@ -1,5 +1,5 @@
 import os from 'node:os'
-import {CREDENTIAL_SHAPES} from './shapes.js'
+import {CREDENTIAL_SHAPES, REFUSED_SHAPES} from './shapes.js'
 import {encodedForms, withEncodedForms} from './encodings.js'
 
 /**
@@ -43,6 +43,11 @@ const DOCKER_AUTH = /("auth"\s*:\s*")([A-Za-z0-9+/]{16,}={0,2})(?=")/g
 const HOME_LIKE = /(?:\/home|\/Users)\/[^/\s"']+/g
 const ABS_PATH = /(?<![\w.~-])(?:\/(?:[\w.@+-]+))+\/?|\b[A-Za-z]:\\[^\s"']*/g
 
+// everything the store refuses by its shape, in one pattern: the last pass of the redactor
+const REFUSED = new RegExp(REFUSED_SHAPES.map(s => `(?:${s.re.source})`).join('|'), 'g')
+/** passes of the last pass before it gives up on keeping anything of a text (two are the most a text needs: an AWS key id glued before a token) */
+const SETTLE_PASSES = 8
+
 // credentials in a URL: `scheme://user:password@`, and any userinfo of an http(s) URL (a token is often the user name)
 const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@]+)@/gi
 
@@ -79,15 +84,36 @@ export function makeRedactor(o: RedactOptions = {}): Redact {
   const home = o.home ?? os.homedir()
   return text => {
     let s = text
+    // known values first, wherever they stand (one may hold the home folder)
     if (byValue) s = s.replace(byValue, MASK)
+    // then the home folder, before any shape: a shape starts where no letter or digit is before
+    // it, so a token glued to the home path (`/home/aliceghp_…`) was left alone, and then read
+    // `~ghp_…`, which the store refuses (a run stopped by its agent's answer, a mine by a reply)
+    if (home && home !== '/') s = s.split(home).join('~')
+    s = s.replace(HOME_LIKE, '~')
     for (const re of SHAPES) s = s.replace(re, MASK)
     s = maskUrlCredentials(s).replace(BEARER, `$1 ${MASK}`).replace(ASSIGNED, `$1${MASK}`).replace(NETRC, `$1${MASK}`).replace(DOCKER_AUTH, `$1${MASK}`)
     if (byId) s = s.replace(byId, PRIVATE)
-    if (home && home !== '/') s = s.split(home).join('~')
-    s = s.replace(HOME_LIKE, '~')
     if (o.paths) s = s.replace(ABS_PATH, '<path>')
-    return s
+    return settle(s, byValue)
   }
+}
+
+/**
+ * `s` with whatever the store would still refuse by its shape masked (src/redact/secrets.ts: the
+ * same list, shapes.ts), and the known values again, until nothing is left: a replacement can
+ * put a boundary before a token that had none (`AKIA…ghp_…`: the key id masked, the token then
+ * starts after `]`). So what a redactor hands on never stops a write; after SETTLE_PASSES
+ * passes (no text needs more than two) nothing of the text is kept.
+ */
+function settle(text: string, byValue: RegExp | undefined): string {
+  let s = text
+  for (let pass = 0; pass < SETTLE_PASSES; pass++) {
+    const next = (byValue ? s.replace(byValue, MASK) : s).replace(REFUSED, MASK)
+    if (next === s) return s
+    s = next
+  }
+  return MASK
 }
 
 /** A copy of a JSON-like value with every string passed through `redact` (keys included). */

@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {escapeRegExp} from './index.js'
-import {CREDENTIAL_SHAPES} from './shapes.js'
+import {REFUSED_SHAPES} from './shapes.js'
 import {encodedForms} from './encodings.js'
 
 /**
@@ -17,16 +17,8 @@ import {encodedForms} from './encodings.js'
  * password: reset flow", an author's e-mail address) is never refused.
  */
 
-/** what is refused by its shape: the credentials the redactor masks on the same terms (shapes.ts), and a few forms it masks in its own way */
-const SHAPES: [RegExp, string][] = [
-  ...CREDENTIAL_SHAPES.map((s): [RegExp, string] => [s.re, s.what]),
-  [/\b(?:Bearer|BEARER|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/, 'a bearer token'],
-  [/-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----/, 'a private key'],
-  // a password in a URL (`postgres://admin:pw@db`, `https://user:token@host`) and a Basic
-  // authorization header: the redactor masks both, and neither is ordinary text
-  [/\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]+:[^\s/@]+@[^\s/@]/, 'credentials in a URL'],
-  [/\bAuthorization:\s*Basic\s+[A-Za-z0-9+/]{8,}={0,2}/i, 'a Basic authorization header'],
-]
+/** what is refused by its shape: the credentials the redactor masks on the same terms, and a few forms it masks in its own way (shapes.ts) */
+const SHAPES: [RegExp, string][] = REFUSED_SHAPES.map(s => [s.re, s.what])
 
 /** names of variables that hold credentials: …_KEY, …_TOKEN, …_SECRET, …PASSWORD, …_CREDENTIALS */
 const CREDENTIAL_NAME = /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|SECRET|PASSWORD/i

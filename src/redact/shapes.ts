@@ -25,3 +25,19 @@ export const CREDENTIAL_SHAPES: readonly {re: RegExp; what: string}[] = [
   // (SG., a 22-character key id and a 43-character secret, both base64url)
   {re: /(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/, what: 'a SendGrid API key'},
 ]
+
+/**
+ * Everything the store refuses by its shape (secrets.ts): the credentials above and a few forms
+ * the redactor masks in its own way (a bearer token, a private key block, credentials in a URL,
+ * a Basic authorization header). The redactor's last pass masks whatever of these is still in
+ * its output (index.ts, makeRedactor), so what it hands on is never refused for a shape.
+ */
+export const REFUSED_SHAPES: readonly {re: RegExp; what: string}[] = [
+  ...CREDENTIAL_SHAPES,
+  {re: /\b(?:Bearer|BEARER|bearer)\s+[A-Za-z0-9._~+/=-]{16,}/, what: 'a bearer token'},
+  {re: /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----/, what: 'a private key'},
+  // a password in a URL (`postgres://admin:pw@db`, `https://user:token@host`) and a Basic
+  // authorization header: the redactor masks both, and neither is ordinary text
+  {re: /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]+:[^\s/@]+@[^\s/@]/, what: 'credentials in a URL'},
+  {re: /\bAuthorization:\s*Basic\s+[A-Za-z0-9+/]{8,}={0,2}/i, what: 'a Basic authorization header'},
+]
