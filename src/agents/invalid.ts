@@ -20,6 +20,7 @@ export const INVALID_CODES = [
   'http', // the LLM endpoint kept answering with an HTTP error (5xx, 429, ...) after retries
   'connection', // the LLM endpoint could not be reached (connection refused, DNS) after retries
   'malformed_response', // the LLM endpoint answered with a body we cannot use
+  'secret', // the episode's records held a credential the redactor left, which the store refuses: recorded without what the agent said or did
 ] as const
 
 export type InvalidCode = (typeof INVALID_CODES)[number]

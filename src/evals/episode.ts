@@ -193,3 +193,35 @@ export async function runEpisode(o: EpisodeOptions): Promise<EpisodeResult> {
   if (p.truncated !== undefined) result.step_limit = p.truncated
   return result
 }
+
+/**
+ * `r` as an invalid episode that keeps nothing the agent said or did: no messages, no tool
+ * calls, no answer, the world as the scenario starts it, graded again as invalid for `reason`
+ * (so it replays: src/evals/evaluator/world.ts). What the runner records in place of an
+ * episode whose records the store would refuse for a secret the redactor left
+ * (src/evals/runner/session.ts): the episode ends invalid, the run goes on.
+ */
+export function withheldEpisode(r: EpisodeResult, scenario: Scenario, reason: string): EpisodeResult {
+  const world = new World(initialStateOf(scenario))
+  const verdict = grade({
+    spec: scenario,
+    initial: world.initialState,
+    final: world.state,
+    actions: [],
+    usage: {tokens: r.usage.tokens_in + r.usage.tokens_out, latency_ms: 0, messages: 0},
+    valid: false,
+    invalid_reason: reason,
+  })
+  const {step_limit: _limit, ...rest} = r
+  return {
+    ...rest,
+    messages: [],
+    actions: [],
+    final_answer: null,
+    usage: {tool_calls: 0, tokens_in: r.usage.tokens_in, tokens_out: r.usage.tokens_out, latency_ms: verdict.scores.latency_ms, ...(r.usage.cached === undefined ? {} : {cached: r.usage.cached})},
+    status: 'invalid',
+    invalid_reason: reason,
+    state_final: stateDigest(world.state),
+    verdict,
+  }
+}

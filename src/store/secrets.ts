@@ -1,4 +1,4 @@
-import type {Prepared} from '../records/index.js'
+import type {Prepared, RecordDraft} from '../records/index.js'
 import {SecretInRecordError} from '../errors/index.js'
 import {findSecret, secretScanner, type SecretScanner} from '../redact/secrets.js'
 
@@ -16,21 +16,8 @@ export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner
   if (inLane) throw new SecretInRecordError(prepared[0]?.draft.kind ?? 'a', 'the lane name (--lane, EXP_LANE or git config exp.lane)', inLane)
   for (const p of prepared) {
     const d = p.draft
-    // (the body's canonical JSON in one pass, each escape read as the space it stands for — a
-    // token after a newline is `\nghp_…` in JSON, where a letter stands before it; the field
-    // is looked for only on a hit)
-    if (scan(p.bodyJson.replace(JSON_ESCAPE, ' '))) {
-      const f = findSecret(d.body, scan, 'body')
-      if (f) throw new SecretInRecordError(d.kind, f.path, f.what)
-    }
-    if (d.key !== undefined) {
-      const what = scan(d.key)
-      if (what) throw new SecretInRecordError(d.kind, 'key', what)
-    }
-    if (d.volatile !== undefined) {
-      const f = findSecret(d.volatile, scan, 'volatile')
-      if (f) throw new SecretInRecordError(d.kind, f.path, f.what)
-    }
+    const f = secretInDraft(d, scan, p.bodyJson)
+    if (f) throw new SecretInRecordError(d.kind, f.field, f.what)
     // an artifact's content as bytes (the shapes and most values are ASCII; a binary file passes through)
     for (const a of p.artifacts ?? []) {
       // (its name is recorded too: the record's artifacts list and the file's path)
@@ -40,4 +27,28 @@ export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner
       if (what) throw new SecretInRecordError(d.kind, `the artifact ${JSON.stringify(a.ref.name)}`, what)
     }
   }
+}
+
+/**
+ * Where the first secret in a draft's body, key or volatile part is (the field, named without
+ * the value), as the store looks for it before a write; undefined when there is none. The
+ * runner asks it of an episode's records before they are appended (src/evals/runner/session.ts).
+ */
+export function secretInDraft(d: Pick<RecordDraft, 'body' | 'key' | 'volatile'>, scan: SecretScanner, bodyJson: string = JSON.stringify(d.body)): {field: string; what: string} | undefined {
+  // (the body's JSON in one pass, each escape read as the space it stands for — a token after
+  // a newline is `\nghp_…` in JSON, where a letter stands before it; the field is looked for
+  // only on a hit)
+  if (scan(bodyJson.replace(JSON_ESCAPE, ' '))) {
+    const f = findSecret(d.body, scan, 'body')
+    if (f) return {field: f.path, what: f.what}
+  }
+  if (d.key !== undefined) {
+    const what = scan(d.key)
+    if (what) return {field: 'key', what}
+  }
+  if (d.volatile !== undefined) {
+    const f = findSecret(d.volatile, scan, 'volatile')
+    if (f) return {field: f.path, what: f.what}
+  }
+  return undefined
 }

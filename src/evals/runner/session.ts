@@ -4,10 +4,12 @@ import type {Agent} from '../../agents/types.js'
 import {prepare, type RecordDraft} from '../../records/index.js'
 import type {AgentRef, EvaluationBody, ManifestBody, SkillRef, VerificationBody} from '../../records/types.js'
 import {defaultKeyFile, findHoldoutKey} from '../../scenarios/index.js'
-import type {Ledger, RecordStore} from '../../store/index.js'
+import {secretInDraft, type Ledger, type RecordStore} from '../../store/index.js'
 import {GRADER_VERSION} from '../grader/version.js'
 import {WORLD_VERSION, TOOL_CATALOG_DIGEST} from '../../world/catalog.js'
 import {worldEvaluator} from '../evaluator/world.js'
+import {withheldEpisode} from '../episode.js'
+import {invalidReason} from '../../agents/invalid.js'
 import {makeRedactor, withKey, withSecrets, type Redact} from '../../redact/index.js'
 import {passedSecrets} from '../../agents/command/sandbox.js'
 import {secretScanner} from '../../redact/secrets.js'
@@ -58,6 +60,8 @@ export class RunSession {
   readonly progress: RunProgress
   /** what the agent reads: the skill, and the recalled knowledge when the memory mode recalls */
   private skillTexts: SkillText[] = []
+  /** the store's secret check, asked of every episode's records before they are appended */
+  private readonly scan = secretScanner()
 
   private constructor(
     private readonly store: RecordStore,
@@ -251,18 +255,26 @@ export class RunSession {
         this.started.add(p.slot)
         const t0 = performance.now()
         const explored = exploreSkills(this.skillTexts, o.explore, [seed, p.scenario.id, p.rep])
-        const r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: explored.skills, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, signal: stopping.signal, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
+        let r = await worldEvaluator.judge({scenario: p.scenario, agent: this.agent, skills: explored.skills, seed: episodeSeed(seed, p.rep), repetition: p.rep, redact: this.redact, signal: stopping.signal, ...(o.maxSteps ? {maxSteps: o.maxSteps} : {})})
         if (failure) break
         const wallMs = performance.now() - t0
         const draftsFor = (key: string) => {
           const d = episodeDrafts(r, {manifest: this.manifest, agent: this.agentRef, skill: this.skill, wallMs, key, sealTask: this.held, ...(explored.dropped ? {dropped: explored.dropped} : {})})
           return [d.trace, d.verification] as [RecordDraft<'trace'>, RecordDraft<'verification'>]
         }
+        let drafts = draftsFor(p.key)
+        // what the store would refuse for a secret the redactor left stops no run: the episode
+        // is recorded invalid, without what the agent said or did (docs/trust.md, "an agent")
+        const leak = this.leak(drafts)
+        if (leak) {
+          r = withheldEpisode(r, p.scenario, leak)
+          drafts = draftsFor(p.key)
+        }
         const own = laneKey(p.baseKey, o.lane)
         // the lane key's drafts, built at most once: the third key is salted by their trace
         let ownDrafts: ReturnType<typeof draftsFor> | undefined
         const underOwn = () => (ownDrafts ??= draftsFor(own))
-        buffer.push({slot: p.slot, drafts: draftsFor(p.key), rekeys: [underOwn, () => draftsFor(contentKey(own, underOwn()[0]))]})
+        buffer.push({slot: p.slot, drafts, rekeys: [underOwn, () => draftsFor(contentKey(own, underOwn()[0]))]})
         this.count(r.verdict as VerificationBody)
         o.onProgress?.({...this.progress})
         // a full batch, or a second's worth: slow agents still show their work to other lanes
@@ -277,6 +289,21 @@ export class RunSession {
     await Promise.all(Array.from({length: Math.max(1, Math.min(o.concurrency ?? 4, pending.length || 1))}, guarded))
     if (failure) throw failure.error
     await flush()
+  }
+
+  /**
+   * Why an episode's records cannot be written as they are, when the store's secret check
+   * (src/store/secrets.ts, the same function) would refuse one of them: the invalid reason it
+   * is recorded with instead, naming the field and the kind of secret, never the value.
+   * Undefined when they can be written.
+   */
+  private leak(drafts: readonly RecordDraft[]): string | undefined {
+    for (const d of drafts) {
+      const f = secretInDraft(d, this.scan)
+      // (the field by its top-level name only: a path can run through keys the agent chose)
+      if (f) return invalidReason('secret', `the episode's ${d.kind} held ${f.what} in ${/^body\.([A-Za-z_]+)/.exec(f.field)?.[1] ?? f.field.replace(/[[.].*$/, '')}, which no record may hold and the redactor did not mask; what the agent said and did is not recorded`)
+    }
+    return undefined
   }
 
   /** Episodes of these places another lane recorded meanwhile, and that stand: taken, not run here. */
