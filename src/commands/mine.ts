@@ -7,6 +7,7 @@ import {confidenceOf, mineFromLedger} from '../mining/index.js'
 import {TOOL_SPECS} from '../world/catalog.js'
 import {drafter, mineDrafter} from '../loop/llm.js'
 import {agentOptions} from '../cli/run-context.js'
+import {refuseDrafts} from '../store/index.js'
 import {loadConfig} from '../research/files.js'
 
 export interface MineResult {
@@ -41,6 +42,9 @@ export default class Mine extends ExpCommand {
       const lane = await laneOf(store, flags.lane)
       const words = flags['miner-drafts'] ? mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(await loadConfig(store.repo.workDir ?? this.workDir), store).openai)) : undefined
       const drafts = words && mined.knowledge.length ? await words(mined.knowledge) : mined.knowledge
+      // what the store would refuse for a secret is refused before the first batch: a refused
+      // claim left the evidence written behind an error that said nothing was
+      refuseDrafts([...mined.evidence, ...drafts], `nothing was written, evidence nor claims${words ? '; a drafted claim holds it: mine again without --miner-drafts for the miner\'s own words' : ''}`)
       // evidence first: knowledge cites it
       const evidence = await store.appendBatch(mined.evidence, {lane})
       const knowledge = await store.appendBatch(drafts, {lane})

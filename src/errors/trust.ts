@@ -23,10 +23,10 @@ export class SandboxError extends ExpError {
 
 /** A record about to be written holds a credential (records are append-only and copied to every clone). */
 export class SecretInRecordError extends ExpError {
-  constructor(kind: string, field: string, what: string) {
+  constructor(kind: string, field: string, what: string, hint = 'take the secret out of the input (write [redacted] in its place) and append again; nothing was written') {
     super('E_SECRET', `${kind} record: ${field} holds ${what}; records are append-only and copied to every clone that syncs, so it is not written`, {
       data: {kind, field, what},
-      hint: 'take the secret out of the input (write [redacted] in its place) and append again; nothing was written',
+      hint,
     })
   }
 }

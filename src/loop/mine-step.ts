@@ -1,5 +1,6 @@
 import {mineFromLedger} from '../mining/index.js'
 import type {RecordDraft} from '../records/index.js'
+import {refuseDrafts} from '../store/index.js'
 import {TOOL_SPECS} from '../world/catalog.js'
 import type {MineStep} from './evolve.js'
 
@@ -18,6 +19,8 @@ export function mineStep(o: {draft?: MineDrafter} = {}): MineStep {
   return async (store, ledger, m) => {
     const r = mineFromLedger(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
     const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
+    // (a secret the store would refuse, refused before the evidence is written, as `exp mine` does)
+    refuseDrafts([...r.evidence, ...drafts], `nothing of this mining was written, evidence nor claims${o.draft ? '; a drafted claim holds it: run again without --miner-drafts for the miner\'s own words' : ''}`)
     const evidence = r.evidence.length ? await store.appendBatch(r.evidence, {lane: m.lane, now: m.now}) : []
     const knowledge = drafts.length ? await store.appendBatch(drafts, {lane: m.lane, now: m.now}) : []
     return {

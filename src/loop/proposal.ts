@@ -1,7 +1,7 @@
 import {oneLine, prepare, recordId, type RecordDraft} from '../records/index.js'
 import type {HypothesisBody, ProposalBody} from '../records/types.js'
 import {hashObject} from '../records/object-id.js'
-import {onLane, ownKey, ownKeys, type Ledger, type LedgerEntry, type RecordStore} from '../store/index.js'
+import {onLane, ownKey, ownKeys, refuseDrafts, type Ledger, type LedgerEntry, type RecordStore} from '../store/index.js'
 import {hypotheses} from '../projections/index.js'
 import {loadAuthority} from '../trust/load.js'
 import type {Workspace} from '../workspace/port.js'
@@ -150,6 +150,15 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   // (ids are content: known, and the bodies checked against their schemas, before anything is written)
   const recallId = prepare(recallDraft).id
   const hypothesisId = prepare(hypothesisDraft).id
+  // the model's exchanges, recorded in a note next to the proposal
+  const exchanges = drafted ? JSON.stringify({model: drafted.model, exchanges: drafted.exchanges}) : undefined
+  // and whatever the store would refuse for a secret, before the branch's commit or any record
+  // is written (the recall was, before a refused hypothesis): the drafted words are redacted,
+  // and reach the hypothesis, the proposal, the commit's message and the note
+  refuseDrafts(
+    [recallDraft, hypothesisDraft, {kind: 'proposal', body: {reason: proposed.reason, patch: {diff: proposed.rendered.diff, edits: proposed.rendered.edits}}}, ...(exchanges ? [{kind: 'note', body: {text: exchanges}}] : [])],
+    `nothing was written: no branch, recall or proposal${drafted ? '; the model\'s words hold it: propose again without --proposer for the deterministic ones' : ''}`,
+  )
   const candidate = `proposal/${o.namespace ? `${o.namespace}/` : ''}${o.skill}/${main}/${proposed.rendered.normalized}`
   const used = proposed.knowledge.map(k => byId.get(k)!.record)
   /** the proposal's key, id, branch and commit as the ledger `at` gives them (CandidateTakenError: another lane has the candidate) */
@@ -229,7 +238,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   }
   // the model's words are on the record next to the proposal they shaped
   // (under a key anyone can guess, passed by if another lane holds it: store/own.ts ownKey)
-  if (drafted) await store.append({kind: 'note', key: ownKey(await store.ledger(), 'note', `drafts/${id}`, o.lane), body: {text: JSON.stringify({model: drafted.model, exchanges: drafted.exchanges}), about: [id], action: 'comment'}, cites: [id]}, {lane: o.lane, now})
+  if (exchanges) await store.append({kind: 'note', key: ownKey(await store.ledger(), 'note', `drafts/${id}`, o.lane), body: {text: exchanges, about: [id], action: 'comment'}, cites: [id]}, {lane: o.lane, now})
   return {proposal: id, hypothesis: hypothesisId, recall: recallId, branch, head, base: main, version, patch: proposed}
 }
 

@@ -1,6 +1,14 @@
-import type {Prepared, RecordDraft} from '../records/index.js'
+import type {Prepared} from '../records/index.js'
 import {SecretInRecordError} from '../errors/index.js'
 import {findSecret, secretScanner, type SecretScanner} from '../redact/secrets.js'
+
+/** what of a draft the store looks at for a secret besides its artifacts (a draft, or what will be in one) */
+export interface DraftParts {
+  kind: string
+  body: unknown
+  key?: string
+  volatile?: Record<string, unknown>
+}
 
 /** an escape of a JSON string (`\n`, `\"`, `\\`, `\u001b`) */
 const JSON_ESCAPE = /\\(?:u[0-9a-fA-F]{4}|[^u])/g
@@ -34,7 +42,7 @@ export function refuseSecrets(prepared: readonly Prepared[], scan: SecretScanner
  * the value), as the store looks for it before a write; undefined when there is none. The
  * runner asks it of an episode's records before they are appended (src/evals/runner/session.ts).
  */
-export function secretInDraft(d: Pick<RecordDraft, 'body' | 'key' | 'volatile'>, scan: SecretScanner, bodyJson: string = JSON.stringify(d.body)): {field: string; what: string} | undefined {
+export function secretInDraft(d: DraftParts, scan: SecretScanner, bodyJson: string = JSON.stringify(d.body)): {field: string; what: string} | undefined {
   // (the body's JSON in one pass, each escape read as the space it stands for — a token after
   // a newline is `\nghp_…` in JSON, where a letter stands before it; the field is looked for
   // only on a hit)
@@ -51,4 +59,18 @@ export function secretInDraft(d: Pick<RecordDraft, 'body' | 'key' | 'volatile'>,
     if (f) return {field: f.path, what: f.what}
   }
   return undefined
+}
+
+/**
+ * Refuse drafts that are not prepared yet (their ids may depend on records still to be
+ * written) as the store would refuse them, before anything of a command's work is written:
+ * `exp mine` appends its evidence and then its claims, `exp propose` a recall and a hypothesis
+ * before its proposal, and a refusal of the later batch left the earlier one written behind an
+ * error that said nothing was. `hint` says what to do instead of the store's own.
+ */
+export function refuseDrafts(drafts: readonly DraftParts[], hint?: string, scan: SecretScanner = secretScanner()): void {
+  for (const d of drafts) {
+    const f = secretInDraft(d, scan)
+    if (f) throw new SecretInRecordError(d.kind, f.field, f.what, hint)
+  }
 }

@@ -1,5 +1,6 @@
 import t from 'tap'
 import {cpSync} from 'node:fs'
+import {execFileSync} from 'node:child_process'
 import path from 'node:path'
 import {createChat} from '../../src/agents/openai/index.js'
 import {parseRules, renderRule} from '../../src/knowledge/index.js'
@@ -14,7 +15,7 @@ import type {KnowledgeBody} from '../../src/records/types.js'
 import {exp, expJson} from '../helpers/cli.js'
 import {exampleRepo} from '../helpers/evolve.js'
 import {completion, startFakeLlm, type SeenRequest} from '../helpers/fake-llm.js'
-import {git, tempDir} from '../helpers/repo.js'
+import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
 import {INVENTORY, knowledge, POLICY} from '../helpers/loop.js'
 import {INITIAL} from '../helpers/scenarios.js'
 
@@ -138,6 +139,38 @@ t.test('exp evolve --proposer and --miner-drafts: the loop runs with drafted wor
   const notes = (await expJson<{body: {text: string}}[]>(['ledger', '--kind', 'note'], {cwd: repo})).filter(n => n.body.text.includes('"exchanges"'))
   t.equal(notes.length, 1, 'the proposal\'s exchanges')
   t.match(JSON.parse(notes[0]!.body.text), {model: 'writer', exchanges: [{line_accepted: true}]})
+})
+
+// Found by an attack sweep: a reply holding `<HOME>ghp_…` passed the redactor as `~ghp_…`
+// (shapes were masked before the home folder was replaced), which the store refuses: `exp mine
+// --miner-drafts` stopped after its evidence was written, saying nothing was, and `exp propose
+// --proposer` after its recall was.
+t.test('a drafted reply holding a token glued to the home folder: mine and propose succeed, the token masked, in no git object', async t => {
+  const home = tempDir(t, 'exp-home-')
+  const glued = `${home}ghp_${'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123'}`
+  const llm = await startFakeLlm(req => {
+    const ask = user(req)
+    const rule = /^Rule: (.*)$/m.exec(ask)?.[1]
+    if (rule) return {body: completion({content: `${rule}\nWhy: the runs that did this passed (${/`[a-z_]+`/.exec(rule)![0]}), see ${glued}`})}
+    const names = [...new Set(ask.match(/`[^`]+`/g) ?? [])].join(' ')
+    return {body: completion({content: `Do ${names} as in ${glued}`})}
+  })
+  t.teardown(() => llm.close())
+  const repo = await exampleRepo(t)
+  const env = {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY, HOME: home}
+  await expJson(['run', 'train', '--repeat', '1', '--lane', 'me'], {cwd: repo})
+  const mined = await exp(['mine', '--lane', 'me', '--miner-drafts', 'openai:writer', '--json'], {cwd: repo, env})
+  t.equal(mined.code, 0, mined.stderr)
+  const claims = await expJson<{body: KnowledgeBody}[]>(['ledger', '--kind', 'knowledge'], {cwd: repo})
+  t.ok(claims.length > 0 && claims.every(k => k.body.drafted?.accepted), 'every drafted claim is accepted')
+  t.ok(claims.every(k => k.body.claim.text.endsWith(' as in ~[redacted]')), 'its words kept, the home folder replaced, the token masked')
+  const prop = await exp(['propose', 'onboarding', '--lane', 'me', '--proposer', 'openai:writer', '--json'], {cwd: repo, env})
+  t.equal(prop.code, 0, prop.stderr)
+  const proposal = (await expJson<{body: {reason: string}}[]>(['ledger', '--kind', 'proposal'], {cwd: repo}))[0]!
+  t.match(proposal.body.reason, /see ~\[redacted\]/)
+  const objects = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {cwd: repo, env: GIT_ENV, maxBuffer: 1 << 28}).toString('latin1')
+  t.equal(objects.indexOf('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123'), -1, 'the token is in no git object')
+  t.equal(objects.indexOf(home), -1, 'nor the home folder')
 })
 
 // Found by a review: a reason drafted with an escape, a right-to-left override and a NUL was

@@ -109,3 +109,18 @@ t.test('the same patch proposed again by the same lane with other words names it
   await t.rejects(reworded, {code: 'E_CLAIMED', message: new RegExp(`^this lane \\(me\\) proposed the same patch on the same base already: ${p.proposal} from ${p.hypothesis}; one patch on one base is one proposal`), hint: new RegExp(`exp eval ${p.proposal}`), data: {self: true, holder: 'me'}})
   t.equal(await r.written(), before, 'no recall, no hypothesis')
 })
+
+// Found by an attack sweep: `exp propose --proposer openai:…` whose drafted reason held what the
+// store refuses as a secret wrote the branch's commit and the recall, then failed on the
+// hypothesis with a hint saying nothing was written. The drafts are checked first now.
+t.test('drafted words the store would refuse for a secret refuse the proposal before its branch or any record is written', async t => {
+  const r = await repoWith(t, () => undefined)
+  const token = `ghp_${'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123'}`
+  const before = await git(r.repo, 'count-objects', '-v')
+  // (a drafter whose redaction missed it: the words are the proposal's reason and in its exchanges)
+  const leaky = createProposal(r.store, new GitWorkspace(r.store), await r.store.ledger(), {skill: 'onboarding', lane: 'me', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, now: NOW, draft: async proposed => ({proposed: {...proposed, reason: `as ${token} says`}, exchanges: [], model: 'writer'})})
+  await t.rejects(leaky, {code: 'E_SECRET', message: /^hypothesis record: body\.mechanism holds a GitHub token/, hint: /^nothing was written: no branch, recall or proposal; the model's words hold it: propose again without --proposer/})
+  t.equal(await r.written(), 0, 'no recall, no hypothesis, no proposal')
+  t.equal(await git(r.repo, 'for-each-ref', 'refs/heads/exp'), '', 'no proposal branch')
+  t.equal(await git(r.repo, 'count-objects', '-v'), before, 'no object written')
+})
