@@ -26,6 +26,7 @@ const TOKENS = [
   `AIza${'Sy0aBcDeFgHiJkLmNoPqRsTuVwXyZ0123'}`,
   'eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2QT4',
   `ya29.${'a0AfH6SMBx'.repeat(3)}`,
+  `SG.${'aB3-cD4_eF'.repeat(2)}gh.${'Ij5kL6mN7o'.repeat(4)}pQr`,
   `Bearer ${'abcDEF123.'.repeat(3)}`,
   'Authorization: Basic dXNlcjpwYXNzd29yZA==',
   '-----BEGIN RSA PRIVATE KEY-----',
