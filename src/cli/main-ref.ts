@@ -1,6 +1,6 @@
 import {Flags} from '../vendor/oclif.js'
 import {loadConfig} from '../research/files.js'
-import {branchRef, resolveMainBranch} from '../research/main-branch.js'
+import {branchNameProblem, branchRef, refNameProblem, resolveMainBranch} from '../research/main-branch.js'
 import {readRef} from '../git/refs.js'
 import {readGitConfig, configValue} from '../git/config.js'
 import {hasNativeGit, runGit} from '../git/run.js'
@@ -9,15 +9,29 @@ import {readBranchView} from './branches.js'
 import {UsageError} from '../errors/index.js'
 
 /** The flag of the read-only history views (provenance, blame, report). */
-export const mainFlag = {main: Flags.string({description: 'branch whose history to read (default: main_branch of .research/config.yaml, following a rename; else the default branch)'})}
+export const mainFlag = {main: Flags.string({description: 'branch whose history to read, or a full ref (refs/…) (default: main_branch of .research/config.yaml, following a rename; else the default branch)'})}
 
 /**
- * refs/heads/<main branch>: --main, else .research/config.yaml `main_branch` when that branch
+ * The ref --main names: a branch name (refs/heads/NAME), or a full ref a view reads as it is
+ * (`exp ablate --main refs/exp/matrix/…/main`). The views only read what it names; anything
+ * else, an empty value (an unset shell variable) above all, is refused by the flag's name:
+ * `--main ""` was taken as no flag at all.
+ */
+export function mainFlagRef(flag: string): string {
+  if (!flag.trim()) throw new UsageError('--main is empty', 'name the branch whose history to read, e.g. --main main, or leave the flag out for main_branch of .research/config.yaml')
+  const full = flag.startsWith('refs/')
+  const why = full ? refNameProblem(flag) : branchNameProblem(flag)
+  if (why) throw new UsageError(`--main ${JSON.stringify(flag)} is not a ${full ? 'ref' : 'branch'} name: ${why}`, 'name a branch, e.g. --main main, or a full ref (refs/heads/main); leave the flag out for main_branch of .research/config.yaml')
+  return full ? flag : branchRef(flag)
+}
+
+/**
+ * refs/heads/<main branch>: --main (mainFlagRef), else .research/config.yaml `main_branch` when that branch
  * exists, else where it was renamed to, else the repository's default branch (`warn` says so:
  * the configuration names a branch this repository does not have).
  */
 export async function mainRefOf(repo: RepoPaths, cwd: string, flag?: string, warnOnce?: (line: string) => void): Promise<string> {
-  if (flag) return branchRef(flag)
+  if (flag !== undefined) return mainFlagRef(flag)
   // (a command that asks twice, for its views and for the trust checks, says it once)
   const warn = warnOnce && ((line: string) => void (said.has(line) || (said.add(line), warnOnce(line))))
   const configured = (await loadConfig(repo.workDir ?? cwd)).main_branch

@@ -46,7 +46,7 @@ A rule whose removal does not lower success on any split is a removal candidate;
         return await ablate(store, new GitWorkspace(store), {
           ...options,
           ...spec,
-          mainRef: flags.main ? await mainRefOf(store.repo, this.workDir, flags.main) : mainRef,
+          mainRef: flags.main !== undefined ? await mainRefOf(store.repo, this.workDir, flags.main) : mainRef,
           splits: splits as Split[],
           repeat: flags.repeat,
           propose: flags.propose,

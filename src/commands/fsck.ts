@@ -7,7 +7,7 @@ import {fsckStore, formatProblem, type FsckProblem, type FsckReport} from '../st
 import {checkTransitions, type TransitionRule} from '../projections/index.js'
 import {promotionOf} from '../projections/mainline.js'
 import {authorityOf} from '../cli/trust.js'
-import {mainRefOf} from '../cli/main-ref.js'
+import {mainFlagRef, mainRefOf} from '../cli/main-ref.js'
 import {holdoutKeyFile} from '../cli/run-context.js'
 import {readMainline} from '../reports/sources.js'
 import {findHoldoutKey} from '../scenarios/key.js'
@@ -78,6 +78,8 @@ Prints one line per problem: ref, commit, path, what is wrong; --json gives each
 
   async run(): Promise<FsckResult> {
     const {flags} = await this.parse(Fsck)
+    // (a --main that names nothing is said before the repository is read)
+    if (flags.main !== undefined) mainFlagRef(flags.main)
     const report = await withStore(this.workDir, async store => {
       // the layers above check the ledger fsck itself read from history, never the cache's
       const {report: base, ledger} = await fsckStore(store)

@@ -2,7 +2,7 @@ import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {discoverRepo} from '../store/index.js'
 import {readBranchView} from '../cli/branches.js'
-import {defaultBranch} from '../research/main-branch.js'
+import {branchNameProblem, defaultBranch} from '../research/main-branch.js'
 import {setUpResearch, type SetUpResult} from '../research/setup.js'
 import {EXAMPLES} from '../research/example.js'
 import {existsSync, readFileSync} from 'node:fs'
@@ -26,6 +26,9 @@ config.yaml records the repository's default branch as main_branch (the branch H
 
   async run(): Promise<SetUpResult> {
     const {flags} = await this.parse(Init)
+    // (what --main says is written as main_branch: a branch name, as the file is held to)
+    const bad = flags.main !== undefined && (flags.main.trim() ? branchNameProblem(flags.main) : 'it is empty')
+    if (bad) throw new UsageError(flags.main?.trim() ? `--main ${JSON.stringify(flags.main)} is not a branch name: ${bad}` : '--main is empty', 'name the branch promotions merge into, e.g. --main main (or leave the flag out for the default branch); nothing was written')
     const repo = discoverRepo(this.workDir)
     // files kept from an earlier init must still be valid: "set up" over a broken config would
     // send the user to the next command to find out

@@ -963,7 +963,7 @@ export interface VerificationBody {
 export interface ResearchConfig {
   version: 1;
   /**
-   * branch promotions merge into
+   * the branch promotions merge into, by its name (main, not refs/heads/main): a name git check-ref-format --branch takes, not HEAD and not a full ref name (refs/...)
    */
   main_branch?: string;
   /**

@@ -5,6 +5,7 @@ import {realpathSync} from 'node:fs'
 import {ExpError, NotFoundError, SchemaError, isExpError} from '../errors/index.js'
 import {within} from '../paths.js'
 import {linkOnTheWay, readWorkFile} from '../work-file.js'
+import {branchNameProblem} from './main-branch.js'
 
 export const RESEARCH_DIR = '.research'
 
@@ -26,6 +27,7 @@ async function load<T>(workDir: string, name: 'config' | 'contract' | 'policy'):
     refuseEndpoint(doc, rel)
     refuseLane(doc, rel)
     refuseMovedSkills(doc, rel)
+    refuseNonBranch(doc, rel)
   }
   try {
     assertResearchFile(name, doc, rel)
@@ -117,6 +119,20 @@ function refuseMovedSkills(doc: unknown, rel: string): void {
   const skills = (doc as {skills?: unknown} | null)?.skills
   if (skills === undefined || (typeof skills === 'string' && ['skills', 'skills/', './skills', './skills/'].includes(skills))) return
   throw new ExpError('E_SCHEMA', `${rel}: skills is ${JSON.stringify(skills)}, but exp reads skills only from skills/ at the top of the repository (the gate, proposals, blame and provenance name skills/NAME/ paths)`, {data: {file: rel, field: 'skills', value: skills}, hint: `move the skills back (\`git mv ${typeof skills === 'string' && /^[\w./-]+$/.test(skills) ? skills : 'FOLDER'} skills\`) and remove skills from ${rel}`})
+}
+
+/**
+ * main_branch names the branch promotions merge into, and nothing else: a committed
+ * `main_branch: refs/tags/v1.0` (a clone or a pull request sets the file) had `exp evolve`
+ * promote by moving the release tag, and `refs/research/lanes/x` land its merges on a lane.
+ */
+function refuseNonBranch(doc: unknown, rel: string): void {
+  const main = (doc as {main_branch?: unknown} | null)?.main_branch
+  if (typeof main !== 'string') return // (not a string: the schema says so)
+  const why = branchNameProblem(main)
+  if (!why) return
+  const short = main.startsWith('refs/heads/') ? main.slice('refs/heads/'.length) : undefined
+  throw new ExpError('E_SCHEMA', `${rel}: main_branch ${JSON.stringify(main)} is not a branch name: ${why}`, {data: {file: rel, field: 'main_branch', value: main}, hint: short && !branchNameProblem(short) ? `write the branch's name: main_branch: ${short}` : `set main_branch in ${rel} to the branch promotions merge into, by its name (e.g. main_branch: main); remove the field to use the default branch`})
 }
 
 export async function loadConfig(workDir: string): Promise<ResearchConfig> {

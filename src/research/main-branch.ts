@@ -1,3 +1,5 @@
+import {ExpError} from '../errors/index.js'
+
 /**
  * Which branch is "main": the branch promotions merge into and the history views read.
  * Pure: it decides over a snapshot of the repository's branches (read by src/cli/branches.ts),
@@ -28,13 +30,18 @@ export interface MainBranch {
  * says); else main, master or trunk; else HEAD's branch. What `exp init` records.
  */
 export function defaultBranch(v: BranchView): string {
-  const own = v.branches.filter(b => !b.startsWith('exp/'))
-  if (v.remoteHead && (own.includes(v.remoteHead) || !own.length)) return v.remoteHead
-  if (v.head && (!own.length || (own.length === 1 && own[0] === v.head))) return v.head
+  // (names read from the repository that are no branch names — a branch git calls
+  // refs/heads/refs/tags/x, an origin/HEAD written by hand — are never guessed as main)
+  const own = v.branches.filter(b => !b.startsWith('exp/') && isBranchName(b))
+  const [remoteHead, head] = [v.remoteHead, v.head].map(b => (b !== undefined && isBranchName(b) ? b : undefined))
+  if (remoteHead && (own.includes(remoteHead) || !own.length)) return remoteHead
+  if (head && (!own.length || (own.length === 1 && own[0] === head))) return head
   for (const b of ['main', 'master', 'trunk']) if (own.includes(b)) return b
-  if (v.head && own.includes(v.head)) return v.head
-  return own[0] ?? v.head ?? 'main'
+  if (head && own.includes(head)) return head
+  return own[0] ?? head ?? 'main'
 }
+
+const isBranchName = (name: string): boolean => branchNameProblem(name) === undefined
 
 /**
  * The main branch: the configured one when it exists; else where `git branch -m` renamed it
@@ -53,11 +60,46 @@ export function resolveMainBranch(configured: string | undefined, v: BranchView)
     seen.add(next)
     name = next
   }
-  if (name !== configured && v.branches.includes(name)) return {branch: name, via: 'rename', configured}
+  if (name !== configured && v.branches.includes(name) && isBranchName(name)) return {branch: name, via: 'rename', configured}
   return {branch: defaultBranch(v), via: 'guess', configured}
 }
 
-/** `refs/heads/NAME`, or a full ref as given. */
+/**
+ * Why `ref` is not a ref name git would take (undefined: it is one), by the rules of `git
+ * check-ref-format`: no empty component, none starting with '.' or ending with '.lock', no
+ * '..', '@{', space, control character or any of ~ ^ : ? * [ \, no '.' at the end.
+ */
+export function refNameProblem(ref: string): string | undefined {
+  if (!ref.trim()) return 'it is empty'
+  const bad = [...ref].find(c => c <= ' ' || c === '\x7f' || '~^:?*[\\'.includes(c))
+  if (bad !== undefined) return `it holds ${bad === ' ' ? 'a space' : bad < ' ' || bad === '\x7f' ? 'a control character' : `'${bad}'`}, which git does not allow in a ref name`
+  if (ref.includes('..')) return "it holds '..'"
+  if (ref.includes('@{')) return "it holds '@{'"
+  if (ref.split('/').includes('')) return "it has an empty component (a '/' at the start or end, or '//')"
+  if (ref.endsWith('.')) return "it ends with '.'"
+  const part = ref.split('/').find(p => p.startsWith('.') || p.endsWith('.lock'))
+  if (part !== undefined) return `its component ${part} ${part.startsWith('.') ? "starts with '.'" : "ends with '.lock'"}`
+  if (ref === '@') return "@ alone is git's name for HEAD"
+  return undefined
+}
+
+/**
+ * Why `name` is not a branch name (undefined: it is one): what `git check-ref-format --branch`
+ * refuses, a leading '-', HEAD, and a full ref name. main_branch was taken as a full ref when
+ * it started with refs/, so a committed `main_branch: refs/tags/v1.0` (a clone or a pull
+ * request sets that file) had `exp evolve` promote by moving the release tag, and
+ * `refs/research/lanes/x` land promotion merges on a lane.
+ */
+export function branchNameProblem(name: string): string | undefined {
+  if (name.startsWith('refs/')) return `it is a full ref name, not the name of a branch (promotions would move ${name})`
+  if (name === 'HEAD') return 'HEAD is not a branch: it names whatever is checked out'
+  if (name.startsWith('-')) return "it starts with '-', which git would take for an option"
+  return refNameProblem(name)
+}
+
+/** `refs/heads/NAME`; a name that is not a branch name is refused (main_branch and --main are checked by name before). */
 export function branchRef(branch: string): string {
-  return branch.startsWith('refs/') ? branch : `refs/heads/${branch}`
+  const why = branchNameProblem(branch)
+  if (why) throw new ExpError('E_INVALID_NAME', `not a branch name: ${JSON.stringify(branch)}: ${why}`, {data: {what: 'branch', name: branch}, hint: 'name the main branch by its branch name, e.g. main (main_branch in .research/config.yaml, --main)'})
+  return `refs/heads/${branch}`
 }
