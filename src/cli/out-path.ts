@@ -7,7 +7,8 @@ import {linkOnTheWay} from '../work-file.js'
 
 /**
  * A path a flag (or variable) names for exp to write (--out, --junit, --comment, --events), resolved and
- * checked before any work is done: never over what git keeps in the repository's git folder
+ * checked before any work is done: not empty (`--out "$OUTDIR"` with OUTDIR unset was the
+ * current folder, and replaced the user's own report.md there); never over what git keeps in the repository's git folder
  * (`--junit .git/config` would overwrite the repository's configuration, `--events .git/HEAD`
  * break HEAD, `--junit .git/refs/heads/x` make a branch), not below a file, and not through a
  * folder of the work tree that is a symbolic link. A path outside the repository is the user's
@@ -15,9 +16,10 @@ import {linkOnTheWay} from '../work-file.js'
  * writeOutputFile: a link at its name is replaced, never written through.)
  */
 export function outputPath(cwd: string, value: string, flag: string, kind: 'file' | 'folder'): string {
-  const abs = path.resolve(cwd, value)
   // `--out X`, or `EXP_EVENTS=X` for a path from the environment
   const named = (v: string) => (flag.startsWith('-') ? `${flag} ${v}` : `${flag}=${v}`)
+  if (!value.trim()) throw new InvalidInputError(`${flag} is empty${value ? ` (${JSON.stringify(value)})` : ''}: it names no ${kind}`, {flag, path: value}, `name the ${kind} to write, e.g. ${named(kind === 'folder' ? 'results' : 'results/FILE')} (an unset shell variable gives an empty value)`)
+  const abs = path.resolve(cwd, value)
   const shown = (p: string) => (within(p, cwd) ? path.relative(cwd, p) || '.' : p)
   let repo: ReturnType<typeof discoverRepo> | undefined
   try {
@@ -68,4 +70,9 @@ function statOf(p: string): ReturnType<typeof statSync> | undefined {
   } catch {
     return undefined
   }
+}
+
+/** The default folder of a command's results: results/ at the top of the project, as `cwd` shows it. */
+export function resultsFolder(cwd: string, root: string): string {
+  return path.relative(cwd, path.join(root, 'results')) || '.'
 }

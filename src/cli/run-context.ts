@@ -137,8 +137,9 @@ function isFolder(p: string): boolean {
 
 /** --events FILE, or EXP_EVENTS: checked like every output path (src/cli/out-path.ts). */
 function eventsFile(cwd: string, flag: string | undefined): string | undefined {
-  const file = flag ?? process.env.EXP_EVENTS
-  return file ? outputPath(cwd, file, flag === undefined ? 'EXP_EVENTS' : '--events', 'file') : undefined
+  // (an empty --events is refused by outputPath; an empty EXP_EVENTS is no variable, as a shell has it)
+  if (flag !== undefined) return outputPath(cwd, flag, '--events', 'file')
+  return process.env.EXP_EVENTS ? outputPath(cwd, process.env.EXP_EVENTS, 'EXP_EVENTS', 'file') : undefined
 }
 
 /** The held-out key for a folder's repository (EXP_HOLDOUT_KEY, EXP_HOLDOUT_KEY_FILE, .git/exp/holdout.key), if any. */

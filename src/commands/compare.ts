@@ -1,7 +1,7 @@
 import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
-import {outputPath} from '../cli/out-path.js'
+import {outputPath, resultsFolder} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {exploreFlag, runFlags} from '../cli/run-context.js'
@@ -43,7 +43,7 @@ Resumable: the compare is identified by its options and the main commit it start
   async run(): Promise<CompareResult> {
     const {flags} = await this.parse(Compare)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
     const arms = parseArms(flags.arms)
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => compare(store, new GitWorkspace(store), {...o, arms}))

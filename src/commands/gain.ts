@@ -1,7 +1,7 @@
 import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
-import {outputPath} from '../cli/out-path.js'
+import {outputPath, resultsFolder} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {exploreFlag, runFlags} from '../cli/run-context.js'
@@ -38,7 +38,7 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
   async run(): Promise<GainResult> {
     const {flags} = await this.parse(Gain)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => gain(store, new GitWorkspace(store), {...o}))
     })

@@ -50,8 +50,8 @@ Over several CI jobs (\`exp ci init --shards N\`): \`--shard I/N\` runs only sli
   async run(): Promise<GateResult> {
     const {flags} = await this.parse(Gate)
     // checked before the gate runs: a path it cannot write to fails now, not after the episodes
-    const junit = flags.junit ? outputPath(this.workDir, flags.junit, '--junit', 'file') : undefined
-    const comment = flags.comment ? outputPath(this.workDir, flags.comment, '--comment', 'file') : undefined
+    const junit = flags.junit !== undefined ? outputPath(this.workDir, flags.junit, '--junit', 'file') : undefined
+    const comment = flags.comment !== undefined ? outputPath(this.workDir, flags.comment, '--comment', 'file') : undefined
     // episodes on a terminal's stderr; nothing in a pipe or a CI log (src/cli/progress.ts)
     const progress = episodeProgress('gate')
     let res: GateResult

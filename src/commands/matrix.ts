@@ -1,7 +1,7 @@
 import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
-import {outputPath} from '../cli/out-path.js'
+import {outputPath, resultsFolder} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
@@ -58,7 +58,7 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
   async run(): Promise<MatrixResult & {files: string[]}> {
     const {flags} = await this.parse(Matrix)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
     const sources = specs(flags['skill-source'], '--skill-source')
     const executors = specs(flags.executor, '--executor')
     const res = await withStore(this.workDir, async store => {

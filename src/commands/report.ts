@@ -1,6 +1,6 @@
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
-import {outputPath} from '../cli/out-path.js'
+import {outputPath, resultsFolder} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
@@ -26,7 +26,7 @@ export default class ReportCmd extends ExpCommand {
   async run(): Promise<Report> {
     const {flags} = await this.parse(ReportCmd)
     // checked before the work: a path that cannot be written fails now
-    const dir = outputPath(this.workDir, flags.out ?? path.relative(this.workDir, path.join(this.repoRoot(), 'results')), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
     // compare, gain and ablation notes of the wrong shape (any lane can write one) are left out, named
     const skipped = new SkippedNotes()
     const {report, unread} = await withStore(this.workDir, async store => {
