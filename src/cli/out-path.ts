@@ -1,4 +1,4 @@
-import {statSync} from 'node:fs'
+import {realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {InvalidInputError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
@@ -8,12 +8,14 @@ import {linkOnTheWay} from '../work-file.js'
 /**
  * A path a flag (or variable) names for exp to write (--out, --junit, --comment, --events), resolved and
  * checked before any work is done: not empty (`--out "$OUTDIR"` with OUTDIR unset was the
- * current folder, and replaced the user's own report.md there); never over what git keeps in the repository's git folder
- * (`--junit .git/config` would overwrite the repository's configuration, `--events .git/HEAD`
- * break HEAD, `--junit .git/refs/heads/x` make a branch), not below a file, and not through a
- * folder of the work tree that is a symbolic link. A path outside the repository is the user's
- * choice, like `git archive -o`. Returns the absolute path. (The file itself is written by
- * writeOutputFile: a link at its name is replaced, never written through.)
+ * current folder, and replaced the user's own report.md there); never over what git keeps in
+ * the repository's git folder (`--junit .git/config` would overwrite the repository's
+ * configuration, `--events .git/HEAD` break HEAD, `--junit .git/refs/heads/x` make a branch),
+ * nor there by way of a symbolic link outside the work tree (`--out ~/alias-of-the-repo/.git/refs/heads`:
+ * compared by real paths too); not below a file, and not through a folder of the work tree that
+ * is a symbolic link. A path outside the repository is the user's choice, like `git archive -o`.
+ * Returns the absolute path. (The file itself is written by writeOutputFile: a link at
+ * its name is replaced, never written through.)
  */
 export function outputPath(cwd: string, value: string, flag: string, kind: 'file' | 'folder'): string {
   // `--out X`, or `EXP_EVENTS=X` for a path from the environment
@@ -29,13 +31,19 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
   }
   // a bare repository is all git folder: exp writes where it is told there
   if (repo?.workDir) {
+    // (by the path as given, and by where it really leads: a symbolic link outside the work
+    // tree, an alias of the repository's folder, took report files into .git/refs/heads)
+    const real = realTarget(abs)
     for (const g of new Set([repo.gitDir, repo.commonDir])) {
-      if (within(abs, g) && gitOwned(path.relative(g, abs))) throw new InvalidInputError(`${named(value)} is git's own, in the repository's git folder (${shown(g)}): exp never writes there`, {flag, path: value}, `choose a path in the work tree or outside the repository, e.g. ${named(kind === 'folder' ? 'results' : `results/${path.basename(abs)}`)}`)
+      const realG = realOr(g)
+      const rel = within(abs, g) ? path.relative(g, abs) : within(real, realG) ? path.relative(realG, real) : undefined
+      if (rel !== undefined && gitOwned(rel)) throw new InvalidInputError(`${named(value)} is git's own, in the repository's git folder (${shown(g)})${within(abs, g) ? '' : `, where it leads through a symbolic link (${real})`}: exp never writes there`, {flag, path: value}, `choose a path in the work tree or outside the repository, e.g. ${named(kind === 'folder' ? 'results' : `results/${path.basename(abs)}`)}`)
     }
   }
   // a folder on the way that is a symbolic link in the work tree (a repository, or a pull
-  // request checked out, can hold `results -> ~/.ssh`) would take the files elsewhere
-  const link = repo?.workDir ? linkOnTheWay(repo.workDir, abs, kind === 'folder') : undefined
+  // request checked out, can hold `results -> ~/.ssh`) would take the files elsewhere; also
+  // when the path reaches the work tree by a link of the user's (an alias of its folder)
+  const link = repo?.workDir ? (linkOnTheWay(repo.workDir, abs, kind === 'folder') ?? viaAlias(repo.workDir, abs, kind === 'folder')) : undefined
   if (link) throw new InvalidInputError(`${named(value)}: ${shown(link.at)} is a symbolic link (to ${link.to}), and exp writes its results only into real folders of the work tree`, {flag, path: value}, 'remove the link (`git rm` it if it is committed), or pass a path outside the repository')
   const st = statOf(abs)
   if (st && kind === 'file' && st.isDirectory()) throw new InvalidInputError(`${named(value)} is a folder; a file is needed`, {flag, path: value}, `name a file, e.g. ${named(path.join(value, 'out'))}`)
@@ -50,6 +58,48 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
     if (path.dirname(up) === up) break
   }
   return abs
+}
+
+/** `p` with every symbolic link resolved: its nearest existing ancestor's real path, and the rest as given. */
+function realTarget(p: string): string {
+  const rest: string[] = []
+  for (let at = p; ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync(at), ...rest.reverse())
+    } catch {
+      if (path.dirname(at) === at) return p
+      rest.push(path.basename(at))
+    }
+  }
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync(p)
+  } catch {
+    return p
+  }
+}
+
+/**
+ * A symbolic link on the way within the work tree, for a path that reaches the work tree
+ * through a link outside it (the shortest folder on its way whose real path is in the work
+ * tree is where it enters; from there on it is checked as linkOnTheWay checks a path of the
+ * work tree).
+ */
+function viaAlias(workDir: string, abs: string, self: boolean): {at: string; to: string} | undefined {
+  const top = realOr(workDir)
+  const parts = abs.split(path.sep).filter(Boolean)
+  for (let i = 1; i <= parts.length; i++) {
+    let real: string
+    try {
+      real = realpathSync(path.join(path.sep, ...parts.slice(0, i)))
+    } catch {
+      return undefined // (nothing there yet: nothing further down is there either)
+    }
+    if (within(real, top)) return linkOnTheWay(top, path.join(real, ...parts.slice(i)), self)
+  }
+  return undefined
 }
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {expBatch} from '../helpers/cli-batch.js'
 import {exampleRepo} from '../helpers/evolve.js'
-import {git} from '../helpers/repo.js'
+import {git, tempDir} from '../helpers/repo.js'
 
 // Found by an attack sweep: paths a flag names for exp to write (src/cli/out-path.ts).
 
@@ -49,3 +49,47 @@ for (const branch of ['master', 'main']) {
     t.ok(fs.existsSync(path.join(repo, 'results', 'report.md')))
   })
 }
+
+// The "never in the git folder" check compared paths as written: a symbolic link outside the
+// work tree (an alias of the repository's folder, a link to its refs) took report files into
+// .git/refs/heads, and git warned "ignoring broken ref" on every command after.
+t.test("a path that leads into the git folder through a symbolic link is refused as git's own", async t => {
+  const repo = await exampleRepo(t)
+  const links = tempDir(t)
+  const alias = path.join(links, 'alias')
+  fs.symlinkSync(repo, alias)
+  fs.symlinkSync(path.join(repo, '.git', 'refs', 'heads'), path.join(links, 'heads'))
+  fs.symlinkSync(path.join(repo, '.git'), path.join(links, 'gitdir'))
+  const before = await snapshot(repo)
+  const cases: [string[], RegExp][] = [
+    [['report', '--out', path.join(alias, '.git/refs/heads')], /--out \S+alias\/\.git\/refs\/heads is git's own, in the repository's git folder \(\S+\), where it leads through a symbolic link \(\S+\/\.git\/refs\/heads\)/],
+    [['report', '--out', path.join(links, 'heads')], /--out \S+\/heads is git's own/],
+    [['report', '--out', path.join(links, 'heads', 'sub')], /--out \S+\/heads\/sub is git's own/],
+    [['report', '--out', path.join(links, 'gitdir')], /--out \S+\/gitdir is git's own/],
+    [['gate', '--base', 'main', '--junit', path.join(alias, '.git/config')], /--junit \S+\/\.git\/config is git's own/],
+    [['gate', '--base', 'main', '--comment', path.join(links, 'gitdir', 'HEAD')], /--comment \S+\/gitdir\/HEAD is git's own/],
+    [['run', 'train', '--lane', 't', '--events', path.join(alias, '.git/packed-refs')], /--events \S+\/\.git\/packed-refs is git's own/],
+  ]
+  const results = await expBatch(cases.map(([args]) => ({args, cwd: repo})))
+  cases.forEach(([args, error], i) => {
+    const r = results[i]!
+    t.equal(r.code, 2, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, error)
+    t.match(r.stderr, /^hint: choose a path in the work tree or outside the repository/m)
+  })
+  t.same(fs.readdirSync(path.join(repo, '.git', 'refs', 'heads')), ['main'], 'no report file among the branches')
+  t.equal(await snapshot(repo), before, 'no ref moved, no file appeared')
+  t.notMatch(await git(repo, 'branch'), /report/)
+  // a folder of the work tree that is a link is refused the same when the path comes by an alias
+  const outside = tempDir(t)
+  fs.symlinkSync(outside, path.join(repo, 'results'))
+  const linked = await exp(['report', '--out', path.join(alias, 'results')], {cwd: repo})
+  t.equal(linked.code, 2, linked.stderr)
+  t.match(linked.stderr, /results is a symbolic link \(to .*\), and exp writes its results only into real folders of the work tree/)
+  t.same(fs.readdirSync(outside), [], 'nothing was written where the link points')
+  fs.rmSync(path.join(repo, 'results'))
+  // the repository through its alias is still the repository: its work tree takes the report
+  const ok = await exp(['report', '--out', path.join(alias, 'out')], {cwd: repo})
+  t.equal(ok.code, 0, ok.stderr)
+  t.ok(fs.existsSync(path.join(repo, 'out', 'report.md')))
+})
