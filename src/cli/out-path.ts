@@ -4,6 +4,7 @@ import {InvalidInputError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
 import {within} from '../paths.js'
 import {linkOnTheWay} from '../work-file.js'
+import {folderAtResultFile} from '../write-output.js'
 
 /**
  * A path a flag (or variable) names for exp to write (--out, --junit, --comment, --events), resolved and
@@ -14,10 +15,12 @@ import {linkOnTheWay} from '../work-file.js'
  * nor there by way of a symbolic link outside the work tree (`--out ~/alias-of-the-repo/.git/refs/heads`:
  * compared by real paths too); not below a file, and not through a folder of the work tree that
  * is a symbolic link. A path outside the repository is the user's choice, like `git archive -o`.
- * Returns the absolute path. (The file itself is written by writeOutputFile: a link at
+ * For a folder, `files` are the names of the result files the command writes into it: a folder
+ * at one of those names is refused now, not found after the work with some files already
+ * replaced. Returns the absolute path. (The file itself is written by writeOutputFile: a link at
  * its name is replaced, never written through.)
  */
-export function outputPath(cwd: string, value: string, flag: string, kind: 'file' | 'folder'): string {
+export function outputPath(cwd: string, value: string, flag: string, kind: 'file' | 'folder', files: readonly string[] = []): string {
   // `--out X`, or `EXP_EVENTS=X` for a path from the environment
   const named = (v: string) => (flag.startsWith('-') ? `${flag} ${v}` : `${flag}=${v}`)
   if (!value.trim()) throw new InvalidInputError(`${flag} is empty${value ? ` (${JSON.stringify(value)})` : ''}: it names no ${kind}`, {flag, path: value}, `name the ${kind} to write, e.g. ${named(kind === 'folder' ? 'results' : 'results/FILE')} (an unset shell variable gives an empty value)`)
@@ -56,6 +59,11 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
       break
     }
     if (path.dirname(up) === up) break
+  }
+  // (writeOutputFile renames each file over its name: a folder there fails, after the work)
+  for (const name of kind === 'folder' ? files : []) {
+    const at = path.join(abs, name)
+    if (folderAtResultFile(at)) throw new InvalidInputError(`${named(value)}: ${shown(at)} is a folder, and exp writes its result file ${name} there`, {flag, path: value, file: at}, `move or remove the folder ${shown(at)}, or choose another ${flag.startsWith('-') ? flag : 'path'}`)
   }
   return abs
 }

@@ -1,4 +1,3 @@
-import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {outputPath, resultsFolder} from '../cli/out-path.js'
@@ -11,7 +10,7 @@ import {GitWorkspace} from '../workspace/git.js'
 import {compare, type CompareResult} from '../loop/compare/run.js'
 import {ARMS, parseArms} from '../loop/compare/arms.js'
 import {compareCsv, compareMarkdown} from '../loop/compare/render.js'
-import {writeOutputFile} from '../write-output.js'
+import {writeOutputFiles} from '../write-output.js'
 import {pct} from '../reports/format.js'
 
 const {lane: _lane, ...armFlags} = runFlags
@@ -43,15 +42,12 @@ Resumable: the compare is identified by its options and the main commit it start
   async run(): Promise<CompareResult> {
     const {flags} = await this.parse(Compare)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder', ['compare.json', 'compare.csv', 'compare.md'])
     const arms = parseArms(flags.arms)
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => compare(store, new GitWorkspace(store), {...o, arms}))
     })
-    await mkdir(dir, {recursive: true})
-    await writeOutputFile(path.join(dir, 'compare.json'), `${JSON.stringify(res, null, 2)}\n`)
-    await writeOutputFile(path.join(dir, 'compare.csv'), compareCsv(res))
-    await writeOutputFile(path.join(dir, 'compare.md'), compareMarkdown(res))
+    await writeOutputFiles(dir, [['compare.json', `${JSON.stringify(res, null, 2)}\n`], ['compare.csv', compareCsv(res)], ['compare.md', compareMarkdown(res)]])
     if (!this.jsonEnabled()) {
       this.log(table(res.arms.map(a => [a.arm, a.mode, pct(a.success), `[${pct(a.ci[0])}, ${pct(a.ci[1])}]`, `${a.passed}/${a.total}`, a.episodes, a.promoted ?? '-']), ['ARM', 'MODE', 'HELD-OUT', '95% CI', 'PASSED', 'EPISODES', 'PROMOTED']))
       for (const h of res.hypotheses) this.log(`${h.id} ${h.verdict}: ${h.evidence}`)

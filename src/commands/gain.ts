@@ -1,5 +1,3 @@
-import {mkdir} from 'node:fs/promises'
-import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {outputPath, resultsFolder} from '../cli/out-path.js'
 import {ExpCommand} from '../cli/base.js'
@@ -9,7 +7,7 @@ import {runExperiment} from '../cli/experiment.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {gain, type GainResult} from '../loop/gain/run.js'
 import {gainMarkdown} from '../loop/gain/render.js'
-import {writeOutputFile} from '../write-output.js'
+import {writeOutputFiles} from '../write-output.js'
 
 const {lane: _lane, ...armFlags} = runFlags
 
@@ -38,13 +36,11 @@ Writes results/gain.json and results/gain.md, and a note \`exp report\` shows. R
   async run(): Promise<GainResult> {
     const {flags} = await this.parse(Gain)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder', ['gain.json', 'gain.md'])
     const res = await withStore(this.workDir, async store => {
       return runExperiment(store, this.workDir, flags, l => this.note(l), o => gain(store, new GitWorkspace(store), {...o}))
     })
-    await mkdir(dir, {recursive: true})
-    await writeOutputFile(path.join(dir, 'gain.json'), `${JSON.stringify(res, null, 2)}\n`)
-    await writeOutputFile(path.join(dir, 'gain.md'), gainMarkdown(res))
+    await writeOutputFiles(dir, [['gain.json', `${JSON.stringify(res, null, 2)}\n`], ['gain.md', gainMarkdown(res)]])
     if (!this.jsonEnabled()) this.log(gainMarkdown(res))
     return res
   }

@@ -1,4 +1,3 @@
-import {mkdir} from 'node:fs/promises'
 import path from 'node:path'
 import {Flags} from '../vendor/oclif.js'
 import {outputPath, resultsFolder} from '../cli/out-path.js'
@@ -12,7 +11,7 @@ import {claimTtl} from '../cli/budgets.js'
 import {runMatrix, type MatrixResult} from '../matrix/matrix.js'
 import {matrixCsv, matrixMarkdown, rulesCsv} from '../matrix/render.js'
 import {GitWorkspace} from '../workspace/git.js'
-import {writeOutputFile} from '../write-output.js'
+import {writeOutputFiles} from '../write-output.js'
 
 /** `*`: the built-in scripted profiles (docs/scripted-agent.md). */
 const BUILT_IN = SCRIPTED_PROFILES.map(p => `scripted:${p}`)
@@ -58,7 +57,7 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
   async run(): Promise<MatrixResult & {files: string[]}> {
     const {flags} = await this.parse(Matrix)
     // checked before the experiment runs: a path that cannot be written fails now, not after it
-    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder', ['transfer-matrix.csv', 'transfer-matrix.md', 'transfer-rules.csv'])
     const sources = specs(flags['skill-source'], '--skill-source')
     const executors = specs(flags.executor, '--executor')
     const res = await withStore(this.workDir, async store => {
@@ -85,14 +84,11 @@ Writes DIR/transfer-matrix.csv (one row per cell: success, Wilson 95% interval, 
       })
     })
     if (process.stderr.isTTY) process.stderr.write('\r\x1b[K')
-    await mkdir(dir, {recursive: true})
-    const files: [string, string][] = [
+    const written = await writeOutputFiles(dir, [
       ['transfer-matrix.csv', matrixCsv(res)],
       ['transfer-matrix.md', matrixMarkdown(res)],
       ['transfer-rules.csv', rulesCsv(res)],
-    ]
-    for (const [name, text] of files) await writeOutputFile(path.join(dir, name), text)
-    const written = files.map(([n]) => path.join(dir, n))
+    ])
     if (!this.jsonEnabled()) {
       this.log(matrixMarkdown(res).split('\n## Evolution')[0]!.trim())
       this.log(`\n${res.h4.statement} ${res.h4.verdict.toUpperCase()}`)

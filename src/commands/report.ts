@@ -5,7 +5,7 @@ import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
 import {mainFlag, mainRefOf} from '../cli/main-ref.js'
-import {readReport, writeReport, type Report} from '../reports/index.js'
+import {readReport, REPORT_FILES, writeReport, type Report} from '../reports/index.js'
 import {GitWorkspace} from '../workspace/git.js'
 import {LANE_FAILURES} from '../store/index.js'
 import {SkippedNotes} from '../cli/skipped-notes.js'
@@ -26,7 +26,7 @@ export default class ReportCmd extends ExpCommand {
   async run(): Promise<Report> {
     const {flags} = await this.parse(ReportCmd)
     // checked before the work: a path that cannot be written fails now
-    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder')
+    const dir = outputPath(this.workDir, flags.out ?? resultsFolder(this.workDir, this.repoRoot()), '--out', 'folder', REPORT_FILES)
     // compare, gain and ablation notes of the wrong shape (any lane can write one) are left out, named
     const skipped = new SkippedNotes()
     const {report, unread} = await withStore(this.workDir, async store => {

@@ -65,6 +65,7 @@ const EXIT: Record<string, number> = {
   E_RESEARCH_AGENT: 1,
   E_POLICY: 6,
   E_LINT: 1,
+  E_WRITE: 1,
 }
 
 export function exitFor(code: string): number {

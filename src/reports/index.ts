@@ -23,7 +23,7 @@ export {renderBlameText} from './blame-text.js'
 export {renderMarkdown} from './markdown.js'
 export {renderHtml} from './html.js'
 export {renderChart} from './chart.js'
-export {writeReport, type WrittenReport} from './write.js'
+export {REPORT_FILES, writeReport, type WrittenReport} from './write.js'
 export type {Report, SkillReport, ChartPoint, RejectedProposal, ReportIteration} from './model.js'
 
 /** The trust answers the history views use: an Authority over the same ledger (docs/trust.md). */

@@ -93,3 +93,33 @@ t.test("a path that leads into the git folder through a symbolic link is refused
   t.equal(ok.code, 0, ok.stderr)
   t.ok(fs.existsSync(path.join(repo, 'out', 'report.md')))
 })
+
+// A folder where a result file goes (out/report.html/): `exp report` had already replaced
+// out/report.md, then failed "EISDIR … unexpected"; `exp compare` failed only once the whole
+// compare had run. Every name is checked before the work, and before the first file.
+t.test('a folder at the name of a result file is refused before the work, naming the path; nothing is replaced', async t => {
+  const repo = await exampleRepo(t)
+  const cases: [string[], string][] = [
+    [['report', '--out', 'out'], 'report.html'],
+    [['report'], 'report.md'],
+    [['compare', '--out', 'out'], 'compare.csv'],
+    [['gain', '--out', 'out'], 'gain.md'],
+    [['matrix', '--out', 'out'], 'transfer-rules.csv'],
+  ]
+  for (const [args, name] of cases) {
+    const dir = args.includes('--out') ? 'out' : 'results'
+    fs.rmSync(path.join(repo, dir), {recursive: true, force: true})
+    fs.mkdirSync(path.join(repo, dir, name), {recursive: true})
+    for (const f of ['report.md', 'compare.json', 'gain.json', 'transfer-matrix.csv']) if (f !== name) fs.writeFileSync(path.join(repo, dir, f), 'old\n')
+    const refs = await git(repo, 'for-each-ref')
+    const started = Date.now()
+    const r = await exp(args, {cwd: repo})
+    t.equal(r.code, 2, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, new RegExp(`^error: --out ${dir}: ${dir}/${name.replace('.', '\\.')} is a folder, and exp writes its result file ${name.replace('.', '\\.')} there$`, 'm'))
+    t.match(r.stderr, new RegExp(`^hint: move or remove the folder ${dir}/${name.replace('.', '\\.')}, or choose another --out$`, 'm'))
+    t.notMatch(r.stderr, /this is unexpected|EISDIR/)
+    for (const f of ['report.md', 'compare.json', 'gain.json', 'transfer-matrix.csv']) if (f !== name) t.equal(fs.readFileSync(path.join(repo, dir, f), 'utf8'), 'old\n', `${args[0]}: ${f} is not replaced`)
+    t.equal(await git(repo, 'for-each-ref'), refs, `${args[0]}: nothing ran, no lane was written`)
+    t.ok(Date.now() - started < 20_000, `${args[0]}: refused before the work (${Date.now() - started} ms)`)
+  }
+})
