@@ -107,8 +107,8 @@ export class LockedError extends ExpError {
 }
 
 export class CorruptObjectError extends ExpError {
-  constructor(what: string, detail: string, data: Record<string, unknown> = {}) {
-    super('E_CORRUPT', `corrupted or unreadable ${what}: ${detail}`, {data: {what, ...data}, hint: 'run `exp fsck` to list every damaged record; fetch the lane again from a remote that has it'})
+  constructor(what: string, detail: string, data: Record<string, unknown> = {}, hint = 'run `exp fsck` to list every damaged record; fetch the lane again from a remote that has it') {
+    super('E_CORRUPT', `corrupted or unreadable ${what}: ${detail}`, {data: {what, ...data}, hint})
   }
 }
 

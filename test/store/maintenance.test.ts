@@ -101,3 +101,47 @@ t.test('exp gc removes the work trees of attempt evaluations whose process was k
   t.ok(list.includes(live) && list.includes(mine), 'a live evaluation\'s and an attempt\'s own work tree stay')
   t.ok((JSON.parse(r.stdout) as {garbage: string[]}).garbage.some(g => g.endsWith(path.basename(dead))))
 })
+
+// Found by an attack sweep: on a damaged repository git gc stops with "fatal: bad object …" or
+// "… is corrupt", and exp gc passed that through as "this is unexpected … report it", with no
+// word of what to do. It is the repository's damage: named, with `exp fsck` as the way to see it.
+t.test('exp gc on a damaged repository: an integrity error with what git said and exp fsck as the next step', async t => {
+  const damages: [string, (repo: string) => Promise<void>, RegExp][] = [
+    ['a lane ref holding garbage', async repo => fs.writeFileSync(path.join(repo, '.git/refs/research/lanes/junk'), 'garbage\n'), /fatal: bad object refs\/research\/lanes\/junk/],
+    ['a lane ref naming a missing object', async repo => fs.writeFileSync(path.join(repo, '.git/refs/research/lanes/gone'), `${'0123456789'.repeat(4)}\n`), /fatal: bad object refs\/research\/lanes\/gone/],
+    [
+      "a damaged loose object (the lane's tip)",
+      async repo => {
+        const tip = (await git(repo, 'for-each-ref', '--format=%(objectname)', 'refs/research/lanes/')).trim().split('\n')[0]!
+        const file = path.join(repo, '.git/objects', tip.slice(0, 2), tip.slice(2))
+        fs.chmodSync(file, 0o644)
+        fs.writeFileSync(file, 'garbage')
+      },
+      /fatal: loose object [0-9a-f]{40} \(stored in .*\) is corrupt/,
+    ],
+    [
+      'a damaged packed-refs',
+      async repo => {
+        await git(repo, 'pack-refs', '--all')
+        fs.appendFileSync(path.join(repo, '.git/packed-refs'), 'garbage line\n')
+      },
+      /fatal: unexpected line in .*packed-refs: garbage line/,
+    ],
+  ]
+  for (const [what, damage, said] of damages) {
+    const repo = await makeRepo(t)
+    t.equal((await exp(['append', 'note', '-', '--lane', 'alice'], {cwd: repo, input: 'text: hello'})).code, 0)
+    await damage(repo)
+    const r = await exp(['gc'], {cwd: repo})
+    t.equal(r.code, 5, `${what}: exits with the integrity status: ${r.stderr}`)
+    t.match(r.stderr, /^error: corrupted or unreadable repository: git (gc|pack-refs) stopped \(128\): /m, what)
+    t.match(r.stderr, said, `${what}: what git said`)
+    t.match(r.stderr, /^hint: run `exp fsck` to see the damage/m, what)
+    t.notMatch(r.stderr, /this is unexpected|report it|failed to run/, what)
+    const j = await exp(['gc', '--json'], {cwd: repo})
+    t.equal(j.code, 5)
+    t.match(JSON.parse(j.stdout), {error: {code: 'E_CORRUPT', message: said, hint: /exp fsck/}}, `${what}: --json too`)
+    // and exp fsck, the next step, names it
+    t.not((await exp(['fsck'], {cwd: repo})).code, 0, `${what}: exp fsck reports the damage`)
+  }
+})

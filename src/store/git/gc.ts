@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {ExpError} from '../../errors/index.js'
+import {CorruptObjectError, ExpError} from '../../errors/index.js'
 import {hasNativeGit, runGit} from '../../git/run.js'
 import {RefLock, alive} from '../../git/lock.js'
 import type {RepoPaths} from '../../git/repo.js'
@@ -189,8 +189,35 @@ export async function gc(repo: RepoPaths, opts: {aggressive?: boolean} = {}): Pr
   for (const f of garbage) fs.rmSync(f, {force: true})
   garbage.push(...(await removeDeadEvalWorktrees(repo.commonDir)), ...removeDeadPrivateFolders())
   const before = countObjects(repo.commonDir)
-  await runGit(['--git-dir', repo.commonDir, 'gc', '--quiet', ...(opts.aggressive ? ['--aggressive'] : [])], {cwd: repo.commonDir})
-  await runGit(['--git-dir', repo.commonDir, 'pack-refs', '--all'], {cwd: repo.commonDir})
+  await maintain(repo.commonDir, ['gc', '--quiet', ...(opts.aggressive ? ['--aggressive'] : [])])
+  await maintain(repo.commonDir, ['pack-refs', '--all'])
   const after = countObjects(repo.commonDir)
   return {looseBefore: before.loose, packsBefore: before.packs, looseAfter: after.loose, packsAfter: after.packs, garbage: garbage.map(f => (f.startsWith(repo.commonDir + path.sep) ? path.relative(repo.commonDir, f) : f))}
+}
+
+/**
+ * Run one of git's maintenance commands; what stops it is named. On a damaged repository (a
+ * lane ref holding garbage or naming a missing object, a corrupt loose object or pack, a
+ * damaged packed-refs) git gc stops with "fatal: bad object …" or "… is corrupt": that was
+ * passed through as an unexpected error to report, with no word of what to do. It is the
+ * repository's damage, which `exp fsck` lists by lane, ref and record (git gc prunes last: it
+ * has removed no object when it stops there).
+ */
+async function maintain(commonDir: string, args: string[]): Promise<void> {
+  const r = await runGit(['--git-dir', commonDir, ...args], {cwd: commonDir, allowFail: true})
+  if (r.code === 0) return
+  const said = gitSaid(r.stderr)
+  const cmd = `git ${args[0]}`
+  if (/no space left|disk quota|permission denied|read-only file system|operation not permitted/i.test(r.stderr)) {
+    throw new ExpError('E_WRITE', `exp gc could not write to the repository: ${cmd} stopped (${r.code}): ${said}`, {data: {command: cmd, status: r.code}, hint: 'make room on the device, or fix the permissions of the git folder, then run `exp gc` again'})
+  }
+  throw new CorruptObjectError('repository', `${cmd} stopped (${r.code}): ${said}`, {command: cmd, status: r.code}, `run \`exp fsck\` to see the damage (the lane, ref or object git names); fetch a damaged lane again from a remote that has it (\`exp sync\`), or remove a ref that holds garbage, then run \`exp gc\` again`)
+}
+
+/** What git printed, on one line: its fatal lines (else its last lines), each once, at most three. */
+function gitSaid(stderr: string): string {
+  const lines = [...new Set(stderr.split('\n').map(l => l.trim()).filter(Boolean))]
+  const fatal = lines.filter(l => l.startsWith('fatal:') && !/^fatal: failed to run /.test(l))
+  const shown = (fatal.length ? fatal : lines.slice(-3)).slice(0, 3)
+  return shown.join('; ') || 'no message'
 }
