@@ -3,7 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
 import {splitRefused} from '../errors/index.js'
-import {confidenceOf, mineFromLedger} from '../mining/index.js'
+import {confidenceOf, cutWarning, mineFromLedger} from '../mining/index.js'
 import {TOOL_SPECS} from '../world/catalog.js'
 import {drafter, mineDrafter} from '../loop/llm.js'
 import {agentOptions} from '../cli/run-context.js'
@@ -39,6 +39,7 @@ export default class Mine extends ExpCommand {
     if (flags.split !== 'train') throw splitRefused(flags.split)
     const {mined, result} = await withStore(this.workDir, async store => {
       const mined = mineFromLedger(await store.ledger(), {manifest: flags.manifest, tools: TOOL_SPECS})
+      for (const c of mined.cut) this.note(cutWarning(c))
       const lane = await laneOf(store, flags.lane)
       const words = flags['miner-drafts'] ? mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(await loadConfig(store.repo.workDir ?? this.workDir), store).openai)) : undefined
       const drafts = words && mined.knowledge.length ? await words(mined.knowledge) : mined.knowledge

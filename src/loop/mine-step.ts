@@ -1,4 +1,4 @@
-import {mineFromLedger} from '../mining/index.js'
+import {cutWarning, mineFromLedger} from '../mining/index.js'
 import type {RecordDraft} from '../records/index.js'
 import {refuseDrafts} from '../store/index.js'
 import {TOOL_SPECS} from '../world/catalog.js'
@@ -14,10 +14,16 @@ export const MINED_ITERATIONS = 1000
 /** Words for the knowledge the miner states (an LLM, src/loop/llm.ts); the claims' substance stays the miner's. */
 export type MineDrafter = (knowledge: RecordDraft<'knowledge'>[]) => Promise<RecordDraft<'knowledge'>[]>
 
-/** The deterministic miner as the loop's mining step: evidence first, then the knowledge that cites it (its texts drafted, if asked). */
-export function mineStep(o: {draft?: MineDrafter} = {}): MineStep {
+/**
+ * The deterministic miner as the loop's mining step: evidence first, then the knowledge that
+ * cites it (its texts drafted, if asked). It names each trace it read only in part (`warn`,
+ * default stderr).
+ */
+export function mineStep(o: {draft?: MineDrafter; warn?: (line: string) => void} = {}): MineStep {
+  const warn = o.warn ?? ((line: string) => void process.stderr.write(`${line}\n`))
   return async (store, ledger, m) => {
     const r = mineFromLedger(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
+    for (const c of r.cut) warn(cutWarning(c))
     const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
     // (a secret the store would refuse, refused before the evidence is written, as `exp mine` does)
     refuseDrafts([...r.evidence, ...drafts], `nothing of this mining was written, evidence nor claims${o.draft ? '; a drafted claim holds it: run again without --miner-drafts for the miner\'s own words' : ''}`)

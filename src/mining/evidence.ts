@@ -6,7 +6,7 @@ import {mineRules, type MinedRule} from './rules.js'
 import {confidenceOf} from './score.js'
 import {ruleKey} from './signature.js'
 import {MINE_DEFAULTS, MINER, type MineOptions, type MinedTrace, type View} from './types.js'
-import {viewOf} from './view.js'
+import {viewOf, type CutTrace} from './view.js'
 
 const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing_check', on_error: 'recovery_strategy', on_result: 'incorrect_assumption', never: 'unnecessary_call'}
 
@@ -18,15 +18,26 @@ const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing
  * Returns one EvidenceBody per finding, best first (confidence, then support, then signature).
  */
 export function mineEvidence(traces: readonly MinedTrace[], options: MineOptions = {}): EvidenceBody[] {
+  return mineWithCut(traces, options).evidence
+}
+
+/** The evidence, and the traces read only in part (TRACE_BUDGET, each named in a warning by the commands). */
+export interface MinedEvidence {
+  evidence: EvidenceBody[]
+  cut: CutTrace[]
+}
+
+export function mineWithCut(traces: readonly MinedTrace[], options: MineOptions = {}): MinedEvidence {
   const o = {...MINE_DEFAULTS, ...options}
-  const {views} = usable(traces)
+  const {views, cut} = usable(traces)
   const ctx = contextOf(views, options.tools)
   const window = {traces: views.length, manifests: [...new Set(traces.map(t => t.body.manifest))].sort()}
   const rules = mineRules(views, ctx, o).map(m => ruleEvidence(m, views, window))
   const taken = new Set(rules.map(r => r.signature))
   const others = failureFindings(views, o.minSupport).filter(f => !taken.has(f.signature)).map(f => findingEvidence(f, views, window))
   const against = (e: EvidenceBody) => e.unexplained?.length ?? e.failures
-  return [...rules, ...others].sort((a, b) => confidenceOf(b.support, against(b)) - confidenceOf(a.support, against(a)) || b.support - a.support || (a.signature < b.signature ? -1 : 1))
+  const evidence = [...rules, ...others].sort((a, b) => confidenceOf(b.support, against(b)) - confidenceOf(a.support, against(a)) || b.support - a.support || (a.signature < b.signature ? -1 : 1))
+  return {evidence, cut}
 }
 
 /**
@@ -35,17 +46,19 @@ export function mineEvidence(traces: readonly MinedTrace[], options: MineOptions
  * from its manifest's, which names the repository's sealed held-out file (encrypted with a key
  * of its own), so the same episodes get other ids in another repository, and whatever the miner
  * takes from the first run of a task must not depend on where the runs were recorded.
+ * `cut` lists the runs read only in part (view.ts TRACE_BUDGET), by id.
  */
-export function usable(traces: readonly MinedTrace[]): {views: View[]; skipped: string[]} {
+export function usable(traces: readonly MinedTrace[]): {views: View[]; skipped: string[]; cut: CutTrace[]} {
   const keyed: {key: string; view: View}[] = []
   const skipped: string[] = []
+  const cut: CutTrace[] = []
   for (const t of traces) {
-    const v = viewOf(t)
+    const v = viewOf(t, c => cut.push(c))
     if (v) keyed.push({key: `${t.body.scenario}\u0000${String(t.body.seed ?? 0).padStart(12, '0')}\u0000${String(t.body.repetition ?? 0).padStart(6, '0')}\u0000${t.id}`, view: v})
     else skipped.push(t.id)
   }
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-  return {views: keyed.map(k => k.view), skipped: skipped.sort()}
+  return {views: keyed.map(k => k.view), skipped: skipped.sort(), cut: cut.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))}
 }
 
 type Window = NonNullable<EvidenceBody['window']>

@@ -2,7 +2,8 @@ import {ExpError, NotFoundError} from '../errors/index.js'
 import {SplitError} from '../errors/mining.js'
 import {prepare, type ExpRecord, type RecordDraft} from '../records/index.js'
 import type {Ledger} from '../store/ledger.js'
-import {mineEvidence} from './evidence.js'
+import {mineWithCut} from './evidence.js'
+import type {CutTrace} from './view.js'
 import {mergeKnowledge, type MergeOptions} from './knowledge.js'
 import type {MineOptions, MinedTrace} from './types.js'
 
@@ -33,6 +34,8 @@ export interface LedgerMineResult {
    * verification with `passed` flipped: the miner learns from neither)
    */
   contradicted: number
+  /** train traces read only in part: past the miner's budget of one trace (TRACE_BUDGET, docs/trust.md) */
+  cut: CutTrace[]
 }
 
 /**
@@ -71,13 +74,14 @@ export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}):
     traces.push({id: trace.id, body: trace.body, verification: {id: verification.id, body: verification.body}})
   }
   const verificationOf = new Map(traces.map(t => [t.id, t.verification.id]))
-  const evidence = mineEvidence(traces, options).map((body): RecordDraft<'evidence'> => {
+  const mined = mineWithCut(traces, options)
+  const evidence = mined.evidence.map((body): RecordDraft<'evidence'> => {
     const runs = [...body.supporting, ...body.counterexamples]
     return {kind: 'evidence', body, cites: [...runs, ...runs.map(id => verificationOf.get(id)!)]}
   })
   const existing = ledger.records({kinds: ['knowledge']}).map(k => ({id: k.id, body: k.body}))
   const knowledge = mergeKnowledge(evidence.map(d => ({id: prepare(d).id, body: d.body})), existing, options)
-  return {evidence, knowledge, traces: traces.length, skipped, foreign, contradicted}
+  return {evidence, knowledge, traces: traces.length, skipped, foreign, contradicted, cut: mined.cut}
 }
 
 /** A run under memory mode off or recall_only kept its episodes out of experience (docs/compare.md): evidence of its evaluation only. */
