@@ -6,6 +6,7 @@ import {mineRules, type MinedRule} from './rules.js'
 import {confidenceOf} from './score.js'
 import {ruleKey} from './signature.js'
 import {MINE_DEFAULTS, MINER, type MineOptions, type MinedTrace, type View} from './types.js'
+import {byIdOf} from './calls.js'
 import {viewOf, type CutTrace} from './view.js'
 
 const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing_check', on_error: 'recovery_strategy', on_result: 'incorrect_assumption', never: 'unnecessary_call'}
@@ -64,8 +65,10 @@ export function usable(traces: readonly MinedTrace[]): {views: View[]; skipped: 
 type Window = NonNullable<EvidenceBody['window']>
 
 function workflowsOf(ids: readonly string[], views: readonly View[]): string[] {
+  // the runs by id (every run was tested, for each finding)
+  const byId = byIdOf(views)
   const set = new Set(ids)
-  return [...new Set(views.filter(v => set.has(v.id)).flatMap(v => v.workflows))].sort()
+  return [...new Set(views.length <= set.size ? views.filter(v => set.has(v.id)).flatMap(v => v.workflows) : [...set].flatMap(id => byId.get(id)?.workflows ?? []))].sort()
 }
 
 function ruleEvidence({rule, tally: t, unexplained, excluded}: MinedRule, views: readonly View[], window: Window): EvidenceBody {

@@ -6,6 +6,7 @@ import {resultHolds} from './shapes.js'
 import type {Tally} from './score.js'
 import type {Call, View} from './types.js'
 import {agrees, followsWith} from './view.js'
+import {byIdOf, callsOf, firstAfter, firstRead} from './calls.js'
 
 /**
  * Which counterexamples of a rule are explained (docs/mining.md, "Unexplained
@@ -25,7 +26,7 @@ import {agrees, followsWith} from './view.js'
  * that leaves those runs out can make it a claim worth proposing.
  */
 export function unexplainedRuns(rule: Rule, t: Tally, views: readonly View[], ctx: Context, others: readonly Rule[]): string[] {
-  const byId = new Map(views.map(v => [v.id, v]))
+  const byId = byIdOf(views)
   const taskOf = (ids: readonly string[]) => new Set(ids.map(id => byId.get(id)!.task))
   // the reactions of the runs that followed the rule and passed, by task
   const passedReactions = new Map<string, Set<string | undefined>>()
@@ -129,12 +130,12 @@ function reaction(r: Rule, v: View, ctx: Context): string | undefined {
     }
     return calls.slice(0, end + 1).map(c => c.tool).join('>')
   }
-  const hits = v.calls.filter(c => c.tool === r.tool && (r.kind === 'on_error' ? !c.ok && c.code === r.code : c.ok && resultHolds(r.result, c, v, ctx.vocab)) && appliesAt(r, v, c.i, c.args, ctx))
+  const hits = callsOf(v.calls, r.tool).filter(c => (r.kind === 'on_error' ? !c.ok && c.code === r.code : c.ok && resultHolds(r.result, c, v, ctx.vocab)) && appliesAt(r, v, c.i, c.args, ctx))
   if (hits.length) return hits.map(h => upTo(v.calls.slice(h.i + 1))).join('|')
   if (r.kind !== 'on_error' || v.calls.some(c => c.tool === r.tool && !c.ok && c.code === r.code)) return undefined
   // foreseen: from the first response call after the run's first read, back over the actions right before it
-  const first = v.calls.findIndex(c => !ctx.writes.has(c.tool))
-  const at = first < 0 ? -1 : v.calls.findIndex(c => c.i > first && r.calls.includes(c.tool))
+  const first = firstRead(v.calls, ctx.writes)
+  const at = first < 0 ? -1 : firstAfter(v.calls, r.calls, first)
   if (at < 0) return undefined
   let start = at
   while (start > 0 && ctx.writes.has(v.calls[start - 1]!.tool)) start--

@@ -2,6 +2,7 @@ import {isRecord, listHolds, ruleApplies, type Condition, type Rule} from '../kn
 import type {Context} from './judge.js'
 import type {Call, View} from './types.js'
 import {agrees} from './view.js'
+import {before, callsIndex} from './calls.js'
 
 /**
  * What a rule's conditions read, from a run: the latest result of a read (`source`) made
@@ -12,14 +13,40 @@ import {agrees} from './view.js'
  */
 export function lookupAt(v: View, at: number, args: Record<string, unknown>, ctx: Context, linked = false): (source: string) => unknown {
   const fits = (c: Call) => agrees(c, {args} as Call) && (!linked || shares(c.args, args))
+  // the calls of the source only (each lookup scanned the run back, then every read of the task)
+  const ix = callsIndex(v.calls)
   return source => {
-    for (let x = Math.min(at, v.calls.length) - 1; x >= 0; x--) {
-      const c = v.calls[x]!
-      if (c.tool === source && c.ok && fits(c)) return c.result
+    const mine = ix.at.get(source) ?? []
+    for (let k = before(mine, Math.min(at, v.calls.length)); k >= 0; k--) {
+      const c = v.calls[mine[k]!]!
+      if (c.ok && fits(c)) return c.result
     }
-    for (const c of ctx.reads.get(v.task) ?? []) if (c.tool === source && fits(c)) return c.result
-    return undefined
+    return taskRead(v.task, source, args, ctx, linked, fits)
   }
+}
+
+const taskReadMemo = new WeakMap<Context, Map<string, unknown>>()
+
+/**
+ * The first read of `source` by a run of the task that fits the arguments. Asked for every
+ * read tool at every position a condition is tried at, it scanned every read of the task:
+ * runs × reads of their task. What fits depends only on the primitive arguments: answered once
+ * per task, source and those.
+ */
+function taskRead(task: string, source: string, args: Record<string, unknown>, ctx: Context, linked: boolean, fits: (c: Call) => boolean): unknown {
+  let memo = taskReadMemo.get(ctx)
+  if (!memo) taskReadMemo.set(ctx, (memo = new Map()))
+  const prim = Object.entries(args).filter(([, x]) => x === null || typeof x !== 'object').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  const key = JSON.stringify([task, source, linked, prim])
+  if (memo.has(key)) return memo.get(key)
+  let found: unknown
+  for (const c of ctx.reads.get(task)?.get(source) ?? []) {
+    if (!fits(c)) continue
+    found = c.result
+    break
+  }
+  memo.set(key, found)
+  return found
 }
 
 /** Do two calls name the same thing (an argument both take, with one value)? */
@@ -55,7 +82,9 @@ export function atomsAt(v: View, at: number, args: Record<string, unknown>, ctx:
   const out: Condition[] = []
   // only reads about the same thing as the call (sharing an argument) can say something about it
   const look = lookupAt(v, at, args, ctx, true)
-  for (const source of ctx.readTools) {
+  // only a read of the task can be known here (made by this run or another run of its task):
+  // every read tool of every run was looked up, for every position of every run
+  for (const source of readToolsOf(v.task, ctx)) {
     const result = look(source)
     if (!isRecord(result)) continue
     for (const [field, value] of Object.entries(result)) {
@@ -70,6 +99,17 @@ export function atomsAt(v: View, at: number, args: Record<string, unknown>, ctx:
     }
   }
   return out
+}
+
+const taskReads = new WeakMap<Context, Map<string, string[]>>()
+
+/** The read tools some run of the task made, in the order of ctx.readTools (sorted). */
+function readToolsOf(task: string, ctx: Context): readonly string[] {
+  let memo = taskReads.get(ctx)
+  if (!memo) taskReads.set(ctx, (memo = new Map()))
+  let tools = memo.get(task)
+  if (!tools) memo.set(task, (tools = [...(ctx.reads.get(task)?.keys() ?? [])].sort()))
+  return tools
 }
 
 /** A stable key of a condition. */

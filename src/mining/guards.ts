@@ -1,3 +1,4 @@
+import {argValues, callsIndex, isAt, listedIds, objects} from './calls.js'
 import type {Call, View} from './types.js'
 import {isRecord} from './vocabulary.js'
 
@@ -11,10 +12,7 @@ import {isRecord} from './vocabulary.js'
  *   list in the record of the action's subject (the things held), and must be made for every
  *   item of it.
  */
-const objects = (x: unknown): Record<string, unknown>[] =>
-  isRecord(x) ? Object.values(x).flatMap(v => (Array.isArray(v) ? v.filter(isRecord) : [])) : []
-
-const argValues = (args: Record<string, unknown>) => new Set(Object.values(args).filter((v): v is string => typeof v === 'string'))
+export {listedIds}
 
 /** The entry of a listing result for the item these arguments name. */
 export function itemOf(result: unknown, args: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -29,29 +27,10 @@ export function exhausted(check: Call, args: Record<string, unknown>): boolean {
   return counts.length > 0 && counts.every(n => n <= 0)
 }
 
-/** Ids (fields named `id` or `*_id`) of the records a result lists. */
-export function listedIds(result: unknown): Set<string> {
-  const ids = new Set<string>()
-  for (const o of objects(result)) for (const [k, v] of Object.entries(o)) if ((k === 'id' || k.endsWith('_id')) && typeof v === 'string') ids.add(v)
-  return ids
-}
-
-/** Every string a call names or gets back (arguments, result fields, fields of listed records). */
-export function valuesOf(c: Call): Set<string> {
-  const out = argValues(c.args)
-  if (isRecord(c.result)) for (const v of Object.values(c.result)) if (typeof v === 'string') out.add(v)
-  for (const o of objects(c.result)) for (const v of Object.values(o)) if (typeof v === 'string') out.add(v)
-  return out
-}
-
-/** Is the check about the same thing as the action: do they share a value? */
-export function linked(check: Call, action: Call): boolean {
-  const seen = valuesOf(check)
-  return Object.values(action.args).some(v => typeof v === 'string' && seen.has(v))
-}
-
 /** A later call (not `tool`, not the check) acts on a record the check listed. */
 export function reusedAfter(calls: readonly Call[], check: Call, tool: string): boolean {
+  // from the run's index: the tools of the later calls naming a listed id (calls.ts namers)
+  if (isAt(calls, check)) return callsIndex(calls).namers(check).some(u => u !== tool && u !== check.tool)
   const ids = listedIds(check.result)
   return ids.size > 0 && calls.slice(check.i + 1).some(c => c.tool !== tool && c.tool !== check.tool && [...argValues(c.args)].some(v => ids.has(v)))
 }
@@ -75,18 +54,39 @@ export function learnHeld(views: readonly View[]): Map<string, HeldSource> {
   const score = new Map<string, Map<string, number>>()
   for (const v of views) {
     const picked = new Map<string, Set<string>>()
+    // Each call was matched against every list of every earlier result (O(calls²) per run, the
+    // lists' sizes on top); now the strings of earlier lists are indexed as the run goes
+    // (value → the sources holding it: tool, field, element key) and a call looks its items up.
+    const sources = new Map<string, {tool: string; src: string}[]>()
+    const seen = new Set<string>()
+    const cursor = new Map<string, number>()
     for (const c of v.calls) {
       const keys = items.get(c.tool)
-      if (!keys) continue
-      const wanted = new Set([...keys].map(k => c.args[k]).filter((x): x is string => typeof x === 'string'))
-      for (const r of v.calls.slice(0, c.i)) {
-        if (!r.ok || !isRecord(r.result) || typeof r.result.id !== 'string' || r.tool === c.tool) continue
-        for (const [field, list] of Object.entries(r.result)) {
-          if (!Array.isArray(list)) continue
-          for (const e of list) {
-            if (typeof e === 'string' && wanted.has(e)) pick(picked, c.tool, [r.tool, field], e)
-            if (isRecord(e)) for (const [k, x] of Object.entries(e)) if (typeof x === 'string' && wanted.has(x)) pick(picked, c.tool, [r.tool, field, k], x)
-          }
+      if (keys) {
+        for (const w of new Set([...keys].map(k => c.args[k]).filter((x): x is string => typeof x === 'string'))) {
+          const list = sources.get(w)
+          if (!list) continue
+          // sources only grow: what a call of this tool already picked for this item is picked again
+          const key = `${c.tool}\u0000${w}`
+          for (let k = cursor.get(key) ?? 0; k < list.length; k++) if (list[k]!.tool !== c.tool) pick(picked, c.tool, list[k]!.src, w)
+          cursor.set(key, list.length)
+        }
+      }
+      const r = c
+      if (!r.ok || !isRecord(r.result) || typeof r.result.id !== 'string') continue
+      const hold = (value: string, src: string[]) => {
+        const s = JSON.stringify(src)
+        if (seen.has(`${value}\u0000${s}`)) return
+        seen.add(`${value}\u0000${s}`)
+        let list = sources.get(value)
+        if (!list) sources.set(value, (list = []))
+        list.push({tool: r.tool, src: s})
+      }
+      for (const [field, list] of Object.entries(r.result)) {
+        if (!Array.isArray(list)) continue
+        for (const e of list) {
+          if (typeof e === 'string') hold(e, [r.tool, field])
+          if (isRecord(e)) for (const [k, x] of Object.entries(e)) if (typeof x === 'string') hold(x, [r.tool, field, k])
         }
       }
     }
@@ -128,8 +128,8 @@ function itemArguments(views: readonly View[]): Map<string, Set<string>> {
   return out
 }
 
-function pick(picked: Map<string, Set<string>>, tool: string, src: string[], item: string): void {
-  const k = JSON.stringify([tool, JSON.stringify(src)])
+function pick(picked: Map<string, Set<string>>, tool: string, src: string, item: string): void {
+  const k = JSON.stringify([tool, src])
   let s = picked.get(k)
   if (!s) picked.set(k, (s = new Set()))
   s.add(item)
@@ -140,6 +140,16 @@ function pick(picked: Map<string, Set<string>>, tool: string, src: string[], ite
  * record (a result with an `id`) of the source whose id the call names in its arguments.
  */
 export function heldAt(src: HeldSource, calls: readonly Call[], p: number): Set<string> | undefined {
+  // asked for every rule, pre-call and action of a run: answered once per source and position
+  const memo = callsIndex(calls).held
+  const key = `${src.tool}\u0000${src.field}\u0000${src.key ?? ''}\u0000${src.key === undefined ? 0 : 1}\u0000${p}`
+  if (memo.has(key)) return memo.get(key)
+  const held = heldScan(src, calls, p)
+  memo.set(key, held)
+  return held
+}
+
+function heldScan(src: HeldSource, calls: readonly Call[], p: number): Set<string> | undefined {
   const subject = argValues(calls[p]!.args)
   for (let x = p - 1; x >= 0; x--) {
     const c = calls[x]!
@@ -152,7 +162,15 @@ export function heldAt(src: HeldSource, calls: readonly Call[], p: number): Set<
 
 /** Every string argument value of the calls of `tool` before position p. */
 export function coveredBefore(tool: string, calls: readonly Call[], p: number): Set<string> {
-  const out = new Set<string>()
-  for (const c of calls.slice(0, p)) if (c.tool === tool) for (const v of argValues(c.args)) out.add(v)
+  const ix = callsIndex(calls)
+  const key = `${tool}\u0000${p}`
+  let out = ix.covered.get(key)
+  if (out) return out
+  out = new Set<string>()
+  for (const x of ix.at.get(tool) ?? []) {
+    if (x >= p) break
+    for (const v of argValues(calls[x]!.args)) out.add(v)
+  }
+  ix.covered.set(key, out)
   return out
 }

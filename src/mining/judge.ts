@@ -3,7 +3,8 @@ import {appliesAt} from './facts.js'
 import {coveredBefore, exhausted, heldAt, reusedAfter, type HeldSource} from './guards.js'
 import {reportsState, requiresApproval, resultHolds} from './shapes.js'
 import type {Call, View} from './types.js'
-import {agrees, followsWith} from './view.js'
+import {agrees} from './view.js'
+import {callsIndex, callsOf, firstAfter, firstRead, followsFrom, latestOf} from './calls.js'
 import type {Vocabulary} from './vocabulary.js'
 
 /** What the predicates know about the whole trace set (learned once per mining run). */
@@ -18,8 +19,8 @@ export interface Context {
   writes: ReadonlySet<string>
   /** some task was run more than once: outcomes can be compared within tasks */
   repeated: boolean
-  /** task → the successful reads its runs made (conditions look up reads a run did not make) */
-  reads: ReadonlyMap<string, readonly Call[]>
+  /** task → tool → the successful reads its runs made, in run order (conditions look up reads a run did not make) */
+  reads: ReadonlyMap<string, ReadonlyMap<string, readonly Call[]>>
   /** tools that never changed the world, sorted */
   readTools: readonly string[]
   /** `tool.field` → the string values that field of the tool's results took */
@@ -28,6 +29,46 @@ export interface Context {
   reusedIn: ReadonlyMap<string, ReadonlySet<string>>
   /** `task>tool` → the arguments of the first call of the tool in a run of the task */
   firstArgs: ReadonlyMap<string, Record<string, unknown>>
+  /** the runs this context was learned from, in the miner's order */
+  views: readonly View[]
+  /** tool → the positions in `views` of the runs that call it, ascending */
+  inRun: ReadonlyMap<string, readonly number[]>
+  /** task → the positions in `views` of its runs, ascending */
+  runsOf: ReadonlyMap<string, readonly number[]>
+  /** tool → the tasks some run of which calls it */
+  tasksCalling: ReadonlyMap<string, readonly string[]>
+}
+
+/**
+ * The runs among `views` a rule can have a verdict on (judge is undefined on every other):
+ * a rule about a tool speaks only where the tool is called, or, for `If … fails` and `Never`,
+ * in the runs of a task where it is (a failure foreseen, a call not made). Judging every rule
+ * on every run made the miner's work the product of the two, which any lane can grow: its own
+ * tools and runs (docs/trust.md). On another list of runs than the context's, all of them.
+ */
+export function speaksIn(r: Rule, views: readonly View[], ctx: Context): readonly View[] {
+  if (views !== ctx.views) return views
+  const list = (m: ReadonlyMap<string, readonly number[]>, t: string) => m.get(t) ?? []
+  let at: readonly number[]
+  switch (r.kind) {
+    case 'before': at = union(list(ctx.inRun, r.tool), list(ctx.inRun, r.calls[0]!.tool)); break
+    case 'on_result': at = list(ctx.inRun, r.tool); break
+    case 'on_error':
+    case 'never': at = (ctx.tasksCalling.get(r.tool) ?? []).flatMap(task => ctx.runsOf.get(task)!).sort((a, b) => a - b); break
+  }
+  return at.map(x => views[x]!)
+}
+
+/** Two ascending lists of positions, merged. */
+function union(a: readonly number[], b: readonly number[]): number[] {
+  const out: number[] = []
+  let i = 0
+  let j = 0
+  while (i < a.length || j < b.length) {
+    const x = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!
+    if (out[out.length - 1] !== x) out.push(x)
+  }
+  return out
 }
 
 export type Verdict = 'followed' | 'violated' | undefined
@@ -41,9 +82,9 @@ export function judge(r: Rule, v: View, ctx: Context): Verdict {
     case 'before': return judgeBefore(r, v, ctx)
     case 'on_error': return judgeOnError(r, v, ctx)
     case 'on_result': {
-      const hits = v.calls.filter(c => c.tool === r.tool && resultHolds(r.result, c, v, ctx.vocab) && appliesAt(r, v, c.i, c.args, ctx))
+      const hits = callsOf(v.calls, r.tool).filter(c => resultHolds(r.result, c, v, ctx.vocab) && appliesAt(r, v, c.i, c.args, ctx))
       if (!hits.length) return undefined
-      return hits.every(h => followsWith(v.calls.slice(h.i + 1), r.calls, r.stop)) ? 'followed' : 'violated'
+      return hits.every(h => followsFrom(v.calls, h.i + 1, r.calls, r.stop)) ? 'followed' : 'violated'
     }
     case 'never': return judgeNever(r, v, ctx)
   }
@@ -55,15 +96,16 @@ function latest(calls: readonly Call[], p: number, ok: (c: Call) => boolean): Ca
 }
 
 function judgeBefore(r: Extract<Rule, {kind: 'before'}>, v: View, ctx: Context): Verdict {
+  // (the calls of each tool from the run's index, calls.ts: every question scanned the whole run)
   const calls = v.calls
-  const targets = calls.filter(c => c.tool === r.tool && appliesAt(r, v, c.i, c.args, ctx))
+  const targets = callsOf(calls, r.tool).filter(c => appliesAt(r, v, c.i, c.args, ctx))
   const check = r.calls[0]!.tool
   if (!targets.length) {
-    if (calls.some(c => c.tool === r.tool)) return undefined
+    if (callsIndex(calls).at.has(r.tool)) return undefined
     // a guard may have kept the run from making the call at all: that is following it
-    const kept = (c: Call) => c.tool === check && c.ok && appliesAt(r, v, c.i, c.args, ctx)
-    if (r.guard === 'in_stock') return calls.some(c => kept(c) && exhausted(c, c.args)) ? 'followed' : undefined
-    if (r.guard === 'reuse_open') return calls.some(c => kept(c) && reusedAfter(calls, c, r.tool)) ? 'followed' : undefined
+    const kept = (c: Call) => c.ok && appliesAt(r, v, c.i, c.args, ctx)
+    if (r.guard === 'in_stock') return callsOf(calls, check).some(c => kept(c) && exhausted(c, c.args)) ? 'followed' : undefined
+    if (r.guard === 'reuse_open') return callsOf(calls, check).some(c => kept(c) && reusedAfter(calls, c, r.tool)) ? 'followed' : undefined
     return undefined
   }
   for (const t of targets) {
@@ -79,12 +121,12 @@ function judgeBefore(r: Extract<Rule, {kind: 'before'}>, v: View, ctx: Context):
       }
       if (pre.when === 'policy_requires') {
         const reads = new Set(r.calls.slice(0, k).map(c => c.tool))
-        if (!requiresApproval(latest(calls, t.i, c => reads.has(c.tool) && agrees(c, t)))) continue
+        if (!requiresApproval(latestOf(calls, t.i, reads, c => agrees(c, t)))) continue
       }
-      if (!latest(calls, t.i, c => c.tool === pre.tool && agrees(c, t))) return 'violated'
+      if (!latestOf(calls, t.i, [pre.tool], c => agrees(c, t))) return 'violated'
     }
     if (r.guard === 'in_stock') {
-      const last = latest(calls, t.i, c => c.tool === check && c.ok && agrees(c, t))
+      const last = latestOf(calls, t.i, [check], c => c.ok && agrees(c, t))
       if (last && exhausted(last, t.args)) return 'violated'
     }
   }
@@ -92,23 +134,23 @@ function judgeBefore(r: Extract<Rule, {kind: 'before'}>, v: View, ctx: Context):
 }
 
 function judgeOnError(r: Extract<Rule, {kind: 'on_error'}>, v: View, ctx: Context): Verdict {
-  const failed = v.calls.filter(c => c.tool === r.tool && !c.ok && c.code === r.code)
+  const failed = callsOf(v.calls, r.tool).filter(c => !c.ok && c.code === r.code)
   const hits = failed.filter(c => appliesAt(r, v, c.i, c.args, ctx))
-  if (hits.length) return hits.every(h => followsWith(v.calls.slice(h.i + 1), r.calls, r.stop)) ? 'followed' : 'violated'
+  if (hits.length) return hits.every(h => followsFrom(v.calls, h.i + 1, r.calls, r.stop)) ? 'followed' : 'violated'
   if (failed.length) return undefined
   // a run of a task where this failure happens, reacting without hitting it: it saw the failure coming
   if (!ctx.failedIn.get(`${r.tool}!${r.code}`)?.has(v.task)) return undefined
   // it began reacting after a read (the read that showed it the failure coming), with any call
   // of the reaction: the whole reaction must follow from there
-  const first = v.calls.findIndex(c => !ctx.writes.has(c.tool))
-  const at = first < 0 ? -1 : v.calls.findIndex(c => c.i > first && r.calls.includes(c.tool))
+  const first = firstRead(v.calls, ctx.writes)
+  const at = first < 0 ? -1 : firstAfter(v.calls, r.calls, first)
   if (at < 0 || !appliesAt(r, v, at, ctx.firstArgs.get(`${v.task}>${r.tool}`) ?? {}, ctx)) return undefined
-  return followsWith(v.calls.slice(at), r.calls, r.stop) ? 'followed' : 'violated'
+  return followsFrom(v.calls, at, r.calls, r.stop) ? 'followed' : 'violated'
 }
 
 function judgeNever(r: Extract<Rule, {kind: 'never'}>, v: View, ctx: Context): Verdict {
   const plausible = ctx.calledIn.get(v.task)?.has(r.tool) ?? false
-  const calls = v.calls.filter(c => c.tool === r.tool)
+  const calls = (callsIndex(v.calls).at.get(r.tool) ?? []).map(x => v.calls[x]!)
   // a call that failed did not happen: only calls that went through break "never"
   const speaking = calls.filter(c => (c.ok || r.while) && appliesAt(r, v, c.i, c.args, ctx))
   if (r.when?.length || r.unless?.length) {

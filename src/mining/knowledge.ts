@@ -35,14 +35,26 @@ export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], ex
   const current = currentBySlug(existing)
   const claims = [...groupBySignature(evidence)].map(([signature, group]) => claimOf(signature, group, current.get(slugOf(signature)) ?? []))
   claims.sort((a, b) => b.confidence - a.confidence || b.statistics.support - a.statistics.support || (a.slug < b.slug ? -1 : 1))
-  // what each slug stands for once this merge is recorded: its new draft, or its current record
+  // what each slug stands for once this merge is recorded: its new draft, or its current record;
+  // by the trigger of its rule, as only a rule of the same trigger can contradict another (every
+  // claim was compared with every standing record of every lane: claims × records)
   const standing = new Map<string, {id: string; body: KnowledgeBody}>()
-  for (const list of current.values()) for (const k of list) standing.set(k.body.slug, k)
+  const byTrigger = new Map<string, Set<string>>()
+  const stand = (k: {id: string; body: KnowledgeBody}) => {
+    standing.set(k.body.slug, k)
+    if (!k.body.rule) return
+    const t = triggerOf(k.body.rule)
+    let slugs = byTrigger.get(t)
+    if (!slugs) byTrigger.set(t, (slugs = new Set()))
+    slugs.add(k.body.slug)
+  }
+  for (const list of current.values()) for (const k of list) stand(k)
   const out: RecordDraft<'knowledge'>[] = []
   for (const body of claims) {
     const prev = current.get(body.slug) ?? []
     if (prev.length && prev.every(p => sameRuns(p.body, body))) continue
-    const rivals = [...standing.values()].filter(k => k.body.slug !== body.slug && contradicts(k.body, body)).sort((a, b) => (a.id < b.id ? -1 : 1))
+    const same = body.rule ? [...(byTrigger.get(triggerOf(body.rule)) ?? [])].map(slug => standing.get(slug)!) : []
+    const rivals = same.filter(k => k.body.slug !== body.slug && contradicts(k.body, body)).sort((a, b) => (a.id < b.id ? -1 : 1))
     body.contradicts = rivals.map(k => k.id)
     const rival = rivals.find(k => k.body.confidence >= body.confidence)
     const refuted = body.unexplained ?? []
@@ -53,7 +65,7 @@ export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], ex
       : rival ? `contradicted by ${rival.id}, at least as confident`
       : `confidence ${body.confidence} >= ${active}; every counterexample explained`
     const draft: RecordDraft<'knowledge'> = {kind: 'knowledge', body, cites: [...body.evidence.evidence_ids, ...body.supersedes, ...body.contradicts]}
-    standing.set(body.slug, {id: prepare(draft).id, body})
+    stand({id: prepare(draft).id, body})
     out.push(draft)
   }
   return out
@@ -143,10 +155,12 @@ function carries(next: KnowledgeBody, old: KnowledgeBody): boolean {
 function currentBySlug(existing: readonly Identified<KnowledgeBody>[]): Map<string, Identified<KnowledgeBody>[]> {
   const superseded = supersededIds(existing)
   const out = new Map<string, Identified<KnowledgeBody>[]>()
+  const seen = new Set<string>()
   for (const k of [...existing].sort((a, b) => (a.id < b.id ? -1 : 1))) {
     if (superseded.has(k.id)) continue
     const list = out.get(k.body.slug) ?? []
-    if (!list.some(x => x.id === k.id)) list.push(k)
+    if (!seen.has(`${k.body.slug}\u0000${k.id}`)) list.push(k)
+    seen.add(`${k.body.slug}\u0000${k.id}`)
     out.set(k.body.slug, list)
   }
   return out
@@ -154,7 +168,11 @@ function currentBySlug(existing: readonly Identified<KnowledgeBody>[]): Map<stri
 
 function groupBySignature(evidence: readonly Identified<EvidenceBody>[]): Map<string, Identified<EvidenceBody>[]> {
   const out = new Map<string, Identified<EvidenceBody>[]>()
-  for (const e of [...evidence].sort((a, b) => (a.id < b.id ? -1 : 1))) out.set(e.body.signature, [...(out.get(e.body.signature) ?? []), e])
+  for (const e of [...evidence].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    let list = out.get(e.body.signature)
+    if (!list) out.set(e.body.signature, (list = []))
+    list.push(e)
+  }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)))
 }
 

@@ -1,7 +1,7 @@
 import type {Rule} from '../knowledge/index.js'
 import {wilson} from '../evals/stats/wilson.js'
 import {round6 as round} from '../evals/stats/mean.js'
-import {judge, type Context} from './judge.js'
+import {judge, speaksIn, type Context} from './judge.js'
 import type {View} from './types.js'
 
 /**
@@ -53,7 +53,7 @@ interface Cell {
 export function tally(rule: Rule, views: readonly View[], ctx: Context): Tally {
   const t = {followedPassed: [] as string[], followedFailed: [] as string[], violatedPassed: [] as string[], violatedFailed: [] as string[]}
   const byTask = new Map<string, Cell>()
-  for (const v of views) {
+  for (const v of speaksIn(rule, views, ctx)) {
     const verdict = judge(rule, v, ctx)
     if (!verdict) continue
     let cell = byTask.get(v.task)

@@ -3,6 +3,7 @@ import {broke, unexplainedRuns} from './explain.js'
 import {atomKey, atomsAt, occurrences} from './facts.js'
 import type {Context} from './judge.js'
 import {tally, type Tally} from './score.js'
+import {byIdOf} from './calls.js'
 import type {View} from './types.js'
 
 /**
@@ -14,6 +15,16 @@ function exception(a: Condition): {when?: Condition[]; unless?: Condition[]} {
   const flip: Partial<Record<Condition['test'], Condition['test']>> = {excludes: 'includes', empty: 'not_empty', not_empty: 'empty'}
   const other = flip[a.test]
   return other ? {when: [{...a, test: other}]} : {unless: [a]}
+}
+
+const atomMemo = new WeakMap<Context, WeakMap<View, Map<string, ReadonlyMap<string, Condition>>>>()
+
+const sources = new WeakMap<ReadonlyMap<string, Condition>, Set<string>>()
+/** The reads a run's atoms come from (known there). */
+function sourcesOf(m: ReadonlyMap<string, Condition>): Set<string> {
+  let set = sources.get(m)
+  if (!set) sources.set(m, (set = new Set([...m.values()].map(a => a.source))))
+  return set
 }
 
 export interface Variant {
@@ -43,18 +54,29 @@ export const MIN_TASKS = 2
  * overlap) are all returned, the one keeping most supporting runs first.
  */
 export function separate(rule: Rule, base: Tally, refuted: readonly string[], views: readonly View[], ctx: Context, o: {minSupport: number}, others: readonly Rule[]): Variant[] {
-  const byId = new Map(views.map(v => [v.id, v]))
+  const byId = byIdOf(views)
   const atomsOf = (id: string) => {
     const v = byId.get(id)!
-    const out = new Map<string, Condition>()
-    for (const x of occurrences(rule, v, ctx)) for (const a of atomsAt(v, x.at, x.args, ctx)) out.set(atomKey(a), a)
+    const occ = occurrences(rule, v, ctx)
+    // the same places of a run are read for every rule about the same tools: once per run and places
+    const key = occ.map(x => (x.at < v.calls.length ? String(x.at) : `${x.at}${JSON.stringify(x.args)}`)).join(',')
+    let memo = atomMemo.get(ctx)
+    if (!memo) atomMemo.set(ctx, (memo = new WeakMap()))
+    let byKey = memo.get(v)
+    if (!byKey) memo.set(v, (byKey = new Map()))
+    let out = byKey.get(key)
+    if (!out) {
+      const atoms = new Map<string, Condition>()
+      for (const x of occ) for (const a of atomsAt(v, x.at, x.args, ctx)) atoms.set(atomKey(a), a)
+      byKey.set(key, (out = atoms))
+    }
     return out
   }
   const support = base.supporting.map(atomsOf)
   const against = refuted.map(atomsOf)
   // the tasks where the rule visibly makes the difference (runs following it passed, runs breaking it
   // failed): a condition that does not hold in every one of them is a coincidence of the tasks at hand
-  const taskOf = new Map(views.map(v => [v.id, v.task]))
+  const taskOf = new Map([...byId].map(([id, v]) => [id, v.task]))
   const tasks = (ids: readonly string[]) => new Set(ids.map(id => taskOf.get(id)!))
   const fp = tasks(base.followedPassed)
   // …where a run that broke it and failed broke no other kept rule (else that rule explains the task)
@@ -66,18 +88,42 @@ export function separate(rule: Rule, base: Tally, refuted: readonly string[], vi
   for (const m of [...support, ...against]) for (const [k, a] of m) atoms.set(k, a)
   // a list that never holds the item says nothing about it
   const holding = new Set([...atoms.values()].filter(a => a.test === 'includes').map(a => `${a.source}.${a.field}@${a.arg}`))
-  const known = (m: Map<string, Condition>, source: string) => [...m.values()].some(a => a.source === source)
+  // Which supporting runs hold each atom, and which know each read: every atom was tested
+  // against every run, and "its read is known" listed a run's atoms again for each (atoms² ×
+  // runs); now each run's atoms are visited once, and the rest is counted.
+  const holders = new Map<string, number[]>()
+  const knowers = new Map<string, number[]>()
+  for (const [x, m] of support.entries()) {
+    for (const k of m.keys()) {
+      let list = holders.get(k)
+      if (!list) holders.set(k, (list = []))
+      list.push(x)
+    }
+    for (const source of sourcesOf(m)) {
+      let list = knowers.get(source)
+      if (!list) knowers.set(source, (list = []))
+      list.push(x)
+    }
+  }
+  const refuting = new Map<string, number>()
+  for (const m of against) for (const k of m.keys()) refuting.set(k, (refuting.get(k) ?? 0) + 1)
   const tried: {when?: Condition[]; unless?: Condition[]; score: number; pref: number; key: string}[] = []
   for (const [k, a] of atoms) {
     if ((a.test === 'includes' || a.test === 'excludes') && !holding.has(`${a.source}.${a.field}@${a.arg}`)) continue
-    const holdsIn = new Set(base.supporting.filter((_, x) => support[x]!.has(k)).map(id => taskOf.get(id)!))
-    const inSupport = support.filter(m => m.has(k)).length
-    const inAgainst = against.filter(m => m.has(k)).length
-    if (inAgainst === 0 && inSupport >= o.minSupport && strong.length >= MIN_TASKS && strong.every(x => holdsIn.has(x))) tried.push({when: [a], score: inSupport, pref: PREFERENCE[a.test], key: `when ${k}`})
+    const holdsAt = holders.get(k) ?? []
+    let holdsIn: Set<string> | undefined
+    const holdsInTasks = () => (holdsIn ??= new Set(holdsAt.map(x => taskOf.get(base.supporting[x]!)!)))
+    const inSupport = holdsAt.length
+    const inAgainst = refuting.get(k) ?? 0
+    if (inAgainst === 0 && inSupport >= o.minSupport && strong.length >= MIN_TASKS && strong.every(x => holdsInTasks().has(x))) tried.push({when: [a], score: inSupport, pref: PREFERENCE[a.test], key: `when ${k}`})
     // an exception must be seen not to hold (its read known) where the rule is borne out
-    const outsideIn = base.supporting.filter((_, x) => !support[x]!.has(k) && known(support[x]!, a.source))
-    const outside = outsideIn.length
-    if (inAgainst === against.length && outside >= o.minSupport && refutedTasks >= MIN_TASKS && tasks(outsideIn).size >= MIN_TASKS && strong.length && !strong.some(x => holdsIn.has(x))) tried.push({...exception(a), score: outside, pref: PREFERENCE[a.test] + 0.5, key: `unless ${k}`})
+    // (a run holding the atom knows its read: those that know it and do not hold it)
+    const outside = (knowers.get(a.source)?.length ?? 0) - inSupport
+    if (inAgainst === against.length && outside >= o.minSupport && refutedTasks >= MIN_TASKS && strong.length && !strong.some(x => holdsInTasks().has(x))) {
+      const held = new Set(holdsAt)
+      const outsideIn = knowers.get(a.source)!.filter(x => !held.has(x)).map(x => base.supporting[x]!)
+      if (tasks(outsideIn).size >= MIN_TASKS) tried.push({...exception(a), score: outside, pref: PREFERENCE[a.test] + 0.5, key: `unless ${k}`})
+    }
   }
   tried.sort((x, y) => y.score - x.score || x.pref - y.pref || (x.key < y.key ? -1 : 1))
   const out: Variant[] = []
