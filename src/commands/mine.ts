@@ -3,7 +3,7 @@ import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {table} from '../cli/table.js'
 import {splitRefused} from '../errors/index.js'
-import {confidenceOf, cutWarning, mineFromLedger} from '../mining/index.js'
+import {confidenceOf, cutWarning, mineFromLedgerAsync} from '../mining/index.js'
 import {TOOL_SPECS} from '../world/catalog.js'
 import {drafter, mineDrafter} from '../loop/llm.js'
 import {agentOptions} from '../cli/run-context.js'
@@ -38,7 +38,8 @@ export default class Mine extends ExpCommand {
     const {flags} = await this.parse(Mine)
     if (flags.split !== 'train') throw splitRefused(flags.split)
     const {mined, result} = await withStore(this.workDir, async store => {
-      const mined = mineFromLedger(await store.ledger(), {manifest: flags.manifest, tools: TOOL_SPECS})
+      // (a turn for the event loop every few milliseconds: a SIGTERM or Ctrl-C stops it at once, nothing written)
+      const mined = await mineFromLedgerAsync(await store.ledger(), {manifest: flags.manifest, tools: TOOL_SPECS})
       for (const c of mined.cut) this.note(cutWarning(c))
       const lane = await laneOf(store, flags.lane)
       const words = flags['miner-drafts'] ? mineDrafter(drafter(flags['miner-drafts'], '--miner-drafts', agentOptions(await loadConfig(store.repo.workDir ?? this.workDir), store).openai)) : undefined

@@ -1,4 +1,4 @@
-import {cutWarning, mineFromLedger} from '../mining/index.js'
+import {cutWarning, mineFromLedgerAsync} from '../mining/index.js'
 import type {RecordDraft} from '../records/index.js'
 import {refuseDrafts} from '../store/index.js'
 import {TOOL_SPECS} from '../world/catalog.js'
@@ -16,13 +16,14 @@ export type MineDrafter = (knowledge: RecordDraft<'knowledge'>[]) => Promise<Rec
 
 /**
  * The deterministic miner as the loop's mining step: evidence first, then the knowledge that
- * cites it (its texts drafted, if asked). It names each trace it read only in part (`warn`,
- * default stderr).
+ * cites it (its texts drafted, if asked). It gives the event loop a turn every few milliseconds
+ * (a SIGTERM stops it before anything is written) and names each trace it read only in part
+ * (`warn`, default stderr).
  */
 export function mineStep(o: {draft?: MineDrafter; warn?: (line: string) => void} = {}): MineStep {
   const warn = o.warn ?? ((line: string) => void process.stderr.write(`${line}\n`))
   return async (store, ledger, m) => {
-    const r = mineFromLedger(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
+    const r = await mineFromLedgerAsync(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
     for (const c of r.cut) warn(cutWarning(c))
     const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
     // (a secret the store would refuse, refused before the evidence is written, as `exp mine` does)

@@ -3,6 +3,7 @@ import {argValues, callsIndex} from './calls.js'
 import {heldAt, reusedAfter} from './guards.js'
 import type {Context} from './judge.js'
 import {hasApprovalFlag, RESULT_CONDITIONS, reportsState, requiresApproval, resultHolds, STATES} from './shapes.js'
+import type {Steps} from './steps.js'
 import type {Call, View} from './types.js'
 import {isRecord} from './vocabulary.js'
 
@@ -11,7 +12,7 @@ import {isRecord} from './vocabulary.js'
  * runs did). Candidates are only proposals: score.ts judges each against every run.
  * Returned without duplicates, in the order of their rendered line.
  */
-export function candidates(views: readonly View[], ctx: Context, maxCalls: number): Rule[] {
+export function* candidateSteps(views: readonly View[], ctx: Context, maxCalls: number): Steps<Rule[]> {
   const out = new Map<string, Rule>()
   const add = (r: Rule) => out.set(renderRule(r), r)
   const byTask = groupBy(views, v => v.task)
@@ -52,8 +53,10 @@ export function candidates(views: readonly View[], ctx: Context, maxCalls: numbe
         const seqs: [string[], boolean][] = []
         foreseen(m, v, ctx, maxCalls, (calls, stop) => seqs.push([calls, stop]))
         for (const c of unseen) for (const [calls, stop] of seqs) add({kind: 'on_error', tool: c.tool, code: c.code!, calls, stop})
+        yield
       }
     }
+    yield
   }
   return [...out.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, r]) => r)
 }

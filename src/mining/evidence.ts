@@ -6,6 +6,7 @@ import {mineRules, type MinedRule} from './rules.js'
 import {confidenceOf} from './score.js'
 import {ruleKey} from './signature.js'
 import {MINE_DEFAULTS, MINER, type MineOptions, type MinedTrace, type View} from './types.js'
+import {drain, type Steps} from './steps.js'
 import {byIdOf} from './calls.js'
 import {viewOf, type CutTrace} from './view.js'
 
@@ -19,7 +20,7 @@ const PATTERN: Record<Rule['kind'], EvidenceBody['pattern']> = {before: 'missing
  * Returns one EvidenceBody per finding, best first (confidence, then support, then signature).
  */
 export function mineEvidence(traces: readonly MinedTrace[], options: MineOptions = {}): EvidenceBody[] {
-  return mineWithCut(traces, options).evidence
+  return drain(evidenceSteps(traces, options)).evidence
 }
 
 /** The evidence, and the traces read only in part (TRACE_BUDGET, each named in a warning by the commands). */
@@ -28,12 +29,15 @@ export interface MinedEvidence {
   cut: CutTrace[]
 }
 
-export function mineWithCut(traces: readonly MinedTrace[], options: MineOptions = {}): MinedEvidence {
+/** mineEvidence as steps (steps.ts): the same work, with a turn for the event loop between its units. */
+export function* evidenceSteps(traces: readonly MinedTrace[], options: MineOptions = {}): Steps<MinedEvidence> {
   const o = {...MINE_DEFAULTS, ...options}
-  const {views, cut} = usable(traces)
+  const {views, cut} = yield* usableSteps(traces)
   const ctx = contextOf(views, options.tools)
+  yield
   const window = {traces: views.length, manifests: [...new Set(traces.map(t => t.body.manifest))].sort()}
-  const rules = mineRules(views, ctx, o).map(m => ruleEvidence(m, views, window))
+  const rules = (yield* mineRules(views, ctx, o)).map(m => ruleEvidence(m, views, window))
+  yield
   const taken = new Set(rules.map(r => r.signature))
   const others = failureFindings(views, o.minSupport).filter(f => !taken.has(f.signature)).map(f => findingEvidence(f, views, window))
   const against = (e: EvidenceBody) => e.unexplained?.length ?? e.failures
@@ -50,6 +54,10 @@ export function mineWithCut(traces: readonly MinedTrace[], options: MineOptions 
  * `cut` lists the runs read only in part (view.ts TRACE_BUDGET), by id.
  */
 export function usable(traces: readonly MinedTrace[]): {views: View[]; skipped: string[]; cut: CutTrace[]} {
+  return drain(usableSteps(traces))
+}
+
+function* usableSteps(traces: readonly MinedTrace[]): Steps<{views: View[]; skipped: string[]; cut: CutTrace[]}> {
   const keyed: {key: string; view: View}[] = []
   const skipped: string[] = []
   const cut: CutTrace[] = []
@@ -57,6 +65,7 @@ export function usable(traces: readonly MinedTrace[]): {views: View[]; skipped: 
     const v = viewOf(t, c => cut.push(c))
     if (v) keyed.push({key: `${t.body.scenario}\u0000${String(t.body.seed ?? 0).padStart(12, '0')}\u0000${String(t.body.repetition ?? 0).padStart(6, '0')}\u0000${t.id}`, view: v})
     else skipped.push(t.id)
+    yield
   }
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   return {views: keyed.map(k => k.view), skipped: skipped.sort(), cut: cut.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))}

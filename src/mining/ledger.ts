@@ -2,7 +2,8 @@ import {ExpError, NotFoundError} from '../errors/index.js'
 import {SplitError} from '../errors/mining.js'
 import {prepare, type ExpRecord, type RecordDraft} from '../records/index.js'
 import type {Ledger} from '../store/ledger.js'
-import {mineWithCut} from './evidence.js'
+import {evidenceSteps} from './evidence.js'
+import {drain, drainAsync, type Steps} from './steps.js'
 import type {CutTrace} from './view.js'
 import {mergeKnowledge, type MergeOptions} from './knowledge.js'
 import type {MineOptions, MinedTrace} from './types.js'
@@ -45,6 +46,19 @@ export interface LedgerMineResult {
  * then `knowledge`: knowledge cites evidence ids, computed here with prepare(draft).id.
  */
 export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}): LedgerMineResult {
+  return drain(ledgerSteps(ledger, options))
+}
+
+/**
+ * mineFromLedger with a turn for the event loop every few milliseconds of work (steps.ts): what
+ * the commands call, so that a SIGTERM or a Ctrl-C stops a long mining at once, before
+ * anything is written.
+ */
+export function mineFromLedgerAsync(ledger: Ledger, options: LedgerMineOptions & {signal?: AbortSignal} = {}): Promise<LedgerMineResult> {
+  return drainAsync(ledgerSteps(ledger, options), {signal: options.signal})
+}
+
+function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerMineResult> {
   const manifests = trainManifests(ledger, options.manifest, options.recent ?? 1)
   const traces: MinedTrace[] = []
   let skipped = 0
@@ -72,9 +86,10 @@ export function mineFromLedger(ledger: Ledger, options: LedgerMineOptions = {}):
       continue
     }
     traces.push({id: trace.id, body: trace.body, verification: {id: verification.id, body: verification.body}})
+    yield
   }
   const verificationOf = new Map(traces.map(t => [t.id, t.verification.id]))
-  const mined = mineWithCut(traces, options)
+  const mined = yield* evidenceSteps(traces, options)
   const evidence = mined.evidence.map((body): RecordDraft<'evidence'> => {
     const runs = [...body.supporting, ...body.counterexamples]
     return {kind: 'evidence', body, cites: [...runs, ...runs.map(id => verificationOf.get(id)!)]}

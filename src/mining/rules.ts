@@ -1,12 +1,13 @@
 import {renderConditions, triggerOf, type Rule} from '../knowledge/index.js'
 import {callsOf, nextWrite} from './calls.js'
 import {exhausted, reusedAfter} from './guards.js'
-import {candidates} from './candidates.js'
+import {candidateSteps} from './candidates.js'
 import {broke, unexplainedRuns} from './explain.js'
 import {speaksIn, type Context} from './judge.js'
 import {confidenceOf, passes, tally, type Tally, type Thresholds} from './score.js'
-import {separate} from './separate.js'
+import {separateSteps} from './separate.js'
 import {preference, ruleKey} from './signature.js'
+import type {Steps} from './steps.js'
 import type {View} from './types.js'
 
 export interface MinedRule {
@@ -68,10 +69,14 @@ const core = (r: Rule) => keysOf(r).core
  * the check (no other action in between), or the alternative its guard leads to. Rules doing
  * the same pre-calls for every held item keep only the best-ranked one.
  */
-export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & {maxCalls: number}): MinedRule[] {
-  const base = candidates(views, ctx, o.maxCalls).map((rule): MinedRule => ({rule, tally: tally(rule, views, ctx), unexplained: [], excluded: []}))
-  const first = keep(base.filter(m => passes(m.rule, m.tally, o)), views, ctx).map(m => m.rule)
-  explainAway(base, first, views, ctx, o)
+export function* mineRules(views: readonly View[], ctx: Context, o: Thresholds & {maxCalls: number}): Steps<MinedRule[]> {
+  const base: MinedRule[] = []
+  for (const rule of yield* candidateSteps(views, ctx, o.maxCalls)) {
+    base.push({rule, tally: tally(rule, views, ctx), unexplained: [], excluded: []})
+    yield
+  }
+  const first = (yield* keep(base.filter(m => passes(m.rule, m.tally, o)), views, ctx)).map(m => m.rule)
+  yield* explainAway(base, first, views, ctx, o)
   // a trigger one kept rule accounts for without a single counterexample needs no condition invented for another variant
   const firsts = new Set(first)
   const settled = new Set(base.filter(m => firsts.has(m.rule) && !m.tally.counterexamples.length).map(m => trigger(m.rule)))
@@ -80,19 +85,21 @@ export function mineRules(views: readonly View[], ctx: Context, o: Thresholds & 
   for (const m of base) {
     if (m.tally.supporting.length < o.minSupport || !m.tally.counterexamples.length) continue
     m.unexplained = unexplainedRuns(m.rule, m.tally, views, ctx, others(m.rule))
-    if (m.unexplained.length && !settled.has(trigger(m.rule))) for (const v of separate(m.rule, m.tally, m.unexplained, views, ctx, o, others(m.rule))) variants.push({...v, unexplained: []})
+    yield
+    if (m.unexplained.length && !settled.has(trigger(m.rule))) for (const v of yield* separateSteps(m.rule, m.tally, m.unexplained, views, ctx, o, others(m.rule))) variants.push({...v, unexplained: []})
   }
   const pool = [...base, ...variants]
   const refuted = stopRefuted(pool, views)
   for (const m of pool) if (refuted(m)) m.unexplained = m.unexplained.length ? m.unexplained : m.tally.followedFailed
-  const kept = keep(pool.filter(m => passes(m.rule, m.tally, o)), views, ctx)
+  const kept = yield* keep(pool.filter(m => passes(m.rule, m.tally, o)), views, ctx)
   const besides = othersOf(kept, k => k.rule)
-  return kept
-    .map(m => {
-      const unexplained = unexplainedRuns(m.rule, m.tally, views, ctx, besides(m.rule).map(k => k.rule))
-      return {...m, unexplained, tally: {...m.tally, confidence: confidenceOf(m.tally.supporting.length, unexplained.length)}}
-    })
-    .sort(rank)
+  const out: MinedRule[] = []
+  for (const m of kept) {
+    const unexplained = unexplainedRuns(m.rule, m.tally, views, ctx, besides(m.rule).map(k => k.rule))
+    out.push({...m, unexplained, tally: {...m.tally, confidence: confidenceOf(m.tally.supporting.length, unexplained.length)}})
+    yield
+  }
+  return out.sort(rank)
 }
 
 /**
@@ -117,7 +124,7 @@ function othersOf<T>(list: readonly T[], ruleOf: (x: T) => Rule): (r: Rule) => T
  * lift (and its weight) is the one it carries. Its supporting runs and counterexamples stay those
  * of every run: what the other rules explain is sorted out as for any rule (explain.ts).
  */
-function explainAway(base: MinedRule[], first: readonly Rule[], views: readonly View[], ctx: Context, o: Thresholds): void {
+function* explainAway(base: MinedRule[], first: readonly Rule[], views: readonly View[], ctx: Context, o: Thresholds): Steps<void> {
   // the triggers of the kept rules each run broke (a rule breaks only where it speaks: judge.ts speaksIn)
   const broken = new Map<string, Set<string>>()
   for (const r of first) {
@@ -127,6 +134,7 @@ function explainAway(base: MinedRule[], first: readonly Rule[], views: readonly 
       if (!set) broken.set(v.id, (set = new Set()))
       set.add(trigger(r))
     }
+    yield
   }
   // Every run was tested against every other kept rule, and the candidate judged again on all
   // the clean runs, for each candidate (candidates × runs × kept rules); now the runs that
@@ -142,6 +150,7 @@ function explainAway(base: MinedRule[], first: readonly Rule[], views: readonly 
     const clean = (v: View) => [...(broken.get(v.id) ?? [])].every(x => x === t)
     const residual = tally(m.rule, speaksIn(m.rule, views, ctx).filter(clean), ctx)
     if (passes(m.rule, residual, o)) m.tally = {...m.tally, lift: residual.lift, weight: residual.weight, residual: {runs: views.length - dirty, lift: residual.lift!}}
+    yield
   }
 }
 
@@ -196,7 +205,7 @@ function refutedStop(m: MinedRule, plains: ReadonlyMap<string, MinedRule>, byId:
  * Per trigger, the best variant; then other variants only when their conditions name another
  * situation with supporting runs of its own (a contractor, pending information…).
  */
-function keep(list: readonly MinedRule[], views: readonly View[], ctx: Context): MinedRule[] {
+function* keep(list: readonly MinedRule[], views: readonly View[], ctx: Context): Steps<MinedRule[]> {
   const best: MinedRule[] = []
   // per trigger: the situations chosen, and the runs the chosen variants of each core support
   // (each candidate compared its situation with every chosen one, and looked each of its runs
@@ -227,6 +236,7 @@ function keep(list: readonly MinedRule[], views: readonly View[], ctx: Context):
       for (const t of tools) claimed.add(t)
       out.push(m)
     } else if (serves(r, views, ctx)) out.push(m)
+    yield
   }
   return out.sort(rank)
 }

@@ -3,6 +3,7 @@ import {broke, unexplainedRuns} from './explain.js'
 import {atomKey, atomsAt, occurrences} from './facts.js'
 import type {Context} from './judge.js'
 import {tally, type Tally} from './score.js'
+import type {Steps} from './steps.js'
 import {byIdOf} from './calls.js'
 import type {View} from './types.js'
 
@@ -53,7 +54,7 @@ export const MIN_TASKS = 2
  * coincidence of the tasks at hand. Variants about different situations (supports that do not
  * overlap) are all returned, the one keeping most supporting runs first.
  */
-export function separate(rule: Rule, base: Tally, refuted: readonly string[], views: readonly View[], ctx: Context, o: {minSupport: number}, others: readonly Rule[]): Variant[] {
+export function* separateSteps(rule: Rule, base: Tally, refuted: readonly string[], views: readonly View[], ctx: Context, o: {minSupport: number}, others: readonly Rule[]): Steps<Variant[]> {
   const byId = byIdOf(views)
   const atomsOf = (id: string) => {
     const v = byId.get(id)!
@@ -72,7 +73,11 @@ export function separate(rule: Rule, base: Tally, refuted: readonly string[], vi
     }
     return out
   }
-  const support = base.supporting.map(atomsOf)
+  const support: ReadonlyMap<string, Condition>[] = []
+  for (const id of base.supporting) {
+    support.push(atomsOf(id))
+    yield
+  }
   const against = refuted.map(atomsOf)
   // the tasks where the rule visibly makes the difference (runs following it passed, runs breaking it
   // failed): a condition that does not hold in every one of them is a coincidence of the tasks at hand
@@ -136,6 +141,7 @@ export function separate(rule: Rule, base: Tally, refuted: readonly string[], vi
     for (const id of t.supporting) covered.add(id)
     const applicable = new Set([...t.supporting, ...t.counterexamples])
     out.push({rule: r, tally: t, excluded: base.counterexamples.filter(id => !applicable.has(id))})
+    yield
   }
   return out
 }

@@ -1,6 +1,8 @@
 import t from 'tap'
-import {exp} from '../helpers/cli.js'
-import {makeRepo} from '../helpers/repo.js'
+import {spawn} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import {BIN, exp} from '../helpers/cli.js'
+import {GIT_ENV, git, makeRepo, node} from '../helpers/repo.js'
 import {manifestDraft, runDrafts, type RunSpec, type Step} from '../helpers/mining.js'
 import {mineFromLedger} from '../../src/mining/index.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
@@ -14,7 +16,7 @@ import {GitRecordStore, MemoryRecordStore} from '../../src/store/index.js'
 // actions: 117 s), deaf to SIGTERM and Ctrl-C the whole time: the miner's work grew with the
 // cube of a run's length (every pair of tools checked by scanning the run again) and with
 // values × text for each result. Now each trace is read up to the miner's budget
-// (src/mining/view.ts TRACE_BUDGET, docs/trust.md), the rest named in a warning.
+// (src/mining/view.ts TRACE_BUDGET, docs/trust.md), the rest named in a warning, and the miner gives the event loop a turn every few milliseconds (src/mining/steps.ts).
 
 const NOW = () => new Date('2026-01-01T00:00:00.000Z')
 
@@ -94,4 +96,52 @@ t.test('the budget of one trace: what is read, what is left out and named; a tra
   t.equal(what.get(bytes!), 'read 2 of its 4 actions (at most 256 KiB of arguments and results)')
   t.equal(what.get(text!), '4096 of the 5000 characters of its task')
   t.equal(cut.length, 5)
+})
+
+/** CPU seconds a process has used so far (Linux: /proc/PID/stat, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
+  }
+}
+
+/** Runs that keep the miner busy for seconds, each within the budget: 32 tools, 16 failures, lists with ids, counts and approvals. */
+function busy(s: number): Step[] {
+  const hash = (i: number) => (Math.imul(i + 1, 2654435761) ^ Math.imul(s + 1, 40503)) >>> 0
+  return Array.from({length: 256}, (_, i): Step => {
+    const r = hash(i)
+    if (s % 2 && i < 32 && i % 2) return {tool: `act_${r % 16}`, code: `E${i}`, args: {who: `p${r % 3}`}}
+    if (r % 2) return {tool: `get_${r % 16}`, args: {who: `p${r % 3}`, item: `it${r % 5}`}, result: {id: `p${r % 3}`, requires_approval: true, held: [`it${r % 5}`, `it${(r + 1) % 5}`], items: [{item_id: `it${r % 5}`, left: r % 2}, {ticket_id: `t${r % 4}`, left: 0}]}}
+    return {tool: `act_${(r >>> 3) % 16}`, args: {who: `p${r % 3}`, item: `it${r % 5}`, ticket: `t${(r >>> 5) % 4}`}, result: {id: `p${r % 3}`, open_blockers: r % 3}}
+  })
+}
+
+t.test('SIGTERM or Ctrl-C during a long mining stops it at once, and nothing is written', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  const store = await gitStore(t, repo)
+  await store.appendBatch(lane(4, Object.fromEntries(Array.from({length: 96}, (_, s) => [`busy-${s}`, {task: 'T', passed: s % 2 === 0, steps: busy(s)}]))).drafts, {lane: 'mallory', now: NOW})
+  for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
+    const child = spawn(...node([BIN, 'mine', '--lane', 'me']), {cwd: repo, env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe']})
+    let stderr = ''
+    child.stderr.on('data', d => (stderr += d))
+    let ended = false
+    const closed = new Promise<number | null>(resolve => child.on('close', c => ((ended = true), resolve(c))))
+    // signalled once it is mining: past the start and the ledger read (under a CPU second)
+    while (!ended && cpuSeconds(child.pid!) < 1.2) await new Promise(r => setTimeout(r, 50))
+    t.notOk(ended, `${signal}: still mining when signalled`)
+    const sent = Date.now()
+    child.kill(signal)
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+    const status = await closed
+    clearTimeout(killer)
+    const took = Date.now() - sent
+    t.equal(status, code, `${signal}: exits as the signal would have it`)
+    t.ok(took < 2000, `${signal}: exited ${took} ms after the signal`)
+    t.match(stderr, /interrupted: what was written stays/)
+    t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/me')).trim(), '', `${signal}: nothing written`)
+  }
 })
