@@ -1,4 +1,5 @@
 import path from 'node:path'
+import {realpathSync} from 'node:fs'
 
 /**
  * Whether `p` is `dir` or below it (both resolved). A path below `dir` whose first folder's
@@ -19,4 +20,17 @@ export function shownFrom(from: string, p: string): string {
 
 function isUp(rel: string): boolean {
   return rel === '..' || rel.startsWith(`..${path.sep}`)
+}
+
+/** `p` with every symbolic link resolved: its nearest existing ancestor's real path, and the rest (which does not exist yet) as given. */
+export function realPathOf(p: string): string {
+  const rest: string[] = []
+  for (let at = p; ; at = path.dirname(at)) {
+    try {
+      return path.join(realpathSync(at), ...rest.reverse())
+    } catch {
+      if (path.dirname(at) === at) return p
+      rest.push(path.basename(at))
+    }
+  }
 }

@@ -6,8 +6,8 @@ import {BudgetError, ExpError, InvalidInputError, NotFoundError, WorktreeError} 
 import {contractAt} from '../contracts/load.js'
 import type {Contract} from '../contracts/types.js'
 import {attemptBranch, attemptId, attemptKey} from './keys.js'
-import {within} from '../paths.js'
-import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs'
+import {realPathOf, within} from '../paths.js'
+import {existsSync, readdirSync, statSync} from 'node:fs'
 
 export interface OpenOptions {
   contract: string
@@ -118,19 +118,6 @@ export async function openAttempt(store: RecordStore, ws: Workspace, o: OpenOpti
   const dir = o.path ? path.resolve(o.path) : path.join(o.worktreeRoot, id)
   await ws.addWorktree(dir, {commit: body.base.commit, branch: body.branch})
   return {id, branch: body.branch, dir, base: body.base.commit, ordinal: body.ordinal, contract, created: !have}
-}
-
-/** `p` with its deepest existing folder's links resolved (the rest of it does not exist yet). */
-function realPathOf(p: string): string {
-  const rest: string[] = []
-  for (let at = p; ; at = path.dirname(at)) {
-    try {
-      return path.join(realpathSync(at), ...rest.reverse())
-    } catch {
-      if (path.dirname(at) === at) return p
-      rest.push(path.basename(at))
-    }
-  }
 }
 
 function emptyFolder(p: string): boolean {

@@ -2,7 +2,7 @@ import {realpathSync, statSync} from 'node:fs'
 import path from 'node:path'
 import {InvalidInputError} from '../errors/index.js'
 import {discoverRepo} from '../store/index.js'
-import {within} from '../paths.js'
+import {realPathOf, within} from '../paths.js'
 import {linkOnTheWay} from '../work-file.js'
 import {folderAtResultFile} from '../write-output.js'
 
@@ -36,7 +36,7 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
   if (repo?.workDir) {
     // (by the path as given, and by where it really leads: a symbolic link outside the work
     // tree, an alias of the repository's folder, took report files into .git/refs/heads)
-    const real = realTarget(abs)
+    const real = realPathOf(abs)
     for (const g of new Set([repo.gitDir, repo.commonDir])) {
       const realG = realOr(g)
       const rel = within(abs, g) ? path.relative(g, abs) : within(real, realG) ? path.relative(realG, real) : undefined
@@ -66,19 +66,6 @@ export function outputPath(cwd: string, value: string, flag: string, kind: 'file
     if (folderAtResultFile(at)) throw new InvalidInputError(`${named(value)}: ${shown(at)} is a folder, and exp writes its result file ${name} there`, {flag, path: value, file: at}, `move or remove the folder ${shown(at)}, or choose another ${flag.startsWith('-') ? flag : 'path'}`)
   }
   return abs
-}
-
-/** `p` with every symbolic link resolved: its nearest existing ancestor's real path, and the rest as given. */
-function realTarget(p: string): string {
-  const rest: string[] = []
-  for (let at = p; ; at = path.dirname(at)) {
-    try {
-      return path.join(realpathSync(at), ...rest.reverse())
-    } catch {
-      if (path.dirname(at) === at) return p
-      rest.push(path.basename(at))
-    }
-  }
 }
 
 function realOr(p: string): string {

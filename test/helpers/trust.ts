@@ -1,5 +1,6 @@
 import path from 'node:path'
-import {GitRecordStore, discoverRepo} from '../../src/store/index.js'
+import {GitRecordStore, discoverRepo, type Ledger} from '../../src/store/index.js'
+import type {EvaluationBody} from '../../src/records/types.js'
 import {GitWorkspace} from '../../src/workspace/git.js'
 import {createProposal} from '../../src/loop/proposal.js'
 import {evaluateProposal, loadProposal} from '../../src/loop/evaluate.js'
@@ -39,4 +40,18 @@ export async function pendingProposal(t: {teardown(fn: () => void): void}, rule:
   const proposal = loadProposal(await store.ledger(), created.proposal)
   const ev = await evaluateProposal(store, new GitWorkspace(store), proposal, 'validation', opts)
   return {repo, store, proposal: created.proposal, branch: proposal.body.branch, candidate: ev.candidate.evaluation, baseline: ev.baseline.evaluation, rates: {baseline: ev.baseline.success_rate, candidate: ev.candidate.success_rate}, opts}
+}
+
+/**
+ * What a lane owner forging a research note does first: copies of this clone's public
+ * validation evaluations (the loop's own, of `role`), stripped of their proposal, appended on
+ * lane `lane`; returns the copy's id. (A compare arm or a gain side must not stand on one.)
+ */
+export function validationCopier(store: GitRecordStore, ledger: Ledger): (role: string, lane: string) => Promise<string> {
+  const validation = ledger.records({kinds: ['evaluation']}).filter(e => e.body.split === 'validation' && !ledger.get(e.id)!.private)
+  return async (role, lane) => {
+    const r = validation.find(e => e.body.role === role)!
+    const {comparison: _c, role: _r, proposal: _p, ...body} = r.body as EvaluationBody
+    return (await store.append({kind: 'evaluation', body, cites: r.cites.filter(c => c.startsWith('mf-') || c.startsWith('vr-'))}, {lane})).id
+  }
 }

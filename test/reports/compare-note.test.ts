@@ -4,7 +4,7 @@ import path from 'node:path'
 import {exp, expJson} from '../helpers/cli.js'
 import {makeRepo} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
-import type {EvaluationBody} from '../../src/records/types.js'
+import {validationCopier} from '../helpers/trust.js'
 
 // The compare arms of the report lacked the check c560240 gave the gain sides: `exp report`
 // showed the arms of the newest compare note whose evaluations sat on lanes cmp-<id>-<arm> and
@@ -26,14 +26,8 @@ t.test('the report shows compare arms only on held-out evaluations exp compare r
   t.teardown(() => store.close())
   const ledger = await store.ledger()
   // the compiler arm's own validation runs (its loop's eval): public, standing evaluations
-  const validation = ledger.records({kinds: ['evaluation']}).filter(e => e.body.split === 'validation' && !ledger.get(e.id)!.private)
-  const pick = (role: string) => validation.find(e => e.body.role === role)!
+  const relabel = validationCopier(store, ledger)
   const G = 'abcdefabcdef'
-  const relabel = async (role: string, ns: string) => {
-    const r = pick(role)
-    const {comparison: _c, role: _r, proposal: _p, ...body} = r.body as EvaluationBody
-    return (await store.append({kind: 'evaluation', body, cites: r.cites.filter(c => c.startsWith('mf-') || c.startsWith('vr-'))}, {lane: ns})).id
-  }
   const arm = async (name: string, mode: string, role: string) => ({arm: name, mode, episodes: 150, namespace: `cmp-${G}-${name}`, evaluation: await relabel(role, `cmp-${G}-${name}`)})
   const note = {arms: [await arm('baseline', 'off', 'baseline'), await arm('compiler', 'record_only', 'candidate')], hypotheses: [], pairs: []}
   await store.append({kind: 'note', body: {text: `compare ${G}: ${JSON.stringify(note)}`, action: 'comment'}}, {lane: `cmp-${G}`})

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {makeRepo} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
-import type {EvaluationBody} from '../../src/records/types.js'
+import {validationCopier} from '../helpers/trust.js'
 
 // Found by a review of the derived views: `exp report` showed the Experience Gain of the newest
 // gain note whose two evaluations sat on lanes gain-<id>-closed_loop / gain-<id>-off and stood,
@@ -24,14 +24,8 @@ t.test('the report shows a gain only on held-out evaluations exp gain recorded, 
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
   const ledger = await store.ledger()
-  const validation = ledger.records({kinds: ['evaluation']}).filter(e => e.body.split === 'validation' && !ledger.get(e.id)!.private)
-  const pick = (role: string) => validation.find(e => e.body.role === role)!
+  const relabel = validationCopier(store, ledger)
   const G = 'abcdefabcdef'
-  const relabel = async (role: string, ns: string) => {
-    const r = pick(role)
-    const {comparison: _c, role: _r, proposal: _p, ...body} = r.body as EvaluationBody
-    return (await store.append({kind: 'evaluation', body, cites: r.cites.filter(c => c.startsWith('mf-') || c.startsWith('vr-'))}, {lane: ns})).id
-  }
   const on = await relabel('candidate', `gain-${G}-closed_loop`)
   const off = await relabel('baseline', `gain-${G}-off`)
   const metrics = (m: number) => ({repeated_failure_rate: m, invalid_rate: m, recalled_cited_rate: 1 - m, hypothesis_redundancy: m})
