@@ -2,6 +2,7 @@ import type {ProposalBody} from '../records/types.js'
 import type {Workspace} from '../workspace/port.js'
 import {checkScope, shownPath} from '../gate/scope.js'
 import {BoundaryError, UntrustedEvidenceError} from '../errors/index.js'
+import {refNameProblem} from '../ref-name.js'
 import {CONTRACTS_DIR, contractsAt} from '../contracts/load.js'
 
 /**
@@ -59,9 +60,8 @@ async function skillScope(ws: Workspace, commit: string, memo?: ScopeMemo): Prom
  */
 export function ownProposalBranch(id: string, branch: string): boolean {
   if (!branch.startsWith('exp/proposal/') || !branch.endsWith(`/${id}`)) return false
-  const parts = branch.split('/')
-  // (what git check-ref-format refuses in a component: control characters and space among them)
-  return parts.every(x => x !== '' && x !== '.' && x !== '..' && !x.endsWith('.lock') && !x.includes('@{') && ![...x].some(c => c <= ' ' || c === '\x7f' || '~^:?*[\\'.includes(c)))
+  // (a name git check-ref-format takes: control characters, space, '..' and the rest refused)
+  return refNameProblem(branch) === undefined
 }
 
 /** Refuse a proposal whose branch is not its own (ownProposalBranch) or changes more than its skill (proposalViolations). */
