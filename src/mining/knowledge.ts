@@ -15,6 +15,9 @@ export interface Identified<B> {
   body: B
 }
 
+/** a claim names at most this many of the claims it contradicts (the most confident ones) */
+export const MAX_RIVALS = 64
+
 const CLAIM: Record<EvidenceBody['pattern'], KnowledgeBody['claim']['type']> = {
   missing_check: 'procedure', recovery_strategy: 'recovery', incorrect_assumption: 'constraint', termination_failure: 'termination',
   unnecessary_call: 'avoidance', bad_sequence: 'avoidance', failure_mode: 'avoidance', success_strategy: 'strategy',
@@ -25,8 +28,8 @@ const CLAIM: Record<EvidenceBody['pattern'], KnowledgeBody['claim']['type']> = {
  * edited: when the runs behind a slug change, a new record supersedes the current one (its
  * runs are carried over, the newest verdict on a run winning); when they do not, nothing is
  * emitted. Claims whose rules share a trigger but answer it differently contradict each
- * other: a new claim names every standing claim it contradicts (those already recorded, and
- * those drafted before it in this merge, best first). A claim is `active` when its confidence
+ * other: a new claim names the standing claims it contradicts (those already recorded, and
+ * those drafted before it in this merge), the MAX_RIVALS most confident of them. A claim is `active` when its confidence
  * reaches `activeConfidence` and no claim it contradicts is at least as confident.
  * Pure: the output depends only on the inputs, in any order. Best claims first.
  */
@@ -54,8 +57,11 @@ export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], ex
     const prev = current.get(body.slug) ?? []
     if (prev.length && prev.every(p => sameRuns(p.body, body))) continue
     const same = body.rule ? [...(byTrigger.get(triggerOf(body.rule)) ?? [])].map(slug => standing.get(slug)!) : []
-    const rivals = same.filter(k => k.body.slug !== body.slug && contradicts(k.body, body)).sort((a, b) => (a.id < b.id ? -1 : 1))
-    body.contradicts = rivals.map(k => k.id)
+    // the most confident first (the one that decides the status among them), then by id; at most
+    // MAX_RIVALS named: any lane can write claims on a trigger, and 40,000 of them once made an
+    // honest claim's record larger than the store takes (and mining of it stop)
+    const rivals = same.filter(k => k.body.slug !== body.slug && contradicts(k.body, body)).sort((a, b) => b.body.confidence - a.body.confidence || (a.id < b.id ? -1 : 1))
+    body.contradicts = rivals.slice(0, MAX_RIVALS).map(k => k.id).sort()
     const rival = rivals.find(k => k.body.confidence >= body.confidence)
     const refuted = body.unexplained ?? []
     body.status = body.confidence >= active && !rival && !refuted.length ? 'active' : 'candidate'

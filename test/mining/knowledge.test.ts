@@ -2,6 +2,7 @@ import t from 'tap'
 import type {ChatFn, ChatMessage} from '../../src/agents/openai/chat.js'
 import {renderRule, type Rule} from '../../src/knowledge/index.js'
 import {CONFIDENCE_FORMULA, confidenceOf, draftClaimTexts, mergeKnowledge, mineEvidence, supersededIds, type Identified} from '../../src/mining/index.js'
+import {MAX_RIVALS} from '../../src/mining/knowledge.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
 import type {EvidenceBody, KnowledgeBody} from '../../src/records/types.js'
 import {runs} from '../helpers/mining.js'
@@ -183,4 +184,20 @@ t.test('claims that supersede each other in a cycle hide none of the cycle: a sl
   const [k3] = mergeKnowledge([evidence(order, R(5))], [a!, two!])
   const [three] = stored([k3!])
   t.same([...supersededIds([three!, a!, two!])].sort(), [a!.id, two!.id].sort())
+})
+
+t.test('a claim names at most MAX_RIVALS of the claims it contradicts, the most confident among them', async t => {
+  // another lane writes many claims on the trigger of an honest one, each answering it differently
+  const rivals = Array.from({length: MAX_RIVALS * 3}, (_, i) => {
+    const rule: Rule = {kind: 'on_error', tool: 'hand_out', code: 'EMPTY', calls: [`call_${i}`], stop: false}
+    const [draft] = mergeKnowledge([evidence(rule, R(0), [], [])], [])
+    return {id: prepare(draft!).id, body: {...draft!.body, confidence: i === 150 ? 0.99 : 0.01}}
+  })
+  const [claim] = mergeKnowledge([evidence(order, R(0, 1, 2, 3, 4, 5, 6, 7))], rivals)
+  t.equal(claim!.body.contradicts.length, MAX_RIVALS)
+  t.ok(claim!.body.contradicts.includes(rivals[150]!.id), 'the most confident rival is named')
+  t.same(claim!.body.contradicts, [...claim!.body.contradicts].sort(), 'in id order')
+  t.equal(claim!.body.status, 'candidate')
+  t.match(claim!.body.status_reason, `contradicted by ${rivals[150]!.id}`)
+  t.ok(Buffer.byteLength(JSON.stringify(claim)) < 16 * 1024, 'the record stays small')
 })
