@@ -41,7 +41,8 @@ export function childPids(): number[] {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (ppid === process.pid) out.push(Number(name))
+      // (esbuild's service is the test loader's own child: tsx, .taprc)
+      if (ppid === process.pid && readFileSync(`/proc/${name}/comm`, 'utf8').trim() !== 'esbuild') out.push(Number(name))
     } catch {
       // exited while we looked
     }
