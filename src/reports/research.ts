@@ -136,9 +136,11 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
   }
   for (const g of newest(ledger, 'gain', o.skipped)) {
     const sides = [g.json.closed_loop, g.json.off].map((s, i) => {
-      const ns = `gain-${g.id}-${i ? 'off' : 'closed_loop'}`
+      // the mode the side runs in (not the note's word): its manifest must have been run in it
+      const mode = i ? 'off' : 'closed_loop'
+      const ns = `gain-${g.id}-${mode}`
       const ev = s.namespace === ns ? evalOf(s.evaluation, s.namespace) : undefined
-      return {s, ev, manifest: heldOutManifest(ledger, ev, ns, i ? 'off' : 'closed_loop')}
+      return {s, mode, ev, manifest: heldOutManifest(ledger, ev, ns, mode)}
     })
     // both sides on the same held-out episodes
     const [a, b] = sides.map(x => x.manifest)
@@ -154,7 +156,7 @@ export function researchResults(ledger: Ledger, trust?: Pick<HistoryTrust, 'coun
         ci: again ? (again.bootstrap_ci as [number, number]) : (g.json.ci ?? [0, 0]),
         mcnemar_p: again ? again.mcnemar_p : (g.json.mcnemar_p ?? 1),
         pairs: again ? again.wins + again.losses + again.ties : (g.json.pairs ?? 0),
-        sides: sides.map(x => ({mode: x.s.mode, success: x.ev!.body.success_rate, ci: x.ev!.body.ci as [number, number], metrics: x.s.metrics})),
+        sides: sides.map(x => ({mode: x.mode, success: x.ev!.body.success_rate, ci: x.ev!.body.ci as [number, number], metrics: x.s.metrics})),
         recomputed: again !== undefined,
       }
       break

@@ -41,3 +41,27 @@ t.test('the report shows a gain only on held-out evaluations exp gain recorded, 
   t.match(md, /The four metrics are as the gain note records them: they are not recomputed here\./)
   t.match(html, /The four metrics are as the gain note records them/)
 })
+
+t.test("a gain note's mode words are not what the report says of a side: the side's manifest is", async t => {
+  const repo = await makeRepo(t)
+  const env = {EXP_LANE: 'alice'}
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
+  const ran = await exp(['gain', '-n', '1', '--repeat', '1', '--json'], {cwd: repo, env})
+  t.equal(ran.code, 0, ran.stderr)
+  const honest = (JSON.parse(ran.stdout) as {id: string}).id
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const notes = (await store.ledger()).records({kinds: ['note']}).filter(n => String((n.body as {text?: string}).text).startsWith(`gain ${honest}:`))
+  t.equal(notes.length, 1)
+  // written again on the gain's lane (any lane can write there), later, with each side's mode word swapped
+  const text = String((notes[0]!.body as {text: string}).text)
+  const json = JSON.parse(text.slice(text.indexOf(':') + 1)) as {closed_loop: {mode: string}; off: {mode: string}}
+  json.closed_loop.mode = 'off'
+  json.off.mode = 'closed_loop'
+  await store.append({kind: 'note', body: {text: `gain ${honest}: ${JSON.stringify(json)}`, action: 'comment'}}, {lane: notes[0]!.lane})
+  const report = await exp(['report', '--out', 'site', '--json'], {cwd: repo})
+  t.equal(report.code, 0, report.stderr)
+  const gain = (JSON.parse(report.stdout) as {research: {gain: {id: string; sides: {mode: string}[]}}}).research.gain
+  t.equal(gain.id, honest)
+  t.same(gain.sides.map(s => s.mode), ['closed_loop', 'off'], 'the modes the sides ran in')
+})
