@@ -7,6 +7,7 @@ import type {Problem, Scenario} from './types.js'
 import {lineOf, parseLocated, type LocatedYaml} from './yaml.js'
 import {loadSealedDir, sealedSummary} from './sealed-load.js'
 import {readWorkFile} from '../work-file.js'
+import {findSecret, secretScanner} from '../redact/secrets.js'
 
 /** One parsed file: the scenario when it is schema-valid, its problems with lines otherwise. */
 export interface LoadedFile {
@@ -36,6 +37,14 @@ function parseText(text: string, file: string): LoadedFile {
   if (yaml.errors.length) return {file, yaml, problems: yaml.errors.map(e => ({file, line: e.line, column: e.column, message: `YAML: ${e.message}`}))}
   const issues = checkScenarioSchema(yaml.data)
   if (issues.length) return {file, yaml, problems: issues.map(i => ({file, line: lineOf(yaml, i.path), message: i.message}))}
+  // a credential in a scenario reaches the records of every run of it (a trace keeps its
+  // task), which the store refuses: a run stopped at that scenario, naming no file. Now it is
+  // the file's problem, reported by lint and skipped by a run like any file that does not load
+  const leak = findSecret(yaml.data, secretScanner())
+  if (leak) {
+    const at = leak.path.split(/\.|\[(\d+)\]/).filter(Boolean)
+    return {file, yaml, problems: [{file, line: lineOf(yaml, at), message: `${leak.path} holds ${leak.what}: the records of every run copy a scenario's text to each clone that syncs; write a placeholder (e.g. [redacted]) in its place`}]}
+  }
   const scenario = yaml.data as Scenario
   scenario.constraints ??= []
   return {file, yaml, scenario, problems: []}

@@ -170,3 +170,14 @@ t.test('order, exactly_one_of and none_of: checked by the schema, their paths by
   t.ok(lint(inv(order.replace('exactly_one_of:', 'exactly_one_off:'))).includes('ok-one.yaml:17: unknown field "exactly_one_off"'))
   t.match(lint(inv(`  - {id: o, order: {first: {path: employees.E-1051.start_date}}}`)), [/missing required field "then"/])
 })
+
+t.test('a credential in a scenario is its file\'s problem, at its line, without the value: every run would record it', async t => {
+  const token = `ghp_${'a1B2'.repeat(9)}`
+  const [p, more] = lint(GOOD.replace("onboarding complete.", `onboarding complete; her old token ${token} is revoked.`))
+  t.match(p, /^ok-one\.yaml:5: task holds a GitHub token: .*placeholder/)
+  t.notMatch(p, token)
+  t.equal(more, undefined)
+  const [q] = lint(GOOD.replace('{workflow_id: WF-1051}', '{workflow_id: WF-1051, note: "postgres://admin:hunter22@db/x"}'))
+  t.match(q, /^ok-one\.yaml:\d+: gold\[0\]\.arguments\.note holds credentials in a URL/)
+  t.notMatch(q, 'hunter22')
+})
