@@ -1,4 +1,5 @@
 import t from 'tap'
+import type {Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
@@ -13,16 +14,20 @@ import {validationCopier} from '../helpers/trust.js'
 // `exp gain` re-labelled two validation evaluations onto such lanes and wrote a note: the report
 // printed "Experience Gain +54.0 points … held-out" and four metrics of its choosing, fsck clean.
 
-t.test('the report shows a gain only on held-out evaluations exp gain recorded, and says its metrics are the note\'s', async t => {
+/** A repository where alice ran `exp gain` once: it, the gain's id, and its store. */
+async function gained(t: Test): Promise<{repo: string; honest: string; store: GitRecordStore}> {
   const repo = await makeRepo(t)
   const env = {EXP_LANE: 'alice'}
   t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
   const ran = await exp(['gain', '-n', '1', '--repeat', '1', '--json'], {cwd: repo, env})
   t.equal(ran.code, 0, ran.stderr)
-  const honest = (JSON.parse(ran.stdout) as {id: string}).id
-
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
+  return {repo, honest: (JSON.parse(ran.stdout) as {id: string}).id, store}
+}
+
+t.test('the report shows a gain only on held-out evaluations exp gain recorded, and says its metrics are the note\'s', async t => {
+  const {repo, honest, store} = await gained(t)
   const ledger = await store.ledger()
   const relabel = validationCopier(store, ledger)
   const G = 'abcdefabcdef'
@@ -43,14 +48,7 @@ t.test('the report shows a gain only on held-out evaluations exp gain recorded, 
 })
 
 t.test("a gain note's mode words are not what the report says of a side: the side's manifest is", async t => {
-  const repo = await makeRepo(t)
-  const env = {EXP_LANE: 'alice'}
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
-  const ran = await exp(['gain', '-n', '1', '--repeat', '1', '--json'], {cwd: repo, env})
-  t.equal(ran.code, 0, ran.stderr)
-  const honest = (JSON.parse(ran.stdout) as {id: string}).id
-  const store = await GitRecordStore.open(repo)
-  t.teardown(() => store.close())
+  const {repo, honest, store} = await gained(t)
   const notes = (await store.ledger()).records({kinds: ['note']}).filter(n => String((n.body as {text?: string}).text).startsWith(`gain ${honest}:`))
   t.equal(notes.length, 1)
   // written again on the gain's lane (any lane can write there), later, with each side's mode word swapped
