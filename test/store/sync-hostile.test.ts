@@ -1,9 +1,10 @@
-import t, {type Test} from 'tap'
+import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {makeRepo, git, gitIn, tempDir} from '../helpers/repo.js'
+import {makeRepo, git, gitIn} from '../helpers/repo.js'
 import {exp, expJson} from '../helpers/cli.js'
-import {startGitHttpServer} from '../helpers/git-http-server.js'
+import {expBatch} from '../helpers/cli-batch.js'
+import {hubAndClones} from '../helpers/hub-fixture.js'
 
 interface SyncJson {
   fetched: {ref: string; restored?: boolean}[]
@@ -16,34 +17,16 @@ const TRANSPORTS = ['path', 'http'] as const
 type Transport = (typeof TRANSPORTS)[number]
 const transportName = (x: Transport) => (x === 'http' ? 'isomorphic-git' : 'git')
 
-/** A bare hub that checks every object it receives, and two clones of it, each set up with `exp init`, whose origin reaches the hub over `transport`. */
-async function hubAndClones(t: Test, transport: Transport): Promise<{hub: string; c1: string; c2: string}> {
-  const root = tempDir(t)
-  const hub = path.join(root, 'hub.git')
-  await git(root, 'init', '-q', '--bare', '-b', 'main', hub)
-  await git(hub, 'config', 'receive.fsckObjects', 'true')
-  const seed = await makeRepo(t)
-  await git(seed, 'push', '-q', hub, 'main')
-  const clones: string[] = []
-  for (const name of ['c1', 'c2']) {
-    const c = path.join(root, name)
-    await git(root, 'clone', '-q', hub, c)
-    if (transport === 'http') {
-      const server = await startGitHttpServer(root)
-      t.teardown(() => server.close())
-      await git(c, 'remote', 'set-url', 'origin', `${server.url}/hub.git`)
-    }
-    const init = await exp(['init'], {cwd: c})
-    t.equal(init.code, 0, `exp init in ${name}: ${init.stderr}`)
-    clones.push(c)
-  }
-  return {hub, c1: clones[0]!, c2: clones[1]!}
-}
-
 const append = async (cwd: string, lane: string, text: string) => {
   const r = await exp(['append', 'note', '-', '--lane', lane], {cwd, input: `text: ${text}`})
   if (r.code !== 0) throw new Error(r.stderr)
   return r.stdout.trim()
+}
+/** Several appends, one after the other, in one process (cli-batch.ts): the same records and lane commits as one `exp append` each. */
+const appendAll = async (cwd: string, notes: readonly (readonly [lane: string, text: string])[]) => {
+  const rs = await expBatch(notes.map(([lane, text]) => ({args: ['append', 'note', '-', '--lane', lane], cwd, input: `text: ${text}`})))
+  for (const r of rs) if (r.code !== 0) throw new Error(r.stderr)
+  return rs.map(r => r.stdout.trim())
 }
 const syncJson = async (cwd: string): Promise<{code: number; json: SyncJson; stderr: string}> => {
   const r = await exp(['sync', '--json'], {cwd})
@@ -59,8 +42,7 @@ for (const transport of TRANSPORTS) t.test(`exp init in both clones, then sync a
   const second = await syncJson(c1)
   t.equal(second.code, 0, `the second sync works too: ${second.stderr}`)
   t.same(second.json.pushed.map(p => p.ref), ['refs/research/lanes/c1'])
-  await append(c2, 'c2', 'three')
-  await append(c2, 'c2b', 'four')
+  await appendAll(c2, [['c2', 'three'], ['c2b', 'four']])
   const fromC2 = await syncJson(c2)
   t.equal(fromC2.code, 0, fromC2.stderr)
   t.same(fromC2.json.fetched.map(f => f.ref), ['refs/research/lanes/c1'], 'what moved is counted')
@@ -78,8 +60,7 @@ for (const transport of TRANSPORTS) t.test(`a diverged lane is reported as diver
   const {c1, c2} = await hubAndClones(t, transport)
   await append(c1, 'shared', 'from c1')
   t.equal((await syncJson(c1)).code, 0)
-  await append(c2, 'shared', 'from c2 (same lane name, other history)')
-  await append(c2, 'mine', 'c2 only')
+  await appendAll(c2, [['shared', 'from c2 (same lane name, other history)'], ['mine', 'c2 only']])
   await append(c1, 'c1only', 'c1 only')
   t.equal((await syncJson(c1)).code, 0)
   const r = await syncJson(c2)
@@ -95,8 +76,7 @@ for (const transport of TRANSPORTS) t.test(`a push the remote refuses is reporte
   const hook = path.join(hub, 'hooks', 'update')
   // (its words with a terminal escape in them: shown as words only)
   fs.writeFileSync(hook, '#!/bin/sh\ncase "$1" in refs/research/lanes/blocked) printf "\\033[31mlane blocked by policy\\n" >&2; exit 1;; esac\nexit 0\n', {mode: 0o755})
-  await append(c1, 'blocked', 'x')
-  await append(c1, 'open', 'y')
+  await appendAll(c1, [['blocked', 'x'], ['open', 'y']])
   const r = await syncJson(c1)
   t.equal(r.code, 4)
   t.same(r.json.rejected.map(x => [x.ref, x.kind]), [['refs/research/lanes/blocked', 'refused']])
@@ -134,7 +114,7 @@ for (const transport of TRANSPORTS) t.test(`one lane the remote refuses does not
   const body = `tree ${tree}\nparent ${tip}\nauthor a <a@x> notatime +0000\ncommitter a <a@x> 1700000000 +0000\n\nnote: a\n`
   const bad = await gitIn(c1, ['hash-object', '-t', 'commit', '-w', '--literally', '--stdin'], body)
   await git(c1, 'update-ref', 'refs/research/lanes/old', bad)
-  for (const lane of ['honest', 'also']) await append(c1, lane, `from ${lane}`)
+  await appendAll(c1, ['honest', 'also'].map(lane => [lane, `from ${lane}`] as const))
   const r = await syncJson(c1)
   t.equal(r.code, 4)
   t.same(r.json.rejected.map(x => [x.ref, x.kind]), [['refs/research/lanes/old', 'refused']])
@@ -152,7 +132,7 @@ t.test('exp sync of a path that does not exist says so plainly', async t => {
 
 for (const transport of TRANSPORTS) t.test(`a lane rewound in one clone is restored by exp sync from a remote that has it (${transport})`, async t => {
   const {c1} = await hubAndClones(t, transport)
-  for (let i = 0; i < 12; i++) await append(c1, 'p', `record ${i}`)
+  await appendAll(c1, Array.from({length: 12}, (_, i) => ['p', `record ${i}`] as const))
   t.equal((await syncJson(c1)).code, 0)
   t.equal((await expJson<unknown[]>(['ledger'], {cwd: c1})).length, 12)
   await git(c1, 'update-ref', 'refs/research/lanes/p', 'refs/research/lanes/p~10')
@@ -205,8 +185,7 @@ for (const transport of TRANSPORTS) t.test(`refs under refs/research/lanes/ that
   t.equal((await syncJson(c2)).code, 0)
   // someone who may push lanes writes names no lane has, one of them under lane x, which
   // c1 has and has not pushed yet
-  await append(c1, 'x', 'mine')
-  await append(c1, 'y', 'mine too')
+  await appendAll(c1, [['x', 'mine'], ['y', 'mine too']])
   const tip = (await gitIn(hub, ['rev-parse', 'refs/research/lanes/other'], '')).trim()
   const bad = ['x/y', '-x', '@', 'L'.repeat(150)]
   for (const b of bad) await gitIn(hub, ['update-ref', `refs/research/lanes/${b}`, tip], '')
