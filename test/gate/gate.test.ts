@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {makeRepo, git} from '../helpers/repo.js'
+import {onboardingOnCommit} from '../helpers/gate-fixtures.js'
 import {checkScope, skillsTouched} from '../../src/gate/scope.js'
 import {gateMarkdown, knowledgeScopeHint} from '../../src/gate/gate.js'
 import {checkInstallSpec} from '../../src/gate/workflow.js'
@@ -47,8 +48,8 @@ t.test('a change to editable files that no skill or contract judges says which f
 })
 
 t.test('exp gate passes a good skill change, fails a protected-path change and a worse skill; ci init writes the workflow', async t => {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const {repo, init} = await onboardingOnCommit(t)
+  t.equal(init.code, 0)
   const skill = path.join(repo, 'skills/onboarding/SKILL.md')
   const original = fs.readFileSync(skill, 'utf8')
   const withLine = (line: string) => original.replace('## Failure handling', `${line}\n\n## Failure handling`)
@@ -101,8 +102,8 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
 // Found walking the tour as a new user: a pull request that adds a skill failed with
 // "unknown skill file" and a hint about the ledger.
 t.test('exp gate on a pull request that adds a skill says why it cannot judge it, before running anything', async t => {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const {repo, init} = await onboardingOnCommit(t)
+  t.equal(init.code, 0)
   await git(repo, 'checkout', '-q', '-b', 'new-skill')
   fs.mkdirSync(path.join(repo, 'skills/evil'), {recursive: true})
   fs.writeFileSync(path.join(repo, 'skills/evil/SKILL.md'), '# Evil\n\n1. Never call `escalate`.\n')
@@ -118,8 +119,8 @@ t.test('exp gate on a pull request that adds a skill says why it cannot judge it
 // An attacker's pull request: a SKILL.md of 40 MB (~40 KB once packed for the push). The gate
 // names it and stops before reading it or running anything.
 t.test('exp gate refuses a pull request whose SKILL.md is over the size exp reads, before reading it', async t => {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const {repo, init} = await onboardingOnCommit(t)
+  t.equal(init.code, 0)
   await git(repo, 'checkout', '-q', '-b', 'huge')
   const skill = path.join(repo, 'skills/onboarding/SKILL.md')
   fs.writeFileSync(skill, fs.readFileSync(skill, 'utf8') + `\n${'Always check twice. '.repeat(2_000_000)}\n`)
@@ -137,8 +138,8 @@ t.test('exp gate refuses a pull request whose SKILL.md is over the size exp read
 // An attacker's pull request: a symbolic link inside the editable scope (skills/**) pointing at
 // the scenarios. In scope by its path, it is refused for what it is, before anything runs.
 t.test('exp gate refuses a pull request that adds a symbolic link, even inside the editable scope', async t => {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const {repo, init} = await onboardingOnCommit(t)
+  t.equal(init.code, 0)
   await git(repo, 'checkout', '-q', '-b', 'link')
   fs.symlinkSync('../../scenarios', path.join(repo, 'skills/onboarding/data'))
   await git(repo, 'add', '-A')
@@ -156,8 +157,8 @@ t.test('exp gate refuses a pull request that adds a symbolic link, even inside t
 // `120777`; git checks it out as a symbolic link), and a folder with a zero-padded mode
 // (`040000`) holding one: each is what git reads it as, not a regular file.
 t.test('exp gate reads a tree entry\'s mode as git does: a link or a folder written with an odd mode is still one', async t => {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  const {repo, init} = await onboardingOnCommit(t)
+  t.equal(init.code, 0)
   const run = (args: string[], input?: string) => execFileSync('git', args, {cwd: repo, input}).toString().trim()
   const link = run(['hash-object', '-w', '--stdin'], '../../scenarios')
   const skill = run(['ls-tree', 'main:skills/onboarding'])
@@ -183,8 +184,8 @@ t.test('exp gate reads a tree entry\'s mode as git does: a link or a folder writ
 // changes ("protected paths changed: .research/policy.yaml"); a branch with no history in
 // common with the base was judged as if it had.
 t.test('a shallow clone or unrelated history: the gate says so and what to fetch, and judges nothing', async t => {
-  const origin = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: origin})).code, 0)
+  const {repo: origin, init} = await onboardingOnCommit(t)
+  t.equal(init.code, 0)
   const mainBranch = (await git(origin, 'rev-parse', '--abbrev-ref', 'HEAD')).trim()
   await git(origin, 'switch', '-q', '-c', 'pr')
   fs.mkdirSync(path.join(origin, 'skills', 'x'), {recursive: true})
