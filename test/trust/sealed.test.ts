@@ -6,6 +6,7 @@ import {parse} from 'yaml'
 import {exp, expJson, ROOT} from '../helpers/cli.js'
 import {GIT_ENV, git, makeRepo, tempDir, workingFiles} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
+import {onboardingOnCommit} from '../helpers/gate-fixtures.js'
 
 const HELD = fs.readdirSync(path.join(ROOT, 'scenarios')).filter(f => f.startsWith('hold-'))
 const TASKS = HELD.map(f => (parse(fs.readFileSync(path.join(ROOT, 'scenarios', f), 'utf8')) as {task: string}).task.trim())
@@ -13,8 +14,8 @@ const TASKS = HELD.map(f => (parse(fs.readFileSync(path.join(ROOT, 'scenarios', 
 type Run = {success_rate: number; passed: number; total: number; evaluation: string; private_evaluation?: string; body: {per_scenario: {scenario: string; passes: number}[]; sealed?: unknown}}
 
 async function sealedRepo(t: Test): Promise<string> {
-  const repo = await makeRepo(t)
-  const r = await exp(['init', '--example', 'onboarding'], {cwd: repo})
+  // (exp init --example onboarding in a repository makeRepo made: run once, copied per test)
+  const {repo, init: r} = await onboardingOnCommit(t)
   t.equal(r.code, 0, r.stderr)
   t.match(r.stdout, new RegExp(`sealed {2}${HELD.length} evaluator-only file\\(s\\) into scenarios/holdout.sealed`))
   t.match(r.stdout, /EXP_HOLDOUT_KEY/, 'it says how to store the key as a CI secret')
