@@ -2,8 +2,8 @@ import type {Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {execFileSync} from 'node:child_process'
-import {exp} from './cli.js'
-import {git, makeRepo} from './repo.js'
+import {git} from './repo.js'
+import {onboardingOnCommit} from './gate-fixtures.js'
 
 /** A real SSH key pair made by ssh-keygen in a temp folder. */
 export function keypair(dir: string, name: string): {key: string; pub: string} {
@@ -14,8 +14,9 @@ export function keypair(dir: string, name: string): {key: string; pub: string} {
 
 /** A repository of the built-in example whose policy requires evidence signed by ci@exp (allowed: these principals and keys). */
 export async function signedPolicyRepo(t: Test, allowed: [string, string][]): Promise<string> {
-  const a = await makeRepo(t)
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: a})).code, 0)
+  // (exp init --example onboarding in a repository makeRepo made: run once, copied per test)
+  const {repo: a, init} = await onboardingOnCommit(t)
+  t.equal(init.code, 0)
   fs.writeFileSync(path.join(a, '.research/allowed_signers'), allowed.map(([who, pub]) => `${who} namespaces="git" ${pub}\n`).join(''))
   const policy = path.join(a, '.research/policy.yaml')
   fs.writeFileSync(policy, fs.readFileSync(policy, 'utf8').replace('require_signed_evidence: false', 'require_signed_evidence: true\n  signers: [ci@exp]'))
