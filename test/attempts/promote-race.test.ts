@@ -5,13 +5,12 @@ import {spawn} from 'node:child_process'
 import {BIN, exp} from '../helpers/cli.js'
 import {GIT_ENV, git, node} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
+import {promotedQuad} from '../helpers/contract-fixtures.js'
 
 /** An attempt of lane p promoted: the repository, the attempt and its merge on main. */
 async function promoted(t: Test): Promise<{repo: string; a: {id: string; path: string}; merged: string}> {
-  const repo = await quadFixture(t)
-  const a = JSON.parse((await exp(['attempt', 'new', 'quad', '--json', '--lane', 'p'], {cwd: repo})).stdout) as {id: string; path: string}
-  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": 4, "y": 2}\n')
-  const first = await exp(['attempt', 'promote', a.id, '--lane', 'p', '--json'], {cwd: repo})
+  // (made once and copied: test/helpers/contract-fixtures.ts)
+  const {repo, a, promote: first} = await promotedQuad(t)
   t.equal(first.code, 0, first.stderr)
   const merged = (JSON.parse(first.stdout) as {merge: string}).merge
   return {repo, a, merged}
