@@ -677,13 +677,14 @@ print(json.dumps({"type": "move", "hypothesis": {"statement": "escape", "mechani
 // no credential name), which the agent's statement and reason carried into hypothesis and
 // attempt records and their commit messages. `exp run` masks them; research now does too.
 t.test("a research agent's --env values reach no record and no commit message, whatever their names", async t => {
-  const repo = path.join(tempDir(t), 'r')
-  await git(path.dirname(repo), '-c', 'init.defaultBranch=master', 'init', '-q', repo)
-  t.equal((await exp(['init', '--example', 'tuning'], {cwd: repo})).code, 0)
+  // (the quad contract on master: its evaluator is quick; the tuning example's models a slow one)
+  const repo = await quadFixture(t)
+  await git(repo, 'branch', '-m', 'main', 'master')
+  t.match(await git(repo, 'symbolic-ref', 'HEAD'), /refs\/heads\/master/, 'on master')
   const agent = path.join(tempDir(t), 'agent.sh')
-  fs.writeFileSync(agent, `#!/bin/sh\nread task\nprintf '{"type":"move","hypothesis":{"statement":"probe 3 %s","mechanism":"m %s"},"edits":[{"path":"params.json","content":"{\\\\"n_lists\\\\": 8, \\\\"n_probe\\\\": 3, \\\\"kmeans_iters\\\\": 2}\\\\n"}],"reason":"reason %s"}\\n' "$GH_PAT" "$GH_PAT" "$GH_PAT"\n`, {mode: 0o755})
+  fs.writeFileSync(agent, `#!/bin/sh\nread task\nprintf '{"type":"move","hypothesis":{"statement":"probe 3 %s","mechanism":"m %s"},"edits":[{"path":"params.json","content":"{\\\\"x\\\\": 4, \\\\"y\\\\": 2}\\\\n"}],"reason":"reason %s"}\\n' "$GH_PAT" "$GH_PAT" "$GH_PAT"\n`, {mode: 0o755})
   const value = 'plainvalue0xDEADBEEF77'
-  const r = await exp(['research', 'tuning', '--agent', `command:--env GH_PAT ${agent}`, '--attempts', '1'], {cwd: repo, env: {GH_PAT: value}})
+  const r = await exp(['research', 'quad', '--agent', `command:--env GH_PAT ${agent}`, '--attempts', '1'], {cwd: repo, env: {GH_PAT: value}})
   t.equal(r.code, 0, r.stderr)
   const history = await git(repo, 'log', '-p', '--all', '--format=%B')
   t.match(history, /probe 3 \[redacted\]/, 'the agent spoke, masked')
