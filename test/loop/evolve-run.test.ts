@@ -4,7 +4,7 @@ import path from 'node:path'
 import {exp, expJson} from '../helpers/cli.js'
 import {git, tempDir} from '../helpers/repo.js'
 import {exampleRepo, type EvolveJson} from '../helpers/evolve.js'
-import {smallExampleRepo} from '../helpers/loop-example.js'
+import {SMALL_EVOLVE_RUN, smallEvolvedOnce} from '../helpers/cli-fixtures.js'
 
 interface RunJson extends EvolveJson {
   run: {id: string; generation: number; resumed: number; finished_before: boolean}
@@ -19,9 +19,9 @@ interface RunJson extends EvolveJson {
 // second needs the full one: on the small one no iteration is built from the second training
 // run's knowledge before the loop stops.
 t.test('--iterations on a finished run says it is finished; --continue starts a new run from the current main', async t => {
-  const repo = await smallExampleRepo(t)
-  const args = ['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me']
-  const first = await expJson<RunJson>(args, {cwd: repo})
+  // the small example after its first run of args (shared with the last test: test/helpers/cli-fixtures.ts)
+  const {repo, evolve: first} = await smallEvolvedOnce<RunJson>(t)
+  const args = [...SMALL_EVOLVE_RUN]
   t.equal(first.run.generation, 1)
   t.notOk(first.run.finished_before)
   const main = (await git(repo, 'rev-parse', 'main')).trim()
@@ -100,15 +100,13 @@ t.test('evolve without the skill or the promotion policy on main says so before 
 })
 
 t.test('a run killed after an iteration decided, before its note: the resumed run counts that iteration\'s episodes, as one never killed does', async t => {
-  const repo = await smallExampleRepo(t)
-  const args = ['evolve', '-n', '1', '--train-repeat', '1', '--eval-repeat', '1', '--lane', 'me']
-  const copy = tempDir(t)
-  fs.cpSync(repo, copy, {recursive: true})
-  const clean = await expJson<RunJson>(args, {cwd: repo})
+  // the run never killed (what its --json printed) and, in a copy of its repository, the same
+  // run (test/helpers/cli-fixtures.ts: args run once in the small example for this file's tests)
+  const {repo: copy, evolve: clean} = await smallEvolvedOnce<RunJson>(t)
+  const args = [...SMALL_EVOLVE_RUN]
   t.ok(clean.episodes > 0)
-  // the same run in a copy, killed (as it were) between its decision and its notes: the lane
+  // that run, killed (as it were) between its decision and its notes: the lane
   // rewound past the iteration's note and the finished note, no cache or seen tips left (the key stays)
-  await expJson<RunJson>(args, {cwd: copy})
   const subjects = (await git(copy, 'log', '--format=%s', 'refs/research/lanes/me')).split('\n')
   t.match(subjects[0], /^note: evolve run .* finished/)
   t.match(subjects[1], /^note: evolve run .*, iteration 1 of 1/)
