@@ -2,18 +2,18 @@ import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp, expJson} from '../helpers/cli.js'
-import {git, makeRepo, tempDir} from '../helpers/repo.js'
+import {git, tempDir} from '../helpers/repo.js'
+import {exampleRepo} from '../helpers/evolve.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {sampleDraft} from '../helpers/records.js'
 
 /** Every field of .research/config.yaml is either read by the commands or refused by name. */
 
-async function initRepo(t: Test): Promise<string> {
-  const repo = await makeRepo(t)
-  const init = await exp(['init', '--example', 'onboarding'], {cwd: repo})
-  t.equal(init.code, 0, init.stderr)
-  return repo
-}
+/**
+ * A repository where `exp init --example onboarding` ran on main: a copy of one made once per
+ * version of the code and data (test/helpers/evolve.ts), not an `exp init` per test.
+ */
+const initRepo = (t: Test): Promise<string> => exampleRepo(t)
 
 const researchRefs = async (repo: string) => (await git(repo, 'for-each-ref', 'refs/research')).trim()
 
