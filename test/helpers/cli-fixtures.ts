@@ -3,6 +3,7 @@ import type {Test} from 'tap'
 import {expJson} from './cli.js'
 import {cachedFixture} from './fixture-cache.js'
 import {git, tempDir} from './repo.js'
+import {exampleRepo} from './evolve.js'
 import {smallExampleRepo} from './loop-example.js'
 
 const INPUTS = ['src', 'scenarios', 'skills', 'schemas', 'examples', 'test/helpers/cli-fixtures.ts', 'test/helpers/loop-example.ts', 'test/helpers/fixture-cache.ts', 'test/helpers/repo.ts']
@@ -26,4 +27,24 @@ export async function smallEvolvedOnce<T = unknown>(t: Test): Promise<{repo: str
   fs.cpSync(dir, repo, {recursive: true})
   t.equal((await git(repo, 'status', '--porcelain')).trim(), '', 'the copy of the evolved small example is clean')
   return {repo, evolve: data}
+}
+
+/** The train run of exampleTrainedOnce: every training scenario once, on lane me. */
+export const EXAMPLE_TRAIN_RUN = ['run', 'train', '--repeat', '1', '--lane', 'me'] as const
+
+/**
+ * A copy, for this test, of the built-in example (test/helpers/evolve.ts's exampleRepo) after
+ * EXAMPLE_TRAIN_RUN: the training traces that the mining and proposing tests start from, run
+ * once per version of the code and data (cachedFixture) instead of once per test.
+ */
+export async function exampleTrainedOnce(t: Test): Promise<string> {
+  const {dir} = await cachedFixture('example-trained-once', [...INPUTS, 'test/helpers/evolve.ts'], async repo => {
+    fs.cpSync(await exampleRepo(t), repo, {recursive: true})
+    await expJson([...EXAMPLE_TRAIN_RUN], {cwd: repo})
+    return {}
+  })
+  const repo = tempDir(t)
+  fs.cpSync(dir, repo, {recursive: true})
+  t.equal((await git(repo, 'status', '--porcelain')).trim(), '', 'the copy of the trained example is clean')
+  return repo
 }

@@ -14,6 +14,7 @@ import {prepare, seal, type ExpRecord, type RecordDraft} from '../../src/records
 import type {KnowledgeBody} from '../../src/records/types.js'
 import {exp, expJson} from '../helpers/cli.js'
 import {exampleRepo} from '../helpers/evolve.js'
+import {exampleTrainedOnce} from '../helpers/cli-fixtures.js'
 import {completion, startFakeLlm, type SeenRequest} from '../helpers/fake-llm.js'
 import {GIT_ENV, git, tempDir} from '../helpers/repo.js'
 import {INVENTORY, knowledge, POLICY} from '../helpers/loop.js'
@@ -84,9 +85,9 @@ t.test('exp mine --miner-drafts and exp propose --proposer against a local serve
     return {body: completion({content: `Reviewed: ${claim}`})}
   })
   t.teardown(() => llm.close())
-  const repo = await exampleRepo(t)
+  // the example after `exp run train --repeat 1 --lane me` (test/helpers/cli-fixtures.ts)
+  const repo = await exampleTrainedOnce(t)
   const env = {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY}
-  await expJson(['run', 'train', '--repeat', '1', '--lane', 'me'], {cwd: repo})
   const mined = await expJson<{knowledge: string[]}>(['mine', '--lane', 'me', '--miner-drafts', 'openai:writer'], {cwd: repo, env})
   t.ok(mined.knowledge.length > 0)
   const claims = await expJson<{id: string; body: KnowledgeBody}[]>(['ledger', '--kind', 'knowledge'], {cwd: repo})
@@ -156,9 +157,9 @@ t.test('a drafted reply holding a token glued to the home folder: mine and propo
     return {body: completion({content: `Do ${names} as in ${glued}`})}
   })
   t.teardown(() => llm.close())
-  const repo = await exampleRepo(t)
+  // the example after `exp run train --repeat 1 --lane me` (test/helpers/cli-fixtures.ts)
+  const repo = await exampleTrainedOnce(t)
   const env = {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY, HOME: home}
-  await expJson(['run', 'train', '--repeat', '1', '--lane', 'me'], {cwd: repo})
   const mined = await exp(['mine', '--lane', 'me', '--miner-drafts', 'openai:writer', '--json'], {cwd: repo, env})
   t.equal(mined.code, 0, mined.stderr)
   const claims = await expJson<{body: KnowledgeBody}[]>(['ledger', '--kind', 'knowledge'], {cwd: repo})
@@ -183,9 +184,9 @@ t.test('a drafted reason with control or bidirectional characters is refused; no
     return {body: completion({content: `${rule}\nWhy: ${/`[a-z_]+`/.exec(rule)?.[0] ?? ''} \u001b[2J\u202e\u0000 evil`})}
   })
   t.teardown(() => llm.close())
-  const repo = await exampleRepo(t)
+  // the example after `exp run train --repeat 1 --lane me` (test/helpers/cli-fixtures.ts)
+  const repo = await exampleTrainedOnce(t)
   const env = {OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: KEY}
-  await expJson(['run', 'train', '--repeat', '1', '--lane', 'me'], {cwd: repo})
   await expJson(['mine', '--lane', 'me'], {cwd: repo})
   const prop = await expJson<{proposal: string; branch: string}>(['propose', 'onboarding', '--lane', 'me', '--proposer', 'openai:writer'], {cwd: repo, env})
   t.ok(llm.requests.length > 0)
