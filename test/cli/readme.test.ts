@@ -7,6 +7,11 @@ import {GIT_ENV, git, plain, tempDir} from '../helpers/repo.js'
 
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')
 
+// the tours share nothing (each its own folders and HOME; the first command's test only reads
+// this checkout) and the contract tour's time is mostly its example evaluator sleeping to model
+// an expensive run (examples/tuning/harness/eval.mjs): run side by side
+t.jobs = 3
+
 /** The ```sh blocks of the README between two headings. */
 function blocks(from: string, to: string): string[] {
   const part = README.slice(README.indexOf(from), README.indexOf(to, README.indexOf(from)))
