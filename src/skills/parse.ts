@@ -9,6 +9,9 @@ import type {ParsedSkill, SkillItem, SkillSection} from './types.js'
 
 const processor = unified().use(remarkParse).use(remarkGfm)
 
+/** The last texts parseSkill parsed, with their parses (at most 64 of up to 256 KiB each; the oldest goes first). */
+const parsed = new Map<string, ParsedSkill>()
+
 /**
  * Splits a SKILL.md into frontmatter, preamble and sections. remark finds the structure
  * (headings, lists, items); the parse keeps the raw lines of every part, so that
@@ -18,6 +21,18 @@ const processor = unified().use(remarkParse).use(remarkGfm)
  * stay inside their section.
  */
 export function parseSkill(text: string): ParsedSkill {
+  // the loop parses the same few texts hundreds of times (the skill on main, each candidate, after
+  // every edit): a parse is remembered by its text, and every caller gets a copy of its own
+  const known = parsed.get(text)
+  if (known) return structuredClone(known)
+  const result = parseSkillText(text)
+  if (text.length > 256 * 1024) return result
+  if (parsed.size >= 64) parsed.delete(parsed.keys().next().value!)
+  parsed.set(text, structuredClone(result))
+  return result
+}
+
+function parseSkillText(text: string): ParsedSkill {
   const lines = splitLines(text)
   const fm = readFrontmatter(lines)
   const offset = fm.lines.length
