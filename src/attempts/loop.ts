@@ -8,7 +8,7 @@ import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, BudgetError, ConflictError, ExpError, FileTooLargeError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import {publicContract, type Contract} from '../contracts/types.js'
-import {matchesAny} from '../gate/glob.js'
+import {checkScope} from '../gate/scope.js'
 import {claimHypothesis, DEFAULT_TTL_SECONDS} from '../lifecycle/claim.js'
 import {releaseHypothesis} from '../lifecycle/release.js'
 import {attemptMessage, evaluateAttempt, oneLine, type EvaluateOptions} from './evaluate.js'
@@ -252,10 +252,14 @@ async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, or
  * the workspace's limit (FileTooLargeError names one over it). With skipTooLarge, such a file
  * is left out instead: an earlier attempt's branch, written by an agent, must not stop the
  * loop for every attempt after it.
+ *
+ * Editable as the boundary reads it: a path an editable glob matches that is also protected
+ * (`conf/**` editable, `conf/gold/**` protected: the evaluator's answers) is not the agent's to
+ * see. It was sent to the agent whole, though it could never change it.
  */
 async function editableFiles(ws: Workspace, commit: string, contract: Contract, o: {skipTooLarge?: boolean} = {}): Promise<{path: string; content: string}[]> {
   const out: {path: string; content: string}[] = []
-  for (const e of (await ws.listTree(commit)).filter(f => matchesAny(f.path, contract.editable_scope))) {
+  for (const e of (await ws.listTree(commit)).filter(f => checkScope([f.path], contract).ok)) {
     try {
       const bytes = await ws.readFile(commit, e.path)
       if (bytes) out.push({path: e.path, content: bytes.toString('utf8')})

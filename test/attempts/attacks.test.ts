@@ -736,3 +736,31 @@ t.test('a baseline measured at another seed is not paired with an attempt: a cha
   const fsck = await exp(['fsck'], {cwd: repo})
   t.match(fsck.stdout + fsck.stderr, /a run at seed 50, not at its own seed 42/)
 })
+
+// Found by an attack sweep: the research agent was sent every file an editable glob matched,
+// protected or not: with `conf/**` editable and `conf/gold/**` protected, the evaluator's gold
+// answers reached the agent (and from its move, the records), though it could never change them.
+t.test('a protected file an editable glob also matches is not sent to the research agent, in the task or in the evidence', async t => {
+  const repo = await quadFixture(t)
+  fs.mkdirSync(path.join(repo, 'conf', 'gold'), {recursive: true})
+  fs.writeFileSync(path.join(repo, 'conf', 'model.json'), '{"lr": 1}\n')
+  fs.writeFileSync(path.join(repo, 'conf', 'gold', 'answers.json'), '{"answer": "GOLD-ANSWER-42"}\n')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - conf/**\n').replace('  - eval.py\n', '  - eval.py\n  - conf/gold/**\n').replace(/repetitions: 2/g, 'repetitions: 1'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'gold answers beside the editable configuration')
+  const agent = path.join(tempDir(t), 'peek.py')
+  fs.writeFileSync(agent, `import json, sys
+task = json.loads(sys.stdin.readline())
+seen = [f["path"] for f in task["files"]] + [f["path"] for a in task["evidence"] for f in a["files"]]
+print(json.dumps({"type": "move", "hypothesis": {"statement": "saw " + " ".join(seen), "mechanism": "peek"}, "edits": [{"path": "params.json", "content": "{\\"x\\": %d, \\"y\\": 1}\\n" % (1 + task["ordinal"])}], "reason": "saw " + " ".join(seen) + " " + "".join(f["content"] for f in task["files"])}), flush=True)
+`)
+  const r = await exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '2', '--json'], {cwd: repo})
+  t.equal(r.code, 0, r.stderr)
+  const attempts = await expJson<{body: {reason?: string; ordinal: number}}[]>(['ledger', '--kind', 'attempt'], {cwd: repo})
+  const reasons = attempts.filter(a => a.body.ordinal > 0).map(a => a.body.reason ?? '')
+  t.equal(reasons.length, 2, 'both attempts were made, the second with the first as evidence')
+  t.ok(reasons.every(x => x.includes('conf/model.json') && x.includes('params.json')), 'the editable files are sent')
+  t.notOk(reasons.some(x => x.includes('conf/gold/answers.json')), 'the protected file is not sent, in the task or the evidence')
+  t.notOk(reasons.some(x => x.includes('GOLD-ANSWER-42')), 'nor its content')
+})
