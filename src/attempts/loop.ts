@@ -280,16 +280,28 @@ function editPathProblem(dir: string, p: string): string | undefined {
 }
 
 /**
+ * A line of a unified diff that makes git apply read a file by its name: the source of a copy
+ * or a rename (git's header lines `copy from`, `rename from`, `rename old`, and their
+ * destinations). git apply checks the paths it writes, not those it reads: `copy from
+ * ../../holdout.key` put the held-out key beside the work tree (in .git/exp) into the
+ * attempt's commit, and the next task sent it back to the agent as evidence.
+ */
+const COPY_OR_RENAME = /^(?:copy|rename) [^\n]*/m
+
+/**
  * A move whose paths no work tree may take, refused before an attempt is opened for it: an
  * attempt opened first was left open with nothing of the move in it, and the next run
  * evaluated it unchanged and recorded it as a neutral result of a move never made.
  */
 export function refusedMove(move: ResearchMove, contract: Contract): BoundaryError | undefined {
   const root = path.resolve('/work-tree')
+  const refuse = (why: string) => new BoundaryError('move', [`${why} (refused; editable: ${contract.editable_scope.join(', ')})`], {what: "the research agent's", hint: 'the move was refused before an attempt was opened for it: no attempt is recorded, its hypothesis is released; a research agent may edit only the editable scope of its contract (exp contract lint NAME shows it), and its unified diff may change, add and delete files, not copy or rename them'})
   for (const e of move.edits ?? []) {
     const why = editPathProblem(root, e.path)
-    if (why) return new BoundaryError('move', [`an edit of ${JSON.stringify(e.path)} ${why} (refused; editable: ${contract.editable_scope.join(', ')})`], {what: "the research agent's", hint: 'the move was refused before an attempt was opened for it: no attempt is recorded, its hypothesis is released; a research agent may edit only the editable scope of its contract (exp contract lint NAME shows it)'})
+    if (why) return refuse(`an edit of ${JSON.stringify(e.path)} ${why}`)
   }
+  const copy = move.patch ? COPY_OR_RENAME.exec(move.patch) : null
+  if (copy) return refuse(`its unified diff copies or renames a file (${JSON.stringify(copy[0].slice(0, 200))}): git apply would read the source wherever it is, outside the work tree too`)
   return undefined
 }
 
@@ -319,6 +331,8 @@ export async function applyMove(dir: string, move: ResearchMove, contract: Contr
     }
   }
   if (move.patch) {
+    // (refusedMove says why first; this is the wall)
+    if (COPY_OR_RENAME.test(move.patch)) throw new BoundaryError(`in ${dir}`, ['a unified diff that copies or renames a file (refused: git apply reads the source wherever it is)'])
     await new Promise<void>((resolve, reject) => {
       const child = execFile('git', ['apply', '--whitespace=nowarn', '-'], {cwd: dir}, (err, _out, stderr) => (err ? reject(new ResearchAgentError('patch', `its unified diff does not apply to the editable files as main has them: ${stderr.trim()}`)) : resolve()))
       child.stdin!.end(move.patch)

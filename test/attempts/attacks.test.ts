@@ -764,3 +764,23 @@ print(json.dumps({"type": "move", "hypothesis": {"statement": "saw " + " ".join(
   t.notOk(reasons.some(x => x.includes('conf/gold/answers.json')), 'the protected file is not sent, in the task or the evidence')
   t.notOk(reasons.some(x => x.includes('GOLD-ANSWER-42')), 'nor its content')
 })
+
+// Found by an attack sweep: git apply checks the paths a unified diff writes, not the source
+// of a copy or a rename it reads: a research move's patch `copy from ../../holdout.key` (the
+// attempt's work tree is .git/exp/worktrees/<id>) put the held-out key into the attempt's
+// commit, and the next task sent it back to the agent as an earlier attempt's editable file.
+t.test("a research move's unified diff that copies or renames a file — the key beside the work tree, a protected file — is refused before an attempt is opened", async t => {
+  const repo = await quadFixture(t)
+  const key = fs.readFileSync(path.join(repo, '.git/exp/holdout.key'), 'utf8').trim()
+  for (const source of ['../../holdout.key', 'eval.py', '/etc/hostname']) {
+    const agent = path.join(tempDir(t), 'copier.py')
+    const patch = `diff --git a/params.json b/params.json\ndeleted file mode 100644\n--- a/params.json\n+++ /dev/null\n@@ -1 +0,0 @@\n-{"x": 1, "y": 1}\ndiff --git a/${source} b/params.json\nsimilarity index 100%\ncopy from ${source}\ncopy to params.json\n`
+    fs.writeFileSync(agent, `import json, sys\njson.loads(sys.stdin.readline())\nprint(json.dumps({"type": "move", "hypothesis": {"statement": "copy ${source}", "mechanism": "patch"}, "patch": ${JSON.stringify(patch)}, "reason": "copy"}), flush=True)\n`)
+    const r = await exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '1'], {cwd: repo})
+    t.equal(r.code, 6, r.stderr)
+    t.match(r.stderr, `its unified diff copies or renames a file ("copy from ${source}")`, source)
+  }
+  const attempts = await expJson<{body: {ordinal: number}}[]>(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})
+  t.same(attempts.filter(a => a.body.ordinal > 0), [], 'no attempt was opened')
+  t.equal(allObjects(repo).indexOf(key), -1, 'the key is in no object')
+})
