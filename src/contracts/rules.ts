@@ -1,5 +1,7 @@
+import path from 'node:path'
 import {splitCommandLine} from '../agents/command/argv.js'
 import {globToRegExp, matchesAny} from '../gate/glob.js'
+import {checkScope} from '../gate/scope.js'
 import type {ContractDoc} from './types.js'
 
 /** The longest an evaluator command may be given (a timer cannot wait much longer than 24 days anyway). */
@@ -27,6 +29,27 @@ function pathProblem(p: string, file = false): string | undefined {
   if (parts.some(x => x.toLowerCase() === '.git')) return 'nothing in .git'
   if (file && (parts.some(x => x === '' || x === '.') || /[*?[]/.test(p))) return 'one file: no glob, no empty or . segment'
   return undefined
+}
+
+/** An argument that names a program's source by its extension (a script an interpreter runs), not data it reads. */
+const SCRIPT = /\.(py|pyc|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|php|lua|r|jl|tcl|awk|jar)$/i
+
+/**
+ * The files of the repository an evaluator command runs: its program when it is a path
+ * (`./eval.sh`, `tools/run`), and every argument naming a script by its extension
+ * (`python3 harness/eval.py`, `node --import ./hook.mjs eval.mjs`, `--script=run.sh`). Data
+ * it is given (`params.json`) is not among them: an evaluator reads editable files.
+ */
+export function commandFiles(command: string): string[] {
+  const words = splitCommandLine(command) ?? []
+  const out = words.flatMap((w, i) => {
+    // (an option's value too: `--script=run.sh`)
+    const v = !w.startsWith('-') ? w : w.includes('=') ? w.slice(w.indexOf('=') + 1) : ''
+    if (!v || (i > 0 && !SCRIPT.test(v)) || (i === 0 && !v.includes('/'))) return []
+    const rel = path.posix.normalize(v)
+    return path.posix.isAbsolute(rel) || rel.startsWith('../') ? [] : [rel]
+  })
+  return [...new Set(out)]
 }
 
 /** What a schema cannot say about a contract: each with the data path it is about. */
@@ -61,6 +84,14 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
     if (e.command && !splitCommandLine(e.command)?.length) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)} cannot be split into words (an unclosed quote or a trailing backslash?)`})
     if (evaluator === 'world' && e.command) out.push({path: [key, 'command'], message: `${key}: the world evaluator runs no command (evaluator: command, or drop command)`})
     if (evaluator === 'world' && !e.split) out.push({path: [key], message: `${key}: the world evaluator needs a split`})
+    // the evaluator itself: a script an attempt may rewrite writes whatever score it likes
+    // (found by an attack sweep: `python3 tools/eval.py` with `tools/**` editable passed lint)
+    if (evaluator === 'command' && e.command) {
+      for (const f of commandFiles(e.command)) {
+        const scope = checkScope([f], {editable_scope: globs('editable_scope'), protected_scope: globs('protected_scope')})
+        if (!scope.outside.length && !scope.protected.length) out.push({path: [key, 'command'], message: `${key}.command runs ${JSON.stringify(f)}, which is editable: an attempt could rewrite the evaluator and write its own score (protect it: protected_scope)`})
+      }
+    }
     const mf = e.metrics_file ?? 'metrics.json'
     // in any case: on a case-insensitive file system an editable Metrics.json is the metrics file
     if (evaluator === 'command' && (matchesAny(mf, globs('editable_scope')) || matchesAny(mf.toLowerCase(), globs('editable_scope').map(g => g.toLowerCase())))) out.push({path: [key, 'metrics_file'], message: `${key}.metrics_file "${mf}" is editable: an attempt could write its own score`})

@@ -2,7 +2,7 @@ import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
-import {makeRepo} from '../helpers/repo.js'
+import {git, makeRepo} from '../helpers/repo.js'
 import {CONTRACT} from '../helpers/contracts.js'
 import {parseContract} from '../../src/contracts/load.js'
 
@@ -68,4 +68,30 @@ t.test('a contract cannot name a path outside the repository, inside .git, or a 
     [`${CONTRACT}baseline:\n  revision: --output=/tmp/x\n`, /baseline.revision "--output=\/tmp\/x" is not a revision/],
   ]
   for (const [text, problem] of cases) t.match(at(text).join('\n'), problem, problem.source)
+})
+
+// Found by an attack sweep: a contract whose command runs a script the editable scope covers
+// (`python3 tools/eval.py` with `tools/**` editable) passed lint: an attempt's change to the
+// evaluator is inside its boundary, and the evaluator it wrote would write its own score.
+t.test('a contract whose evaluator command runs an editable script is refused: an attempt could rewrite the evaluator', async t => {
+  const repo = await makeRepo(t)
+  fs.mkdirSync(path.join(repo, '.research/contracts'), {recursive: true})
+  fs.mkdirSync(path.join(repo, 'tools'))
+  fs.writeFileSync(path.join(repo, 'tools', 'eval.py'), 'import json\njson.dump({"score": 0}, open("metrics.json", "w"))\n')
+  fs.writeFileSync(path.join(repo, 'tools', 'knob.json'), '{"x": 1}\n')
+  const contract = (editable: string, protect: string) => `version: 2\nname: q\nobjective: o\neditable_scope: [${editable}]\nprotected_scope: [${protect}.research/**]\nmetric: {name: score, direction: maximize}\ndev_eval: {command: "python3 -X dev tools/eval.py tools/knob.json dev", timeout_seconds: 20}\nholdout_eval: {command: "./tools/run.sh --hook=tools/hook.mjs holdout", timeout_seconds: 20}\npromotion: {holdout_required: false}\n`
+  fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', ''))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a contract whose evaluator is editable')
+  const r = await exp(['contract', 'lint', 'q'], {cwd: repo})
+  t.equal(r.code, 1, r.stdout)
+  t.match(r.stdout, /q\.yaml:7: dev_eval\.command runs "tools\/eval\.py", which is editable: an attempt could rewrite the evaluator/)
+  t.match(r.stdout, /q\.yaml:8: holdout_eval\.command runs "tools\/run\.sh", which is editable/)
+  t.match(r.stdout, /q\.yaml:8: holdout_eval\.command runs "tools\/hook\.mjs", which is editable/)
+  t.notMatch(r.stdout, /knob\.json/, 'data the command is given may be editable')
+  const a = await exp(['attempt', 'new', 'q', '--json'], {cwd: repo})
+  t.not(a.code, 0, 'no attempt is opened under it')
+  t.match(a.stderr, /tools\/eval\.py", which is editable/)
+  fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', 'tools/eval.py, tools/run.sh, tools/hook.mjs, '))
+  t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'protected, they may sit in an editable folder')
 })
