@@ -30,7 +30,14 @@ export function parseLocated(text: string): LocatedYaml {
       // an alias bomb (or an alias loop) is this file's problem, reported like a syntax
       // error, never an exception that stops every other scenario from loading
       const m = (e as Error).message ?? String(e)
-      errors.push({line: 1, column: 1, message: /alias/i.test(m) ? `too many alias expansions (more than ${MAX_SCENARIO_ALIASES}): refused as a possible alias bomb` : m.split('\n')[0]!})
+      // an alias whose anchor is not set: most often a glob that starts with `*` left unquoted
+      // (`- *.py`), which was reported at line 1 as an alias bomb
+      const unresolved = /^Unresolved alias\b[^\n]*?: (\S+)/.exec(m)
+      if (unresolved) {
+        const at = text.indexOf(`*${unresolved[1]}`)
+        const {line, col} = at < 0 ? {line: 1, col: 1} : lines.linePos(at)
+        errors.push({line, column: col, message: `*${unresolved[1]} is an alias of no anchor set before it: a value that starts with * must be quoted ("*${unresolved[1]}")`})
+      } else errors.push({line: 1, column: 1, message: /alias/i.test(m) ? `too many alias expansions (more than ${MAX_SCENARIO_ALIASES}): refused as a possible alias bomb` : m.split('\n')[0]!})
     }
   }
   return {doc, lines, data, errors}

@@ -95,3 +95,15 @@ t.test('a contract whose evaluator command runs an editable script is refused: a
   fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', 'tools/eval.py, tools/run.sh, tools/hook.mjs, '))
   t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'protected, they may sit in an editable folder')
 })
+
+// Found by an attack sweep: an unquoted glob that starts with * (`- *.py`) is a YAML alias of no
+// anchor, and lint called it an alias bomb at line 1, naming neither the line nor the fix.
+t.test('an unquoted glob that starts with * is named at its line, with the fix: quote it', async t => {
+  const repo = await makeRepo(t)
+  fs.mkdirSync(path.join(repo, '.research/contracts'), {recursive: true})
+  fs.writeFileSync(path.join(repo, '.research/contracts/quad.yaml'), CONTRACT.replace('  - params.json\n', '  - params.json\n  - *.csv\n'))
+  const r = await exp(['contract', 'lint', 'quad'], {cwd: repo})
+  t.equal(r.code, 1)
+  t.match(r.stdout, /^\.research\/contracts\/quad\.yaml:6:5: YAML: \*\.csv is an alias of no anchor set before it: a value that starts with \* must be quoted \("\*\.csv"\)/m)
+  t.notMatch(r.stdout, /alias bomb/)
+})
