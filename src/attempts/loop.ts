@@ -289,19 +289,29 @@ function editPathProblem(dir: string, p: string): string | undefined {
 const COPY_OR_RENAME = /^(?:copy|rename) [^\n]*/m
 
 /**
+ * A binary patch (a line git reads as one: `GIT binary patch`, `Binary files …`, `Files …`,
+ * with full index lines): git apply takes its postimage from the object database when it holds the
+ * blob its index line names, so a move could write any blob of the repository — a protected
+ * file, a private lane's record — into the attempt by its id, and test which ids exist.
+ */
+const BINARY = /^(?:GIT binary patch|Binary files |Files )[^\n]*/m
+
+/**
  * A move whose paths no work tree may take, refused before an attempt is opened for it: an
  * attempt opened first was left open with nothing of the move in it, and the next run
  * evaluated it unchanged and recorded it as a neutral result of a move never made.
  */
 export function refusedMove(move: ResearchMove, contract: Contract): BoundaryError | undefined {
   const root = path.resolve('/work-tree')
-  const refuse = (why: string) => new BoundaryError('move', [`${why} (refused; editable: ${contract.editable_scope.join(', ')})`], {what: "the research agent's", hint: 'the move was refused before an attempt was opened for it: no attempt is recorded, its hypothesis is released; a research agent may edit only the editable scope of its contract (exp contract lint NAME shows it), and its unified diff may change, add and delete files, not copy or rename them'})
+  const refuse = (why: string) => new BoundaryError('move', [`${why} (refused; editable: ${contract.editable_scope.join(', ')})`], {what: "the research agent's", hint: 'the move was refused before an attempt was opened for it: no attempt is recorded, its hypothesis is released; a research agent may edit only the editable scope of its contract (exp contract lint NAME shows it), and its unified diff may change, add and delete text files, not copy or rename them'})
   for (const e of move.edits ?? []) {
     const why = editPathProblem(root, e.path)
     if (why) return refuse(`an edit of ${JSON.stringify(e.path)} ${why}`)
   }
   const copy = move.patch ? COPY_OR_RENAME.exec(move.patch) : null
   if (copy) return refuse(`its unified diff copies or renames a file (${JSON.stringify(copy[0].slice(0, 200))}): git apply would read the source wherever it is, outside the work tree too`)
+  const binary = move.patch ? BINARY.exec(move.patch) : null
+  if (binary) return refuse(`its unified diff is a binary patch (${JSON.stringify(binary[0].slice(0, 200))}): git apply would take the file from the repository's objects by the id its index line names`)
   return undefined
 }
 
@@ -333,6 +343,7 @@ export async function applyMove(dir: string, move: ResearchMove, contract: Contr
   if (move.patch) {
     // (refusedMove says why first; this is the wall)
     if (COPY_OR_RENAME.test(move.patch)) throw new BoundaryError(`in ${dir}`, ['a unified diff that copies or renames a file (refused: git apply reads the source wherever it is)'])
+    if (BINARY.test(move.patch)) throw new BoundaryError(`in ${dir}`, ['a binary patch (refused: git apply takes it from the repository\'s objects by id)'])
     await new Promise<void>((resolve, reject) => {
       const child = execFile('git', ['apply', '--whitespace=nowarn', '-'], {cwd: dir}, (err, _out, stderr) => (err ? reject(new ResearchAgentError('patch', `its unified diff does not apply to the editable files as main has them: ${stderr.trim()}`)) : resolve()))
       child.stdin!.end(move.patch)

@@ -784,3 +784,23 @@ t.test("a research move's unified diff that copies or renames a file — the key
   t.same(attempts.filter(a => a.body.ordinal > 0), [], 'no attempt was opened')
   t.equal(allObjects(repo).indexOf(key), -1, 'the key is in no object')
 })
+
+// Found by an attack sweep: git apply takes a binary patch's postimage from the object database
+// when it holds the blob the patch's index line names: a research move could write any blob of
+// the repository (a protected file, a record of a private lane) into the attempt by its id, and
+// have it sent back as evidence, or learn which ids exist.
+t.test("a research move's binary patch, which git apply would take from the repository's objects by id, is refused before an attempt is opened", async t => {
+  const repo = await quadFixture(t)
+  const blob = (await git(repo, 'rev-parse', 'HEAD:eval.py')).trim()
+  for (const header of ['GIT binary patch\nliteral 0\nHcmV?d00001\n\nliteral 0\nHcmV?d00001\n', 'Binary files /dev/null and b/params.json differ\n']) {
+    const agent = path.join(tempDir(t), 'binary.py')
+    const patch = `diff --git a/params.json b/params.json\ndeleted file mode 100644\n--- a/params.json\n+++ /dev/null\n@@ -1 +0,0 @@\n-{"x": 1, "y": 1}\ndiff --git a/params.json b/params.json\nnew file mode 100644\nindex ${'0'.repeat(40)}..${blob}\n${header}`
+    fs.writeFileSync(agent, `import json, sys\njson.loads(sys.stdin.readline())\nprint(json.dumps({"type": "move", "hypothesis": {"statement": "by id", "mechanism": "binary patch"}, "patch": ${JSON.stringify(patch)}, "reason": "binary"}), flush=True)\n`)
+    const r = await exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '1'], {cwd: repo})
+    t.equal(r.code, 6, r.stderr)
+    t.match(r.stderr, /its unified diff is a binary patch/, header.split('\n')[0]!)
+  }
+  const attempts = await expJson<{body: {ordinal: number}}[]>(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})
+  t.same(attempts.filter(a => a.body.ordinal > 0), [], 'no attempt was opened')
+  t.notOk((await git(repo, 'branch', '--list', 'exp/attempt/*')).trim(), 'no attempt branch holds the blob')
+})
