@@ -32,11 +32,30 @@ export function isGitControlFile(p: string): boolean {
   return base === '.gitattributes' || base === '.gitmodules'
 }
 
+/**
+ * Paths a runtime takes for a protected file `D/S.ext` (a glob whose last segment is a plain
+ * name): a folder `D/S/` (Python imports the package `S` before the module `S.py`), another
+ * file of its stem `D/S.*` (`S.so`, `S.pyc`; Node's `require('./S')` tries `S.js` before
+ * `S.json`), and Python's cache `D/__pycache__/S.*` (an unchecked-hash .pyc runs without its
+ * source being read). As globs, folded like the protected scope.
+ */
+function lookAlikes(globs: readonly string[]): string[] {
+  return globs.flatMap(g => {
+    const cut = g.lastIndexOf('/')
+    const [dir, name] = [g.slice(0, cut + 1), g.slice(cut + 1)]
+    const stem = name.slice(0, name.indexOf('.'))
+    if (/[*?[]/.test(name) || !stem) return []
+    return [`${dir}${stem}`, `${dir}${stem}.*`, `${dir}__pycache__/${stem}.*`].map(fold)
+  })
+}
+
 export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = []): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   // protected in any case and Unicode form: on a case-insensitive or normalizing file system
-  // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file
-  const folded = (contract.protected_scope ?? []).map(fold)
+  // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file;
+  // and what a runtime loads in its place (lookAlikes: `solver/score/__init__.py` beside a
+  // protected `solver/score.py` in an editable `solver/**` ran instead of it)
+  const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [])]
   const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded))
   const special = [...new Set([...links, ...changed.filter(isGitControlFile)])]
   return {changed: [...changed], outside, protected: prot, links: special, ok: !outside.length && !prot.length && !special.length}

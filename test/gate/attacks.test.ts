@@ -281,3 +281,33 @@ t.test("a contract's baseline.revision that a tag shadows is refused, not read a
   await git(repo, 'tag', 'main', 'main')
   t.equal(await ws.resolve('main'), (await git(repo, 'rev-parse', 'refs/heads/main')).trim(), 'a tag at the same commit is no ambiguity')
 })
+
+// Found by an attack sweep: a contract whose editable `solver/**` holds the solver's data, beside
+// the protected scorer `solver/score.py` that the protected eval.py imports. A pull request that
+// added `solver/score/__init__.py` changed editable paths only, and Python imported that package
+// instead of the protected module of its name: the scorer the pull request wrote judged it.
+t.test('what a runtime loads in place of a protected file — a package of its name, a file of its stem, its __pycache__ — is protected', async t => {
+  const repo = await quadFixture(t)
+  fs.mkdirSync(path.join(repo, 'solver'))
+  fs.writeFileSync(path.join(repo, 'solver', '__init__.py'), '')
+  fs.writeFileSync(path.join(repo, 'solver', 'params.json'), '{"x": 1}\n')
+  fs.writeFileSync(path.join(repo, 'solver', 'score.py'), 'def score(x):\n    return -(x - 5) ** 2\n')
+  fs.writeFileSync(path.join(repo, 'eval.py'), 'import json\nfrom solver.score import score\nx = json.load(open("solver/params.json"))["x"]\njson.dump({"score": score(x)}, open("metrics.json", "w"))\n')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - solver/**\n').replace('  - eval.py\n', '  - eval.py\n  - solver/score.py\n  - solver/__init__.py\n').replace(/repetitions: 2/g, 'repetitions: 1'))
+  t.equal((await exp(['contract', 'lint', 'quad'], {cwd: repo})).code, 0, 'the contract is clean')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a scorer beside editable solver data')
+  await git(repo, 'checkout', '-q', '-b', 'shadow')
+  fs.mkdirSync(path.join(repo, 'solver', 'score'))
+  fs.writeFileSync(path.join(repo, 'solver', 'score', '__init__.py'), 'def score(x):\n    return 1000\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a scorer of my own')
+  const g = await gateOf(repo, ['--base', 'main', '--head', 'shadow'])
+  t.equal(g.code, 6, g.stderr)
+  t.same(g.result.scope.protected, ['solver/score/__init__.py'])
+  t.same(g.result.contracts, [], 'nothing was evaluated')
+  const contract = {editable_scope: ['solver/**', 'lib/**'], protected_scope: ['solver/score.py', 'lib/Data.json']}
+  for (const p of ['solver/score.cpython-311-x86_64-linux-gnu.so', 'solver/score.pyc', 'solver/__pycache__/score.cpython-311.pyc', 'solver/SCORE/x.py', 'lib/data.js', 'lib/Data/index.js']) t.match(checkScope([p], contract), {ok: false, protected: [p]}, p)
+  for (const p of ['solver/scorer.py', 'solver/score_notes.txt', 'solver/x/score.py', 'lib/data-2.json']) t.match(checkScope([p], contract), {ok: true}, p)
+})
