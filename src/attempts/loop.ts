@@ -107,7 +107,7 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
       stopped = 'the agent has no move left to try'
       break
     }
-    const refused = refusedMove(picked.move, contract)
+    const refused = refusedMove(picked.move, contract, (await ws.listTree((await ws.readRef(o.mainRef))!)).map(f => f.path))
     if (refused) {
       await releaseHypothesis(store, {hypothesis: picked.hypothesis, lane: o.lane, now: o.now ?? (() => new Date())}).catch(() => undefined)
       throw refused
@@ -301,12 +301,21 @@ const BINARY = /^(?:GIT binary patch|Binary files |Files )[^\n]*/m
  * attempt opened first was left open with nothing of the move in it, and the next run
  * evaluated it unchanged and recorded it as a neutral result of a move never made.
  */
-export function refusedMove(move: ResearchMove, contract: Contract): BoundaryError | undefined {
+export function refusedMove(move: ResearchMove, contract: Contract, mainFiles: readonly string[] = []): BoundaryError | undefined {
   const root = path.resolve('/work-tree')
+  // the files of main the attempt is opened on, and their folders: an edit of a folder, or of a
+  // path below a file, failed after the attempt was opened (EISDIR, ENOTDIR), and the next run
+  // recorded a result of the move never made (found by an attack sweep)
+  const files = new Set(mainFiles)
+  const folders = new Set(mainFiles.flatMap(f => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))))
   const refuse = (why: string) => new BoundaryError('move', [`${why} (refused; editable: ${contract.editable_scope.join(', ')})`], {what: "the research agent's", hint: 'the move was refused before an attempt was opened for it: no attempt is recorded, its hypothesis is released; a research agent may edit only the editable scope of its contract (exp contract lint NAME shows it), and its unified diff may change, add and delete text files, not copy or rename them'})
   for (const e of move.edits ?? []) {
     const why = editPathProblem(root, e.path)
     if (why) return refuse(`an edit of ${JSON.stringify(e.path)} ${why}`)
+    const rel = path.posix.normalize(e.path)
+    const above = rel.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')).find(a => files.has(a))
+    if (folders.has(rel)) return refuse(`an edit of ${JSON.stringify(e.path)} names a folder of main, not a file`)
+    if (above) return refuse(`an edit of ${JSON.stringify(e.path)} goes below ${JSON.stringify(above)}, a file of main`)
   }
   const copy = move.patch ? COPY_OR_RENAME.exec(move.patch) : null
   if (copy) return refuse(`its unified diff copies or renames a file (${JSON.stringify(copy[0].slice(0, 200))}): git apply would read the source wherever it is, outside the work tree too`)

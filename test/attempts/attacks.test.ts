@@ -804,3 +804,19 @@ t.test("a research move's binary patch, which git apply would take from the repo
   t.same(attempts.filter(a => a.body.ordinal > 0), [], 'no attempt was opened')
   t.notOk((await git(repo, 'branch', '--list', 'exp/attempt/*')).trim(), 'no attempt branch holds the blob')
 })
+
+// Found by an attack sweep: a research move that writes a file where main has a folder (or below
+// a file of main) failed after its attempt was opened, with an unexpected EISDIR, and the next
+// run evaluated that attempt unchanged: a result recorded for a move never made.
+t.test('a research move that edits a folder of main, or a path below a file of main, is refused before an attempt is opened', async t => {
+  const repo = await quadFixture(t)
+  for (const [edit, why] of [['.research', /an edit of "\.research" names a folder of main, not a file/], ['params.json/x', /an edit of "params\.json\/x" goes below "params\.json", a file of main/]] as const) {
+    const agent = path.join(tempDir(t), 'clash.py')
+    fs.writeFileSync(agent, `import json, sys\njson.loads(sys.stdin.readline())\nprint(json.dumps({"type": "move", "hypothesis": {"statement": "clash ${edit}", "mechanism": "m"}, "edits": [{"path": "${edit}", "content": "x"}], "reason": "clash"}), flush=True)\n`)
+    const r = await exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '1'], {cwd: repo})
+    t.equal(r.code, 6, r.stderr)
+    t.match(r.stderr, why)
+  }
+  const attempts = await expJson<{body: {ordinal: number}}[]>(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})
+  t.same(attempts.filter(a => a.body.ordinal > 0), [], 'no attempt was opened, so none is left to evaluate unchanged')
+})
