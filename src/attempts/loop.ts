@@ -1,5 +1,6 @@
 import {existsSync} from 'node:fs'
-import {lstat, mkdir, rm, writeFile} from 'node:fs/promises'
+import {lstat, mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import {execFile} from 'node:child_process'
 import type {AttemptBody, HypothesisBody, VerdictBody} from '../records/types.js'
@@ -107,7 +108,8 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
       stopped = 'the agent has no move left to try'
       break
     }
-    const refused = refusedMove(picked.move, contract, (await ws.listTree((await ws.readRef(o.mainRef))!)).map(f => f.path))
+    const tip = (await ws.readRef(o.mainRef))!
+    const refused = refusedMove(picked.move, contract, (await ws.listTree(tip)).map(f => f.path)) ?? (picked.move.patch ? await unappliedPatch(ws, tip, contract, picked.move) : undefined)
     if (refused) {
       await releaseHypothesis(store, {hypothesis: picked.hypothesis, lane: o.lane, now: o.now ?? (() => new Date())}).catch(() => undefined)
       throw refused
@@ -322,6 +324,39 @@ export function refusedMove(move: ResearchMove, contract: Contract, mainFiles: r
   const binary = move.patch ? BINARY.exec(move.patch) : null
   if (binary) return refuse(`its unified diff is a binary patch (${JSON.stringify(binary[0].slice(0, 200))}): git apply would take the file from the repository's objects by the id its index line names`)
   return undefined
+}
+
+/**
+ * A move's unified diff that does not apply to the editable files of main as the agent was
+ * given them (with the move's edits written first, as applyMove writes them): checked with `git
+ * apply --check` in a folder of its own that holds only those files, outside any repository,
+ * before an attempt is opened. Applied first in the attempt's work tree, a patch that failed
+ * left the attempt open with nothing of the move in it (the next run recorded a result of a move
+ * never made), and one that changed a protected file applied or not as the agent guessed its
+ * lines: an oracle on files it is never shown (found by an attack sweep).
+ */
+async function unappliedPatch(ws: Workspace, tip: string, contract: Contract, move: ResearchMove): Promise<ResearchAgentError | undefined> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'exp-move-'))
+  try {
+    const write = async (p: string, content: string | null) => {
+      const to = path.resolve(dir, p)
+      if (content === null) return rm(to, {force: true})
+      await mkdir(path.dirname(to), {recursive: true})
+      await writeFile(to, content)
+    }
+    for (const f of await editableFiles(ws, tip, contract, {skipTooLarge: true})) await write(f.path, f.content)
+    // (their paths were checked by refusedMove: none leaves the folder)
+    for (const e of move.edits ?? []) await write(e.path, e.content)
+    const env: NodeJS.ProcessEnv = {...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir)}
+    for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']) delete env[k]
+    const stderr = await new Promise<string | undefined>(resolve => {
+      const child = execFile('git', ['apply', '--check', '--whitespace=nowarn', '-'], {cwd: dir, env}, (err, _out, text) => resolve(err ? text.split(dir + path.sep).join('').trim() || err.message : undefined))
+      child.stdin!.end(move.patch)
+    })
+    return stderr === undefined ? undefined : new ResearchAgentError('patch', `its unified diff does not apply to the editable files as main has them (nothing was opened or recorded): ${stderr}`)
+  } finally {
+    await rm(dir, {recursive: true, force: true})
+  }
 }
 
 /** Write a move into the attempt's work tree: whole files, or a unified diff through git apply. Paths may not leave the work tree. */

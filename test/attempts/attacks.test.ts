@@ -820,3 +820,32 @@ t.test('a research move that edits a folder of main, or a path below a file of m
   const attempts = await expJson<{body: {ordinal: number}}[]>(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})
   t.same(attempts.filter(a => a.body.ordinal > 0), [], 'no attempt was opened, so none is left to evaluate unchanged')
 })
+
+// Found by an attack sweep: a research move's unified diff was first applied in the attempt's
+// work tree: one that did not apply left the attempt open with nothing of the move in it (the
+// next run recorded a neutral result and a reject of a move never made), and one that changed a
+// protected file applied when the agent guessed its lines: an oracle on files it is never shown.
+t.test("a research move's unified diff is checked against the editable files as given, before an attempt is opened", async t => {
+  const repo = await quadFixture(t)
+  const line1 = fs.readFileSync(path.join(repo, 'eval.py'), 'utf8').split('\n')[0]!
+  const moves = {
+    stale: '--- a/params.json\n+++ b/params.json\n@@ -1 +1 @@\n-{"x": 9, "y": 9}\n+{"x": 5, "y": 2}\n',
+    guess: `--- a/eval.py\n+++ b/eval.py\n@@ -1 +1,2 @@\n ${line1}\n+# guessed\n`,
+    good: '--- a/params.json\n+++ b/params.json\n@@ -1 +1 @@\n-{"x": 1, "y": 1}\n+{"x": 3, "y": 2}\n',
+  }
+  const run = async (patch: string) => {
+    const agent = path.join(tempDir(t), 'patcher.py')
+    fs.writeFileSync(agent, `import json, sys\njson.loads(sys.stdin.readline())\nprint(json.dumps({"type": "move", "hypothesis": {"statement": ${JSON.stringify(patch.slice(0, 60))}, "mechanism": "patch"}, "patch": ${JSON.stringify(patch)}, "reason": "patch"}), flush=True)\n`)
+    return exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '1', '--json'], {cwd: repo})
+  }
+  for (const patch of [moves.stale, moves.guess]) {
+    const r = await run(patch)
+    t.not(r.code, 0)
+    t.match(r.stderr, /its unified diff does not apply to the editable files as main has them \(nothing was opened or recorded\)/)
+    const attempts = await expJson<{body: {ordinal: number}}[]>(['ledger', '--kind', 'attempt', '--json'], {cwd: repo})
+    t.same(attempts.filter(a => a.body.ordinal > 0), [], 'no attempt was opened, so none is left to evaluate unchanged')
+  }
+  const good = await run(moves.good)
+  t.equal(good.code, 0, good.stderr)
+  t.match(JSON.parse(good.stdout), {attempts: [{state: 'accepted'}]}, 'a patch of the editable files as given applies')
+})
