@@ -43,7 +43,8 @@ function lookAlikes(globs: readonly string[]): string[] {
   return globs.flatMap(g => {
     const cut = g.lastIndexOf('/')
     const [dir, name] = [g.slice(0, cut + 1), g.slice(cut + 1)]
-    const stem = name.slice(0, name.indexOf('.'))
+    // (a name without a dot is its own stem: `bin/run` gives `bin/run.*`, never `bin/ru.*`)
+    const stem = name.includes('.') ? name.slice(0, name.indexOf('.')) : name
     if (/[*?[]/.test(name) || !stem) return []
     return [`${dir}${stem}`, `${dir}${stem}.*`, `${dir}__pycache__/${stem}.*`].map(fold)
   })

@@ -310,4 +310,8 @@ t.test('what a runtime loads in place of a protected file — a package of its n
   const contract = {editable_scope: ['solver/**', 'lib/**'], protected_scope: ['solver/score.py', 'lib/Data.json']}
   for (const p of ['solver/score.cpython-311-x86_64-linux-gnu.so', 'solver/score.pyc', 'solver/__pycache__/score.cpython-311.pyc', 'solver/SCORE/x.py', 'lib/data.js', 'lib/Data/index.js']) t.match(checkScope([p], contract), {ok: false, protected: [p]}, p)
   for (const p of ['solver/scorer.py', 'solver/score_notes.txt', 'solver/x/score.py', 'lib/data-2.json']) t.match(checkScope([p], contract), {ok: true}, p)
+  // a protected name without a dot is its own stem: `bin/run.sh` beside a protected `bin/run`, not `bin/ru.sh`
+  const dotless = {editable_scope: ['bin/**'], protected_scope: ['bin/run']}
+  t.match(checkScope(['bin/run.sh'], dotless), {ok: false, protected: ['bin/run.sh']})
+  for (const p of ['bin/ru.sh', 'bin/ru/x.py', 'bin/runner.sh']) t.match(checkScope([p], dotless), {ok: true}, p)
 })
