@@ -52,6 +52,20 @@ export function commandFiles(command: string): string[] {
   return [...new Set(out)]
 }
 
+/**
+ * A file an attempt could add beside an evaluator script that its runtime imports by name before
+ * its own: a module of Python's standard library (the script's folder is first on sys.path), or
+ * a package in node_modules/ (looked for from the script's folder up). A probe path, what it is,
+ * and the folder to protect; undefined for other scripts.
+ */
+function shadowOf(script: string): {probe: string; what: string; folder: string} | undefined {
+  const dir = path.posix.dirname(script)
+  const at = (p: string) => (dir === '.' ? p : `${dir}/${p}`)
+  if (/\.pyc?$/i.test(script)) return {probe: at('json.py'), what: 'a Python module named like one of the standard library', folder: at('*.py')}
+  if (/\.(?:m|c)?[jt]s$/i.test(script)) return {probe: at('node_modules/probe/index.js'), what: 'a node_modules/ package', folder: at('node_modules/**')}
+  return undefined
+}
+
 /** What a schema cannot say about a contract: each with the data path it is about. */
 export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; message: string}[] {
   const out: {path: (string | number)[]; message: string}[] = []
@@ -87,9 +101,15 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
     // the evaluator itself: a script an attempt may rewrite writes whatever score it likes
     // (found by an attack sweep: `python3 tools/eval.py` with `tools/**` editable passed lint)
     if (evaluator === 'command' && e.command) {
+      // (a path an attempt may write: inside the editable scope and outside the protected one)
+      const writable = (p: string) => checkScope([p], {editable_scope: globs('editable_scope'), protected_scope: globs('protected_scope')}).ok
       for (const f of commandFiles(e.command)) {
-        const scope = checkScope([f], {editable_scope: globs('editable_scope'), protected_scope: globs('protected_scope')})
-        if (!scope.outside.length && !scope.protected.length) out.push({path: [key, 'command'], message: `${key}.command runs ${JSON.stringify(f)}, which is editable: an attempt could rewrite the evaluator and write its own score (protect it: protected_scope)`})
+        if (writable(f)) out.push({path: [key, 'command'], message: `${key}.command runs ${JSON.stringify(f)}, which is editable: an attempt could rewrite the evaluator and write its own score (protect it: protected_scope)`})
+        // and what it imports by name from beside it, before the runtime's own: Python puts the
+        // script's folder first on sys.path (an attempt's json.py beside eval.py ran as the
+        // standard library's json), Node looks in node_modules/ from the script's folder up
+        const shadow = shadowOf(f)
+        if (shadow && writable(shadow.probe)) out.push({path: [key, 'command'], message: `${key}.command runs ${JSON.stringify(f)}, and the editable scope may add ${shadow.what} beside it (${JSON.stringify(shadow.probe)}), which it would import in place of its own: an attempt could replace what the evaluator runs (narrow editable_scope, or protect ${JSON.stringify(shadow.folder)})`})
       }
     }
     const mf = e.metrics_file ?? 'metrics.json'

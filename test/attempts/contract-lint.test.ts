@@ -92,8 +92,18 @@ t.test('a contract whose evaluator command runs an editable script is refused: a
   const a = await exp(['attempt', 'new', 'q', '--json'], {cwd: repo})
   t.not(a.code, 0, 'no attempt is opened under it')
   t.match(a.stderr, /tools\/eval\.py", which is editable/)
+  // protected, in an editable folder: an attempt could still add what they import by name beside
+  // them (found by an attack sweep: a json.py beside eval.py ran as Python's json)
   fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', 'tools/eval.py, tools/run.sh, tools/hook.mjs, '))
-  t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'protected, they may sit in an editable folder')
+  const beside = await exp(['contract', 'lint', 'q'], {cwd: repo})
+  t.equal(beside.code, 1, beside.stdout)
+  t.match(beside.stdout, /q\.yaml:7: dev_eval\.command runs "tools\/eval\.py", and the editable scope may add a Python module named like one of the standard library beside it \("tools\/json\.py"\).*protect "tools\/\*\.py"/)
+  t.match(beside.stdout, /q\.yaml:8: holdout_eval\.command runs "tools\/hook\.mjs", and the editable scope may add a node_modules\/ package beside it/)
+  t.notMatch(beside.stdout, /run\.sh", and/, 'a shell script imports nothing by name')
+  fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', 'tools/eval.py, tools/run.sh, tools/hook.mjs, "tools/*.py", "tools/node_modules/**", '))
+  t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'protected with what they import, they may sit in an editable folder')
+  fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/*.json"', ''))
+  t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'an editable scope of data files adds no code beside them')
 })
 
 // Found by an attack sweep: an unquoted glob that starts with * (`- *.py`) is a YAML alias of no
