@@ -3,7 +3,8 @@ import type {Test} from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
 import {exp} from '../helpers/cli.js'
-import {makeRepo} from '../helpers/repo.js'
+import {makeRepo, tempDir} from '../helpers/repo.js'
+import {cachedFixture} from '../helpers/fixture-cache.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {validationCopier} from '../helpers/trust.js'
 
@@ -14,16 +15,24 @@ import {validationCopier} from '../helpers/trust.js'
 // `exp gain` re-labelled two validation evaluations onto such lanes and wrote a note: the report
 // printed "Experience Gain +54.0 points … held-out" and four metrics of its choosing, fsck clean.
 
-/** A repository where alice ran `exp gain` once: it, the gain's id, and its store. */
+/**
+ * A copy, for this test, of a repository where alice ran `exp gain` once: it, the gain's id, and
+ * its store. The run is made once per version of the code (cachedFixture), not once per test.
+ */
 async function gained(t: Test): Promise<{repo: string; honest: string; store: GitRecordStore}> {
-  const repo = await makeRepo(t)
-  const env = {EXP_LANE: 'alice'}
-  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
-  const ran = await exp(['gain', '-n', '1', '--repeat', '1', '--json'], {cwd: repo, env})
-  t.equal(ran.code, 0, ran.stderr)
+  const {dir, data} = await cachedFixture('gain-once', ['src', 'scenarios', 'skills', 'schemas', 'examples', 'test/reports/gain-note.test.ts', 'test/helpers/repo.ts'], async repo => {
+    fs.cpSync(await makeRepo(t), repo, {recursive: true})
+    const env = {EXP_LANE: 'alice'}
+    t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo, env})).code, 0)
+    const ran = await exp(['gain', '-n', '1', '--repeat', '1', '--json'], {cwd: repo, env})
+    t.equal(ran.code, 0, ran.stderr)
+    return (JSON.parse(ran.stdout) as {id: string}).id
+  })
+  const repo = tempDir(t)
+  fs.cpSync(dir, repo, {recursive: true})
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
-  return {repo, honest: (JSON.parse(ran.stdout) as {id: string}).id, store}
+  return {repo, honest: data, store}
 }
 
 t.test('the report shows a gain only on held-out evaluations exp gain recorded, and says its metrics are the note\'s', async t => {
