@@ -109,7 +109,8 @@ export async function research(store: RecordStore, ws: Workspace, o: ResearchOpt
       break
     }
     const tip = (await ws.readRef(o.mainRef))!
-    const refused = refusedMove(picked.move, contract, (await ws.listTree(tip)).map(f => f.path)) ?? (picked.move.patch ? await unappliedPatch(ws, tip, contract, picked.move) : undefined)
+    const mainFiles = (await ws.listTree(tip)).map(f => f.path)
+    const refused = refusedMove(picked.move, contract, mainFiles) ?? (picked.move.patch ? await unappliedPatch(ws, tip, contract, picked.move, mainFiles) : undefined)
     if (refused) {
       await releaseHypothesis(store, {hypothesis: picked.hypothesis, lane: o.lane, now: o.now ?? (() => new Date())}).catch(() => undefined)
       throw refused
@@ -335,7 +336,7 @@ export function refusedMove(move: ResearchMove, contract: Contract, mainFiles: r
  * never made), and one that changed a protected file applied or not as the agent guessed its
  * lines: an oracle on files it is never shown (found by an attack sweep).
  */
-async function unappliedPatch(ws: Workspace, tip: string, contract: Contract, move: ResearchMove): Promise<ResearchAgentError | undefined> {
+async function unappliedPatch(ws: Workspace, tip: string, contract: Contract, move: ResearchMove, mainFiles: readonly string[]): Promise<ResearchAgentError | undefined> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'exp-move-'))
   try {
     const write = async (p: string, content: string | null) => {
@@ -344,20 +345,33 @@ async function unappliedPatch(ws: Workspace, tip: string, contract: Contract, mo
       await mkdir(path.dirname(to), {recursive: true})
       await writeFile(to, content)
     }
-    for (const f of await editableFiles(ws, tip, contract, {skipTooLarge: true})) await write(f.path, f.content)
+    const given = await editableFiles(ws, tip, contract, {skipTooLarge: true})
+    for (const f of given) await write(f.path, f.content)
     // (their paths were checked by refusedMove: none leaves the folder)
     for (const e of move.edits ?? []) await write(e.path, e.content)
     const env: NodeJS.ProcessEnv = {...process.env, GIT_CEILING_DIRECTORIES: path.dirname(dir)}
     for (const k of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR']) delete env[k]
-    const stderr = await new Promise<string | undefined>(resolve => {
-      const child = execFile('git', ['apply', '--check', '--whitespace=nowarn', '-'], {cwd: dir, env}, (err, _out, text) => resolve(err ? text.split(dir + path.sep).join('').trim() || err.message : undefined))
-      child.stdin!.end(move.patch)
-    })
+    const apply = (args: string[]) =>
+      new Promise<{out: string; err?: string}>(resolve => {
+        const child = execFile('git', ['apply', ...args, '-'], {cwd: dir, env, maxBuffer: 16 * 1024 * 1024}, (err, out, text) => resolve({out, ...(err ? {err: text.split(dir + path.sep).join('').trim() || err.message} : {})}))
+        child.stdin!.end(move.patch)
+      })
+    // a file of main the patch names that the agent is not given stands there as a placeholder:
+    // a patch creating it fails here as in the attempt (it passed here and failed after the
+    // attempt was opened), and one changing it fails whatever the agent guessed of its lines
+    const shown = new Set([...given.map(f => f.path), ...(move.edits ?? []).map(e => path.posix.normalize(e.path))])
+    const inMain = new Set(mainFiles)
+    const named = (await apply(['--numstat', '-z'])).out.split('\0').map(r => r.split('\t').pop()!).filter(Boolean)
+    for (const p of named) if (inMain.has(p) && !shown.has(p)) await write(p, NOT_SHOWN)
+    const {err: stderr} = await apply(['--check', '--whitespace=nowarn'])
     return stderr === undefined ? undefined : new ResearchAgentError('patch', `its unified diff does not apply to the editable files as main has them (nothing was opened or recorded): ${stderr}`)
   } finally {
     await rm(dir, {recursive: true, force: true})
   }
 }
+
+/** what a file of main the agent is not shown holds when a move's patch is checked (unappliedPatch) */
+const NOT_SHOWN = '(a file of main the research agent is not shown)\n'
 
 /** Write a move into the attempt's work tree: whole files, or a unified diff through git apply. Paths may not leave the work tree. */
 export async function applyMove(dir: string, move: ResearchMove, contract: Contract): Promise<void> {

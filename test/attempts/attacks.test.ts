@@ -831,6 +831,8 @@ t.test("a research move's unified diff is checked against the editable files as 
   const moves = {
     stale: '--- a/params.json\n+++ b/params.json\n@@ -1 +1 @@\n-{"x": 9, "y": 9}\n+{"x": 5, "y": 2}\n',
     guess: `--- a/eval.py\n+++ b/eval.py\n@@ -1 +1,2 @@\n ${line1}\n+# guessed\n`,
+    // creating a file main has and the agent is not shown: it passed the check and failed after the attempt was opened
+    create: 'diff --git a/eval.py b/eval.py\nnew file mode 100644\n--- /dev/null\n+++ b/eval.py\n@@ -0,0 +1 @@\n+print("mine")\n',
     good: '--- a/params.json\n+++ b/params.json\n@@ -1 +1 @@\n-{"x": 1, "y": 1}\n+{"x": 3, "y": 2}\n',
   }
   const run = async (patch: string) => {
@@ -838,7 +840,7 @@ t.test("a research move's unified diff is checked against the editable files as 
     fs.writeFileSync(agent, `import json, sys\njson.loads(sys.stdin.readline())\nprint(json.dumps({"type": "move", "hypothesis": {"statement": ${JSON.stringify(patch.slice(0, 60))}, "mechanism": "patch"}, "patch": ${JSON.stringify(patch)}, "reason": "patch"}), flush=True)\n`)
     return exp(['research', 'quad', '--agent', `command:python3 ${agent}`, '--attempts', '1', '--json'], {cwd: repo})
   }
-  for (const patch of [moves.stale, moves.guess]) {
+  for (const patch of [moves.stale, moves.guess, moves.create]) {
     const r = await run(patch)
     t.not(r.code, 0)
     t.match(r.stderr, /its unified diff does not apply to the editable files as main has them \(nothing was opened or recorded\)/)
