@@ -262,7 +262,10 @@ async function taskFor(store: RecordStore, ws: Workspace, contract: Contract, or
  */
 async function editableFiles(ws: Workspace, commit: string, contract: Contract, o: {skipTooLarge?: boolean} = {}): Promise<{path: string; content: string}[]> {
   const out: {path: string; content: string}[] = []
-  for (const e of (await ws.listTree(commit)).filter(f => checkScope([f.path], contract).ok)) {
+  const tree = await ws.listTree(commit)
+  const scope = checkScope(tree.map(f => f.path), contract)
+  const off = new Set([...scope.outside, ...scope.protected, ...scope.links])
+  for (const e of tree.filter(f => !off.has(f.path))) {
     try {
       const bytes = await ws.readFile(commit, e.path)
       if (bytes) out.push({path: e.path, content: bytes.toString('utf8')})
@@ -299,6 +302,12 @@ const COPY_OR_RENAME = /^(?:copy|rename) [^\n]*/m
  */
 const BINARY = /^(?:GIT binary patch|Binary files |Files )[^\n]*/m
 
+/** the folders a path is in, outermost first: `a/b/c.txt` -> `a`, `a/b` */
+function foldersOf(p: string): string[] {
+  const parts = p.split('/').slice(0, -1)
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/'))
+}
+
 /**
  * A move whose paths no work tree may take, refused before an attempt is opened for it: an
  * attempt opened first was left open with nothing of the move in it, and the next run
@@ -310,13 +319,13 @@ export function refusedMove(move: ResearchMove, contract: Contract, mainFiles: r
   // path below a file, failed after the attempt was opened (EISDIR, ENOTDIR), and the next run
   // recorded a result of the move never made (found by an attack sweep)
   const files = new Set(mainFiles)
-  const folders = new Set(mainFiles.flatMap(f => f.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/'))))
+  const folders = new Set(mainFiles.flatMap(foldersOf))
   const refuse = (why: string) => new BoundaryError('move', [`${why} (refused; editable: ${contract.editable_scope.join(', ')})`], {what: "the research agent's", hint: 'the move was refused before an attempt was opened for it: no attempt is recorded, its hypothesis is released; a research agent may edit only the editable scope of its contract (exp contract lint NAME shows it), and its unified diff may change, add and delete text files, not copy or rename them'})
   for (const e of move.edits ?? []) {
     const why = editPathProblem(root, e.path)
     if (why) return refuse(`an edit of ${JSON.stringify(e.path)} ${why}`)
     const rel = path.posix.normalize(e.path)
-    const above = rel.split('/').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('/')).find(a => files.has(a))
+    const above = foldersOf(rel).find(a => files.has(a))
     if (folders.has(rel)) return refuse(`an edit of ${JSON.stringify(e.path)} names a folder of main, not a file`)
     if (above) return refuse(`an edit of ${JSON.stringify(e.path)} goes below ${JSON.stringify(above)}, a file of main`)
   }
