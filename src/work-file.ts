@@ -75,6 +75,25 @@ export function linkOnTheWay(root: string, target: string, self = false): {at: s
   return undefined
 }
 
+/**
+ * The first name on the way from `root` to `target` (both absolute; `target` not included)
+ * that is there and is not a folder: a write of `target` would fail at it (ENOTDIR). Checked
+ * before work that a failed write would waste. Undefined when there is none.
+ */
+export function fileOnTheWay(root: string, target: string): string | undefined {
+  if (!within(target, root)) return undefined
+  const parts = path.relative(root, target).split(path.sep).filter(Boolean)
+  for (let i = 0; i < parts.length - 1; i++) {
+    const at = path.join(root, ...parts.slice(0, i + 1))
+    try {
+      if (!lstatSync(at).isDirectory()) return at
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
 /** Refuse to write `target` when a folder on the way to it in the work tree (or, with `self`, the name itself) is a symbolic link. */
 export function refuseLinkOnTheWay(root: string, target: string, self = false): void {
   const link = linkOnTheWay(root, target, self)

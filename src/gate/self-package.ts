@@ -43,28 +43,20 @@ function npm(args: string[], cwd: string): Promise<string> {
 }
 
 /**
- * Pack the package this process runs from into `dest`. Its files are those `npm pack` lists
- * (package.json's `files`), copied into a folder of their own with a manifest that has no
- * scripts building from sources (none are in the package): the package folder itself — an
- * installed copy, or a checkout — is never written. npm writes every entry with one fixed
- * time, so the same exp packs to the same bytes.
+ * Pack the package this process runs from into `dest`: one `npm pack` of its folder when it
+ * is an installed copy (a manifest with no `prepare`, as exp's tarball has: it packs to the
+ * bytes it was installed from), else (a checkout, or an install from git) its files as
+ * `npm pack` lists them (package.json's `files`), copied into a folder of their own with a
+ * manifest that has no scripts building from sources (none are in the package). The package
+ * folder itself is never written (the pack goes to a temporary folder, no script is run).
+ * npm writes every entry with one fixed time, so the same exp packs to the same bytes.
  */
 export async function packSelf(dest: string): Promise<{bytes: number}> {
   const stage = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-self-pack-'))
   try {
-    const listed = JSON.parse(await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], PACKAGE_ROOT)) as {files: {path: string}[]}[]
-    const pkgDir = path.join(stage, 'package')
-    for (const {path: rel} of listed[0]?.files ?? []) {
-      const to = path.join(pkgDir, rel)
-      if (!to.startsWith(pkgDir + path.sep)) continue
-      fs.mkdirSync(path.dirname(to), {recursive: true})
-      fs.copyFileSync(path.join(PACKAGE_ROOT, rel), to)
-    }
-    const manifest = path.join(pkgDir, 'package.json')
-    const pkg = JSON.parse(fs.readFileSync(manifest, 'utf8')) as {scripts?: Record<string, string>}
-    for (const s of ['prepare', 'prepack', 'postpack']) delete pkg.scripts?.[s]
-    fs.writeFileSync(manifest, `${JSON.stringify(pkg, null, 2)}\n`)
-    const packed = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', stage], pkgDir)) as {filename: string}[]
+    const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {scripts?: Record<string, string>}
+    const from = pkg.scripts?.prepare === undefined ? PACKAGE_ROOT : await staged(stage)
+    const packed = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', stage], from)) as {filename: string}[]
     const file = path.join(stage, packed[0]!.filename)
     const tmp = `${dest}.${process.pid}.tmp`
     fs.mkdirSync(path.dirname(dest), {recursive: true})
@@ -74,4 +66,21 @@ export async function packSelf(dest: string): Promise<{bytes: number}> {
   } finally {
     fs.rmSync(stage, {recursive: true, force: true})
   }
+}
+
+/** The package's files copied into `stage`/package, its manifest without the scripts that build (packSelf); the folder. */
+async function staged(stage: string): Promise<string> {
+  const listed = JSON.parse(await npm(['pack', '--dry-run', '--json', '--ignore-scripts'], PACKAGE_ROOT)) as {files: {path: string}[]}[]
+  const pkgDir = path.join(stage, 'package')
+  for (const {path: rel} of listed[0]?.files ?? []) {
+    const to = path.join(pkgDir, rel)
+    if (!to.startsWith(pkgDir + path.sep)) continue
+    fs.mkdirSync(path.dirname(to), {recursive: true})
+    fs.copyFileSync(path.join(PACKAGE_ROOT, rel), to)
+  }
+  const manifest = path.join(pkgDir, 'package.json')
+  const pkg = JSON.parse(fs.readFileSync(manifest, 'utf8')) as {scripts?: Record<string, string>}
+  for (const s of ['prepare', 'prepack', 'postpack']) delete pkg.scripts?.[s]
+  fs.writeFileSync(manifest, `${JSON.stringify(pkg, null, 2)}\n`)
+  return pkgDir
 }

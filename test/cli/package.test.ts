@@ -99,6 +99,7 @@ t.test("the workflow of exp ci init: lints clean, and its steps pass here agains
   t.ok(fs.statSync(path.join(maint, vendored)).size > 100_000, 'the packed exp is written beside the workflow')
   const repacked = await sh('tar', ['xzf', path.join(maint, vendored), '-O', 'package/package.json'], {cwd: work})
   t.notOk('prepare' in (JSON.parse(repacked.stdout) as {scripts: Record<string, string>}).scripts, 'with no script that builds from sources')
+  t.same(fs.readFileSync(path.join(maint, vendored)), fs.readFileSync(tarball), 'an installed exp packs itself to the bytes it was installed from (one npm pack of its folder)')
   const file = path.join(maint, '.github', 'workflows', 'exp-gate.yml')
   const lint = await sh(path.join(ROOT, 'node_modules', '.bin', 'action-validator'), [file], {cwd: maint})
   t.equal(lint.code, 0, `action-validator: ${lint.stdout}${lint.stderr}`)

@@ -9,7 +9,7 @@ import {ExpError} from '../../errors/index.js'
 import {checkInstallSpec, workflowYaml, type Install} from '../../gate/workflow.js'
 import {packSelf, vendoredCopies, vendoredPath} from '../../gate/self-package.js'
 import {writeOutputFile} from '../../write-output.js'
-import {refuseLinkOnTheWay} from '../../work-file.js'
+import {fileOnTheWay, refuseLinkOnTheWay} from '../../work-file.js'
 
 export interface CiInitResult {
   file: string
@@ -67,6 +67,13 @@ Actions are pinned by full commit id (the tag in a comment), Node.js is a curren
       const st = await lstat(copy).catch(() => undefined)
       if (st && !st.isFile() && !st.isSymbolicLink()) throw new ExpError('E_INVALID_INPUT', `${path.relative(this.workDir, copy)} is ${st.isDirectory() ? 'a folder' : 'not a regular file'}: exp ci init writes its packed copy of exp there`, {hint: `remove it, then run \`exp ci init${flags.force ? ' --force' : ''}\` again`})
     }
+    // what would stop the writes is found before exp packs itself (seconds of npm)
+    for (const target of copy ? [file, copy] : [file]) {
+      const at = fileOnTheWay(repo.workDir, target)
+      if (at) throw new ExpError('E_INVALID_INPUT', `${path.relative(this.workDir, at)} is not a folder: exp ci init writes ${path.relative(this.workDir, target)} below it`, {data: {file: path.relative(this.workDir, at)}, hint: `move it away, then run \`exp ci init${flags.force ? ' --force' : ''}\` again`})
+    }
+    const fileSt = await lstat(file).catch(() => undefined)
+    if (fileSt?.isDirectory()) throw new ExpError('E_INVALID_INPUT', `${shown} is a folder: exp ci init writes the workflow file there`, {data: {file: shown}, hint: `remove it, then run \`exp ci init${flags.force ? ' --force' : ''}\` again`})
     if (exists && !flags.force) {
       // a kept workflow that installs a packed copy this folder lacks would fail in CI at `git show`: the copy is written
       const missing = copy && !(await access(copy).then(() => true, () => false)) && (await readFile(file, 'utf8').catch(() => '')).includes(vendoredAt!)
