@@ -1,12 +1,8 @@
-import {readFileSync} from 'node:fs'
-import path from 'node:path'
-import {Ajv2020, type ErrorObject, type ValidateFunction} from 'ajv/dist/2020.js'
-import {SCHEMA_DIR} from '../records/validate.js'
+import type {ErrorObject} from 'ajv'
+import {validator as compiled} from '../records/validate.js'
 
-/** schemas/scenario.schema.json, compiled once, on first use (not at import: most commands that load this never check a scenario file). */
-const SCHEMA = JSON.parse(readFileSync(path.join(SCHEMA_DIR, 'scenario.schema.json'), 'utf8'))
-let compiled: ValidateFunction | undefined
-const validator = () => (compiled ??= new Ajv2020({allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true}).compile(SCHEMA))
+/** schemas/scenario.schema.json's validator, compiled with the other schemas at development time (scripts/gen-validators.mjs) */
+const validator = () => compiled('scenario.schema.json')
 
 export interface SchemaIssue {
   /** data path of the offending node */
