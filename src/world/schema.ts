@@ -1,4 +1,5 @@
-import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
+import type {ValidateFunction} from 'ajv/dist/2020.js'
+import {newAjv} from './ajv.js'
 import type {WorldState} from './types.js'
 
 /**
@@ -58,7 +59,7 @@ const SCHEMA = all({
 
 // compiled once, on first use: not at import, which every command loading the world paid
 let compiled: ValidateFunction<WorldState> | undefined
-const validator = () => (compiled ??= new Ajv2020({allErrors: true, strict: true, allowUnionTypes: true}).compile<WorldState>(SCHEMA))
+const validator = () => (compiled ??= newAjv({allErrors: true, strict: true, allowUnionTypes: true}).compile<WorldState>(SCHEMA))
 
 export interface StateProblem {
   /** dotted path of the offending value (`employees.E-1031.pending_info`) */

@@ -1,4 +1,5 @@
-import {Ajv2020, type ValidateFunction} from 'ajv/dist/2020.js'
+import type {Ajv2020, ValidateFunction} from 'ajv/dist/2020.js'
+import {newAjv} from '../ajv.js'
 import type {ToolResult, ToolSpec} from '../../agents/types.js'
 import type {Tx} from '../state.js'
 import type {CollectionName} from '../types.js'
@@ -31,7 +32,7 @@ export interface ToolDef<A = Record<string, unknown>> extends ToolMeta {
 // one instance for every tool schema. Compiling is the expensive part (~0.5 s of CPU for all the
 // tools), so it happens once per process, and only in one that calls the tool: commands that load
 // the world without running an episode (report, provenance, a refused command line) skip it
-const ajv = new Ajv2020({allErrors: false, strict: true})
+let ajv: Ajv2020 | undefined
 
 /** Every tool may fail with these, whatever its own list says. */
 export const COMMON_ERRORS = ['INVALID_ARGUMENTS'] as const
@@ -40,7 +41,7 @@ export function defineTool<A>(def: Omit<ToolDef<A>, 'validate' | 'errors'> & {er
   const parameters = {type: 'object', additionalProperties: false, ...def.parameters}
   let compiled: ValidateFunction | undefined
   const out = {...def, parameters, errors: [...COMMON_ERRORS, ...def.errors]} as unknown as ToolDef<A>
-  Object.defineProperty(out, 'validate', {enumerable: true, get: () => (compiled ??= ajv.compile(parameters))})
+  Object.defineProperty(out, 'validate', {enumerable: true, get: () => (compiled ??= (ajv ??= newAjv({allErrors: false, strict: true})).compile(parameters))})
   return out
 }
 
