@@ -1,4 +1,4 @@
-import OpenAI, {APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError} from 'openai'
+import type OpenAI from 'openai'
 import {LlmError} from '../../errors/agent.js'
 import {UsageError} from '../../errors/index.js'
 import {ResponseCache} from './cache.js'
@@ -34,6 +34,13 @@ export interface Completion extends Reply {
 
 /** Key-free servers still need some bearer value for the client to start. */
 const NO_KEY = 'no-key'
+
+type Sdk = typeof import('openai')
+let sdk: Sdk | undefined
+/** The OpenAI SDK, loaded by the first request (~150 modules: every command that can make an openai agent paid ~40 ms at start for it) */
+async function loadSdk(): Promise<Sdk> {
+  return (sdk ??= await import('openai'))
+}
 const DEFAULT_BASE = 'https://api.openai.com/v1'
 
 /** The largest reply taken, as JSON characters (what a command agent may say in a whole episode: 256 KiB) */
@@ -80,7 +87,8 @@ export function cappedFetch(max: number): typeof fetch {
  * Every failure leaves as an LlmError whose text went through the redactor.
  */
 export class Completer {
-  private readonly client: OpenAI
+  private client: OpenAI | undefined
+  private readonly options: ConstructorParameters<typeof OpenAI>[0]
   private readonly cache: ResponseCache | undefined
   private readonly redact: Redactor
   private readonly params: Record<string, unknown>
@@ -96,7 +104,7 @@ export class Completer {
     this.endpoint = o.baseURL ?? DEFAULT_BASE
     this.cache = o.cacheDir ? new ResponseCache(o.cacheDir) : undefined
     // logLevel off: nothing the client could log (headers, bodies) ever reaches our output
-    this.client = new OpenAI({baseURL: this.endpoint, apiKey: o.apiKey ?? NO_KEY, maxRetries: o.maxRetries, timeout: o.timeoutMs, logLevel: 'off', fetch: cappedFetch(MAX_BODY)})
+    this.options = {baseURL: this.endpoint, apiKey: o.apiKey ?? NO_KEY, maxRetries: o.maxRetries, timeout: o.timeoutMs, logLevel: 'off', fetch: cappedFetch(MAX_BODY)}
   }
 
   /** The digest that names a request in the cache: endpoint, model, messages, tools, params. */
@@ -114,6 +122,8 @@ export class Completer {
     }
     let raw: unknown
     try {
+      const {default: Client} = await loadSdk()
+      this.client ??= new Client(this.options)
       raw = await this.client.chat.completions.create(this.body(req) as never, {signal: opts.signal})
     } catch (e) {
       throw this.toLlmError(e)
@@ -142,6 +152,8 @@ export class Completer {
 
   private toLlmError(e: unknown): LlmError {
     const r = this.redact
+    if (!sdk) return new LlmError('connection', r(`the OpenAI client could not be loaded: ${clip(e instanceof Error ? e.message : String(e))}`))
+    const {APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError} = sdk
     if (e instanceof APIUserAbortError) return new LlmError('aborted', 'request cancelled')
     if (e instanceof APIConnectionTimeoutError) return new LlmError('timeout', r(`${this.endpoint} did not answer in time, after retries`))
     if (e instanceof APIConnectionError) return new LlmError('connection', r(`cannot reach ${this.endpoint}: ${e.message}${e.cause instanceof Error ? ` (${e.cause.message})` : ''}`))
