@@ -1,13 +1,19 @@
-import {unified} from 'unified'
-import remarkParse from 'remark-parse'
-import remarkGfm from 'remark-gfm'
+import {markdown} from '../vendor/markdown.js'
 // mdast types come with remark-parse (its own dependency); only types are imported
 import type {Root, RootContent, List, Nodes} from 'mdast'
 import {readFrontmatter} from './frontmatter.js'
 import {markerOf, splitLines} from './text.js'
 import type {ParsedSkill, SkillItem, SkillSection} from './types.js'
 
-const processor = unified().use(remarkParse).use(remarkGfm)
+let parser: {parse(text: string): unknown} | undefined
+/** remark with GFM, made on the first parse (vendor/markdown.ts) */
+function processor(): {parse(text: string): unknown} {
+  if (!parser) {
+    const {unified, remarkParse, remarkGfm} = markdown()
+    parser = unified().use(remarkParse).use(remarkGfm)
+  }
+  return parser
+}
 
 /** The last texts parseSkill parsed, with their parses (at most 64 of up to 256 KiB each; the oldest goes first). */
 const parsed = new Map<string, ParsedSkill>()
@@ -37,7 +43,7 @@ function parseSkillText(text: string): ParsedSkill {
   const fm = readFrontmatter(lines)
   const offset = fm.lines.length
   const body = lines.slice(offset)
-  const tree = processor.parse(body.join('\n')) as Root
+  const tree = processor().parse(body.join('\n')) as Root
   // 0-based index into `body` of a node's first and last line
   const first = (n: RootContent) => n.position!.start.line - 1
   const last = (n: RootContent) => n.position!.end.line - 1
