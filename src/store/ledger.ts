@@ -43,6 +43,8 @@ export type ManyLoader = (es: readonly LedgerEntry[]) => ExpRecord[]
 /** the record files (canonical JSON and a newline) of many entries, checked; same order as asked */
 export type BytesLoader = (es: readonly LedgerEntry[], transient?: boolean) => Buffer[]
 
+const NONE: readonly LedgerEntry[] = []
+
 /** past this many entries in its own map, an extended ledger builds one flat map again */
 const OVERLAY_MAX = 8192
 
@@ -62,6 +64,8 @@ export class Ledger {
   private _own: Map<string, LedgerEntry> | undefined
   private base: ReadonlyMap<string, LedgerEntry> | undefined
   private reverse: Map<string, LedgerEntry[]> | undefined
+  /** `_duplicates` by id, built on the first `copies` of a ledger that has any */
+  private _copies: Map<string, LedgerEntry[]> | undefined
   /** bodies read ahead by `withPrefetched`, each handed to the next load of its entry */
   private ahead: Map<LedgerEntry, ExpRecord> | undefined
 
@@ -155,19 +159,38 @@ export class Ledger {
     return this._duplicates
   }
 
+  /**
+   * The other lanes' copies of `id` (and a lane's other half's), after the one `get` returns:
+   * what a lane's own record is looked up in when another lane holds its id (store/own.ts,
+   * citedEntry). Empty for an id held once; indexed on first use, from the duplicates only.
+   */
+  copies(id: string): readonly LedgerEntry[] {
+    if (!this._duplicates.length) return NONE
+    if (!this._copies) {
+      this._copies = new Map()
+      for (const d of this._duplicates) {
+        const list = this._copies.get(d.id)
+        if (list) list.push(d)
+        else this._copies.set(d.id, [d])
+      }
+    }
+    return this._copies.get(id) ?? NONE
+  }
+
   private _problems: readonly ReadProblem[] | undefined
 
   /**
    * What the read found wrong, and each record whose id another lane's record holds with other
    * content: the views show the one first in ledger order, and say so (an id is content- or
    * key-derived, so a conflict is a lane writing under a key another lane wrote, or a forgery).
+   * The trust checks look a record's cites up on its own lane first (store/own.ts, citedEntry).
    */
   get problems(): readonly ReadProblem[] {
     if (!this._problems) {
       const conflicts: ReadProblem[] = []
       for (const d of this._duplicates) {
         const shown = this.get(d.id)
-        if (shown && shown.digest !== d.digest) conflicts.push({...problem('duplicate-id', `record ${d.id} here has other content than the one on ${shown.ref} (the same id, another digest): every view shows that one`, {commit: d.commit, id: d.id}), ref: d.ref})
+        if (shown && shown.digest !== d.digest) conflicts.push({...problem('duplicate-id', `record ${d.id} here has other content than the one on ${shown.ref} (the same id, another digest): views of the id show that one, and the trust checks of this lane's records that cite it take this lane's own`, {commit: d.commit, id: d.id}), ref: d.ref})
       }
       this._problems = conflicts.length ? [...this.readProblems, ...conflicts] : this.readProblems
     }

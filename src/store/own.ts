@@ -15,7 +15,29 @@ import type {Ledger, LedgerEntry} from './ledger.js'
  */
 export function onLane(ledger: Ledger, e: LedgerEntry, lane: string, withPrivate = false): boolean {
   const mine = (x: LedgerEntry) => x.lane === lane && (withPrivate || !x.private)
-  return mine(e) || ledger.duplicates.some(d => d.id === e.id && d.digest === e.digest && mine(d))
+  return mine(e) || ledger.copies(e.id).some(d => d.digest === e.digest && mine(d))
+}
+
+/**
+ * The copy of `id` a record `by` cites: the one on `by`'s own lane (its own half first), else
+ * the one every view shows. With `digest` (a citing record that pins the bytes it cites: a
+ * verification its trace), a copy with those bytes first, on `by`'s lane or any. An id held
+ * once is that record, whatever lane holds it. Another lane that writes under the key of one
+ * of this lane's records (at a lower Lamport clock, or under a lane name that sorts first)
+ * takes the id in ledger order: looked up by `ledger.get`, its copy replaced the record this
+ * lane's evaluation cites, and this lane's evidence stopped standing in every trust check.
+ */
+export function citedEntry(ledger: Ledger, id: string, by: Pick<LedgerEntry, 'lane' | 'private'>, digest?: string): LedgerEntry | undefined {
+  const shown = ledger.get(id)
+  const copies = shown ? ledger.copies(id) : []
+  if (!copies.length) return shown
+  const all = [shown!, ...copies]
+  const own = (ok: (x: LedgerEntry) => boolean) => all.find(x => ok(x) && x.lane === by.lane && x.private === by.private) ?? all.find(x => ok(x) && x.lane === by.lane)
+  if (digest !== undefined) {
+    const pinned = own(x => x.digest === digest) ?? all.find(x => x.digest === digest)
+    if (pinned) return pinned
+  }
+  return own(() => true) ?? shown
 }
 
 /**

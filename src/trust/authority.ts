@@ -1,10 +1,10 @@
-import type {Ledger, LedgerEntry} from '../store/index.js'
+import {citedEntry, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {Promotion} from '../projections/mainline.js'
 import {checkDecision} from './decision.js'
 import {checkEvaluation} from './evaluation.js'
 import {checkPromotion} from './promotion.js'
 import {checkVerdict} from './verdict.js'
-import type {Standing, TrustInput, TrustProblem} from './types.js'
+import {signatureKey, type Standing, type TrustInput, type TrustProblem} from './types.js'
 
 /** how deep standing() recurses through baselines before it walks the rest of a chain (Authority.standing) */
 const RECURSE = 64
@@ -25,9 +25,13 @@ export class Authority {
 
   constructor(readonly ledger: Ledger, readonly input: TrustInput) {}
 
-  /** Standing of an evaluation or a decision record (anything else: not evidence). */
-  standing(id: string): Standing {
-    const s = this.memo.get(id)
+  /**
+   * Standing of an evaluation, decision or verdict record (anything else: not evidence): by id,
+   * the copy every view shows; by entry, that copy (a record another record cites, looked up
+   * on the citing record's lane: store/own.ts, citedEntry).
+   */
+  standing(x: string | LedgerEntry): Standing {
+    const s = this.memo.get(this.keyOf(x))
     if (s) return s
     // a check asks for the standing of the baseline it rests on, and that one of its own: a few
     // levels recurse as they are; past RECURSE, the chain below is walked and decided deepest
@@ -37,45 +41,48 @@ export class Authority {
     if (this.depth < RECURSE) {
       this.depth++
       try {
-        return this.check(id)
+        return this.check(x)
       } finally {
         this.depth--
       }
     }
-    const chain: string[] = []
-    const seen = new Set([id])
-    for (let b = this.baselineOf(id); b !== undefined && !this.memo.has(b) && !seen.has(b); b = this.baselineOf(b)) {
+    const chain: LedgerEntry[] = []
+    const start = typeof x === 'string' ? this.ledger.get(x) : x
+    const seen = new Set([this.keyOf(x)])
+    for (let b = start && this.baselineOf(start); b !== undefined && !this.memo.has(this.keyOf(b)) && !seen.has(this.keyOf(b)); b = this.baselineOf(b)) {
       chain.push(b)
-      seen.add(b)
+      seen.add(this.keyOf(b))
     }
     for (let i = chain.length - 1; i >= 0; i--) this.check(chain[i]!)
-    return this.check(id)
+    return this.check(x)
   }
 
-  private check(id: string): Standing {
-    let s = this.memo.get(id)
+  /** the memo's key of a record: its id for the copy every view shows, its lane's copy apart */
+  private keyOf(x: string | LedgerEntry): string {
+    if (typeof x === 'string') return x
+    return this.ledger.get(x.id) === x ? x.id : signatureKey(x)
+  }
+
+  private check(x: string | LedgerEntry): Standing {
+    const key = this.keyOf(x)
+    let s = this.memo.get(key)
     if (s) return s
     // a comparison citing itself through its baseline is cut here, not looped
-    this.memo.set(id, {ok: false, class: 'inconsistent_evaluation', reason: 'its evidence cites itself'})
-    const kind = this.ledger.get(id)?.kind
-    const look = (x: string) => this.standing(x)
-    s = kind === 'decision' ? checkDecision(this.ledger, id, this.input, look) : kind === 'verdict' ? checkVerdict(this.ledger, id, this.input, look) : checkEvaluation(this.ledger, id, this.input, look)
-    this.memo.set(id, s)
+    this.memo.set(key, {ok: false, class: 'inconsistent_evaluation', reason: 'its evidence cites itself'})
+    const e = typeof x === 'string' ? this.ledger.get(x) : x
+    const at = e ?? (x as string)
+    const look = (y: string | LedgerEntry) => this.standing(y)
+    s = e?.kind === 'decision' ? checkDecision(this.ledger, at, this.input, look) : e?.kind === 'verdict' ? checkVerdict(this.ledger, at, this.input, look) : checkEvaluation(this.ledger, at, this.input, look)
+    this.memo.set(key, s)
     return s
   }
 
-  /** The one record the standing of an evaluation or a verdict rests on as its baseline, if any. */
-  private baselineOf(id: string): string | undefined {
-    const e = this.ledger.get(id)
-    if (e?.kind === 'evaluation') {
-      const b = (this.ledger.load<'evaluation'>(e).body as {comparison?: {baseline?: unknown}}).comparison?.baseline
-      return typeof b === 'string' ? b : undefined
-    }
-    if (e?.kind === 'verdict') {
-      const b = (this.ledger.load<'verdict'>(e).body as {baseline?: {verdict?: unknown}}).baseline?.verdict
-      return typeof b === 'string' ? b : undefined
-    }
-    return undefined
+  /** The one record the standing of an evaluation or a verdict rests on as its baseline, if any (on its own lane first). */
+  private baselineOf(e: LedgerEntry): LedgerEntry | undefined {
+    let b: unknown
+    if (e.kind === 'evaluation') b = (this.ledger.load<'evaluation'>(e).body as {comparison?: {baseline?: unknown}}).comparison?.baseline
+    else if (e.kind === 'verdict') b = (this.ledger.load<'verdict'>(e).body as {baseline?: {verdict?: unknown}}).baseline?.verdict
+    return typeof b === 'string' ? citedEntry(this.ledger, b, e) : undefined
   }
 
   counts(id: string): boolean {

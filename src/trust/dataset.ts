@@ -1,5 +1,5 @@
 import type {EvaluationBody, ManifestBody} from '../records/types.js'
-import type {Ledger} from '../store/index.js'
+import {citedEntry, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {SEALED_FILE} from '../scenarios/sealed.js'
 import {treeOidOfFiles} from '../evals/runner/dataset.js'
@@ -44,20 +44,20 @@ export function manifestDatasetProblem(mb: Pick<ManifestBody, 'split' | 'dataset
   return undefined
 }
 
-/** Why an evaluation's manifest is not on the base's scenarios (undefined: it is, or it names no evaluation or manifest here). */
-export function evaluationDatasetProblem(ledger: Ledger, id: string, base: CommittedDataset, at: string): string | undefined {
-  const e = ledger.get(id)
+/** Why an evaluation's (an id, or one copy's entry) manifest is not on the base's scenarios (undefined: it is, or it names no evaluation or manifest here). */
+export function evaluationDatasetProblem(ledger: Ledger, x: string | LedgerEntry, base: CommittedDataset, at: string): string | undefined {
+  const e = typeof x === 'string' ? ledger.get(x) : x
   if (e?.kind !== 'evaluation') return undefined
   const b = ledger.load<'evaluation'>(e).body as EvaluationBody
-  const m = ledger.get(b.manifest)
+  const m = citedEntry(ledger, b.manifest, e)
   return m?.kind === 'manifest' ? manifestDatasetProblem(ledger.load<'manifest'>(m).body as ManifestBody, b.manifest, base, at) : undefined
 }
 
 /** The first evaluation among `evaluations` whose manifest is not on the base's scenarios, with why. */
-export function evidenceDatasetProblem(ledger: Ledger, evaluations: readonly string[], base: CommittedDataset, at: string): string | undefined {
-  for (const id of evaluations) {
-    const why = evaluationDatasetProblem(ledger, id, base, at)
-    if (why) return `evaluation ${id}: ${why}`
+export function evidenceDatasetProblem(ledger: Ledger, evaluations: readonly (string | LedgerEntry)[], base: CommittedDataset, at: string): string | undefined {
+  for (const x of evaluations) {
+    const why = evaluationDatasetProblem(ledger, x, base, at)
+    if (why) return `evaluation ${typeof x === 'string' ? x : x.id}: ${why}`
   }
   return undefined
 }

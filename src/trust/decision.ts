@@ -1,6 +1,6 @@
 import {digestOf} from '../records/digest.js'
 import type {DecisionBody, EvaluationBody} from '../records/types.js'
-import type {Ledger} from '../store/index.js'
+import {citedEntry, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {Comparison} from '../evals/compare.js'
 import {holdoutChecks, validationChecks, verdictOf} from '../loop/policy.js'
 import {signature} from './evaluation.js'
@@ -8,7 +8,7 @@ import {checkAttemptDecision} from './verdict.js'
 import {movedMain} from './moved-main.js'
 import {evidenceDatasetProblem} from './dataset.js'
 import {notOfProposal} from './of-proposal.js'
-import type {Standing, TrustInput} from './types.js'
+import {signatureKey, type Standing, type TrustInput} from './types.js'
 
 const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
 
@@ -21,24 +21,29 @@ const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision',
  * rejects that evidence, or when it says main had moved from the proposal's base and main
  * is not at that base now (the one reason to reject that is not in the evidence). Any lane
  * can write a decision: a reject that needed nothing (no evidence, or evidence the policy
- * accepts) let one lane decide another lane's proposals before they were promoted.
+ * accepts) let one lane decide another lane's proposals before they were promoted. What it
+ * names is looked up on its own lane first (store/own.ts, citedEntry). `at`: an id or an entry.
  */
-export function checkDecision(ledger: Ledger, id: string, input: TrustInput, standing: (id: string) => Standing): Standing {
-  const e = ledger.get(id)
+export function checkDecision(ledger: Ledger, at: string | LedgerEntry, input: TrustInput, standing: (x: string | LedgerEntry) => Standing): Standing {
+  const id = typeof at === 'string' ? at : at.id
+  const e = typeof at === 'string' ? ledger.get(at) : at
   if (!e || e.kind !== 'decision') return bad(`${id} is not a decision of this ledger`)
   const d = ledger.load<'decision'>(e).body as DecisionBody
   const signed = signature(e, input)
   if (signed) return signed
-  const evals: {id: string; body: EvaluationBody}[] = []
+  const evals: {id: string; entry: LedgerEntry; body: EvaluationBody}[] = []
   for (const ev of d.evaluations) {
-    const s = standing(ev)
+    const x = citedEntry(ledger, ev, e)
+    const s = standing(x ?? ev)
     if (!s.ok) return bad(`it rests on evaluation ${ev}, which does not stand: ${s.reason}`)
-    if (ledger.get(ev)?.kind === 'evaluation') evals.push({id: ev, body: ledger.load<'evaluation'>(ledger.get(ev)!).body as EvaluationBody})
+    if (x?.kind === 'evaluation') evals.push({id: ev, entry: x, body: ledger.load<'evaluation'>(x).body as EvaluationBody})
   }
-  if (d.proposal.startsWith('at-')) return checkAttemptDecision(ledger, d, input, e.lane)
+  if (d.proposal.startsWith('at-')) return checkAttemptDecision(ledger, d, input, e)
   for (const x of evals) if (x.body.proposal !== undefined && x.body.proposal !== d.proposal) return bad(`evaluation ${x.id} is of proposal ${x.body.proposal}, not ${d.proposal}`)
   if (d.verdict === 'reject' && !evals.some(x => x.body.proposal === d.proposal && x.body.role === 'candidate')) return bad(`it rests on no candidate evaluation of ${d.proposal}: a reject needs evidence too`)
-  const beyond = d.verdict === 'accept' ? input.proposalScopes?.get(d.proposal) : undefined
+  const p = citedEntry(ledger, d.proposal, e)
+  // (keyed by id for the copy every view shows, by lane and id for another lane's: load.ts)
+  const beyond = d.verdict === 'accept' ? input.proposalScopes?.get(p && p !== ledger.get(d.proposal) ? signatureKey(p) : d.proposal) : undefined
   if (beyond?.length) return bad(`proposal ${d.proposal}'s branch changes more than its skill, which no evaluation judged: ${beyond.join('; ')}`)
   const policy = d.policy.blob ? input.policies?.get(d.policy.blob) : undefined
   if (!policy) return bad(`the policy it names (${d.policy.blob ?? 'no blob'}) is not in this repository`)
@@ -48,11 +53,10 @@ export function checkDecision(ledger: Ledger, id: string, input: TrustInput, sta
   if (!candidate?.comparison) return bad('it names no validation candidate with a paired comparison')
   const baseline = evals.find(x => x.id === candidate.comparison!.baseline)?.body
   if (!baseline) return bad(`it does not name the candidate's baseline ${candidate.comparison.baseline}`)
-  const p = ledger.get(d.proposal)
   const proposal = p?.kind === 'proposal' ? ledger.load<'proposal'>(p).body : undefined
   // judged on the scenarios committed at the base (and its sealed held-out file), never on a folder the promoter chose
   const dataset = proposal ? input.datasets?.get(proposal.base.commit) : undefined
-  const offData = dataset ? evidenceDatasetProblem(ledger, evals.map(x => x.id), dataset, proposal!.base.commit) : undefined
+  const offData = dataset ? evidenceDatasetProblem(ledger, evals.map(x => x.entry), dataset, proposal!.base.commit) : undefined
   if (offData) return bad(offData)
   const hc = pick('holdout', 'candidate')
   const hb = pick('holdout', 'baseline')

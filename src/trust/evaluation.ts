@@ -1,6 +1,6 @@
 import {canonicalJson} from '../records/canonical.js'
 import type {EvaluationBody, VerificationBody} from '../records/types.js'
-import type {Ledger, LedgerEntry} from '../store/index.js'
+import {citedEntry, type Ledger, type LedgerEntry} from '../store/index.js'
 import {checkVerification} from '../evals/evaluator/check.js'
 import {evaluatorOf} from '../evals/evaluator/world.js'
 import {compareRuns} from '../evals/compare.js'
@@ -19,15 +19,58 @@ export function isSealedAggregate(e: LedgerEntry, b: EvaluationBody): boolean {
   return b.split === 'holdout' && !e.private && e.cites.length === 1 && e.cites[0] === b.manifest && b.per_scenario.every(p => !p.verifications?.length)
 }
 
-/** The verifications an evaluation cites, in id order (undefined entries when missing). */
+/** at most this many choices among the copies of cited ids are tried against an evaluation's evidence digest */
+const PIN_TRIES = 256
+
+/**
+ * The entries of the verifications an evaluation cites, by id, in id order (undefined: not in
+ * the ledger). Each is its own lane's copy first (store/own.ts, citedEntry). Where other lanes
+ * hold copies of a cited id with other bytes, and the evaluation has an evidence digest (which
+ * pins the id and digest of each verification it cites), the copies that give that digest are
+ * taken: an evaluation may cite another lane's episodes (a reused run), and a third lane's copy
+ * of one of them, first in ledger order, must not replace it either.
+ */
+function citedEntries(ledger: Ledger, e: LedgerEntry, b: EvaluationBody): Map<string, LedgerEntry | undefined> {
+  const ids = e.cites.filter(c => c !== b.manifest).sort()
+  const out = new Map(ids.map(id => [id, citedEntry(ledger, id, e)] as const))
+  if (!b.evidence) return out
+  const open: {id: string; digests: string[]}[] = []
+  for (const id of ids) {
+    const alt = ledger.copies(id)
+    if (!alt.length) continue
+    const digests = [...new Set([ledger.get(id)!, ...alt].filter(x => x.kind === 'verification').map(x => x.digest))]
+    if (digests.length > 1) open.push({id, digests})
+  }
+  if (!open.length) return out
+  const lines = new Map<string, string>()
+  for (const [id, x] of out) if (x?.kind === 'verification') lines.set(id, x.digest)
+  const want = canonicalJson(b.evidence)
+  const matches = () => canonicalJson(evidenceOf([...lines].map(([id, digest]) => ({id, digest})))) === want
+  if (matches()) return out
+  let tries = 1
+  for (const o of open) tries *= o.digests.length
+  if (tries > PIN_TRIES) return out
+  for (let n = 0; n < tries; n++) {
+    let k = n
+    for (const o of open) {
+      lines.set(o.id, o.digests[k % o.digests.length]!)
+      k = Math.floor(k / o.digests.length)
+    }
+    if (matches()) {
+      for (const o of open) out.set(o.id, citedEntry(ledger, o.id, e, lines.get(o.id)))
+      return out
+    }
+  }
+  return out
+}
+
+/** The verifications an evaluation cites (citedEntries: its own lane's copies, or those its evidence digest pins), in id order (missing ones left out). */
 export function citedVerifications(ledger: Ledger, e: LedgerEntry, b: EvaluationBody): VerifiedEpisode[] {
-  return e.cites
-    .filter(c => c !== b.manifest)
-    .sort()
-    .flatMap(id => {
-      const v = ledger.get(id)
-      return v && v.kind === 'verification' ? [{id, digest: v.digest, body: ledger.load<'verification'>(v).body as VerificationBody}] : []
-    })
+  return versOf(ledger, citedEntries(ledger, e, b))
+}
+
+function versOf(ledger: Ledger, entries: ReadonlyMap<string, LedgerEntry | undefined>): VerifiedEpisode[] {
+  return [...entries].flatMap(([id, v]) => (v && v.kind === 'verification' ? [{id, digest: v.digest, body: ledger.load<'verification'>(v).body as VerificationBody}] : []))
 }
 
 /**
@@ -36,15 +79,18 @@ export function citedVerifications(ledger: Ledger, e: LedgerEntry, b: Evaluation
  * from the verifications it cites, each of a trace of the same manifest — replayed in a
  * fresh world when `input.scenarios` is given. A public held-out aggregate cannot be
  * recomputed outside the lane that holds its details: it counts when consistent in itself
- * (and signed, when signing is required), marked `sealed`.
+ * (and signed, when signing is required), marked `sealed`. What it cites is looked up on its
+ * own lane first (store/own.ts, citedEntry): another lane's copy of one of its verifications
+ * under the same id does not replace it. `at`: an id (the copy every view shows) or an entry.
  */
-export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, standing: (id: string) => Standing): Standing {
-  const e = ledger.get(id)
+export function checkEvaluation(ledger: Ledger, at: string | LedgerEntry, input: TrustInput, standing: (x: string | LedgerEntry) => Standing): Standing {
+  const id = typeof at === 'string' ? at : at.id
+  const e = typeof at === 'string' ? ledger.get(at) : at
   if (!e || e.kind !== 'evaluation') return bad('forged_evaluation', `${id} is not an evaluation of this ledger`)
   const b = ledger.load<'evaluation'>(e).body as EvaluationBody
   const who = evaluatorOf(b)
   if (!input.settings.evaluators.includes(who.id)) return bad('foreign_evaluator', `judged by evaluator ${who.id}; the policy names ${input.settings.evaluators.join(', ')}`)
-  const m = ledger.get(b.manifest)
+  const m = citedEntry(ledger, b.manifest, e)
   if (!m || m.kind !== 'manifest') return bad('forged_evaluation', `its manifest ${b.manifest} is not in the ledger`)
   if (!e.cites.includes(b.manifest)) return bad('forged_evaluation', `it does not cite its manifest ${b.manifest}`)
   const mb = ledger.load<'manifest'>(m).body
@@ -54,7 +100,7 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
   if (signed) return signed
   const arithmetic = consistent(b)
   if (arithmetic) return bad('inconsistent_evaluation', arithmetic)
-  const other = ofAnotherSkill(ledger, b)
+  const other = ofAnotherSkill(ledger, e, b)
   if (other) return bad('forged_evaluation', other)
   if (isSealedAggregate(e, b)) return {ok: true, level: 'sealed'}
   const listed = b.per_scenario.flatMap(p => p.verifications ?? [])
@@ -65,8 +111,9 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
   // what replay was asked for and could not be done is counted, never passed off as replayed
   const log = input.scenarios ? input.replays : undefined
   const unopened = log && !scenarios ? (input.unreplayable?.(b.manifest) ?? `the scenarios of manifest ${b.manifest} cannot be opened here`) : undefined
+  const entries = citedEntries(ledger, e, b)
   for (const vid of cited) {
-    const v = ledger.get(vid)
+    const v = entries.get(vid)
     const named = v && v.kind === 'verification' ? ledger.load<'verification'>(v).body.scenario : undefined
     const scenario = named !== undefined && scenarios ? scenarios.get(named) : undefined
     if (scenarios && v && !scenario) {
@@ -74,12 +121,12 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
       return bad('replay_mismatch', `${vid} judges a scenario that manifest ${b.manifest}'s dataset does not have`)
     }
     if (unopened) log?.miss(vid, b.manifest, unopened)
-    const r = checkVerification(ledger, vid, {manifest: b.manifest, evaluators: input.settings.evaluators, ...(scenario ? {scenario} : {})})
+    const r = checkVerification(ledger, v ?? vid, {manifest: b.manifest, evaluators: input.settings.evaluators, ...(scenario ? {scenario} : {})})
     if (scenario && !r.ok && !r.reason.includes('replay')) log?.miss(vid, b.manifest, r.reason)
     else if (scenario) log?.done(vid)
     if (!r.ok) return bad(scenario && r.reason.includes('replay') ? 'replay_mismatch' : 'forged_evaluation', r.reason)
   }
-  const vs = citedVerifications(ledger, e, b)
+  const vs = versOf(ledger, entries)
   if (b.evidence && canonicalJson(b.evidence) !== canonicalJson(evidenceOf(vs))) return bad('inconsistent_evaluation', 'its evidence digest does not match the verifications it cites')
   if (!b.evidence && input.settings.requireSigned) return bad('unsigned_evidence', 'it has no evidence digest, so a signature on it does not cover its verifications')
   const again = summarize(vs, {manifest: b.manifest, split: b.split, skill: b.skill, agent: b.agent}, b.repeat ?? 1)
@@ -87,9 +134,10 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
     if (canonicalJson(b[f] ?? null) !== canonicalJson(again[f] ?? null)) return bad('inconsistent_evaluation', `its ${f} does not recompute from the ${vs.length} verifications it cites`)
   }
   if (b.comparison) {
-    const base = standing(b.comparison.baseline)
+    const be = citedEntry(ledger, b.comparison.baseline, e)
+    const base = standing(be ?? b.comparison.baseline)
     if (!base.ok) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} does not stand (${base.class}: \`exp fsck\` names why)`)
-    const be = ledger.get(b.comparison.baseline)!
+    if (!be) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} is not in the ledger`)
     const bb = ledger.load<'evaluation'>(be).body as EvaluationBody
     if (bb.split !== b.split || bb.manifest === b.manifest) return bad('inconsistent_evaluation', `its baseline ${b.comparison.baseline} is not another skill on the same split`)
     const paired = compareRuns(b.comparison.baseline, citedVerifications(ledger, be, bb), vs)
@@ -106,11 +154,11 @@ export function checkEvaluation(ledger: Ledger, id: string, input: TrustInput, s
  * re-pointed at a proposal of a skill no run judged made it "supported" in every status,
  * frontier, graph and report.
  */
-function ofAnotherSkill(ledger: Ledger, b: EvaluationBody): string | undefined {
+function ofAnotherSkill(ledger: Ledger, e: LedgerEntry, b: EvaluationBody): string | undefined {
   if (b.proposal === undefined) return undefined
-  const p = ledger.get(b.proposal)
+  const p = citedEntry(ledger, b.proposal, e)
   if (p?.kind !== 'proposal') return undefined
-  const be = b.comparison ? ledger.get(b.comparison.baseline) : undefined
+  const be = b.comparison ? citedEntry(ledger, b.comparison.baseline, e) : undefined
   const other = notEvaluationOf(ledger.load<'proposal'>(p).body, b, be?.kind === 'evaluation' ? (ledger.load<'evaluation'>(be).body as EvaluationBody) : undefined)
   return other && `it is not an evaluation of ${b.proposal}: ${other}`
 }

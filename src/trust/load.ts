@@ -1,7 +1,7 @@
 import {parse as parseYaml} from '../vendor/yaml.js'
 import type {ManifestBody, PromotionPolicy, ProposalBody} from '../records/types.js'
 import {recordPath} from '../records/index.js'
-import type {Ledger} from '../store/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {parseScenario} from '../scenarios/load.js'
 import {SEALED_FILE, unsealFiles} from '../scenarios/sealed.js'
@@ -96,19 +96,29 @@ function decisionRefs(ledger: Ledger): DecisionRefs {
   return out
 }
 
+/** Every copy of the proposals named (another lane's copy of an id too: a decision takes its own lane's, store/own.ts citedEntry). */
+function proposalCopies(ledger: Ledger, ids: Iterable<string>): LedgerEntry[] {
+  return [...ids].flatMap(id => {
+    const p = ledger.get(id)
+    return p ? [p, ...ledger.copies(id)].filter(x => x.kind === 'proposal') : []
+  })
+}
+
 /**
- * For each proposal an accept decision names: what its branch changes beyond its skill.
+ * For each proposal an accept decision names: what its branch changes beyond its skill, by id
+ * (the copy every view shows) and by signatureKey (another lane's copy of that id).
  * Proposals whose commits this clone does not hold are left out (nothing to compare here):
  * which ones is asked once for all of them, not one read each.
  */
 async function proposalScopes(ledger: Ledger, ws: Workspace, accepted: ReadonlySet<string>): Promise<Map<string, string[]>> {
-  const entries = [...accepted].flatMap(id => {
-    const p = ledger.get(id)
-    return p?.kind === 'proposal' ? [p] : []
-  })
+  const entries = proposalCopies(ledger, accepted)
   const proposals: {id: string; body: Pick<ProposalBody, 'skill' | 'base' | 'head'>}[] = []
   for (let i = 0; i < entries.length; i += BATCH) {
-    for (const p of ledger.loadAll<'proposal'>(entries.slice(i, i + BATCH))) proposals.push({id: p.id, body: {skill: p.body.skill, base: p.body.base, head: p.body.head}})
+    const chunk = entries.slice(i, i + BATCH)
+    ledger.loadAll<'proposal'>(chunk).forEach((p, k) => {
+      const e = chunk[k]!
+      proposals.push({id: ledger.get(e.id) === e ? p.id : signatureKey(e), body: {skill: p.body.skill, base: p.body.base, head: p.body.head}})
+    })
   }
   const present = await ws.commitsPresent(proposals.flatMap(p => [p.body.base.commit, p.body.head.commit]))
   const out = new Map<string, string[]>()
@@ -130,10 +140,7 @@ async function proposalScopes(ledger: Ledger, ws: Workspace, accepted: ReadonlyS
  */
 async function baseDatasets(ledger: Ledger, ws: Workspace, decided: ReadonlySet<string>): Promise<Map<string, CommittedDataset>> {
   const bases = new Set<string>()
-  const entries = [...decided].flatMap(id => {
-    const p = ledger.get(id)
-    return p?.kind === 'proposal' ? [p] : []
-  })
+  const entries = proposalCopies(ledger, decided)
   for (let i = 0; i < entries.length; i += BATCH) for (const p of ledger.loadAll<'proposal'>(entries.slice(i, i + BATCH))) bases.add(p.body.base.commit)
   const present = await ws.commitsPresent([...bases])
   const out = new Map<string, CommittedDataset>()

@@ -1,5 +1,5 @@
 import type {AttemptBody, DecisionBody, ProposalBody, VerdictBody} from '../records/types.js'
-import type {Ledger} from '../store/index.js'
+import {citedEntry, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {Promotion} from '../projections/mainline.js'
 import type {Standing} from './types.js'
 
@@ -8,8 +8,8 @@ import type {Standing} from './types.js'
  * stands and names this very merge (and the policy digest of its trailer). Anything
  * else carrying `Exp-Promotes` is an unverified merge: shown as such, never hidden.
  */
-export function checkPromotion(ledger: Ledger, p: Promotion, standing: (id: string) => Standing): Standing {
-  const decisions = ledger.select({kinds: ['decision'], cites: p.proposal}).map(e => ({id: e.id, body: ledger.load<'decision'>(e).body as DecisionBody})).filter(d => d.body.proposal === p.proposal)
+export function checkPromotion(ledger: Ledger, p: Promotion, standing: (x: string | LedgerEntry) => Standing): Standing {
+  const decisions = ledger.select({kinds: ['decision'], cites: p.proposal}).map(e => ({id: e.id, entry: e, body: ledger.load<'decision'>(e).body as DecisionBody})).filter(d => d.body.proposal === p.proposal)
   if (!decisions.length) return {ok: false, class: 'unverified_promotion', reason: `no decision on proposal ${p.proposal} in the ledger`}
   const accepts = decisions.filter(d => d.body.verdict === 'accept')
   if (!accepts.length) return {ok: false, class: 'unverified_promotion', reason: `proposal ${p.proposal} was rejected (${decisions[decisions.length - 1]!.id}); this merge has no accept behind it`}
@@ -23,12 +23,12 @@ export function checkPromotion(ledger: Ledger, p: Promotion, standing: (id: stri
       why = `the merge names policy ${p.policy.digest.slice(0, 19)}…, its decision ${d.id} another`
       continue
     }
-    const s = standing(d.id)
+    const s = standing(d.entry)
     if (!s.ok) {
       why = `its decision ${d.id} does not stand: ${s.reason}`
       continue
     }
-    const merged = p.proposal.startsWith('at-') ? attemptMergeProblem(ledger, d.body, p) : skillMergeProblem(ledger, d.body, p)
+    const merged = p.proposal.startsWith('at-') ? attemptMergeProblem(ledger, d.entry, d.body, p) : skillMergeProblem(ledger, d.entry, d.body, p)
     if (merged) {
       why = `its decision ${d.id} stands, but ${merged}`
       continue
@@ -44,13 +44,13 @@ export function checkPromotion(ledger: Ledger, p: Promotion, standing: (id: stri
  * on. Otherwise anyone who can push main could merge something never evaluated and name a
  * standing accept of another commit.
  */
-function attemptMergeProblem(ledger: Ledger, d: DecisionBody, p: Promotion): string | undefined {
-  const a = ledger.get(d.proposal)
+function attemptMergeProblem(ledger: Ledger, de: LedgerEntry, d: DecisionBody, p: Promotion): string | undefined {
+  const a = citedEntry(ledger, d.proposal, de)
   if (a?.kind !== 'attempt') return `attempt ${d.proposal} is not in the ledger`
   const attempt = ledger.load<'attempt'>(a).body as AttemptBody
   if (attempt.base.commit !== p.first_parent) return `the merge is not on the main the attempt was opened on (${attempt.base.commit.slice(0, 12)})`
   const sources = d.evaluations.flatMap(id => {
-    const e = ledger.get(id)
+    const e = citedEntry(ledger, id, de)
     if (e?.kind !== 'verdict') return []
     const v = ledger.load<'verdict'>(e).body as VerdictBody
     return v.attempt === d.proposal && v.source ? [v.source] : []
@@ -67,8 +67,8 @@ function attemptMergeProblem(ledger: Ledger, d: DecisionBody, p: Promotion): str
  * main), with the evaluated candidate as the skill's file. Otherwise anyone who can push main
  * could merge another SKILL.md and name a standing accept of this proposal.
  */
-function skillMergeProblem(ledger: Ledger, d: DecisionBody, p: Promotion): string | undefined {
-  const e = ledger.get(d.proposal)
+function skillMergeProblem(ledger: Ledger, de: LedgerEntry, d: DecisionBody, p: Promotion): string | undefined {
+  const e = citedEntry(ledger, d.proposal, de)
   if (e?.kind !== 'proposal') return `proposal ${d.proposal} is not in the ledger`
   const proposal = ledger.load<'proposal'>(e).body as ProposalBody
   if (proposal.base.commit !== p.first_parent) return `the merge is not on the main the proposal was based on (${proposal.base.commit.slice(0, 12)})`

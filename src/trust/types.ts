@@ -50,7 +50,8 @@ export interface TrustInput {
   contracts?: ReadonlyMap<string, Contract>
   /**
    * what the branch of each proposal with an accept decision changes beyond its skill
-   * (src/loop/proposal-scope.ts), by proposal id: an accept of such a branch does not stand
+   * (src/loop/proposal-scope.ts), by proposal id (another lane's copy of that id, with other
+   * bytes: by signatureKey of its entry): an accept of such a branch does not stand
    */
   proposalScopes?: ReadonlyMap<string, readonly string[]>
   /**

@@ -1,6 +1,6 @@
 import {canonicalJson} from '../records/canonical.js'
 import type {AttemptBody, DecisionBody, ObservationBody, VerdictBody} from '../records/types.js'
-import {onLane, type Ledger} from '../store/index.js'
+import {citedEntry, onLane, type Ledger, type LedgerEntry} from '../store/index.js'
 import {judgeObservation} from '../evals/evaluator/command.js'
 import {attemptChecks} from '../attempts/promote.js'
 import {crossedBoundary, summarizeSplit} from '../attempts/summary.js'
@@ -14,17 +14,19 @@ const JUDGED = ['valid', 'outcome', 'metric', 'verified_metrics', 'violations', 
  * Whether a command evaluator's verdict stands: it judges an observation of this ledger
  * (same digest, attempt, split, repetition and source), under its contract's own evaluator,
  * and applying the contract (by digest) to that observation — against the baseline verdict
- * it names, which must stand too — gives the same judgement.
+ * it names, which must stand too — gives the same judgement. What it names is looked up on its
+ * own lane first (store/own.ts, citedEntry). `at`: an id or an entry.
  */
-export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, standing: (id: string) => Standing): Standing {
+export function checkVerdict(ledger: Ledger, at: string | LedgerEntry, input: TrustInput, standing: (x: string | LedgerEntry) => Standing): Standing {
   const bad = (cls: 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator', reason: string): Standing => ({ok: false, class: cls, reason})
-  const e = ledger.get(id)
+  const id = typeof at === 'string' ? at : at.id
+  const e = typeof at === 'string' ? ledger.get(at) : at
   if (!e || e.kind !== 'verdict') return bad('forged_evaluation', `${id} is not a verdict of this ledger`)
   const v = ledger.load<'verdict'>(e).body as VerdictBody
   if (v.evaluator.id !== `command:${v.contract.name}`) return bad('foreign_evaluator', `judged by ${v.evaluator.id}, not by the evaluator of contract ${v.contract.name}`)
   const signed = signature(e, input)
   if (signed) return signed
-  const o = ledger.get(v.observation)
+  const o = citedEntry(ledger, v.observation, e, v.observation_digest)
   if (!o || o.kind !== 'observation') return bad('forged_evaluation', `its observation ${v.observation} is not in the ledger`)
   if (o.digest !== v.observation_digest) return bad('forged_evaluation', `it judged other bytes than observation ${v.observation} holds`)
   const ob = ledger.load<'observation'>(o).body as ObservationBody
@@ -33,12 +35,14 @@ export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, stan
   if (!contract) return {ok: true, level: 'verified'}
   let base: {value: number; verdict?: string} | undefined
   if (v.baseline?.verdict) {
-    const b = standing(v.baseline.verdict)
+    const be = citedEntry(ledger, v.baseline.verdict, e)
+    const b = standing(be ?? v.baseline.verdict)
     if (!b.ok) return bad('inconsistent_evaluation', `its baseline verdict ${v.baseline.verdict} does not stand (${b.class}: \`exp fsck\` names why)`)
-    const bb = ledger.load<'verdict'>(ledger.get(v.baseline.verdict)!).body as VerdictBody
+    if (!be) return bad('inconsistent_evaluation', `its baseline verdict ${v.baseline.verdict} is not in the ledger`)
+    const bb = ledger.load<'verdict'>(be).body as VerdictBody
     if (bb.metric?.value !== v.baseline.value || bb.repetition !== v.repetition || bb.split !== v.split) return bad('inconsistent_evaluation', `its baseline value is not what verdict ${v.baseline.verdict} measured for the same repetition`)
     // runs are paired by seed: a baseline run at another seed measured other episodes
-    const bo = ledger.get(bb.observation)
+    const bo = citedEntry(ledger, bb.observation, be, bb.observation_digest)
     const bseed = bo?.kind === 'observation' ? (ledger.load<'observation'>(bo).body as ObservationBody).seed : undefined
     if (bseed !== ob.seed) return bad('inconsistent_evaluation', `it is compared with verdict ${v.baseline.verdict}, a run at seed ${bseed ?? '(none)'}, not at its own seed ${ob.seed}: an attempt and its baseline are paired by seed`)
     base = {value: v.baseline.value!, verdict: v.baseline.verdict}
@@ -55,16 +59,19 @@ export function checkVerdict(ledger: Ledger, id: string, input: TrustInput, stan
   return {ok: true, level: 'replayed'}
 }
 
-/** An accept of an attempt: what the contract's promotion policy gives on the verdicts the decision rests on. */
-export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: TrustInput, lane: string): Standing {
+/** An accept of an attempt (decision `e`): what the contract's promotion policy gives on the verdicts the decision rests on. */
+export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: TrustInput, e: LedgerEntry): Standing {
+  const lane = e.lane
   const bad = (reason: string): Standing => ({ok: false, class: 'forged_decision', reason})
   const contract = input.contracts?.get(d.policy.digest)
   if (!contract) return bad(`the contract it names (${d.policy.digest.slice(0, 19)}…) is not in this repository`)
   // a measurement cannot be recomputed: a decision rests on its own lane's (attempts/keys.ts,
   // ownEntry: another lane's baseline that scored -10 made an attempt changing nothing better)
-  const foreign = d.evaluations.map(id => ledger.get(id)!).find(v => !onLane(ledger, v, lane))
+  // (its own lane's copy of each: another lane's copy of one under the same id does not replace it)
+  const entries = d.evaluations.map(id => citedEntry(ledger, id, e)!)
+  const foreign = entries.find(v => !onLane(ledger, v, lane))
   if (foreign) return bad(`it rests on verdict ${foreign.id} of lane ${foreign.lane}: a decision rests on the measurements of its own lane`)
-  const verdicts = d.evaluations.map(id => ({id, body: ledger.load<'verdict'>(ledger.get(id)!).body as VerdictBody}))
+  const verdicts = entries.map(x => ({id: x.id, body: ledger.load<'verdict'>(x).body as VerdictBody}))
   const mine = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt === d.proposal && v.body.split === split))
   const theirs = (split: string) => latestPerRepetition(verdicts.filter(v => v.body.attempt !== d.proposal && v.body.split === split))
   if (!mine('dev').length) return bad(`it rests on no dev verdict of ${d.proposal}: a decision needs evidence`)
@@ -74,7 +81,7 @@ export function checkAttemptDecision(ledger: Ledger, d: DecisionBody, input: Tru
   const checks = attemptChecks(contract, {boundaryClean: clean, dev, ...(holdout ? {holdout} : {}), basedOnMain: true})
   const failed = checks.filter(c => !c.passed)
   if (d.verdict === 'accept') return failed.length ? bad(`the contract's policy rejects its evidence: ${failed[0]!.name}: ${failed[0]!.detail}`) : {ok: true, level: 'verified'}
-  const attempt = ledger.get(d.proposal)
+  const attempt = citedEntry(ledger, d.proposal, e)
   const base = attempt?.kind === 'attempt' ? (ledger.load<'attempt'>(attempt).body as AttemptBody).base.commit : undefined
   if (failed.length || movedMain(d, input, base)) return {ok: true, level: 'verified'}
   return bad('the contract\'s policy accepts its evidence, and main has not moved from the attempt\'s base: nothing it names gives a reject')

@@ -1,4 +1,4 @@
-import type {Ledger} from '../../store/index.js'
+import {citedEntry, type Ledger, type LedgerEntry} from '../../store/index.js'
 import type {Scenario} from '../../scenarios/types.js'
 import type {TraceBody, VerificationBody} from '../../records/types.js'
 import type {ReplayOutcome} from './port.js'
@@ -16,10 +16,13 @@ export interface VerificationCheck {
 /**
  * Whether one verification record stands: it judges a trace of this ledger (same digest,
  * manifest, scenario, split and repetition), under an allowed evaluator, and — with a
- * scenario to replay against — re-grading the replayed trace gives the same verdict.
+ * scenario to replay against — re-grading the replayed trace gives the same verdict. `at`: an
+ * id (the copy every view shows) or the entry of one copy; its trace is the copy with the
+ * digest it judged (store/own.ts, citedEntry).
  */
-export function checkVerification(ledger: Ledger, id: string, o: VerificationCheck = {}): ReplayOutcome {
-  const e = ledger.get(id)
+export function checkVerification(ledger: Ledger, at: string | LedgerEntry, o: VerificationCheck = {}): ReplayOutcome {
+  const id = typeof at === 'string' ? at : at.id
+  const e = typeof at === 'string' ? ledger.get(at) : at
   if (!e) return {ok: false, reason: `verification ${id} is not in the ledger`}
   if (e.kind !== 'verification') return {ok: false, reason: `${id} is a ${e.kind}, not a verification`}
   const v = ledger.load<'verification'>(e).body as VerificationBody
@@ -27,7 +30,7 @@ export function checkVerification(ledger: Ledger, id: string, o: VerificationChe
   const who = evaluatorOf(v)
   if (o.evaluators && !o.evaluators.includes(who.id)) return {ok: false, reason: `verification ${id} was judged by evaluator ${who.id}, which the policy does not name`}
   if (!e.cites.includes(v.trace)) return {ok: false, reason: `verification ${id} does not cite its trace ${v.trace}`}
-  const t = ledger.get(v.trace)
+  const t = citedEntry(ledger, v.trace, e, v.trace_digest)
   if (!t || t.kind !== 'trace') return {ok: false, reason: `verification ${id} judges trace ${v.trace}, which is not in the ledger`}
   if (t.digest !== v.trace_digest) return {ok: false, reason: `verification ${id} judged other bytes than trace ${v.trace} holds`}
   if (!t.cites.includes(v.manifest)) return {ok: false, reason: `trace ${v.trace} is not of manifest ${v.manifest}`}

@@ -32,8 +32,10 @@ export interface FsckReport {
  */
 export async function fsckStore(store: GitRecordStore, onProgress?: (done: number, lane: string) => void): Promise<{report: FsckReport; ledger: Ledger}> {
   const problems: FsckProblem[] = []
-  const seen = new Map<string, {digest: string; ref: string}>()
-  const all: {id: string; cites: readonly string[]; ref: string; commit: string}[] = []
+  const seen = new Map<string, {digest: string; ref: string; lane: string; commit: string; path: string}>()
+  /** the copies of each id two lanes hold with other content, the first one seen first */
+  const conflicts = new Map<string, {digest: string; ref: string; lane: string; commit: string; path: string}[]>()
+  const all: {id: string; cites: readonly string[]; ref: string; lane: string; commit: string}[] = []
   const entries: MemEntry[] = []
   const {tips, bad} = store.scanLanes()
   for (const b of bad) problems.push(problem('lane-ref-invalid', `${b.ref} cannot be read: ${b.reason}`, {ref: b.ref, ...(b.hint ? {hint: b.hint} : {})}))
@@ -83,9 +85,19 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
   for (const [ref, s] of Object.entries(seenTips)) {
     if (!tips.has(ref) && !bad.some(b => b.ref === ref)) problems.push(problem('lane-rewound', deletedMessage(ref, s), {ref, commit: s.tip}))
   }
-  for (const {id, cites, ref, commit} of all) {
-    for (const c of cites) if (!seen.has(c)) problems.push(problem('dangling-cite', `dangling cite: ${c} is not on any lane`, {ref, commit, id}))
+  // the lanes whose own records cite each conflicting id
+  const citing = new Map<string, Set<string>>()
+  for (const {id, cites, ref, lane, commit} of all) {
+    for (const c of cites) {
+      if (!seen.has(c)) problems.push(problem('dangling-cite', `dangling cite: ${c} is not on any lane`, {ref, commit, id}))
+      else if (conflicts.has(c)) {
+        let lanes = citing.get(c)
+        if (!lanes) citing.set(c, (lanes = new Set()))
+        lanes.add(lane)
+      }
+    }
   }
+  for (const [id, copies] of conflicts) problems.push(...conflictProblems(id, copies, citing.get(id)))
   const ledger = new Ledger(entries, e => decodeRecord((e as MemEntry).bytes, e.id), problems.map(p => ({...p, ref: p.ref ?? ''})), undefined, es => es.map(e => (e as MemEntry).bytes))
   return {report: {lanes, records, problems}, ledger}
 
@@ -150,15 +162,38 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
       if (record.lamport <= prevLamport) problems.push(problem('lamport-order', `lamport ${record.lamport} is not greater than the previous record's ${prevLamport} on this lane`, at(c, loc.path, record.id)))
       prevLamport = Math.max(prevLamport, record.lamport)
       const other = seen.get(record.id)
-      if (other && other.digest !== digest) problems.push(problem('duplicate-id', `duplicate id with a different digest (also on ${other.ref})`, at(c, loc.path, record.id)))
-      if (!other) seen.set(record.id, {digest, ref})
-      if (record.cites.length) all.push({id: record.id, cites: record.cites, ref, commit: c.oid})
+      const here = {digest, ref, lane, commit: c.oid, path: loc.path}
+      if (other && other.digest !== digest) {
+        const copies = conflicts.get(record.id)
+        if (copies) copies.push(here)
+        else conflicts.set(record.id, [other, here])
+      }
+      if (!other) seen.set(record.id, here)
+      if (record.cites.length) all.push({id: record.id, cites: record.cites, ref, lane, commit: c.oid})
       if (!good) continue
       const facts = encodeFacts(record)
       entries.push({id: record.id, kind: record.kind, digest: record.digest, lane, ref, private: info.private, lamport: record.lamport, commit: c.oid, cites: record.cites, ...(facts ? {facts} : {}), bytes})
     }
     return {lamport: prevLamport, records: n}
   }
+}
+
+/**
+ * The problems of an id two lanes hold with other content (`copies`, the first one seen first).
+ * A copy on a lane none of whose records cite the id, when another lane's copy is cited by
+ * that lane's own records, is a foreign copy (another lane writing under a key this lane wrote,
+ * or a forgery, at a lower Lamport clock or under a lane name that sorts first): it is the one
+ * named, with the lane it conflicts with; the trust checks take each lane's own copy
+ * (store/own.ts, citedEntry). Otherwise each copy after the first is named, as before.
+ */
+function conflictProblems(id: string, copies: readonly {digest: string; ref: string; lane: string; commit: string; path: string}[], citing: ReadonlySet<string> | undefined): Problem[] {
+  const owned = copies.filter(x => citing?.has(x.lane))
+  const foreign = copies.filter(x => !citing?.has(x.lane) && !owned.some(o => o.digest === x.digest))
+  if (owned.length && foreign.length) {
+    const owners = [...new Set(owned.map(o => o.lane))].join(', ')
+    return foreign.map(x => problem('duplicate-id', `a foreign copy of ${id}: lane ${x.lane} holds it with other content than the record lane ${owners} wrote under that id and whose own records cite it (the same id, a different digest); no record of lane ${x.lane} cites it, and the trust checks of lane ${owners}'s records take that lane's own copy`, {ref: x.ref, commit: x.commit, path: x.path, id}))
+  }
+  return copies.slice(1).map(x => problem('duplicate-id', `duplicate id with a different digest (also on ${copies[0]!.ref})`, {ref: x.ref, commit: x.commit, path: x.path, id}))
 }
 
 /** Check every record on every lane from history alone (the report of fsckStore). */
