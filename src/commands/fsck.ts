@@ -5,6 +5,7 @@ import {counted} from '../cli/table.js'
 import {ExpError} from '../errors/index.js'
 import {fsckStore, formatProblem, type FsckProblem, type FsckReport} from '../store/git/fsck.js'
 import {checkTransitions, type TransitionRule} from '../projections/index.js'
+import {inconsistentEvidence} from '../projections/evidence-counts.js'
 import {promotionOf} from '../projections/mainline.js'
 import {authorityOf} from '../cli/trust.js'
 import {mainFlagRef, mainRefOf} from '../cli/main-ref.js'
@@ -65,7 +66,7 @@ function replaySummary(ledger: Ledger, log: ReplayLog | undefined): ReplaySummar
 
 export default class Fsck extends ExpCommand {
   static summary = 'Check every record on every lane: refs, history, schema, digest, ids, paths, Lamport order, cites, rewinds, transitions, and whether evidence stands.'
-  static description = `Reads the lanes from history (never from the cache under .git/exp): lane refs, the walk of each lane, each record file, Lamport order, duplicate ids, dangling cites, artifacts, lanes rewound since this clone saw them (docs/store.md). Then replays every hypothesis in ledger order and reports illegal transitions (e.g. promoted without held-out evidence, an accept decision on a retired hypothesis, an evaluation with no proposal, a release without a claim; docs/frontier.md lists them all).
+  static description = `Reads the lanes from history (never from the cache under .git/exp): lane refs, the walk of each lane, each record file, Lamport order, duplicate ids, dangling cites, artifacts, lanes rewound since this clone saw them (docs/store.md). Then replays every hypothesis in ledger order and reports illegal transitions (e.g. promoted without held-out evidence, an accept decision on a retired hypothesis, an evaluation with no proposal, a release without a claim; docs/frontier.md lists them all), and names every mined pattern (evidence record) whose support and failures are not the numbers of supporting runs and counterexamples it cites (inconsistent_evidence; docs/mining.md).
 Then checks the evidence (docs/trust.md): every evaluation must recompute from the verifications it cites, each of a trace of the same manifest, under an evaluator the policy names, signed when the policy requires it (classes forged_evaluation, inconsistent_evaluation, foreign_evaluator, unsigned_evidence); every decision must be what the policy gives on that evidence (forged_decision; a reject must rest on evidence of its proposal, or say main moved from its base while main is elsewhere now), and of two decisions of one proposal that disagree, a standing accept counts, else the first reject (conflicting_decision); every merge on main with Exp-Promotes must be named by a standing accept decision (unverified_promotion). While a lane cannot be read, the evidence on it is missing from what is checked: each of these problems then says it is unverifiable until that lane is repaired (its class is kept). With --replay, every verification's trace is also replayed in a fresh world and graded again (replay_mismatch); held-out episodes need the held-out key. Episodes that cannot be replayed here (their manifest's dataset tree is not in the repository, a sealed split without the key, cited by no evaluation) are counted and named by manifest and reason, and the summary says how many were replayed and how many could not be: they are not problems (an experiment on a folder of its own is allowed), but no decision rests on them (docs/trust.md).
 Prints one line per problem: ref, commit, path, what is wrong; --json gives each problem's class (code) and a hint. Exits non-zero (5) when any problem is found.`
   static enableJsonFlag = true
@@ -85,6 +86,8 @@ Prints one line per problem: ref, commit, path, what is wrong; --json gives each
       const {report: base, ledger} = await fsckStore(store)
       const t = checkTransitions(ledger, new Date())
       const extra = t.problems.map(p => ({code: p.rule, ref: p.ref, commit: p.commit, id: p.record, rule: p.rule, message: `${p.rule}: ${p.message}`}))
+      // mined patterns whose counts are not the runs they cite: no miner wrote them, and the reports leave them out
+      const counts = inconsistentEvidence(ledger).map(p => ({code: 'inconsistent_evidence', ref: p.ref, commit: p.commit, id: p.id, message: `inconsistent_evidence: ${p.id}: ${p.reason}`, hint: 'the miner writes support and failures as the numbers of runs an evidence record cites: this one was written otherwise, and `exp report` leaves it out (append a corrected record, or ask who owns the lane)'}))
       const key = flags.replay ? await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)}) : undefined
       const authority = await authorityOf(store, this.workDir, {ledger, main: flags.main, quiet: true, ...(flags.replay ? {replay: 'all' as const, ...(key ? {holdoutKey: key.key} : {})} : {})})
       const mainRef = await mainRefOf(store.repo, this.workDir, flags.main)
@@ -103,7 +106,7 @@ Prints one line per problem: ref, commit, path, what is wrong; --json gives each
       // what was replayed is counted from what the checks replayed, never taken from the flag
       const replay = flags.replay ? replaySummary(ledger, authority.input.replays) : undefined
       const evidence = {evaluations: ledger.select({kinds: ['evaluation'], includePrivate: true}).length, decisions: ledger.select({kinds: ['decision'], includePrivate: true}).length, promotions: promotions.length, replayed: !!replay && !replay.not_replayed, ...(replay ? {replay} : {})}
-      return {...base, hypotheses: t.hypotheses, evidence, problems: [...base.problems, ...extra, ...trust]}
+      return {...base, hypotheses: t.hypotheses, evidence, problems: [...base.problems, ...extra, ...counts, ...trust]}
     })
     if (!this.jsonEnabled()) {
       for (const p of report.problems) this.log(formatProblem(p))

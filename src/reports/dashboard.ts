@@ -12,9 +12,12 @@ export function dashboardLines(it: ReportIteration): string[] {
   const lines = [`Iteration ${it.iteration}`, `Current skill: ${it.skill.name} v${v} (${short(it.skill.commit)})`, 'Training:']
   lines.push(it.training ? `  ${it.training.passed} / ${it.training.total} success (${pct(it.training.rate)})` : '  (no train run recorded before this proposal)')
   lines.push('Observed patterns:')
-  if (!it.patterns.length) lines.push('  (nothing new mined since the previous iteration)')
+  // (the evidence behind the proposal, through the knowledge it cites: src/reports/iterations.ts)
+  if (!it.patterns.length) lines.push('  (no evidence behind this proposal)')
   for (const p of it.patterns.slice(0, PATTERNS_SHOWN)) lines.push(`  + ${p.text} [${p.pattern}, ${p.support} supporting / ${p.failures} against]`)
   if (it.patterns.length > PATTERNS_SHOWN) lines.push(`  … and ${it.patterns.length - PATTERNS_SHOWN} more`)
+  const bad = it.inconsistent ?? []
+  if (bad.length) lines.push(`  (${bad.length} left out, counts that are not the runs they cite: ${bad.slice(0, 3).join(' ')}${bad.length > 3 ? ' …' : ''}; exp fsck names them)`)
   lines.push(`Candidate v${c.version} (${it.proposal}, lane ${it.lane}):`, `  ${c.added + c.removed} line(s) modified in ${c.sections.join(', ') || '(no section)'}`)
   for (const l of c.lines) lines.push(`  + ${l}`)
   if (it.validation) {

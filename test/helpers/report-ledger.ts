@@ -35,7 +35,7 @@ export async function memoryHistory(): Promise<MemoryHistory> {
   const trace = await add(like('trace', 1, {scenario: 'train-shortage'}))
   const verification = await add(like('verification', 1, {trace, passed: false, outcome: 'negative', invariants: [{id: 'device-procured', passed: false, message: 'no'}]}, [trace]))
   const train = await add(evaluation({split: 'train', role: 'run', total: 10, passed: 4, failed: 6, success_rate: 0.4}, OID.B1))
-  const evidence = await add(like('evidence', 1, {supporting: [trace], counterexamples: []}, [trace]))
+  const evidence = await add(like('evidence', 1, {supporting: [trace], counterexamples: [], support: 1, failures: 0}, [trace]))
   const knowledge = await add(like('knowledge', 1, {claim: {type: 'procedure', text: NASTY}, evidence: {supporting_runs: [trace], counterexamples: [], evidence_ids: [evidence]}}, [evidence]))
   const recall = await add(like('recall', 1, {items: [{knowledge, rank: 1, score: 4.5, breakdown: {relevance: 1, support: 1, confidence: 1, recency: 1, novelty: 1, redundancy: 0}, tokens: 9, text: NASTY}]}, [knowledge]))
   const proposal = (n: number, from: [string, string, string], to: [string, string, string], line: string): RecordDraft => {
