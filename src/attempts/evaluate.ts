@@ -4,7 +4,7 @@ import type {AttemptBody, ObservationBody, VerdictBody} from '../records/types.j
 import {commitText, prepare, type RecordDraft} from '../records/index.js'
 import {REJECTED_PREFIX, ownKeys, type Ledger, type RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
-import {BoundaryError, ConflictError, NotFoundError} from '../errors/index.js'
+import {BoundaryError, ConflictError, NotFoundError, UntrustedEvidenceError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import type {Contract, EvalSpec} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
@@ -14,7 +14,7 @@ import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '.
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
 import {withKey, type Redact} from '../redact/index.js'
 import {environmentFingerprint} from './environment.js'
-import {DEFAULT_SEED, assertOwnAttempt, attemptId, baselineKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
+import {DEFAULT_SEED, assertOwnAttempt, attemptId, attemptLane, baselineKey, observationKey, ownEntry, ownKey, verdictKey} from './keys.js'
 import {unsealPrivateData} from './private-data.js'
 import {summarizeSplit, type SplitSummary} from './summary.js'
 
@@ -102,6 +102,9 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   if (!e || e.kind !== 'attempt') throw new NotFoundError('attempt', id, 'list attempts with `exp attempt list`')
   const attempt = ledger.load<'attempt'>(e).body as AttemptBody
   assertOwnAttempt(id, attempt)
+  // another lane's measurements of it count for nothing (keys.ts, ownMeasurement): said before anything runs
+  const owner = attempt.ordinal > 0 ? attemptLane(ledger, e, {contract: attempt.contract.name, ordinal: attempt.ordinal}) : o.lane
+  if (owner !== o.lane) throw new UntrustedEvidenceError(`attempt ${id} is lane ${owner}'s, not lane ${o.lane}'s: an attempt's observations and verdicts count only on its own lane (docs/trust.md), so lane ${o.lane} does not evaluate or decide it`, `run it on its own lane: --lane ${owner}`, {attempt: id, lane: owner})
   // the contract that judges is the one on the attempt's base, never one the attempt edited
   const contract = await contractAt(ws, attempt.base.commit, attempt.contract.name)
   // its work tree wherever it was opened (`exp attempt new --path DIR` puts it beside the repository)

@@ -1,5 +1,7 @@
 import {recordId} from '../records/index.js'
 import {UntrustedEvidenceError} from '../errors/index.js'
+import {onLane} from '../store/own.js'
+import type {Ledger, LedgerEntry} from '../store/ledger.js'
 
 /**
  * Idempotency keys of the contract loop: the same attempt, run or judgement is the same
@@ -33,6 +35,31 @@ export const attemptBranch = (id: string) => `exp/attempt/${id}`
  * own-lane helpers (src/store/own.ts: ownEntry, ownKey, onLane).
  */
 export {onLane, ownEntry, ownKey} from '../store/own.js'
+
+/**
+ * The lane whose attempt `attempt` is: of the lanes holding its record (copies of its bytes
+ * included), the one whose key gives its id (attemptKey: an attempt's id names its contract, lane
+ * and ordinal), so a copy another lane puts first in ledger order does not take it over; an
+ * attempt written under another key (by hand): the lane of its first copy.
+ */
+export function attemptLane(ledger: Ledger, attempt: LedgerEntry, a: {contract: string; ordinal: number}): string {
+  const owns = (lane: string) => attemptId(attemptKey(a.contract, lane, a.ordinal)) === attempt.id
+  if (owns(attempt.lane)) return attempt.lane
+  return ledger.duplicates.find(d => d.id === attempt.id && d.digest === attempt.digest && owns(d.lane))?.lane ?? attempt.lane
+}
+
+/**
+ * Whether `e`, a measurement of `attempt` (an observation or a verdict of it), counts for it: it
+ * is on the attempt's own lane (onLane, the rule a decision's verdicts follow: trust/verdict.ts).
+ * A contract's runs cannot be recomputed, and any lane can write runs of any attempt, under keys
+ * of its own, that the contract judges like real ones: another lane's copies of an attempt's runs
+ * scored 0.99 made a rejected attempt's hypothesis supported in every view. A baseline (ordinal
+ * 0) is one record for every lane (evaluate.ts, baselineOf: a lane that finds it recorded adds no
+ * copy), and each lane measures it for its own attempts, whose verdicts name that lane's.
+ */
+export function ownMeasurement(ledger: Ledger, e: LedgerEntry, attempt: LedgerEntry, a: {contract: string; ordinal: number}): boolean {
+  return a.ordinal === 0 || onLane(ledger, e, attemptLane(ledger, attempt, a))
+}
 
 /**
  * Refuse an attempt record that exp did not open: any lane can append one naming any branch

@@ -16,7 +16,7 @@ import {attemptMessage, evaluateAttempt, oneLine, type EvaluateOptions} from './
 import {openAttempt} from './open.js'
 import {promoteAttempt} from './promote.js'
 import {attemptViews} from './view.js'
-import {attemptBranch, attemptId, attemptKey} from './keys.js'
+import {attemptBranch, attemptId, attemptKey, ownMeasurement} from './keys.js'
 import {fileKey} from './agents/search.js'
 import type {ResearchAgent, ResearchMove, ResearchTask} from './agents/types.js'
 import {moveDigest, moveKey} from './agents/types.js'
@@ -181,7 +181,10 @@ async function checkLanes(store: RecordStore, contract: Contract, lane: string, 
   const worked = new Set<string>()
   for (const e of ledger.select({kinds: ['verdict']})) {
     const v = ledger.load<'verdict'>(e)
-    if (fresh(Date.parse(v.created_at))) worked.add((v.body as VerdictBody).attempt)
+    const at = (v.body as VerdictBody).attempt
+    const a = ledger.get(at)
+    // (its own lane's verdicts: another lane's would keep a lane busy that went away, keys.ts ownMeasurement)
+    if (fresh(Date.parse(v.created_at)) && a?.kind === 'attempt' && ownMeasurement(ledger, e, a, ledger.facts(a as typeof a & {kind: 'attempt'}))) worked.add(at)
   }
   const recent = (id: string) => {
     const e = ledger.get(id)

@@ -1,5 +1,6 @@
 import type {AttemptBody, DecisionBody, VerdictBody} from '../records/types.js'
-import type {Ledger} from '../store/index.js'
+import type {Ledger, LedgerEntry} from '../store/index.js'
+import {ownMeasurement} from '../attempts/keys.js'
 import {promotionOf, type HistoryTrust, type MainCommit} from './mainline.js'
 
 export interface ContractVersion {
@@ -37,8 +38,13 @@ function mean(vs: readonly VerdictBody[]): number | undefined {
  * decision; merges no standing accept names are marked unverified, never hidden.
  */
 export function contractProvenance(ledger: Ledger, mainline: readonly MainCommit[], contract: string, trust?: HistoryTrust): ContractProvenance {
-  const attempts = new Map(ledger.select({kinds: ['attempt'], includePrivate: false}).map(e => [e.id, {lane: e.lane, body: ledger.load<'attempt'>(e).body as AttemptBody}]))
-  const verdicts = ledger.select({kinds: ['verdict'], includePrivate: false}).map(e => ({id: e.id, body: ledger.load<'verdict'>(e).body as VerdictBody})).filter(v => v.body.contract.name === contract && (!trust || trust.counts(v.id)))
+  const attempts = new Map(ledger.select({kinds: ['attempt'], includePrivate: false}).map(e => [e.id, {e, lane: e.lane, body: ledger.load<'attempt'>(e).body as AttemptBody}]))
+  // (an attempt's own lane's verdicts only: attempts/keys.ts, ownMeasurement)
+  const own = (e: LedgerEntry, v: VerdictBody) => {
+    const a = attempts.get(v.attempt)
+    return !a || ownMeasurement(ledger, e, a.e, {contract: a.body.contract.name, ordinal: a.body.ordinal})
+  }
+  const verdicts = ledger.select({kinds: ['verdict'], includePrivate: false}).map(e => ({id: e.id, e, body: ledger.load<'verdict'>(e).body as VerdictBody})).filter(v => v.body.contract.name === contract && own(v.e, v.body) && (!trust || trust.counts(v.id)))
   const decisions = ledger.select({kinds: ['decision'], includePrivate: false}).map(e => ({id: e.id, body: ledger.load<'decision'>(e).body as DecisionBody})).filter(d => attempts.get(d.body.proposal)?.body.contract.name === contract && (!trust || trust.counts(d.id)))
   const of = (attempt: string, split: string) => {
     const latest = new Map<number, VerdictBody>()

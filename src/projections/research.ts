@@ -1,5 +1,6 @@
 import type {FactsByKind, FactKind} from '../records/index.js'
 import type {Ledger, LedgerEntry} from '../store/index.js'
+import {ownMeasurement} from '../attempts/keys.js'
 
 /** A record linked to a hypothesis, with its indexed facts and its position in ledger order. */
 export interface Linked<K extends FactKind = FactKind> {
@@ -30,7 +31,7 @@ export interface ResearchIndex {
   verdicts: Map<string, Linked<'verdict'>>
   /** records naming a hypothesis that is not in the (public) ledger (`as`: the field that names it, where it is not the record's own hypothesis: a hypothesis' `parent`) */
   dangling: {linked: AnyLinked; hypothesis: string; as?: 'parent'}[]
-  /** evaluations and decisions left out because `admit` refused them (evidence that does not stand) */
+  /** evaluations, decisions and verdicts left out because `admit` refused them (evidence that does not stand), and verdicts of an attempt written on another lane than its own */
   ignored: LedgerEntry[]
 }
 
@@ -135,8 +136,15 @@ function buildIndex(ledger: Ledger, opts: IndexOptions): ResearchIndex {
       }
       case 'verdict': {
         const f = l.facts as FactsByKind['verdict']
+        const a = attempts.get(f.attempt)
+        // an attempt's own lane's only (attempts/keys.ts, ownMeasurement): another lane's
+        // verdicts of it, the latest per repetition (status.ts), turned its hypothesis over
+        if (a && !ownMeasurement(ledger, e, a.entry, a.facts)) {
+          ignored.push(e)
+          continue
+        }
         verdicts.set(e.id, l as Linked<'verdict'>)
-        link(l, attempts.get(f.attempt)?.hypothesis)
+        link(l, a?.hypothesis)
         break
       }
       case 'note': {

@@ -8,13 +8,14 @@ import type {CommittedDataset} from './dataset.js'
  * - forged_evaluation: numbers that come from nowhere (no verifications, missing manifest, foreign traces);
  * - inconsistent_evaluation: aggregates that do not recompute from the verifications cited;
  * - foreign_evaluator: judged by an evaluator the policy does not name;
+ * - foreign_measurement: a verdict of an attempt (or the observation it judges) written on another lane than the attempt's own;
  * - replay_mismatch: a trace that does not replay to its verdict in a fresh world;
  * - unsigned_evidence: the policy requires signed evidence and this is not signed by a trusted identity;
  * - forged_decision: an accept the policy would not give on its evidence, or evidence that does not stand;
  * - unverified_promotion: a merge on main with promotion trailers that no standing accept decision names;
  * - conflicting_decision: a proposal or attempt with both an accept and a reject that stand.
  */
-export type TrustProblemClass = 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator' | 'replay_mismatch' | 'unsigned_evidence' | 'forged_decision' | 'unverified_promotion' | 'conflicting_decision'
+export type TrustProblemClass = 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator' | 'foreign_measurement' | 'replay_mismatch' | 'unsigned_evidence' | 'forged_decision' | 'unverified_promotion' | 'conflicting_decision'
 
 /** How a piece of evidence stands. `sealed`: a public held-out aggregate, consistent in itself, whose details are private. */
 export type Standing = {ok: true; level: 'verified' | 'replayed' | 'sealed'} | {ok: false; class: TrustProblemClass; reason: string}

@@ -3,6 +3,7 @@ import type {AttemptBody, DecisionBody, ObservationBody, VerdictBody} from '../r
 import {citedEntry, onLane, type Ledger, type LedgerEntry} from '../store/index.js'
 import {judgeObservation} from '../evals/evaluator/command.js'
 import {attemptChecks} from '../attempts/promote.js'
+import {attemptLane, ownMeasurement} from '../attempts/keys.js'
 import {crossedBoundary, summarizeSplit} from '../attempts/summary.js'
 import {signature} from './evaluation.js'
 import type {Standing, TrustInput} from './types.js'
@@ -14,15 +15,32 @@ const JUDGED = ['valid', 'outcome', 'metric', 'verified_metrics', 'violations', 
  * Whether a command evaluator's verdict stands: it judges an observation of this ledger
  * (same digest, attempt, split, repetition and source), under its contract's own evaluator,
  * and applying the contract (by digest) to that observation — against the baseline verdict
- * it names, which must stand too — gives the same judgement. What it names is looked up on its
- * own lane first (store/own.ts, citedEntry). `at`: an id or an entry.
+ * it names, which must stand too — gives the same judgement; and it and that observation are
+ * on the attempt's own lane (attempts/keys.ts, ownMeasurement: a measurement cannot be
+ * recomputed, so another lane's of an attempt counts for nothing, foreign_measurement). What it
+ * names is looked up on its own lane first (store/own.ts, citedEntry). `at`: an id or an entry.
  */
 export function checkVerdict(ledger: Ledger, at: string | LedgerEntry, input: TrustInput, standing: (x: string | LedgerEntry) => Standing): Standing {
-  const bad = (cls: 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator', reason: string): Standing => ({ok: false, class: cls, reason})
   const id = typeof at === 'string' ? at : at.id
   const e = typeof at === 'string' ? ledger.get(at) : at
-  if (!e || e.kind !== 'verdict') return bad('forged_evaluation', `${id} is not a verdict of this ledger`)
+  if (!e || e.kind !== 'verdict') return {ok: false, class: 'forged_evaluation', reason: `${id} is not a verdict of this ledger`}
   const v = ledger.load<'verdict'>(e).body as VerdictBody
+  const s = rederive(ledger, e, v, input, standing)
+  if (!s.ok) return s
+  // (an attempt this ledger does not hold: no view shows its verdicts)
+  const ae = citedEntry(ledger, v.attempt, e)
+  if (ae?.kind !== 'attempt') return s
+  const attempt = ledger.facts(ae as LedgerEntry & {kind: 'attempt'})
+  // (rederive found the observation: the copy with the bytes the verdict judged)
+  for (const [x, what] of [[e, 'it is'], [citedEntry(ledger, v.observation, e, v.observation_digest)!, `its observation ${v.observation} is`]] as const) {
+    if (!ownMeasurement(ledger, x, ae, attempt)) return {ok: false, class: 'foreign_measurement', reason: `${what} lane ${x.lane}'s, a measurement of attempt ${v.attempt} of lane ${attemptLane(ledger, ae, attempt)}: a measurement cannot be recomputed, and counts only on the attempt's own lane`}
+  }
+  return s
+}
+
+/** Whether a verdict re-derives from its observation and contract, whoever wrote it (checkVerdict). */
+function rederive(ledger: Ledger, e: LedgerEntry, v: VerdictBody, input: TrustInput, standing: (x: string | LedgerEntry) => Standing): Standing {
+  const bad = (cls: 'forged_evaluation' | 'inconsistent_evaluation' | 'foreign_evaluator', reason: string): Standing => ({ok: false, class: cls, reason})
   if (v.evaluator.id !== `command:${v.contract.name}`) return bad('foreign_evaluator', `judged by ${v.evaluator.id}, not by the evaluator of contract ${v.contract.name}`)
   const signed = signature(e, input)
   if (signed) return signed

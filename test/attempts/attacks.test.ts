@@ -399,6 +399,70 @@ t.test('two clones that measured the same baseline alike and synced: each lane\'
   t.equal(fsck.code, 0, `the accept stands: ${fsck.stdout.slice(0, 600)}`)
 })
 
+// Found by an attack sweep: another lane copied each dev run of an honest lane's rejected
+// attempt with another score, under keys of its own, and wrote the verdict the contract gives
+// for each: they re-derived, so the hypothesis read supported (on the frontier as a candidate for
+// promotion), `exp attempt list` showed the copies' mean, and fsck said nothing. The same
+// copies scored low turned a good attempt's hypothesis contradicted.
+t.test("another lane's verdicts of an attempt, on copies of its runs with other scores, move no view; fsck names them, and that lane cannot evaluate it", async t => {
+  const repo = await quadFixture(t)
+  const {judgeObservation} = await import('../../src/evals/evaluator/command.js')
+  const {parseContract} = await import('../../src/contracts/load.js')
+  const blob = (await git(repo, 'rev-parse', 'main:.research/contracts/quad.yaml')).trim()
+  const contract = parseContract(await git(repo, 'show', 'main:.research/contracts/quad.yaml'), '.research/contracts/quad.yaml', blob).contract!
+  const hypothesis = async (statement: string) => (await exp(['append', 'hypothesis', '-', '--lane', 'alice'], {cwd: repo, input: JSON.stringify({statement, mechanism: 'closer to the optimum', expected_effect: {metric: 'score', direction: 'increase'}, conditions: [], mechanism_family: 'quad'})})).stdout.trim()
+  // alice: attempt a is worse than main (rejected), attempt b better (evaluated, not decided yet)
+  const [ha, hb] = [await hypothesis('x = -3 is better'), await hypothesis('x = 4, y = 2 is better')]
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad', '--hypothesis', ha, '--lane', 'alice'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'params.json'), '{"x": -3, "y": 2}\n')
+  t.equal((await expJson<{verdict: string}>(['attempt', 'promote', a.id, '--lane', 'alice'], {cwd: repo})).verdict, 'reject')
+  const b = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad', '--hypothesis', hb, '--lane', 'alice'], {cwd: repo})
+  fs.writeFileSync(path.join(b.path, 'params.json'), '{"x": 4, "y": 2}\n')
+  t.equal((await exp(['attempt', 'eval', b.id, '--lane', 'alice'], {cwd: repo})).code, 0)
+  const views = async () => ({
+    list: await expJson<{id: string; lane: string; state: string; splits: {dev?: {mean?: number; outcomes: Record<string, number>}}}[]>(['attempt', 'list'], {cwd: repo}),
+    hypotheses: Object.fromEntries((await expJson<{id: string; status: string}[]>(['hypotheses'], {cwd: repo})).map(h => [h.id, h.status])),
+    frontier: await expJson<{promotion_candidates: unknown[]}>(['frontier', '--agent-id', 'someone'], {cwd: repo}),
+  })
+  const before = await views()
+  t.match(before.hypotheses, {[ha]: 'contradicted', [hb]: 'supported'})
+  // mallory: a copy of each of alice's dev runs, a scored 0 (the optimum) and b -1000, and the verdicts the contract gives them
+  const ledger = await expJson<{kind: string; id: string; key?: string; lane: string; body: Record<string, unknown> & {attempt?: string; split?: string; metrics?: Record<string, number>; baseline?: {value: number; verdict?: string}}; cites: string[]}[]>(['ledger'], {cwd: repo})
+  const forged: RecordDraft[] = []
+  for (const [attempt, score] of [[a.id, 0], [b.id, -1000]] as const) {
+    for (const v of ledger.filter(r => r.kind === 'verdict' && r.body.attempt === attempt && r.body.split === 'dev')) {
+      const o = ledger.find(r => r.id === v.body.observation)!
+      const body = {...structuredClone(o.body), metrics: {...o.body.metrics, score}}
+      const obs = {kind: 'observation', key: `${o.key}@mallory`, body, cites: o.cites} as unknown as RecordDraft
+      const p = prepare(obs)
+      const judged = judgeObservation(body as never, contract, v.body.baseline as {value: number; verdict?: string})
+      const {valid: _v, outcome: _o, metric: _m, verified_metrics: _vm, violations: _vi, needs_retry: _n, baseline: _b, invalid_kind: _i, ...rest} = v.body
+      forged.push(obs, {kind: 'verdict', key: `verdict/${p.id}`, body: {...rest, observation: p.id, observation_digest: p.digest, ...judged}, cites: v.cites.map(c => (c === o.id ? p.id : c))} as unknown as RecordDraft)
+    }
+  }
+  t.equal(forged.length, 8, 'an observation and a verdict for each of two repetitions of two attempts')
+  const file = path.join(repo, '.git', 'forged.jsonl')
+  fs.writeFileSync(file, forged.map(f => JSON.stringify(f)).join('\n') + '\n')
+  const planted = await exp(['append', '--batch', file, '--lane', 'mallory'], {cwd: repo})
+  t.equal(planted.code, 0, planted.stderr)
+  const after = await views()
+  t.same(after.hypotheses, before.hypotheses, 'a stays contradicted, b supported')
+  t.same(after.frontier.promotion_candidates, before.frontier.promotion_candidates, 'no other candidate for promotion')
+  for (const id of [a.id, b.id]) t.same(after.list.find(x => x.id === id), before.list.find(x => x.id === id), `${id}: its own mean and outcomes`)
+  const fsck = await exp(['fsck', '--json'], {cwd: repo})
+  t.equal(fsck.code, 5, fsck.stderr)
+  const problems = (JSON.parse(fsck.stdout) as {error: {data: {problems: {code: string; ref: string; message: string}[]}}}).error.data.problems
+  t.equal(problems.length, 4, problems.map(p => p.message).join('\n'))
+  for (const p of problems) {
+    t.match(p, {code: 'foreign_measurement', ref: 'refs/research/lanes/mallory'})
+    t.match(p.message, new RegExp(`^foreign_measurement: vd-[0-9a-f]{24}: it is lane mallory's, a measurement of attempt (${a.id}|${b.id}) of lane alice`))
+  }
+  // nor can mallory measure it with exp: what it recorded would count for nothing
+  const ev = await exp(['attempt', 'eval', b.id, '--lane', 'mallory'], {cwd: repo})
+  t.equal(ev.code, 5, ev.stderr)
+  t.match(ev.stderr, new RegExp(`attempt ${b.id} is lane alice's, not lane mallory's`))
+})
+
 t.test('a hypothesis another lane recorded first under a move\'s key, in other words, makes the research loop try another move, not fail', async t => {
   const repo = await quadFixture(t)
   // the move the search agent makes first, and its key, learned in a copy
@@ -414,6 +478,23 @@ t.test('a hypothesis another lane recorded first under a move\'s key, in other w
   const hyps = JSON.parse((await exp(['ledger', '--kind', 'hypothesis', '--lane', 'alice', '--json'], {cwd: repo})).stdout) as {key: string}[]
   t.equal(hyps.length, 1, 'alice recorded another move')
   t.not(hyps[0]!.key, first.key)
+})
+
+t.test("whose attempt it is does not change with a copy of its record another lane puts first in ledger order", async t => {
+  const {Ledger} = await import('../../src/store/index.js')
+  const {attemptId, attemptKey, attemptLane, ownMeasurement} = await import('../../src/attempts/keys.js')
+  const id = attemptId(attemptKey('quad', 'alice', 1))
+  const entry = (kind: 'attempt' | 'verdict', lane: string, lamport: number, rid = id, digest = 'sha256:a') => ({id: rid, kind, digest, lane, ref: `refs/research/lanes/${lane}`, private: false, lamport, commit: `${lamport}`.padStart(40, '0'), cites: []})
+  // mallory's copy of alice's attempt (the same bytes) at Lamport 1, and a verdict of it from each lane
+  const ledger = new Ledger([entry('attempt', 'mallory', 1), entry('attempt', 'alice', 5), entry('verdict', 'alice', 6, 'vd-a', 'sha256:b'), entry('verdict', 'mallory', 7, 'vd-m', 'sha256:c')], () => {
+    throw new Error('no body is read')
+  })
+  const first = ledger.get(id)!
+  t.equal(first.lane, 'mallory', 'the copy is first in ledger order')
+  t.equal(attemptLane(ledger, first, {contract: 'quad', ordinal: 1}), 'alice', 'the lane its key names')
+  t.ok(ownMeasurement(ledger, ledger.get('vd-a')!, first, {contract: 'quad', ordinal: 1}))
+  t.notOk(ownMeasurement(ledger, ledger.get('vd-m')!, first, {contract: 'quad', ordinal: 1}))
+  t.ok(ownMeasurement(ledger, ledger.get('vd-m')!, first, {contract: 'quad', ordinal: 0}), 'a baseline is measured by every lane, for its own attempts')
 })
 
 t.test('which branches an attempt or a proposal record may name as its own', async t => {
