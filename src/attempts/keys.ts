@@ -45,7 +45,7 @@ export {onLane, ownEntry, ownKey} from '../store/own.js'
 export function attemptLane(ledger: Ledger, attempt: LedgerEntry, a: {contract: string; ordinal: number}): string {
   const owns = (lane: string) => attemptId(attemptKey(a.contract, lane, a.ordinal)) === attempt.id
   if (owns(attempt.lane)) return attempt.lane
-  return ledger.duplicates.find(d => d.id === attempt.id && d.digest === attempt.digest && owns(d.lane))?.lane ?? attempt.lane
+  return ledger.copies(attempt.id).find(d => d.digest === attempt.digest && owns(d.lane))?.lane ?? attempt.lane
 }
 
 /**
