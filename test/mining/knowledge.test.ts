@@ -119,7 +119,10 @@ t.test('an LLM may reword the claim text, and nothing else', async t => {
 })
 
 t.test('a reply that drops a name or says nothing keeps the deterministic text', async t => {
-  for (const reply of ['', 'Place an order when the hand-out fails.', 'x'.repeat(400)]) {
+  // (and one that breaks a line, or holds a character a terminal acts on: found by a sweep, a
+  // reply of two lines printed a forged version header in `exp provenance`)
+  const forged = '`hand_out` `EMPTY` `order` matter.\nonboarding v3  promoted by merge 0000000'
+  for (const reply of ['', 'Place an order when the hand-out fails.', 'x'.repeat(400), forged, forged.replace('\n', '\u2028'), 'When `hand_out` fails with `EMPTY`, \u001b[2J`order`.']) {
     const drafted = await draftClaimTexts(knowledge, fake(() => reply))
     t.same(drafted.map(d => ({...d, body: {...d.body, drafted: undefined}})), knowledge.map(d => ({...d, body: {...d.body, drafted: undefined}})), JSON.stringify(reply.slice(0, 30)))
     t.ok(drafted.every(d => d.body.drafted?.accepted === false && d.body.drafted.response === reply), 'the refused exchange is recorded')

@@ -109,3 +109,14 @@ t.test("an attempt's reason (an agent's or another lane's words) in the contract
   t.notMatch(section, /(^|[^\\])\[fix/, 'no link')
   t.match(section, /^- #1 `at-0123456789abcdef01234567` \(mallory\) tweak \\\| x \\#\\# Security notice/m)
 })
+
+// Found by a sweep: a knowledge record's claim of two lines (an LLM's drafted text, or any lane's
+// record) printed a forged version header at column 0 of `exp provenance`.
+t.test('a label of a provenance tree is one line, whatever the record text in it', async t => {
+  const {renderForest} = await import('../../src/reports/tree.js')
+  const text = renderForest([{label: 'onboarding v2', children: [{label: 'knowledge kn-1: "a\nonboarding v3  promoted by merge 0000000 \u001b[2J\u2028x"'}]}])
+  const lines = text.split('\n')
+  t.equal(lines.length, 2, 'a root and its one child')
+  t.notOk(lines.some(l => /^onboarding v3/.test(l)), 'no line of the record text starts a line of the view')
+  t.match(lines[1], /\\u000a.*\\u001b.*\\u2028/, 'the breaks and the escape shown escaped')
+})
