@@ -10,7 +10,7 @@ import {num, pct} from '../reports/format.js'
 import {evaluateProposal, loadProposal, type ProposalEvaluation} from '../loop/evaluate.js'
 import {mainPolicy} from '../loop/promote.js'
 import type {Comparison} from '../evals/compare.js'
-import {assertProposalScope} from '../loop/proposal-scope.js'
+import {assertProposalFiles} from '../loop/proposal-files.js'
 
 export interface EvalOutput {
   proposal: string
@@ -44,7 +44,7 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
       const proposal = loadProposal(await store.ledger(), args.proposal)
       const ws = new GitWorkspace(store)
       await noteUncommittedJudges(ws, store.repo.workDir, l => this.note(l))
-      await assertProposalScope(ws, proposal.id, proposal.body)
+      await assertProposalFiles(ws, await store.ledger(), proposal)
       const policy = (await mainPolicy(ws, mainRef))?.policy
       const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, ...progress.options, repeat: flags.repeat, ...(policy ? {policy} : {})})
       return {

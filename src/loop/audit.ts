@@ -9,7 +9,8 @@ import {diffSize, unifiedDiff} from '../skills/index.js'
 import {loadAuthority, POLICY_PATH} from '../trust/load.js'
 import {evaluateProposal, loadProposal, type EvalRunOptions} from './evaluate.js'
 import {loadPolicy, promoteProposal} from './promote.js'
-import {skillPath, unknownSkill} from './files.js'
+import {proposedPurpose, purposePath, purposeText, skillPath, unknownSkill} from './files.js'
+import {readPurposeAt} from './proposal.js'
 import {NULL_KINDS, nullVariant, type NullKind} from './audit-null.js'
 
 export interface AuditOptions extends EvalRunOptions {
@@ -155,25 +156,30 @@ async function oneTrial(store: RecordStore, ws: Workspace, options: EvalRunOptio
   const seed = (options.seed ?? 42) + 1 + o.trial
   const text = nullVariant(o.text, kind, o.trial)
   const file = skillPath(o.skill)
-  const head = await ws.commitFiles({base: o.base, parents: [o.base], files: [{path: file, content: Buffer.from(text)}], message: `audit: null candidate ${o.trial} (${kind})\n`})
   const key = `audit-gate/${o.base}/${o.trial}`
+  const id = recordId('proposal', '', key)
   // (a proposal's branch is its own: exp/proposal/[NAMESPACE/]<id>, proposal-scope.ts)
-  const branch = `exp/proposal/audit/${recordId('proposal', '', key)}`
+  const branch = `exp/proposal/audit/${id}`
+  // its PURPOSE.yaml what `exp propose` writes for its record, as eval and promote require (proposal-files.ts)
+  const proposer = {name: 'audit-gate', version: '1'}
+  const from = (await readPurposeAt(ws, o.base, o.skill)).version
+  const purpose = proposedPurpose({skill: o.skill, version: from + 1, knowledge: [], proposer, lane: LANE, proposal: id})
+  const head = await ws.commitFiles({base: o.base, parents: [o.base], files: [{path: file, content: Buffer.from(text)}, {path: purposePath(o.skill), content: Buffer.from(purposeText(purpose))}], message: `audit: null candidate ${o.trial} (${kind})\n`})
   await ws.moveRef(`refs/heads/${branch}`, head, await ws.readRef(`refs/heads/${branch}`))
   const body: ProposalBody = {
     skill: o.skill,
     branch,
-    base: {commit: o.base, skill_blob: hashObject('blob', Buffer.from(o.text))},
-    head: {commit: head, skill_blob: hashObject('blob', Buffer.from(text))},
+    base: {commit: o.base, skill_blob: hashObject('blob', Buffer.from(o.text)), version: String(from)},
+    head: {commit: head, skill_blob: hashObject('blob', Buffer.from(text)), version: String(from + 1)},
     patch: {diff: unifiedDiff(o.text, text, file), edits: [], size: diffSize(o.text, text), sections: [], normalized: digestOf({null: kind, trial: o.trial})},
     reason: `audit-gate: null candidate ${o.trial} (${kind}): nothing the agent is asked changes`,
     knowledge: [],
     recall: o.recall,
-    proposer: {name: 'audit-gate', version: '1'},
+    proposer,
   }
   const before = traces(await store.ledger())
-  const id = (await store.append({kind: 'proposal', key, body, cites: [o.recall]}, {lane: LANE, now: options.now})).id
-  const proposal: ExpRecord<'proposal'> = loadProposal(await store.ledger(), id)
+  const written = (await store.append({kind: 'proposal', key, body, cites: [o.recall]}, {lane: LANE, now: options.now})).id
+  const proposal: ExpRecord<'proposal'> = loadProposal(await store.ledger(), written)
   const run = {...options, lane: LANE, seed, repeat: o.evalRepeat}
   const ev = await evaluateProposal(store, ws, proposal, 'validation', {...run, policy: o.rules})
   const dec = await promoteProposal(store, ws, await store.ledger(), proposal, {...run, mainRef: o.mainRef})
@@ -184,7 +190,7 @@ async function oneTrial(store: RecordStore, ws: Workspace, options: EvalRunOptio
     trial: o.trial,
     kind,
     seed,
-    proposal: id,
+    proposal: written,
     verdict: dec.verdict,
     ...(dec.decided_by ? {decided_by: dec.decided_by.name} : {}),
     validation: {baseline: ev.baseline.success_rate, candidate: ev.candidate.success_rate, wins: c.wins, losses: c.losses, pairs: c.wins + c.losses + c.ties, ...(ev.sequential ? {passes: ev.sequential.look} : {})},

@@ -36,6 +36,24 @@ export function purposeText(p: Purpose): string {
   return formatPurpose(p)
 }
 
+/**
+ * The PURPOSE.yaml a proposal's branch holds: every field from the proposal record (its skill,
+ * id, proposer and lane, the knowledge it cites and their slugs) and the version at its base + 1.
+ * What `exp propose` (and `exp ablate`) write, and what `exp eval` and `exp promote` require
+ * (src/loop/proposal-files.ts): a branch that holds anything else is not judged.
+ */
+export function proposedPurpose(o: {skill: string; version: number; knowledge: readonly ExpRecord<'knowledge'>[]; proposer: {name: string; version: string; model?: string}; lane: string; proposal: string}): Purpose {
+  return {
+    skill: o.skill,
+    version: o.version,
+    status: 'proposed',
+    derived_from: o.knowledge.map(k => k.body.slug),
+    knowledge: o.knowledge.map(k => k.id),
+    proposed_by: {proposer: o.proposer.name, version: o.proposer.version, lane: o.lane, ...(o.proposer.model !== undefined ? {model: o.proposer.model} : {})},
+    proposal: o.proposal,
+  }
+}
+
 /** The skills at a commit: the folders of skills/ that hold a SKILL.md, sorted. */
 export async function skillsAt(ws: Pick<Workspace, 'pathId' | 'entries'>, commit: string): Promise<string[]> {
   const dir = await ws.pathId(commit, 'skills')

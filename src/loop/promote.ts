@@ -14,8 +14,8 @@ import {holdoutChecks, validationChecks, verdictOf, type Check} from './policy.j
 import type {Comparison} from '../evals/compare.js'
 import {purposePath, purposeText} from './files.js'
 import {oneLine} from '../records/summary.js'
-import {readPurposeAt} from './proposal.js'
-import {assertProposalScope} from './proposal-scope.js'
+import {assertProposalFiles} from './proposal-files.js'
+import type {Purpose} from '../skills/index.js'
 import {datasetAt, evaluationDatasetProblem, SCENARIOS_PATH, type CommittedDataset} from '../trust/dataset.js'
 import {treeOid} from '../evals/runner/dataset.js'
 
@@ -138,8 +138,8 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   const p = proposal.body
   const main = await ws.readRef(o.mainRef)
   if (!main) throw new NotFoundError('branch', o.mainRef)
-  // nothing but the skill (and its provenance files) reaches main with a promotion
-  await assertProposalScope(ws, proposal.id, p)
+  // nothing but the skill (and its provenance files, as the records give them) reaches main with a promotion
+  const purpose = await assertProposalFiles(ws, ledger, proposal)
   const policy = await loadPolicy(ws, main)
   // a decision is judged on the scenarios committed on main (the held-out split from its sealed
   // file), as the gate judges on the base's: a folder the promoter chose could hold a held-out
@@ -198,7 +198,7 @@ async function decideProposal(store: RecordStore, ws: Workspace, ledger: Ledger,
   let kept: string | undefined
   if (verdict === 'accept') {
     let merge = already
-    if (!merge) ({merge, behind} = await mergeProposal(ws, proposal, {main, mainRef: o.mainRef, evaluations, policy, validation: input}))
+    if (!merge) ({merge, behind} = await mergeProposal(ws, proposal, {main, mainRef: o.mainRef, evaluations, policy, validation: input, purpose}))
     body.merge = {commit: merge, branch: p.branch}
   } else {
     const ref = `${REJECTED_PREFIX}${proposal.id}`
@@ -255,11 +255,15 @@ async function assertMainScenarios(dir: string, onMain: CommittedDataset, mainRe
   })
 }
 
-async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}}): Promise<{merge: string; behind?: WorkTreeBehindError}> {
+/**
+ * The merge of an accepted proposal: its branch's tree, with PURPOSE.yaml written from the
+ * records (`purpose`: what `exp propose` writes for the proposal, proposal-files.ts, which the
+ * branch's file was checked to be), marked accepted, with the scores of the evaluator records.
+ */
+async function mergeProposal(ws: Workspace, proposal: ExpRecord<'proposal'>, o: {main: string; mainRef: string; evaluations: string[]; policy: LoadedPolicy; validation: {candidate: EvaluationBody; baseline: EvaluationBody}; purpose: Purpose}): Promise<{merge: string; behind?: WorkTreeBehindError}> {
   const p = proposal.body
-  const purpose = await readPurposeAt(ws, p.head.commit, p.skill)
-  const accepted = {...purpose, status: 'accepted' as const, evaluation: {previous_score: o.validation.baseline.success_rate, candidate_score: o.validation.candidate.success_rate, evaluations: o.evaluations}}
-  const version = purpose.version
+  const accepted: Purpose = {...o.purpose, status: 'accepted', evaluation: {previous_score: o.validation.baseline.success_rate, candidate_score: o.validation.candidate.success_rate, evaluations: o.evaluations}}
+  const version = accepted.version
   const message = `exp: promote ${p.skill} v${version} (${proposal.id})\n\nvalidation ${(o.validation.baseline.success_rate * 100).toFixed(1)}% -> ${(o.validation.candidate.success_rate * 100).toFixed(1)}%, ${p.patch.size.added} line(s) added in ${p.patch.sections.join(', ')}.\n${oneLine(p.reason)}\n\nExp-Promotes: ${proposal.id}\nExp-Evidence: ${o.evaluations.join(' ')}\nExp-Policy: ${o.policy.version} ${o.policy.digest}\n`
   // the proposal is based on main's tip (checked above), so the merge tree is the branch's tree plus PURPOSE.yaml marked accepted
   const merge = await ws.commitFiles({base: p.head.commit, parents: [o.main, p.head.commit], message, files: [{path: purposePath(p.skill), content: Buffer.from(purposeText(accepted))}]})

@@ -11,7 +11,7 @@ import {currentKnowledge, ruleKey, type KnowledgeItem} from './knowledge.js'
 import {buildRecall} from './recall.js'
 import {proposePatch, PROPOSER, type ProposedPatch, type RejectedPatch} from './proposer.js'
 import type {Exchange} from './drafts.js'
-import {knowledgePath, knowledgeYaml, purposePath, purposeText, skillPath, unknownSkill} from './files.js'
+import {knowledgePath, knowledgeYaml, proposedPurpose, purposePath, purposeText, skillPath, unknownSkill} from './files.js'
 import {parseRules} from '../knowledge/index.js'
 
 export interface ProposeOptions {
@@ -168,15 +168,8 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
     const key = candidateKey(at, candidate, o.lane, hypothesisId, now?.() ?? new Date(), await standingOf(at, ws, main, o.lane))
     const id = recordId('proposal', '', key)
     const branch = `exp/proposal/${o.namespace ? `${o.namespace}/` : ''}${id}`
-    const nextPurpose: Purpose = {
-      skill: o.skill,
-      version,
-      status: 'proposed',
-      derived_from: used.map(k => k.body.slug),
-      knowledge: proposed.knowledge,
-      proposed_by: {proposer: PROPOSER.name, version: PROPOSER.version, lane: o.lane, ...(drafted ? {model: drafted.model} : {})},
-      proposal: id,
-    }
+    // (what the proposal record says, field for field: src/loop/proposal-files.ts checks it)
+    const nextPurpose = proposedPurpose({skill: o.skill, version, knowledge: used, proposer, lane: o.lane, proposal: id})
     const head = await ws.commitFiles({
       base: main,
       message: `exp: propose ${o.skill} v${version}\n\n${oneLine(proposed.reason)}\n\nExp-Proposal: ${id}\nExp-Knowledge: ${proposed.knowledge.join(' ')}\n`,

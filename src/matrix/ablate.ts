@@ -8,9 +8,10 @@ import {parseRule, renderRule} from '../knowledge/index.js'
 import {blame, type Blame} from '../projections/blame.js'
 import {skillTimeline} from '../projections/mainline.js'
 import {readBlameInput, readMainline} from '../reports/sources.js'
-import {parseSkill, renderPatch, type Purpose, type SkillPatch} from '../skills/index.js'
+import {parseSkill, renderPatch, type SkillPatch} from '../skills/index.js'
 import {buildRecall} from '../loop/recall.js'
-import {purposePath, purposeText, skillPath, unknownSkill} from '../loop/files.js'
+import {readPurposeAt} from '../loop/proposal.js'
+import {proposedPurpose, purposePath, purposeText, skillPath, unknownSkill} from '../loop/files.js'
 import type {EvalRunOptions} from '../loop/evaluate.js'
 import {measureVariants, shortHash, withoutLines, type VariantEffect, type VariantRun} from './variants.js'
 
@@ -225,7 +226,9 @@ async function proposeRemoval(store: RecordStore, ws: Workspace, o: AblateOption
   const before = await store.ledger()
   const made = ownEntry(before, 'proposal', candidate, o.lane)
   if (made) return {id: made.id, branch: before.load<'proposal'>(made).body.branch, unit: o.unit.id, rule: o.unit.rule!}
-  const version = o.version + 1
+  // (the skill's PURPOSE.yaml at the base + 1, as `exp propose` counts: what eval and promote require, src/loop/proposal-files.ts)
+  const from = (await readPurposeAt(ws, o.base, o.skill)).version
+  const version = from + 1
   const now = o.now
   const recall = buildRecall([], {skill: o.skill, workflows: [], present: [], items: 1, tokens: 1})
   const recallId = (await store.append({kind: 'recall', body: recall.body, cites: recall.cites}, {lane: o.lane, now})).id
@@ -244,7 +247,7 @@ async function proposeRemoval(store: RecordStore, ws: Workspace, o: AblateOption
   const key = ownKey(ledger, 'proposal', candidate, o.lane)
   const id = recordId('proposal', '', key)
   const branch = `exp/proposal/${id}`
-  const nextPurpose: Purpose = {skill: o.skill, version, status: 'proposed', derived_from: [], knowledge: [], proposed_by: {proposer: ABLATION_PROPOSER.name, version: ABLATION_PROPOSER.version, lane: o.lane}, proposal: id}
+  const nextPurpose = proposedPurpose({skill: o.skill, version, knowledge: [], proposer: ABLATION_PROPOSER, lane: o.lane, proposal: id})
   const head = await ws.commitFiles({
     base: o.base,
     message: `exp: propose ${o.skill} v${version}\n\n${reason}\n\nExp-Proposal: ${id}\nExp-Knowledge: \n`,
@@ -259,7 +262,7 @@ async function proposeRemoval(store: RecordStore, ws: Workspace, o: AblateOption
   const body: ProposalBody = {
     skill: o.skill,
     branch,
-    base: {commit: o.base, skill_blob: parseSkillBlob(o.text), version: String(o.version)},
+    base: {commit: o.base, skill_blob: parseSkillBlob(o.text), version: String(from)},
     head: {commit: head, skill_blob: parseSkillBlob(rendered.text), version: String(version)},
     patch: {diff: rendered.diff, edits: rendered.edits as unknown as Record<string, unknown>[], size: rendered.size, sections: rendered.sections, normalized: rendered.normalized},
     reason,
