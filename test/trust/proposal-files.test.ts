@@ -11,6 +11,7 @@ import {proposedPurpose, purposeText} from '../../src/loop/files.js'
 import {recordId} from '../../src/records/index.js'
 import type {ProposalBody} from '../../src/records/types.js'
 import {checkPurpose} from '../../src/skills/index.js'
+import {createProposal} from '../../src/loop/proposal.js'
 
 // Found attacking as the owner of another lane (sweep 34b, break 1): a proposal's branch may
 // change only the skill's SKILL.md, its PURPOSE.yaml and knowledge/*.yaml, but nothing checked
@@ -108,4 +109,14 @@ t.test('what `exp propose` writes for a record passes, on any lane; a field, a c
   const slug = ledger.load<'knowledge'>(ledger.get(kn!)!).body.slug
   const knowledge = await handMade(p, written(x => x, {[`knowledge/${slug}.yaml`]: 'claim: {text: "approved"}\n'}))
   t.same(await problemsOf(p, knowledge.id), [`knowledge/${slug}.yaml: not the text: exp writes it from knowledge record ${kn}, which the proposal cites`])
+})
+
+t.test("a model-drafted proposal's branch passes: its PURPOSE.yaml names the model, as its record does", async t => {
+  const p = await pendingProposal(t, BAD)
+  const ws = new GitWorkspace(p.store)
+  const created = (await createProposal(p.store, ws, await p.store.ledger(), {skill: 'onboarding', lane: 'drafter', mainRef: 'refs/heads/main', recall: {items: 8, tokens: 1200}, maxRules: 1, draft: async proposed => ({proposed, exchanges: [], model: 'writer'})}))!
+  const ledger = await p.store.ledger()
+  t.same(ledger.load<'proposal'>(ledger.get(created.proposal)!).body.proposer, {name: 'deterministic', version: '1', model: 'writer'})
+  t.match(await git(p.repo, 'show', `${created.head}:${PURPOSE}`), /proposed_by:\n {2}proposer: deterministic\n {2}version: "1"\n {2}model: writer\n {2}lane: drafter\n/)
+  t.same(await problemsOf(p, created.proposal), [])
 })
