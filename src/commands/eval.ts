@@ -41,10 +41,11 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
     const progress = episodeProgress('eval validation')
     const out = await withStore(this.workDir, async store => {
       const {options, mainRef} = await runContext(store, this.workDir, flags, l => this.note(l))
-      const proposal = loadProposal(await store.ledger(), args.proposal)
+      const ledger = await store.ledger()
+      const proposal = loadProposal(ledger, args.proposal)
       const ws = new GitWorkspace(store)
       await noteUncommittedJudges(ws, store.repo.workDir, l => this.note(l))
-      await assertProposalFiles(ws, await store.ledger(), proposal)
+      await assertProposalFiles(ws, ledger, proposal)
       const policy = (await mainPolicy(ws, mainRef))?.policy
       const ev = await evaluateProposal(store, ws, proposal, 'validation', {...options, ...progress.options, repeat: flags.repeat, ...(policy ? {policy} : {})})
       return {
