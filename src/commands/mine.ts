@@ -19,15 +19,13 @@ export interface MineResult {
   foreign?: number
   /** train traces left out because their valid verifications disagree */
   contradicted?: number
-  /** traces and verifications of a mined run left out because they are on another lane than the run's (the trace's) */
-  ignored?: number
 }
 
 export default class Mine extends ExpCommand {
   static summary = 'Mine evidence and knowledge from the train traces of the ledger.'
   static description = `Reads train traces and their grader verifications only (never validation or held-out), finds failure modes, missing checks, recovery strategies, wrong assumptions and termination failures, and records them as evidence (citing the runs) and knowledge claims (citing the evidence). Deterministic: mining the same traces again adds nothing. A claim whose runs changed is recorded as a new claim that supersedes the old one. See docs/mining.md.`
   static enableJsonFlag = true
-  static jsonOutput = '{evidence, knowledge, skipped, foreign?, contradicted?, ignored?}: the evidence and knowledge records written by this run, the traces it left out for want of a valid verification, those citing a mined manifest that are not of its run, those whose verifications disagree, and the traces and verifications of a mined run that another lane than the run\'s wrote (they neither add a run nor confirm or contradict a verdict).'
+  static jsonOutput = '{evidence, knowledge, skipped, foreign?, contradicted?}: the evidence and knowledge records written by this run, the traces it left out for want of a valid verification, those citing a mined manifest that are not of its run, and those whose verifications disagree.'
   static examples = ['<%= config.bin %> mine', '<%= config.bin %> mine --manifest mf-0123456789abcdef01234567 --json', '<%= config.bin %> mine --miner-drafts openai:gpt-4o-mini']
   static flags = {
     manifest: Flags.string({description: 'only the traces of this train manifest'}),
@@ -52,12 +50,12 @@ export default class Mine extends ExpCommand {
       // evidence first: knowledge cites it
       const evidence = await store.appendBatch(mined.evidence, {lane})
       const knowledge = await store.appendBatch(drafts, {lane})
-      return {mined, result: {evidence: evidence.map(r => r.id), knowledge: knowledge.map(r => r.id), skipped: mined.skipped, ...(mined.foreign ? {foreign: mined.foreign} : {}), ...(mined.contradicted ? {contradicted: mined.contradicted} : {}), ...(mined.ignored ? {ignored: mined.ignored} : {})}}
+      return {mined, result: {evidence: evidence.map(r => r.id), knowledge: knowledge.map(r => r.id), skipped: mined.skipped, ...(mined.foreign ? {foreign: mined.foreign} : {}), ...(mined.contradicted ? {contradicted: mined.contradicted} : {})}}
     })
     if (!this.jsonEnabled()) {
       const rows = mined.evidence.map(e => [e.body.pattern, e.body.signature, e.body.support, e.body.failures, confidenceOf(e.body.support, e.body.unexplained?.length ?? e.body.failures).toFixed(3)])
       this.log(table(rows, ['PATTERN', 'SIGNATURE', 'SUPPORT', 'FAILURES', 'CONFIDENCE']) || '(nothing found)')
-      this.log(`${mined.traces} train trace(s) mined, ${mined.skipped} skipped${mined.foreign ? `, ${mined.foreign} left out (they cite a mined manifest but are not of its run)` : ''}${mined.contradicted ? `, ${mined.contradicted} contradicted (verifications of the same trace that disagree)` : ''}${mined.ignored ? `, ${mined.ignored} record(s) of other lanes ignored (traces or verifications of a mined run that its lane did not write)` : ''}; ${result.evidence.length} evidence, ${result.knowledge.length} new knowledge record(s)`)
+      this.log(`${mined.traces} train trace(s) mined, ${mined.skipped} skipped${mined.foreign ? `, ${mined.foreign} left out (they cite a mined manifest but are not of its run)` : ''}${mined.contradicted ? `, ${mined.contradicted} contradicted (verifications of the same trace that disagree)` : ''}; ${result.evidence.length} evidence, ${result.knowledge.length} new knowledge record(s)`)
     }
     return result
   }

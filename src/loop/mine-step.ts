@@ -6,8 +6,7 @@ import type {MineStep} from './evolve.js'
 
 /**
  * How many iterations of train runs the loop's miner reads at once: the latest and the ones
- * before it, of its own lane (another lane's runs, and its verdicts of this lane's runs, are not
- * this lane's experience: docs/mining.md). Each iteration trains with its own seed (fresh samples), so a situation too rare
+ * before it. Each iteration trains with its own seed (fresh samples), so a situation too rare
  * to show in one iteration's runs shows across a few.
  */
 export const MINED_ITERATIONS = 1000
@@ -24,7 +23,7 @@ export type MineDrafter = (knowledge: RecordDraft<'knowledge'>[]) => Promise<Rec
 export function mineStep(o: {draft?: MineDrafter; warn?: (line: string) => void} = {}): MineStep {
   const warn = o.warn ?? ((line: string) => void process.stderr.write(`${line}\n`))
   return async (store, ledger, m) => {
-    const r = await mineFromLedgerAsync(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, lane: m.lane, tools: TOOL_SPECS})
+    const r = await mineFromLedgerAsync(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
     for (const c of r.cut) warn(cutWarning(c))
     const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
     // (a secret the store would refuse, refused before the evidence is written, as `exp mine` does)

@@ -18,13 +18,6 @@ export function onLane(ledger: Ledger, e: LedgerEntry, lane: string, withPrivate
   return mine(e) || ledger.copies(e.id).some(d => d.digest === e.digest && mine(d))
 }
 
-/** The lanes that hold `e` (onLane): those of its public copies with its bytes. */
-export function lanesOf(ledger: Ledger, e: LedgerEntry): Set<string> {
-  const lanes = new Set<string>()
-  for (const x of [e, ...ledger.copies(e.id)]) if (x.digest === e.digest && !x.private) lanes.add(x.lane)
-  return lanes
-}
-
 /**
  * The copy of `id` a record `by` cites: the one on `by`'s own lane (its own half first), else
  * the one every view shows. With `digest` (a citing record that pins the bytes it cites: a
