@@ -1,4 +1,4 @@
-import {constants, lstatSync, readlinkSync} from 'node:fs'
+import {constants, lstatSync, readlinkSync, type Stats} from 'node:fs'
 import path from 'node:path'
 import {open, stat} from 'node:fs/promises'
 import {ExpError} from './errors/index.js'
@@ -62,17 +62,8 @@ function refuse(file: string, st: Awaited<ReturnType<typeof stat>>, max: number)
  * the work tree. Undefined when there is none, or when `target` is not below `root`.
  */
 export function linkOnTheWay(root: string, target: string, self = false): {at: string; to: string} | undefined {
-  if (!within(target, root)) return undefined
-  const parts = path.relative(root, target).split(path.sep).filter(Boolean)
-  for (let i = 0; i < parts.length - (self ? 0 : 1); i++) {
-    const at = path.join(root, ...parts.slice(0, i + 1))
-    try {
-      if (lstatSync(at).isSymbolicLink()) return {at, to: readlinkSync(at)}
-    } catch {
-      return undefined // (nothing there yet: nothing further down is there either)
-    }
-  }
-  return undefined
+  const at = firstOnTheWay(root, target, self, st => st.isSymbolicLink())
+  return at === undefined ? undefined : {at, to: readlinkSync(at)}
 }
 
 /**
@@ -81,14 +72,19 @@ export function linkOnTheWay(root: string, target: string, self = false): {at: s
  * before work that a failed write would waste. Undefined when there is none.
  */
 export function fileOnTheWay(root: string, target: string): string | undefined {
+  return firstOnTheWay(root, target, false, st => !st.isDirectory())
+}
+
+/** The first name from `root` down to `target` (itself too when `self`) whose lstat `hit` accepts; undefined at the first name that is not there, or when `target` is not below `root`. */
+function firstOnTheWay(root: string, target: string, self: boolean, hit: (st: Stats) => boolean): string | undefined {
   if (!within(target, root)) return undefined
   const parts = path.relative(root, target).split(path.sep).filter(Boolean)
-  for (let i = 0; i < parts.length - 1; i++) {
+  for (let i = 0; i < parts.length - (self ? 0 : 1); i++) {
     const at = path.join(root, ...parts.slice(0, i + 1))
     try {
-      if (!lstatSync(at).isDirectory()) return at
+      if (hit(lstatSync(at))) return at
     } catch {
-      return undefined
+      return undefined // (nothing there yet: nothing further down is there either)
     }
   }
   return undefined
