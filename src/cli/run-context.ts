@@ -93,7 +93,7 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
   const root = store.repo.workDir ?? cwd
   const cfg = await loadConfig(root)
   const agent = flags.agent ?? cfg.agent ?? 'scripted'
-  const scenariosDir = path.resolve(cwd, flags.scenarios ?? path.join(root, cfg.scenarios ?? 'scenarios'))
+  const scenariosDir = scenariosDirOf(root, cwd, cfg, flags.scenarios)
   const options: EvalRunOptions = {
     agent,
     scenariosDir,
@@ -118,13 +118,19 @@ export async function runContext(store: GitRecordStore, cwd: string, flags: RunF
     if (flags.agent === undefined && cfg.agent !== undefined && isExpError(e)) throw new ExpError(e.code, `.research/config.yaml: agent: ${e.message}`, {data: {...e.data, file: '.research/config.yaml', field: 'agent'}, hint: `${e.hint ? `${e.hint}; ` : ''}fix agent in .research/config.yaml, or pass --agent`, exit: e.exit})
     throw e
   }
-  if (flags.scenarios && !isFolder(options.scenariosDir)) throw new NotFoundError('scenarios folder', flags.scenarios, 'pass the folder of scenario files with --scenarios (relative to the current folder)')
   const key = await findHoldoutKey({env: process.env, defaultFile: holdoutKeyFile(store.commonDir)})
   if (key) options.holdoutKey = key
   const mainRef = await mainRefOf(store.repo, cwd, undefined, warn)
   // what a run may reuse is the policy's to say: with signed evidence, only what a trusted identity stands behind (src/trust/reuse.ts)
   options.reuse = {vouch: signedReuse(new GitWorkspace(store), mainRef)}
   return {options, config: cfg, root, mainRef}
+}
+
+/** The scenarios folder of a command: --scenarios (relative to the current folder; it must be a folder), else the config's, else scenarios/ of the work tree. */
+export function scenariosDirOf(root: string, cwd: string, cfg: ResearchConfig, flag: string | undefined): string {
+  const dir = path.resolve(cwd, flag ?? path.join(root, cfg.scenarios ?? 'scenarios'))
+  if (flag !== undefined && !isFolder(dir)) throw new NotFoundError('scenarios folder', flag, 'pass the folder of scenario files with --scenarios (relative to the current folder)')
+  return dir
 }
 
 function isFolder(p: string): boolean {

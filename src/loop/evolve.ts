@@ -35,7 +35,8 @@ export interface MineResult {
     rule?: Rule
   }[]
 }
-export type MineStep = (store: RecordStore, ledger: Ledger, o: {manifest: string; lane: string; now?: () => Date}) => Promise<MineResult>
+/** `scenariosDir`: the folder the run's scenarios were read from (its traces are replayed against them before a verdict is learned from) */
+export type MineStep = (store: RecordStore, ledger: Ledger, o: {manifest: string; lane: string; now?: () => Date; scenariosDir: string}) => Promise<MineResult>
 
 export interface EvolveOptions extends EvalRunOptions {
   skill: string
@@ -291,7 +292,7 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
         }
         o.onStep?.(`iteration ${i}: mine`)
         // a mode that does not record keeps the runs out of experience: nothing to mine
-        const mined = records(mode) ? await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now}) : {evidence: [], knowledge: [], patterns: []}
+        const mined = records(mode) ? await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now, scenariosDir: o.scenariosDir}) : {evidence: [], knowledge: [], patterns: []}
         last = {blob: s.blob, ...(runOpts.memory.context ? {recall: runOpts.memory.context.digest} : {}), train, mined}
         return {t: last, fresh: true}
       }

@@ -1,4 +1,6 @@
-import {cutWarning, mineFromLedgerAsync} from '../mining/index.js'
+import path from 'node:path'
+import {cutWarning, mineFromLedgerAsync, replayedVerdicts, type Regraded, type VerdictCheck} from '../mining/index.js'
+import {scenariosByTree} from '../evals/runner/dataset.js'
 import type {RecordDraft} from '../records/index.js'
 import {refuseDrafts} from '../store/index.js'
 import {TOOL_SPECS} from '../world/catalog.js'
@@ -23,7 +25,9 @@ export type MineDrafter = (knowledge: RecordDraft<'knowledge'>[]) => Promise<Rec
 export function mineStep(o: {draft?: MineDrafter; warn?: (line: string) => void} = {}): MineStep {
   const warn = o.warn ?? ((line: string) => void process.stderr.write(`${line}\n`))
   return async (store, ledger, m) => {
-    const r = await mineFromLedgerAsync(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, tools: TOOL_SPECS})
+    // the lane's own train runs (and the episodes of others they reused), each verdict replayed against the run's scenarios
+    const verdicts = await replayedIn([m.scenariosDir])
+    const r = await mineFromLedgerAsync(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, lane: m.lane, ownManifests: true, verdicts, tools: TOOL_SPECS})
     for (const c of r.cut) warn(cutWarning(c))
     const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
     // (a secret the store would refuse, refused before the evidence is written, as `exp mine` does)
@@ -40,3 +44,16 @@ export function mineStep(o: {draft?: MineDrafter; warn?: (line: string) => void}
 
 /** The deterministic miner, offline. */
 export const deterministicMine: MineStep = mineStep()
+
+/**
+ * replayedVerdicts against the train scenarios of folders on disk (the folder a run read them
+ * from): a manifest that pins the tree of another folder is not replayed here.
+ */
+export async function replayedIn(dirs: readonly string[]): Promise<VerdictCheck> {
+  const trees = await scenariosByTree(dirs, 'train')
+  const here = dirs.map(d => path.relative(process.cwd(), d) || '.').join(', ')
+  return replayedVerdicts(tree => trees.get(tree) ?? `its manifest ran on scenarios (tree ${tree.slice(0, 12)}) other than those in ${here}: pass the folder it ran on with --scenarios`, REGRADED)
+}
+
+/** Verdicts this process re-derived (deterministic: by dataset tree and trace digest, the same in every iteration of a loop). */
+const REGRADED = new Map<string, Regraded>()

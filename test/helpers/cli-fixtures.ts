@@ -37,10 +37,15 @@ export const EXAMPLE_TRAIN_RUN = ['run', 'train', '--repeat', '1', '--lane', 'me
  * EXAMPLE_TRAIN_RUN: the training traces that the mining and proposing tests start from, run
  * once per version of the code and data (cachedFixture) instead of once per test.
  */
-export async function exampleTrainedOnce(t: Test): Promise<string> {
-  const {dir} = await cachedFixture('example-trained-once', [...INPUTS, 'test/helpers/evolve.ts'], async repo => {
+export function exampleTrainedOnce(t: Test): Promise<string> {
+  return exampleTrained(t, 1)
+}
+
+/** exampleTrainedOnce with every training scenario run `repeat` times (real traces for a long mining). */
+export async function exampleTrained(t: Test, repeat: number): Promise<string> {
+  const {dir} = await cachedFixture(repeat === 1 ? 'example-trained-once' : `example-trained-${repeat}`, [...INPUTS, 'test/helpers/evolve.ts'], async repo => {
     fs.cpSync(await exampleRepo(t), repo, {recursive: true})
-    await expJson([...EXAMPLE_TRAIN_RUN], {cwd: repo})
+    await expJson(repeat === 1 ? [...EXAMPLE_TRAIN_RUN] : ['run', 'train', '--repeat', String(repeat), '--lane', 'me'], {cwd: repo})
     return {}
   })
   const repo = tempDir(t)

@@ -1,6 +1,6 @@
 import {prepare, type RecordDraft} from '../../src/records/index.js'
 import type {ManifestBody, Split, TraceBody, VerificationBody} from '../../src/records/types.js'
-import type {MinedTrace} from '../../src/mining/index.js'
+import type {MinedTrace, VerdictCheck} from '../../src/mining/index.js'
 
 /**
  * Hand-built runs for the miner's tests. Tool names are made up on purpose: the miner must
@@ -18,16 +18,48 @@ export interface RunSpec {
   split?: Split
   valid?: boolean
   manifest?: string
+  /** the run's repetition of its task (default 0): one episode per task and repetition of a manifest is mined (numbered() sets them) */
+  repetition?: number
 }
 
 const DIG = (n: number) => `sha256:${n.toString(16).padStart(64, '0')}`
 const OID = 'a'.repeat(40)
+/** The tasks (scenarios) the hand-made manifests plan, each up to REPEAT times. */
+export const TASKS = ['A', 'B', 'C', 'D', 'H', 's1']
+const REPEAT = 100
+
 export const MANIFEST = manifestDraft('train')
 export const MANIFEST_ID = prepare(MANIFEST).id
 
 export function manifestDraft(split: Split, seed = 1): RecordDraft<'manifest'> {
-  const body: ManifestBody = {purpose: 'run', split, dataset: {tree: OID, scenarios: ['s1']}, skill: {name: 'onboarding', blob: OID}, environment: {world: 'w1', grader: 'g1', tools: DIG(9)}, agent: {name: 'scripted'}, seed, repeat: 1}
+  const body: ManifestBody = {purpose: 'run', split, dataset: {tree: OID, scenarios: TASKS}, skill: {name: 'onboarding', blob: OID}, environment: {world: 'w1', grader: 'g1', tools: DIG(9)}, agent: {name: 'scripted'}, seed, repeat: REPEAT}
   return {kind: 'manifest', body}
+}
+
+/** Runs numbered as a run of them would: each task's runs get repetitions 0, 1, 2… in order. */
+export function numbered<T extends Record<string, RunSpec>>(specs: T): T {
+  const next = new Map<string, number>()
+  return Object.fromEntries(Object.entries(specs).map(([name, s]) => {
+    const key = `${s.manifest ?? ''}\u0000${s.task}`
+    const rep = next.get(key) ?? 0
+    next.set(key, rep + 1)
+    return [name, {...s, repetition: rep}]
+  })) as T
+}
+
+/** The final answer of a hand-made run says how it went: what fixtureVerdicts grades by. */
+const answerOf = (valid: boolean, passed: boolean) => (!valid ? 'crashed' : passed ? 'done' : 'not done')
+
+/**
+ * The grader of hand-made runs (they cannot be replayed in the world): a verdict stands when
+ * it says what the run's final answer says. A verification with a verdict flipped, of a run's
+ * very bytes, is forged, as a replay finds it in a real one.
+ */
+export const fixtureVerdicts: VerdictCheck = (trace, v) => {
+  const valid = trace.body.final_answer !== 'crashed'
+  const passed = trace.body.final_answer === 'done'
+  if (!TASKS.includes(trace.body.scenario)) return {stands: false, why: 'forged', reason: `no task ${trace.body.scenario}`}
+  return v.valid === valid && v.passed === (valid && passed) && v.outcome === (!valid ? 'invalid' : passed ? 'positive' : 'negative') ? {stands: true} : {stands: false, why: 'forged', reason: 're-grading gives another verdict'}
 }
 
 /** The trace and verification drafts of one run (key-derived ids: the run's name). */
@@ -45,12 +77,13 @@ export function runDrafts(name: string, s: RunSpec): {trace: RecordDraft<'trace'
   })
   const manifest = s.manifest ?? MANIFEST_ID
   const split = s.split ?? 'train'
-  const body: TraceBody = {manifest, scenario: s.task, split, repetition: 0, task: s.text ?? `Please handle ${s.task}.`, agent: {name: 'scripted'}, skill: {name: 'onboarding', blob: OID}, messages: [], actions, final_answer: 'done', usage: {tool_calls: actions.length, tokens_in: 0, tokens_out: 0, latency_ms: 0}, status: 'completed'}
+  const valid = s.valid ?? true
+  const repetition = s.repetition ?? 0
+  const body: TraceBody = {manifest, scenario: s.task, split, repetition, task: s.text ?? `Please handle ${s.task}.`, agent: {name: 'scripted'}, skill: {name: 'onboarding', blob: OID}, messages: [], actions, final_answer: answerOf(valid, s.passed), usage: {tool_calls: actions.length, tokens_in: 0, tokens_out: 0, latency_ms: 0}, status: 'completed'}
   const trace: RecordDraft<'trace'> = {kind: 'trace', key: name, body, cites: [manifest]}
   const {id, digest} = prepare(trace)
-  const valid = s.valid ?? true
   const vb: VerificationBody = {
-    trace: id, trace_digest: digest, manifest, scenario: s.task, split, grader: {version: 'g1', digest: DIG(7)}, valid, passed: valid && s.passed,
+    trace: id, trace_digest: digest, manifest, scenario: s.task, split, repetition, grader: {version: 'g1', digest: DIG(7)}, valid, passed: valid && s.passed,
     outcome: !valid ? 'invalid' : s.passed ? 'positive' : 'negative', invariants: [{id: 'goal', passed: s.passed, message: s.passed ? 'ok' : 'not reached'}], collateral: [], constraint_violations: [],
     scores: {success: s.passed ? 1 : 0, violations: 0, tool_calls: actions.length, errors: 0, tokens: 0, latency_ms: 0, trajectory_length: actions.length},
   }

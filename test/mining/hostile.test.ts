@@ -1,9 +1,10 @@
 import t from 'tap'
 import {spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import fs, {readFileSync} from 'node:fs'
 import {BIN, exp} from '../helpers/cli.js'
-import {GIT_ENV, git, makeRepo, node} from '../helpers/repo.js'
-import {manifestDraft, runDrafts, type RunSpec, type Step} from '../helpers/mining.js'
+import {GIT_ENV, git, node, tempDir} from '../helpers/repo.js'
+import {exampleTrained, exampleTrainedOnce} from '../helpers/cli-fixtures.js'
+import {fixtureVerdicts, manifestDraft, numbered, runDrafts, type RunSpec, type Step} from '../helpers/mining.js'
 import {mineFromLedger} from '../../src/mining/index.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
 import {GitRecordStore, MemoryRecordStore} from '../../src/store/index.js'
@@ -17,6 +18,9 @@ import {GitRecordStore, MemoryRecordStore} from '../../src/store/index.js'
 // cube of a run's length (every pair of tools checked by scanning the run again) and with
 // values × text for each result. Now each trace is read up to the miner's budget
 // (src/mining/view.ts TRACE_BUDGET, docs/trust.md), the rest named in a warning, and the miner gives the event loop a turn every few milliseconds (src/mining/steps.ts).
+// Since then a verdict is learned from only when its trace replays to it (src/mining/verdicts.ts):
+// a fabricated trace is dropped at its first action that the world does not give, before the
+// miner reads it. The budget still bounds a real trace of a long run.
 
 const NOW = () => new Date('2026-01-01T00:00:00.000Z')
 
@@ -26,7 +30,7 @@ function lane(seed: number, specs: Record<string, RunSpec>): {drafts: RecordDraf
   const mid = prepare(manifest).id
   const drafts: RecordDraft[] = [manifest]
   const traces: string[] = []
-  for (const [name, spec] of Object.entries(specs)) {
+  for (const [name, spec] of Object.entries(numbered(specs))) {
     const d = runDrafts(name, {...spec, manifest: mid})
     drafts.push(d.trace, d.verification)
     traces.push(prepare(d.trace).id)
@@ -34,9 +38,6 @@ function lane(seed: number, specs: Record<string, RunSpec>): {drafts: RecordDraf
   return {drafts, traces}
 }
 
-/** Honest runs: a failure that passing runs recover from by ordering. */
-const recovery = (passed: boolean, task: string): RunSpec => ({task, passed, steps: passed ? ['get_person', 'hand_out!EMPTY', 'order'] : ['get_person', 'hand_out!EMPTY']})
-const honest = () => lane(1, Object.fromEntries(['A', 'B', 'C'].flatMap(task => [1, 2, 3, 4].map(n => [`${task}${n}`, recovery(n % 2 === 1, task)]))))
 
 /** A fabricated trace: `n` actions, each of a tool of its own, every third one failing with a code of its own. */
 function huge(n: number, seed: number): Step[] {
@@ -53,25 +54,34 @@ async function gitStore(t: {teardown(fn: () => unknown): void}, repo: string): P
   return store
 }
 
-t.test("a lane's fabricated huge traces are mined in seconds, each named in a warning, and honest findings still found", async t => {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+t.test("a lane's fabricated huge traces under a manifest of the real scenarios cost the miner one action each: their verdicts do not replay", async t => {
+  const repo = await exampleTrainedOnce(t)
+  const clean = tempDir(t)
+  fs.cpSync(repo, clean, {recursive: true})
+  const alone = JSON.parse((await exp(['mine', '--json', '--lane', 'me'], {cwd: clean})).stdout) as {evidence: string[]}
+  t.ok(alone.evidence.length >= 3, `the honest runs teach something: ${alone.evidence.length} evidence records`)
   const store = await gitStore(t, repo)
-  await store.appendBatch(honest().drafts, {lane: 'alice', now: NOW})
+  const honest = (await store.ledger()).records({kinds: ['manifest']}).find(m => m.body.split === 'train')!
+  // mallory's own train manifest, pinning the real scenarios, and three huge traces of a real scenario with verdicts of its own
+  const manifest: RecordDraft<'manifest'> = {kind: 'manifest', body: {...honest.body, seed: 999, repeat: 3}}
+  const mid = prepare(manifest).id
   const text = Array.from({length: 2000}, (_, i) => `word${i} other${i}`).join(' ')
-  const mallory = lane(2, Object.fromEntries([0, 1, 2].map(s => [`huge-${s}`, {task: 'H', text, passed: s !== 1, steps: huge(2500, s)}])))
-  await store.appendBatch(mallory.drafts, {lane: 'mallory', now: NOW})
+  const scenario = honest.body.dataset.scenarios[0]!
+  const drafts: RecordDraft[] = [manifest]
+  for (const s of [0, 1, 2]) {
+    const d = runDrafts(`huge-${s}`, {task: scenario, text, passed: s !== 1, steps: huge(2500, s), manifest: mid, repetition: s})
+    drafts.push(d.trace, d.verification)
+  }
+  await store.appendBatch(drafts, {lane: 'mallory', now: NOW})
   const started = Date.now()
   const r = await exp(['mine', '--json', '--lane', 'me'], {cwd: repo, timeoutMs: 60_000})
   const took = Date.now() - started
   t.equal(r.code, 0, r.stderr)
-  // (before: more than a minute for any one of them; the honest runs alone take about a second)
   t.ok(took < 10_000, `mined in ${took} ms`)
-  for (const id of mallory.traces) t.match(r.stderr, new RegExp(`warning: trace ${id} is past the miner's budget of one trace: read \\d+ of its 2500 actions .*, 4096 of the ${text.length} characters of its task`), 'each cut trace is named')
-  t.equal(r.stderr.match(/warning: trace/g)?.length, 3, 'and only those')
-  const ledger = await store.ledger()
-  const found = (JSON.parse(r.stdout) as {evidence: string[]}).evidence.map(id => ledger.load<'evidence'>(ledger.get(id)!).body)
-  t.ok(found.some(e => e.signature === 'recovery_strategy:on_error:hand_out!EMPTY>order.' && e.support === 12), 'the honest recovery is found')
+  const out = JSON.parse(r.stdout) as {evidence: string[]; forged?: number}
+  t.equal(out.forged, 3, 'the three verdicts are ignored and counted: the traces do not replay')
+  t.notMatch(r.stderr, /past the miner's budget/, 'no fabricated trace is read at all')
+  t.same([...out.evidence].sort(), [...alone.evidence].sort(), 'the honest runs teach what they taught alone')
 })
 
 t.test('the budget of one trace: what is read, what is left out and named; a trace within it is read whole', async t => {
@@ -86,7 +96,7 @@ t.test('the budget of one trace: what is read, what is left out and named; a tra
     text: {task: 'A', passed: true, text: 'y'.repeat(5000), steps: ['get_person']},
   })
   await store.appendBatch(drafts, {lane: 'mallory', now: NOW})
-  const cut = mineFromLedger(await store.ledger()).cut
+  const cut = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts}).cut
   const [plain, long, tools, failures, bytes, text] = traces
   const what = new Map(cut.map(c => [c.id, c.what]))
   t.notOk(what.has(plain!), 'a trace within every bound is read whole')
@@ -108,24 +118,11 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-/** Runs that keep the miner busy for seconds, each within the budget: 32 tools, 16 failures, lists with ids, counts and approvals. */
-function busy(s: number): Step[] {
-  const hash = (i: number) => (Math.imul(i + 1, 2654435761) ^ Math.imul(s + 1, 40503)) >>> 0
-  return Array.from({length: 256}, (_, i): Step => {
-    const r = hash(i)
-    if (s % 2 && i < 32 && i % 2) return {tool: `act_${r % 16}`, code: `E${i}`, args: {who: `p${r % 3}`}}
-    if (r % 2) return {tool: `get_${r % 16}`, args: {who: `p${r % 3}`, item: `it${r % 5}`}, result: {id: `p${r % 3}`, requires_approval: true, held: [`it${r % 5}`, `it${(r + 1) % 5}`], items: [{item_id: `it${r % 5}`, left: r % 2}, {ticket_id: `t${r % 4}`, left: 0}]}}
-    return {tool: `act_${(r >>> 3) % 16}`, args: {who: `p${r % 3}`, item: `it${r % 5}`, ticket: `t${(r >>> 5) % 4}`}, result: {id: `p${r % 3}`, open_blockers: r % 3}}
-  })
-}
-
 t.test('SIGTERM or Ctrl-C during a long mining stops it at once, and nothing is written', async t => {
-  const repo = await makeRepo(t)
-  t.equal((await exp(['init'], {cwd: repo})).code, 0)
-  const store = await gitStore(t, repo)
-  await store.appendBatch(lane(4, Object.fromEntries(Array.from({length: 96}, (_, s) => [`busy-${s}`, {task: 'T', passed: s % 2 === 0, steps: busy(s)}]))).drafts, {lane: 'mallory', now: NOW})
+  // real runs (a verdict is learned from only when it replays): every training scenario 20 times, seconds of mining
+  const repo = await exampleTrained(t, 20)
   for (const [signal, code] of [['SIGTERM', 143], ['SIGINT', 130]] as const) {
-    const child = spawn(...node([BIN, 'mine', '--lane', 'me']), {cwd: repo, env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe']})
+    const child = spawn(...node([BIN, 'mine', '--lane', 'miner']), {cwd: repo, env: GIT_ENV, stdio: ['ignore', 'ignore', 'pipe']})
     let stderr = ''
     child.stderr.on('data', d => (stderr += d))
     let ended = false
@@ -142,6 +139,6 @@ t.test('SIGTERM or Ctrl-C during a long mining stops it at once, and nothing is 
     t.equal(status, code, `${signal}: exits as the signal would have it`)
     t.ok(took < 2000, `${signal}: exited ${took} ms after the signal`)
     t.match(stderr, /interrupted: what was written stays/)
-    t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/me')).trim(), '', `${signal}: nothing written`)
+    t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/miner')).trim(), '', `${signal}: nothing written`)
   }
 })

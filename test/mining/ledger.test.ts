@@ -1,8 +1,9 @@
 import t from 'tap'
 import {mineFromLedger} from '../../src/mining/index.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
+import type {VerificationBody} from '../../src/records/types.js'
 import {MemoryRecordStore} from '../../src/store/memory.js'
-import {MANIFEST, MANIFEST_ID, manifestDraft, runDrafts, type RunSpec} from '../helpers/mining.js'
+import {MANIFEST, MANIFEST_ID, fixtureVerdicts, manifestDraft, numbered, runDrafts, type RunSpec} from '../helpers/mining.js'
 
 const NOW = () => new Date('2026-01-01T00:00:00.000Z')
 const lane = {lane: 'miner', now: NOW}
@@ -11,7 +12,7 @@ const recovery = (passed: boolean, task = 'A'): RunSpec => ({task, passed, steps
 async function storeWith(specs: Record<string, RunSpec>, manifest: RecordDraft<'manifest'> = MANIFEST): Promise<MemoryRecordStore> {
   const store = new MemoryRecordStore()
   await store.append(manifest, lane)
-  const drafts = Object.entries(specs).flatMap(([name, s]) => {
+  const drafts = Object.entries(numbered(specs)).flatMap(([name, s]) => {
     const d = runDrafts(name, {...s, manifest: prepare(manifest).id, split: manifest.body.split})
     return [d.trace, d.verification]
   })
@@ -23,7 +24,7 @@ const four = {a1: recovery(true), a2: recovery(false), a3: recovery(true), a4: r
 t.test('mining a ledger: evidence cites its runs and their verdicts, knowledge cites the evidence', async t => {
   const store = await storeWith(four)
   const ledger = await store.ledger()
-  const mined = mineFromLedger(ledger)
+  const mined = mineFromLedger(ledger, {verdicts: fixtureVerdicts})
   t.equal(mined.traces, 4)
   t.equal(mined.skipped, 1, 'the crashed episode (invalid verdict) is left out')
   const e = mined.evidence.find(d => d.body.pattern === 'recovery_strategy')!
@@ -37,59 +38,83 @@ t.test('mining a ledger: evidence cites its runs and their verdicts, knowledge c
   for (const k of mined.knowledge) t.ok(k.body.evidence.evidence_ids.every(id => evidenceIds.has(id) && k.cites!.includes(id)))
   await store.appendBatch(mined.evidence, lane)
   await store.appendBatch(mined.knowledge, lane)
-  const again = mineFromLedger(await store.ledger())
+  const again = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts})
   t.same(again.evidence.map(d => prepare(d).id), [...evidenceIds], 'the same evidence, the same ids')
   t.same(again.knowledge, [], 'nothing changed: no new knowledge')
 })
 
 t.test('new runs of another train manifest change the belief: the new claim supersedes the old', async t => {
   const store = await storeWith(four)
-  const first = mineFromLedger(await store.ledger())
+  const first = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts})
   await store.appendBatch(first.evidence, lane)
   await store.appendBatch(first.knowledge, lane)
   const more = manifestDraft('train', 2)
   await store.append(more, lane)
-  const extra = Object.entries({b1: recovery(true, 'B'), b2: recovery(false, 'B')}).flatMap(([n, s]) => Object.values(runDrafts(n, {...s, manifest: prepare(more).id})))
+  const extra = Object.entries(numbered({b1: recovery(true, 'B'), b2: recovery(false, 'B')})).flatMap(([n, s]) => Object.values(runDrafts(n, {...s, manifest: prepare(more).id})))
   await store.appendBatch(extra, lane)
-  const second = mineFromLedger(await store.ledger())
+  const second = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts})
   const old = first.knowledge.find(k => k.body.rule?.kind === 'on_error')!
   const now = second.knowledge.find(k => k.body.slug === old.body.slug)!
   t.same(now.body.supersedes, [prepare(old).id])
   t.equal(now.body.statistics.support, old.body.statistics.support + 2)
-  t.same(mineFromLedger(await store.ledger(), {manifest: MANIFEST_ID}).knowledge.find(k => k.body.slug === old.body.slug), undefined, 'one manifest alone: the same runs as before, nothing new')
+  t.same(mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, manifest: MANIFEST_ID}).knowledge.find(k => k.body.slug === old.body.slug), undefined, 'one manifest alone: the same runs as before, nothing new')
 })
 
 t.test('only train is mined: a validation manifest is refused, its traces are never read', async t => {
   const val = manifestDraft('validation', 3)
   const store = await storeWith({v1: recovery(true), v2: recovery(false)}, val)
   const ledger = await store.ledger()
-  t.throws(() => mineFromLedger(ledger, {manifest: prepare(val).id}), {code: 'E_SPLIT', data: {what: 'manifest', split: 'validation'}})
-  t.throws(() => mineFromLedger(ledger, {manifest: 'mf-000000000000000000000000'}), {code: 'E_NOT_FOUND'})
-  const all = mineFromLedger(ledger)
+  t.throws(() => mineFromLedger(ledger, {verdicts: fixtureVerdicts, manifest: prepare(val).id}), {code: 'E_SPLIT', data: {what: 'manifest', split: 'validation'}})
+  t.throws(() => mineFromLedger(ledger, {verdicts: fixtureVerdicts, manifest: 'mf-000000000000000000000000'}), {code: 'E_NOT_FOUND'})
+  const all = mineFromLedger(ledger, {verdicts: fixtureVerdicts})
   t.equal(all.traces, 0, 'no train manifest, nothing mined')
   t.same(all.evidence, [])
 })
 
-t.test("another lane's records citing this lane's train manifest: a validation trace does not stop mining, and a flipped verdict is learned from by no one", async t => {
+const flip = (b: VerificationBody): VerificationBody => ({...b, passed: !b.passed, outcome: b.passed ? 'negative' : 'positive', scores: {...b.scores, success: b.passed ? 0 : 1}})
+
+t.test("another lane's records citing this lane's train manifest: a validation trace does not stop mining, and verdicts the grader does not give are learned from by no one", async t => {
   const store = await storeWith(four)
-  const honest = mineFromLedger(await store.ledger(), {manifest: MANIFEST_ID})
+  const honest = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, manifest: MANIFEST_ID, lane: 'miner'})
+  t.equal(honest.traces, 4)
   const evil = {lane: 'evil', now: NOW}
   // a validation trace of the attacker's own, with one more cite: this lane's public train manifest
   const val = runDrafts('v-evil', {...recovery(false), split: 'validation', manifest: prepare(manifestDraft('validation', 9)).id})
   await store.append({...val.trace, cites: [...val.trace.cites!, MANIFEST_ID]}, evil)
-  // a copy of two of this lane's verifications with the verdict flipped, citing this lane's traces
+  // every valid verdict of this lane's, flipped, citing this lane's traces (once, the real ones looked contradicted and were dropped)
   const ledger0 = await store.ledger()
   const real = ledger0.records({kinds: ['verification']}).filter(v => v.body.valid)
-  const flipped = real.slice(0, 2).map((v): RecordDraft<'verification'> => ({kind: 'verification', body: {...v.body, passed: !v.body.passed, outcome: v.body.passed ? 'negative' : 'positive', scores: {...v.body.scores, success: v.body.passed ? 0 : 1}}, cites: v.cites}))
-  await store.appendBatch(flipped, evil)
+  await store.appendBatch(real.map((v): RecordDraft<'verification'> => ({kind: 'verification', body: flip(v.body), cites: [...v.cites]})), evil)
+  // copies of this lane's traces under its manifest, in places the run has (other repetitions) and
+  // in the very places of this lane's runs (other keys), each with a flipped verdict of its very bytes
+  const traces = ledger0.records({kinds: ['trace']}).filter(tr => real.some(v => v.body.trace === tr.id))
+  const copies = traces.flatMap(tr => [tr.body.repetition + 10, tr.body.repetition].map((repetition, i) => ({kind: 'trace' as const, key: `evil/${tr.id}/${i}`, body: {...tr.body, repetition}, cites: [...tr.cites]})))
+  const written = await store.appendBatch(copies, evil)
+  await store.appendBatch(written.map((w, i): RecordDraft<'verification'> => {
+    const v = real.find(x => x.body.trace === traces[Math.floor(i / 2)]!.id)!
+    return {kind: 'verification', key: `${w.id}/verification`, body: flip({...v.body, trace: w.id, trace_digest: w.digest, repetition: copies[i]!.body.repetition}), cites: [w.id, MANIFEST_ID]}
+  }), evil)
 
   const ledger = await store.ledger()
+  const evilIds = new Set(ledger.select({lanes: ['evil']}).map(v => v.id))
   for (const o of [{manifest: MANIFEST_ID}, {}]) {
-    const mined = mineFromLedger(ledger, o)
-    t.equal(mined.foreign, 1, `${JSON.stringify(o)}: the validation trace is left out and counted, not an error`)
-    t.equal(mined.contradicted, 2, `${JSON.stringify(o)}: the traces whose verdicts disagree are left out and counted`)
-    t.equal(mined.traces, honest.traces - 2, `${JSON.stringify(o)}: the rest are mined`)
-    const evilIds = new Set(ledger.select({kinds: ['verification']}).filter(v => v.lane === 'evil').map(v => v.id))
-    t.notOk(mined.evidence.some(d => d.cites!.some(c => evilIds.has(c))), `${JSON.stringify(o)}: no evidence rests on a flipped verdict`)
+    const mined = mineFromLedger(ledger, {...o, lane: 'miner', verdicts: fixtureVerdicts})
+    const what = JSON.stringify(o)
+    t.equal(mined.foreign, 1, `${what}: the validation trace is left out and counted, not an error`)
+    t.equal(mined.contradicted, 0, `${what}: a flipped verdict contradicts nothing`)
+    t.equal(mined.forged, real.length + written.length, `${what}: every flipped verdict is ignored and counted`)
+    t.equal(mined.traces, honest.traces, `${what}: this lane's runs are mined, with their own verdicts`)
+    t.same(mined.evidence, honest.evidence, `${what}: and teach what they taught alone`)
+    t.notOk(mined.evidence.some(d => d.cites!.some(c => evilIds.has(c))), `${what}: no evidence rests on a record of the attacker's`)
   }
+  // the attacker's copies with their real verdicts: real episodes, but a run's places are its lane's first, and a repetition it did not plan has none
+  const tight = manifestDraft('train', 5)
+  const store2 = await storeWith(four, {...tight, body: {...tight.body, repeat: 2}})
+  const l2 = await store2.ledger()
+  const mid = prepare({...tight, body: {...tight.body, repeat: 2}}).id
+  const twins = l2.records({kinds: ['trace']}).filter(tr => tr.body.final_answer !== 'crashed').flatMap(tr => [0, 1, 7].map(repetition => ({...runDrafts(`twin-${tr.id}-${repetition}`, {task: tr.body.scenario, passed: tr.body.final_answer === 'done', valid: tr.body.final_answer !== 'crashed', steps: ['get_person'], manifest: mid, repetition})})))
+  await store2.appendBatch(twins.flatMap(d => [d.trace, d.verification]), evil)
+  const both = mineFromLedger(await store2.ledger(), {lane: 'miner', verdicts: fixtureVerdicts})
+  t.equal(both.traces, 2, 'task A, repetitions 0 and 1: the lane\'s own runs fill both places')
+  t.equal(both.surplus, 3 + twins.length, 'the lane\'s own runs past the planned repetitions (three), and every twin, are surplus')
 })

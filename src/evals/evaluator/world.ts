@@ -8,6 +8,7 @@ import {stateDigest} from '../../world/digest.js'
 import {isoTime, World} from '../../world/world.js'
 import {runEpisode, type EpisodeOptions, type EpisodeResult} from '../episode.js'
 import {grade} from '../grader/grade.js'
+import type {Verdict} from '../grader/types.js'
 import {GRADER_DIGEST, GRADER_VERSION} from '../grader/version.js'
 import {SYSTEM_PROMPT} from '../prompt.js'
 import {taskMask} from '../runner/mask.js'
@@ -34,6 +35,12 @@ const JUDGED = ['valid', 'passed', 'outcome', 'invariants', 'collateral', 'const
  * costly as the episode minus the agent.
  */
 export function replayEpisode(trace: TraceBody, verification: VerificationBody, scenario: Scenario): ReplayOutcome {
+  const r = regradeTrace(trace, scenario)
+  return r.ok ? sameVerdict(verification, r.verdict) : r
+}
+
+/** The verdict the grader gives a trace replayed in a fresh world of its scenario, or why the trace does not replay. */
+export function regradeTrace(trace: TraceBody, scenario: Scenario): {ok: true; verdict: Verdict} | {ok: false; reason: string} {
   if (trace.scenario !== scenario.id) return {ok: false, reason: `trace is of scenario ${trace.scenario}, not ${scenario.id}`}
   // a held-out trace holds its task only as tokens: put the text back to replay, mask again to compare
   const m = trace.sealed_task ? taskMask(scenario.task) : undefined
@@ -69,6 +76,11 @@ export function replayEpisode(trace: TraceBody, verification: VerificationBody, 
     ...(valid ? {} : {invalid_reason: m ? m.unmask(trace.invalid_reason ?? 'invalid episode') : (trace.invalid_reason ?? 'invalid episode')}),
     ...(trace.step_limit === undefined ? {} : {stepLimit: trace.step_limit}),
   }))
+  return {ok: true, verdict}
+}
+
+/** Whether a recorded verification says what the grader's verdict says (its grader, and every field the grader decides). */
+export function sameVerdict(verification: VerificationBody, verdict: Verdict): ReplayOutcome {
   if (verification.grader.version !== verdict.grader.version || verification.grader.digest !== verdict.grader.digest) return {ok: false, reason: `graded by ${verification.grader.version}, this grader is ${verdict.grader.version}`}
   for (const field of JUDGED) {
     const want = (verification as unknown as Record<string, unknown>)[field]

@@ -101,3 +101,20 @@ export async function loadDataset(dir: string, split: Split, o: DatasetOptions =
   if (!scenarios.length) throw new ExpError('E_NOT_FOUND', `no ${split} scenarios in ${dir}`, {hint: 'splits are train, validation and holdout; `exp scenarios list` shows what there is'})
   return {dir, tree: await treeOid(dir), scenarios, problems, ...(sealed ? {sealed} : {})}
 }
+
+/**
+ * The scenarios of one split in folders on disk, by the tree id each folder's content has
+ * (what the manifest of a run on it pins): what a recorded episode of that split can be
+ * replayed against here. A folder that cannot be read is left out.
+ */
+export async function scenariosByTree(dirs: readonly string[], split: Split): Promise<Map<string, Map<string, Scenario>>> {
+  const out = new Map<string, Map<string, Scenario>>()
+  for (const dir of new Set(dirs)) {
+    const tree = await treeOid(dir).catch(() => undefined)
+    if (tree === undefined || out.has(tree)) continue
+    const scenarios = new Map<string, Scenario>()
+    for (const f of await loadScenarioDir(dir).catch(() => [])) if (f.scenario?.split === split) scenarios.set(f.scenario.id, f.scenario)
+    out.set(tree, scenarios)
+  }
+  return out
+}

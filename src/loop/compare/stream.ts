@@ -62,7 +62,7 @@ export async function trainStream(store: RecordStore, ws: Workspace, o: StreamOp
     if (episodesIn(ledger) >= o.budgetEpisodes) return {manifests, stopped: `episode budget reached (${episodesIn(ledger)} >= ${o.budgetEpisodes})`}
     const memory = recalls(o.mode) ? await recallForRun(store, {mode: o.mode, skill: {name: o.skill, content: text}, lane: o.lane, budget: o.recall, ...(until !== undefined ? {until} : {}), ...(o.now ? {now: o.now} : {})}) : {mode: o.mode}
     const train = await runEvaluation(store, {...o, workspace: ws, split: 'train', repeat: o.trainRepeat, seed: o.seeds?.[i - 1] ?? (o.seed ?? 42) + i - 1, skill: `${o.commit}:${skillPath(o.skill)}`, memory, namespace: o.namespace})
-    if (records(o.mode)) await o.mine(store, await store.ledger(), {manifest: train.manifest, ...at})
+    if (records(o.mode)) await o.mine(store, await store.ledger(), {manifest: train.manifest, ...at, scenariosDir: o.scenariosDir})
     await store.append({kind: 'note', key: noteKey(o.namespace, i), body: {text: `${noteKey(o.namespace, i)}: train ${train.manifest} under memory mode ${o.mode}`, about: [train.manifest], action: 'comment'}, cites: [train.manifest]}, at)
     manifests.push(train.manifest)
   }
