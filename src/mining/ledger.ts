@@ -96,8 +96,9 @@ function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerM
   // held-out traces live on private refs: the miner never even loads them
   for (const shown of ledger.select({kinds: ['trace'], includePrivate: false})) {
     if (!shown.cites.some(c => manifests.has(c))) continue
-    // every copy of the id (another lane can write under the key of a lane's trace): each is judged on its own
-    for (const e of [shown, ...ledger.copies(shown.id).filter(d => !d.private)]) {
+    // each copy of the id with bytes of its own (another lane can write under the key of a lane's
+    // trace), the mining lane's first; the first that stands is the id's trace
+    for (const e of copiesOf(ledger, shown, options.lane)) {
       const trace = ledger.load<'trace'>(e)
       const m = manifests.get(trace.body.manifest)
       // a trace of the run: its body names a mined manifest, on the train split
@@ -136,14 +137,15 @@ function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerM
         continue
       }
       const place = `${trace.body.manifest}\u0000${trace.body.scenario}\u0000${rep}`
-      const mine = options.lane !== undefined && e.lane === options.lane
+      const mine = options.lane !== undefined && onLane(ledger, e, options.lane)
       const held = places.get(place)
       if (held && (held.mine || !mine)) {
         surplus++
-        continue
+        break
       }
       if (held) surplus++
       places.set(place, {mine, run: {id: trace.id, body: trace.body, verification: {id: verification.id, body: verification.body}}})
+      break
     }
   }
   const traces = [...places.values()].map(p => p.run)
@@ -162,6 +164,15 @@ function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerM
 function experience(m: ExpRecord<'manifest'>): boolean {
   const mode = m.body.memory?.mode
   return mode !== 'off' && mode !== 'recall_only'
+}
+
+/** The copies of an entry's id with bytes of their own, public ones, the one on `lane` first. */
+function copiesOf(ledger: Ledger, shown: LedgerEntry, lane: string | undefined): LedgerEntry[] {
+  const copies = ledger.copies(shown.id)
+  if (!copies.length) return [shown]
+  const seen = new Set<string>()
+  const all = [shown, ...copies].filter(c => !c.private && !seen.has(c.digest) && seen.add(c.digest))
+  return lane === undefined ? all : [...all.filter(c => onLane(ledger, c, lane)), ...all.filter(c => !onLane(ledger, c, lane))]
 }
 
 /** The verifications citing a trace, every copy of each id (a lane's own may be hidden behind another lane's under the same id). */

@@ -3,6 +3,9 @@ import {mineFromLedger} from '../../src/mining/index.js'
 import {prepare, type RecordDraft} from '../../src/records/index.js'
 import type {VerificationBody} from '../../src/records/types.js'
 import {MemoryRecordStore} from '../../src/store/memory.js'
+import {GitRecordStore} from '../../src/store/index.js'
+import {makeRepo} from '../helpers/repo.js'
+import {rawCommit} from '../helpers/raw-record.js'
 import {MANIFEST, MANIFEST_ID, fixtureVerdicts, manifestDraft, numbered, runDrafts, type RunSpec} from '../helpers/mining.js'
 
 const NOW = () => new Date('2026-01-01T00:00:00.000Z')
@@ -117,4 +120,27 @@ t.test("another lane's records citing this lane's train manifest: a validation t
   const both = mineFromLedger(await store2.ledger(), {lane: 'miner', verdicts: fixtureVerdicts})
   t.equal(both.traces, 2, 'task A, repetitions 0 and 1: the lane\'s own runs fill both places')
   t.equal(both.surplus, 3 + twins.length, 'the lane\'s own runs past the planned repetitions (three), and every twin, are surplus')
+})
+
+t.test("another lane's traces under the keys of this lane's (the same ids, other bytes, verdicts that stand), first in ledger order: this lane's own copies are its runs", async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  await store.append(MANIFEST, lane)
+  const runs = Object.entries(numbered(four)).map(([name, s]) => [name, s] as const)
+  await store.appendBatch(runs.flatMap(([name, s]) => Object.values(runDrafts(name, s))), lane)
+  const honest = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
+  t.equal(honest.traces, 4)
+  // each run again with the outcome flipped, under the same keys: episodes of evil's that stand, each record alone on a lane at Lamport 1
+  runs.forEach(([name, s], i) => {
+    const d = runDrafts(name, {...s, passed: !s.passed})
+    rawCommit(repo, `0evil-${i}-t`, 1, d.trace)
+    rawCommit(repo, `0evil-${i}-v`, 1, d.verification)
+  })
+  const ledger = await store.ledger()
+  const shown = ledger.get(prepare(runDrafts(runs[0]![0], runs[0]![1]).trace).id)!
+  t.equal(shown.lane, '0evil-0-t', 'evil\'s copy is the one the ledger shows')
+  const mined = mineFromLedger(ledger, {verdicts: fixtureVerdicts, lane: 'miner'})
+  t.equal(mined.traces, honest.traces)
+  t.same(mined.evidence, honest.evidence, "this lane's runs teach what they taught alone")
 })

@@ -1,11 +1,7 @@
 import t from 'tap'
-import fs from 'node:fs'
-import path from 'node:path'
-import {execFileSync} from 'node:child_process'
 import {exp, expJson} from '../helpers/cli.js'
-import {GIT_ENV} from '../helpers/repo.js'
 import {historyRepo} from '../helpers/promotions.js'
-import {encodeRecord, prepare, recordPath, seal, type RecordDraft} from '../../src/records/index.js'
+import {rawCommit} from '../helpers/raw-record.js'
 import {citedEntry, Ledger, type LedgerEntry} from '../../src/store/index.js'
 
 // Found by an attack sweep (Break 2 of sweep 34): a keyed record's id names no lane, so another
@@ -17,22 +13,6 @@ import {citedEntry, Ledger, type LedgerEntry} from '../../src/store/index.js'
 // UNVERIFIED, the hypothesis back to supported, the frontier asking for a decision again), and
 // fsck blamed the honest lane (forged_decision, inconsistent_evaluation). A record's cites are
 // now looked up on its own lane first, and fsck names the lane that wrote the foreign copy.
-
-/** One record, as a raw commit on a lane of its own making (no store checks), like another clone's sync would bring. */
-function rawCommit(repo: string, lane: string, lamport: number, draft: RecordDraft): string {
-  const rec = seal(prepare(draft), {lane, lamport, createdAt: '2026-01-01T00:00:00.000Z'})
-  const file = path.join(repo, '.git', 'raw.json')
-  fs.writeFileSync(file, encodeRecord(rec))
-  const blob = execFileSync('git', ['hash-object', '-w', file], {cwd: repo, encoding: 'utf8'}).trim()
-  const env = {...GIT_ENV, GIT_INDEX_FILE: path.join(repo, '.git', 'raw-index')}
-  execFileSync('git', ['read-tree', '--empty'], {cwd: repo, env})
-  execFileSync('git', ['update-index', '--add', '--cacheinfo', `100644,${blob},${recordPath(rec.kind, rec.id)}`], {cwd: repo, env})
-  const tree = execFileSync('git', ['write-tree'], {cwd: repo, env, encoding: 'utf8'}).trim()
-  const msg = `${rec.kind}: copy\n\nExp-Record: ${rec.kind}/${rec.id}\nExp-Schema: ${rec.schema}\nExp-Lamport: ${lamport}\n${rec.cites.length ? `Exp-Cites: ${rec.cites.join(' ')}\n` : ''}`
-  const commit = execFileSync('git', ['commit-tree', tree], {cwd: repo, env, encoding: 'utf8', input: msg}).trim()
-  execFileSync('git', ['update-ref', `refs/research/lanes/${lane}`, commit], {cwd: repo})
-  return rec.id
-}
 
 interface FsckJson {error: {data: {problems: {code: string; ref?: string; id?: string; message: string}[]}}}
 
