@@ -1,5 +1,6 @@
 import type {ValidateFunction} from 'ajv/dist/2020.js'
 import {newAjv} from './ajv.js'
+import {precompiled} from './compiled.js'
 import type {WorldState} from './types.js'
 
 /**
@@ -22,7 +23,7 @@ const all = (props: Record<string, unknown>) => rec(Object.keys(props), props)
 
 const blocker = all({id: str, reason: str, category: str, status: {enum: ['open', 'resolved']}, created_at: ts})
 
-const SCHEMA = all({
+export const STATE_SCHEMA = all({
   settings: all({company: str, now: ts, enforce: all({workflow_blockers: {type: 'boolean'}, offboarding_items: {type: 'boolean'}, ticket_dedupe: {type: 'boolean'}})}),
   seq: all({ticket: int, assignment: int, approval: int, procurement: int, escalation: int, blocker: int, denial: int}),
   departments: coll(all({id: str, name: str, manager: str})),
@@ -57,9 +58,12 @@ const SCHEMA = all({
   policies: coll(all({topic: str, title: str, text: str, rules: {type: 'object'}})),
 })
 
-// compiled once, on first use: not at import, which every command loading the world paid
+// the build's (src/world/compiled.ts), else compiled once, on first use: not at import, which every command loading the world paid
 let compiled: ValidateFunction<WorldState> | undefined
-const validator = () => (compiled ??= newAjv({allErrors: true, strict: true, allowUnionTypes: true}).compile<WorldState>(SCHEMA))
+const validator = () => (compiled ??= (precompiled('state', 'state', STATE_SCHEMA) as ValidateFunction<WorldState> | undefined) ?? newAjv(STATE_AJV).compile<WorldState>(STATE_SCHEMA))
+
+/** The options the state schema is compiled with (here and at build time: scripts/world-validators.mjs). */
+export const STATE_AJV = {allErrors: true, strict: true, allowUnionTypes: true} as const
 
 export interface StateProblem {
   /** dotted path of the offending value (`employees.E-1031.pending_info`) */

@@ -1,5 +1,6 @@
 import type {Ajv2020, ValidateFunction} from 'ajv/dist/2020.js'
 import {newAjv} from '../ajv.js'
+import {precompiled} from '../compiled.js'
 import type {ToolResult, ToolSpec} from '../../agents/types.js'
 import type {Tx} from '../state.js'
 import type {CollectionName} from '../types.js'
@@ -29,10 +30,13 @@ export interface ToolDef<A = Record<string, unknown>> extends ToolMeta {
   validate: ValidateFunction
 }
 
-// one instance for every tool schema. Compiling is the expensive part (~0.5 s of CPU for all the
-// tools), so it happens once per process, and only in one that calls the tool: commands that load
-// the world without running an episode (report, provenance, a refused command line) skip it
+// one instance for every tool schema, when the build's validators (src/world/compiled.ts) do not
+// serve: compiling all the tools costs ~0.1 s of CPU, once per process, and only in one that calls
+// a tool (commands that load the world without running an episode skip it)
 let ajv: Ajv2020 | undefined
+
+/** The options tool schemas are compiled with (here and at build time: scripts/world-validators.mjs). */
+export const TOOL_AJV = {allErrors: false, strict: true} as const
 
 /** Every tool may fail with these, whatever its own list says. */
 export const COMMON_ERRORS = ['INVALID_ARGUMENTS'] as const
@@ -41,7 +45,7 @@ export function defineTool<A>(def: Omit<ToolDef<A>, 'validate' | 'errors'> & {er
   const parameters = {type: 'object', additionalProperties: false, ...def.parameters}
   let compiled: ValidateFunction | undefined
   const out = {...def, parameters, errors: [...COMMON_ERRORS, ...def.errors]} as unknown as ToolDef<A>
-  Object.defineProperty(out, 'validate', {enumerable: true, get: () => (compiled ??= (ajv ??= newAjv({allErrors: false, strict: true})).compile(parameters))})
+  Object.defineProperty(out, 'validate', {enumerable: true, get: () => (compiled ??= precompiled('tools', def.name, parameters) ?? (ajv ??= newAjv(TOOL_AJV)).compile(parameters))})
   return out
 }
 
