@@ -5,10 +5,11 @@ import {citedEntry, onLane, type Ledger, type LedgerEntry} from '../store/index.
 import type {ManifestBody} from '../records/types.js'
 import type {VerdictCheck} from './verdicts.js'
 import {evidenceSteps} from './evidence.js'
+import {selectRuns} from './runs.js'
 import {drain, drainAsync, type Steps} from './steps.js'
 import type {CutTrace} from './view.js'
 import {mergeKnowledge, type MergeOptions} from './knowledge.js'
-import type {MineOptions, MinedTrace} from './types.js'
+import type {MineOptions} from './types.js'
 
 export interface LedgerMineOptions extends MineOptions, MergeOptions {
   /**
@@ -85,70 +86,9 @@ export function mineFromLedgerAsync(ledger: Ledger, options: LedgerMineOptions &
 
 function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerMineResult> {
   const manifests = trainManifests(ledger, options.manifest, options.recent ?? 1, options.lane, options.ownManifests ?? false)
-  // one episode per place of a run (manifest, scenario, repetition): the lane's own trace first, then ledger order
-  const places = new Map<string, {mine: boolean; run: MinedTrace}>()
-  let skipped = 0
-  let foreign = 0
-  let contradicted = 0
-  let forged = 0
-  let unreplayable = 0
-  let surplus = 0
-  // held-out traces live on private refs: the miner never even loads them
-  for (const shown of ledger.select({kinds: ['trace'], includePrivate: false})) {
-    if (!shown.cites.some(c => manifests.has(c))) continue
-    // each copy of the id with bytes of its own (another lane can write under the key of a lane's
-    // trace), the mining lane's first; the first that stands is the id's trace
-    for (const e of copiesOf(ledger, shown, options.lane)) {
-      const trace = ledger.load<'trace'>(e)
-      const m = manifests.get(trace.body.manifest)
-      // a trace of the run: its body names a mined manifest, on the train split
-      if (!m || trace.body.split !== 'train' || !e.cites.includes(trace.body.manifest)) {
-        foreign++
-        continue
-      }
-      const rep = trace.body.repetition ?? 0
-      if (!m.dataset.scenarios.includes(trace.body.scenario) || !Number.isInteger(rep) || rep < 0 || rep >= m.repeat) {
-        surplus++
-        continue
-      }
-      // its verdict: the valid verifications of these very bytes whose verdict the grader gives (replayed)
-      const verdicts: ExpRecord<'verification'>[] = []
-      let replayable = true
-      let ignored = 0
-      for (const v of verificationsOf(ledger, e)) {
-        const b = v.body
-        if (b.trace !== e.id || b.trace_digest !== e.digest || !b.valid || b.manifest !== trace.body.manifest || b.scenario !== trace.body.scenario || (b.repetition ?? 0) !== rep || b.split !== 'train') continue
-        const standing = options.verdicts({digest: e.digest, body: trace.body}, b, m)
-        if (standing.stands) verdicts.push(v)
-        else if (standing.why === 'unreplayable') replayable = false
-        else ignored++
-      }
-      forged += ignored
-      yield
-      const verification = verdicts.pop()
-      if (!verification) {
-        // (a trace whose every verdict is forged is counted by its verdicts)
-        if (!replayable) unreplayable++
-        else if (!ignored) skipped++
-        continue
-      }
-      if (verdicts.some(v => v.body.passed !== verification.body.passed || v.body.outcome !== verification.body.outcome)) {
-        contradicted++
-        continue
-      }
-      const place = `${trace.body.manifest}\u0000${trace.body.scenario}\u0000${rep}`
-      const mine = options.lane !== undefined && onLane(ledger, e, options.lane)
-      const held = places.get(place)
-      if (held && (held.mine || !mine)) {
-        surplus++
-        break
-      }
-      if (held) surplus++
-      places.set(place, {mine, run: {id: trace.id, body: trace.body, verification: {id: verification.id, body: verification.body}}})
-      break
-    }
-  }
-  const traces = [...places.values()].map(p => p.run)
+  // one trace per place of a run, each with a verdict the grader gives (runs.ts)
+  const runs = yield* selectRuns(ledger, manifests, options.verdicts, options.lane)
+  const {traces} = runs
   const verificationOf = new Map(traces.map(t => [t.id, t.verification.id]))
   const mined = yield* evidenceSteps(traces, options)
   const evidence = mined.evidence.map((body): RecordDraft<'evidence'> => {
@@ -157,32 +97,13 @@ function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerM
   })
   const existing = ledger.records({kinds: ['knowledge']}).map(k => ({id: k.id, body: k.body}))
   const knowledge = mergeKnowledge(evidence.map(d => ({id: prepare(d).id, body: d.body})), existing, options)
-  return {evidence, knowledge, traces: traces.length, skipped, foreign, contradicted, forged, unreplayable, surplus, cut: mined.cut}
+  return {evidence, knowledge, traces: traces.length, skipped: runs.skipped, foreign: runs.foreign, contradicted: runs.contradicted, forged: runs.forged, unreplayable: runs.unreplayable, surplus: runs.surplus, cut: mined.cut}
 }
 
 /** A run under memory mode off or recall_only kept its episodes out of experience (docs/compare.md): evidence of its evaluation only. */
 function experience(m: ExpRecord<'manifest'>): boolean {
   const mode = m.body.memory?.mode
   return mode !== 'off' && mode !== 'recall_only'
-}
-
-/** The copies of an entry's id with bytes of their own, public ones, the one on `lane` first. */
-function copiesOf(ledger: Ledger, shown: LedgerEntry, lane: string | undefined): LedgerEntry[] {
-  const copies = ledger.copies(shown.id)
-  if (!copies.length) return [shown]
-  const seen = new Set<string>()
-  const all = [shown, ...copies].filter(c => !c.private && !seen.has(c.digest) && seen.add(c.digest))
-  return lane === undefined ? all : [...all.filter(c => onLane(ledger, c, lane)), ...all.filter(c => !onLane(ledger, c, lane))]
-}
-
-/** The verifications citing a trace, every copy of each id (a lane's own may be hidden behind another lane's under the same id). */
-function verificationsOf(ledger: Ledger, trace: LedgerEntry): ExpRecord<'verification'>[] {
-  const out: ExpRecord<'verification'>[] = []
-  for (const v of ledger.citedBy(trace.id)) {
-    if (v.kind !== 'verification') continue
-    for (const c of [v, ...ledger.copies(v.id)]) if (c === v || (c.digest !== v.digest && !c.private)) out.push(ledger.load<'verification'>(c) as ExpRecord<'verification'>)
-  }
-  return out
 }
 
 /**

@@ -1,4 +1,4 @@
-import {readdir} from 'node:fs/promises'
+import {lstat, readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {checkScenarioSchema} from './schema.js'
 import {decodeUtf8} from '../records/index.js'
@@ -51,6 +51,10 @@ function parseText(text: string, file: string): LoadedFile {
 }
 
 export async function loadScenarioFile(file: string): Promise<LoadedFile> {
+  // a run pins its scenarios by the folder's git tree id, which holds a link, not what it points
+  // to: a scenario read through one could change after the run with the id still the same (the
+  // miner once replayed runs against the changed file and learned its verdicts)
+  if ((await lstat(file).catch(() => undefined))?.isSymbolicLink()) return {file, problems: [{file, line: 1, message: 'is a symbolic link: a run pins its scenarios by their folder\'s git tree id, which holds the link, not the file it points to; put the file itself in the folder'}]}
   let text: string
   try {
     text = decodeUtf8(await readWorkFile(file), file)

@@ -105,7 +105,8 @@ t.test("another lane's records citing this lane's train manifest: a validation t
     const what = JSON.stringify(o)
     t.equal(mined.foreign, 1, `${what}: the validation trace is left out and counted, not an error`)
     t.equal(mined.contradicted, 0, `${what}: a flipped verdict contradicts nothing`)
-    t.equal(mined.forged, real.length + written.length, `${what}: every flipped verdict is ignored and counted`)
+    t.equal(mined.forged, real.length + traces.length, `${what}: every flipped verdict of a free place (repetition + 10) or of this lane's traces is ignored and counted`)
+    t.equal(mined.surplus, traces.length, `${what}: the copies in this lane's own places are left out before they are replayed`)
     t.equal(mined.traces, honest.traces, `${what}: this lane's runs are mined, with their own verdicts`)
     t.same(mined.evidence, honest.evidence, `${what}: and teach what they taught alone`)
     t.notOk(mined.evidence.some(d => d.cites!.some(c => evilIds.has(c))), `${what}: no evidence rests on a record of the attacker's`)
@@ -122,13 +123,19 @@ t.test("another lane's records citing this lane's train manifest: a validation t
   t.equal(both.surplus, 3 + twins.length, 'the lane\'s own runs past the planned repetitions (three), and every twin, are surplus')
 })
 
-t.test("another lane's traces under the keys of this lane's (the same ids, other bytes, verdicts that stand), first in ledger order: this lane's own copies are its runs", async t => {
+/** A git store holding `four`'s runs on lane miner, and them by name. */
+async function gitStoreWithFour(t: Parameters<typeof makeRepo>[0]): Promise<{repo: string; store: GitRecordStore; runs: (readonly [string, RunSpec])[]}> {
   const repo = await makeRepo(t)
   const store = await GitRecordStore.open(repo)
   t.teardown(() => store.close())
   await store.append(MANIFEST, lane)
   const runs = Object.entries(numbered(four)).map(([name, s]) => [name, s] as const)
   await store.appendBatch(runs.flatMap(([name, s]) => Object.values(runDrafts(name, s))), lane)
+  return {repo, store, runs}
+}
+
+t.test("another lane's traces under the keys of this lane's (the same ids, other bytes, verdicts that stand), first in ledger order: this lane's own copies are its runs", async t => {
+  const {repo, store, runs} = await gitStoreWithFour(t)
   const honest = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
   t.equal(honest.traces, 4)
   // each run again with the outcome flipped, under the same keys: episodes of evil's that stand, each record alone on a lane at Lamport 1
@@ -143,4 +150,40 @@ t.test("another lane's traces under the keys of this lane's (the same ids, other
   const mined = mineFromLedger(ledger, {verdicts: fixtureVerdicts, lane: 'miner'})
   t.equal(mined.traces, honest.traces)
   t.same(mined.evidence, honest.evidence, "this lane's runs teach what they taught alone")
+})
+
+t.test("copies citing nothing under the ids of this lane's traces and verifications, first in ledger order, hide none of its runs (sweep 35)", async t => {
+  const {repo, store, runs} = await gitStoreWithFour(t)
+  const honest = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
+  runs.forEach(([name, s], i) => {
+    const d = runDrafts(name, {...s, passed: !s.passed, steps: ['get_person']})
+    rawCommit(repo, `0shadow-${i}-t`, 1, {...d.trace, cites: []})
+    rawCommit(repo, `0shadow-${i}-v`, 1, {...d.verification, cites: []})
+  })
+  const ledger = await store.ledger()
+  t.equal(ledger.get(prepare(runDrafts(runs[0]![0], runs[0]![1]).trace).id)!.lane, '0shadow-0-t', 'the shadow is the copy the ledger shows')
+  const mined = mineFromLedger(ledger, {verdicts: fixtureVerdicts, lane: 'miner'})
+  t.same([mined.traces, mined.skipped], [honest.traces, honest.skipped], 'the same runs, the same left out')
+  t.same(mined.evidence, honest.evidence)
+})
+
+t.test("copies of this lane's verifications under other keys change nothing: mining again adds nothing (sweep 35)", async t => {
+  const {store} = await gitStoreWithFour(t)
+  const first = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
+  const real = (await store.ledger()).records({kinds: ['verification']})
+  await store.appendBatch(real.map((v, i): RecordDraft<'verification'> => ({kind: 'verification', key: `churn/${i}`, body: v.body, cites: [...v.cites]})), {lane: 'evil', now: NOW})
+  const again = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
+  t.same(again.evidence, first.evidence, "the evidence cites this lane's own verifications still")
+})
+
+t.test("another lane's traces in this lane's places are left out before their verdicts are replayed (sweep 35: a costly trace cost 13 s of CPU per mining)", async t => {
+  const {store, runs} = await gitStoreWithFour(t)
+  const twins = runs.map(([name, s]) => runDrafts(`twin-${name}`, {...s, steps: [...s.steps, 'get_person']}))
+  await store.appendBatch(twins.flatMap(d => [d.trace, d.verification]), {lane: 'evil', now: NOW})
+  const twinDigests = new Set(twins.map(d => prepare(d.trace).digest))
+  const judged: string[] = []
+  const mined = mineFromLedger(await store.ledger(), {lane: 'miner', verdicts: (trace, v, m) => (judged.push(trace.digest), fixtureVerdicts(trace, v, m))})
+  t.equal(mined.traces, 4)
+  t.equal(mined.surplus, 4, 'each twin of a run this lane holds is surplus (the crashed run holds no place: its twin is skipped)')
+  t.notOk(judged.some(d => twinDigests.has(d)), 'and none of them was judged')
 })

@@ -2,7 +2,7 @@ import t from 'tap'
 import path from 'node:path'
 import ScenariosLint from '../../src/commands/scenarios/lint.js'
 import ScenariosList from '../../src/commands/scenarios/list.js'
-import {mkdtemp, writeFile} from 'node:fs/promises'
+import {mkdtemp, rm, symlink, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {formatProblem, lintLoaded, lintScenarios, parseScenario} from '../../src/scenarios/index.js'
 import {builtinScenarios, ROOT, SCENARIO_DIR} from '../helpers/scenarios.js'
@@ -90,6 +90,17 @@ t.test('a folder is linted file by file, and duplicate ids are caught', async t 
     'ok-two.yaml:1: id "ok-one" does not match the file name "ok-two"',
     `ok-two.yaml:1: id "ok-one" is already used by ${path.join(dir, 'ok-one.yaml')}`,
   ])
+})
+
+t.test('a scenario file that is a symbolic link is a problem, not a scenario: the tree id a run pins holds the link, not its target', async t => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'exp-scenarios-'))
+  const elsewhere = await mkdtemp(path.join(tmpdir(), 'exp-shared-'))
+  t.teardown(() => Promise.all([rm(dir, {recursive: true, force: true}), rm(elsewhere, {recursive: true, force: true})]))
+  await writeFile(path.join(elsewhere, 'ok-one.yaml'), GOOD)
+  await symlink(path.join(elsewhere, 'ok-one.yaml'), path.join(dir, 'ok-one.yaml'))
+  const r = await lintScenarios(dir)
+  t.same([r.files, r.scenarios], [1, 0])
+  t.match(r.problems.map(p => `${path.basename(p.file)}:${p.line}: ${p.message}`), [/^ok-one\.yaml:1: is a symbolic link: a run pins its scenarios by their folder's git tree id, which holds the link, not the file it points to/])
 })
 
 /** Run a command class in-process and capture what it writes. */

@@ -45,6 +45,9 @@ export function regradeTrace(trace: TraceBody, scenario: Scenario): {ok: true; v
   // a held-out trace holds its task only as tokens: put the text back to replay, mask again to compare
   const m = trace.sealed_task ? taskMask(scenario.task) : undefined
   const hide = <T>(v: T): T => (m ? m.mask(v) : v)
+  // what the miner reads besides the calls is the scenario's: a trace naming another task or workflows is not its episode
+  if (trace.task !== hide(scenario.task)) return {ok: false, reason: 'its task text is not the scenario\'s'}
+  if (trace.workflows !== undefined && canonicalJson(trace.workflows) !== canonicalJson(scenario.workflows)) return {ok: false, reason: `its workflows ${JSON.stringify(trace.workflows)} are not the scenario's ${JSON.stringify(scenario.workflows)}`}
   const world = new World(initialStateOf(scenario))
   if (trace.state_initial !== undefined && trace.state_initial !== stateDigest(world.state)) return {ok: false, reason: 'initial state digest differs from the scenario'}
   const actions: {tool: string; arguments: Record<string, unknown>; ok: boolean; error?: {code: string; message: string}}[] = []

@@ -1,0 +1,121 @@
+import type {ExpRecord} from '../records/index.js'
+import type {ManifestBody} from '../records/types.js'
+import {onLane, type Ledger, type LedgerEntry} from '../store/index.js'
+import type {Steps} from './steps.js'
+import type {MinedTrace} from './types.js'
+import type {VerdictCheck} from './verdicts.js'
+
+/** Which traces of a ledger the miner learns from, and what it left out (LedgerMineResult's counts). */
+export interface RunSelection {
+  traces: MinedTrace[]
+  skipped: number
+  forged: number
+  unreplayable: number
+  surplus: number
+  foreign: number
+  contradicted: number
+}
+
+type Fate = 'skipped' | 'unreplayable' | 'surplus' | 'foreign' | 'contradicted' | 'forged'
+
+/**
+ * The runs of `manifests` the miner learns from: one trace per place a manifest planned
+ * (scenario × repetition), each with a verdict the grader gives (`verdicts`: replayed). Every
+ * public copy of a trace id is a candidate (another lane can write other bytes under the key of
+ * a lane's trace, or a copy citing nothing that the ledger shows first), the mining lane's
+ * first: a place its own trace holds is never another lane's, and a candidate for a place
+ * already held is left out before it is replayed. A trace's verdict is its first that stands,
+ * the mining lane's own verification first, then one on the trace's lane, then ledger order, so
+ * that copies of a verification under other keys do not change what evidence cites. An id
+ * left out is counted once, by why its first candidate was; `forged` counts verifications.
+ */
+export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, ManifestBody>, verdicts: VerdictCheck, lane: string | undefined): Steps<RunSelection> {
+  const mine = (e: LedgerEntry) => lane !== undefined && onLane(ledger, e, lane)
+  const byTrace = verificationsByTrace(ledger)
+  const own: LedgerEntry[] = []
+  const others: LedgerEntry[] = []
+  // held-out traces live on private refs: the miner never even loads them
+  for (const shown of ledger.select({kinds: ['trace'], includePrivate: false})) {
+    for (const e of publicCopies(ledger, shown)) if (e.cites.some(c => manifests.has(c))) (mine(e) ? own : others).push(e)
+  }
+  const places = new Map<string, MinedTrace>()
+  const mined = new Set<string>()
+  const fate = new Map<string, Fate>()
+  const note = (id: string, why: Fate) => void (fate.has(id) || fate.set(id, why))
+  let forged = 0
+  for (const e of [...own, ...others]) {
+    if (mined.has(e.id)) continue
+    const trace = ledger.load<'trace'>(e)
+    const b = trace.body
+    const m = manifests.get(b.manifest)
+    // a trace of the run: its body names a mined manifest, on the train split, and cites it
+    if (!m || b.split !== 'train' || !e.cites.includes(b.manifest)) {
+      note(e.id, 'foreign')
+      continue
+    }
+    const rep = b.repetition ?? 0
+    const place = `${b.manifest}\u0000${b.scenario}\u0000${rep}`
+    if (!m.dataset.scenarios.includes(b.scenario) || !Number.isInteger(rep) || rep < 0 || rep >= m.repeat || places.has(place)) {
+      note(e.id, 'surplus')
+      continue
+    }
+    const candidates = (byTrace.get(e.id) ?? [])
+      .map(v => ({v, rank: mine(v) ? 0 : v.lane === e.lane ? 1 : 2}))
+      .sort((x, y) => x.rank - y.rank)
+      .map(x => ledger.load<'verification'>(x.v) as ExpRecord<'verification'>)
+      .filter(v => v.body.trace === e.id && v.body.trace_digest === e.digest && v.body.valid && v.body.manifest === b.manifest && v.body.scenario === b.scenario && (v.body.repetition ?? 0) === rep && v.body.split === 'train')
+    if (!candidates.length) {
+      note(e.id, 'skipped')
+      continue
+    }
+    const stand: ExpRecord<'verification'>[] = []
+    let replayable = true
+    for (const v of candidates) {
+      const s = verdicts({digest: e.digest, body: b}, v.body, m)
+      if (s.stands) stand.push(v)
+      else if (s.why === 'unreplayable') replayable = false
+      else forged++
+    }
+    yield
+    const verification = stand[0]
+    if (!verification) {
+      note(e.id, replayable ? 'forged' : 'unreplayable')
+      continue
+    }
+    if (stand.some(v => v.body.passed !== verification.body.passed || v.body.outcome !== verification.body.outcome)) {
+      note(e.id, 'contradicted')
+      continue
+    }
+    places.set(place, {id: trace.id, body: b, verification: {id: verification.id, body: verification.body}})
+    mined.add(e.id)
+  }
+  const count = (why: Fate) => [...fate].filter(([id, f]) => f === why && !mined.has(id)).length
+  return {traces: [...places.values()], skipped: count('skipped'), forged, unreplayable: count('unreplayable'), surplus: count('surplus'), foreign: count('foreign'), contradicted: count('contradicted')}
+}
+
+/** An entry and the other public copies of its id with bytes of their own. */
+function publicCopies(ledger: Ledger, shown: LedgerEntry): LedgerEntry[] {
+  const copies = ledger.copies(shown.id)
+  if (!copies.length) return [shown]
+  const seen = new Set<string>()
+  return [shown, ...copies].filter(c => !c.private && !seen.has(c.digest) && seen.add(c.digest))
+}
+
+/**
+ * Public verifications by the ids they cite, every copy of each id (`ledger.citedBy` indexes
+ * the copy the ledger shows: another lane's copy under the id of a lane's verification, citing
+ * nothing, once hid it from the miner).
+ */
+function verificationsByTrace(ledger: Ledger): Map<string, LedgerEntry[]> {
+  const out = new Map<string, LedgerEntry[]>()
+  for (const shown of ledger.select({kinds: ['verification'], includePrivate: false})) {
+    for (const v of publicCopies(ledger, shown)) {
+      for (const c of v.cites) {
+        const list = out.get(c)
+        if (list) list.push(v)
+        else out.set(c, [v])
+      }
+    }
+  }
+  return out
+}
