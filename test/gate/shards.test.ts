@@ -89,7 +89,9 @@ t.test('a shard lane that held a receipt before its shard job ran (fetched from 
 
 t.test('the sharded workflow fetches no shard lane from the remote: each shard job starts its lane empty, the deciding job takes it from the bundle', async t => {
   const repo = await exampleRepo(t)
-  const r = await expJson<{file: string}>(['ci', 'init', '--shards', '2'], {cwd: repo})
+  // (exp installed from a spec, not packed into the repository: the install step is all the
+  // spec changes, not a fetch; packing exp is seconds of npm the next test spends already)
+  const r = await expJson<{file: string}>(['ci', 'init', '--shards', '2', '--install', 'experience-compiler@0.1.0'], {cwd: repo})
   const fetches = fs.readFileSync(r.file, 'utf8').split('\n').filter(l => /run: git fetch --no-tags origin /.test(l)).map(l => l.replace(/^\s*run: /, ''))
   t.equal(fetches.length, 2, 'the shard jobs and the deciding job')
   t.ok(fetches.every(f => f.includes("'^refs/research/lanes/ci-shard-*'")))
