@@ -90,7 +90,9 @@ t.test('exp gate passes a good skill change, fails a protected-path change and a
   t.match(JSON.parse(worse.stdout).error.data, {passed: false, skills: [{skill: 'onboarding', verdict: 'reject'}]})
   t.match(JSON.parse(worse.stdout).error.hint, 'the candidate does not satisfy .research/policy.yaml (skills)')
 
-  const ci = await exp(['ci', 'init'], {cwd: repo})
+  // (exp installed from a spec: what is read below does not depend on how the job installs exp,
+  // and the packed copy, seconds of npm, is the last test's)
+  const ci = await exp(['ci', 'init', '--install', 'experience-compiler@0.1.0'], {cwd: repo})
   t.equal(ci.code, 0)
   // a pull request runs its own copy of the workflow: only branch protection keeps the gate in force
   t.match(ci.stdout, /require the status check "gate" .* code owner's review of \.github\/.*could skip the gate/)
