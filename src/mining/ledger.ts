@@ -5,7 +5,7 @@ import {citedEntry, onLane, type Ledger, type LedgerEntry} from '../store/index.
 import type {ManifestBody} from '../records/types.js'
 import type {VerdictCheck} from './verdicts.js'
 import {evidenceSteps} from './evidence.js'
-import {selectRuns} from './runs.js'
+import {selectRuns, type RunSelection} from './runs.js'
 import {drain, drainAsync, type Steps} from './steps.js'
 import type {CutTrace} from './view.js'
 import {mergeKnowledge, type MergeOptions} from './knowledge.js'
@@ -27,40 +27,13 @@ export interface LedgerMineOptions extends MineOptions, MergeOptions {
   recent?: number
 }
 
-export interface LedgerMineResult {
+export interface LedgerMineResult extends Omit<RunSelection, 'traces'> {
   /** evidence drafts, best first; each cites the runs it rests on and their verifications */
   evidence: RecordDraft<'evidence'>[]
   /** knowledge drafts citing the evidence ids (and the knowledge they supersede or contradict) */
   knowledge: RecordDraft<'knowledge'>[]
   /** train traces mined */
   traces: number
-  /** train traces left out: no valid verification (one whose valid verifications are all forged is counted in `forged` only) */
-  skipped: number
-  /**
-   * valid verifications of mined traces ignored because the grader does not give that
-   * verdict: replayed in a fresh world and graded again, the trace gets another (or does not
-   * replay). Any lane can append a verification of any trace; the miner learns from none of these.
-   */
-  forged: number
-  /** train traces left out because their scenarios are not at hand to replay them (another scenarios folder than this run's) */
-  unreplayable: number
-  /**
-   * train traces left out because another trace fills their place in the run: one episode
-   * per scenario and repetition of a manifest (the lane's own first), and a repetition or
-   * scenario the manifest does not plan has none
-   */
-  surplus: number
-  /**
-   * traces left out that cite a mined manifest but are not of its run: another manifest or
-   * split in their body (any lane can cite any manifest: a validation trace citing a train
-   * manifest once stopped every later mining)
-   */
-  foreign: number
-  /**
-   * train traces left out because their valid verifications disagree (another lane can copy a
-   * verification with `passed` flipped: the miner learns from neither)
-   */
-  contradicted: number
   /** train traces read only in part: past the miner's budget of one trace (TRACE_BUDGET, docs/trust.md) */
   cut: CutTrace[]
 }
@@ -87,8 +60,7 @@ export function mineFromLedgerAsync(ledger: Ledger, options: LedgerMineOptions &
 function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerMineResult> {
   const manifests = trainManifests(ledger, options.manifest, options.recent ?? 1, options.lane, options.ownManifests ?? false)
   // one trace per place of a run, each with a verdict the grader gives (runs.ts)
-  const runs = yield* selectRuns(ledger, manifests, options.verdicts, options.lane)
-  const {traces} = runs
+  const {traces, ...counts} = yield* selectRuns(ledger, manifests, options.verdicts, options.lane)
   const verificationOf = new Map(traces.map(t => [t.id, t.verification.id]))
   const mined = yield* evidenceSteps(traces, options)
   const evidence = mined.evidence.map((body): RecordDraft<'evidence'> => {
@@ -97,7 +69,7 @@ function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerM
   })
   const existing = ledger.records({kinds: ['knowledge']}).map(k => ({id: k.id, body: k.body}))
   const knowledge = mergeKnowledge(evidence.map(d => ({id: prepare(d).id, body: d.body})), existing, options)
-  return {evidence, knowledge, traces: traces.length, skipped: runs.skipped, foreign: runs.foreign, contradicted: runs.contradicted, forged: runs.forged, unreplayable: runs.unreplayable, surplus: runs.surplus, cut: mined.cut}
+  return {evidence, knowledge, traces: traces.length, ...counts, cut: mined.cut}
 }
 
 /** A run under memory mode off or recall_only kept its episodes out of experience (docs/compare.md): evidence of its evaluation only. */

@@ -7,12 +7,34 @@ import type {VerdictCheck} from './verdicts.js'
 
 /** Which traces of a ledger the miner learns from, and what it left out (LedgerMineResult's counts). */
 export interface RunSelection {
+  /** one per place a run planned, with its verdict */
   traces: MinedTrace[]
+  /** train traces left out: no valid verification (one whose valid verifications are all forged is counted in `forged` only) */
   skipped: number
+  /**
+   * valid verifications of the traces ignored because the grader does not give that
+   * verdict: replayed in a fresh world and graded again, the trace gets another (or does not
+   * replay). Any lane can append a verification of any trace; the miner learns from none of these.
+   */
   forged: number
+  /** train traces left out because their scenarios are not at hand to replay them (another scenarios folder than this run's) */
   unreplayable: number
+  /**
+   * train traces left out because another trace fills their place in the run: one episode
+   * per scenario and repetition of a manifest (the lane's own first), and a repetition or
+   * scenario the manifest does not plan has none
+   */
   surplus: number
+  /**
+   * traces left out that cite a mined manifest but are not of its run: another manifest or
+   * split in their body (any lane can cite any manifest: a validation trace citing a train
+   * manifest once stopped every later mining)
+   */
   foreign: number
+  /**
+   * train traces left out because verifications of theirs that stand disagree (the grader is
+   * deterministic: not with one version of it; a flipped copy does not stand, it is `forged`)
+   */
   contradicted: number
 }
 
