@@ -1,3 +1,4 @@
+import {evidenceCountsProblem} from './evidence-counts.js'
 import {onLane, type Ledger} from '../store/index.js'
 
 /**
@@ -26,10 +27,13 @@ export interface EvidenceNode {
   pattern: string
   signature: string
   description: string
+  /** the supporting runs and counterexamples it cites (what the miner writes as its counts) */
   support: number
   failures: number
   traces: TraceNode[]
   missing?: boolean
+  /** the counts it states, when they are not the runs it cites (`exp fsck`: inconsistent_evidence) */
+  inconsistent?: string
 }
 
 export interface KnowledgeNode {
@@ -84,7 +88,9 @@ export function evidenceNode(ledger: Ledger, id: string): EvidenceNode {
   if (!e || e.kind !== 'evidence') return {id, pattern: '', signature: '', description: '', support: 0, failures: 0, traces: [], missing: true}
   const b = ledger.load<'evidence'>(e).body
   const traces = [...b.supporting.map(t => traceNode(ledger, t, 'supporting')), ...b.counterexamples.map(t => traceNode(ledger, t, 'counterexample'))]
-  return {id, pattern: b.pattern, signature: b.signature, description: b.description, support: b.support, failures: b.failures, traces}
+  // (its stated counts once showed 2^53 - 1 beside 51 runs: the runs it cites are the counts shown)
+  const inconsistent = evidenceCountsProblem(b)
+  return {id, pattern: b.pattern, signature: b.signature, description: b.description, support: b.supporting.length, failures: b.counterexamples.length, traces, ...(inconsistent ? {inconsistent} : {})}
 }
 
 export function knowledgeNode(ledger: Ledger, id: string, recall?: {rank: number; score: number}): KnowledgeNode {

@@ -23,7 +23,7 @@ function traceNodes(traces: readonly TraceNode[]): TreeNode[] {
 
 function evidenceNode(e: EvidenceNode): TreeNode {
   if (e.missing) return {label: `evidence ${e.id} (not in this clone)`}
-  return {label: `evidence ${e.id} ${ruleText(e)} (${e.pattern}, ${e.support} supporting, ${e.failures} against)`, children: traceNodes(e.traces)}
+  return {label: `evidence ${e.id} ${ruleText(e)} (${e.pattern}, ${e.support} supporting, ${e.failures} against${e.inconsistent ? `; the counts it states differ: ${e.inconsistent}` : ''})`, children: traceNodes(e.traces)}
 }
 
 function knowledgeNode(k: KnowledgeNode): TreeNode {

@@ -8,6 +8,7 @@ import {GitRecordStore} from '../../src/store/index.js'
 import {encodeRecord, prepare, recordPath, seal} from '../../src/records/index.js'
 import type {EvidenceBody} from '../../src/records/types.js'
 import type {Report} from '../../src/reports/index.js'
+import {evidenceNode} from '../../src/projections/provenance-nodes.js'
 
 // Found by an attack sweep (sweep 34, break 3): lane `mallory` wrote one evidence record at
 // `Exp-Lamport: 1`, a copy of an honest one with `support` and `failures` set to 2^53 - 1
@@ -70,4 +71,9 @@ t.test("another lane's evidence at Lamport 1 is not an honest iteration's patter
   const problems = (JSON.parse(fsck!.stdout) as {error: {data: {problems: {code: string; id?: string; ref?: string; message: string}[]}}}).error.data.problems
   t.match(problems, [{code: 'inconsistent_evidence', id: liar, ref: 'refs/research/lanes/mallory', message: new RegExp(`support ${HUGE} is not the ${body.supporting.length} supporting run\\(s\\) it cites; failures ${HUGE} is not the ${body.counterexamples.length} counterexample\\(s\\) it cites`)}], 'fsck names the record whose counts are not its runs, and only it')
   t.equal(problems.length, 1)
+
+  // `exp provenance` shows an evidence record by the runs it cites, and says when its stated counts differ
+  const after = await store.ledger()
+  t.match(evidenceNode(after, liar), {support: body.supporting.length, failures: body.counterexamples.length, inconsistent: new RegExp(`^support ${HUGE} is not the ${body.supporting.length} supporting run`)})
+  t.notOk('inconsistent' in evidenceNode(after, honest.id), 'the honest record is shown as it is')
 })
