@@ -8,6 +8,13 @@ import {MINER} from './types.js'
 export interface MergeOptions {
   /** least confidence for a claim to be `active` rather than `candidate` (default 0.5) */
   activeConfidence?: number
+  /**
+   * which existing claims are the mining lane's own: only those make a claim already recorded
+   * (same runs) or superseded by a new one; every lane's still contradict it. Unset: all. Another
+   * lane that wrote a lane's claims first, in words, scope and status of its own, once left it
+   * recording none.
+   */
+  own?: (id: string) => boolean
 }
 
 export interface Identified<B> {
@@ -35,7 +42,8 @@ const CLAIM: Record<EvidenceBody['pattern'], KnowledgeBody['claim']['type']> = {
  */
 export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], existing: readonly Identified<KnowledgeBody>[], options: MergeOptions = {}): RecordDraft<'knowledge'>[] {
   const active = options.activeConfidence ?? 0.5
-  const current = currentBySlug(existing)
+  const current = currentBySlug(options.own ? existing.filter(k => options.own!(k.id)) : existing)
+  const everyLane = options.own ? currentBySlug(existing) : current
   const claims = [...groupBySignature(evidence)].map(([signature, group]) => claimOf(signature, group, current.get(slugOf(signature)) ?? []))
   claims.sort((a, b) => b.confidence - a.confidence || b.statistics.support - a.statistics.support || (a.slug < b.slug ? -1 : 1))
   // what each slug stands for once this merge is recorded: its new draft, or its current record;
@@ -51,7 +59,7 @@ export function mergeKnowledge(evidence: readonly Identified<EvidenceBody>[], ex
     if (!slugs) byTrigger.set(t, (slugs = new Set()))
     slugs.add(k.body.slug)
   }
-  for (const list of current.values()) for (const k of list) stand(k)
+  for (const list of everyLane.values()) for (const k of list) stand(k)
   const out: RecordDraft<'knowledge'>[] = []
   for (const body of claims) {
     const prev = current.get(body.slug) ?? []

@@ -67,8 +67,11 @@ function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerM
     const runs = [...body.supporting, ...body.counterexamples]
     return {kind: 'evidence', body, cites: [...runs, ...runs.map(id => verificationOf.get(id)!)]}
   })
-  const existing = ledger.records({kinds: ['knowledge']}).map(k => ({id: k.id, body: k.body}))
-  const knowledge = mergeKnowledge(evidence.map(d => ({id: prepare(d).id, body: d.body})), existing, options)
+  const known = ledger.select({kinds: ['knowledge']})
+  const existing = known.map(e => ({id: e.id, body: ledger.load<'knowledge'>(e).body}))
+  const lane = options.lane
+  const ownIds = lane === undefined ? undefined : new Set(known.filter(e => onLane(ledger, e, lane)).map(e => e.id))
+  const knowledge = mergeKnowledge(evidence.map(d => ({id: prepare(d).id, body: d.body})), existing, {...options, ...(ownIds ? {own: (id: string) => ownIds.has(id)} : {})})
   return {evidence, knowledge, traces: traces.length, ...counts, cut: mined.cut}
 }
 

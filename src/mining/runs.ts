@@ -38,6 +38,9 @@ export interface RunSelection {
   contradicted: number
 }
 
+/** Other lanes' traces judged for one place of a run before the rest are left out (sweep 36: any number of costly traces that do not stand, in one place, were all replayed). */
+export const PLACE_TRIES = 2
+
 type Fate = 'skipped' | 'unreplayable' | 'surplus' | 'foreign' | 'contradicted' | 'forged'
 
 /**
@@ -45,8 +48,8 @@ type Fate = 'skipped' | 'unreplayable' | 'surplus' | 'foreign' | 'contradicted' 
  * (scenario × repetition), each with a verdict the grader gives (`verdicts`: replayed). Every
  * public copy of a trace id is a candidate (another lane can write other bytes under the key of
  * a lane's trace, or a copy citing nothing that the ledger shows first), the mining lane's
- * first: a place its own trace holds is never another lane's, and a candidate for a place
- * already held is left out before it is replayed. A trace's verdict is its first that stands,
+ * first: an id or a place it recorded a trace of (whatever that trace's verdict) is never
+ * another lane's, and a candidate for a place already held is left out before it is replayed. A trace's verdict is its first that stands,
  * the mining lane's own verification first, then one on the trace's lane, then ledger order, so
  * that copies of a verification under other keys do not change what evidence cites. An id
  * left out is counted once, by why its first candidate was; `forged` counts verifications.
@@ -61,12 +64,22 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
     for (const e of publicCopies(ledger, shown)) if (e.cites.some(c => manifests.has(c))) (mine(e) ? own : others).push(e)
   }
   const places = new Map<string, MinedTrace>()
+  // the ids and places the mining lane recorded a trace of, whatever its verdict: its own (an
+  // episode of its that ended invalid once left its place, and its id, to another lane's bytes)
+  const ownIds = new Set(own.map(e => e.id))
+  const ownPlaces = new Set<string>()
+  const judged = new Map<string, number>()
   const mined = new Set<string>()
   const fate = new Map<string, Fate>()
   const note = (id: string, why: Fate) => void (fate.has(id) || fate.set(id, why))
   let forged = 0
   for (const e of [...own, ...others]) {
     if (mined.has(e.id)) continue
+    const isOwn = ownIds.has(e.id) && mine(e)
+    if (!isOwn && ownIds.has(e.id)) {
+      note(e.id, 'surplus')
+      continue
+    }
     const trace = ledger.load<'trace'>(e)
     const b = trace.body
     const m = manifests.get(b.manifest)
@@ -77,7 +90,13 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
     }
     const rep = b.repetition ?? 0
     const place = `${b.manifest}\u0000${b.scenario}\u0000${rep}`
-    if (!m.dataset.scenarios.includes(b.scenario) || !Number.isInteger(rep) || rep < 0 || rep >= m.repeat || places.has(place)) {
+    if (!m.dataset.scenarios.includes(b.scenario) || !Number.isInteger(rep) || rep < 0 || rep >= m.repeat || places.has(place) || (!isOwn && ownPlaces.has(place))) {
+      note(e.id, 'surplus')
+      continue
+    }
+    if (isOwn) ownPlaces.add(place)
+    // another lane's traces for a place still empty: the first few in ledger order are judged, no more (each may cost its replay)
+    else if ((judged.get(place) ?? 0) >= PLACE_TRIES) {
       note(e.id, 'surplus')
       continue
     }
@@ -90,6 +109,7 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
       note(e.id, 'skipped')
       continue
     }
+    if (!isOwn) judged.set(place, (judged.get(place) ?? 0) + 1)
     const stand: ExpRecord<'verification'>[] = []
     let replayable = true
     for (const v of candidates) {

@@ -1,7 +1,6 @@
 import type {ManifestBody, TraceBody, VerificationBody} from '../records/types.js'
 import type {Scenario} from '../scenarios/types.js'
-import {evaluatorOf, regradeTrace, sameVerdict} from '../evals/evaluator/world.js'
-import {DEFAULT_MAX_STEPS} from '../evals/prompt.js'
+import {callLimit, evaluatorOf, regradeTrace, sameVerdict} from '../evals/evaluator/world.js'
 
 /**
  * Whether a recorded verdict is the grader's: `stands`, it is; `forged`, the grader gives
@@ -16,9 +15,6 @@ export type VerdictCheck = (trace: {digest: string; body: TraceBody}, verificati
 
 /** A trace's verdict re-derived (or why it does not replay). */
 export type Regraded = ReturnType<typeof regradeTrace>
-
-/** The most tool calls of a trace the miner replays, whatever a manifest's step limit says. */
-export const REPLAY_MAX_CALLS = 1024
 
 /** Verdicts kept by a memo of replayedVerdicts before it starts again (~1 KB each). */
 const REGRADED_MAX = 100_000
@@ -39,8 +35,7 @@ export function replayedVerdicts(scenarios: (tree: string) => ReadonlyMap<string
     if (typeof source === 'string') return {stands: false, why: 'unreplayable', reason: source}
     const scenario = source.get(trace.body.scenario)
     if (!scenario) return {stands: false, why: 'forged', reason: `scenario ${trace.body.scenario} is not in the dataset its manifest pins`}
-    // a run of exp's stops at its step limit; a longer trace is no episode of it, and costs its replay (~10 ms a call at worst)
-    const limit = Math.min(REPLAY_MAX_CALLS, m.limits?.max_steps ?? scenario.max_steps ?? DEFAULT_MAX_STEPS)
+    const limit = callLimit(m.limits, scenario)
     if (trace.body.actions.length > limit) return {stands: false, why: 'forged', reason: `${trace.body.actions.length} tool calls, more than its run allows (${limit})`}
     const key = `${m.dataset.tree}\u0000${trace.digest}`
     let r = regraded.get(key)

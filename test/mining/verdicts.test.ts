@@ -4,6 +4,7 @@ import {exampleTrainedOnce} from '../helpers/cli-fixtures.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {replayedVerdicts} from '../../src/mining/index.js'
 import {scenariosByTree} from '../../src/evals/runner/dataset.js'
+import {checkVerification} from '../../src/evals/evaluator/check.js'
 import type {ManifestBody, TraceBody, VerificationBody} from '../../src/records/types.js'
 
 // What the miner takes as the grader's verdict of a real trace (src/mining/verdicts.ts): the
@@ -36,4 +37,20 @@ t.test("a verdict stands only for the scenario's own episode: calls, task text, 
   const longer = other({actions: Array.from({length: 1025}, (_, i) => ({...trace.body.actions[0]!, index: i}))})
   t.match(check(longer, v, {...manifest, limits: {max_steps: 5000}}), {stands: false, why: 'forged', reason: '1025 tool calls, more than its run allows (1024)'}, 'and the miner replays no trace of more than 1,024 calls')
   t.match(check(trace, v, {...manifest, dataset: {...manifest.dataset, tree: 'f'.repeat(40)}}), {stands: false, why: 'unreplayable', reason: 'not here'})
+})
+
+t.test('run reuse and fsck --replay judge a trace longer than its run allows as no episode of it, before replaying it (sweep 36)', async t => {
+  const repo = await exampleTrainedOnce(t)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  const v = ledger.records({kinds: ['verification']}).find(x => x.body.valid && x.body.split === 'train')!
+  const te = ledger.get(v.body.trace)!
+  const body = ledger.load<'trace'>(te).body as TraceBody
+  const scenario = (await scenariosByTree([path.join(repo, 'scenarios')], 'train')).values().next().value!.get(body.scenario)!
+  t.same(checkVerification(ledger, v.id, {scenario}), {ok: true}, 'the recorded episode stands')
+  const long: TraceBody = {...body, actions: Array.from({length: 41}, (_, i) => ({...body.actions[0]!, index: i}))}
+  const [tr] = await store.appendBatch([{kind: 'trace', key: 'long/trace', body: long, cites: [...te.cites]}], {lane: 'evil'})
+  const [vr] = await store.appendBatch([{kind: 'verification', key: 'long/verification', body: {...(v.body as VerificationBody), trace: tr!.id, trace_digest: tr!.digest}, cites: [v.body.manifest, tr!.id]}], {lane: 'evil'})
+  t.same(checkVerification(await store.ledger(), vr!.id, {scenario}), {ok: false, reason: `verification ${vr!.id}: replay: its trace has 41 tool calls, more than its run allows (40)`})
 })

@@ -1,8 +1,8 @@
 import {citedEntry, type Ledger, type LedgerEntry} from '../../store/index.js'
 import type {Scenario} from '../../scenarios/types.js'
-import type {TraceBody, VerificationBody} from '../../records/types.js'
+import type {ManifestBody, TraceBody, VerificationBody} from '../../records/types.js'
 import type {ReplayOutcome} from './port.js'
-import {evaluatorOf, replayEpisode} from './world.js'
+import {callLimit, evaluatorOf, replayEpisode} from './world.js'
 
 export interface VerificationCheck {
   /** the manifest the verification must belong to */
@@ -39,6 +39,10 @@ export function checkVerification(ledger: Ledger, at: string | LedgerEntry, o: V
   const trace = ledger.load<'trace'>(t).body as TraceBody
   if (trace.manifest !== v.manifest || trace.scenario !== v.scenario || trace.split !== v.split || (trace.repetition ?? 0) !== (v.repetition ?? 0)) return {ok: false, reason: `verification ${id} and trace ${v.trace} name different episodes`}
   if (who.id !== 'world') return {ok: false, reason: `verification ${id}: evaluator ${who.id} cannot be replayed`}
+  // (a trace longer than its run allows is no episode of it, and is not replayed: reuse, fsck and the miner alike)
+  const m = citedEntry(ledger, v.manifest, t)
+  const limit = callLimit(m?.kind === 'manifest' ? (ledger.load<'manifest'>(m).body as ManifestBody).limits : undefined, o.scenario)
+  if (trace.actions.length > limit) return {ok: false, reason: `verification ${id}: replay: its trace has ${trace.actions.length} tool calls, more than its run allows (${limit})`}
   const r = replayEpisode(trace, v, o.scenario)
   return r.ok ? r : {ok: false, reason: `verification ${id}: replay: ${r.reason}`}
 }

@@ -10,7 +10,7 @@ import {runEpisode, type EpisodeOptions, type EpisodeResult} from '../episode.js
 import {grade} from '../grader/grade.js'
 import type {Verdict} from '../grader/types.js'
 import {GRADER_DIGEST, GRADER_VERSION} from '../grader/version.js'
-import {SYSTEM_PROMPT} from '../prompt.js'
+import {DEFAULT_MAX_STEPS, SYSTEM_PROMPT} from '../prompt.js'
 import {taskMask} from '../runner/mask.js'
 import type {EvaluatorIdentity, ReplayingEvaluator, ReplayOutcome} from './port.js'
 
@@ -37,6 +37,19 @@ const JUDGED = ['valid', 'passed', 'outcome', 'invariants', 'collateral', 'const
 export function replayEpisode(trace: TraceBody, verification: VerificationBody, scenario: Scenario): ReplayOutcome {
   const r = regradeTrace(trace, scenario)
   return r.ok ? sameVerdict(verification, r.verdict) : r
+}
+
+/** The most tool calls of a trace exp replays, whatever a run's step limit says. */
+export const REPLAY_MAX_CALLS = 1024
+
+/**
+ * How many tool calls an episode of a run may have: its manifest's step limit, else its
+ * scenario's, else the default (an agent is stopped there), and never more than
+ * REPLAY_MAX_CALLS. A longer trace is no episode of the run, and each call costs its replay (up
+ * to ~10 ms on a world state grown on purpose: a 1,390-call trace once cost 13 s of CPU).
+ */
+export function callLimit(limits: {max_steps?: number} | undefined, scenario: Pick<Scenario, 'max_steps'>): number {
+  return Math.min(REPLAY_MAX_CALLS, limits?.max_steps ?? scenario.max_steps ?? DEFAULT_MAX_STEPS)
 }
 
 /** The verdict the grader gives a trace replayed in a fresh world of its scenario, or why the trace does not replay. */
