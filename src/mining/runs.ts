@@ -49,10 +49,12 @@ type Fate = 'skipped' | 'unreplayable' | 'surplus' | 'foreign' | 'contradicted' 
  * public copy of a trace id is a candidate (another lane can write other bytes under the key of
  * a lane's trace, or a copy citing nothing that the ledger shows first), the mining lane's
  * first: an id or a place it recorded a trace of (whatever that trace's verdict) is never
- * another lane's, and a candidate for a place already held is left out before it is replayed. A trace's verdict is its first that stands,
- * the mining lane's own verification first, then one on the trace's lane, then ledger order, so
- * that copies of a verification under other keys do not change what evidence cites. An id
- * left out is counted once, by why its first candidate was; `forged` counts verifications.
+ * another lane's, a candidate for a place already held is left out before it is replayed, and
+ * at most PLACE_TRIES other-lane candidates are judged per place. A trace's verdict is its
+ * first that stands, the mining lane's own verification first, then one on the trace's lane,
+ * then ledger order, so that copies of a verification under other keys do not change what
+ * evidence cites. An id left out is counted once, by why its first candidate was; `forged`
+ * counts verifications.
  */
 export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, ManifestBody>, verdicts: VerdictCheck, lane: string | undefined): Steps<RunSelection> {
   const mine = (e: LedgerEntry) => lane !== undefined && onLane(ledger, e, lane)
@@ -73,9 +75,8 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
   const fate = new Map<string, Fate>()
   const note = (id: string, why: Fate) => void (fate.has(id) || fate.set(id, why))
   let forged = 0
-  for (const e of [...own, ...others]) {
+  for (const [e, isOwn] of [...own.map(e => [e, true] as const), ...others.map(e => [e, false] as const)]) {
     if (mined.has(e.id)) continue
-    const isOwn = ownIds.has(e.id) && mine(e)
     if (!isOwn && ownIds.has(e.id)) {
       note(e.id, 'surplus')
       continue
