@@ -46,7 +46,7 @@ export default class Mine extends ExpCommand {
   async run(): Promise<MineResult> {
     const {flags} = await this.parse(Mine)
     if (flags.split !== 'train') throw splitRefused(flags.split)
-    const {mined, dir, result} = await withStore(this.workDir, async store => {
+    const {mined, dir, elsewhere, result} = await withStore(this.workDir, async store => {
       const root = store.repo.workDir ?? this.workDir
       const config = await loadConfig(root)
       const dir = scenariosDirOf(root, this.workDir, config, flags.scenarios)
@@ -62,12 +62,13 @@ export default class Mine extends ExpCommand {
       // evidence first: knowledge cites it
       const evidence = await store.appendBatch(mined.evidence, {lane})
       const knowledge = await store.appendBatch(drafts, {lane})
-      return {mined, dir, result: {evidence: evidence.map(r => r.id), knowledge: knowledge.map(r => r.id), skipped: mined.skipped, ...(mined.foreign ? {foreign: mined.foreign} : {}), ...(mined.contradicted ? {contradicted: mined.contradicted} : {}), ...(mined.forged ? {forged: mined.forged} : {}), ...(mined.unreplayable ? {unreplayable: mined.unreplayable} : {}), ...(mined.surplus ? {surplus: mined.surplus} : {})}}
+      const elsewhere = knowledge.filter(r => r.status === 'exists').length
+      return {mined, dir, elsewhere, result: {evidence: evidence.map(r => r.id), knowledge: knowledge.map(r => r.id), skipped: mined.skipped, ...(mined.foreign ? {foreign: mined.foreign} : {}), ...(mined.contradicted ? {contradicted: mined.contradicted} : {}), ...(mined.forged ? {forged: mined.forged} : {}), ...(mined.unreplayable ? {unreplayable: mined.unreplayable} : {}), ...(mined.surplus ? {surplus: mined.surplus} : {})}}
     })
     if (!this.jsonEnabled()) {
       const rows = mined.evidence.map(e => [e.body.pattern, e.body.signature, e.body.support, e.body.failures, confidenceOf(e.body.support, e.body.unexplained?.length ?? e.body.failures).toFixed(3)])
       this.log(table(rows, ['PATTERN', 'SIGNATURE', 'SUPPORT', 'FAILURES', 'CONFIDENCE']) || '(nothing found)')
-      this.log(`${mined.traces} train trace(s) mined, ${mined.skipped} skipped${mined.foreign ? `, ${mined.foreign} left out (they cite a mined manifest but are not of its run)` : ''}${mined.contradicted ? `, ${mined.contradicted} contradicted (verifications of the same trace that disagree)` : ''}${mined.unreplayable ? `, ${mined.unreplayable} not replayable here (their run read other scenarios than ${path.relative(this.workDir, dir) || '.'}: pass its folder with --scenarios)` : ''}${mined.surplus ? `, ${mined.surplus} surplus (another trace of the run's scenario and repetition was taken, or the run planned none)` : ''}${mined.forged ? `; ${mined.forged} verdict(s) ignored: replayed and graded again, the trace gets another` : ''}; ${result.evidence.length} evidence, ${result.knowledge.length} new knowledge record(s)`)
+      this.log(`${mined.traces} train trace(s) mined, ${mined.skipped} skipped${mined.foreign ? `, ${mined.foreign} left out (they cite a mined manifest but are not of its run)` : ''}${mined.contradicted ? `, ${mined.contradicted} contradicted (verifications of the same trace that disagree)` : ''}${mined.unreplayable ? `, ${mined.unreplayable} not replayable here (their run read other scenarios than ${path.relative(this.workDir, dir) || '.'}: pass its folder with --scenarios)` : ''}${mined.surplus ? `, ${mined.surplus} surplus (another trace of the run's scenario and repetition was taken, or the run planned none)` : ''}${mined.forged ? `; ${mined.forged} verdict(s) ignored: replayed and graded again, the trace gets another` : ''}; ${result.evidence.length} evidence, ${result.knowledge.length - elsewhere} new knowledge record(s)${elsewhere ? ` (${elsewhere} more the same as another lane's, recorded there already)` : ''}`)
     }
     return result
   }

@@ -23,6 +23,10 @@ t.test('exp mine records evidence then knowledge from train traces; again, nothi
   const text = await exp(['mine', '--lane', 'me'], {cwd: repo})
   t.match(text.stdout, /PATTERN\s+SIGNATURE\s+SUPPORT\s+FAILURES\s+CONFIDENCE\n/)
   t.match(text.stdout, /train trace\(s\) mined, 0 skipped; \d+ evidence, 0 new knowledge record\(s\)/)
+  // another lane mining the same runs drafts the same claims, which are recorded already: it says so, and writes nothing
+  const other = await exp(['mine', '--lane', 'other'], {cwd: repo})
+  t.match(other.stdout, new RegExp(`; ${first.evidence.length} evidence, 0 new knowledge record\\(s\\) \\(${first.knowledge.length} more the same as another lane's, recorded there already\\)`))
+  t.match((await exp(['ledger', '--lane', 'other'], {cwd: repo})).stderr, /unknown lane: other/, 'nothing written: lane other does not exist')
 })
 
 t.test('exp mine refuses any split but train, with exit status 2', async t => {
