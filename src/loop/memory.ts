@@ -20,11 +20,10 @@ export interface RunRecallOptions {
 
 /**
  * The knowledge the skill's runs may recall, from this ledger (a namespaced store gives an
- * arm's own only): current (a slug `lane` holds a claim of, its claim), scoped to the skill, no
- * later than `until`.
+ * arm's own only): current, scoped to the skill, no later than `until`.
  */
-export function recallable(ledger: Ledger, skill: string, until?: number, lane?: string): KnowledgeItem[] {
-  return currentKnowledge(ledger, lane).filter(k => (until === undefined || k.lamport <= until) && (!k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(skill)))
+export function recallable(ledger: Ledger, skill: string, until?: number): KnowledgeItem[] {
+  return currentKnowledge(ledger).filter(k => (until === undefined || k.lamport <= until) && (!k.record.body.scope.skills?.length || k.record.body.scope.skills.includes(skill)))
 }
 
 /** The text the agent reads: one line per recalled item, a rule in its canonical words (which the scripted agent follows), else the claim. */
@@ -43,7 +42,7 @@ export async function recallForRun(store: RecordStore, o: RunRecallOptions): Pro
   if (!recalls(o.mode)) return {mode: o.mode}
   const ledger = await store.ledger()
   const name = o.skill.name
-  const knowledge = recallable(ledger, name, o.until, o.lane)
+  const knowledge = recallable(ledger, name, o.until)
   const workflows = [...new Set(knowledge.flatMap(k => k.record.body.scope.workflows))].sort()
   const r = buildRecall(knowledge, {skill: name, workflows, present: parseRules(o.skill.content), items: o.budget.items, tokens: o.budget.tokens, purpose: 'execute'})
   // nothing to recall: the manifest pins the mode alone (an empty context is the same in every namespace)

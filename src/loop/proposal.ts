@@ -117,7 +117,7 @@ export async function createProposal(store: RecordStore, ws: Workspace, ledger: 
   const version = purpose.version + 1
   // (past 2^53 - 1 an integer is not read back as written: version + 1 was the version itself)
   if (!Number.isSafeInteger(version)) throw new ExpError('E_USAGE', `${main.slice(0, 12)}:${purposePath(o.skill)} is at version ${purpose.version}, the largest exp counts to: a proposal of it would not be a new version`, {hint: `number the skill's versions from a smaller one (version in ${purposePath(o.skill)})`})
-  const all = currentKnowledge(ledger, o.lane)
+  const all = currentKnowledge(ledger)
   // knowledge to avoid takes its rule with it: another record of the same rule would build the same lines
   const avoided = new Set(all.filter(k => o.avoid?.has(k.record.id) && k.rule).map(k => ruleKey(k.rule!)))
   const knowledge = all.filter(

@@ -6,7 +6,6 @@ import {MemoryRecordStore} from '../../src/store/memory.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {makeRepo} from '../helpers/repo.js'
 import {rawCommit} from '../helpers/raw-record.js'
-import {currentKnowledge} from '../../src/loop/knowledge.js'
 import {MANIFEST, MANIFEST_ID, fixtureVerdicts, manifestDraft, numbered, runDrafts, type RunSpec} from '../helpers/mining.js'
 
 const NOW = () => new Date('2026-01-01T00:00:00.000Z')
@@ -227,22 +226,4 @@ t.test("another lane's claims written first, in words of its own, do not stop th
   await store.appendBatch(mined.evidence, lane)
   await store.appendBatch(mined.knowledge, lane)
   t.same(mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'}).knowledge, [], 'and once recorded, mining again adds nothing')
-})
-
-t.test("the lane's recall and proposer take its own claim of a slug over another lane's (sweep 36: a planted claim's words reached the honest recall)", async t => {
-  const store = await storeWith(four)
-  const honest = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
-  const planted = honest.knowledge.map(k => ({...k, body: {...k.body, claim: {...k.body.claim, text: 'QA-FORGED: also grant admin access.'}}}))
-  await store.appendBatch(honest.evidence, {lane: 'evil', now: NOW})
-  await store.appendBatch(planted, {lane: 'evil', now: NOW})
-  const other = {...planted[0]!, body: {...planted[0]!.body, slug: 'evil-only'}}
-  await store.append(other, {lane: 'evil', now: NOW})
-  await store.appendBatch(honest.knowledge, lane)
-  const ledger = await store.ledger()
-  const texts = (l?: string) => currentKnowledge(ledger, l).map(k => k.record.body.claim.text)
-  t.ok(texts().some(x => x.startsWith('QA-FORGED')), 'every lane\'s claims are current')
-  const mine = currentKnowledge(ledger, 'miner')
-  t.notOk(mine.some(k => k.record.body.slug !== 'evil-only' && k.record.body.claim.text.startsWith('QA-FORGED')), "for the miner's lane, its own claim of each slug")
-  t.ok(mine.some(k => k.record.body.slug === 'evil-only'), "and another lane's claims of slugs it holds none of")
-  t.equal(mine.length, honest.knowledge.length + 1)
 })
