@@ -75,3 +75,23 @@ t.test("a cache state whose generation names a path outside .git/exp: the lane i
   t.same(fs.readdirSync(outside).map(f => [f, fs.readFileSync(path.join(outside, f), 'latin1')]), before, 'the files outside were neither read into the ledger nor written')
   await git(repo, 'status')
 })
+
+t.test("a file squatting an id anyone can compute (a run's manifest) does not refuse the real record, nor pass it off as written (sweep 37)", async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const real = sampleDraft('manifest', 7)
+  const {id, digest} = prepare(real)
+  const squat = (lane: string, claimed: string) => {
+    // another body at the manifest's path, under its id, on a lane of its own: (a) its own digest, (b) the real record's
+    const other = seal(prepare(sampleDraft('manifest', 8)), {lane, lamport: 1, createdAt: '2026-01-01T00:00:00.000Z'})
+    return handCommit(repo, lane, recordPath('manifest', id), canonicalJson({...other, id, digest: claimed}) + '\n', `manifest: squat\n\nExp-Record: manifest/${id}\nExp-Schema: ${other.schema}\nExp-Lamport: 1\n`)
+  }
+  await squat('0squat-a', prepare(sampleDraft('manifest', 8)).digest)
+  await squat('0squat-b', digest)
+  const [r] = await store.appendBatch([real], {lane: 'me'})
+  t.match(r, {id, digest, status: 'created', lane: 'me'}, 'the real record is written on the lane (before: a conflict, or "exists" and nothing written)')
+  const ledger = await store.ledger()
+  t.equal(ledger.get(id)?.digest, digest, 'and it is the record of its id')
+  t.same(ledger.load<'manifest'>(ledger.get(id)!).body, real.body)
+})

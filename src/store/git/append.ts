@@ -1,4 +1,4 @@
-import {prepare, seal, encodeRecord, decodeRecord, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
+import {prepare, seal, encodeRecord, recordPath, utcTimestamp, type RecordDraft, type Kind} from '../../records/index.js'
 import {ArtifactTooLargeError, ConflictError, CorruptObjectError, RecordTooLargeError} from '../../errors/index.js'
 import {laneRef, parseLaneRef, validateLane} from '../lanes.js'
 import type {AppendOptions, AppendResult} from '../port.js'
@@ -10,6 +10,7 @@ import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPaths} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
 import {refuseSecrets} from '../secrets.js'
+import {checkRecordBytes} from './record-bytes.js'
 
 export interface AppendContext {
   commonDir: string
@@ -206,8 +207,14 @@ export class LaneWriter {
         const where = `${ref}:${recordPath(it.kind, it.id)}`
         const data = blobs[k]!
         if (data instanceof Error) throw new CorruptObjectError('object', `${where}: ${data.message}`, {where})
-        const rec = decodeRecord(data, where)
-        out.set(it.id, {digest: rec.digest, lane: parseLaneRef(ref)!.lane, ref, lamport: rec.lamport})
+        const lane = parseLaneRef(ref)!.lane
+        // a file at the id's path that is not a record of that id (its id not derived from its
+        // bytes, another body under a digest it claims) is no record there, as every read has it:
+        // taken as the id's record, a squat under an id anyone can compute (a run's manifest)
+        // refused every later append of the real record, or passed it off as written
+        const checked = checkRecordBytes(data, {id: it.id, kind: it.kind, lane})
+        if (!checked.ok) return
+        out.set(it.id, {digest: checked.ok.record.digest, lane, ref, lamport: checked.ok.record.lamport})
       })
     }
     return out
