@@ -38,7 +38,13 @@ export interface RunSelection {
   contradicted: number
 }
 
-/** Other lanes' traces judged for one place of a run before the rest are left out (sweep 36: any number of costly traces that do not stand, in one place, were all replayed). */
+/**
+ * Traces of one other lane judged for one place of a run before the rest of that lane's are
+ * left out (sweep 36: any number of costly traces that do not stand, in one place, were all
+ * replayed). Per lane, not per place: two failing copies a place by one lane, first in ledger
+ * order, once used up every place's tries and left a lane that mines a third lane's runs
+ * learning nothing from them (sweep 37).
+ */
 export const PLACE_TRIES = 2
 
 type Fate = 'skipped' | 'unreplayable' | 'surplus' | 'foreign' | 'contradicted' | 'forged'
@@ -50,7 +56,7 @@ type Fate = 'skipped' | 'unreplayable' | 'surplus' | 'foreign' | 'contradicted' 
  * a lane's trace, or a copy citing nothing that the ledger shows first), the mining lane's
  * first: an id or a place it recorded a trace of (whatever that trace's verdict) is never
  * another lane's, a candidate for a place already held is left out before it is replayed, and
- * at most PLACE_TRIES other-lane candidates are judged per place. A trace's verdict is its
+ * at most PLACE_TRIES candidates of each other lane are judged per place. A trace's verdict is its
  * first that stands, the mining lane's own verification first, then one on the trace's lane,
  * then ledger order, so that copies of a verification under other keys do not change what
  * evidence cites. An id left out is counted once, by why its first candidate was; `forged`
@@ -96,8 +102,9 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
       continue
     }
     if (isOwn) ownPlaces.add(place)
-    // another lane's traces for a place still empty: the first few in ledger order are judged, no more (each may cost its replay)
-    else if ((judged.get(place) ?? 0) >= PLACE_TRIES) {
+    // another lane's traces for a place still empty: the first few of each lane in ledger order are judged, no more (each may cost its replay)
+    const tries = `${place}\u0000${e.lane}`
+    if (!isOwn && (judged.get(tries) ?? 0) >= PLACE_TRIES) {
       note(e.id, 'surplus')
       continue
     }
@@ -110,7 +117,7 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
       note(e.id, 'skipped')
       continue
     }
-    if (!isOwn) judged.set(place, (judged.get(place) ?? 0) + 1)
+    if (!isOwn) judged.set(tries, (judged.get(tries) ?? 0) + 1)
     const stand: ExpRecord<'verification'>[] = []
     let replayable = true
     for (const v of candidates) {

@@ -215,6 +215,34 @@ t.test("another lane's traces for a place still empty: two are judged, the rest 
   t.equal(mined.surplus, 3, 'three left out as surplus')
 })
 
+t.test("another lane's failing copies of every place, first in ledger order, do not stop a lane learning from a third lane's runs: two tries a place for each lane (sweep 37)", async t => {
+  const honest = Object.entries(numbered(four)).map(([name, s]) => runDrafts(name, s))
+  const alone = new MemoryRecordStore()
+  await alone.append(MANIFEST, {lane: 'a', now: NOW})
+  await alone.appendBatch(honest.flatMap(d => [d.trace, d.verification]), {lane: 'a', now: NOW})
+  const want = mineFromLedger(await alone.ledger(), {verdicts: fixtureVerdicts, lane: 'b'})
+  t.equal(want.traces, 4, "lane a's runs are lane b's to learn from")
+  const store = new MemoryRecordStore()
+  // lane evil first: two other episodes of each place (other bytes, the same manifest, scenario
+  // and repetition), each with a verdict that does not stand
+  const flipped = (v: RecordDraft<'verification'>): RecordDraft<'verification'> => ({...v, body: {...v.body, passed: !v.body.passed, outcome: v.body.passed ? 'negative' : 'positive'}})
+  for (const copy of ['x', 'y']) {
+    const drafts = Object.entries(numbered(four)).map(([name, s]) => runDrafts(`${name}-${copy}`, s))
+    await store.appendBatch(drafts.flatMap(d => [d.trace, flipped(d.verification)]), {lane: 'evil', now: NOW})
+  }
+  await store.append(MANIFEST, {lane: 'a', now: NOW})
+  await store.appendBatch(honest.flatMap(d => [d.trace, d.verification]), {lane: 'a', now: NOW})
+  const ledger = await store.ledger()
+  const order = ledger.select({kinds: ['trace']}).map(e => e.lane)
+  t.same(order.slice(0, 10), Array(10).fill('evil'), "lane evil's copies come first in ledger order")
+  let judged = 0
+  const mined = mineFromLedger(ledger, {lane: 'b', verdicts: (trace, v, m) => (judged++, fixtureVerdicts(trace, v, m))})
+  t.equal(mined.traces, want.traces, "every place holds lane a's episode")
+  t.same(mined.evidence, want.evidence, 'the evidence lane a\'s runs alone give')
+  t.equal(mined.forged, 8, "lane evil's verdicts ignored: two a place, the crashed episode's place aside")
+  t.equal(judged, 12, "each of lane evil's copies judged once, and lane a's runs")
+})
+
 t.test("another lane's claims written first, in words of its own, do not stop this lane recording its own (sweep 36)", async t => {
   const store = await storeWith(four)
   const honest = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
