@@ -272,7 +272,7 @@ async function runOne(store: RecordStore, ws: Workspace, r: RunOne): Promise<Jud
     // evaluator-only data is held-out data: a dev run (which may run the attempt's own code) never gets it
     const priv = o.split === 'holdout' ? await unsealPrivateData(ws, r.attempt.base.commit, r.contract, o.holdoutKey) : undefined
     try {
-      const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: withKey(o.redact, o.holdoutKey), ...(o.hide ? {hide: o.hide} : {})})
+      const res = await runCommandEvaluator({spec: r.spec, checkout, ...(priv ? {privateDir: priv.dir, keep: [r.contract.metric.name, ...r.contract.validity.required_metrics]} : {}), seed, repetition: r.rep, timeoutSeconds: r.timeout, redact: withKey(o.redact, o.holdoutKey), ...(o.hide ? {hide: o.hide} : {})})
       // wall time differs between identical runs: it is kept out of the digest (the record's volatile part)
       const {stdout, stderr, duration_ms, ...rest} = res
       diagnostics = {stdout: stdout ?? '', stderr: stderr ?? ''}

@@ -37,16 +37,31 @@ export function isGitControlFile(p: string): boolean {
  * name): a folder `D/S/` (Python imports the package `S` before the module `S.py`), another
  * file of its stem `D/S.*` (`S.so`, `S.pyc`; Node's `require('./S')` tries `S.js` before
  * `S.json`), and Python's cache `D/__pycache__/S.*` (an unchecked-hash .pyc runs without its
- * source being read). As globs, folded like the protected scope.
+ * source being read). And for each folder `A` a protected glob names by a plain path (`lib/`
+ * of `lib/scorer.py` or of `lib/**`), what Python runs before it imports anything from it:
+ * the package's `A/__init__.*` (and its cache), and a module `A.*` beside the folder (a module
+ * file wins over a folder without `__init__.py`, and may make itself a package). An attack
+ * sweep added `lib/__init__.py` beside a protected `lib/scorer.py` in an editable `lib/**`: it
+ * ran in the protected evaluator before its scorer, replaced it, and wrote held-out data into
+ * the public metrics. As globs, folded like the protected scope.
  */
 function lookAlikes(globs: readonly string[]): string[] {
   return globs.flatMap(g => {
+    const parts = g.split('/')
     const cut = g.lastIndexOf('/')
     const [dir, name] = [g.slice(0, cut + 1), g.slice(cut + 1)]
     // (a name without a dot is its own stem: `bin/run` gives `bin/run.*`, never `bin/ru.*`)
     const stem = name.includes('.') ? name.slice(0, name.indexOf('.')) : name
-    if (/[*?[]/.test(name) || !stem) return []
-    return [`${dir}${stem}`, `${dir}${stem}.*`, `${dir}__pycache__/${stem}.*`].map(fold)
+    const file = /[*?[]/.test(name) || !stem ? [] : [`${dir}${stem}`, `${dir}${stem}.*`, `${dir}__pycache__/${stem}.*`]
+    // the folders above it, up to the first segment with a glob character
+    const folders: string[] = []
+    for (let i = 0; i < parts.length - 1 && !/[*?[]/.test(parts[i]!) && parts[i] !== ''; i++) folders.push(parts.slice(0, i + 1).join('/'))
+    const packages = folders.flatMap(a => {
+      const up = a.includes('/') ? a.slice(0, a.lastIndexOf('/') + 1) : ''
+      const base = a.slice(up.length)
+      return [`${a}/__init__.*`, `${a}/__pycache__/__init__.*`, `${up}${base}.*`, `${up}__pycache__/${base}.*`]
+    })
+    return [...file, ...packages].map(fold)
   })
 }
 

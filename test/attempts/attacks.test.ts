@@ -179,6 +179,14 @@ t.test('code of an attempt run by the held-out evaluator: the key it reads reach
   const r = await expJson<{verdicts: unknown[]}>(['attempt', 'eval', a.id, '--split', 'holdout'], {cwd: repo})
   t.equal(r.verdicts.length, 1)
   t.equal(allObjects(repo).indexOf(key), -1)
+  // found by an attack sweep: what the evaluator wrote into the metrics file beside the score —
+  // held-out data among it — reached the public observation; a held-out one keeps the contract's
+  // metrics, as numbers, and nothing else
+  const pub = await expJson<{body: {metrics?: Record<string, unknown>; split: string}}[]>(['ledger', '--kind', 'observation', '--no-private', '--json'], {cwd: repo})
+  const held = pub.filter(o => o.body.split === 'holdout')
+  t.ok(held.length, 'a held-out observation is public')
+  for (const o of held) t.same(Object.keys(o.body.metrics ?? {}), ['score'], 'only the metric')
+  t.notOk(JSON.stringify(pub).includes('TOP-SECRET-HOLDOUT-TARGET'), 'no held-out data in a public record')
 })
 
 t.test('a metrics file committed by the attempt is outside its scope; one left in the checkout is deleted before the run', async t => {

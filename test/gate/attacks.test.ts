@@ -314,4 +314,10 @@ t.test('what a runtime loads in place of a protected file — a package of its n
   const dotless = {editable_scope: ['bin/**'], protected_scope: ['bin/run']}
   t.match(checkScope(['bin/run.sh'], dotless), {ok: false, protected: ['bin/run.sh']})
   for (const p of ['bin/ru.sh', 'bin/ru/x.py', 'bin/runner.sh']) t.match(checkScope([p], dotless), {ok: true}, p)
+  // found by an attack sweep: `lib/__init__.py` added beside a protected `lib/scorer.py` in an
+  // editable `lib/**` ran in the protected evaluator before its scorer (and wrote held-out data
+  // into the metrics); so do a module `lib.py` beside the folder and their caches
+  const nested = {editable_scope: ['lib/**', 'x/**', '*.py'], protected_scope: ['lib/scorer.py', 'x/y/z/*.py', 'harness/**']}
+  for (const p of ['lib/__init__.py', 'lib/__pycache__/__init__.cpython-311.pyc', 'lib.py', 'lib.so', '__pycache__/lib.cpython-311.pyc', 'x/__init__.py', 'x/y/__init__.py', 'x/y.py', 'x/y/z/__init__.py', 'x/y/z.py', 'harness.py', 'LIB/__init__.py']) t.match(checkScope([p], nested), {ok: false, protected: [p]}, p)
+  for (const p of ['lib/solver.py', 'lib/sub/__init__.py', 'x/y/w.py', 'x/other.py', 'solver.py', '__init__.py', 'library.py']) t.match(checkScope([p], nested), {ok: true}, p)
 })

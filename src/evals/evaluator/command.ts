@@ -37,6 +37,14 @@ export interface CommandRunInput {
    * hides the scratch folders); nothing is hidden when empty (the memory adapters' tests)
    */
   hide?: readonly string[]
+  /**
+   * With `privateDir`: the metrics the run records, the contract's metric and required
+   * metrics, each only as a number (or the text of a non-finite one). The observation of a
+   * held-out run is public, and the metrics file is the evaluator's to write: an attack sweep's
+   * evaluator, subverted through a file of the attempt, wrote held-out rows into extra keys of
+   * it. What else the file holds is not recorded.
+   */
+  keep?: readonly string[]
 }
 
 export type CommandResult = Pick<ObservationBody, 'ran' | 'exit_code' | 'signal' | 'timed_out' | 'duration_ms' | 'metrics' | 'metrics_error' | 'artifacts' | 'missing_artifacts' | 'stdout' | 'stderr'>
@@ -58,6 +66,16 @@ function finiteOrText(v: unknown): unknown {
     return out
   }
   return v
+}
+
+/** The values of `keys` in `metrics` that are numbers, or the text of a non-finite one (finiteOrText). */
+function numbersOf(metrics: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const k of keys) {
+    const v = Object.hasOwn(metrics, k) ? metrics[k] : undefined
+    if (typeof v === 'number' || v === 'Infinity' || v === '-Infinity' || v === 'NaN') Object.defineProperty(out, k, {value: v, enumerable: true, writable: true, configurable: true})
+  }
+  return out
 }
 
 /** The deepest nesting of objects and arrays a metrics file may have (what reads it recurses: 400,000 levels overflowed the stack). */
@@ -185,7 +203,7 @@ export async function runCommandEvaluator(o: CommandRunInput): Promise<CommandRe
     const f = await readMetrics(o.checkout, o.spec.metrics_file)
     const m = f.text !== undefined ? parseMetrics(f.text) : {error: f.error}
     // the metrics are recorded on the public lane: a string in them is redacted like any output
-    if (m.metrics) out.metrics = redactDeep(m.metrics, o.redact)
+    if (m.metrics) out.metrics = redactDeep(o.privateDir ? numbersOf(m.metrics, o.keep ?? []) : m.metrics, o.redact)
     else if (m.error) out.metrics_error = o.redact(m.error)
   }
   for (const a of o.spec.required_artifacts) {
