@@ -53,17 +53,80 @@ export function commandFiles(command: string): string[] {
 }
 
 /**
- * A file an attempt could add beside an evaluator script that its runtime imports by name before
- * its own: a module of Python's standard library (the script's folder is first on sys.path), or
- * a package in node_modules/ (looked for from the script's folder up). A probe path, what it is,
- * and the folder to protect; undefined for other scripts.
+ * Files an attempt could add that an evaluator script's runtime imports by name before its
+ * own: a module of Python's standard library beside it (the script's folder is first on
+ * sys.path), or a package in node_modules/ of its folder or any folder above it (Node looks
+ * there from the script's folder up). Probe paths, what they are, and the folder to protect.
  */
-function shadowOf(script: string): {probe: string; what: string; folder: string} | undefined {
+function shadowsOf(script: string): {probe: string; what: string; folder: string}[] {
   const dir = path.posix.dirname(script)
-  const at = (p: string) => (dir === '.' ? p : `${dir}/${p}`)
-  if (/\.pyc?$/i.test(script)) return {probe: at('json.py'), what: 'a Python module named like one of the standard library', folder: at('*.py')}
-  if (/\.(?:m|c)?[jt]s$/i.test(script)) return {probe: at('node_modules/probe/index.js'), what: 'a node_modules/ package', folder: at('node_modules/**')}
-  return undefined
+  const at = (d: string, p: string) => (d === '.' ? p : `${d}/${p}`)
+  if (/\.pyc?$/i.test(script)) return [{probe: at(dir, 'json.py'), what: 'a Python module named like one of the standard library', folder: at(dir, '*.py')}]
+  if (!/\.(?:m|c)?[jt]s$/i.test(script)) return []
+  const dirs = dir === '.' ? ['.'] : dir.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/')).reverse().concat('.')
+  return dirs.map(d => ({probe: at(d, 'node_modules/probe/index.js'), what: 'a node_modules/ package', folder: at(d, 'node_modules/**')}))
+}
+
+/** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
+const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
+
+/**
+ * Programs that read what they run from a file of the folder they run in (the checkout's
+ * root): a runner's script or task file, a build or test tool's configuration. An attack
+ * sweep's `npm run -s eval` with `*.json` editable let an attempt rewrite the `eval` script in
+ * package.json and write its own score (dev and held-out, promoted, the gate passed).
+ */
+const RUNNERS: Record<string, readonly string[]> = (() => {
+  const npm = ['package.json', '.npmrc']
+  const make = ['Makefile', 'makefile', 'GNUmakefile']
+  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py']
+  return {
+    npm, npx: [...npm, 'node_modules/probe/index.js'], yarn: [...npm, '.yarnrc', '.yarnrc.yml'], pnpm: [...npm, '.pnpmfile.cjs', 'pnpm-workspace.yaml'], bun: ['package.json', 'bunfig.toml'], bunx: ['package.json', 'bunfig.toml'],
+    make, gmake: make, just: ['justfile', 'Justfile', '.justfile'], task: ['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'taskfile.yaml'],
+    uv: ['pyproject.toml', 'uv.toml'], uvx: ['pyproject.toml', 'uv.toml'], poetry: ['pyproject.toml', 'poetry.toml'], pipenv: ['Pipfile'], hatch: ['pyproject.toml', 'hatch.toml'], pdm: ['pyproject.toml'], rye: ['pyproject.toml'],
+    tox: ['tox.ini', 'pyproject.toml', 'setup.cfg'], nox: ['noxfile.py'], pytest, 'py.test': pytest,
+    rake: ['Rakefile', 'rakefile'], bundle: ['Gemfile'], cargo: ['Cargo.toml', 'build.rs', '.cargo/config.toml', '.cargo/config'], go: ['go.mod'],
+    gradle: ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'], mvn: ['pom.xml'], dotnet: ['global.json', 'Directory.Build.props'],
+  }
+})()
+
+/**
+ * Files of the command's folder a version manager's shim reads to choose the interpreter it
+ * runs (pyenv, asdf, nvm, rbenv…): an attack sweep's `.python-version` in an editable `.*` chose
+ * another Python for the evaluator, and the recorded interpreter was not the one that ran.
+ */
+const VERSION_FILES: readonly string[] = ['.python-version', '.tool-versions', '.nvmrc', '.node-version', '.ruby-version', '.java-version', '.go-version', '.mise.toml', 'mise.toml']
+
+/**
+ * What an evaluator command reads code from besides its script files (commandFiles), by name:
+ * for a runner among its words (also inside a shell string: `bash -c 'make eval'`), the files
+ * it reads its script or configuration from; for a Python interpreter given a module (`-m
+ * harness.eval`), the module's files and their packages', and a module of the standard
+ * library at the root (with `-m` or `-c`, the folder it runs in is first on sys.path: an attack
+ * sweep's root `json.py` replaced the standard library's under `python3 -m harness.eval`).
+ */
+export function commandReads(command: string): {why: string; files: string[]}[] {
+  const words = splitCommandLine(command) ?? []
+  const out: {why: string; files: string[]}[] = []
+  const tokens = words.flatMap(w => w.split(/[\s;&|()`]+/)).filter(Boolean)
+  const names = tokens.map(tok => tok.slice(tok.lastIndexOf('/') + 1))
+  for (const name of new Set(names)) if (Object.hasOwn(RUNNERS, name)) out.push({why: `${name} reads what it runs from its files`, files: [...RUNNERS[name]!]})
+  names.forEach((name, i) => {
+    if (!PYTHON.test(name)) return
+    for (let j = i + 1; j < tokens.length; j++) {
+      const w = tokens[j]!
+      const mod = w === '-m' ? tokens[j + 1] : w.startsWith('-m') && w.length > 2 ? w.slice(2) : undefined
+      if (w.startsWith('-c') || mod !== undefined) out.push({why: `python ${mod === undefined ? '-c' : '-m'} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py']})
+      if (mod !== undefined && /^[A-Za-z_][\w.]*$/.test(mod)) {
+        const parts = mod.split('.')
+        const base = parts.join('/')
+        out.push({why: `python -m ${mod} runs them`, files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
+      }
+      if (w.startsWith('-c') || mod !== undefined) break
+    }
+  })
+  out.push({why: "a version manager's shim reads them to choose the interpreter it runs", files: [...VERSION_FILES]})
+  return out
 }
 
 /** What a schema cannot say about a contract: each with the data path it is about. */
@@ -108,8 +171,13 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
         // and what it imports by name from beside it, before the runtime's own: Python puts the
         // script's folder first on sys.path (an attempt's json.py beside eval.py ran as the
         // standard library's json), Node looks in node_modules/ from the script's folder up
-        const shadow = shadowOf(f)
-        if (shadow && writable(shadow.probe)) out.push({path: [key, 'command'], message: `${key}.command runs ${JSON.stringify(f)}, and the editable scope may add ${shadow.what} beside it (${JSON.stringify(shadow.probe)}), which it would import in place of its own: an attempt could replace what the evaluator runs (narrow editable_scope, or protect ${JSON.stringify(shadow.folder)})`})
+        const shadow = shadowsOf(f).find(x => writable(x.probe))
+        if (shadow) out.push({path: [key, 'command'], message: `${key}.command runs ${JSON.stringify(f)}, and the editable scope may add ${shadow.what} beside it (${JSON.stringify(shadow.probe)}), which it would import in place of its own: an attempt could replace what the evaluator runs (narrow editable_scope, or protect ${JSON.stringify(shadow.folder)})`})
+      }
+      // and what it reads code from by name: a runner's script file, a module, a version file
+      for (const {why, files} of commandReads(e.command)) {
+        const open = files.filter(writable)
+        if (open.length) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)}: ${why}, and the editable scope covers ${open.map(f => JSON.stringify(f)).join(', ')}: an attempt could replace what the evaluator runs (protect ${open.length > 1 ? 'them' : 'it'}: protected_scope)`})
       }
     }
     const mf = e.metrics_file ?? 'metrics.json'

@@ -26,6 +26,28 @@ t.test('contract problems name their line: YAML, schema, and the rules a schema 
   t.match(at(CONTRACT.replace("command: python3 eval.py dev\n", "command: \"python3 'eval.py dev\"\n")), [/dev_eval\.command "python3 'eval\.py dev" cannot be split into words/])
 })
 
+// Found by an attack sweep: what an evaluator command runs besides its script files. `npm run
+// -s eval` with `*.json` editable: the attempt rewrote the eval script in package.json (dev and
+// held-out 1000, promoted, the gate passed); `python3 -m harness.eval` with `*.py` editable: a
+// root json.py replaced the standard library's; a `.python-version` chose the interpreter.
+t.test('a command that reads what it runs from a file by name — a runner, python -m, a version file — needs that file protected', async t => {
+  const ed = (g: string, text = CONTRACT) => text.replace('editable_scope:\n  - params.json', `editable_scope:\n  - params.json\n  - ${JSON.stringify(g)}`)
+  const cmd = (c: string, text = CONTRACT) => text.replace(/command: python3 eval\.py (dev|holdout)/g, `command: ${c}`)
+  const prot = (g: string, text: string) => text.replace('  - .research/**\n', `  - .research/**\n  - ${JSON.stringify(g)}\n`)
+  t.match(at(cmd('npm run -s eval', ed('*.json'))), [/^16: dev_eval\.command "npm run -s eval": npm reads what it runs from its files, and the editable scope covers "package\.json"/, /^15: dev_eval\.metrics_file/, /^20: holdout_eval\.command/, /^19: holdout_eval\.metrics_file/])
+  t.same(at(cmd('npm run -s eval', prot('package.json', ed('src/**')))), [], 'a runner whose files are protected, beside editable sources')
+  t.match(at(cmd("bash -c 'make eval'", ed('Makefile'))), [/make reads what it runs from its files, and the editable scope covers "Makefile"/, /holdout_eval/])
+  t.match(at(cmd('python3 -m pytest tests', ed('conftest.py'))), [/pytest reads what it runs from its files, and the editable scope covers "conftest\.py"/, /holdout_eval/])
+  t.match(at(cmd('python3 -m harness.eval', ed('*.py'))), [/python -m puts the folder it runs in first on sys\.path.*"json\.py"/, /holdout_eval/])
+  t.match(at(cmd('python3 -m harness.eval', ed('harness/**'))), [/python -m harness\.eval runs them, and the editable scope covers "harness\/eval\.py", "harness\/eval\/__main__\.py", "harness\/eval\/__init__\.py", "harness\/__init__\.py"/, /holdout_eval/])
+  t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('solver/**')))), [], 'a protected module beside editable sources')
+  t.match(at(ed('.*')), [/a version manager's shim reads them to choose the interpreter it runs, and the editable scope covers "\.python-version", "\.tool-versions"/, /holdout_eval/])
+  t.same(at(ed('.config/**')), [], 'an editable dot folder holds no version file of the root')
+  // Node looks for a package in node_modules/ from the script's folder up, not only beside it
+  t.match(at(cmd('node harness/eval.mjs', prot('harness/**', ed('node_modules/**')))), [/runs "harness\/eval\.mjs", and the editable scope may add a node_modules\/ package beside it \("node_modules\/probe\/index\.js"\)/, /holdout_eval/])
+  t.same(at(cmd('python3 eval.py dev', ed('src/**'))), [], 'words that are no runner name nothing')
+})
+
 t.test('exp contract lint: file:line on stdout, non-zero exit, --json; an unknown contract names the ones there are', async t => {
   const repo = await makeRepo(t)
   fs.mkdirSync(path.join(repo, '.research/contracts'), {recursive: true})
