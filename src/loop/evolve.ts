@@ -36,7 +36,12 @@ export interface MineResult {
   }[]
 }
 /** `scenariosDir`: the folder the run's scenarios were read from (its traces are replayed against them before a verdict is learned from) */
-export type MineStep = (store: RecordStore, ledger: Ledger, o: {manifest: string; lane: string; now?: () => Date; scenariosDir: string}) => Promise<MineResult>
+/**
+ * The loop's mining step. `anchors`: the episodes this process's train runs used (verification
+ * id -> the digest of the copy), their own and those reused from other lanes: they fill their
+ * places before any other lane's (src/mining/runs.ts).
+ */
+export type MineStep = (store: RecordStore, ledger: Ledger, o: {manifest: string; lane: string; now?: () => Date; scenariosDir: string; anchors?: ReadonlyMap<string, string>}) => Promise<MineResult>
 
 export interface EvolveOptions extends EvalRunOptions {
   skill: string
@@ -125,6 +130,8 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
     now,
   }
   let episodes = 0
+  // the episodes this process's train runs used, pinned for the miner (MineStep)
+  const anchors = new Map<string, string>()
   const count = (r: RunResult) => {
     episodes += r.recorded
     return r
@@ -292,7 +299,8 @@ export async function evolve(store: RecordStore, ws: Workspace, o: EvolveOptions
         }
         o.onStep?.(`iteration ${i}: mine`)
         // a mode that does not record keeps the runs out of experience: nothing to mine
-        const mined = records(mode) ? await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now, scenariosDir: o.scenariosDir}) : {evidence: [], knowledge: [], patterns: []}
+        for (const v of train.verified) anchors.set(v.id, v.digest)
+        const mined = records(mode) ? await o.mine(store, await store.ledger(), {manifest: train.manifest, lane: o.lane, now: o.now, scenariosDir: o.scenariosDir, anchors}) : {evidence: [], knowledge: [], patterns: []}
         last = {blob: s.blob, ...(runOpts.memory.context ? {recall: runOpts.memory.context.digest} : {}), train, mined}
         return {t: last, fresh: true}
       }

@@ -27,7 +27,7 @@ export function mineStep(o: {draft?: MineDrafter; warn?: (line: string) => void}
   return async (store, ledger, m) => {
     // the lane's own train runs (and the episodes of others they reused), each verdict replayed against the run's scenarios
     const verdicts = await replayedIn([m.scenariosDir])
-    const r = await mineFromLedgerAsync(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, lane: m.lane, ownManifests: true, verdicts, tools: TOOL_SPECS})
+    const r = await mineFromLedgerAsync(ledger, {manifest: m.manifest, recent: MINED_ITERATIONS, lane: m.lane, ownManifests: true, verdicts, tools: TOOL_SPECS, ...(m.anchors ? {anchors: m.anchors} : {})})
     for (const c of r.cut) warn(cutWarning(c))
     const drafts = o.draft && r.knowledge.length ? await o.draft(r.knowledge) : r.knowledge
     // (a secret the store would refuse, refused before the evidence is written, as `exp mine` does)

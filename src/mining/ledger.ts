@@ -21,6 +21,12 @@ export interface LedgerMineOptions extends MineOptions, MergeOptions {
   lane?: string
   /** with `lane`: only that lane's train manifests (the loop's miner; the runs of others it reuses count, as traces of its manifests) */
   ownManifests?: boolean
+  /**
+   * the episodes the lane's runs used, as their evaluations pin them: verification id -> the
+   * digest of the copy used (the loop's miner: its runs' own and those they reused from other
+   * lanes). Their traces fill their places before any other lane's (runs.ts, selectRuns).
+   */
+  anchors?: ReadonlyMap<string, string>
   /** only the traces of this manifest (it must be a train manifest) */
   manifest?: string
   /** with `manifest`: also the traces of the train manifests recorded just before it, this many in all (default 1) */
@@ -60,7 +66,7 @@ export function mineFromLedgerAsync(ledger: Ledger, options: LedgerMineOptions &
 function* ledgerSteps(ledger: Ledger, options: LedgerMineOptions): Steps<LedgerMineResult> {
   const manifests = trainManifests(ledger, options.manifest, options.recent ?? 1, options.lane, options.ownManifests ?? false)
   // one trace per place of a run, each with a verdict the grader gives (runs.ts)
-  const {traces, ...counts} = yield* selectRuns(ledger, manifests, options.verdicts, options.lane)
+  const {traces, ...counts} = yield* selectRuns(ledger, manifests, options.verdicts, options.lane, options.anchors)
   const verificationOf = new Map(traces.map(t => [t.id, t.verification.id]))
   const mined = yield* evidenceSteps(traces, options)
   const evidence = mined.evidence.map((body): RecordDraft<'evidence'> => {

@@ -1,6 +1,6 @@
 import type {ExpRecord} from '../records/index.js'
 import type {ManifestBody} from '../records/types.js'
-import {onLane, type Ledger, type LedgerEntry} from '../store/index.js'
+import {citedEntry, onLane, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {Steps} from './steps.js'
 import type {MinedTrace} from './types.js'
 import type {VerdictCheck} from './verdicts.js'
@@ -62,7 +62,7 @@ type Fate = 'skipped' | 'unreplayable' | 'surplus' | 'foreign' | 'contradicted' 
  * evidence cites. An id left out is counted once, by why its first candidate was; `forged`
  * counts verifications.
  */
-export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, ManifestBody>, verdicts: VerdictCheck, lane: string | undefined): Steps<RunSelection> {
+export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, ManifestBody>, verdicts: VerdictCheck, lane: string | undefined, anchors: ReadonlyMap<string, string> = new Map()): Steps<RunSelection> {
   const mine = (e: LedgerEntry) => lane !== undefined && onLane(ledger, e, lane)
   const byTrace = verificationsByTrace(ledger)
   const own: LedgerEntry[] = []
@@ -71,6 +71,11 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
   for (const shown of ledger.select({kinds: ['trace'], includePrivate: false})) {
     for (const e of publicCopies(ledger, shown)) if (e.cites.some(c => manifests.has(c))) (mine(e) ? own : others).push(e)
   }
+  // the episodes the lane's runs used from other lanes, as their evaluations pin them: before
+  // any other lane's (an attack sweep's standing episodes of every place of a third lane's run,
+  // first in ledger order, took the places of the episodes the lane's evolve had reused)
+  const pinned = anchoredTraces(ledger, anchors, manifests)
+  const key = (e: LedgerEntry) => `${e.id}\u0000${e.digest}`
   const places = new Map<string, MinedTrace>()
   // the ids and places the mining lane recorded a trace of, whatever its verdict: its own (an
   // episode of its that ended invalid once left its place, and its id, to another lane's bytes)
@@ -81,8 +86,12 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
   const fate = new Map<string, Fate>()
   const note = (id: string, why: Fate) => void (fate.has(id) || fate.set(id, why))
   let forged = 0
-  for (const [e, isOwn] of [...own.map(e => [e, true] as const), ...others.map(e => [e, false] as const)]) {
-    if (mined.has(e.id)) continue
+  const tried = new Set<string>()
+  const anchoredEntries = [...pinned.values()].map(p => p.trace)
+  for (const [e, isOwn] of [...own.map(e => [e, true] as const), ...anchoredEntries.map(e => [e, false] as const), ...others.map(e => [e, false] as const)]) {
+    if (mined.has(e.id) || tried.has(key(e))) continue
+    tried.add(key(e))
+    const anchor = pinned.get(key(e))?.verification
     if (!isOwn && ownIds.has(e.id)) {
       note(e.id, 'surplus')
       continue
@@ -104,12 +113,12 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
     if (isOwn) ownPlaces.add(place)
     // another lane's traces for a place still empty: the first few of each lane in ledger order are judged, no more (each may cost its replay)
     const tries = `${place}\u0000${e.lane}`
-    if (!isOwn && (judged.get(tries) ?? 0) >= PLACE_TRIES) {
+    if (!isOwn && !anchor && (judged.get(tries) ?? 0) >= PLACE_TRIES) {
       note(e.id, 'surplus')
       continue
     }
     const candidates = (byTrace.get(e.id) ?? [])
-      .map(v => ({v, rank: mine(v) ? 0 : v.lane === e.lane ? 1 : 2}))
+      .map(v => ({v, rank: anchor && v.id === anchor.id && v.digest === anchor.digest ? -1 : mine(v) ? 0 : v.lane === e.lane ? 1 : 2}))
       .sort((x, y) => x.rank - y.rank)
       .map(x => ledger.load<'verification'>(x.v) as ExpRecord<'verification'>)
       .filter(v => v.body.trace === e.id && v.body.trace_digest === e.digest && v.body.valid && v.body.manifest === b.manifest && v.body.scenario === b.scenario && (v.body.repetition ?? 0) === rep && v.body.split === 'train')
@@ -117,7 +126,7 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
       note(e.id, 'skipped')
       continue
     }
-    if (!isOwn) judged.set(tries, (judged.get(tries) ?? 0) + 1)
+    if (!isOwn && !anchor) judged.set(tries, (judged.get(tries) ?? 0) + 1)
     const stand: ExpRecord<'verification'>[] = []
     let replayable = true
     for (const v of candidates) {
@@ -141,6 +150,25 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
   }
   const count = (why: Fate) => [...fate].filter(([id, f]) => f === why && !mined.has(id)).length
   return {traces: [...places.values()], skipped: count('skipped'), forged, unreplayable: count('unreplayable'), surplus: count('surplus'), foreign: count('foreign'), contradicted: count('contradicted')}
+}
+
+/**
+ * The traces the anchors (verification id -> digest) judge, each with that verification: the
+ * copy of the verification with that digest, and the copy of its trace with the digest it
+ * judged, public both, of a mined manifest (by `${id}\0${digest}` of the trace).
+ */
+function anchoredTraces(ledger: Ledger, anchors: ReadonlyMap<string, string>, manifests: ReadonlyMap<string, ManifestBody>): Map<string, {trace: LedgerEntry; verification: LedgerEntry}> {
+  const out = new Map<string, {trace: LedgerEntry; verification: LedgerEntry}>()
+  for (const [id, digest] of anchors) {
+    const shown = ledger.get(id)
+    const v = shown && [shown, ...ledger.copies(id)].find(c => c.kind === 'verification' && !c.private && c.digest === digest)
+    if (!v) continue
+    const body = ledger.load<'verification'>(v).body
+    const t = citedEntry(ledger, body.trace, v, body.trace_digest)
+    if (!t || t.kind !== 'trace' || t.private || t.digest !== body.trace_digest || !t.cites.some(c => manifests.has(c))) continue
+    out.set(`${t.id}\u0000${t.digest}`, {trace: t, verification: v})
+  }
+  return out
 }
 
 /** An entry and the other public copies of its id with bytes of their own. */

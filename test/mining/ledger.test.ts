@@ -243,6 +243,32 @@ t.test("another lane's failing copies of every place, first in ledger order, do 
   t.equal(judged, 12, "each of lane evil's copies judged once, and lane a's runs")
 })
 
+t.test("another lane's standing episodes of every place, first in ledger order, do not take the places of the episodes a lane's runs used: its anchors (sweep 38)", async t => {
+  const honest = Object.entries(numbered(four)).map(([name, s]) => runDrafts(name, s))
+  const alone = new MemoryRecordStore()
+  await alone.append(MANIFEST, {lane: 'a', now: NOW})
+  await alone.appendBatch(honest.flatMap(d => [d.trace, d.verification]), {lane: 'a', now: NOW})
+  const want = mineFromLedger(await alone.ledger(), {verdicts: fixtureVerdicts, lane: 'b'})
+  const store = new MemoryRecordStore()
+  // lane evil first: an episode of each place of its own choosing (every recovery left out), with
+  // the verdict the grader gives it: it stands
+  const chosen = Object.entries(numbered(four)).map(([name, s]) => runDrafts(`${name}-chosen`, {...s, passed: false, steps: ['get_person', 'hand_out!EMPTY', 'hand_out!EMPTY']}))
+  await store.appendBatch(chosen.flatMap(d => [d.trace, d.verification]), {lane: 'evil', now: NOW})
+  await store.append(MANIFEST, {lane: 'a', now: NOW})
+  const recorded = await store.appendBatch(honest.flatMap(d => [d.trace, d.verification]), {lane: 'a', now: NOW})
+  const ledger = await store.ledger()
+  const unanchored = mineFromLedger(ledger, {verdicts: fixtureVerdicts, lane: 'b'})
+  t.notSame(unanchored.evidence, want.evidence, "without anchors, lane evil's episodes take the places (the documented limit of mining another lane's runs)")
+  // the episodes lane b's run used (what its evaluation pins): lane a's verifications, by digest
+  const anchors = new Map(recorded.filter(r => r.kind === 'verification').map(r => [r.id, r.digest]))
+  const mined = mineFromLedger(ledger, {verdicts: fixtureVerdicts, lane: 'b', anchors})
+  t.equal(mined.traces, want.traces)
+  t.same(mined.evidence, want.evidence, "the evidence lane a's runs alone give")
+  // a copy of an anchored verification id with other bytes pins nothing
+  const forgedAnchors = new Map([...anchors].map(([id]) => [id, `sha256:${'0'.repeat(64)}`]))
+  t.same(mineFromLedger(ledger, {verdicts: fixtureVerdicts, lane: 'b', anchors: forgedAnchors}).evidence, unanchored.evidence, 'an anchor is the copy with its digest, or nothing')
+})
+
 t.test("another lane's claims written first, in words of its own, do not stop this lane recording its own (sweep 36)", async t => {
   const store = await storeWith(four)
   const honest = mineFromLedger(await store.ledger(), {verdicts: fixtureVerdicts, lane: 'miner'})
