@@ -1,5 +1,5 @@
 import type {Vouch} from '../evals/runner/plan.js'
-import {onLane} from '../store/index.js'
+import {citedEntry, onLane} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {loadAuthority, policyAt} from './load.js'
 import {trustSettings} from './types.js'
@@ -25,13 +25,18 @@ export function signedReuse(ws: Workspace, mainRef: string): Vouch {
     const policy = at ? await policyAt(ws, at) : undefined
     if (!trustSettings(policy).requireSigned) return () => true
     const authority = await loadAuthority(ledger, ws, {at, policy})
+    // the copies an evaluation that stands pins (by id and digest: the copy of each id it cites,
+    // as every trust check reads it, citedEntry): another lane's copy under a pinned id is not
+    // pinned (an attack sweep's unsigned copies under a signed run's ids, first in ledger order,
+    // were reused and signed by the next trusted run)
     const pinned = new Set<string>()
     for (const e of ledger.select({kinds: ['evaluation'], cites: run.manifest, includePrivate: true})) {
-      if (authority.counts(e.id)) for (const c of e.cites) pinned.add(c)
+      if (!authority.counts(e.id)) continue
+      for (const c of e.cites) {
+        const v = citedEntry(ledger, c, e)
+        if (v) pinned.add(`${c}\u0000${v.digest}`)
+      }
     }
-    return id => {
-      const e = ledger.get(id)
-      return !!e && (pinned.has(id) || onLane(ledger, e, run.lane, true))
-    }
+    return e => pinned.has(`${e.id}\u0000${e.digest}`) || onLane(ledger, e, run.lane, true)
   }
 }

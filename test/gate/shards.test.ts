@@ -146,9 +146,15 @@ t.test('a vouched id is reused only as the shard lane holds it, never as a copy 
   }
   const run = {manifest: 'mf-000000000000000000000000', lane: 'ci'}
   const only = {only: new Map([[id, 'ci-shard-1']])}
-  const admit = async (l: InstanceType<typeof Ledger>) => ((await admitOf(only, l, run)) as (x: string) => boolean)(id)
-  t.equal(await admit(new Ledger([entry('ci-shard-1', ours, 5)], load)), true, 'the shard lane\'s own copy')
-  t.equal(await admit(new Ledger([entry('b', theirs, 1), entry('ci-shard-1', ours, 5)], load)), false, 'another lane\'s copy sorts first: not reused, the job runs the episode')
-  t.equal(await admit(new Ledger([entry('b', ours, 1), entry('ci-shard-1', ours, 5)], load)), true, 'a copy with the same bytes is the same record')
-  t.equal(await admit(new Ledger([entry('b', ours, 1)], load)), false, 'not on the shard lane at all')
+  type Entry = ReturnType<typeof entry>
+  // (a predicate on one copy: reuse takes the shard lane's own copy, never the one ledger order shows first)
+  const admit = async (l: InstanceType<typeof Ledger>, e: Entry) => ((await admitOf(only, l, run)) as (x: Entry) => boolean)(e)
+  const mine = entry('ci-shard-1', ours, 5)
+  const bTheirs = entry('b', theirs, 1)
+  const bOurs = entry('b', ours, 1)
+  t.equal(await admit(new Ledger([mine], load), mine), true, "the shard lane's own copy")
+  t.equal(await admit(new Ledger([bTheirs, mine], load), bTheirs), false, "another lane's copy sorts first: it is not admitted")
+  t.equal(await admit(new Ledger([bTheirs, mine], load), mine), true, "and the shard lane's own still is")
+  t.equal(await admit(new Ledger([bOurs, mine], load), bOurs), true, 'a copy with the same bytes is the same record')
+  t.equal(await admit(new Ledger([bOurs], load), bOurs), false, 'not on the shard lane at all')
 })

@@ -118,3 +118,63 @@ t.test('with signed evidence, episodes a trusted evaluation pins are reused by a
   const frank = await expJson<RunOut>(['run', 'validation', '--lane', 'frank', '--seed', '7'], {cwd: a})
   t.match(frank, {manifest: dave.manifest, resumed: dave.total, recorded: 0})
 })
+
+// Found by an attack sweep (41): with signed evidence, a run admitted a reused episode by its
+// verification id only, and took whichever copy of the id comes first in ledger order: another
+// lane's copies under a signed run's ids (other bytes, failing, at Lamport 1) were reused, and
+// the next trusted run signed an evaluation that pinned them (14/25 became 1/25). And a copy
+// naming another repetition than its id's place was reused in that place.
+t.test("with signed evidence, another lane's copies under a signed run's verification ids are not reused: the copy the evaluation pins is", async t => {
+  const keys = tempDir(t)
+  const ci = keypair(keys, 'ci')
+  const a = await signedPolicyRepo(t, [['ci@exp', ci.pub]])
+  await git(a, 'config', 'exp.signingKey', ci.key)
+  const signed = await expJson<RunOut>(['run', 'validation', '--lane', 'ci'], {cwd: a})
+  const store = await GitRecordStore.open(a)
+  t.teardown(() => store.close())
+  const ledger = await store.ledger()
+  const pinnedIds = ledger.get(signed.evaluation)!.cites.filter(c => c.startsWith('vr-'))
+  t.equal(pinnedIds.length, signed.total)
+  // mallory: for each of them a copy of its own (the trace of another place of the run, and a
+  // verdict that says so, under the id), at Lamport 1
+  const {rawCommit} = await import('../helpers/raw-record.js')
+  const vs = pinnedIds.map(id => ledger.load<'verification'>(ledger.get(id)!))
+  for (const [i, v] of vs.entries()) {
+    const other = vs[(i + 1) % vs.length]!
+    rawCommit(a, `mallory-${i}`, 1, {kind: 'verification', key: v.key as string, body: {...other.body}, cites: [...other.cites]})
+  }
+  await store.close()
+  const fresh = await GitRecordStore.open(a)
+  t.teardown(() => fresh.close())
+  const shownFirst = (await fresh.ledger()).get(pinnedIds[0]!)!
+  t.match(shownFirst.lane, /^mallory-/, "mallory's copy is the one the ledger shows")
+  // bob, with the trusted key, runs the experiment again: he reuses the signed run's own copies
+  const bob = await expJson<RunOut>(['run', 'validation', '--lane', 'bob'], {cwd: a})
+  t.match(bob, {manifest: signed.manifest, resumed: signed.total, recorded: 0, success_rate: signed.success_rate})
+  t.equal(bob.evaluation, signed.evaluation, 'the same evaluation: the same copies')
+})
+
+// Found by the same sweep: reuse took a copy under a place's verification id without checking it
+// is of that place; copies under every repetition's ids, each the repetition-0 episode of its
+// scenario (it replays), were reused and counted once each, and the miner's anchors then covered
+// a third of the places.
+t.test("without signing too, a copy under a place's verification id that is another place's episode is not reused there", async t => {
+  const {exampleTrained} = await import('../helpers/cli-fixtures.js')
+  const {rawCommit} = await import('../helpers/raw-record.js')
+  const repo = await exampleTrained(t, 2)
+  const honest = await expJson<RunOut>(['run', 'train', '--repeat', '2', '--lane', 'me'], {cwd: repo})
+  const vs = await expJson<{id: string; key: string; lane: string; cites: string[]; body: {scenario: string; repetition?: number}}[]>(['ledger', '--kind', 'verification', '--lane', 'me', '--json'], {cwd: repo})
+  const first = new Map(vs.filter(v => (v.body.repetition ?? 0) === 0).map(v => [v.body.scenario, v]))
+  let planted = 0
+  for (const v of vs.filter(v => v.body.repetition === 1)) {
+    const zero = first.get(v.body.scenario)!
+    rawCommit(repo, `mallory-${planted}`, 1, {kind: 'verification', key: v.key, body: {...(zero.body as object)} as never, cites: [...zero.cites]})
+    planted++
+  }
+  t.ok(planted > 10, `${planted} copies planted`)
+  for (const lane of ['me', 'b']) {
+    const again = await expJson<RunOut>(['run', 'train', '--repeat', '2', '--lane', lane], {cwd: repo})
+    t.match(again, {manifest: honest.manifest, resumed: honest.total, recorded: 0, success_rate: honest.success_rate}, `${lane}: every place reused, each from its own episode`)
+    t.equal(again.evaluation, honest.evaluation, `${lane}: the evaluation of the honest episodes`)
+  }
+})

@@ -4,9 +4,8 @@ import type {Scenario} from '../../scenarios/types.js'
 import type {Ledger} from '../../store/index.js'
 import {isInfrastructure} from '../../agents/invalid.js'
 import {AgentInfrastructureError} from '../../errors/agent.js'
-import {checkVerification} from '../evaluator/check.js'
 import {attemptKey, episodeKey} from './records.js'
-import type {EpisodePlan} from './plan.js'
+import {reusableCopy, type Admit, type EpisodePlan} from './plan.js'
 import type {VerifiedEpisode} from './summary.js'
 
 const verificationId = (key: string) => recordId('verification', '', `${key}/verification`)
@@ -19,7 +18,7 @@ const infra = (v: VerificationBody) => !v.valid && isInfrastructure(v.invalid_re
  * Later attempts that stand replace the first one; the latest is used, or retried again
  * while it still failed for such a reason. `retry: false` keeps what is recorded.
  */
-export function retryInfrastructure(ledger: Ledger, plan: EpisodePlan, o: {manifest: string; scenarios: readonly Scenario[]; evaluators: readonly string[]; retry: boolean; allowed?: (id: string) => boolean}): EpisodePlan & {retried: number} {
+export function retryInfrastructure(ledger: Ledger, plan: EpisodePlan, o: {manifest: string; lane: string; scenarios: readonly Scenario[]; evaluators: readonly string[]; retry: boolean; reuse: Admit}): EpisodePlan & {retried: number} {
   const byId = new Map(o.scenarios.map(s => [s.id, s]))
   const reused: EpisodePlan['reused'] = []
   const pending = [...plan.pending]
@@ -36,8 +35,8 @@ export function retryInfrastructure(ledger: Ledger, plan: EpisodePlan, o: {manif
     let n = 1
     for (; ; n++) {
       const id = verificationId(attemptKey(baseKey, n))
-      const e = ledger.get(id)
-      if (!e || (o.allowed && !o.allowed(id)) || !checkVerification(ledger, id, {manifest: o.manifest, evaluators: o.evaluators, scenario}).ok) break
+      const e = reusableCopy(ledger, id, {manifest: o.manifest, lane: o.lane, reuse: o.reuse, evaluators: o.evaluators, scenario, rep: Number(rep)})
+      if (!e) break
       latest = {slot: r.slot, id, digest: e.digest, body: ledger.load<'verification'>(e).body as VerificationBody}
     }
     if (o.retry && infra(latest.body)) {

@@ -1,7 +1,7 @@
 import {recordId} from '../../records/index.js'
 import type {VerificationBody} from '../../records/types.js'
 import type {Scenario} from '../../scenarios/types.js'
-import {onLane, type Ledger} from '../../store/index.js'
+import {onLane, type Ledger, type LedgerEntry} from '../../store/index.js'
 import {checkVerification} from '../evaluator/check.js'
 import {episodeKey, laneKey} from './records.js'
 import type {VerifiedEpisode} from './summary.js'
@@ -34,22 +34,45 @@ export interface EpisodePlan {
  */
 export type Reuse = 'verified' | 'none' | {only: ReadonlyMap<string, string>} | {vouch: Vouch}
 
-/** Which verifications of a run (its manifest, on its lane) may be reused, as of this ledger. */
-export type Vouch = (ledger: Ledger, run: {manifest: string; lane: string}) => Promise<(id: string) => boolean>
+/** Which verifications of a run (its manifest, on its lane) may be reused, as of this ledger: a predicate on one copy of one (its bytes: another lane can write others under its id). */
+export type Vouch = (ledger: Ledger, run: {manifest: string; lane: string}) => Promise<(e: LedgerEntry) => boolean>
 
-/** A Reuse resolved against one ledger: everything that replays, nothing, or what the predicate admits. */
-export type Admit = 'verified' | 'none' | ((id: string) => boolean)
+/** A Reuse resolved against one ledger: everything that replays, nothing, or the copies the predicate admits. */
+export type Admit = 'verified' | 'none' | ((e: LedgerEntry) => boolean)
 
 /** Resolve `reuse` for one ledger. */
 export async function admitOf(reuse: Reuse, ledger: Ledger, run: {manifest: string; lane: string}): Promise<Admit> {
   if (reuse === 'verified' || reuse === 'none') return reuse
   if ('only' in reuse)
-    return id => {
-      const lane = reuse.only.get(id)
-      const e = ledger.get(id)
-      return lane !== undefined && e !== undefined && onLane(ledger, e, lane)
+    return e => {
+      const lane = reuse.only.get(e.id)
+      return lane !== undefined && onLane(ledger, e, lane)
     }
   return reuse.vouch(ledger, run)
+}
+
+/**
+ * The recorded episode of a place to reuse under one verification id: of its copies (another
+ * lane can write other bytes under any id, first in ledger order), the run's own lane's first,
+ * then the others in ledger order; the first the run admits whose verdict stands (its trace
+ * replays to it) and which is of this very place — the manifest, scenario and repetition (an
+ * attack sweep's copies of every repetition's id, all saying repetition 0, were reused and
+ * counted once each).
+ */
+export function reusableCopy(ledger: Ledger, id: string, o: {manifest: string; lane: string; reuse: Admit; evaluators: readonly string[]; scenario: Scenario; rep: number}): LedgerEntry | undefined {
+  if (o.reuse === 'none') return undefined
+  const shown = ledger.get(id)
+  if (!shown) return undefined
+  const seen = new Set<string>()
+  const copies = [shown, ...ledger.copies(id)].filter(c => c.kind === 'verification' && !seen.has(c.digest) && seen.add(c.digest))
+  const own = copies.filter(c => onLane(ledger, c, o.lane, true))
+  for (const c of [...own, ...copies.filter(c => !own.includes(c))]) {
+    if (o.reuse !== 'verified' && !o.reuse(c)) continue
+    const v = ledger.load<'verification'>(c).body as VerificationBody
+    if (v.manifest !== o.manifest || v.scenario !== o.scenario.id || (v.repetition ?? 0) !== o.rep) continue
+    if (checkVerification(ledger, c, {manifest: o.manifest, evaluators: o.evaluators, scenario: o.scenario}).ok) return c
+  }
+  return undefined
 }
 
 export interface PlanOptions {
@@ -78,7 +101,6 @@ export function planEpisodes(ledger: Ledger, o: PlanOptions): EpisodePlan {
   const reused: EpisodePlan['reused'] = []
   const pending: PlannedEpisode[] = []
   const reuse = o.reuse
-  const allowed = (id: string) => reuse === 'verified' || (reuse !== 'none' && reuse(id))
   const slots = o.slots ?? o.scenarios.flatMap(scenario => Array.from({length: o.repeat}, (_, rep) => ({scenario, rep})))
   for (const {scenario, rep} of slots) {
     const baseKey = episodeKey(o.manifest, scenario.id, rep)
@@ -87,11 +109,10 @@ export function planEpisodes(ledger: Ledger, o: PlanOptions): EpisodePlan {
       pending.push({slot, scenario, rep, key: baseKey, baseKey})
       continue
     }
-    const found = [baseKey, laneKey(baseKey, o.lane)].map(verificationId).find(id => allowed(id) && ledger.get(id) && checkVerification(ledger, id, {manifest: o.manifest, evaluators: o.evaluators, scenario}).ok)
-    if (found) {
-      const e = ledger.get(found)!
-      reused.push({slot, id: found, digest: e.digest, body: ledger.load<'verification'>(e).body as VerificationBody})
-    } else pending.push({slot, scenario, rep, key: baseKey, baseKey})
+    let e: LedgerEntry | undefined
+    for (const id of [baseKey, laneKey(baseKey, o.lane)].map(verificationId)) if ((e = reusableCopy(ledger, id, {manifest: o.manifest, lane: o.lane, reuse, evaluators: o.evaluators, scenario, rep}))) break
+    if (e) reused.push({slot, id: e.id, digest: e.digest, body: ledger.load<'verification'>(e).body as VerificationBody})
+    else pending.push({slot, scenario, rep, key: baseKey, baseKey})
   }
   return {total: slots.length, reused, pending}
 }

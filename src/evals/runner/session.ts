@@ -145,8 +145,7 @@ export class RunSession {
   private async plan(): Promise<void> {
     const ledger = await this.store.ledger()
     const reuse = await this.admit(ledger)
-    const allowed = reuse === 'verified' ? undefined : (id: string) => reuse !== 'none' && reuse(id)
-    const plan = retryInfrastructure(ledger, planEpisodes(ledger, {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse, evaluators: this.evaluators}), {manifest: this.manifest, scenarios: this.dataset.scenarios, evaluators: this.evaluators, retry: this.o.retryInvalid ?? true, ...(allowed ? {allowed} : {})})
+    const plan = retryInfrastructure(ledger, planEpisodes(ledger, {manifest: this.manifest, scenarios: this.dataset.scenarios, repeat: this.o.repeat ?? 1, lane: this.o.lane, reuse, evaluators: this.evaluators}), {manifest: this.manifest, lane: this.o.lane, scenarios: this.dataset.scenarios, evaluators: this.evaluators, retry: this.o.retryInvalid ?? true, reuse})
     for (const r of plan.reused) this.reusable.set(r.slot, r)
     for (const p of plan.pending) this.pending.set(p.slot, p)
     this.retried = plan.retried
