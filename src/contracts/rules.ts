@@ -64,7 +64,10 @@ function shadowsOf(script: string): {probe: string; what: string; folder: string
   if (/\.pyc?$/i.test(script)) return [{probe: at(dir, 'json.py'), what: 'a Python module named like one of the standard library', folder: at(dir, '*.py')}]
   if (!/\.(?:m|c)?[jt]s$/i.test(script)) return []
   const dirs = dir === '.' ? ['.'] : dir.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/')).reverse().concat('.')
-  return dirs.map(d => ({probe: at(d, 'node_modules/probe/index.js'), what: 'a node_modules/ package', folder: at(d, 'node_modules/**')}))
+  return dirs.flatMap(d => [
+    {probe: at(d, 'node_modules/probe/index.js'), what: 'a node_modules/ package', folder: at(d, 'node_modules/**')},
+    {probe: at(d, 'package.json'), what: 'a package.json (its "type", "imports" and "exports" decide how the script and what it imports load)', folder: at(d, 'package.json')},
+  ])
 }
 
 /** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
@@ -79,13 +82,16 @@ const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
 const RUNNERS: Record<string, readonly string[]> = (() => {
   const npm = ['package.json', '.npmrc']
   const make = ['Makefile', 'makefile', 'GNUmakefile']
-  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py']
+  // (pytest collects conftest.py from every folder it walks: `**/` is any folder the editable scope reaches)
+  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py', '**/conftest.py']
+  const ts = ['tsconfig.json', 'package.json']
   return {
     npm, npx: [...npm, 'node_modules/probe/index.js'], yarn: [...npm, '.yarnrc', '.yarnrc.yml'], pnpm: [...npm, '.pnpmfile.cjs', 'pnpm-workspace.yaml'], bun: ['package.json', 'bunfig.toml'], bunx: ['package.json', 'bunfig.toml'],
     make, gmake: make, just: ['justfile', 'Justfile', '.justfile'], task: ['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'taskfile.yaml'],
     uv: ['pyproject.toml', 'uv.toml'], uvx: ['pyproject.toml', 'uv.toml'], poetry: ['pyproject.toml', 'poetry.toml'], pipenv: ['Pipfile'], hatch: ['pyproject.toml', 'hatch.toml'], pdm: ['pyproject.toml'], rye: ['pyproject.toml'],
     tox: ['tox.ini', 'pyproject.toml', 'setup.cfg'], nox: ['noxfile.py'], pytest, 'py.test': pytest,
     rake: ['Rakefile', 'rakefile'], bundle: ['Gemfile'], cargo: ['Cargo.toml', 'build.rs', '.cargo/config.toml', '.cargo/config'], go: ['go.mod'],
+    tsx: ts, 'ts-node': ts, 'ts-node-esm': ts,
     gradle: ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'], mvn: ['pom.xml'], dotnet: ['global.json', 'Directory.Build.props'],
   }
 })()
@@ -109,23 +115,79 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   const words = splitCommandLine(command) ?? []
   const out: {why: string; files: string[]}[] = []
   const tokens = words.flatMap(w => w.split(/[\s;&|()`]+/)).filter(Boolean)
-  const names = tokens.map(tok => tok.slice(tok.lastIndexOf('/') + 1))
-  for (const name of new Set(names)) if (Object.hasOwn(RUNNERS, name)) out.push({why: `${name} reads what it runs from its files`, files: [...RUNNERS[name]!]})
-  names.forEach((name, i) => {
-    if (!PYTHON.test(name)) return
-    for (let j = i + 1; j < tokens.length; j++) {
-      const w = tokens[j]!
-      const mod = w === '-m' ? tokens[j + 1] : w.startsWith('-m') && w.length > 2 ? w.slice(2) : undefined
-      if (w.startsWith('-c') || mod !== undefined) out.push({why: `python ${mod === undefined ? '-c' : '-m'} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py']})
-      if (mod !== undefined && /^[A-Za-z_][\w.]*$/.test(mod)) {
-        const parts = mod.split('.')
-        const base = parts.join('/')
-        out.push({why: `python -m ${mod} runs them`, files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
-      }
-      if (w.startsWith('-c') || mod !== undefined) break
+  // a token's program names: its last segment (`/usr/bin/make`), and its first (`ts-node/esm`)
+  const names = tokens.map(tok => [tok.slice(tok.lastIndexOf('/') + 1), tok.split('/')[0]!])
+  // the folders and files the command names (`--prefix web`, `-C web`, `cd web &&`, `-f conf/eval.mk`): a runner may read its files there
+  const paths = [...new Set(tokens.map(tok => (tok.startsWith('-') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok)).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
+  const runners = new Set(names.flat().filter(n => Object.hasOwn(RUNNERS, n)))
+  for (const name of runners) {
+    const files = RUNNERS[name]!
+    out.push({why: `${name} reads what it runs from its files, in the folder it runs in or one the command names`, files: [...files, ...paths.flatMap(p => (RUNNER_FILE.test(p) ? [p] : files.filter(f => !f.startsWith('**/')).map(f => `${p}/${f}`)))]})
+  }
+  names.forEach(([name], i) => {
+    if (!PYTHON.test(name!)) return
+    const o = pythonMode(tokens, i + 1)
+    if (!o) return
+    out.push({why: `python -${o.flag} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py']})
+    if (o.flag === 'm' && /^[A-Za-z_][\w.]*$/.test(o.value)) {
+      const parts = o.value.split('.')
+      const base = parts.join('/')
+      out.push({why: `python -m ${o.value} runs them`, files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
     }
   })
+  // what node loads before the script (`-r ./hook`, `--import ./setup`): a path without an extension too
+  const loaded = tokens.flatMap((tok, i) => {
+    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader)(?:=(.*))?$/.exec(tok)
+    const v = flag ? (flag[1] ?? tokens[i + 1]) : undefined
+    return v && (v.startsWith('./') || v.startsWith('../')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
+  })
+  if (loaded.length) out.push({why: 'node loads them before the script', files: loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])})
   out.push({why: "a version manager's shim reads them to choose the interpreter it runs", files: [...VERSION_FILES]})
+  return out
+}
+
+/** A path inside the repository as a command may name one (not an option, no `..`, not absolute, not a URL or a variable). */
+function isRelativePath(p: string): boolean {
+  return /^[\w.][\w./@+-]*$/.test(p) && !path.posix.isAbsolute(p) && !path.posix.normalize(p).startsWith('..') && path.posix.normalize(p) !== '.'
+}
+
+/** A file named like one a runner reads (a Makefile, a package.json…): the command may name it (`make -f conf/eval.mk`). */
+const RUNNER_FILE = /(?:^|\/)(?:[Mm]akefile|GNUmakefile|[Jj]ustfile|\.justfile|[Tt]askfile\.ya?ml|package\.json|pyproject\.toml|Cargo\.toml|noxfile\.py|conftest\.py|tox\.ini|setup\.cfg|pytest\.ini|tsconfig\.json|[^/]*\.mk)$/
+
+/**
+ * Whether a Python interpreter's options (from `tokens[from]`) end with `-m MODULE` or `-c
+ * CODE`, read as CPython reads them: short options cluster (`-um`, `-Bm x`, `-uc`), and `-m`,
+ * `-c` take the rest of the cluster or the next word; `-W` and `-X` take an argument too.
+ */
+function pythonMode(tokens: readonly string[], from: number): {flag: 'm' | 'c'; value: string} | undefined {
+  for (let j = from; j < tokens.length; j++) {
+    const w = tokens[j]!
+    if (!w.startsWith('-') || w === '-' || w === '--') return undefined
+    if (w.startsWith('--')) continue
+    for (let k = 1; k < w.length; k++) {
+      const ch = w[k]!
+      if (ch === 'm' || ch === 'c') return {flag: ch, value: k + 1 < w.length ? w.slice(k + 1) : (tokens[j + 1] ?? '')}
+      if (ch === 'W' || ch === 'X') {
+        if (k + 1 === w.length) j++
+        break
+      }
+    }
+  }
+  return undefined
+}
+
+/** Where a file a runner reads in any folder (`conftest.py`) could be added: the root, and each folder an editable glob reaches (its plain prefix, and below it). */
+function anywhere(name: string, editable: readonly string[]): string[] {
+  const out = [name, `x/${name}`]
+  for (const g of editable) {
+    const parts = g.split('/')
+    const plain: string[] = []
+    for (const part of parts.slice(0, -1)) {
+      if (/[*?[]/.test(part)) break
+      plain.push(part)
+    }
+    if (plain.length) out.push(`${plain.join('/')}/${name}`, `${plain.join('/')}/x/${name}`)
+  }
   return out
 }
 
@@ -176,7 +238,7 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
       }
       // and what it reads code from by name: a runner's script file, a module, a version file
       for (const {why, files} of commandReads(e.command)) {
-        const open = files.filter(writable)
+        const open = [...new Set(files.flatMap(f => (f.startsWith('**/') ? anywhere(f.slice(3), globs('editable_scope')) : [f])))].filter(writable)
         if (open.length) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)}: ${why}, and the editable scope covers ${open.map(f => JSON.stringify(f)).join(', ')}: an attempt could replace what the evaluator runs (protect ${open.length > 1 ? 'them' : 'it'}: protected_scope)`})
       }
     }

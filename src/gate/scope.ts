@@ -65,6 +65,45 @@ function lookAlikes(globs: readonly string[]): string[] {
   })
 }
 
+/** A protected glob's last segment that may name a Python module, or a JavaScript one (a folder glob, `*`, may name either). */
+const PY_NAME = /(?:\.(?:py|pyc|pyo|pyd|so)|\.\*|^\*{1,2})$/
+const JS_NAME = /(?:\.(?:[mc]?js|[mc]?ts|json|node)|\.\*|^\*{1,2})$/
+
+/**
+ * Whether a changed path is what a runtime reads before the files of a folder that a protected
+ * glob may hold: Python's `A/__init__.*` (and its cache: run before `A/m.py` is imported),
+ * Node's `A/package.json` (its "main", "type", "imports" and "exports" decide what
+ * `require('./A')` and the files of A load). Tried against each protected glob with a name of
+ * its own in that folder or below, so that a glob with wildcard folders counts too: lookAlikes
+ * reads only plain folders (an attack sweep's `lib/__init__.py` beside a protected
+ * `**\/scorer.py`, its `lib/package.json` naming another "main" beside a protected
+ * `lib/index.js`, ran the attempt's code in the evaluator). (A module `A.py` beside a folder A
+ * is a look-alike only of plain folders: with wildcard folders every module would be one.)
+ */
+function standsBefore(p: string, prot: readonly string[]): boolean {
+  const f = fold(p)
+  const cut = f.lastIndexOf('/')
+  const dir = cut < 0 ? '' : f.slice(0, cut)
+  const base = f.slice(cut + 1)
+  const up = (d: string) => (d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '')
+  const cache = dir === '__pycache__' || dir.endsWith('/__pycache__')
+  const folders: {folder: string; name: RegExp}[] = []
+  if (base.startsWith('__init__.')) folders.push({folder: cache ? up(dir) : dir, name: PY_NAME})
+  if (base === 'package.json') folders.push({folder: dir, name: JS_NAME})
+  return folders.some(({folder, name}) => {
+    if (!folder) return false
+    return prot.some(g => {
+      const last = fold(g.slice(g.lastIndexOf('/') + 1))
+      if (!name.test(last)) return false
+      // a name the glob's last segment takes: its wildcards made plain (`*.py` -> `x.py`, `**` -> `x.py`)
+      const sample = last === '**' || last === '*' ? 'x.py' : last.replace(/\[[^\]]*\]/g, 'x').replace(/[*?]/g, 'x')
+      const g2 = fold(g)
+      // (a glob of plain folders below it: `web/src/*.ts` below `web/`, at any depth)
+      return g2.startsWith(`${folder}/`) || [`${folder}/${sample}`, `${folder}/x/${sample}`].some(q => matchesAny(q, [g2]))
+    })
+  })
+}
+
 export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = []): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   // protected in any case and Unicode form: on a case-insensitive or normalizing file system
@@ -72,7 +111,7 @@ export function checkScope(changed: readonly string[], contract: {editable_scope
   // and what a runtime loads in its place (lookAlikes: `solver/score/__init__.py` beside a
   // protected `solver/score.py` in an editable `solver/**` ran instead of it)
   const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [])]
-  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded))
+  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded) || standsBefore(p, contract.protected_scope ?? []))
   const special = [...new Set([...links, ...changed.filter(isGitControlFile)])]
   return {changed: [...changed], outside, protected: prot, links: special, ok: !outside.length && !prot.length && !special.length}
 }

@@ -34,10 +34,10 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   const ed = (g: string, text = CONTRACT) => text.replace('editable_scope:\n  - params.json', `editable_scope:\n  - params.json\n  - ${JSON.stringify(g)}`)
   const cmd = (c: string, text = CONTRACT) => text.replace(/command: python3 eval\.py (dev|holdout)/g, `command: ${c}`)
   const prot = (g: string, text: string) => text.replace('  - .research/**\n', `  - .research/**\n  - ${JSON.stringify(g)}\n`)
-  t.match(at(cmd('npm run -s eval', ed('*.json'))), [/^16: dev_eval\.command "npm run -s eval": npm reads what it runs from its files, and the editable scope covers "package\.json"/, /^15: dev_eval\.metrics_file/, /^20: holdout_eval\.command/, /^19: holdout_eval\.metrics_file/])
+  t.match(at(cmd('npm run -s eval', ed('*.json'))), [/^16: dev_eval\.command "npm run -s eval": npm reads what it runs from its files, in the folder it runs in or one the command names, and the editable scope covers "package\.json"/, /^15: dev_eval\.metrics_file/, /^20: holdout_eval\.command/, /^19: holdout_eval\.metrics_file/])
   t.same(at(cmd('npm run -s eval', prot('package.json', ed('src/**')))), [], 'a runner whose files are protected, beside editable sources')
-  t.match(at(cmd("bash -c 'make eval'", ed('Makefile'))), [/make reads what it runs from its files, and the editable scope covers "Makefile"/, /holdout_eval/])
-  t.match(at(cmd('python3 -m pytest tests', ed('conftest.py'))), [/pytest reads what it runs from its files, and the editable scope covers "conftest\.py"/, /holdout_eval/])
+  t.match(at(cmd("bash -c 'make eval'", ed('Makefile'))), [/make reads what it runs from its files, in the folder it runs in or one the command names, and the editable scope covers "Makefile"/, /holdout_eval/])
+  t.match(at(cmd('python3 -m pytest tests', ed('conftest.py'))), [/pytest reads what it runs from its files, in the folder it runs in or one the command names, and the editable scope covers "conftest\.py"/, /holdout_eval/])
   t.match(at(cmd('python3 -m harness.eval', ed('*.py'))), [/python -m puts the folder it runs in first on sys\.path.*"json\.py"/, /holdout_eval/])
   t.match(at(cmd('python3 -m harness.eval', ed('harness/**'))), [/python -m harness\.eval runs them, and the editable scope covers "harness\/eval\.py", "harness\/eval\/__main__\.py", "harness\/eval\/__init__\.py", "harness\/__init__\.py"/, /holdout_eval/])
   t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('solver/**')))), [], 'a protected module beside editable sources')
@@ -46,6 +46,28 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   // Node looks for a package in node_modules/ from the script's folder up, not only beside it
   t.match(at(cmd('node harness/eval.mjs', prot('harness/**', ed('node_modules/**')))), [/runs "harness\/eval\.mjs", and the editable scope may add a node_modules\/ package beside it \("node_modules\/probe\/index\.js"\)/, /holdout_eval/])
   t.same(at(cmd('python3 eval.py dev', ed('src/**'))), [], 'words that are no runner name nothing')
+  // found by the sweep of these rules: a runner pointed at another folder, clustered Python
+  // flags, tsx's tsconfig.json, a conftest.py below the root, what node loads before a script
+  const flagged: [string, string, RegExp][] = [
+    ['npm --prefix web run eval', 'web/**', /"web\/package\.json"/],
+    ['npm --prefix=web run eval', 'web/**', /"web\/package\.json"/],
+    ['make -C web eval', 'web/**', /"web\/Makefile"/],
+    ["bash -c 'cd web && npm run eval'", 'web/**', /"web\/package\.json"/],
+    ['make -f conf/eval.mk', 'conf/**', /"conf\/eval\.mk"/],
+    ['uv run --directory web python eval.py', 'web/**', /"web\/pyproject\.toml"/],
+    ['python3 -um harness.eval', '*.py', /python -m puts the folder it runs in first on sys\.path.*"json\.py"/],
+    ['python3 -Bc "import harness.eval"', '*.py', /python -c puts/],
+    ['tsx harness/eval.ts', '*.json', /tsx reads what it runs.*"tsconfig\.json"/],
+    ['node --import tsx harness/eval.ts', '*.json', /tsx reads what it runs.*"tsconfig\.json"/],
+    ['python3 -m pytest', 'src/**', /pytest reads what it runs.*"src\/conftest\.py"/],
+    ['node -r ./hook harness/eval.js', 'hook.js', /node loads them before the script, and the editable scope covers "hook\.js"/],
+    ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
+  ]
+  for (const [c, g, want] of flagged) {
+    const problems = at(cmd(c, prot('harness/**', ed(g))))
+    t.ok(problems.some(m => want.test(m)), c, {problems})
+  }
+  t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('web/**')))), [], 'a folder the command does not name is not read')
 })
 
 t.test('exp contract lint: file:line on stdout, non-zero exit, --json; an unknown contract names the ones there are', async t => {

@@ -320,4 +320,9 @@ t.test('what a runtime loads in place of a protected file — a package of its n
   const nested = {editable_scope: ['lib/**', 'x/**', '*.py'], protected_scope: ['lib/scorer.py', 'x/y/z/*.py', 'harness/**']}
   for (const p of ['lib/__init__.py', 'lib/__pycache__/__init__.cpython-311.pyc', 'lib.py', 'lib.so', '__pycache__/lib.cpython-311.pyc', 'x/__init__.py', 'x/y/__init__.py', 'x/y.py', 'x/y/z/__init__.py', 'x/y/z.py', 'harness.py', 'LIB/__init__.py']) t.match(checkScope([p], nested), {ok: false, protected: [p]}, p)
   for (const p of ['lib/solver.py', 'lib/sub/__init__.py', 'x/y/w.py', 'x/other.py', 'solver.py', '__init__.py', 'library.py']) t.match(checkScope([p], nested), {ok: true}, p)
+  // and for globs of wildcard folders, and Node's package.json (the sweep of that fix: `lib/__init__.py`
+  // beside a protected `**/scorer.py`, a `lib/package.json` naming another "main" beside `lib/index.js`)
+  const wild = {editable_scope: ['**'], protected_scope: ['**/scorer.py', 'lib/index.js', 'web/src/*.ts', '.research/**']}
+  for (const p of ['pkg/__init__.py', 'pkg/sub/__init__.py', 'pkg/__pycache__/__init__.cpython-311.pyc', 'lib/package.json', 'web/package.json', 'web/src/package.json']) t.match(checkScope([p], wild), {ok: false, protected: [p]}, p)
+  for (const p of ['pkg.py', 'solver.py', 'params.json', 'other/package.json', 'package.json', 'notes/readme.md']) t.match(checkScope([p], wild), {ok: true}, p)
 })
