@@ -117,12 +117,15 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   const tokens = words.flatMap(w => w.split(/[\s;&|()`]+/)).filter(Boolean)
   // a token's program names: its last segment (`/usr/bin/make`), and its first (`ts-node/esm`)
   const names = tokens.map(tok => [tok.slice(tok.lastIndexOf('/') + 1), tok.split('/')[0]!])
-  // the folders and files the command names (`--prefix web`, `-C web`, `cd web &&`, `-f conf/eval.mk`): a runner may read its files there
-  const paths = [...new Set(tokens.map(tok => (tok.startsWith('-') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok)).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
+  // the folders and files the command names (`--prefix web`, `-C web`, `-Cweb`, `cd web &&`, `-f conf/eval.mk`): a runner may read its files there
+  const valueOf = (tok: string) => (tok.startsWith('--') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok.startsWith('-') ? tok.slice(2) : tok)
+  const paths = [...new Set(tokens.map(valueOf).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
   const runners = new Set(names.flat().filter(n => Object.hasOwn(RUNNERS, n)))
   for (const name of runners) {
     const files = RUNNERS[name]!
-    out.push({why: `${name} reads what it runs from its files, in the folder it runs in or one the command names`, files: [...files, ...paths.flatMap(p => (RUNNER_FILE.test(p) ? [p] : files.filter(f => !f.startsWith('**/')).map(f => `${p}/${f}`)))]})
+    // (a path an option names is read as the runner's own file: `make -f conf/eval.rules`, `--tsconfig conf/ts.json`)
+    const named = tokens.flatMap((tok, i) => (tok.startsWith('-') && !tok.includes('=') && tok.length === 2 ? [tokens[i + 1] ?? ''] : tok.startsWith('-') ? [valueOf(tok)] : [])).filter(isRelativePath)
+    out.push({why: `${name} reads what it runs from its files, in the folder it runs in or one the command names`, files: [...files, ...named, ...paths.flatMap(p => (RUNNER_FILE.test(p) ? [p] : files.filter(f => !f.startsWith('**/')).map(f => `${p}/${f}`)))]})
   }
   names.forEach(([name], i) => {
     if (!PYTHON.test(name!)) return
@@ -137,13 +140,24 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   })
   // what node loads before the script (`-r ./hook`, `--import ./setup`): a path without an extension too
   const loaded = tokens.flatMap((tok, i) => {
-    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader)(?:=(.*))?$/.exec(tok)
+    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--env-file-if-exists)(?:=(.*))?$/.exec(tok)
     const v = flag ? (flag[1] ?? tokens[i + 1]) : undefined
-    return v && (v.startsWith('./') || v.startsWith('../')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
+    // (a module name is a package's, `-r ts-node/register`; an env file is always a path)
+    return v && (v.startsWith('./') || v.startsWith('../') || tok.startsWith('--env-file')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
   })
   if (loaded.length) out.push({why: 'node loads them before the script', files: loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])})
   out.push({why: "a version manager's shim reads them to choose the interpreter it runs", files: [...VERSION_FILES]})
   return out
+}
+
+/** Why lint cannot read what a command runs (an environment assignment, a shell expansion), or undefined. */
+function commandUnreadable(command: string): string | undefined {
+  const words = splitCommandLine(command) ?? []
+  const tokens = words.flatMap(w => w.split(/[\s;&|()]+/)).filter(Boolean)
+  const assign = tokens.find(t => /^[A-Za-z_][A-Za-z0-9_]*=/.test(t))
+  if (assign) return `sets ${assign.slice(0, assign.indexOf('='))}`
+  if (words.some(w => /[$`]/.test(w))) return 'holds a shell expansion ($ or `)'
+  return undefined
 }
 
 /** A path inside the repository as a command may name one (not an option, no `..`, not absolute, not a URL or a variable). */
@@ -163,7 +177,11 @@ function pythonMode(tokens: readonly string[], from: number): {flag: 'm' | 'c'; 
   for (let j = from; j < tokens.length; j++) {
     const w = tokens[j]!
     if (!w.startsWith('-') || w === '-' || w === '--') return undefined
-    if (w.startsWith('--')) continue
+    // (a long option that takes a value skips it)
+    if (w.startsWith('--')) {
+      if (w === '--check-hash-based-pycs') j++
+      continue
+    }
     for (let k = 1; k < w.length; k++) {
       const ch = w[k]!
       if (ch === 'm' || ch === 'c') return {flag: ch, value: k + 1 < w.length ? w.slice(k + 1) : (tokens[j + 1] ?? '')}
@@ -180,13 +198,9 @@ function pythonMode(tokens: readonly string[], from: number): {flag: 'm' | 'c'; 
 function anywhere(name: string, editable: readonly string[]): string[] {
   const out = [name, `x/${name}`]
   for (const g of editable) {
-    const parts = g.split('/')
-    const plain: string[] = []
-    for (const part of parts.slice(0, -1)) {
-      if (/[*?[]/.test(part)) break
-      plain.push(part)
-    }
-    if (plain.length) out.push(`${plain.join('/')}/${name}`, `${plain.join('/')}/x/${name}`)
+    // a path the glob takes, its wildcards made plain (`pkg/*/src/**` -> `pkg/x/src/x`): the name in its folder, and below
+    const segs = g.split('/').map(seg => seg.replace(/\[[^\]]*\]/g, 'x').replace(/[*?]+/g, 'x') || 'x')
+    out.push([...segs.slice(0, -1), name].join('/'), [...segs, name].join('/'))
   }
   return out
 }
@@ -236,6 +250,11 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
         const shadow = shadowsOf(f).find(x => writable(x.probe))
         if (shadow) out.push({path: [key, 'command'], message: `${key}.command runs ${JSON.stringify(f)}, and the editable scope may add ${shadow.what} beside it (${JSON.stringify(shadow.probe)}), which it would import in place of its own: an attempt could replace what the evaluator runs (narrow editable_scope, or protect ${JSON.stringify(shadow.folder)})`})
       }
+      // what lint cannot read: an environment it sets (PYTHONPATH=src, NODE_PATH, NPM_CONFIG_PREFIX,
+      // TS_NODE_PROJECT, NODE_OPTIONS: an attack sweep's PYTHONPATH=src let an attempt's src/json.py
+      // replace the standard library's) and what a shell expands (`cd "$PWD/web"`)
+      const unread = commandUnreadable(e.command)
+      if (unread) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)} ${unread}: exp cannot tell what it makes the evaluator run (set it in the protected evaluator script instead)`})
       // and what it reads code from by name: a runner's script file, a module, a version file
       for (const {why, files} of commandReads(e.command)) {
         const open = [...new Set(files.flatMap(f => (f.startsWith('**/') ? anywhere(f.slice(3), globs('editable_scope')) : [f])))].filter(writable)

@@ -61,6 +61,16 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['node --import tsx harness/eval.ts', '*.json', /tsx reads what it runs.*"tsconfig\.json"/],
     ['python3 -m pytest', 'src/**', /pytest reads what it runs.*"src\/conftest\.py"/],
     ['node -r ./hook harness/eval.js', 'hook.js', /node loads them before the script, and the editable scope covers "hook\.js"/],
+    // and of the sweep after it: options written with their value, a makefile by any name, a long
+    // Python option's value, node's --env-file, a conftest.py below a wildcard folder
+    ['make -s -Cweb eval', 'web/**', /"web\/Makefile"/],
+    ['make -fconf/eval.rules', 'conf/**', /"conf\/eval\.rules"/],
+    ['pnpm -Cweb run eval', 'web/**', /"web\/package\.json"/],
+    ['python3 --check-hash-based-pycs default -m harness.eval', '*.py', /python -m puts/],
+    ['node --env-file=conf/env harness/eval.js', 'conf/**', /node loads them before the script.*"conf\/env"/],
+    ['python3 -m pytest -q', 'pkg/*/src/**', /"pkg\/x\/src\/conftest\.py"/],
+    ['env PYTHONPATH=src python3 harness/eval.py', 'src/**', /sets PYTHONPATH: exp cannot tell what it makes the evaluator run \(set it in the protected evaluator script instead\)/],
+    ['bash -c \'cd "$PWD/web" && npm run eval\'', 'docs/**', /holds a shell expansion/],
     ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
   ]
   for (const [c, g, want] of flagged) {
@@ -146,7 +156,10 @@ t.test('a contract whose evaluator command runs an editable script is refused: a
   t.notMatch(beside.stdout, /run\.sh", and/, 'a shell script imports nothing by name')
   fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', 'tools/eval.py, tools/run.sh, tools/hook.mjs, "tools/*.py", "tools/node_modules/**", '))
   t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'protected with what they import, they may sit in an editable folder')
+  // (a package.json beside tools/hook.mjs is no data: its "imports" and "exports" decide what the script loads)
   fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/*.json"', ''))
+  t.match((await exp(['contract', 'lint', 'q'], {cwd: repo})).stdout, /may add a package\.json .* beside it \("tools\/package\.json"\)/)
+  fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/*.json"', '"tools/package.json", '))
   t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'an editable scope of data files adds no code beside them')
 })
 
