@@ -1,0 +1,184 @@
+import path from 'node:path'
+import {splitCommandLine} from '../agents/command/argv.js'
+
+/**
+ * What an evaluator command runs, read from its words (docs/contracts.md, "What the command
+ * runs must be protected"): its script files, what their runtimes import by name from beside
+ * them, what a runner, a Python module, Node or a version manager reads code from, and what
+ * lint cannot read at all (an environment it sets, a shell expansion). The rules (rules.ts)
+ * refuse a contract whose editable scope covers any of them. An attack sweep found each.
+ */
+
+/** An argument that names a program's source by its extension (a script an interpreter runs), not data it reads. */
+const SCRIPT = /\.(py|pyc|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|php|lua|r|jl|tcl|awk|jar)$/i
+
+/**
+ * The files of the repository an evaluator command runs: its program when it is a path
+ * (`./eval.sh`, `tools/run`), and every argument naming a script by its extension
+ * (`python3 harness/eval.py`, `node --import ./hook.mjs eval.mjs`, `--script=run.sh`). Data
+ * it is given (`params.json`) is not among them: an evaluator reads editable files.
+ */
+export function commandFiles(command: string): string[] {
+  const words = splitCommandLine(command) ?? []
+  const out = words.flatMap((w, i) => {
+    // (an option's value too: `--script=run.sh`)
+    const v = !w.startsWith('-') ? w : w.includes('=') ? w.slice(w.indexOf('=') + 1) : ''
+    if (!v || (i > 0 && !SCRIPT.test(v)) || (i === 0 && !v.includes('/'))) return []
+    const rel = path.posix.normalize(v)
+    return path.posix.isAbsolute(rel) || rel.startsWith('../') ? [] : [rel]
+  })
+  return [...new Set(out)]
+}
+
+/**
+ * Files an attempt could add that an evaluator script's runtime imports by name before its
+ * own: a module of Python's standard library beside it (the script's folder is first on
+ * sys.path), or a package in node_modules/ of its folder or any folder above it (Node looks
+ * there from the script's folder up). Probe paths, what they are, and the folder to protect.
+ */
+export function shadowsOf(script: string): {probe: string; what: string; folder: string}[] {
+  const dir = path.posix.dirname(script)
+  const at = (d: string, p: string) => (d === '.' ? p : `${d}/${p}`)
+  if (/\.pyc?$/i.test(script)) return [{probe: at(dir, 'json.py'), what: 'a Python module named like one of the standard library', folder: at(dir, '*.py')}]
+  if (!/\.(?:m|c)?[jt]s$/i.test(script)) return []
+  const dirs = dir === '.' ? ['.'] : dir.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/')).reverse().concat('.')
+  return dirs.flatMap(d => [
+    {probe: at(d, 'node_modules/probe/index.js'), what: 'a node_modules/ package', folder: at(d, 'node_modules/**')},
+    {probe: at(d, 'package.json'), what: 'a package.json (its "type", "imports" and "exports" decide how the script and what it imports load)', folder: at(d, 'package.json')},
+  ])
+}
+
+/** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
+const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
+
+/**
+ * Programs that read what they run from a file of the folder they run in (the checkout's
+ * root): a runner's script or task file, a build or test tool's configuration. An attack
+ * sweep's `npm run -s eval` with `*.json` editable let an attempt rewrite the `eval` script in
+ * package.json and write its own score (dev and held-out, promoted, the gate passed).
+ */
+const RUNNERS: Record<string, readonly string[]> = (() => {
+  const npm = ['package.json', '.npmrc']
+  const make = ['Makefile', 'makefile', 'GNUmakefile']
+  // (pytest collects conftest.py from every folder it walks: `**/` is any folder the editable scope reaches)
+  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py', '**/conftest.py']
+  const ts = ['tsconfig.json', 'package.json']
+  return {
+    npm, npx: [...npm, 'node_modules/probe/index.js'], yarn: [...npm, '.yarnrc', '.yarnrc.yml'], pnpm: [...npm, '.pnpmfile.cjs', 'pnpm-workspace.yaml'], bun: ['package.json', 'bunfig.toml'], bunx: ['package.json', 'bunfig.toml'],
+    make, gmake: make, just: ['justfile', 'Justfile', '.justfile'], task: ['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'taskfile.yaml'],
+    uv: ['pyproject.toml', 'uv.toml'], uvx: ['pyproject.toml', 'uv.toml'], poetry: ['pyproject.toml', 'poetry.toml'], pipenv: ['Pipfile'], hatch: ['pyproject.toml', 'hatch.toml'], pdm: ['pyproject.toml'], rye: ['pyproject.toml'],
+    tox: ['tox.ini', 'pyproject.toml', 'setup.cfg'], nox: ['noxfile.py'], pytest, 'py.test': pytest,
+    rake: ['Rakefile', 'rakefile'], bundle: ['Gemfile'], cargo: ['Cargo.toml', 'build.rs', '.cargo/config.toml', '.cargo/config'], go: ['go.mod'],
+    tsx: ts, 'ts-node': ts, 'ts-node-esm': ts,
+    gradle: ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'], mvn: ['pom.xml'], dotnet: ['global.json', 'Directory.Build.props'],
+  }
+})()
+
+/**
+ * Files of the command's folder a version manager's shim reads to choose the interpreter it
+ * runs (pyenv, asdf, nvm, rbenv…): an attack sweep's `.python-version` in an editable `.*` chose
+ * another Python for the evaluator, and the recorded interpreter was not the one that ran.
+ */
+const VERSION_FILES: readonly string[] = ['.python-version', '.tool-versions', '.nvmrc', '.node-version', '.ruby-version', '.java-version', '.go-version', '.mise.toml', 'mise.toml']
+
+/**
+ * What an evaluator command reads code from besides its script files (commandFiles), by name:
+ * for a runner among its words (also inside a shell string: `bash -c 'make eval'`), the files
+ * it reads its script or configuration from; for a Python interpreter given a module (`-m
+ * harness.eval`), the module's files and their packages', and a module of the standard
+ * library at the root (with `-m` or `-c`, the folder it runs in is first on sys.path: an attack
+ * sweep's root `json.py` replaced the standard library's under `python3 -m harness.eval`).
+ */
+export function commandReads(command: string): {why: string; files: string[]}[] {
+  const words = splitCommandLine(command) ?? []
+  const out: {why: string; files: string[]}[] = []
+  const tokens = words.flatMap(w => w.split(/[\s;&|()`]+/)).filter(Boolean)
+  // a token's program names: its last segment (`/usr/bin/make`), and its first (`ts-node/esm`)
+  const names = tokens.map(tok => [tok.slice(tok.lastIndexOf('/') + 1), tok.split('/')[0]!])
+  // the folders and files the command names (`--prefix web`, `-C web`, `-Cweb`, `cd web &&`, `-f conf/eval.mk`): a runner may read its files there
+  const valueOf = (tok: string) => (tok.startsWith('--') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok.startsWith('-') ? tok.slice(2) : tok)
+  const paths = [...new Set(tokens.map(valueOf).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
+  const runners = new Set(names.flat().filter(n => Object.hasOwn(RUNNERS, n)))
+  for (const name of runners) {
+    const files = RUNNERS[name]!
+    // (a path an option names is read as the runner's own file: `make -f conf/eval.rules`, `--tsconfig conf/ts.json`)
+    const named = tokens.flatMap((tok, i) => (tok.startsWith('-') && !tok.includes('=') && tok.length === 2 ? [tokens[i + 1] ?? ''] : tok.startsWith('-') ? [valueOf(tok)] : [])).filter(isRelativePath)
+    out.push({why: `${name} reads what it runs from its files, in the folder it runs in or one the command names`, files: [...files, ...named, ...paths.flatMap(p => (RUNNER_FILE.test(p) ? [p] : files.filter(f => !f.startsWith('**/')).map(f => `${p}/${f}`)))]})
+  }
+  names.forEach(([name], i) => {
+    if (!PYTHON.test(name!)) return
+    const o = pythonMode(tokens, i + 1)
+    if (!o) return
+    out.push({why: `python -${o.flag} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py']})
+    if (o.flag === 'm' && /^[A-Za-z_][\w.]*$/.test(o.value)) {
+      const parts = o.value.split('.')
+      const base = parts.join('/')
+      out.push({why: `python -m ${o.value} runs them`, files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
+    }
+  })
+  // what node loads before the script (`-r ./hook`, `--import ./setup`): a path without an extension too
+  const loaded = tokens.flatMap((tok, i) => {
+    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--env-file-if-exists)(?:=(.*))?$/.exec(tok)
+    const v = flag ? (flag[1] ?? tokens[i + 1]) : undefined
+    // (a module name is a package's, `-r ts-node/register`; an env file is always a path)
+    return v && (v.startsWith('./') || v.startsWith('../') || tok.startsWith('--env-file')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
+  })
+  if (loaded.length) out.push({why: 'node loads them before the script', files: loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])})
+  out.push({why: "a version manager's shim reads them to choose the interpreter it runs", files: [...VERSION_FILES]})
+  return out
+}
+
+/** Why lint cannot read what a command runs (an environment assignment, a shell expansion), or undefined. */
+export function commandUnreadable(command: string): string | undefined {
+  const words = splitCommandLine(command) ?? []
+  const tokens = words.flatMap(w => w.split(/[\s;&|()]+/)).filter(Boolean)
+  const assign = tokens.find(t => /^[A-Za-z_][A-Za-z0-9_]*=/.test(t))
+  if (assign) return `sets ${assign.slice(0, assign.indexOf('='))}`
+  if (words.some(w => /[$`]/.test(w))) return 'holds a shell expansion ($ or `)'
+  return undefined
+}
+
+/** A path inside the repository as a command may name one (not an option, no `..`, not absolute, not a URL or a variable). */
+function isRelativePath(p: string): boolean {
+  return /^[\w.][\w./@+-]*$/.test(p) && !path.posix.isAbsolute(p) && !path.posix.normalize(p).startsWith('..') && path.posix.normalize(p) !== '.'
+}
+
+/** A file named like one a runner reads (a Makefile, a package.json…): the command may name it (`make -f conf/eval.mk`). */
+const RUNNER_FILE = /(?:^|\/)(?:[Mm]akefile|GNUmakefile|[Jj]ustfile|\.justfile|[Tt]askfile\.ya?ml|package\.json|pyproject\.toml|Cargo\.toml|noxfile\.py|conftest\.py|tox\.ini|setup\.cfg|pytest\.ini|tsconfig\.json|[^/]*\.mk)$/
+
+/**
+ * Whether a Python interpreter's options (from `tokens[from]`) end with `-m MODULE` or `-c
+ * CODE`, read as CPython reads them: short options cluster (`-um`, `-Bm x`, `-uc`), and `-m`,
+ * `-c` take the rest of the cluster or the next word; `-W` and `-X` take an argument too.
+ */
+function pythonMode(tokens: readonly string[], from: number): {flag: 'm' | 'c'; value: string} | undefined {
+  for (let j = from; j < tokens.length; j++) {
+    const w = tokens[j]!
+    if (!w.startsWith('-') || w === '-' || w === '--') return undefined
+    // (a long option that takes a value skips it)
+    if (w.startsWith('--')) {
+      if (w === '--check-hash-based-pycs') j++
+      continue
+    }
+    for (let k = 1; k < w.length; k++) {
+      const ch = w[k]!
+      if (ch === 'm' || ch === 'c') return {flag: ch, value: k + 1 < w.length ? w.slice(k + 1) : (tokens[j + 1] ?? '')}
+      if (ch === 'W' || ch === 'X') {
+        if (k + 1 === w.length) j++
+        break
+      }
+    }
+  }
+  return undefined
+}
+
+/** Where a file a runner reads in any folder (`conftest.py`) could be added: the root, and each folder an editable glob reaches (its plain prefix, and below it). */
+export function anywhere(name: string, editable: readonly string[]): string[] {
+  const out = [name, `x/${name}`]
+  for (const g of editable) {
+    // a path the glob takes, its wildcards made plain (`pkg/*/src/**` -> `pkg/x/src/x`): the name in its folder, and below
+    const segs = g.split('/').map(seg => seg.replace(/\[[^\]]*\]/g, 'x').replace(/[*?]+/g, 'x') || 'x')
+    out.push([...segs.slice(0, -1), name].join('/'), [...segs, name].join('/'))
+  }
+  return out
+}
