@@ -128,13 +128,27 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   return out
 }
 
-/** Why lint cannot read what a command runs (an environment assignment, a shell expansion), or undefined. */
+/** Shells: given a command string (`bash -c '…'`), they run code lint cannot read. */
+const SHELLS = /^(?:ba|da|z|k|a|fi|tc|c|mk)?sh$|^busybox$/
+
+/**
+ * Why lint cannot read what a command runs, or undefined: shell code (`bash -c '…'`: an attack
+ * sweep's `PYTHONPATH+=src`, `. conf/env` defining a function named python3, `export`, `read`,
+ * `printf -v` set what the evaluator ran), an environment it sets through `env` (`env
+ * PYTHONPATH=src python3 …`: an attempt's src/json.py replaced the standard library's) or make
+ * variables (`make MAKEFILES=…`). exp runs the command without a shell: outside those, `a=b` and
+ * `$` are plain arguments.
+ */
 export function commandUnreadable(command: string): string | undefined {
   const words = splitCommandLine(command) ?? []
-  const tokens = words.flatMap(w => w.split(/[\s;&|()]+/)).filter(Boolean)
-  const assign = tokens.find(t => /^[A-Za-z_][A-Za-z0-9_]*=/.test(t))
-  if (assign) return `sets ${assign.slice(0, assign.indexOf('='))}`
-  if (words.some(w => /[$`]/.test(w))) return 'holds a shell expansion ($ or `)'
+  const names = words.map(w => w.slice(w.lastIndexOf('/') + 1))
+  const shell = names.findIndex(n => SHELLS.test(n))
+  if (shell >= 0 && words.slice(shell + 1).some(w => /^-[A-Za-z]*c[A-Za-z]*$/.test(w))) return `runs shell code (${names[shell]} -c)`
+  const setter = names.find(n => n === 'env' || n === 'make' || n === 'gmake' || n === 'just')
+  const tokens = words.flatMap(w => w.split(/\s+/)).filter(Boolean)
+  const assign = setter && tokens.find(t => /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(t))
+  if (assign) return `sets ${assign.slice(0, assign.search(/\+?=/))} (${setter})`
+  if (setter && words.some(w => /[$`]/.test(w))) return `holds an expansion ($ or \`) that ${setter} makes`
   return undefined
 }
 

@@ -24,6 +24,8 @@ function pathProblem(p: string, file = false): string | undefined {
   if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) return 'no absolute path'
   if (p.includes('\\')) return 'no backslash: separate folders with /'
   if (hasControl(p)) return 'no control characters'
+  // (exp's globs take *, ** and ? only: `pkg/[ab]/scorer.py` protected a folder named `[ab]`, not pkg/a)
+  if (/[[\]{}]/.test(p)) return 'no [ ] { }: a glob here takes *, ** and ? only'
   const parts = p.split('/')
   if (parts.includes('..')) return 'no ..'
   if (parts.some(x => x.toLowerCase() === '.git')) return 'nothing in .git'

@@ -1,4 +1,4 @@
-import {matchesAny} from './glob.js'
+import {globToRegExp, matchesAny} from './glob.js'
 import {UNSAFE_TEXT, uEscape} from '../records/index.js'
 
 export interface ScopeReport {
@@ -73,12 +73,14 @@ const JS_NAME = /(?:\.(?:[mc]?js|[mc]?ts|json|node)|\.\*|^\*{1,2})$/
  * Whether a changed path is what a runtime reads before the files of a folder that a protected
  * glob may hold: Python's `A/__init__.*` (and its cache: run before `A/m.py` is imported),
  * Node's `A/package.json` (its "main", "type", "imports" and "exports" decide what
- * `require('./A')` and the files of A load). Tried against each protected glob with a name of
- * its own in that folder or below, so that a glob with wildcard folders counts too: lookAlikes
- * reads only plain folders (an attack sweep's `lib/__init__.py` beside a protected
- * `**\/scorer.py`, its `lib/package.json` naming another "main" beside a protected
- * `lib/index.js`, ran the attempt's code in the evaluator). (A module `A.py` beside a folder A
- * is a look-alike only of plain folders: with wildcard folders every module would be one.)
+ * `require('./A')` and the files of A load) and a package in `A/node_modules/` (found before
+ * the root's). Tried against each protected glob that may name such a file in that folder, at
+ * any depth below it (reachesBelow), so that a glob with wildcard folders counts too:
+ * lookAlikes reads only plain folders (attack sweeps' `lib/__init__.py` beside a protected
+ * `**\/scorer.py`, `pkg/a/__init__.py` above `pkg/*\/eval/scorer.py`, a `lib/package.json`
+ * naming another "main" and a `lib/node_modules/scorelib/` beside a protected `lib/index.js`,
+ * each ran the attempt's code in the evaluator). (A module `A.py` beside a folder A is a
+ * look-alike only of plain folders: with wildcard folders every module would be one.)
  */
 function standsBefore(p: string, prot: readonly string[]): boolean {
   const f = fold(p)
@@ -90,18 +92,30 @@ function standsBefore(p: string, prot: readonly string[]): boolean {
   const folders: {folder: string; name: RegExp}[] = []
   if (base.startsWith('__init__.')) folders.push({folder: cache ? up(dir) : dir, name: PY_NAME})
   if (base === 'package.json') folders.push({folder: dir, name: JS_NAME})
-  return folders.some(({folder, name}) => {
-    if (!folder) return false
-    return prot.some(g => {
-      const last = fold(g.slice(g.lastIndexOf('/') + 1))
-      if (!name.test(last)) return false
-      // a name the glob's last segment takes: its wildcards made plain (`*.py` -> `x.py`, `**` -> `x.py`)
-      const sample = last === '**' || last === '*' ? 'x.py' : last.replace(/\[[^\]]*\]/g, 'x').replace(/[*?]/g, 'x')
-      const g2 = fold(g)
-      // (a glob of plain folders below it: `web/src/*.ts` below `web/`, at any depth)
-      return g2.startsWith(`${folder}/`) || [`${folder}/${sample}`, `${folder}/x/${sample}`].some(q => matchesAny(q, [g2]))
-    })
-  })
+  // a package in node_modules/ of a folder: Node looks there, from a file's folder up, before the root's
+  const nm = `/${f}`.indexOf('/node_modules/')
+  if (nm >= 0) folders.push({folder: f.slice(0, Math.max(0, nm - 1)), name: JS_NAME})
+  // (the root's package.json and node_modules/ are lint's: it refuses them editable beside a JavaScript evaluator)
+  return folders.some(({folder, name}) => folder !== '' && prot.some(g => name.test(fold(g.slice(g.lastIndexOf('/') + 1))) && reachesBelow(fold(g), folder)))
+}
+
+/**
+ * Whether glob `g` matches a path below `folder` (at any depth), as matchesAny reads globs (a
+ * glob also stands for everything below it): its segments against the folder's, `**` taking
+ * any number of them.
+ */
+function reachesBelow(g: string, folder: string): boolean {
+  const gs = g.split('/')
+  const fs = folder.split('/')
+  const go = (i: number, j: number): boolean => {
+    // the folder is consumed: the glob still names something below it
+    if (j === fs.length) return i < gs.length
+    // the glob named a folder above: everything below it
+    if (i === gs.length) return true
+    if (gs[i] === '**') return i === gs.length - 1 || go(i + 1, j) || go(i, j + 1)
+    return globToRegExp(gs[i]!).test(fs[j]!) && go(i + 1, j + 1)
+  }
+  return go(0, 0)
 }
 
 export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = []): ScopeReport {

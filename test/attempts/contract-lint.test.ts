@@ -36,7 +36,7 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   const prot = (g: string, text: string) => text.replace('  - .research/**\n', `  - .research/**\n  - ${JSON.stringify(g)}\n`)
   t.match(at(cmd('npm run -s eval', ed('*.json'))), [/^16: dev_eval\.command "npm run -s eval": npm reads what it runs from its files, in the folder it runs in or one the command names, and the editable scope covers "package\.json"/, /^15: dev_eval\.metrics_file/, /^20: holdout_eval\.command/, /^19: holdout_eval\.metrics_file/])
   t.same(at(cmd('npm run -s eval', prot('package.json', ed('src/**')))), [], 'a runner whose files are protected, beside editable sources')
-  t.match(at(cmd("bash -c 'make eval'", ed('Makefile'))), [/make reads what it runs from its files, in the folder it runs in or one the command names, and the editable scope covers "Makefile"/, /holdout_eval/])
+  t.match(at(cmd('make eval', ed('Makefile'))), [/make reads what it runs from its files, in the folder it runs in or one the command names, and the editable scope covers "Makefile"/, /holdout_eval/])
   t.match(at(cmd('python3 -m pytest tests', ed('conftest.py'))), [/pytest reads what it runs from its files, in the folder it runs in or one the command names, and the editable scope covers "conftest\.py"/, /holdout_eval/])
   t.match(at(cmd('python3 -m harness.eval', ed('*.py'))), [/python -m puts the folder it runs in first on sys\.path.*"json\.py"/, /holdout_eval/])
   t.match(at(cmd('python3 -m harness.eval', ed('harness/**'))), [/python -m harness\.eval runs them, and the editable scope covers "harness\/eval\.py", "harness\/eval\/__main__\.py", "harness\/eval\/__init__\.py", "harness\/__init__\.py"/, /holdout_eval/])
@@ -69,8 +69,12 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['python3 --check-hash-based-pycs default -m harness.eval', '*.py', /python -m puts/],
     ['node --env-file=conf/env harness/eval.js', 'conf/**', /node loads them before the script.*"conf\/env"/],
     ['python3 -m pytest -q', 'pkg/*/src/**', /"pkg\/x\/src\/conftest\.py"/],
-    ['env PYTHONPATH=src python3 harness/eval.py', 'src/**', /sets PYTHONPATH: exp cannot tell what it makes the evaluator run \(set it in the protected evaluator script instead\)/],
-    ['bash -c \'cd "$PWD/web" && npm run eval\'', 'docs/**', /holds a shell expansion/],
+    ['env PYTHONPATH=src python3 harness/eval.py', 'src/**', /sets PYTHONPATH \(env\): exp cannot tell what it makes the evaluator run \(set it in the protected evaluator script instead\)/],
+    ['make eval MAKEFILES=conf/x.mk', 'docs/**', /sets MAKEFILES \(make\)/],
+    // (and of the last sweep: shell code sets what lint cannot see — `+=`, `. conf/env`, export)
+    ['bash -c \'cd "$PWD/web" && npm run eval\'', 'docs/**', /runs shell code \(bash -c\)/],
+    ['bash -c "PYTHONPATH+=src python3 harness/eval.py"', 'src/**', /runs shell code \(bash -c\)/],
+    ['sh -ec ". conf/env; python3 harness/eval.py"', 'conf/**', /runs shell code \(sh -c\)/],
     ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
   ]
   for (const [c, g, want] of flagged) {
@@ -78,6 +82,9 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     t.ok(problems.some(m => want.test(m)), c, {problems})
   }
   t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('web/**')))), [], 'a folder the command does not name is not read')
+  t.same(at(cmd('python3 harness/eval.py seed=3 --pattern ^a$', prot('harness/**', ed('web/**')))), [], 'without a shell, a=b and $ are plain arguments')
+  // exp's globs take *, ** and ? only: a class protected a folder of that very name
+  t.match(at(CONTRACT.replace('  - eval.py\n', '  - eval.py\n  - "pkg/[ab]/scorer.py"\n')), [/protected_scope\[1\] "pkg\/\[ab\]\/scorer\.py" must be a path inside the repository \(no \[ \] \{ \}: a glob here takes \*, \*\* and \? only\)/])
 })
 
 t.test('exp contract lint: file:line on stdout, non-zero exit, --json; an unknown contract names the ones there are', async t => {

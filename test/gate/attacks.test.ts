@@ -324,5 +324,10 @@ t.test('what a runtime loads in place of a protected file — a package of its n
   // beside a protected `**/scorer.py`, a `lib/package.json` naming another "main" beside `lib/index.js`)
   const wild = {editable_scope: ['**'], protected_scope: ['**/scorer.py', 'lib/index.js', 'web/src/*.ts', '.research/**']}
   for (const p of ['pkg/__init__.py', 'pkg/sub/__init__.py', 'pkg/__pycache__/__init__.cpython-311.pyc', 'lib/package.json', 'web/package.json', 'web/src/package.json']) t.match(checkScope([p], wild), {ok: false, protected: [p]}, p)
-  for (const p of ['pkg.py', 'solver.py', 'params.json', 'other/package.json', 'package.json', 'notes/readme.md']) t.match(checkScope([p], wild), {ok: true}, p)
+  for (const p of ['pkg.py', 'solver.py', 'params.json', 'other/package.json', 'package.json', 'notes/readme.md']) t.same(checkScope([p], wild).protected, [], p)
+  // and of the last sweep: an __init__ two folders above a module under a wildcard folder, a
+  // node_modules/ package in a folder of protected JavaScript (Node looks there before the root's)
+  const deep = {editable_scope: ['**'], protected_scope: ['pkg/*/eval/scorer.py', 'src/*/lib/index.js', 'lib/*.js', '.research/**']}
+  for (const p of ['pkg/__init__.py', 'pkg/a/__init__.py', 'pkg/a/eval/__init__.py', 'pkg/a/__pycache__/__init__.cpython-311.pyc', 'src/a/package.json', 'lib/node_modules/scorelib/index.js', 'src/a/node_modules/x/index.js', 'src/a/lib/node_modules/x/package.json']) t.match(checkScope([p], deep), {ok: false, protected: [p]}, p)
+  for (const p of ['pkg/a/other/__init__.py', 'node_modules/x/index.js', 'other/node_modules/x/index.js', 'lib/sub/package.json', 'pkg/a/eval/sub/__init__.py']) t.same(checkScope([p], deep).protected, [], p)
 })
