@@ -107,13 +107,20 @@ function standsBefore(p: string, prot: readonly string[]): boolean {
 function reachesBelow(g: string, folder: string): boolean {
   const gs = g.split('/')
   const fs = folder.split('/')
+  // (each pair of positions once: a pull request chooses how deep its paths go)
+  const seen = new Map<number, boolean>()
   const go = (i: number, j: number): boolean => {
     // the folder is consumed: the glob still names something below it
     if (j === fs.length) return i < gs.length
     // the glob named a folder above: everything below it
     if (i === gs.length) return true
-    if (gs[i] === '**') return i === gs.length - 1 || go(i + 1, j) || go(i, j + 1)
-    return globToRegExp(gs[i]!).test(fs[j]!) && go(i + 1, j + 1)
+    const at = i * (fs.length + 1) + j
+    let r = seen.get(at)
+    if (r === undefined) {
+      r = gs[i] === '**' ? i === gs.length - 1 || go(i + 1, j) || go(i, j + 1) : globToRegExp(gs[i]!).test(fs[j]!) && go(i + 1, j + 1)
+      seen.set(at, r)
+    }
+    return r
   }
   return go(0, 0)
 }
