@@ -10,7 +10,7 @@ import {splitCommandLine} from '../agents/command/argv.js'
  */
 
 /** An argument that names a program's source by its extension (a script an interpreter runs), not data it reads. */
-const SCRIPT = /\.(py|pyc|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|php|lua|r|jl|tcl|awk|jar)$/i
+const SCRIPT = /\.(py|pyc|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|pm|php|lua|r|jl|tcl|awk|jar|java|class|kts|groovy|scala|exs?)$/i
 
 /**
  * The files of the repository an evaluator command runs: its program when it is a path
@@ -39,7 +39,8 @@ export function commandFiles(command: string): string[] {
 export function shadowsOf(script: string): {probe: string; what: string; folder: string}[] {
   const dir = path.posix.dirname(script)
   const at = (d: string, p: string) => (d === '.' ? p : `${d}/${p}`)
-  if (/\.pyc?$/i.test(script)) return [{probe: at(dir, 'json.py'), what: 'a Python module named like one of the standard library', folder: at(dir, '*.py')}]
+  // (a module file or a package folder: `json.py`, `json/__init__.py`)
+  if (/\.pyc?$/i.test(script)) return ['json.py', 'json/__init__.py'].map(m => ({probe: at(dir, m), what: 'a Python module named like one of the standard library', folder: at(dir, m.endsWith('.py') && !m.includes('/') ? '*.py' : '*/__init__.py')}))
   if (!/\.(?:m|c)?[jt]s$/i.test(script)) return []
   const dirs = dir === '.' ? ['.'] : dir.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/')).reverse().concat('.')
   return dirs.flatMap(d => [
@@ -109,7 +110,7 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     if (!PYTHON.test(name!)) return
     const o = pythonMode(tokens, i + 1)
     if (!o) return
-    out.push({why: `python -${o.flag} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py']})
+    out.push({why: `python -${o.flag} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py', 'json/__init__.py']})
     if (o.flag === 'm' && /^[A-Za-z_][\w.]*$/.test(o.value)) {
       const parts = o.value.split('.')
       const base = parts.join('/')
@@ -124,12 +125,26 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     return v && (v.startsWith('./') || v.startsWith('../') || tok.startsWith('--env-file')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
   })
   if (loaded.length) out.push({why: 'node loads them before the script', files: loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])})
+  // the folders a command puts first on an interpreter's search path (`perl -Isrc`, `ruby -I src`,
+  // `java -cp src:harness`, `-Mlib=src`): an attack sweep's src/List/Util.pm and src/Score.class ran
+  const searched = tokens.flatMap((tok, i) => {
+    const m = /^(?:-I|-cp|-classpath|--class-path|-Mlib=)(.*)$/.exec(tok)
+    if (!m) return []
+    const v = m[1] || (tok === '-I' || tok === '-cp' || tok === '-classpath' || tok === '--class-path' ? (tokens[i + 1] ?? '') : '')
+    return v.split(/[:,]/).filter(isRelativePath).map(p => path.posix.normalize(p))
+  })
+  if (searched.length) out.push({why: 'it puts them first on its interpreter\'s search path', files: searched.map(p => `${p}/probe`)})
   out.push({why: "a version manager's shim reads them to choose the interpreter it runs", files: [...VERSION_FILES]})
+  // (pipenv, bun, dotenv tools and others read a `.env` of the folder they run in into the environment)
+  out.push({why: 'the runners that load an environment file read it', files: ['.env', '.envrc', '.flaskenv']})
   return out
 }
 
+/** Programs that set an environment from a file, a folder or their own arguments, then run a command (an attack sweep's `dotenv -f conf/env run` set PYTHONPATH). */
+const ENV_SETTERS = new Set(['dotenv', 'envdir', 'chpst', 'honcho', 'direnv', 'foreman', 'env-cmd', 'cross-env', 'dotenvx'])
+
 /** Shells: given a command string (`bash -c '…'`), they run code lint cannot read. */
-const SHELLS = /^(?:ba|da|z|k|a|fi|tc|c|mk)?sh$|^busybox$/
+const SHELLS = /^(?:r?ba|da|z|k|a|fi|tc|c|mk|ok|lk|pdk|ya|po)?sh$|^(?:busybox|rc|es|pwsh|powershell|nu|xonsh|tclsh|wish|expect)$/
 
 /**
  * Why lint cannot read what a command runs, or undefined: shell code (`bash -c '…'`: an attack
@@ -143,8 +158,11 @@ export function commandUnreadable(command: string): string | undefined {
   const words = splitCommandLine(command) ?? []
   const names = words.map(w => w.slice(w.lastIndexOf('/') + 1))
   const shell = names.findIndex(n => SHELLS.test(n))
-  if (shell >= 0 && words.slice(shell + 1).some(w => /^-[A-Za-z]*c[A-Za-z]*$/.test(w))) return `runs shell code (${names[shell]} -c)`
-  const setter = names.find(n => n === 'env' || n === 'make' || n === 'gmake' || n === 'just')
+  if (shell >= 0 && words.slice(shell + 1).some(w => /^-[A-Za-z]*c[A-Za-z]*$/i.test(w) || /^-(?:command|c)$/i.test(w))) return `runs shell code (${names[shell]} -c)`
+  // programs that set an environment of their choosing before they run the next (from a file, a folder, their arguments)
+  const loader = names.find(n => ENV_SETTERS.has(n))
+  if (loader) return `runs ${loader}, which sets an environment lint cannot read`
+  const setter = names.find(n => n === 'env' || n === 'make' || n === 'gmake' || n === 'just' || n === 'sudo')
   const tokens = words.flatMap(w => w.split(/\s+/)).filter(Boolean)
   const assign = setter && tokens.find(t => /^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(t))
   if (assign) return `sets ${assign.slice(0, assign.search(/\+?=/))} (${setter})`

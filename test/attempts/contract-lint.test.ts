@@ -42,7 +42,7 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   t.match(at(cmd('python3 -m harness.eval', ed('*.py'))), [/python -m puts the folder it runs in first on sys\.path.*"json\.py"/, /holdout_eval/])
   t.match(at(cmd('python3 -m harness.eval', ed('harness/**'))), [/python -m harness\.eval runs them, and the editable scope covers "harness\/eval\.py", "harness\/eval\/__main__\.py", "harness\/eval\/__init__\.py", "harness\/__init__\.py"/, /holdout_eval/])
   t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('solver/**')))), [], 'a protected module beside editable sources')
-  t.match(at(ed('.*')), [/a version manager's shim reads them to choose the interpreter it runs, and the editable scope covers "\.python-version", "\.tool-versions"/, /holdout_eval/])
+  t.match(at(ed('.*')), [/a version manager's shim reads them to choose the interpreter it runs, and the editable scope covers "\.python-version", "\.tool-versions"/, /the runners that load an environment file read it, and the editable scope covers "\.env"/, /^20: holdout_eval.*version manager/, /^20: holdout_eval.*environment file/])
   t.same(at(ed('.config/**')), [], 'an editable dot folder holds no version file of the root')
   // Node looks for a package in node_modules/ from the script's folder up, not only beside it
   t.match(at(cmd('node harness/eval.mjs', prot('harness/**', ed('node_modules/**')))), [/runs "harness\/eval\.mjs", and the editable scope may add a node_modules\/ package beside it \("node_modules\/probe\/index\.js"\)/, /holdout_eval/])
@@ -72,6 +72,14 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['python3 -m pytest -q', 'pkg/*/src/**', /"pkg\/x\/src\/conftest\.py"/],
     ['env PYTHONPATH=src python3 harness/eval.py', 'src/**', /sets PYTHONPATH \(env\): exp cannot tell what it makes the evaluator run \(set it in the protected evaluator script instead\)/],
     ['make eval MAKEFILES=conf/x.mk', 'docs/**', /sets MAKEFILES \(make\)/],
+    // (and of the sweep after: a package folder named like the standard library, other shells,
+    // programs that load an environment, interpreters' search paths, a .env)
+    ['python3 -m harness.eval', '*/*.py', /"json\/__init__\.py"/],
+    ['rbash -c "PYTHONPATH=src python3 harness/eval.py"', 'src/**', /runs shell code \(rbash -c\)/],
+    ['dotenv -f conf/env run python3 harness/eval.py', 'conf/**', /runs dotenv, which sets an environment lint cannot read/],
+    ['perl -Isrc harness/eval.pl', 'src/**', /puts them first on its interpreter's search path, and the editable scope covers "src\/probe"/],
+    ['java -cp src:harness Eval', 'src/**', /search path.*"src\/probe"/],
+    ['pipenv run python3 harness/eval.py', '.env', /load an environment file read it, and the editable scope covers "\.env"/],
     // (and of the last sweep: shell code sets what lint cannot see — `+=`, `. conf/env`, export)
     ['bash -c \'cd "$PWD/web" && npm run eval\'', 'docs/**', /runs shell code \(bash -c\)/],
     ['bash -c "PYTHONPATH+=src python3 harness/eval.py"', 'src/**', /runs shell code \(bash -c\)/],
