@@ -173,7 +173,7 @@ t.test('a contract whose evaluator command runs an editable script is refused: a
   t.notMatch(beside.stdout, /hook\.mjs", and the editable scope may add/)
   t.match(checkScope(['tools/node_modules/x/index.js', 'tools/package.json'], {editable_scope: ['tools/**'], protected_scope: ['tools/hook.mjs']}), {ok: false, protected: ['tools/node_modules/x/index.js', 'tools/package.json']})
   t.notMatch(beside.stdout, /run\.sh", and/, 'a shell script imports nothing by name')
-  fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', 'tools/eval.py, tools/run.sh, tools/hook.mjs, "tools/*.py", "tools/node_modules/**", '))
+  fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/**"', 'tools/eval.py, tools/run.sh, tools/hook.mjs, "tools/*.py", "tools/*/__init__.py", "tools/node_modules/**", '))
   t.equal((await exp(['contract', 'lint', 'q'], {cwd: repo})).code, 0, 'protected with what they import, they may sit in an editable folder')
   // (a package.json beside tools/hook.mjs is no data: its "imports" and "exports" decide what the script loads)
   fs.writeFileSync(path.join(repo, '.research/contracts/q.yaml'), contract('"tools/*.json"', ''))
