@@ -1,6 +1,6 @@
 import type {ExpRecord} from '../records/index.js'
 import type {ManifestBody} from '../records/types.js'
-import {citedEntry, onLane, type Ledger, type LedgerEntry} from '../store/index.js'
+import {citedEntry, everyCopy, onLane, type Ledger, type LedgerEntry} from '../store/index.js'
 import type {Steps} from './steps.js'
 import type {MinedTrace} from './types.js'
 import type {VerdictCheck} from './verdicts.js'
@@ -160,8 +160,7 @@ export function* selectRuns(ledger: Ledger, manifests: ReadonlyMap<string, Manif
 function anchoredTraces(ledger: Ledger, anchors: ReadonlyMap<string, string>, manifests: ReadonlyMap<string, ManifestBody>): Map<string, {trace: LedgerEntry; verification: LedgerEntry}> {
   const out = new Map<string, {trace: LedgerEntry; verification: LedgerEntry}>()
   for (const [id, digest] of anchors) {
-    const shown = ledger.get(id)
-    const v = shown && [shown, ...ledger.copies(id)].find(c => c.kind === 'verification' && !c.private && c.digest === digest)
+    const v = everyCopy(ledger, id).find(c => c.kind === 'verification' && !c.private && c.digest === digest)
     if (!v) continue
     const body = ledger.load<'verification'>(v).body
     const t = citedEntry(ledger, body.trace, v, body.trace_digest)
@@ -173,6 +172,7 @@ function anchoredTraces(ledger: Ledger, anchors: ReadonlyMap<string, string>, ma
 
 /** An entry and the other public copies of its id with bytes of their own. */
 function publicCopies(ledger: Ledger, shown: LedgerEntry): LedgerEntry[] {
+  // (the entry given first, as the select that found it shows it: its private copy may be the id's first)
   const copies = ledger.copies(shown.id)
   if (!copies.length) return [shown]
   const seen = new Set<string>()

@@ -1,6 +1,6 @@
 export * from './port.js'
 export * from './ledger.js'
-export {baseKey, citedEntry, onLane, ownEntry, ownKey, ownKeys} from './own.js'
+export {baseKey, citedEntry, everyCopy, onLane, ownEntry, ownKey, ownKeys} from './own.js'
 export * from './lanes.js'
 export {MemoryRecordStore} from './memory.js'
 export {GitRecordStore, type GitStoreOptions} from './git/store.js'

@@ -19,6 +19,20 @@ export function onLane(ledger: Ledger, e: LedgerEntry, lane: string, withPrivate
 }
 
 /**
+ * Every copy of an id with bytes of its own, the one every view shows first (one per digest):
+ * another lane can write other bytes under any id, first in ledger order, so a reader that must
+ * not take the shown copy on trust looks at each (the miner, run reuse).
+ */
+export function everyCopy(ledger: Ledger, id: string): LedgerEntry[] {
+  const shown = ledger.get(id)
+  if (!shown) return []
+  const copies = ledger.copies(id)
+  if (!copies.length) return [shown]
+  const seen = new Set<string>()
+  return [shown, ...copies].filter(c => !seen.has(c.digest) && seen.add(c.digest))
+}
+
+/**
  * The copy of `id` a record `by` cites: the one on `by`'s own lane (its own half first), else
  * the one every view shows. With `digest` (a citing record that pins the bytes it cites: a
  * verification its trace), a copy with those bytes first, on `by`'s lane or any. An id held

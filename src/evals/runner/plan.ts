@@ -1,7 +1,7 @@
 import {recordId} from '../../records/index.js'
 import type {VerificationBody} from '../../records/types.js'
 import type {Scenario} from '../../scenarios/types.js'
-import {onLane, type Ledger, type LedgerEntry} from '../../store/index.js'
+import {everyCopy, onLane, type Ledger, type LedgerEntry} from '../../store/index.js'
 import {checkVerification} from '../evaluator/check.js'
 import {episodeKey, laneKey} from './records.js'
 import type {VerifiedEpisode} from './summary.js'
@@ -61,10 +61,7 @@ export async function admitOf(reuse: Reuse, ledger: Ledger, run: {manifest: stri
  */
 export function reusableCopy(ledger: Ledger, id: string, o: {manifest: string; lane: string; reuse: Admit; evaluators: readonly string[]; scenario: Scenario; rep: number}): LedgerEntry | undefined {
   if (o.reuse === 'none') return undefined
-  const shown = ledger.get(id)
-  if (!shown) return undefined
-  const seen = new Set<string>()
-  const copies = [shown, ...ledger.copies(id)].filter(c => c.kind === 'verification' && !seen.has(c.digest) && seen.add(c.digest))
+  const copies = everyCopy(ledger, id).filter(c => c.kind === 'verification')
   const own = copies.filter(c => onLane(ledger, c, o.lane, true))
   for (const c of [...own, ...copies.filter(c => !own.includes(c))]) {
     if (o.reuse !== 'verified' && !o.reuse(c)) continue
