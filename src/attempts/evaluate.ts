@@ -8,7 +8,7 @@ import {BoundaryError, ConflictError, NotFoundError, UntrustedEvidenceError} fro
 import {contractAt} from '../contracts/load.js'
 import type {Contract, EvalSpec} from '../contracts/types.js'
 import {matchesAny} from '../gate/glob.js'
-import {checkScope} from '../gate/scope.js'
+import {boundaryOf} from '../gate/boundary.js'
 import {splitCommandLine} from '../agents/command/argv.js'
 import {commandEvaluatorIdentity, judgeObservation, runCommandEvaluator} from '../evals/evaluator/command.js'
 import type {EvaluatorIdentity} from '../evals/evaluator/port.js'
@@ -112,7 +112,7 @@ export async function evaluateAttempt(store: RecordStore, ws: Workspace, id: str
   const head = o.commit ?? attempt.head?.commit ?? (attempt.ordinal === 0 ? attempt.base.commit : await headOf(ws, id, attempt, dir))
   const tree = await ws.treeOf(head)
   const changed = head === attempt.base.commit ? [] : await ws.changedPaths(attempt.base.commit, head)
-  const scope = checkScope(changed, contract, await ws.linkedPaths(head, changed))
+  const scope = await boundaryOf(ws, {base: attempt.base.commit, head, changed}, contract)
   const boundary = {clean: scope.ok, changed, ...(scope.outside.length ? {outside: scope.outside} : {}), ...(scope.protected.length ? {protected: scope.protected} : {}), ...(scope.links.length ? {links: scope.links} : {})}
   const spec = o.split === 'dev' ? contract.dev_eval : contract.holdout_eval
   const evaluator = commandEvaluatorIdentity(contract, await harnessDigest(ws, attempt.base.commit, contract))

@@ -19,6 +19,7 @@ import {CONTRACT_YAML} from '../research/templates.js'
 import {SEALED_FILE} from '../scenarios/sealed.js'
 import type {Workspace} from '../workspace/port.js'
 import {checkScope, codeSpan, shownPath, skillsTouched, type ScopeReport} from './scope.js'
+import {boundaryOf} from './boundary.js'
 import {gateContracts, type GateContract} from './contracts.js'
 import {matchesAny} from './glob.js'
 import {contractsAt} from '../contracts/load.js'
@@ -119,7 +120,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   }
   const changed = await ws.changedPaths(mb, head)
   const scopes = await scopeAt(ws, base)
-  const scope = checkScope(changed, scopes, await ws.linkedPaths(head, changed))
+  const scope = await boundaryOf(ws, {base, head, changed}, scopes)
   // what judges is the base's, but a head is evaluated where it stands, and its comparison
   // starts at the merge base: a pull request branched before the base changed its evaluator,
   // contract, scenarios or policy would meet the old ones. It is brought up to the base first.

@@ -43,9 +43,10 @@ export function isGitControlFile(p: string): boolean {
  * file wins over a folder without `__init__.py`, and may make itself a package). An attack
  * sweep added `lib/__init__.py` beside a protected `lib/scorer.py` in an editable `lib/**`: it
  * ran in the protected evaluator before its scorer, replaced it, and wrote held-out data into
- * the public metrics. As globs, folded like the protected scope.
+ * the public metrics. As globs, folded like the protected scope. (packages false: the file's
+ * own look-alikes only, when the trees say which folders hold a protected file.)
  */
-function lookAlikes(globs: readonly string[]): string[] {
+function lookAlikes(globs: readonly string[], packages = true): string[] {
   return globs.flatMap(g => {
     const parts = g.split('/')
     const cut = g.lastIndexOf('/')
@@ -56,12 +57,12 @@ function lookAlikes(globs: readonly string[]): string[] {
     // the folders above it, up to the first segment with a glob character
     const folders: string[] = []
     for (let i = 0; i < parts.length - 1 && !/[*?[]/.test(parts[i]!) && parts[i] !== ''; i++) folders.push(parts.slice(0, i + 1).join('/'))
-    const packages = folders.flatMap(a => {
+    const above = !packages ? [] : folders.flatMap(a => {
       const up = a.includes('/') ? a.slice(0, a.lastIndexOf('/') + 1) : ''
       const base = a.slice(up.length)
       return [`${a}/__init__.*`, `${a}/__pycache__/__init__.*`, `${up}${base}.*`, `${up}__pycache__/${base}.*`]
     })
-    return [...file, ...packages].map(fold)
+    return [...file, ...above].map(fold)
   })
 }
 
@@ -82,7 +83,7 @@ const JS_NAME = /(?:\.(?:[mc]?js|[mc]?ts|json|node)|\.\*|^\*{1,2})$/
  * each ran the attempt's code in the evaluator). (A module `A.py` beside a folder A is a
  * look-alike only of plain folders: with wildcard folders every module would be one.)
  */
-function standsBefore(p: string, prot: readonly string[]): boolean {
+function standsBefore(p: string, prot: readonly string[], present?: ReadonlySet<string>): boolean {
   const f = fold(p)
   const cut = f.lastIndexOf('/')
   const dir = cut < 0 ? '' : f.slice(0, cut)
@@ -96,7 +97,64 @@ function standsBefore(p: string, prot: readonly string[]): boolean {
   const nm = `/${f}`.indexOf('/node_modules/')
   if (nm >= 0) folders.push({folder: f.slice(0, Math.max(0, nm - 1)), name: JS_NAME})
   // (the root's package.json and node_modules/ are lint's: it refuses them editable beside a JavaScript evaluator)
-  return folders.some(({folder, name}) => folder !== '' && prot.some(g => name.test(fold(g.slice(g.lastIndexOf('/') + 1))) && reachesBelow(fold(g), folder)))
+  return folders.some(({folder, name}) => folder !== '' && prot.some(g => name.test(fold(g.slice(g.lastIndexOf('/') + 1))) && reachesBelow(fold(g), folder)) && (!present || present.has(folder)))
+}
+
+/** A file a runtime may load as a module: Python's (sources, bytecode, extensions) and Node's. */
+const MODULE_FILE = /\.(?:py|pyc|pyo|pyd|pyw|so|[mc]?[jt]sx?|json|node)$/
+
+/**
+ * Whether a changed path is a module `D/A.ext` (or its cache `D/__pycache__/A.*`) beside a
+ * folder `D/A/` that holds a protected file at the base or the head (`present`): Python
+ * imports a module file before a namespace folder of its name (and the module may make itself
+ * a package whose `__path__` is that folder), Node's `require('./A')` loads `A.js` before
+ * `A/index.js`. lookAlikes catches it for folders a glob names plainly; for a glob with
+ * wildcard folders (`pkg/*\/scorer.py`) only the trees can say which folders hold one (found
+ * by an attack sweep: `pkg/a.py` beside `pkg/a/scorer.py` ran in the evaluator before it).
+ */
+function moduleBeside(p: string, present: ReadonlySet<string>): boolean {
+  const folder = moduleFolder(p)
+  return folder !== undefined && present.has(folder)
+}
+
+/** The folder `D/A` (folded) of a module file `D/A.ext` or `D/__pycache__/A.ext`; undefined for a file no runtime loads as a module. */
+function moduleFolder(p: string): string | undefined {
+  const f = fold(p)
+  if (!MODULE_FILE.test(f)) return undefined
+  const cut = f.lastIndexOf('/')
+  let dir = cut < 0 ? '' : f.slice(0, cut)
+  if (dir === '__pycache__' || dir.endsWith('/__pycache__')) dir = dir.slice(0, -'__pycache__'.length).replace(/\/$/, '')
+  const base = f.slice(cut + 1)
+  const stem = base.slice(0, base.indexOf('.'))
+  return !stem ? undefined : dir ? `${dir}/${stem}` : stem
+}
+
+/**
+ * The folders (folded, every one above each file) that hold a protected file among `paths` (a
+ * commit's files): what checkScope asks, with `present`, before it takes a package file or a
+ * module beside a folder for the protected files below it.
+ */
+export function protectedFolders(paths: readonly string[], prot: readonly string[]): Set<string> {
+  const folded = prot.map(fold)
+  const out = new Set<string>()
+  for (const p of paths) {
+    if (!(matchesAny(p, prot) || matchesAny(fold(p), folded))) continue
+    const f = fold(p)
+    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) out.add(f.slice(0, i))
+  }
+  return out
+}
+
+/**
+ * Whether checkScope's answer for `changed` depends on which folders hold protected files
+ * (a package file under a folder a protected glob may reach, or a module beside one): only
+ * then are the trees worth listing.
+ */
+export function asksPresence(changed: readonly string[], prot: readonly string[]): boolean {
+  return changed.some(p => {
+    const folder = moduleFolder(p)
+    return standsBefore(p, prot) || (folder !== undefined && prot.some(g => reachesBelow(fold(g), folder)))
+  })
 }
 
 /**
@@ -125,14 +183,23 @@ function reachesBelow(g: string, folder: string): boolean {
   return go(0, 0)
 }
 
-export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = []): ScopeReport {
+/**
+ * With `present` (protectedFolders of the base's and the head's files), a package file counts
+ * as protected only above a protected file that exists, and a module beside a folder holding
+ * one counts too: a glob with wildcard folders (`**\/test_*.py`) otherwise made every new
+ * `__init__.py` protected, and could not see a module beside `pkg/a/` of `pkg/*\/scorer.py`.
+ * Without it (a contract's lint, which has no trees), every folder a protected glob may reach.
+ */
+export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = [], present?: ReadonlySet<string>): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   // protected in any case and Unicode form: on a case-insensitive or normalizing file system
   // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file;
   // and what a runtime loads in its place (lookAlikes: `solver/score/__init__.py` beside a
   // protected `solver/score.py` in an editable `solver/**` ran instead of it)
-  const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [])]
-  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded) || standsBefore(p, contract.protected_scope ?? []))
+  // (with the trees, the packages above a plain folder are standsBefore's and moduleBeside's to
+  // find, and only above a protected file that exists)
+  const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [], !present)]
+  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded) || standsBefore(p, contract.protected_scope ?? [], present) || (!!present && moduleBeside(p, present)))
   const special = [...new Set([...links, ...changed.filter(isGitControlFile)])]
   return {changed: [...changed], outside, protected: prot, links: special, ok: !outside.length && !prot.length && !special.length}
 }

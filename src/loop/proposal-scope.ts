@@ -1,6 +1,7 @@
 import type {ProposalBody} from '../records/types.js'
 import type {Workspace} from '../workspace/port.js'
-import {checkScope, shownPath} from '../gate/scope.js'
+import {boundaryOf} from '../gate/boundary.js'
+import {shownPath} from '../gate/scope.js'
 import {BoundaryError, UntrustedEvidenceError} from '../errors/index.js'
 import {refNameProblem} from '../ref-name.js'
 import {CONTRACTS_DIR, contractsAt} from '../contracts/load.js'
@@ -19,7 +20,7 @@ export async function proposalViolations(ws: Workspace, p: Pick<ProposalBody, 's
   const changed = await ws.changedPaths(p.base.commit, p.head.commit)
   const own = new Set([`skills/${p.skill}/SKILL.md`, `skills/${p.skill}/PURPOSE.yaml`])
   const allowed = (f: string) => own.has(f) || /^knowledge\/[^/]+\.yaml$/.test(f)
-  const s = checkScope(changed, await skillScope(ws, p.base.commit, memo), await ws.linkedPaths(p.head.commit, changed))
+  const s = await boundaryOf(ws, {base: p.base.commit, head: p.head.commit, changed}, await skillScope(ws, p.base.commit, memo))
   // one reason a path (the first of: not a regular file, protected, outside, not the skill's)
   return changed.flatMap(f => {
     const why = s.links.includes(f) ? 'not a regular file (a symbolic link, a submodule, or .gitattributes/.gitmodules)' : s.protected.includes(f) ? 'protected path changed' : s.outside.includes(f) ? 'outside the editable scope' : !allowed(f) ? `not a file a proposal of ${p.skill} writes` : undefined

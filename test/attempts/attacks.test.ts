@@ -349,6 +349,29 @@ t.test('a .gitattributes or .gitmodules file in an editable folder is a boundary
   t.same(checkScope(['conf/x.gitattributes', 'conf/.gitignore'], {editable_scope: ['**']}).links, [], 'other files are content')
 })
 
+// found by an attack sweep of the gate: a module `pkg/a.py` beside a namespace folder `pkg/a/`
+// that holds the protected `pkg/*/scorer.py` runs in its place; an attempt is held to the same
+t.test("an attempt's module beside a folder holding a protected file is a boundary violation, a new package above none is not", async t => {
+  const repo = await quadFixture(t)
+  fs.mkdirSync(path.join(repo, 'pkg', 'a'), {recursive: true})
+  fs.writeFileSync(path.join(repo, 'pkg', 'a', 'scorer.py'), 'def score(x):\n    return x\n')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - pkg/**\n').replace('  - eval.py\n', '  - eval.py\n  - pkg/*/scorer.py\n').replace(/repetitions: 2/g, 'repetitions: 1'))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a scorer in a namespace folder')
+  const a = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.writeFileSync(path.join(a.path, 'pkg', 'a.py'), 'def score(x):\n    return 1000\n')
+  const r = await exp(['attempt', 'eval', a.id, '--json'], {cwd: repo})
+  t.equal(r.code, 6, r.stderr)
+  t.match(JSON.parse(r.stdout).error.data.violations, ['protected path changed: pkg/a.py'])
+  const b = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
+  fs.mkdirSync(path.join(b.path, 'pkg', 'b'))
+  fs.writeFileSync(path.join(b.path, 'pkg', 'b', '__init__.py'), '')
+  fs.writeFileSync(path.join(b.path, 'pkg', 'b.py'), '')
+  const ok = await exp(['attempt', 'eval', b.id, '--json'], {cwd: repo})
+  t.equal(ok.code, 0, ok.stderr)
+})
+
 // Found by red-teaming the evaluator's authority: the metrics were copied (redacted) by
 // assignment, so a top-level "__proto__" set the copy's prototype; the verdict read score 100
 // through it while the observation recorded `metrics: {}`, and exp merged a promotion its own

@@ -4,7 +4,7 @@ import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {git, gitIn} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
-import {checkScope} from '../../src/gate/scope.js'
+import {checkScope, protectedFolders} from '../../src/gate/scope.js'
 import {gateJUnit} from '../../src/gate/junit.js'
 import type {GateResult} from '../../src/gate/gate.js'
 
@@ -330,4 +330,48 @@ t.test('what a runtime loads in place of a protected file — a package of its n
   const deep = {editable_scope: ['**'], protected_scope: ['pkg/*/eval/scorer.py', 'src/*/lib/index.js', 'lib/*.js', '.research/**']}
   for (const p of ['pkg/__init__.py', 'pkg/a/__init__.py', 'pkg/a/eval/__init__.py', 'pkg/a/__pycache__/__init__.cpython-311.pyc', 'src/a/package.json', 'lib/node_modules/scorelib/index.js', 'src/a/node_modules/x/index.js', 'src/a/lib/node_modules/x/package.json']) t.match(checkScope([p], deep), {ok: false, protected: [p]}, p)
   for (const p of ['pkg/a/other/__init__.py', 'node_modules/x/index.js', 'other/node_modules/x/index.js', 'lib/sub/package.json', 'pkg/a/eval/sub/__init__.py']) t.same(checkScope([p], deep).protected, [], p)
+})
+
+// found by an attack sweep: a module `pkg/a.py` beside a namespace folder `pkg/a/` holding the
+// protected `pkg/*/scorer.py` ran before it (Python imports a module file before a namespace
+// folder of its name); and the converse, a protected `**/test_*.py` made every new
+// `__init__.py` protected, folders with no protected file below them among them
+t.test('a module beside a folder that holds a protected file is protected; a package file above none is not', async t => {
+  const repo = await quadFixture(t)
+  fs.mkdirSync(path.join(repo, 'pkg', 'a'), {recursive: true})
+  fs.writeFileSync(path.join(repo, 'pkg', 'a', 'scorer.py'), 'def score(x):\n    return -(x - 5) ** 2\n')
+  fs.writeFileSync(path.join(repo, 'eval.py'), 'import json, sys\nsys.path.insert(0, ".")\nfrom pkg.a.scorer import score\nx = json.load(open("params.json"))["x"]\njson.dump({"score": score(x)}, open("metrics.json", "w"))\n')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - pkg/**\n  - tools/**\n').replace('  - eval.py\n', '  - eval.py\n  - pkg/*/scorer.py\n  - tools/**/test_*.py\n').replace(/repetitions: 2/g, 'repetitions: 1'))
+  t.equal((await exp(['contract', 'lint', 'quad'], {cwd: repo})).code, 0, 'the contract is clean')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a scorer in a namespace folder')
+  await git(repo, 'checkout', '-q', '-b', 'beside')
+  fs.writeFileSync(path.join(repo, 'pkg', 'a.py'), 'import os\n__path__ = [os.path.join(os.path.dirname(__file__), "a")]\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a module of its name')
+  const g = await gateOf(repo, ['--base', 'main', '--head', 'beside'])
+  t.equal(g.code, 6, g.stderr)
+  t.same(g.result.scope.protected, ['pkg/a.py'])
+  t.same(g.result.contracts, [], 'nothing was evaluated')
+  // a new package of editable tools, with no protected test below it, is the pull request's to add
+  await git(repo, 'checkout', '-q', 'main')
+  await git(repo, 'checkout', '-q', '-b', 'tools')
+  fs.mkdirSync(path.join(repo, 'tools', 'fmt'), {recursive: true})
+  fs.writeFileSync(path.join(repo, 'tools', '__init__.py'), '')
+  fs.writeFileSync(path.join(repo, 'tools', 'fmt', '__init__.py'), '')
+  fs.writeFileSync(path.join(repo, 'tools', 'fmt', 'fmt.py'), 'print(1)\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a tools package')
+  const ok = await gateOf(repo, ['--base', 'main', '--head', 'tools'])
+  t.same(ok.result.scope.protected, [], ok.stderr)
+  t.equal(ok.result.scope.ok, true)
+
+  // the same, as checkScope reads the trees' protected folders
+  const contract = {editable_scope: ['**'], protected_scope: ['pkg/*/scorer.py', '**/test_*.py', 'web/*/index.js']}
+  const present = protectedFolders(['pkg/a/scorer.py', 'pkg/b/util.py', 'src/x/tests/test_one.py', 'web/A/index.js', 'README.md'], contract.protected_scope)
+  for (const p of ['pkg/a.py', 'pkg/A.py', 'pkg/a.cpython-311-x86_64-linux-gnu.so', 'pkg/__pycache__/a.cpython-311.pyc', 'pkg/__init__.py', 'pkg/a/__init__.py', 'src/__init__.py', 'src/x.py', 'src/x/__init__.py', 'src/x/tests.py', 'src/x/tests/__init__.py', 'web/a.js', 'web/a/package.json', 'web/a/node_modules/m/index.js']) t.match(checkScope([p], contract, [], present), {protected: [p]}, p)
+  for (const p of ['pkg/b.py', 'pkg/b/__init__.py', 'pkg/c/__init__.py', 'new/__init__.py', 'src/y/__init__.py', 'src/x/other/__init__.py', 'web/b/package.json', 'pkg/a.md', 'readme.py']) t.same(checkScope([p], contract, [], present).protected, [], p)
+  // without the trees (a contract's lint), every folder a protected glob may reach, as before
+  t.same(checkScope(['new/__init__.py'], contract).protected, ['new/__init__.py'])
 })
