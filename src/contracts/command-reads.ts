@@ -49,6 +49,12 @@ export function shadowsOf(script: string): {probe: string; what: string; folder:
   ])
 }
 
+/** Programs (and `python -m` modules) that run a Python module given `-m` in turn: coverage, profilers, debuggers, ipython. */
+const PY_WRAPPERS = /^(?:coverage\d*|python\d*-coverage|ipython\d*|cProfile|profile|pdb|trace|pyinstrument|memray|scalene|debugpy|runpy|py-spy|viztracer)$/
+
+/** Interpreters that take code inline (`node -e`, `perl -e`, `ruby -e`, `php -r`). */
+const INLINE = /^(?:node|nodejs|deno|bun|perl\d*|ruby\d*|php\d*|lua\d*(?:\.\d+)?|Rscript|julia)$/
+
 /** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
 const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
 
@@ -106,17 +112,52 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     const named = tokens.flatMap((tok, i) => (tok.startsWith('-') && !tok.includes('=') && tok.length === 2 ? [tokens[i + 1] ?? ''] : tok.startsWith('-') ? [valueOf(tok)] : [])).filter(isRelativePath)
     out.push({why: `${name} reads what it runs from its files, in the folder it runs in or one the command names`, files: [...files, ...named, ...paths.flatMap(p => (RUNNER_FILE.test(p) ? [p] : files.filter(f => !f.startsWith('**/')).map(f => `${p}/${f}`)))]})
   }
+  const moduleRun = (m: string, why: (m: string) => string) => {
+    if (!/^[A-Za-z_][\w.]*$/.test(m)) return
+    const parts = m.split('.')
+    const base = parts.join('/')
+    out.push({why: why(m), files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
+  }
+  // the modules a wrapper given `-m` runs in turn (`coverage run -m harness.eval`, `python3 -m cProfile -m harness.eval`)
+  const wrapped = (from: number, by: string) => {
+    for (let j = from; j < tokens.length; j++) {
+      const m = /^(?:-m|--module)(?:=(.+))?$/.exec(tokens[j]!)
+      if (m) moduleRun(m[1] ?? tokens[j + 1] ?? '', v => `${by} -m ${v} runs them`)
+    }
+  }
   names.forEach(([name], i) => {
+    if (PY_WRAPPERS.test(name!)) wrapped(i + 1, name!)
     if (!PYTHON.test(name!)) return
     const o = pythonMode(tokens, i + 1)
     if (!o) return
     out.push({why: `python -${o.flag} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py', 'json/__init__.py']})
-    if (o.flag === 'm' && /^[A-Za-z_][\w.]*$/.test(o.value)) {
-      const parts = o.value.split('.')
-      const base = parts.join('/')
-      out.push({why: `python -m ${o.value} runs them`, files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
+    // (a wrapper, `python3 -m coverage run -m harness.eval`, is a name of its own above)
+    if (o.flag === 'm') moduleRun(o.value, v => `python -m ${v} runs them`)
+  })
+  // inline code, read from the command's words (`python3 -c "import harness.eval"`, `-c
+  // "exec(open('tools/eval.py').read())"`, `node -e "require('./tools/eval')"`, `perl -e`,
+  // `ruby -e`, `php -r`): the modules it imports, the scripts it names
+  words.forEach((w, i) => {
+    const name = w.slice(w.lastIndexOf('/') + 1)
+    if (PYTHON.test(name)) {
+      const o = pythonMode(words, i + 1)
+      if (o?.flag === 'c') inline('python -c', o.value, true)
+    } else if (INLINE.test(name)) {
+      for (let j = i + 1; j < words.length; j++) {
+        const flag = /^(?:-e|-E|-p|-r|--eval|--print)(?:=([^]*))?$/.exec(words[j]!)
+        if (flag) inline(`${name} ${words[j]!.replace(/=[^]*/, '')}`, flag[1] ?? words[j + 1] ?? '', false)
+      }
     }
   })
+  function inline(by: string, code: string, python: boolean): void {
+    const named = [...code.matchAll(/[\w./@+-]+/g)].map(m => m[0]).filter(v => SCRIPT.test(v) && isRelativePath(v)).map(v => path.posix.normalize(v))
+    const loaded = [...code.matchAll(/(?:require|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(m => path.posix.normalize(m[1]!)).filter(isRelativePath)
+    const files = [...named, ...loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])]
+    if (files.length) out.push({why: `its inline code (${by}) runs them`, files})
+    if (python) for (const m of code.matchAll(/(?:^|[\s;])(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*))/g)) for (const mod of (m[1] ?? m[2]!).split(/\s*,\s*/)) moduleRun(mod, v => `its inline code (${by}) imports ${v}, and so runs them`)
+  }
+  // `node --run eval` runs a script of package.json, as npm run does
+  if (names.some(([n], i) => /^(?:node|nodejs)$/.test(n!) && tokens.slice(i + 1).some(tok => tok === '--run' || tok.startsWith('--run=')))) out.push({why: 'node --run reads the script it runs from package.json', files: ['package.json']})
   // what node loads before the script (`-r ./hook`, `--import ./setup`): a path without an extension too
   const loaded = tokens.flatMap((tok, i) => {
     const flag = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--env-file-if-exists)(?:=(.*))?$/.exec(tok)

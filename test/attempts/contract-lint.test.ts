@@ -84,6 +84,17 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['bash -c \'cd "$PWD/web" && npm run eval\'', 'docs/**', /runs shell code \(bash -c\)/],
     ['bash -c "PYTHONPATH+=src python3 harness/eval.py"', 'src/**', /runs shell code \(bash -c\)/],
     ['sh -ec ". conf/env; python3 harness/eval.py"', 'conf/**', /runs shell code \(sh -c\)/],
+    // (and of the known limits after them: modules a wrapper runs, inline code, node --run)
+    ['coverage run -m tools.eval', 'tools/**', /coverage -m tools\.eval runs them, and the editable scope covers "tools\/eval\.py"/],
+    ['python3 -m coverage run -m tools.eval', 'tools/**', /coverage -m tools\.eval runs them/],
+    ['python3 -m cProfile -m tools.eval', 'tools/**', /cProfile -m tools\.eval runs them/],
+    ['ipython -m tools.eval', 'tools/**', /ipython -m tools\.eval runs them/],
+    ['python3 -c "import harness.x, tools.eval; tools.eval.main()"', 'tools/**', /its inline code \(python -c\) imports tools\.eval, and so runs them, and the editable scope covers "tools\/eval\.py"/],
+    ['python3 -c "from tools.eval import main; main()"', 'tools/**', /imports tools\.eval/],
+    ["python3 -c \"exec(open('tools/eval.py').read())\"", 'tools/**', /its inline code \(python -c\) runs them, and the editable scope covers "tools\/eval\.py"/],
+    ["node -e \"require('./tools/eval')\"", 'tools/**', /its inline code \(node -e\) runs them, and the editable scope covers "tools\/eval", "tools\/eval\.js"/],
+    ["perl -e 'do \"tools/eval.pl\"'", 'tools/**', /its inline code \(perl -e\) runs them/],
+    ['node --run eval', '*.json', /node --run reads the script it runs from package\.json, and the editable scope covers "package\.json"/],
     ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
   ]
   for (const [c, g, want] of flagged) {
@@ -91,6 +102,8 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     t.ok(problems.some(m => want.test(m)), c, {problems})
   }
   t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('web/**')))), [], 'a folder the command does not name is not read')
+  t.same(at(cmd('python3 harness/eval.py -m tools.eval', prot('harness/**', ed('tools/**')))), [], "a script's own -m is its argument, no module python runs")
+  t.same(at(cmd('python3 -c "import harness.eval; harness.eval.main()"', prot('harness/**', ed('tools/**')))), [], 'inline code that imports protected modules only')
   t.same(at(cmd('python3 harness/eval.py seed=3 --pattern ^a$', prot('harness/**', ed('web/**')))), [], 'without a shell, a=b and $ are plain arguments')
   // exp's globs take *, ** and ? only: a class protected a folder of that very name
   t.match(at(CONTRACT.replace('  - eval.py\n', '  - eval.py\n  - "pkg/[ab]/scorer.py"\n')), [/protected_scope\[1\] "pkg\/\[ab\]\/scorer\.py" must be a path inside the repository \(no \[ \] \{ \}: a glob here takes \*, \*\* and \? only\)/])
