@@ -9,7 +9,7 @@ import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, BudgetError, ConflictError, ExpError, FileTooLargeError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
 import {contractAt} from '../contracts/load.js'
 import {publicContract, type Contract} from '../contracts/types.js'
-import {checkScope, protectedFolders} from '../gate/scope.js'
+import {checkScope, presentOf} from '../gate/scope.js'
 import {claimHypothesis, DEFAULT_TTL_SECONDS} from '../lifecycle/claim.js'
 import {releaseHypothesis} from '../lifecycle/release.js'
 import {attemptMessage, evaluateAttempt, oneLine, type EvaluateOptions} from './evaluate.js'
@@ -267,7 +267,7 @@ async function editableFiles(ws: Workspace, commit: string, contract: Contract, 
   const out: {path: string; content: string}[] = []
   const tree = await ws.listTree(commit)
   const paths = tree.map(f => f.path)
-  const scope = checkScope(paths, contract, [], protectedFolders(paths, contract.protected_scope ?? []))
+  const scope = checkScope(paths, contract, [], presentOf(paths, contract.protected_scope ?? []))
   const off = new Set([...scope.outside, ...scope.protected, ...scope.links])
   for (const e of tree.filter(f => !off.has(f.path))) {
     try {

@@ -245,13 +245,19 @@ function pythonMode(tokens: readonly string[], from: number): {flag: 'm' | 'c'; 
   return undefined
 }
 
+/** A glob's last segment that names files by an extension data and code files have (no folder is named `params.json`). */
+const FILE_NAME = /\.(?:json|jsonl|ya?ml|toml|ini|cfg|conf|txt|csv|tsv|md|rst|py|pyc|pyi|[mc]?[jt]sx?|sh|rb|pl|go|rs|c|h|cc|cpp|hpp|java|kt|r|jl|lua|php|sql|html|css|xml|parquet|npy|npz|pkl|pt|bin|png|jpe?g|gif|svg|lock)$/i
+
 /** Where a file a runner reads in any folder (`conftest.py`) could be added: the root, and each folder an editable glob reaches (its plain prefix, and below it). */
 export function anywhere(name: string, editable: readonly string[]): string[] {
   const out = [name, `x/${name}`]
   for (const g of editable) {
     // a path the glob takes, its wildcards made plain (`pkg/*/src/**` -> `pkg/x/src/x`): the name in its folder, and below
     const segs = g.split('/').map(seg => seg.replace(/\[[^\]]*\]/g, 'x').replace(/[*?]+/g, 'x') || 'x')
-    out.push([...segs.slice(0, -1), name].join('/'), [...segs, name].join('/'))
+    out.push([...segs.slice(0, -1), name].join('/'))
+    // (a glob also stands for what is below it, but one that names a file by a file's extension
+    // has nothing below: `params.json` editable made every pytest command "cover params.json/conftest.py")
+    if (!FILE_NAME.test(g.slice(g.lastIndexOf('/') + 1))) out.push([...segs, name].join('/'))
   }
   return out
 }

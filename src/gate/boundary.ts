@@ -1,5 +1,5 @@
 import type {Workspace} from '../workspace/port.js'
-import {asksPresence, checkScope, protectedFolders, type ScopeReport} from './scope.js'
+import {asksPresence, checkScope, presentOf, type ScopeReport} from './scope.js'
 
 /**
  * checkScope of the paths changed between two commits, as the gate, an attempt's evaluation
@@ -12,5 +12,5 @@ export async function boundaryOf(ws: Workspace, o: {base: string; head: string; 
   const links = await ws.linkedPaths(o.head, o.changed)
   if (!asksPresence(o.changed, prot)) return checkScope(o.changed, contract, links)
   const trees = await Promise.all([...new Set([o.base, o.head])].map(c => ws.listTree(c)))
-  return checkScope(o.changed, contract, links, protectedFolders(trees.flat().map(e => e.path), prot))
+  return checkScope(o.changed, contract, links, presentOf(trees.flat().map(e => e.path), prot))
 }

@@ -129,7 +129,7 @@ export async function gate(store: RecordStore, ws: Workspace, o: GateOptions): P
   const notes: string[] = []
   const shown = (ps: readonly string[]) => ps.map(shownPath).join(', ')
   if (scope.outside.length) reasons.push(`outside the editable scope: ${shown(scope.outside)}`)
-  if (scope.protected.length) reasons.push(`protected paths changed: ${shown(scope.protected)}`)
+  if (scope.protected.length) reasons.push(`protected paths changed: ${shown(scope.protected)}${scope.standIns.length ? ` (${shown(scope.standIns)}: what a runtime loads in place of protected code — a package, module, cache or node_modules/ package of its name, docs/contracts.md)` : ''}`)
   if (scope.links.length) reasons.push(`symbolic links, submodules or .gitattributes/.gitmodules files changed: ${shown(scope.links)} (a pull request may change regular files only, and not how git checks files out)`)
   // each contract judges the base with its own editable files changed: a pull request that
   // changes a command contract's files and others (another contract's, a skill) cannot be

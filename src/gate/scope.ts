@@ -10,6 +10,11 @@ export interface ScopeReport {
    * `.gitattributes` / `.gitmodules` files: never allowed, in scope or not
    */
   links: string[]
+  /**
+   * the protected paths no protected glob names: what a runtime loads in place of a protected
+   * file (a package, module, cache or node_modules/ package of its name), said as such
+   */
+  standIns: string[]
   ok: boolean
 }
 
@@ -66,55 +71,118 @@ function lookAlikes(globs: readonly string[], packages = true): string[] {
   })
 }
 
-/** A protected glob's last segment that may name a Python module, or a JavaScript one (a folder glob, `*`, may name either). */
-const PY_NAME = /(?:\.(?:py|pyc|pyo|pyd|so)|\.\*|^\*{1,2})$/
-const JS_NAME = /(?:\.(?:[mc]?js|[mc]?ts|json|node)|\.\*|^\*{1,2})$/
+/**
+ * A protected glob's last segment that may name Python code, or JavaScript: a wildcard may name
+ * either, and so may a name without a dot (`src/harness` also stands for everything below it).
+ */
+const PY_NAME = /(?:\.(?:py|pyc|pyo|pyd|pyw|so)|\.\*)$|^[^.]*$/
+const JS_NAME = /\.(?:[mc]?[jt]s|[jt]sx|json|node|\*)$|^[^.]*$/
+
+/** Which runtime's code a file is, as a bit: Python's (sources, bytecode, extensions), Node's (TypeScript and JSX as tsx runs them). */
+const PY = 1
+const JS = 2
+const PY_CODE = /\.(?:py|pyc|pyo|pyd|pyw|so)$/
+const JS_CODE = /\.(?:[mc]?[jt]s|[jt]sx|node)$/
+const codeOf = (f: string) => (PY_CODE.test(f) ? PY : JS_CODE.test(f) ? JS : 0)
 
 /**
- * Whether a changed path is what a runtime reads before the files of a folder that a protected
- * glob may hold: Python's `A/__init__.*` (and its cache: run before `A/m.py` is imported),
+ * What the base's and the head's trees say about the protected files (presentOf): the folders
+ * above them, each with the runtimes whose code is below it, and the stem `D/S` of each file of
+ * code `D/S.ext`, all folded.
+ */
+export interface Present {
+  folders: ReadonlyMap<string, number>
+  stems: ReadonlySet<string>
+}
+
+/** Present of a commit's files (or two commits' together): nothing is read, names only. */
+export function presentOf(paths: readonly string[], prot: readonly string[]): Present {
+  const folded = prot.map(fold)
+  const folders = new Map<string, number>()
+  const stems = new Set<string>()
+  for (const p of paths) {
+    if (!(matchesAny(p, prot) || matchesAny(fold(p), folded))) continue
+    const f = fold(p)
+    const code = codeOf(f)
+    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) folders.set(f.slice(0, i), (folders.get(f.slice(0, i)) ?? 0) | code)
+    // (a runtime takes another file for code it imports by name; data is read by its own name)
+    if (code) stems.add(stemPath(f))
+  }
+  return {folders, stems}
+}
+
+/** `D/S` of a (folded) path `D/S.ext`: the name up to its first dot, the whole name when that is empty (`.env`) or it has none. */
+function stemPath(f: string): string {
+  const cut = f.lastIndexOf('/')
+  const base = f.slice(cut + 1)
+  const dot = base.indexOf('.')
+  return dot > 0 ? f.slice(0, cut + 1 + dot) : f
+}
+
+/**
+ * Whether a changed path is what a runtime reads before the files of a folder that holds
+ * protected code: Python's `A/__init__.*` (and its cache: run before `A/m.py` is imported),
  * Node's `A/package.json` (its "main", "type", "imports" and "exports" decide what
  * `require('./A')` and the files of A load) and a package in `A/node_modules/` (found before
- * the root's). Tried against each protected glob that may name such a file in that folder, at
- * any depth below it (reachesBelow), so that a glob with wildcard folders counts too:
- * lookAlikes reads only plain folders (attack sweeps' `lib/__init__.py` beside a protected
- * `**\/scorer.py`, `pkg/a/__init__.py` above `pkg/*\/eval/scorer.py`, a `lib/package.json`
- * naming another "main" and a `lib/node_modules/scorelib/` beside a protected `lib/index.js`,
- * each ran the attempt's code in the evaluator). (A module `A.py` beside a folder A is a
- * look-alike only of plain folders: with wildcard folders every module would be one.)
+ * the root's). With the trees (`present`), a folder above protected code of that runtime;
+ * without them (a contract's lint), a folder a protected glob that may name such a file
+ * reaches, at any depth (reachesBelow). Attack sweeps' `lib/__init__.py` beside a protected
+ * `**\/scorer.py`, `pkg/a/__init__.py` above `pkg/*\/eval/scorer.py`, `src/__init__.py` above a
+ * protected folder `src/harness`, a `lib/package.json` naming another "main" and a
+ * `web/src/node_modules/ms/` beside a protected `score.tsx` each ran the attempt's code in the
+ * evaluator.
  */
-function standsBefore(p: string, prot: readonly string[], present?: ReadonlySet<string>): boolean {
+function standsBefore(p: string, prot: readonly string[], present?: Present): boolean {
   const f = fold(p)
   const cut = f.lastIndexOf('/')
   const dir = cut < 0 ? '' : f.slice(0, cut)
   const base = f.slice(cut + 1)
   const up = (d: string) => (d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '')
   const cache = dir === '__pycache__' || dir.endsWith('/__pycache__')
-  const folders: {folder: string; name: RegExp}[] = []
-  if (base.startsWith('__init__.')) folders.push({folder: cache ? up(dir) : dir, name: PY_NAME})
-  if (base === 'package.json') folders.push({folder: dir, name: JS_NAME})
+  const folders: {folder: string; code: number; name: RegExp}[] = []
+  if (base.startsWith('__init__.')) folders.push({folder: cache ? up(dir) : dir, code: PY, name: PY_NAME})
+  if (base === 'package.json') folders.push({folder: dir, code: JS, name: JS_NAME})
   // a package in node_modules/ of a folder: Node looks there, from a file's folder up, before the root's
   const nm = `/${f}`.indexOf('/node_modules/')
-  if (nm >= 0) folders.push({folder: f.slice(0, Math.max(0, nm - 1)), name: JS_NAME})
+  if (nm >= 0) folders.push({folder: f.slice(0, Math.max(0, nm - 1)), code: JS, name: JS_NAME})
   // (the root's package.json and node_modules/ are lint's: it refuses them editable beside a JavaScript evaluator)
-  return folders.some(({folder, name}) => folder !== '' && prot.some(g => name.test(fold(g.slice(g.lastIndexOf('/') + 1))) && reachesBelow(fold(g), folder)) && (!present || present.has(folder)))
+  return folders.some(({folder, code, name}) => folder !== '' && (present ? ((present.folders.get(folder) ?? 0) & code) !== 0 : prot.some(g => name.test(fold(g.slice(g.lastIndexOf('/') + 1))) && reachesBelow(fold(g), folder))))
 }
 
-/** A file a runtime may load as a module: Python's (sources, bytecode, extensions) and Node's. */
-const MODULE_FILE = /\.(?:py|pyc|pyo|pyd|pyw|so|[mc]?[jt]sx?|json|node)$/
+/** A file a runtime may load as a module: Python's, and Node's (`require('./A')` tries `A.js`, `A.json`, `A.node` before `A/index.js`). */
+const MODULE_FILE = /\.(?:py|pyc|pyo|pyd|pyw|so|[mc]?[jt]s|[jt]sx|json|node)$/
 
 /**
  * Whether a changed path is a module `D/A.ext` (or its cache `D/__pycache__/A.*`) beside a
- * folder `D/A/` that holds a protected file at the base or the head (`present`): Python
- * imports a module file before a namespace folder of its name (and the module may make itself
- * a package whose `__path__` is that folder), Node's `require('./A')` loads `A.js` before
- * `A/index.js`. lookAlikes catches it for folders a glob names plainly; for a glob with
- * wildcard folders (`pkg/*\/scorer.py`) only the trees can say which folders hold one (found
- * by an attack sweep: `pkg/a.py` beside `pkg/a/scorer.py` ran in the evaluator before it).
+ * folder `D/A/` that holds protected code of its runtime: Python imports a module file before
+ * a namespace folder of its name (and the module may make itself a package whose `__path__` is
+ * that folder), Node's `require('./A')` loads `A.js` or `A.json` before `A/index.js`. An attack
+ * sweep's `pkg/a.py` beside `pkg/a/scorer.py` of `pkg/*\/scorer.py` ran in the evaluator before
+ * it. (A data file beside a folder of protected data is no module: `data/train.json` beside
+ * `data/train/labels.csv` is the change's.)
  */
-function moduleBeside(p: string, present: ReadonlySet<string>): boolean {
+function moduleBeside(p: string, present: Present): boolean {
   const folder = moduleFolder(p)
-  return folder !== undefined && present.has(folder)
+  return folder !== undefined && ((present.folders.get(folder) ?? 0) & (PY_CODE.test(fold(p)) ? PY : JS)) !== 0
+}
+
+/**
+ * Whether a changed path is what a runtime takes for a protected file `D/S.ext` the trees hold
+ * (`present`), whatever glob protects it: a folder `D/S/` (a package of its name), a file `D/S`
+ * (Node's `require('./S')` tries it first), another file of its stem `D/S.*` (`S.so`, `S.pyc`)
+ * and its cache `D/__pycache__/S.*`. lookAlikes finds them for a glob whose last segment is a
+ * plain name; an attack sweep's `harness/scorer/__init__.py` beside a `harness/scorer.py` of
+ * `harness/*.py`, and an unchecked-hash `__pycache__/scorer.*.pyc` under `**\/*.py`, passed.
+ */
+function stemBeside(p: string, present: Present): boolean {
+  const f = fold(p)
+  for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) if (present.stems.has(f.slice(0, i))) return true
+  if (present.stems.has(f) || present.stems.has(stemPath(f))) return true
+  const cut = f.lastIndexOf('/')
+  const dir = cut < 0 ? '' : f.slice(0, cut)
+  if (dir !== '__pycache__' && !dir.endsWith('/__pycache__')) return false
+  const above = dir.slice(0, -'__pycache__'.length)
+  return present.stems.has(stemPath(`${above}${f.slice(cut + 1)}`))
 }
 
 /** The folder `D/A` (folded) of a module file `D/A.ext` or `D/__pycache__/A.ext`; undefined for a file no runtime loads as a module. */
@@ -130,30 +198,21 @@ function moduleFolder(p: string): string | undefined {
 }
 
 /**
- * The folders (folded, every one above each file) that hold a protected file among `paths` (a
- * commit's files): what checkScope asks, with `present`, before it takes a package file or a
- * module beside a folder for the protected files below it.
- */
-export function protectedFolders(paths: readonly string[], prot: readonly string[]): Set<string> {
-  const folded = prot.map(fold)
-  const out = new Set<string>()
-  for (const p of paths) {
-    if (!(matchesAny(p, prot) || matchesAny(fold(p), folded))) continue
-    const f = fold(p)
-    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) out.add(f.slice(0, i))
-  }
-  return out
-}
-
-/**
- * Whether checkScope's answer for `changed` depends on which folders hold protected files
- * (a package file under a folder a protected glob may reach, or a module beside one): only
- * then are the trees worth listing.
+ * Whether checkScope's answer for `changed` may depend on which protected files the trees hold
+ * (a package file or a module under a folder a protected glob may reach, or a path beside
+ * files a glob with a wildcard in its last segment may match): only then are they worth listing.
  */
 export function asksPresence(changed: readonly string[], prot: readonly string[]): boolean {
+  const wild = prot.map(fold).filter(g => /[*?]/.test(g.slice(g.lastIndexOf('/') + 1)))
+  // (a glob that may match a file directly in a folder, or deeper)
+  const reaches = (g: string, folder: string) => (folder === '' ? !g.includes('/') || g.startsWith('**') : reachesBelow(g, folder))
   return changed.some(p => {
     const folder = moduleFolder(p)
-    return standsBefore(p, prot) || (folder !== undefined && prot.some(g => reachesBelow(fold(g), folder)))
+    if (standsBefore(p, prot) || (folder !== undefined && prot.some(g => reachesBelow(fold(g), folder)))) return true
+    const f = fold(p)
+    const folders = ['']
+    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) folders.push(f.slice(0, i))
+    return wild.some(g => folders.some(a => reaches(g, a)))
   })
 }
 
@@ -184,13 +243,14 @@ function reachesBelow(g: string, folder: string): boolean {
 }
 
 /**
- * With `present` (protectedFolders of the base's and the head's files), a package file counts
- * as protected only above a protected file that exists, and a module beside a folder holding
- * one counts too: a glob with wildcard folders (`**\/test_*.py`) otherwise made every new
- * `__init__.py` protected, and could not see a module beside `pkg/a/` of `pkg/*\/scorer.py`.
- * Without it (a contract's lint, which has no trees), every folder a protected glob may reach.
+ * With `present` (presentOf the base's and the head's files), a package file counts as
+ * protected only above protected code of its runtime that exists, and so do a module beside a
+ * folder holding some and what a runtime takes for a protected file of any glob: a glob with
+ * wildcard folders (`**\/test_*.py`) otherwise made every new `__init__.py` protected, and
+ * could not see a module beside `pkg/a/` of `pkg/*\/scorer.py`. Without it (a contract's lint,
+ * which has no trees), every folder a protected glob may reach.
  */
-export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = [], present?: ReadonlySet<string>): ScopeReport {
+export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = [], present?: Present): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   // protected in any case and Unicode form: on a case-insensitive or normalizing file system
   // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file;
@@ -199,9 +259,11 @@ export function checkScope(changed: readonly string[], contract: {editable_scope
   // (with the trees, the packages above a plain folder are standsBefore's and moduleBeside's to
   // find, and only above a protected file that exists)
   const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [], !present)]
-  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded) || standsBefore(p, contract.protected_scope ?? [], present) || (!!present && moduleBeside(p, present)))
+  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded) || standsBefore(p, contract.protected_scope ?? [], present) || (!!present && (moduleBeside(p, present) || stemBeside(p, present))))
   const special = [...new Set([...links, ...changed.filter(isGitControlFile)])]
-  return {changed: [...changed], outside, protected: prot, links: special, ok: !outside.length && !prot.length && !special.length}
+  const named = (contract.protected_scope ?? []).map(fold)
+  const standIns = prot.filter(p => !(matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), named)))
+  return {changed: [...changed], outside, protected: prot, links: special, standIns, ok: !outside.length && !prot.length && !special.length}
 }
 
 /**

@@ -104,6 +104,9 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('web/**')))), [], 'a folder the command does not name is not read')
   t.same(at(cmd('python3 harness/eval.py -m tools.eval', prot('harness/**', ed('tools/**')))), [], "a script's own -m is its argument, no module python runs")
   t.same(at(cmd('python3 -c "import harness.eval; harness.eval.main()"', prot('harness/**', ed('tools/**')))), [], 'inline code that imports protected modules only')
+  // (found by a sweep: an editable file was read as a folder pytest walks)
+  t.same(at(cmd('python3 -m pytest harness', prot('harness/**', ed('conf/params.json')))), [], 'an editable file holds no conftest.py')
+  t.ok(at(cmd('python3 -m pytest harness', prot('harness/**', ed('conf.d')))).some(m => /"conf\.d\/conftest\.py"/.test(m)), 'a folder with a dot in its name may')
   t.same(at(cmd('python3 harness/eval.py seed=3 --pattern ^a$', prot('harness/**', ed('web/**')))), [], 'without a shell, a=b and $ are plain arguments')
   // exp's globs take *, ** and ? only: a class protected a folder of that very name
   t.match(at(CONTRACT.replace('  - eval.py\n', '  - eval.py\n  - "pkg/[ab]/scorer.py"\n')), [/protected_scope\[1\] "pkg\/\[ab\]\/scorer\.py" must be a path inside the repository \(no \[ \] \{ \}: a glob here takes \*, \*\* and \? only\)/])

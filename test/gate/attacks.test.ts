@@ -4,7 +4,7 @@ import path from 'node:path'
 import {exp} from '../helpers/cli.js'
 import {git, gitIn} from '../helpers/repo.js'
 import {quadFixture} from '../helpers/contracts.js'
-import {checkScope, protectedFolders} from '../../src/gate/scope.js'
+import {checkScope, presentOf} from '../../src/gate/scope.js'
 import {gateJUnit} from '../../src/gate/junit.js'
 import type {GateResult} from '../../src/gate/gate.js'
 
@@ -115,7 +115,7 @@ t.test('a protected path is protected in any case and Unicode form: the variant 
 })
 
 t.test('the JUnit report fails a rejected contract, not only a rejected skill', async t => {
-  const r: GateResult = {base: 'a'.repeat(40), head: 'b'.repeat(40), scope: {changed: ['params.json'], outside: [], protected: [], links: [], ok: true}, skills: [], contracts: [{contract: 'quad', changed: ['params.json'], attempt: 'at-x', verdict: 'reject', dev: {repetitions: 1, valid: 1, failed: 0, needs_retry: [], outcome: 'negative', reason: 'worse'}, checks: [{name: 'dev improves', passed: false, detail: 'negative: worse'}]}], stale: [], passed: false, certified: true, reasons: [], notes: []}
+  const r: GateResult = {base: 'a'.repeat(40), head: 'b'.repeat(40), scope: {changed: ['params.json'], outside: [], protected: [], links: [], standIns: [], ok: true}, skills: [], contracts: [{contract: 'quad', changed: ['params.json'], attempt: 'at-x', verdict: 'reject', dev: {repetitions: 1, valid: 1, failed: 0, needs_retry: [], outcome: 'negative', reason: 'worse'}, checks: [{name: 'dev improves', passed: false, detail: 'negative: worse'}]}], stale: [], passed: false, certified: true, reasons: [], notes: []}
   const xml = gateJUnit(r)
   t.match(xml, /<testsuites name="exp gate" tests="4" failures="1"/)
   t.match(xml, /<testsuite name="contract quad"/)
@@ -369,9 +369,56 @@ t.test('a module beside a folder that holds a protected file is protected; a pac
 
   // the same, as checkScope reads the trees' protected folders
   const contract = {editable_scope: ['**'], protected_scope: ['pkg/*/scorer.py', '**/test_*.py', 'web/*/index.js']}
-  const present = protectedFolders(['pkg/a/scorer.py', 'pkg/b/util.py', 'src/x/tests/test_one.py', 'web/A/index.js', 'README.md'], contract.protected_scope)
+  const present = presentOf(['pkg/a/scorer.py', 'pkg/b/util.py', 'src/x/tests/test_one.py', 'web/A/index.js', 'README.md'], contract.protected_scope)
   for (const p of ['pkg/a.py', 'pkg/A.py', 'pkg/a.cpython-311-x86_64-linux-gnu.so', 'pkg/__pycache__/a.cpython-311.pyc', 'pkg/__init__.py', 'pkg/a/__init__.py', 'src/__init__.py', 'src/x.py', 'src/x/__init__.py', 'src/x/tests.py', 'src/x/tests/__init__.py', 'web/a.js', 'web/a/package.json', 'web/a/node_modules/m/index.js']) t.match(checkScope([p], contract, [], present), {protected: [p]}, p)
   for (const p of ['pkg/b.py', 'pkg/b/__init__.py', 'pkg/c/__init__.py', 'new/__init__.py', 'src/y/__init__.py', 'src/x/other/__init__.py', 'web/b/package.json', 'pkg/a.md', 'readme.py']) t.same(checkScope([p], contract, [], present).protected, [], p)
   // without the trees (a contract's lint), every folder a protected glob may reach, as before
   t.same(checkScope(['new/__init__.py'], contract).protected, ['new/__init__.py'])
+})
+
+// found by the sweep of that change: with the trees read, (1) `src/__init__.py` above a
+// protected folder `src/harness` (a glob without /**) passed, (2) a `node_modules/` package above
+// a protected .tsx, (3) what a runtime takes for a file of a glob whose last segment is a
+// wildcard (`harness/scorer/__init__.py` beside `harness/scorer.py` of `harness/*.py`), and
+// (4) `data/train.json` beside a folder of protected data was refused
+t.test('with the trees, what stands before protected code is protected whatever glob names it, and data beside data is not', async t => {
+  const repo = await quadFixture(t)
+  fs.mkdirSync(path.join(repo, 'src', 'harness'), {recursive: true})
+  fs.writeFileSync(path.join(repo, 'src', 'harness', 'score.py'), 'def score(x):\n    return -(x - 5) ** 2\n')
+  fs.mkdirSync(path.join(repo, 'sets', 'train'), {recursive: true})
+  fs.writeFileSync(path.join(repo, 'sets', 'train', 'labels.csv'), 'a,b\n')
+  fs.writeFileSync(path.join(repo, 'eval.py'), 'import json, sys\nsys.path.insert(0, ".")\nfrom src.harness.score import score\nx = json.load(open("params.json"))["x"]\njson.dump({"score": score(x)}, open("metrics.json", "w"))\n')
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - src/**\n  - sets/*.json\n').replace('  - eval.py\n', '  - eval.py\n  - src/harness\n  - "**/*.csv"\n').replace(/repetitions: 2/g, 'repetitions: 1'))
+  t.equal((await exp(['contract', 'lint', 'quad'], {cwd: repo})).code, 0, 'the contract is clean')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a protected harness folder')
+  await git(repo, 'checkout', '-q', '-b', 'above')
+  fs.writeFileSync(path.join(repo, 'src', '__init__.py'), 'import json, os\njson.dump({"score": 1000}, open("metrics.json", "w"))\nos._exit(0)\n')
+  fs.writeFileSync(path.join(repo, 'sets', 'train.json'), '{}\n')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a package above the harness, and data beside data')
+  const g = await gateOf(repo, ['--base', 'main', '--head', 'above'])
+  t.equal(g.code, 6, g.stderr)
+  t.same(g.result.scope.protected, ['src/__init__.py'], 'the package is protected, the data file beside a folder of data is not')
+  t.match(g.stderr, /protected paths changed: src\/__init__\.py \(src\/__init__\.py: what a runtime loads in place of protected code/)
+  t.same(g.result.contracts, [], 'nothing was evaluated')
+
+  const present = (paths: string[], prot: string[]) => presentOf(paths, prot)
+  const cases: {prot: string[]; files: string[]; refused: string[]; allowed: string[]}[] = [
+    {prot: ['src/harness', '**/*.csv'], files: ['src/harness/score.py', 'x/a.csv'], refused: ['src/__init__.py', 'src/__pycache__/__init__.cpython-311.pyc', 'src/harness.py', 'src/harness/score/__init__.py'], allowed: ['other/__init__.py', 'x/a/b.txt']},
+    {prot: ['web/src/*.tsx', 'web/harness'], files: ['web/src/score.tsx', 'web/harness/index.js'], refused: ['web/src/node_modules/ms/index.js', 'web/node_modules/leftpad/index.js', 'web/src/package.json', 'web/package.json', 'web/harness.js', 'web/harness.json', 'web/src/score', 'web/src/score.js'], allowed: ['docs/package.json', 'web/other/index.js']},
+    {prot: ['harness/*.py'], files: ['harness/scorer.py'], refused: ['harness/scorer/__init__.py', 'harness/scorer.cpython-311-x86_64-linux-gnu.so', 'harness/__pycache__/scorer.cpython-311.pyc', 'harness/__init__.py', 'harness.py'], allowed: ['harness/other.txt', 'lib/scorer.py']},
+    {prot: ['**/*.py'], files: ['harness/scorer.py'], refused: ['harness/__pycache__/scorer.cpython-311.pyc', 'harness/scorer.so'], allowed: ['harness/data.json', 'notes.md']},
+    {prot: ['lib/*.js'], files: ['lib/score.js'], refused: ['lib/score', 'lib/score/index.js', 'lib/score.json', 'lib/package.json', 'lib/node_modules/x/index.js'], allowed: ['lib.txt', 'other/package.json']},
+    {prot: ['data/**', 'models/*/eval.py'], files: ['data/train/labels.csv', 'models/resnet/eval.py'], refused: ['models/resnet.py', 'models/resnet/__init__.py'], allowed: ['data.json', 'models/resnet.json', 'models/resnet.md', 'data.py']},
+  ]
+  for (const {prot, files, refused, allowed} of cases) {
+    const contract = {editable_scope: ['**'], protected_scope: prot}
+    const pr = present(files, prot)
+    for (const p of refused) t.same(checkScope([p], contract, [], pr).protected, [p], `${prot.join(' ')}: ${p} refused`)
+    for (const p of allowed) t.same(checkScope([p], contract, [], pr).protected, [], `${prot.join(' ')}: ${p} allowed`)
+  }
+  // and without the trees (lint), a folder glob and .tsx are read as code too
+  t.same(checkScope(['src/__init__.py', 'web/src/node_modules/ms/index.js'], {editable_scope: ['**'], protected_scope: ['src/harness', 'web/src/*.tsx']}).protected, ['src/__init__.py', 'web/src/node_modules/ms/index.js'])
 })
