@@ -48,10 +48,9 @@ export function isGitControlFile(p: string): boolean {
  * file wins over a folder without `__init__.py`, and may make itself a package). An attack
  * sweep added `lib/__init__.py` beside a protected `lib/scorer.py` in an editable `lib/**`: it
  * ran in the protected evaluator before its scorer, replaced it, and wrote held-out data into
- * the public metrics. As globs, folded like the protected scope. (packages false: the file's
- * own look-alikes only, when the trees say which folders hold a protected file.)
+ * the public metrics. As globs, folded like the protected scope.
  */
-function lookAlikes(globs: readonly string[], packages = true): string[] {
+function lookAlikes(globs: readonly string[]): string[] {
   return globs.flatMap(g => {
     const parts = g.split('/')
     const cut = g.lastIndexOf('/')
@@ -62,7 +61,7 @@ function lookAlikes(globs: readonly string[], packages = true): string[] {
     // the folders above it, up to the first segment with a glob character
     const folders: string[] = []
     for (let i = 0; i < parts.length - 1 && !/[*?[]/.test(parts[i]!) && parts[i] !== ''; i++) folders.push(parts.slice(0, i + 1).join('/'))
-    const above = !packages ? [] : folders.flatMap(a => {
+    const above = folders.flatMap(a => {
       const up = a.includes('/') ? a.slice(0, a.lastIndexOf('/') + 1) : ''
       const base = a.slice(up.length)
       return [`${a}/__init__.*`, `${a}/__pycache__/__init__.*`, `${up}${base}.*`, `${up}__pycache__/${base}.*`]
@@ -71,24 +70,31 @@ function lookAlikes(globs: readonly string[], packages = true): string[] {
   })
 }
 
-/**
- * A protected glob's last segment that may name Python code, or JavaScript: a wildcard may name
- * either, and so may a name without a dot (`src/harness` also stands for everything below it).
- */
-const PY_NAME = /(?:\.(?:py|pyc|pyo|pyd|pyw|so)|\.\*)$|^[^.]*$/
-const JS_NAME = /\.(?:[mc]?[jt]s|[jt]sx|json|node|\*)$|^[^.]*$/
+/** Files no runtime imports as code: data, documents, configuration, models, images, archives. */
+const DATA_FILE = /\.(?:csv|tsv|txt|md|rst|ya?ml|toml|ini|cfg|conf|xml|html?|css|parquet|arrow|feather|npy|npz|pkl|pickle|pt|pth|ckpt|safetensors|bin|h5|hdf5|png|jpe?g|gif|svg|pdf|zip|gz|bz2|xz|tar|lock|log)$/
 
-/** Which runtime's code a file is, as a bit: Python's (sources, bytecode, extensions), Node's (TypeScript and JSX as tsx runs them). */
+/** Which runtime's code a file is, as a bit: Python's (sources, bytecode, extensions, Cython), Node's (TypeScript and JSX as tsx runs them). */
 const PY = 1
 const JS = 2
-const PY_CODE = /\.(?:py|pyc|pyo|pyd|pyw|so)$/
+const PY_CODE = /\.(?:py|pyc|pyo|pyd|pyw|pyx|pxd|so)$/
 const JS_CODE = /\.(?:[mc]?[jt]s|[jt]sx|node)$/
 const codeOf = (f: string) => (PY_CODE.test(f) ? PY : JS_CODE.test(f) ? JS : 0)
 
 /**
- * What the base's and the head's trees say about the protected files (presentOf): the folders
- * above them, each with the runtimes whose code is below it, and the stem `D/S` of each file of
- * code `D/S.ext`, all folded.
+ * A protected glob's last segment that may name Python code, or JavaScript: anything but a
+ * file of data or of the other runtime (a wildcard may name either; a name with no extension,
+ * or one no runtime knows, may be a folder: `src/harness`, `vendor/scorer-1.2.0`, `.harness`
+ * also stand for everything below them). Node's require loads JSON too.
+ */
+const mayBePython = (name: string) => !DATA_FILE.test(name) && !/\.(?:json|jsonl|[mc]?[jt]s|[jt]sx|node)$/.test(name)
+const mayBeNode = (name: string) => !DATA_FILE.test(name) && !/\.(?:py|pyc|pyo|pyd|pyw|pyx|pxd|so)$/.test(name)
+
+/**
+ * What the base's and the head's trees say about the protected files (presentOf), all folded:
+ * the folders above them, each with the runtimes whose code is below it, and the stems a
+ * runtime may take another file for (every protected file but data: `lib/score` of
+ * `lib/score.js`, `data/target` of `data/target.json`, which Node's `require('./data/target')`
+ * finds after `data/target.js`).
  */
 export interface Present {
   folders: ReadonlyMap<string, number>
@@ -105,18 +111,25 @@ export function presentOf(paths: readonly string[], prot: readonly string[]): Pr
     const f = fold(p)
     const code = codeOf(f)
     for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) folders.set(f.slice(0, i), (folders.get(f.slice(0, i)) ?? 0) | code)
-    // (a runtime takes another file for code it imports by name; data is read by its own name)
-    if (code) stems.add(stemPath(f))
+    if (!DATA_FILE.test(f)) stems.add(protectedStem(f))
   }
   return {folders, stems}
 }
 
-/** `D/S` of a (folded) path `D/S.ext`: the name up to its first dot, the whole name when that is empty (`.env`) or it has none. */
-function stemPath(f: string): string {
+/**
+ * The stem of a protected file, as a runtime names it: up to the last dot (`solver.test` of
+ * `solver.test.js`: Node's `require('./solver.test')`), but up to the first for what Python
+ * names by the part before it (an extension module `score.cpython-311-x86_64-linux-gnu.so`, a
+ * cache `__pycache__/score.cpython-311.pyc`: module `score`, its `__pycache__/` left out).
+ */
+function protectedStem(f: string): string {
   const cut = f.lastIndexOf('/')
+  let dir = f.slice(0, cut + 1)
   const base = f.slice(cut + 1)
-  const dot = base.indexOf('.')
-  return dot > 0 ? f.slice(0, cut + 1 + dot) : f
+  const cache = dir === '__pycache__/' || dir.endsWith('/__pycache__/')
+  if (cache) dir = dir.slice(0, -'__pycache__/'.length)
+  const dot = cache || /\.(?:so|pyd)$/.test(base) ? base.indexOf('.') : base.lastIndexOf('.')
+  return dot > 0 ? dir + base.slice(0, dot) : dir + base
 }
 
 /**
@@ -124,9 +137,8 @@ function stemPath(f: string): string {
  * protected code: Python's `A/__init__.*` (and its cache: run before `A/m.py` is imported),
  * Node's `A/package.json` (its "main", "type", "imports" and "exports" decide what
  * `require('./A')` and the files of A load) and a package in `A/node_modules/` (found before
- * the root's). With the trees (`present`), a folder above protected code of that runtime;
- * without them (a contract's lint), a folder a protected glob that may name such a file
- * reaches, at any depth (reachesBelow). Attack sweeps' `lib/__init__.py` beside a protected
+ * the root's): above a folder a protected glob that may name such a file reaches, at any depth
+ * (reachesBelow), or, with the trees (`present`), one that holds protected code of that runtime. Attack sweeps' `lib/__init__.py` beside a protected
  * `**\/scorer.py`, `pkg/a/__init__.py` above `pkg/*\/eval/scorer.py`, `src/__init__.py` above a
  * protected folder `src/harness`, a `lib/package.json` naming another "main" and a
  * `web/src/node_modules/ms/` beside a protected `score.tsx` each ran the attempt's code in the
@@ -139,14 +151,16 @@ function standsBefore(p: string, prot: readonly string[], present?: Present): bo
   const base = f.slice(cut + 1)
   const up = (d: string) => (d.includes('/') ? d.slice(0, d.lastIndexOf('/')) : '')
   const cache = dir === '__pycache__' || dir.endsWith('/__pycache__')
-  const folders: {folder: string; code: number; name: RegExp}[] = []
-  if (base.startsWith('__init__.')) folders.push({folder: cache ? up(dir) : dir, code: PY, name: PY_NAME})
-  if (base === 'package.json') folders.push({folder: dir, code: JS, name: JS_NAME})
+  const folders: {folder: string; code: number; may: (name: string) => boolean}[] = []
+  if (base.startsWith('__init__.')) folders.push({folder: cache ? up(dir) : dir, code: PY, may: mayBePython})
+  if (base === 'package.json') folders.push({folder: dir, code: JS, may: mayBeNode})
   // a package in node_modules/ of a folder: Node looks there, from a file's folder up, before the root's
   const nm = `/${f}`.indexOf('/node_modules/')
-  if (nm >= 0) folders.push({folder: f.slice(0, Math.max(0, nm - 1)), code: JS, name: JS_NAME})
+  if (nm >= 0) folders.push({folder: f.slice(0, Math.max(0, nm - 1)), code: JS, may: mayBeNode})
   // (the root's package.json and node_modules/ are lint's: it refuses them editable beside a JavaScript evaluator)
-  return folders.some(({folder, code, name}) => folder !== '' && (present ? ((present.folders.get(folder) ?? 0) & code) !== 0 : prot.some(g => name.test(fold(g.slice(g.lastIndexOf('/') + 1))) && reachesBelow(fold(g), folder))))
+  // by the globs, and by the protected code the trees hold: the trees add, never take away (code
+  // sealed with the private data, or built while the evaluator runs, is in neither)
+  return folders.some(({folder, code, may}) => folder !== '' && (((present?.folders.get(folder) ?? 0) & code) !== 0 || prot.some(g => may(fold(g.slice(g.lastIndexOf('/') + 1))) && reachesBelow(fold(g), folder))))
 }
 
 /** A file a runtime may load as a module: Python's, and Node's (`require('./A')` tries `A.js`, `A.json`, `A.node` before `A/index.js`). */
@@ -176,13 +190,18 @@ function moduleBeside(p: string, present: Present): boolean {
  */
 function stemBeside(p: string, present: Present): boolean {
   const f = fold(p)
+  // (a file of data is never loaded in place of code: `data/target.csv` beside a protected `data/target.json` is the change's)
+  if (DATA_FILE.test(f)) return false
   for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) if (present.stems.has(f.slice(0, i))) return true
-  if (present.stems.has(f) || present.stems.has(stemPath(f))) return true
+  if (present.stems.has(f)) return true
   const cut = f.lastIndexOf('/')
-  const dir = cut < 0 ? '' : f.slice(0, cut)
-  if (dir !== '__pycache__' && !dir.endsWith('/__pycache__')) return false
-  const above = dir.slice(0, -'__pycache__'.length)
-  return present.stems.has(stemPath(`${above}${f.slice(cut + 1)}`))
+  let dir = f.slice(0, cut + 1)
+  if (dir === '__pycache__/' || dir.endsWith('/__pycache__/')) dir = dir.slice(0, -'__pycache__/'.length)
+  const base = f.slice(cut + 1)
+  // (a runtime names a file by the part before its first dot, `score` of `score.cpython-311.so`, or before its last, `solver.test` of `solver.test.json`)
+  const first = base.indexOf('.')
+  const last = base.lastIndexOf('.')
+  return (first > 0 && present.stems.has(dir + base.slice(0, first))) || (last > 0 && present.stems.has(dir + base.slice(0, last)))
 }
 
 /** The folder `D/A` (folded) of a module file `D/A.ext` or `D/__pycache__/A.ext`; undefined for a file no runtime loads as a module. */
@@ -208,8 +227,9 @@ export function asksPresence(changed: readonly string[], prot: readonly string[]
   const reaches = (g: string, folder: string) => (folder === '' ? !g.includes('/') || g.startsWith('**') : reachesBelow(g, folder))
   return changed.some(p => {
     const folder = moduleFolder(p)
-    if (standsBefore(p, prot) || (folder !== undefined && prot.some(g => reachesBelow(fold(g), folder)))) return true
     const f = fold(p)
+    if (/(?:^|\/)(?:__init__\.[^/]*|package\.json)$/.test(f) || `/${f}`.includes('/node_modules/')) return true
+    if (folder !== undefined && prot.some(g => reachesBelow(fold(g), folder))) return true
     const folders = ['']
     for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) folders.push(f.slice(0, i))
     return wild.some(g => folders.some(a => reaches(g, a)))
@@ -243,12 +263,12 @@ function reachesBelow(g: string, folder: string): boolean {
 }
 
 /**
- * With `present` (presentOf the base's and the head's files), a package file counts as
- * protected only above protected code of its runtime that exists, and so do a module beside a
- * folder holding some and what a runtime takes for a protected file of any glob: a glob with
- * wildcard folders (`**\/test_*.py`) otherwise made every new `__init__.py` protected, and
- * could not see a module beside `pkg/a/` of `pkg/*\/scorer.py`. Without it (a contract's lint,
- * which has no trees), every folder a protected glob may reach.
+ * With `present` (presentOf the base's and the head's files), more is protected: a module
+ * beside a folder that holds protected code of its runtime, a package file above one, and what
+ * a runtime takes for a protected file of any glob (a glob with wildcard folders, `pkg/*\/scorer.py`,
+ * or a wildcard name, `harness/*.py`, says nothing of which folders and stems there are). The
+ * trees add, never take away: protected code may be sealed with the private data, or built
+ * while the evaluator runs, and be in neither.
  */
 export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = [], present?: Present): ScopeReport {
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
@@ -256,9 +276,7 @@ export function checkScope(changed: readonly string[], contract: {editable_scope
   // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file;
   // and what a runtime loads in its place (lookAlikes: `solver/score/__init__.py` beside a
   // protected `solver/score.py` in an editable `solver/**` ran instead of it)
-  // (with the trees, the packages above a plain folder are standsBefore's and moduleBeside's to
-  // find, and only above a protected file that exists)
-  const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [], !present)]
+  const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [])]
   const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded) || standsBefore(p, contract.protected_scope ?? [], present) || (!!present && (moduleBeside(p, present) || stemBeside(p, present))))
   const special = [...new Set([...links, ...changed.filter(isGitControlFile)])]
   const named = (contract.protected_scope ?? []).map(fold)

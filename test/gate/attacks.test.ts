@@ -336,7 +336,7 @@ t.test('what a runtime loads in place of a protected file — a package of its n
 // protected `pkg/*/scorer.py` ran before it (Python imports a module file before a namespace
 // folder of its name); and the converse, a protected `**/test_*.py` made every new
 // `__init__.py` protected, folders with no protected file below them among them
-t.test('a module beside a folder that holds a protected file is protected; a package file above none is not', async t => {
+t.test('a module beside a folder that holds a protected file is protected; a module beside one that holds none is not', async t => {
   const repo = await quadFixture(t)
   fs.mkdirSync(path.join(repo, 'pkg', 'a'), {recursive: true})
   fs.writeFileSync(path.join(repo, 'pkg', 'a', 'scorer.py'), 'def score(x):\n    return -(x - 5) ** 2\n')
@@ -354,26 +354,30 @@ t.test('a module beside a folder that holds a protected file is protected; a pac
   t.equal(g.code, 6, g.stderr)
   t.same(g.result.scope.protected, ['pkg/a.py'])
   t.same(g.result.contracts, [], 'nothing was evaluated')
-  // a new package of editable tools, with no protected test below it, is the pull request's to add
+  // a package where a protected glob may reach is protected, though no protected test is there
+  // now (protected code may be sealed, or built while the evaluator runs); one beside is not
   await git(repo, 'checkout', '-q', 'main')
   await git(repo, 'checkout', '-q', '-b', 'tools')
   fs.mkdirSync(path.join(repo, 'tools', 'fmt'), {recursive: true})
   fs.writeFileSync(path.join(repo, 'tools', '__init__.py'), '')
-  fs.writeFileSync(path.join(repo, 'tools', 'fmt', '__init__.py'), '')
   fs.writeFileSync(path.join(repo, 'tools', 'fmt', 'fmt.py'), 'print(1)\n')
+  fs.writeFileSync(path.join(repo, 'pkg', 'b.py'), 'print(1)\n')
   await git(repo, 'add', '-A')
   await git(repo, 'commit', '-qm', 'a tools package')
   const ok = await gateOf(repo, ['--base', 'main', '--head', 'tools'])
-  t.same(ok.result.scope.protected, [], ok.stderr)
-  t.equal(ok.result.scope.ok, true)
+  t.same(ok.result.scope.protected, ['tools/__init__.py'], ok.stderr)
 
   // the same, as checkScope reads the trees' protected folders
   const contract = {editable_scope: ['**'], protected_scope: ['pkg/*/scorer.py', '**/test_*.py', 'web/*/index.js']}
   const present = presentOf(['pkg/a/scorer.py', 'pkg/b/util.py', 'src/x/tests/test_one.py', 'web/A/index.js', 'README.md'], contract.protected_scope)
   for (const p of ['pkg/a.py', 'pkg/A.py', 'pkg/a.cpython-311-x86_64-linux-gnu.so', 'pkg/__pycache__/a.cpython-311.pyc', 'pkg/__init__.py', 'pkg/a/__init__.py', 'src/__init__.py', 'src/x.py', 'src/x/__init__.py', 'src/x/tests.py', 'src/x/tests/__init__.py', 'web/a.js', 'web/a/package.json', 'web/a/node_modules/m/index.js']) t.match(checkScope([p], contract, [], present), {protected: [p]}, p)
-  for (const p of ['pkg/b.py', 'pkg/b/__init__.py', 'pkg/c/__init__.py', 'new/__init__.py', 'src/y/__init__.py', 'src/x/other/__init__.py', 'web/b/package.json', 'pkg/a.md', 'readme.py']) t.same(checkScope([p], contract, [], present).protected, [], p)
-  // without the trees (a contract's lint), every folder a protected glob may reach, as before
-  t.same(checkScope(['new/__init__.py'], contract).protected, ['new/__init__.py'])
+  for (const p of ['pkg/b.py', 'pkg/c.js', 'src/y.py', 'pkg/a.md', 'readme.py', 'web/b.json']) t.same(checkScope([p], contract, [], present).protected, [], p)
+  // the trees add, never take away: a package file where a protected glob may reach is protected without them too
+  for (const p of ['pkg/b/__init__.py', 'new/__init__.py', 'web/b/package.json']) {
+    t.same(checkScope([p], contract, [], present).protected, [p], p)
+    t.same(checkScope([p], contract).protected, [p], p)
+  }
+  t.same(checkScope(['pkg/a.py'], contract).protected, [], 'without the trees, which folders hold a scorer is unknown')
 })
 
 // found by the sweep of that change: with the trees read, (1) `src/__init__.py` above a
@@ -410,8 +414,13 @@ t.test('with the trees, what stands before protected code is protected whatever 
     {prot: ['web/src/*.tsx', 'web/harness'], files: ['web/src/score.tsx', 'web/harness/index.js'], refused: ['web/src/node_modules/ms/index.js', 'web/node_modules/leftpad/index.js', 'web/src/package.json', 'web/package.json', 'web/harness.js', 'web/harness.json', 'web/src/score', 'web/src/score.js'], allowed: ['docs/package.json', 'web/other/index.js']},
     {prot: ['harness/*.py'], files: ['harness/scorer.py'], refused: ['harness/scorer/__init__.py', 'harness/scorer.cpython-311-x86_64-linux-gnu.so', 'harness/__pycache__/scorer.cpython-311.pyc', 'harness/__init__.py', 'harness.py'], allowed: ['harness/other.txt', 'lib/scorer.py']},
     {prot: ['**/*.py'], files: ['harness/scorer.py'], refused: ['harness/__pycache__/scorer.cpython-311.pyc', 'harness/scorer.so'], allowed: ['harness/data.json', 'notes.md']},
-    {prot: ['lib/*.js'], files: ['lib/score.js'], refused: ['lib/score', 'lib/score/index.js', 'lib/score.json', 'lib/package.json', 'lib/node_modules/x/index.js'], allowed: ['lib.txt', 'other/package.json']},
-    {prot: ['data/**', 'models/*/eval.py'], files: ['data/train/labels.csv', 'models/resnet/eval.py'], refused: ['models/resnet.py', 'models/resnet/__init__.py'], allowed: ['data.json', 'models/resnet.json', 'models/resnet.md', 'data.py']},
+    {prot: ['lib/*.js'], files: ['lib/score.js'], refused: ['lib/score', 'lib/score/index.js', 'lib/score.json', 'lib/package.json', 'lib/node_modules/x/index.js'], allowed: ['lib/other.txt', 'other/package.json']},
+    {prot: ['sets/**/*.csv', 'models/*/eval.py'], files: ['sets/train/labels.csv', 'models/resnet/eval.py'], refused: ['models/resnet.py', 'models/resnet/__init__.py'], allowed: ['sets/train.json', 'models/resnet.json', 'models/resnet.md', 'sets/train/labels.json']},
+    // (and of the sweep after: a folder glob with a dot, protected JSON under a wildcard, a test file's stem, Cython)
+    {prot: ['web/vendor/scorer-1.2.0', 'web/.harness'], files: ['web/vendor/scorer-1.2.0/index.js', 'web/.harness/run.js'], refused: ['web/vendor/node_modules/ms/index.js', 'web/vendor/package.json', 'web/node_modules/x/index.js'], allowed: ['web/vendor/readme.md']},
+    {prot: ['data/*.json'], files: ['data/target.json'], refused: ['data/target.js', 'data/target', 'data/target/index.js'], allowed: ['data/other.js', 'data/target.csv']},
+    {prot: ['src/*.test.js'], files: ['src/solver.test.js'], refused: ['src/solver.test.json', 'src/solver.test/index.js'], allowed: ['src/solver.js', 'src/solver.md']},
+    {prot: ['harness/*.pyx'], files: ['harness/score.pyx'], refused: ['harness/score.py', 'harness/__init__.py', 'harness/score.cpython-311-x86_64-linux-gnu.so'], allowed: ['harness/notes.md']},
   ]
   for (const {prot, files, refused, allowed} of cases) {
     const contract = {editable_scope: ['**'], protected_scope: prot}
