@@ -332,24 +332,39 @@ t.test('what a runtime loads in place of a protected file — a package of its n
   for (const p of ['pkg/a/other/__init__.py', 'node_modules/x/index.js', 'other/node_modules/x/index.js', 'lib/sub/package.json', 'pkg/a/eval/sub/__init__.py']) t.same(checkScope([p], deep).protected, [], p)
 })
 
+/**
+ * The quad contract whose protected eval.py imports a protected scorer from `from` (a module
+ * path), with `files` written, `editable` and `protect` globs added, committed on main; then
+ * `branch` holds `change` (the pull request).
+ */
+async function scorerPullRequest(t: Test, o: {files: Record<string, string>; from: string; editable: string[]; protect: string[]; branch: string; change: Record<string, string>}): Promise<string> {
+  const repo = await quadFixture(t)
+  const write = (files: Record<string, string>) => {
+    for (const [f, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(repo, f)), {recursive: true})
+      fs.writeFileSync(path.join(repo, f), text)
+    }
+  }
+  write({...o.files, 'eval.py': `import json, sys\nsys.path.insert(0, ".")\nfrom ${o.from} import score\nx = json.load(open("params.json"))["x"]\njson.dump({"score": score(x)}, open("metrics.json", "w"))\n`})
+  const c = path.join(repo, '.research/contracts/quad.yaml')
+  const list = (gs: string[]) => gs.map(g => `  - ${JSON.stringify(g)}\n`).join('')
+  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', `  - params.json\n${list(o.editable)}`).replace('  - eval.py\n', `  - eval.py\n${list(o.protect)}`).replace(/repetitions: 2/g, 'repetitions: 1'))
+  t.equal((await exp(['contract', 'lint', 'quad'], {cwd: repo})).code, 0, 'the contract is clean')
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'a protected scorer')
+  await git(repo, 'checkout', '-q', '-b', o.branch)
+  write(o.change)
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'the pull request')
+  return repo
+}
+
 // found by an attack sweep: a module `pkg/a.py` beside a namespace folder `pkg/a/` holding the
 // protected `pkg/*/scorer.py` ran before it (Python imports a module file before a namespace
 // folder of its name); and the converse, a protected `**/test_*.py` made every new
 // `__init__.py` protected, folders with no protected file below them among them
 t.test('a module beside a folder that holds a protected file is protected; a module beside one that holds none is not', async t => {
-  const repo = await quadFixture(t)
-  fs.mkdirSync(path.join(repo, 'pkg', 'a'), {recursive: true})
-  fs.writeFileSync(path.join(repo, 'pkg', 'a', 'scorer.py'), 'def score(x):\n    return -(x - 5) ** 2\n')
-  fs.writeFileSync(path.join(repo, 'eval.py'), 'import json, sys\nsys.path.insert(0, ".")\nfrom pkg.a.scorer import score\nx = json.load(open("params.json"))["x"]\njson.dump({"score": score(x)}, open("metrics.json", "w"))\n')
-  const c = path.join(repo, '.research/contracts/quad.yaml')
-  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - pkg/**\n  - tools/**\n').replace('  - eval.py\n', '  - eval.py\n  - pkg/*/scorer.py\n  - tools/**/test_*.py\n').replace(/repetitions: 2/g, 'repetitions: 1'))
-  t.equal((await exp(['contract', 'lint', 'quad'], {cwd: repo})).code, 0, 'the contract is clean')
-  await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'a scorer in a namespace folder')
-  await git(repo, 'checkout', '-q', '-b', 'beside')
-  fs.writeFileSync(path.join(repo, 'pkg', 'a.py'), 'import os\n__path__ = [os.path.join(os.path.dirname(__file__), "a")]\n')
-  await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'a module of its name')
+  const repo = await scorerPullRequest(t, {files: {'pkg/a/scorer.py': 'def score(x):\n    return -(x - 5) ** 2\n'}, from: 'pkg.a.scorer', editable: ['pkg/**', 'tools/**'], protect: ['pkg/*/scorer.py', 'tools/**/test_*.py'], branch: 'beside', change: {'pkg/a.py': 'import os\n__path__ = [os.path.join(os.path.dirname(__file__), "a")]\n'}})
   const g = await gateOf(repo, ['--base', 'main', '--head', 'beside'])
   t.equal(g.code, 6, g.stderr)
   t.same(g.result.scope.protected, ['pkg/a.py'])
@@ -386,22 +401,14 @@ t.test('a module beside a folder that holds a protected file is protected; a mod
 // wildcard (`harness/scorer/__init__.py` beside `harness/scorer.py` of `harness/*.py`), and
 // (4) `data/train.json` beside a folder of protected data was refused
 t.test('with the trees, what stands before protected code is protected whatever glob names it, and data beside data is not', async t => {
-  const repo = await quadFixture(t)
-  fs.mkdirSync(path.join(repo, 'src', 'harness'), {recursive: true})
-  fs.writeFileSync(path.join(repo, 'src', 'harness', 'score.py'), 'def score(x):\n    return -(x - 5) ** 2\n')
-  fs.mkdirSync(path.join(repo, 'sets', 'train'), {recursive: true})
-  fs.writeFileSync(path.join(repo, 'sets', 'train', 'labels.csv'), 'a,b\n')
-  fs.writeFileSync(path.join(repo, 'eval.py'), 'import json, sys\nsys.path.insert(0, ".")\nfrom src.harness.score import score\nx = json.load(open("params.json"))["x"]\njson.dump({"score": score(x)}, open("metrics.json", "w"))\n')
-  const c = path.join(repo, '.research/contracts/quad.yaml')
-  fs.writeFileSync(c, fs.readFileSync(c, 'utf8').replace('  - params.json\n', '  - params.json\n  - src/**\n  - sets/*.json\n').replace('  - eval.py\n', '  - eval.py\n  - src/harness\n  - "**/*.csv"\n').replace(/repetitions: 2/g, 'repetitions: 1'))
-  t.equal((await exp(['contract', 'lint', 'quad'], {cwd: repo})).code, 0, 'the contract is clean')
-  await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'a protected harness folder')
-  await git(repo, 'checkout', '-q', '-b', 'above')
-  fs.writeFileSync(path.join(repo, 'src', '__init__.py'), 'import json, os\njson.dump({"score": 1000}, open("metrics.json", "w"))\nos._exit(0)\n')
-  fs.writeFileSync(path.join(repo, 'sets', 'train.json'), '{}\n')
-  await git(repo, 'add', '-A')
-  await git(repo, 'commit', '-qm', 'a package above the harness, and data beside data')
+  const repo = await scorerPullRequest(t, {
+    files: {'src/harness/score.py': 'def score(x):\n    return -(x - 5) ** 2\n', 'sets/train/labels.csv': 'a,b\n'},
+    from: 'src.harness.score',
+    editable: ['src/**', 'sets/*.json'],
+    protect: ['src/harness', '**/*.csv'],
+    branch: 'above',
+    change: {'src/__init__.py': 'import json, os\njson.dump({"score": 1000}, open("metrics.json", "w"))\nos._exit(0)\n', 'sets/train.json': '{}\n'},
+  })
   const g = await gateOf(repo, ['--base', 'main', '--head', 'above'])
   t.equal(g.code, 6, g.stderr)
   t.same(g.result.scope.protected, ['src/__init__.py'], 'the package is protected, the data file beside a folder of data is not')
