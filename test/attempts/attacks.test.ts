@@ -351,7 +351,7 @@ t.test('a .gitattributes or .gitmodules file in an editable folder is a boundary
 
 // found by an attack sweep of the gate: a module `pkg/a.py` beside a namespace folder `pkg/a/`
 // that holds the protected `pkg/*/scorer.py` runs in its place; an attempt is held to the same
-t.test("an attempt's module beside a folder holding a protected file is a boundary violation, a new package above none is not", async t => {
+t.test("an attempt's module beside a folder holding a protected file is a boundary violation, one beside a folder of its own is not", async t => {
   const repo = await quadFixture(t)
   fs.mkdirSync(path.join(repo, 'pkg', 'a'), {recursive: true})
   fs.writeFileSync(path.join(repo, 'pkg', 'a', 'scorer.py'), 'def score(x):\n    return x\n')
@@ -366,7 +366,7 @@ t.test("an attempt's module beside a folder holding a protected file is a bounda
   t.match(JSON.parse(r.stdout).error.data.violations, ['protected path changed: pkg/a.py'])
   const b = await expJson<{id: string; path: string}>(['attempt', 'new', 'quad'], {cwd: repo})
   fs.mkdirSync(path.join(b.path, 'pkg', 'b'))
-  fs.writeFileSync(path.join(b.path, 'pkg', 'b', '__init__.py'), '')
+  fs.writeFileSync(path.join(b.path, 'pkg', 'b', 'util.py'), '')
   fs.writeFileSync(path.join(b.path, 'pkg', 'b.py'), '')
   const ok = await exp(['attempt', 'eval', b.id, '--json'], {cwd: repo})
   t.equal(ok.code, 0, ok.stderr)
