@@ -38,40 +38,10 @@ export function isGitControlFile(p: string): boolean {
 }
 
 /**
- * Paths a runtime takes for a protected file `D/S.ext` (a glob whose last segment is a plain
- * name): a folder `D/S/` (Python imports the package `S` before the module `S.py`), another
- * file of its stem `D/S.*` (`S.so`, `S.pyc`; Node's `require('./S')` tries `S.js` before
- * `S.json`), and Python's cache `D/__pycache__/S.*` (an unchecked-hash .pyc runs without its
- * source being read). And for each folder `A` a protected glob names by a plain path (`lib/`
- * of `lib/scorer.py` or of `lib/**`), what Python runs before it imports anything from it:
- * the package's `A/__init__.*` (and its cache), and a module `A.*` beside the folder (a module
- * file wins over a folder without `__init__.py`, and may make itself a package). An attack
- * sweep added `lib/__init__.py` beside a protected `lib/scorer.py` in an editable `lib/**`: it
- * ran in the protected evaluator before its scorer, replaced it, and wrote held-out data into
- * the public metrics. As globs, folded like the protected scope.
+ * Files neither Python nor Node loads by a name without its extension: data, documents,
+ * configuration, models, images, archives, and other languages' sources (run by their path).
  */
-function lookAlikes(globs: readonly string[]): string[] {
-  return globs.flatMap(g => {
-    const parts = g.split('/')
-    const cut = g.lastIndexOf('/')
-    const [dir, name] = [g.slice(0, cut + 1), g.slice(cut + 1)]
-    // (a name without a dot is its own stem: `bin/run` gives `bin/run.*`, never `bin/ru.*`)
-    const stem = name.includes('.') ? name.slice(0, name.indexOf('.')) : name
-    const file = /[*?[]/.test(name) || !stem ? [] : [`${dir}${stem}`, `${dir}${stem}.*`, `${dir}__pycache__/${stem}.*`]
-    // the folders above it, up to the first segment with a glob character
-    const folders: string[] = []
-    for (let i = 0; i < parts.length - 1 && !/[*?[]/.test(parts[i]!) && parts[i] !== ''; i++) folders.push(parts.slice(0, i + 1).join('/'))
-    const above = folders.flatMap(a => {
-      const up = a.includes('/') ? a.slice(0, a.lastIndexOf('/') + 1) : ''
-      const base = a.slice(up.length)
-      return [`${a}/__init__.*`, `${a}/__pycache__/__init__.*`, `${up}${base}.*`, `${up}__pycache__/${base}.*`]
-    })
-    return [...file, ...above].map(fold)
-  })
-}
-
-/** Files no runtime imports as code: data, documents, configuration, models, images, archives. */
-const DATA_FILE = /\.(?:csv|tsv|txt|md|rst|ya?ml|toml|ini|cfg|conf|xml|html?|css|parquet|arrow|feather|npy|npz|pkl|pickle|pt|pth|ckpt|safetensors|bin|h5|hdf5|png|jpe?g|gif|svg|pdf|zip|gz|bz2|xz|tar|lock|log)$/
+const DATA_FILE = /\.(?:csv|tsv|txt|md|rst|ya?ml|toml|ini|cfg|conf|xml|html?|css|parquet|arrow|feather|npy|npz|pkl|pickle|pt|pth|ckpt|safetensors|bin|h5|hdf5|png|jpe?g|gif|svg|pdf|zip|gz|bz2|xz|tar|lock|log|sh|bash|zsh|rb|pl|pm|go|rs|c|h|cc|cpp|hpp|java|kt|scala|r|jl|lua|php|sql)$/
 
 /** Which runtime's code a file is, as a bit: Python's (sources, bytecode, extensions, Cython), Node's (TypeScript and JSX as tsx runs them). */
 const PY = 1
@@ -79,6 +49,8 @@ const JS = 2
 const PY_CODE = /\.(?:py|pyc|pyo|pyd|pyw|pyx|pxd|so)$/
 const JS_CODE = /\.(?:[mc]?[jt]s|[jt]sx|node)$/
 const codeOf = (f: string) => (PY_CODE.test(f) ? PY : JS_CODE.test(f) ? JS : 0)
+/** The runtimes that load a protected file by its stem: Python's code, Node's code and JSON, either for a name neither knows (no extension, `.v2`), none for data. */
+const loadedBy = (f: string) => (DATA_FILE.test(f) ? 0 : PY_CODE.test(f) ? PY : JS_CODE.test(f) || /\.json$/.test(f) ? JS : PY | JS)
 
 /**
  * A protected glob's last segment that may name Python code, or JavaScript: anything but a
@@ -90,31 +62,59 @@ const mayBePython = (name: string) => !DATA_FILE.test(name) && !/\.(?:json|jsonl
 const mayBeNode = (name: string) => !DATA_FILE.test(name) && !/\.(?:py|pyc|pyo|pyd|pyw|pyx|pxd|so)$/.test(name)
 
 /**
- * What the base's and the head's trees say about the protected files (presentOf), all folded:
- * the folders above them, each with the runtimes whose code is below it, and the stems a
- * runtime may take another file for (every protected file but data: `lib/score` of
- * `lib/score.js`, `data/target` of `data/target.json`, which Node's `require('./data/target')`
- * finds after `data/target.js`).
+ * What is known of the protected files, all folded: the folders above them, each with the
+ * runtimes whose code is below it, and the stems `D/S` of the files `D/S.ext`, each with the
+ * runtimes that load it by that name (protectedStem, loadedBy). From the globs (globPresent:
+ * the folders they name plainly, the files they name by a plain name) and, when the trees are
+ * read, from the files there are (presentOf).
  */
 export interface Present {
   folders: ReadonlyMap<string, number>
-  stems: ReadonlySet<string>
+  stems: ReadonlyMap<string, number>
 }
+
+const addKind = (m: Map<string, number>, k: string, kind: number) => kind && m.set(k, (m.get(k) ?? 0) | kind)
 
 /** Present of a commit's files (or two commits' together): nothing is read, names only. */
 export function presentOf(paths: readonly string[], prot: readonly string[]): Present {
   const folded = prot.map(fold)
   const folders = new Map<string, number>()
-  const stems = new Set<string>()
+  const stems = new Map<string, number>()
   for (const p of paths) {
     if (!(matchesAny(p, prot) || matchesAny(fold(p), folded))) continue
     const f = fold(p)
     const code = codeOf(f)
-    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) folders.set(f.slice(0, i), (folders.get(f.slice(0, i)) ?? 0) | code)
-    if (!DATA_FILE.test(f)) stems.add(protectedStem(f))
+    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) addKind(folders, f.slice(0, i), code)
+    addKind(stems, protectedStem(f), loadedBy(f))
   }
   return {folders, stems}
 }
+
+/**
+ * Present of the globs alone: each folder a glob names by a plain path (`lib/` of
+ * `lib/scorer.py` or of `lib/**`), holding code of the runtimes its last name may name, and
+ * the stem of each glob whose last name is plain (a file; and, as a glob also stands for what
+ * is below it, a folder).
+ */
+function globPresent(prot: readonly string[]): Present {
+  const key = prot.join('\n')
+  let r = GLOB_PRESENT.get(key)
+  if (r) return r
+  const folders = new Map<string, number>()
+  const stems = new Map<string, number>()
+  for (const g of prot.map(fold)) {
+    const parts = g.split('/')
+    const name = parts.at(-1)!
+    const code = (mayBePython(name) ? PY : 0) | (mayBeNode(name) ? JS : 0)
+    const plain = (seg: string) => seg !== '' && !/[*?[]/.test(seg)
+    for (let i = 0; i < parts.length && plain(parts[i]!); i++) addKind(folders, parts.slice(0, i + 1).join('/'), code)
+    if (parts.every(plain)) addKind(stems, protectedStem(g), loadedBy(g))
+  }
+  if (GLOB_PRESENT.size >= 256) GLOB_PRESENT.clear()
+  GLOB_PRESENT.set(key, (r = {folders, stems}))
+  return r
+}
+const GLOB_PRESENT = new Map<string, Present>()
 
 /**
  * The stem of a protected file, as a runtime names it: up to the last dot (`solver.test` of
@@ -181,27 +181,41 @@ function moduleBeside(p: string, present: Present): boolean {
 }
 
 /**
- * Whether a changed path is what a runtime takes for a protected file `D/S.ext` the trees hold
- * (`present`), whatever glob protects it: a folder `D/S/` (a package of its name), a file `D/S`
- * (Node's `require('./S')` tries it first), another file of its stem `D/S.*` (`S.so`, `S.pyc`)
- * and its cache `D/__pycache__/S.*`. lookAlikes finds them for a glob whose last segment is a
- * plain name; an attack sweep's `harness/scorer/__init__.py` beside a `harness/scorer.py` of
- * `harness/*.py`, and an unchecked-hash `__pycache__/scorer.*.pyc` under `**\/*.py`, passed.
+ * Whether a changed path is what a runtime takes for a protected file `D/S.ext` (`present.stems`),
+ * by the runtimes that load it: Python's package `D/S/__init__.*` (imported before the module
+ * `S.py`), a module `D/S.py`, `D/S.so`, `D/S.cpython-311-x86_64-linux-gnu.so`, and the cache
+ * `D/__pycache__/S.cpython-311.pyc` (an unchecked-hash one runs without its source being read,
+ * for a module loaded by its path too: `score.v2.py`); Node's `D/S` (`require('./S')` tries it
+ * first), `D/S.js`, `D/S.json`, `D/S/index.js`, `D/S/package.json`. Attack sweeps'
+ * `solver/score/__init__.py` beside `solver/score.py`, `harness/scorer/__init__.py` beside a
+ * `harness/scorer.py` of `harness/*.py`, `data/target.js` beside a `data/target.json`, and the
+ * cache of a `harness/score.v2.py`, each ran in the evaluator. What no runtime loads in place of
+ * code is the change's: `eval.md`, `eval/cases.csv` beside `eval.py`, `score.json` beside a
+ * Python `score.py`, `src/solver.js` beside `src/solver.test.js`.
  */
 function stemBeside(p: string, present: Present): boolean {
   const f = fold(p)
-  // (a file of data is never loaded in place of code: `data/target.csv` beside a protected `data/target.json` is the change's)
-  if (DATA_FILE.test(f)) return false
-  for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) if (present.stems.has(f.slice(0, i))) return true
-  if (present.stems.has(f)) return true
+  // in a folder named like a stem: the package's __init__ (and its cache), the folder's index or package.json
+  for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) {
+    const kind = present.stems.get(f.slice(0, i)) ?? 0
+    const rest = f.slice(i + 1)
+    if ((kind & PY && /^(?:__pycache__\/)?__init__\.[^/]*$/.test(rest)) || (kind & JS && /^(?:index\.[^/]*|package\.json)$/.test(rest))) return true
+  }
+  // the stem itself, a file without an extension
+  if ((present.stems.get(f) ?? 0) & JS) return true
   const cut = f.lastIndexOf('/')
-  let dir = f.slice(0, cut + 1)
-  if (dir === '__pycache__/' || dir.endsWith('/__pycache__/')) dir = dir.slice(0, -'__pycache__/'.length)
+  const dir = f.slice(0, cut + 1)
   const base = f.slice(cut + 1)
+  if (dir === '__pycache__/' || dir.endsWith('/__pycache__/')) {
+    // (`<module>.<tag>[.opt-N].pyc`)
+    const module = base.replace(/\.[^.]+(?:\.opt-\d+)?\.pyc$/, '')
+    return module !== base && ((present.stems.get(dir.slice(0, -'__pycache__/'.length) + module) ?? 0) & PY) !== 0
+  }
+  const kind = PY_CODE.test(f) ? PY : JS_CODE.test(f) || /\.json$/.test(f) ? JS : 0
   // (a runtime names a file by the part before its first dot, `score` of `score.cpython-311.so`, or before its last, `solver.test` of `solver.test.json`)
   const first = base.indexOf('.')
   const last = base.lastIndexOf('.')
-  return (first > 0 && present.stems.has(dir + base.slice(0, first))) || (last > 0 && present.stems.has(dir + base.slice(0, last)))
+  return kind !== 0 && ((first > 0 && ((present.stems.get(dir + base.slice(0, first)) ?? 0) & kind) !== 0) || (last > 0 && ((present.stems.get(dir + base.slice(0, last)) ?? 0) & kind) !== 0))
 }
 
 /** The folder `D/A` (folded) of a module file `D/A.ext` or `D/__pycache__/A.ext`; undefined for a file no runtime loads as a module. */
@@ -271,16 +285,19 @@ function reachesBelow(g: string, folder: string): boolean {
  * while the evaluator runs, and be in neither.
  */
 export function checkScope(changed: readonly string[], contract: {editable_scope: readonly string[]; protected_scope?: readonly string[]}, links: readonly string[] = [], present?: Present): ScopeReport {
+  const protect = contract.protected_scope ?? []
   const outside = changed.filter(p => !matchesAny(p, contract.editable_scope))
   // protected in any case and Unicode form: on a case-insensitive or normalizing file system
-  // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file;
-  // and what a runtime loads in its place (lookAlikes: `solver/score/__init__.py` beside a
-  // protected `solver/score.py` in an editable `solver/**` ran instead of it)
-  const folded = [...(contract.protected_scope ?? []).map(fold), ...lookAlikes(contract.protected_scope ?? [])]
-  const prot = changed.filter(p => matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), folded) || standsBefore(p, contract.protected_scope ?? [], present) || (!!present && (moduleBeside(p, present) || stemBeside(p, present))))
+  // (macOS, Windows) `Eval.py` and `eval.py` check out as one file, so a variant is the file
+  const named = protect.map(fold)
+  const direct = (p: string) => matchesAny(p, protect) || matchesAny(fold(p), named)
+  // and what a runtime loads in its place (`solver/score/__init__.py` beside a protected
+  // `solver/score.py` in an editable `solver/**` ran instead of it), by the globs and the trees
+  const known = [globPresent(protect), ...(present ? [present] : [])]
+  const standIns = changed.filter(p => !direct(p) && (standsBefore(p, protect, present) || known.some(k => moduleBeside(p, k) || stemBeside(p, k))))
+  const stand = new Set(standIns)
+  const prot = changed.filter(p => stand.has(p) || direct(p))
   const special = [...new Set([...links, ...changed.filter(isGitControlFile)])]
-  const named = (contract.protected_scope ?? []).map(fold)
-  const standIns = prot.filter(p => !(matchesAny(p, contract.protected_scope ?? []) || matchesAny(fold(p), named)))
   return {changed: [...changed], outside, protected: prot, links: special, standIns, ok: !outside.length && !prot.length && !special.length}
 }
 

@@ -308,12 +308,14 @@ t.test('what a runtime loads in place of a protected file — a package of its n
   t.same(g.result.scope.protected, ['solver/score/__init__.py'])
   t.same(g.result.contracts, [], 'nothing was evaluated')
   const contract = {editable_scope: ['solver/**', 'lib/**'], protected_scope: ['solver/score.py', 'lib/Data.json']}
-  for (const p of ['solver/score.cpython-311-x86_64-linux-gnu.so', 'solver/score.pyc', 'solver/__pycache__/score.cpython-311.pyc', 'solver/SCORE/x.py', 'lib/data.js', 'lib/Data/index.js']) t.match(checkScope([p], contract), {ok: false, protected: [p]}, p)
-  for (const p of ['solver/scorer.py', 'solver/score_notes.txt', 'solver/x/score.py', 'lib/data-2.json']) t.match(checkScope([p], contract), {ok: true}, p)
-  // a protected name without a dot is its own stem: `bin/run.sh` beside a protected `bin/run`, not `bin/ru.sh`
+  for (const p of ['solver/score.cpython-311-x86_64-linux-gnu.so', 'solver/score.pyc', 'solver/__pycache__/score.cpython-311.pyc', 'solver/SCORE/__init__.py', 'lib/data.js', 'lib/Data/index.js']) t.match(checkScope([p], contract), {ok: false, protected: [p]}, p)
+  // (what no runtime loads in place of code is the change's: found by a sweep, `eval.md` and
+  // `eval/cases.csv` beside a protected eval.py were refused)
+  for (const p of ['solver/scorer.py', 'solver/score_notes.txt', 'solver/x/score.py', 'lib/data-2.json', 'solver/score.md', 'solver/score/cases.csv', 'solver/score.json', 'lib/data.md']) t.match(checkScope([p], contract), {ok: true}, p)
+  // a protected name without a dot is its own stem: `bin/run.py` beside a protected `bin/run`, not `bin/ru.py`
   const dotless = {editable_scope: ['bin/**'], protected_scope: ['bin/run']}
-  t.match(checkScope(['bin/run.sh'], dotless), {ok: false, protected: ['bin/run.sh']})
-  for (const p of ['bin/ru.sh', 'bin/ru/x.py', 'bin/runner.sh']) t.match(checkScope([p], dotless), {ok: true}, p)
+  t.match(checkScope(['bin/run.py'], dotless), {ok: false, protected: ['bin/run.py']})
+  for (const p of ['bin/ru.py', 'bin/ru/x.py', 'bin/runner.py', 'bin/run.sh']) t.match(checkScope([p], dotless), {ok: true}, p)
   // found by an attack sweep: `lib/__init__.py` added beside a protected `lib/scorer.py` in an
   // editable `lib/**` ran in the protected evaluator before its scorer (and wrote held-out data
   // into the metrics); so do a module `lib.py` beside the folder and their caches
@@ -427,6 +429,9 @@ t.test('with the trees, what stands before protected code is protected whatever 
     {prot: ['web/vendor/scorer-1.2.0', 'web/.harness'], files: ['web/vendor/scorer-1.2.0/index.js', 'web/.harness/run.js'], refused: ['web/vendor/node_modules/ms/index.js', 'web/vendor/package.json', 'web/node_modules/x/index.js'], allowed: ['web/vendor/readme.md']},
     {prot: ['data/*.json'], files: ['data/target.json'], refused: ['data/target.js', 'data/target', 'data/target/index.js'], allowed: ['data/other.js', 'data/target.csv']},
     {prot: ['src/*.test.js'], files: ['src/solver.test.js'], refused: ['src/solver.test.json', 'src/solver.test/index.js'], allowed: ['src/solver.js', 'src/solver.md']},
+    // (and of the sweep after: the cache of a module loaded by its path, whose name has a dot; and what no runtime takes for code)
+    {prot: ['harness/*.py'], files: ['harness/score.v2.py'], refused: ['harness/__pycache__/score.v2.cpython-311.pyc', 'harness/__pycache__/score.v2.cpython-311.opt-1.pyc', 'harness/score.v2.so'], allowed: ['harness/score.v2.md', 'harness/__pycache__/score.cpython-311.pyc']},
+    {prot: ['eval.py', 'harness/*.py', 'src/solver.test.js', 'types/score.d.ts'], files: ['eval.py', 'harness/score.py', 'src/solver.test.js', 'types/score.d.ts'], refused: ['eval/__init__.py', 'eval.so', 'harness/score.pyc', 'src/solver.test.mjs'], allowed: ['eval.md', 'eval.yaml', 'eval/cases.csv', 'harness/score.json', 'src/solver.js', 'types/score.ts']},
     {prot: ['harness/*.pyx'], files: ['harness/score.pyx'], refused: ['harness/score.py', 'harness/__init__.py', 'harness/score.cpython-311-x86_64-linux-gnu.so'], allowed: ['harness/notes.md']},
   ]
   for (const {prot, files, refused, allowed} of cases) {
