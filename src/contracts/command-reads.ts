@@ -10,7 +10,7 @@ import {splitCommandLine} from '../agents/command/argv.js'
  */
 
 /** An argument that names a program's source by its extension (a script an interpreter runs), not data it reads. */
-const SCRIPT = /\.(py|pyc|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|pm|php|lua|r|jl|tcl|awk|jar|java|class|kts|groovy|scala|exs?)$/i
+const SCRIPT = /\.(py|pyc|pyw|pyz|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|pm|php|lua|r|jl|tcl|awk|jar|java|class|kts|groovy|scala|exs?)$/i
 
 /**
  * The files of the repository an evaluator command runs: its program when it is a path
@@ -52,8 +52,34 @@ export function shadowsOf(script: string): {probe: string; what: string; folder:
 /** Programs (and `python -m` modules) that run a Python module given `-m` in turn: coverage, profilers, debuggers, ipython. */
 const PY_WRAPPERS = /^(?:coverage\d*|python\d*-coverage|ipython\d*|cProfile|profile|pdb|trace|pyinstrument|memray|scalene|debugpy|runpy|py-spy|viztracer)$/
 
-/** Interpreters that take code inline (`node -e`, `perl -e`, `ruby -e`, `php -r`). */
-const INLINE = /^(?:node|nodejs|deno|bun|perl\d*|ruby\d*|php\d*|lua\d*(?:\.\d+)?|Rscript|julia)$/
+/** Interpreters that take code inline, each with the words that give it (`node -e`/`-pe`, `perl -ne`, `ruby -e`, `php -r`, `deno eval`). */
+const INLINE: readonly [RegExp, RegExp][] = [
+  [/^(?:node|nodejs|bun|tsx|ts-node)$/, /^(?:-[pe]{1,2}|--eval|--print)(?:=|$)/],
+  [/^deno$/, /^eval$/],
+  [/^perl\d*(?:\.\d+)*$/, /^-[anlpsw0-9]*[eE]/],
+  [/^ruby\d*(?:\.\d+)*$/, /^-[anlpswWvdy]*e/],
+  [/^php\d*(?:\.\d+)*$/, /^-r$/],
+  [/^(?:lua\d*(?:\.\d+)*|luajit|Rscript)$/, /^-e$/],
+  [/^julia$/, /^-[eE]$/],
+  [/^ipython\d*$/, /^-c$/],
+]
+
+/** Standard-library modules that run the modules or files named by their arguments. */
+const ARG_RUNNERS = new Set(['runpy', 'unittest', 'doctest', 'pdb', 'trace', 'cProfile', 'profile'])
+
+/**
+ * The first argument of an interpreter that is not an option (`python3 -u tools`, `node
+ * --enable-source-maps tools`): the script it runs. Python's `-W`/`-X` and Node's
+ * `-r`/`--require`/`--import`/`--loader` take the next word.
+ */
+function firstArgument(tokens: readonly string[], from: number, python: boolean): string | undefined {
+  for (let j = from; j < tokens.length; j++) {
+    const w = tokens[j]!
+    if (!w.startsWith('-')) return w
+    if (python ? /^-[A-Za-z]*[WX]$/.test(w) || w === '--check-hash-based-pycs' : /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--conditions|-C|--input-type)$/.test(w)) j++
+  }
+  return undefined
+}
 
 /** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
 const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
@@ -68,13 +94,14 @@ const RUNNERS: Record<string, readonly string[]> = (() => {
   const npm = ['package.json', '.npmrc']
   const make = ['Makefile', 'makefile', 'GNUmakefile']
   // (pytest collects conftest.py from every folder it walks: `**/` is any folder the editable scope reaches)
-  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py', '**/conftest.py']
+  // and the test files it and unittest collect (an attack sweep's `configs/test_zz.py` ran under `python3 -m unittest`)
+  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py', '**/conftest.py', '**/test_probe.py', '**/probe_test.py']
   const ts = ['tsconfig.json', 'package.json']
   return {
     npm, npx: [...npm, 'node_modules/probe/index.js'], yarn: [...npm, '.yarnrc', '.yarnrc.yml'], pnpm: [...npm, '.pnpmfile.cjs', 'pnpm-workspace.yaml'], bun: ['package.json', 'bunfig.toml'], bunx: ['package.json', 'bunfig.toml'],
     make, gmake: make, just: ['justfile', 'Justfile', '.justfile'], task: ['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'taskfile.yaml'],
     uv: ['pyproject.toml', 'uv.toml'], uvx: ['pyproject.toml', 'uv.toml'], poetry: ['pyproject.toml', 'poetry.toml'], pipenv: ['Pipfile'], hatch: ['pyproject.toml', 'hatch.toml'], pdm: ['pyproject.toml'], rye: ['pyproject.toml'],
-    tox: ['tox.ini', 'pyproject.toml', 'setup.cfg'], nox: ['noxfile.py'], pytest, 'py.test': pytest,
+    tox: ['tox.ini', 'pyproject.toml', 'setup.cfg'], nox: ['noxfile.py'], pytest, 'py.test': pytest, unittest: ['**/test_probe.py'],
     rake: ['Rakefile', 'rakefile'], bundle: ['Gemfile'], cargo: ['Cargo.toml', 'build.rs', '.cargo/config.toml', '.cargo/config'], go: ['go.mod'],
     tsx: ts, 'ts-node': ts, 'ts-node-esm': ts,
     gradle: ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'], mvn: ['pom.xml'], dotnet: ['global.json', 'Directory.Build.props'],
@@ -134,28 +161,29 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     // (a wrapper, `python3 -m coverage run -m harness.eval`, is a name of its own above)
     if (o.flag === 'm') moduleRun(o.value, v => `python -m ${v} runs them`)
   })
-  // inline code, read from the command's words (`python3 -c "import harness.eval"`, `-c
-  // "exec(open('tools/eval.py').read())"`, `node -e "require('./tools/eval')"`, `perl -e`,
-  // `ruby -e`, `php -r`): the modules it imports, the scripts it names
-  words.forEach((w, i) => {
-    const name = w.slice(w.lastIndexOf('/') + 1)
-    if (PYTHON.test(name)) {
-      const o = pythonMode(words, i + 1)
-      if (o?.flag === 'c') inline('python -c', o.value, true)
-    } else if (INLINE.test(name)) {
-      for (let j = i + 1; j < words.length; j++) {
-        const flag = /^(?:-e|-E|-p|-r|--eval|--print)(?:=([^]*))?$/.exec(words[j]!)
-        if (flag) inline(`${name} ${words[j]!.replace(/=[^]*/, '')}`, flag[1] ?? words[j + 1] ?? '', false)
-      }
-    }
+  // modules named as arguments of a standard-library runner (`python3 -m runpy tools.eval`,
+  // `python3 -m unittest tools.eval`) and the files doctest runs (`python3 -m doctest tools/eval.md`)
+  names.forEach(([name], i) => {
+    if (!PYTHON.test(name!)) return
+    const o = pythonMode(tokens, i + 1)
+    if (o?.flag !== 'm' || !ARG_RUNNERS.has(o.value)) return
+    const args = tokens.slice(tokens.indexOf(o.value, i + 1) + 1).filter(tok => !tok.startsWith('-') && tok !== 'discover')
+    if (o.value === 'doctest') out.push({why: 'python -m doctest runs them', files: args.filter(isRelativePath).map(v => path.posix.normalize(v))})
+    else for (const m of args) moduleRun(m, v => `python -m ${o.value} ${v} runs them`)
   })
-  function inline(by: string, code: string, python: boolean): void {
-    const named = [...code.matchAll(/[\w./@+-]+/g)].map(m => m[0]).filter(v => SCRIPT.test(v) && isRelativePath(v)).map(v => path.posix.normalize(v))
-    const loaded = [...code.matchAll(/(?:require|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map(m => path.posix.normalize(m[1]!)).filter(isRelativePath)
-    const files = [...named, ...loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])]
-    if (files.length) out.push({why: `its inline code (${by}) runs them`, files})
-    if (python) for (const m of code.matchAll(/(?:^|[\s;])(?:from\s+([A-Za-z_][\w.]*)\s+import|import\s+([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*))/g)) for (const mod of (m[1] ?? m[2]!).split(/\s*,\s*/)) moduleRun(mod, v => `its inline code (${by}) imports ${v}, and so runs them`)
-  }
+  // a folder (or a file without an extension) given as the script: `python3 tools` runs
+  // tools/__main__.py, `node tools` tools/index.js or what tools/package.json names
+  names.forEach(([name], i) => {
+    const py = PYTHON.test(name!)
+    if (!py && !/^(?:node|nodejs)$/.test(name!)) return
+    if (py && pythonMode(tokens, i + 1)) return
+    const script = firstArgument(tokens, i + 1, py)
+    if (!script || !isRelativePath(script) || SCRIPT.test(script)) return
+    const v = path.posix.normalize(script)
+    out.push({why: `${name} ${script} runs them`, files: py ? [v, `${v}/__main__.py`] : [v, `${v}.js`, `${v}.json`, `${v}/index.js`, `${v}/package.json`]})
+  })
+  // `node --test` runs every test file it finds (an attack sweep's `configs/zz.test.js`)
+  if (names.some(([n], i) => /^(?:node|nodejs)$/.test(n!) && tokens.slice(i + 1).some(tok => tok === '--test'))) out.push({why: 'node --test runs the test files it finds', files: ['**/probe.test.js', '**/probe.test.mjs', '**/probe.test.cjs', '**/probe-test.js', '**/probe_test.js', '**/test-probe.js', '**/test.js', '**/test/probe.js', '**/test/probe.mjs']})
   // `node --run eval` runs a script of package.json, as npm run does
   if (names.some(([n], i) => /^(?:node|nodejs)$/.test(n!) && tokens.slice(i + 1).some(tok => tok === '--run' || tok.startsWith('--run=')))) out.push({why: 'node --run reads the script it runs from package.json', files: ['package.json']})
   // what node loads before the script (`-r ./hook`, `--import ./setup`): a path without an extension too
@@ -200,6 +228,19 @@ export function commandUnreadable(command: string): string | undefined {
   const names = words.map(w => w.slice(w.lastIndexOf('/') + 1))
   const shell = names.findIndex(n => SHELLS.test(n))
   if (shell >= 0 && words.slice(shell + 1).some(w => /^-[A-Za-z]*c[A-Za-z]*$/i.test(w) || /^-(?:command|c)$/i.test(w))) return `runs shell code (${names[shell]} -c)`
+  // inline code (`python3 -c "…"`, `node -e`, `perl -e`, `deno eval`, `python3 -m timeit "…"`):
+  // an attack sweep ran an editable evaluator through `__import__('tools.eval')`,
+  // `importlib.import_module`, `exec('import …')`, `node -pe`, a template string: lint reads no code
+  for (const [i, n] of names.entries()) {
+    if (PYTHON.test(n)) {
+      const o = pythonMode(words, i + 1)
+      if (o?.flag === 'c') return 'runs inline code (python -c)'
+      if (o?.flag === 'm' && o.value === 'timeit') return 'runs inline code (python -m timeit)'
+    }
+    const flags = INLINE.find(([name]) => name.test(n))?.[1]
+    const flag = flags && words.slice(i + 1).find(w => flags.test(w))
+    if (flag) return `runs inline code (${n} ${flag.replace(/=[^]*$/, '')})`
+  }
   // programs that set an environment of their choosing before they run the next (from a file, a folder, their arguments)
   const loader = names.find(n => ENV_SETTERS.has(n))
   if (loader) return `runs ${loader}, which sets an environment lint cannot read`

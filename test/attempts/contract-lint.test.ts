@@ -89,11 +89,27 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['python3 -m coverage run -m tools.eval', 'tools/**', /coverage -m tools\.eval runs them/],
     ['python3 -m cProfile -m tools.eval', 'tools/**', /cProfile -m tools\.eval runs them/],
     ['ipython -m tools.eval', 'tools/**', /ipython -m tools\.eval runs them/],
-    ['python3 -c "import harness.x, tools.eval; tools.eval.main()"', 'tools/**', /its inline code \(python -c\) imports tools\.eval, and so runs them, and the editable scope covers "tools\/eval\.py"/],
-    ['python3 -c "from tools.eval import main; main()"', 'tools/**', /imports tools\.eval/],
-    ["python3 -c \"exec(open('tools/eval.py').read())\"", 'tools/**', /its inline code \(python -c\) runs them, and the editable scope covers "tools\/eval\.py"/],
-    ["node -e \"require('./tools/eval')\"", 'tools/**', /its inline code \(node -e\) runs them, and the editable scope covers "tools\/eval", "tools\/eval\.js"/],
-    ["perl -e 'do \"tools/eval.pl\"'", 'tools/**', /its inline code \(perl -e\) runs them/],
+    // (and of the sweep after: lint reads no inline code, it refuses it; runners of modules named
+    // as arguments, a folder as the script, .pyw, and test runners that discover what they run)
+    ['python3 -c "import harness.x, tools.eval; tools.eval.main()"', 'tools/**', /runs inline code \(python -c\): exp cannot tell what it makes the evaluator run/],
+    [`python3 -c "__import__('tools.eval')"`, 'tools/**', /runs inline code \(python -c\)/],
+    ['python3 -Ic "import importlib; importlib.import_module(\'tools.eval\')"', 'tools/**', /runs inline code \(python -c\)/],
+    ['python3 -m timeit "import tools.eval"', 'tools/**', /runs inline code \(python -m timeit\)/],
+    ['ipython -c "import tools.eval"', 'tools/**', /runs inline code \(ipython -c\)/],
+    [`node -pe "require('./tools/eval')"`, 'tools/**', /runs inline code \(node -pe\)/],
+    ['node --eval=1', 'tools/**', /runs inline code \(node --eval\)/],
+    ["perl -ne 'do \"tools/eval.pl\"'", 'tools/**', /runs inline code \(perl -ne\)/],
+    ['ruby -e "load \'tools/eval.rb\'"', 'tools/**', /runs inline code \(ruby -e\)/],
+    ['deno eval "import \'./tools/eval.ts\'"', 'tools/**', /runs inline code \(deno eval\)/],
+    ['python3 -m runpy tools.eval', 'tools/**', /python -m runpy tools\.eval runs them, and the editable scope covers "tools\/eval\.py"/],
+    ['python3 -m unittest tools.eval', 'tools/**', /python -m unittest tools\.eval runs them/],
+    ['python3 -m doctest tools/eval.md', 'tools/**', /python -m doctest runs them, and the editable scope covers "tools\/eval\.md"/],
+    ['python3 tools', 'tools/**', /python3 tools runs them, and the editable scope covers "tools\/__main__\.py"/],
+    ['node tools', 'tools/**', /node tools runs them, and the editable scope covers "tools\/index\.js", "tools\/package\.json"/],
+    ['python3 tools/eval.pyw', 'tools/**', /runs "tools\/eval\.pyw", which is editable/],
+    ['python3 -m unittest', 'configs/**', /unittest reads what it runs from its files.*"configs\/test_probe\.py"/],
+    ['python3 -m pytest harness', 'configs/**', /pytest reads what it runs from its files.*"configs\/test_probe\.py"/],
+    ['node --test', 'configs/**', /node --test runs the test files it finds, and the editable scope covers "configs\/probe\.test\.js"/],
     ['node --run eval', '*.json', /node --run reads the script it runs from package\.json, and the editable scope covers "package\.json"/],
     ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
   ]
@@ -103,7 +119,9 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   }
   t.same(at(cmd('python3 -m harness.eval', prot('harness/**', ed('web/**')))), [], 'a folder the command does not name is not read')
   t.same(at(cmd('python3 harness/eval.py -m tools.eval', prot('harness/**', ed('tools/**')))), [], "a script's own -m is its argument, no module python runs")
-  t.same(at(cmd('python3 -c "import harness.eval; harness.eval.main()"', prot('harness/**', ed('tools/**')))), [], 'inline code that imports protected modules only')
+  t.same(at(cmd('node -r ./harness/hook harness/eval.js', prot('harness/**', ed('tools/**')))), [], "node's -r is no inline code")
+  t.same(at(cmd('perl -Iexample harness/eval.pl', prot('harness/**', ed('tools/**')))), [], "perl's -I value is no inline code")
+  t.same(at(cmd('python3 -u harness', prot('harness/**', ed('tools/**')))), [], 'a protected folder as the script')
   // (found by a sweep: an editable file was read as a folder pytest walks)
   t.same(at(cmd('python3 -m pytest harness', prot('harness/**', ed('conf/params.json')))), [], 'an editable file holds no conftest.py')
   t.ok(at(cmd('python3 -m pytest harness', prot('harness/**', ed('conf.d')))).some(m => /"conf\.d\/conftest\.py"/.test(m)), 'a folder with a dot in its name may')
