@@ -10,7 +10,7 @@ import {splitCommandLine} from '../agents/command/argv.js'
  */
 
 /** An argument that names a program's source by its extension (a script an interpreter runs), not data it reads. */
-const SCRIPT = /\.(py|pyc|pyw|pyz|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|pm|php|lua|r|jl|tcl|awk|jar|java|class|kts|groovy|scala|exs?)$/i
+const SCRIPT = /\.(py|pyc|pyw|pyz|ipynb|sh|bash|zsh|js|mjs|cjs|ts|mts|cts|rb|pl|pm|php|lua|r|jl|tcl|awk|jar|java|class|kts|groovy|scala|exs?)$/i
 
 /**
  * The files of the repository an evaluator command runs: its program when it is a path
@@ -58,7 +58,7 @@ const INLINE: readonly [RegExp, RegExp][] = [
   [/^deno$/, /^eval$/],
   [/^perl\d*(?:\.\d+)*$/, /^-[anlpsw0-9]*[eE]/],
   [/^ruby\d*(?:\.\d+)*$/, /^-[anlpswWvdy]*e/],
-  [/^php\d*(?:\.\d+)*$/, /^-r$/],
+  [/^php\d*(?:\.\d+)*$/, /^-[rBRE]$/],
   [/^(?:lua\d*(?:\.\d+)*|luajit|Rscript)$/, /^-e$/],
   [/^julia$/, /^-[eE]$/],
   [/^ipython\d*$/, /^-c$/],
@@ -95,7 +95,10 @@ const RUNNERS: Record<string, readonly string[]> = (() => {
   const make = ['Makefile', 'makefile', 'GNUmakefile']
   // (pytest collects conftest.py from every folder it walks: `**/` is any folder the editable scope reaches)
   // and the test files it and unittest collect (an attack sweep's `configs/test_zz.py` ran under `python3 -m unittest`)
-  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py', '**/conftest.py', '**/test_probe.py', '**/probe_test.py']
+  // (and the doctests of `test*.txt` it collects by default: an attack sweep's `data/test_zz.txt`)
+  const pytest = ['pytest.ini', '.pytest.ini', 'pyproject.toml', 'setup.cfg', 'tox.ini', 'conftest.py', '**/conftest.py', '**/test_probe.py', '**/probe_test.py', '**/test_probe.txt']
+  // JavaScript test runners: their configuration, and the test files they find
+  const jsTests = ['package.json', '**/probe.test.js', '**/probe.spec.js', '**/probe.test.ts', '**/probe.spec.ts', '**/probe.test.mjs', '**/__tests__/probe.js', '**/test/probe.js', '**/test/probe.mjs']
   const ts = ['tsconfig.json', 'package.json']
   return {
     npm, npx: [...npm, 'node_modules/probe/index.js'], yarn: [...npm, '.yarnrc', '.yarnrc.yml'], pnpm: [...npm, '.pnpmfile.cjs', 'pnpm-workspace.yaml'], bun: ['package.json', 'bunfig.toml'], bunx: ['package.json', 'bunfig.toml'],
@@ -104,6 +107,7 @@ const RUNNERS: Record<string, readonly string[]> = (() => {
     tox: ['tox.ini', 'pyproject.toml', 'setup.cfg'], nox: ['noxfile.py'], pytest, 'py.test': pytest, unittest: ['**/test_probe.py'],
     rake: ['Rakefile', 'rakefile'], bundle: ['Gemfile'], cargo: ['Cargo.toml', 'build.rs', '.cargo/config.toml', '.cargo/config'], go: ['go.mod'],
     tsx: ts, 'ts-node': ts, 'ts-node-esm': ts,
+    jest: [...jsTests, 'jest.config.js', 'jest.config.mjs', 'jest.config.cjs', 'jest.config.ts', 'jest.config.json'], mocha: [...jsTests, '.mocharc.js', '.mocharc.cjs', '.mocharc.json', '.mocharc.yml', '.mocharc.yaml'], vitest: [...jsTests, 'vitest.config.ts', 'vitest.config.js', 'vitest.config.mjs', 'vite.config.ts', 'vite.config.js', 'vitest.workspace.ts'],
     gradle: ['build.gradle', 'build.gradle.kts', 'settings.gradle', 'settings.gradle.kts'], mvn: ['pom.xml'], dotnet: ['global.json', 'Directory.Build.props'],
   }
 })()

@@ -41,16 +41,18 @@ export function isGitControlFile(p: string): boolean {
  * Files neither Python nor Node loads by a name without its extension: data, documents,
  * configuration, models, images, archives, and other languages' sources (run by their path).
  */
-const DATA_FILE = /\.(?:csv|tsv|txt|md|rst|ya?ml|toml|ini|cfg|conf|xml|html?|css|parquet|arrow|feather|npy|npz|pkl|pickle|pt|pth|ckpt|safetensors|bin|h5|hdf5|png|jpe?g|gif|svg|pdf|zip|gz|bz2|xz|tar|lock|log|sh|bash|zsh|rb|pl|pm|go|rs|c|h|cc|cpp|hpp|java|kt|scala|r|jl|lua|php|sql)$/
+const DATA_FILE = /\.(?:csv|tsv|txt|md|rst|ya?ml|toml|ini|cfg|conf|xml|html?|css|parquet|arrow|feather|npy|npz|pkl|pickle|pt|pth|ckpt|safetensors|bin|h5|hdf5|png|jpe?g|gif|svg|pdf|zip|gz|bz2|xz|tar|lock|log|sh|bash|zsh|rb|pl|go|rs|c|h|cc|cpp|hpp|java|kt|scala|r|jl|lua|php|sql)$/
 
 /** Which runtime's code a file is, as a bit: Python's (sources, bytecode, extensions, Cython), Node's (TypeScript and JSX as tsx runs them). */
 const PY = 1
 const JS = 2
+/** (Perl's `require Score` loads `Score.pmc` before `Score.pm`: an attack sweep's `lib/Score.pmc` ran beside a protected `lib/Score.pm`) */
+const PL = 4
 const PY_CODE = /\.(?:py|pyc|pyo|pyd|pyw|pyx|pxd|so)$/
 const JS_CODE = /\.(?:[mc]?[jt]s|[jt]sx|node)$/
 const codeOf = (f: string) => (PY_CODE.test(f) ? PY : JS_CODE.test(f) ? JS : 0)
 /** The runtimes that load a protected file by its stem: Python's code, Node's code and JSON, either for a name neither knows (no extension, `.v2`), none for data. */
-const loadedBy = (f: string) => (DATA_FILE.test(f) ? 0 : PY_CODE.test(f) ? PY : JS_CODE.test(f) || /\.json$/.test(f) ? JS : PY | JS)
+const loadedBy = (f: string) => (DATA_FILE.test(f) ? 0 : PY_CODE.test(f) ? PY : JS_CODE.test(f) || /\.json$/.test(f) ? JS : /\.pmc?$/.test(f) ? PL : PY | JS)
 
 /**
  * A protected glob's last segment that may name Python code, or JavaScript: anything but a
@@ -211,7 +213,7 @@ function stemBeside(p: string, present: Present): boolean {
     const module = base.replace(/\.[^.]+(?:\.opt-\d+)?\.pyc$/, '')
     return module !== base && ((present.stems.get(dir.slice(0, -'__pycache__/'.length) + module) ?? 0) & PY) !== 0
   }
-  const kind = PY_CODE.test(f) ? PY : JS_CODE.test(f) || /\.json$/.test(f) ? JS : 0
+  const kind = PY_CODE.test(f) ? PY : JS_CODE.test(f) || /\.json$/.test(f) ? JS : /\.pmc?$/.test(f) ? PL : 0
   // (a runtime names a file by the part before its first dot, `score` of `score.cpython-311.so`, or before its last, `solver.test` of `solver.test.json`)
   const first = base.indexOf('.')
   const last = base.lastIndexOf('.')

@@ -110,6 +110,13 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['python3 -m unittest', 'configs/**', /unittest reads what it runs from its files.*"configs\/test_probe\.py"/],
     ['python3 -m pytest harness', 'configs/**', /pytest reads what it runs from its files.*"configs\/test_probe\.py"/],
     ['node --test', 'configs/**', /node --test runs the test files it finds, and the editable scope covers "configs\/probe\.test\.js"/],
+    // (and of the sweep after: pytest's doctests of test*.txt, JavaScript test runners, notebooks, php -B)
+    ['python3 -m pytest -q', 'notes/*.txt', /pytest reads what it runs.*"notes\/test_probe\.txt"/],
+    ['npx jest', 'configs/**', /jest reads what it runs.*"configs\/probe\.test\.js"/],
+    ['npx mocha', 'configs/**', /mocha reads what it runs.*"configs\/test\/probe\.js"/],
+    ['npx vitest run', '*.ts', /vitest reads what it runs.*"vitest\.config\.ts"/],
+    ['jupyter nbconvert --execute --to notebook tools/eval.ipynb', 'tools/**', /runs "tools\/eval\.ipynb", which is editable/],
+    ['php -B "include \'tools/eval.php\';" harness/eval.php', 'tools/**', /runs inline code \(php -B\)/],
     ['node --run eval', '*.json', /node --run reads the script it runs from package\.json, and the editable scope covers "package\.json"/],
     ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
   ]
