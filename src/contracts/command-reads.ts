@@ -41,16 +41,18 @@ export function shadowsOf(script: string): {probe: string; what: string; folder:
   const at = (d: string, p: string) => (d === '.' ? p : `${d}/${p}`)
   // (a module file or a package folder: `json.py`, `json/__init__.py`)
   if (/\.pyc?$/i.test(script)) return ['json.py', 'json/__init__.py'].map(m => ({probe: at(dir, m), what: 'a Python module named like one of the standard library', folder: at(dir, m.endsWith('.py') && !m.includes('/') ? '*.py' : '*/__init__.py')}))
-  if (!/\.(?:m|c)?[jt]s$/i.test(script)) return []
+  if (!/\.(?:m|c)?[jt]sx?$/i.test(script)) return []
   const dirs = dir === '.' ? ['.'] : dir.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/')).reverse().concat('.')
   return dirs.flatMap(d => [
     {probe: at(d, 'node_modules/probe/index.js'), what: 'a node_modules/ package', folder: at(d, 'node_modules/**')},
     {probe: at(d, 'package.json'), what: 'a package.json (its "type", "imports" and "exports" decide how the script and what it imports load)', folder: at(d, 'package.json')},
+    // (ts-node and tsx read the tsconfig.json nearest the script: its "ts-node" "require" ran an attack sweep's file)
+    ...(/\.[mc]?tsx?$/i.test(script) ? [{probe: at(d, 'tsconfig.json'), what: 'a tsconfig.json (ts-node and tsx read the one nearest the script: its "paths", "ts-node" "require")', folder: at(d, 'tsconfig.json')}] : []),
   ])
 }
 
 /** Programs (and `python -m` modules) that run a Python module given `-m` in turn: coverage, profilers, debuggers, ipython. */
-const PY_WRAPPERS = /^(?:coverage\d*|python\d*-coverage|ipython\d*|cProfile|profile|pdb|trace|pyinstrument|memray|scalene|debugpy|runpy|py-spy|viztracer)$/
+const PY_WRAPPERS = /^(?:coverage\d*|python\d*-coverage|ipython\d*|cProfile|profile|pdb|trace|pyinstrument|memray|scalene|debugpy|runpy|py-spy|viztracer|uv)$/
 
 /** Interpreters that take code inline, each with the words that give it (`node -e`/`-pe`, `perl -ne`, `ruby -e`, `php -r`, `deno eval`). */
 const INLINE: readonly [RegExp, RegExp][] = [
@@ -103,7 +105,7 @@ const RUNNERS: Record<string, readonly string[]> = (() => {
   return {
     npm, npx: [...npm, 'node_modules/probe/index.js'], yarn: [...npm, '.yarnrc', '.yarnrc.yml'], pnpm: [...npm, '.pnpmfile.cjs', 'pnpm-workspace.yaml'], bun: ['package.json', 'bunfig.toml'], bunx: ['package.json', 'bunfig.toml'],
     make, gmake: make, just: ['justfile', 'Justfile', '.justfile'], task: ['Taskfile.yml', 'Taskfile.yaml', 'taskfile.yml', 'taskfile.yaml'],
-    uv: ['pyproject.toml', 'uv.toml'], uvx: ['pyproject.toml', 'uv.toml'], poetry: ['pyproject.toml', 'poetry.toml'], pipenv: ['Pipfile'], hatch: ['pyproject.toml', 'hatch.toml'], pdm: ['pyproject.toml'], rye: ['pyproject.toml'],
+    uv: ['pyproject.toml', 'uv.toml'], uvx: ['pyproject.toml', 'uv.toml'], poetry: ['pyproject.toml', 'poetry.toml'], pipenv: ['Pipfile'], hatch: ['pyproject.toml', 'hatch.toml'], pdm: ['pyproject.toml', '.pdm-python', 'pdm.toml'], deno: ['deno.json', 'deno.jsonc', 'import_map.json', 'package.json'], rye: ['pyproject.toml'],
     tox: ['tox.ini', 'pyproject.toml', 'setup.cfg'], nox: ['noxfile.py'], pytest, 'py.test': pytest, unittest: ['**/test_probe.py'],
     rake: ['Rakefile', 'rakefile'], bundle: ['Gemfile'], cargo: ['Cargo.toml', 'build.rs', '.cargo/config.toml', '.cargo/config'], go: ['go.mod'],
     tsx: ts, 'ts-node': ts, 'ts-node-esm': ts,
@@ -138,7 +140,9 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   const paths = [...new Set(tokens.map(valueOf).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
   const runners = new Set(names.flat().filter(n => Object.hasOwn(RUNNERS, n)))
   for (const name of runners) {
-    const files = RUNNERS[name]!
+    // (a discovering runner given the folders to collect from finds test files there only: `python3 -m pytest tests`)
+    const roots = testRoots(tokens, tokens.findIndex(tok => tok.slice(tok.lastIndexOf('/') + 1) === name || tok.split('/')[0] === name) + 1)
+    const files = roots ? scopedProbes(RUNNERS[name]!, roots) : RUNNERS[name]!
     // (a path an option names is read as the runner's own file: `make -f conf/eval.rules`, `--tsconfig conf/ts.json`)
     const named = tokens.flatMap((tok, i) => (tok.startsWith('-') && !tok.includes('=') && tok.length === 2 ? [tokens[i + 1] ?? ''] : tok.startsWith('-') ? [valueOf(tok)] : [])).filter(isRelativePath)
     out.push({why: `${name} reads what it runs from its files, in the folder it runs in or one the command names`, files: [...files, ...named, ...paths.flatMap(p => (RUNNER_FILE.test(p) ? [p] : files.filter(f => !f.startsWith('**/')).map(f => `${p}/${f}`)))]})
@@ -186,16 +190,27 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     const v = path.posix.normalize(script)
     out.push({why: `${name} ${script} runs them`, files: py ? [v, `${v}/__main__.py`] : [v, `${v}.js`, `${v}.json`, `${v}/index.js`, `${v}/package.json`]})
   })
+  // a package a runner installs and runs from a folder (`npx --yes file:tools/pkg`, `npm exec --package=link:tools`, `pnpm dlx`, `bunx`)
+  const local = tokens.flatMap(tok => {
+    const m = /^(?:--package=|-p=)?(?:file|link|git\+file|portal):(?:\/\/)?(.+)$/.exec(tok)
+    return m && isRelativePath(m[1]!.replace(/^\.\//, '')) ? [path.posix.normalize(m[1]!)] : []
+  })
+  if (local.length) out.push({why: 'the runner installs and runs the package in them', files: local.flatMap(v => [`${v}/package.json`, `${v}/index.js`, `${v}/setup.py`, `${v}/pyproject.toml`])})
   // `node --test` runs every test file it finds (an attack sweep's `configs/zz.test.js`)
-  if (names.some(([n], i) => /^(?:node|nodejs)$/.test(n!) && tokens.slice(i + 1).some(tok => tok === '--test'))) out.push({why: 'node --test runs the test files it finds', files: ['**/probe.test.js', '**/probe.test.mjs', '**/probe.test.cjs', '**/probe-test.js', '**/probe_test.js', '**/test-probe.js', '**/test.js', '**/test/probe.js', '**/test/probe.mjs']})
+  const nodeTest = tokens.findIndex((tok, i) => tok === '--test' && names.slice(0, i).some(([n]) => /^(?:node|nodejs)$/.test(n!)))
+  if (nodeTest >= 0) {
+    const probes = ['**/probe.test.js', '**/probe.test.mjs', '**/probe.test.cjs', '**/probe-test.js', '**/probe_test.js', '**/test-probe.js', '**/test.js', '**/test/probe.js', '**/test/probe.mjs']
+    const roots = testRoots(tokens, nodeTest + 1)
+    out.push({why: 'node --test runs the test files it finds', files: roots ? scopedProbes(probes, roots) : probes})
+  }
   // `node --run eval` runs a script of package.json, as npm run does
   if (names.some(([n], i) => /^(?:node|nodejs)$/.test(n!) && tokens.slice(i + 1).some(tok => tok === '--run' || tok.startsWith('--run=')))) out.push({why: 'node --run reads the script it runs from package.json', files: ['package.json']})
   // what node loads before the script (`-r ./hook`, `--import ./setup`): a path without an extension too
   const loaded = tokens.flatMap((tok, i) => {
-    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--env-file-if-exists)(?:=(.*))?$/.exec(tok)
+    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--env-file-if-exists|--experimental-config-file)(?:=(.*))?$/.exec(tok)
     const v = flag ? (flag[1] ?? tokens[i + 1]) : undefined
     // (a module name is a package's, `-r ts-node/register`; an env file is always a path)
-    return v && (v.startsWith('./') || v.startsWith('../') || tok.startsWith('--env-file')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
+    return v && (v.startsWith('./') || v.startsWith('../') || tok.startsWith('--env-file') || tok.startsWith('--experimental-config-file')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
   })
   if (loaded.length) out.push({why: 'node loads them before the script', files: loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])})
   // the folders a command puts first on an interpreter's search path (`perl -Isrc`, `ruby -I src`,
@@ -217,7 +232,7 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
 const ENV_SETTERS = new Set(['dotenv', 'envdir', 'chpst', 'honcho', 'direnv', 'foreman', 'env-cmd', 'cross-env', 'dotenvx'])
 
 /** Shells: given a command string (`bash -c '…'`), they run code lint cannot read. */
-const SHELLS = /^(?:r?ba|da|z|k|a|fi|tc|c|mk|ok|lk|pdk|ya|po)?sh$|^(?:busybox|rc|es|pwsh|powershell|nu|xonsh|tclsh|wish|expect)$/
+const SHELLS = /^(?:r?ba|da|z|k|a|fi|tc|c|mk|ok|lk|pdk|ya|po)?sh$|^(?:busybox|rc|es|pwsh|powershell|nu|xonsh|tclsh|wish|expect|script|su)$/
 
 /**
  * Why lint cannot read what a command runs, or undefined: shell code (`bash -c '…'`: an attack
@@ -232,6 +247,13 @@ export function commandUnreadable(command: string): string | undefined {
   const names = words.map(w => w.slice(w.lastIndexOf('/') + 1))
   const shell = names.findIndex(n => SHELLS.test(n))
   if (shell >= 0 && words.slice(shell + 1).some(w => /^-[A-Za-z]*c[A-Za-z]*$/i.test(w) || /^-(?:command|c)$/i.test(w))) return `runs shell code (${names[shell]} -c)`
+  // (and what runs a shell command of its own: `npx -c '…'`, `npm exec -c`, `env -S '…'`, awk's system())
+  const npx = names.findIndex(n => n === 'npx' || n === 'npm' || n === 'pnpm' || n === 'yarn')
+  if (npx >= 0 && words.slice(npx + 1).some(w => w === '-c' || w === '--call' || w.startsWith('--call='))) return `runs shell code (${names[npx]} -c)`
+  const env = names.indexOf('env')
+  if (env >= 0 && words.slice(env + 1).some(w => /^-[A-Za-z]*S/.test(w) || w.startsWith('--split-string'))) return 'runs a command line env -S splits'
+  const awk = names.findIndex(n => /^[gmn]?awk$/.test(n))
+  if (awk >= 0 && !words.slice(awk + 1).some(w => /^-[A-Za-z]*f|^--file/.test(w))) return `runs inline code (${names[awk]}'s program)`
   // inline code (`python3 -c "…"`, `node -e`, `perl -e`, `deno eval`, `python3 -m timeit "…"`):
   // an attack sweep ran an editable evaluator through `__import__('tools.eval')`,
   // `importlib.import_module`, `exec('import …')`, `node -pe`, a template string: lint reads no code
@@ -259,6 +281,46 @@ export function commandUnreadable(command: string): string | undefined {
 /** A path inside the repository as a command may name one (not an option, no `..`, not absolute, not a URL or a variable). */
 function isRelativePath(p: string): boolean {
   return /^[\w.][\w./@+-]*$/.test(p) && !path.posix.isAbsolute(p) && !path.posix.normalize(p).startsWith('..') && path.posix.normalize(p) !== '.'
+}
+
+/** Options of test runners that take no value: a word after one is a path to collect from (`pytest -q tests`). */
+const FLAG_ONLY = new Set(['-q', '-qq', '-v', '-vv', '-vvv', '-x', '--quiet', '--verbose', '--exitfirst', '--no-header', '--test'])
+
+/**
+ * The folders (or files) a discovering test runner is told to collect from, the words after it
+ * (from `from`) that are paths, `unittest discover -s tests` too; undefined when it is told none,
+ * or when a word could be an option's value or a path (`-k test_x`): then it collects anywhere.
+ */
+function testRoots(tokens: readonly string[], from: number): string[] | undefined {
+  if (from <= 0) return undefined
+  const roots: string[] = []
+  for (let j = from; j < tokens.length; j++) {
+    const w = tokens[j]!
+    const start = /^(?:-s|--start-directory)(?:=(.*))?$/.exec(w)
+    if (start) {
+      const v = start[1] ?? tokens[++j] ?? ''
+      if (!isRelativePath(v)) return undefined
+      roots.push(path.posix.normalize(v))
+      continue
+    }
+    if (w.startsWith('-')) continue
+    if (w === 'discover' || w === 'run') continue
+    const prev = tokens[j - 1]!
+    if (j > from && prev.startsWith('-') && !prev.includes('=') && !FLAG_ONLY.has(prev)) return undefined
+    if (!isRelativePath(w)) return undefined
+    roots.push(path.posix.normalize(w).replace(/\/$/, ''))
+  }
+  return roots.length ? roots : undefined
+}
+
+/** A runner's files with its `**\/` probes (what it finds in any folder) kept to the roots it collects from, and a conftest.py of each folder above them. */
+function scopedProbes(files: readonly string[], roots: readonly string[]): string[] {
+  return files.flatMap(f => {
+    if (!f.startsWith('**/')) return [f]
+    const x = f.slice(3)
+    const above = x === 'conftest.py' ? roots.flatMap(r => r.split('/').slice(0, -1).map((_, k, parts) => `${parts.slice(0, k + 1).join('/')}/conftest.py`)) : []
+    return [...roots.map(r => `${r}/**/${x}`), ...above]
+  })
 }
 
 /** A file named like one a runner reads (a Makefile, a package.json…): the command may name it (`make -f conf/eval.mk`). */
@@ -305,4 +367,11 @@ export function anywhere(name: string, editable: readonly string[]): string[] {
     if (!FILE_NAME.test(g.slice(g.lastIndexOf('/') + 1))) out.push([...segs, name].join('/'))
   }
   return out
+}
+
+/** Where a file a runner reads in any folder below `A` (`A/**\/name`) could be added: in A, and each folder an editable glob reaches below it. */
+export function below(probe: string, editable: readonly string[]): string[] {
+  const cut = probe.indexOf('/**/')
+  const [a, name] = [probe.slice(0, cut), probe.slice(cut + 4)]
+  return [`${a}/${name}`, `${a}/x/${name}`, ...anywhere(name, editable).filter(c => c.startsWith(`${a}/`))]
 }

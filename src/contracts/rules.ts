@@ -2,7 +2,7 @@ import {splitCommandLine} from '../agents/command/argv.js'
 import {globToRegExp, matchesAny} from '../gate/glob.js'
 import {checkScope} from '../gate/scope.js'
 import type {ContractDoc} from './types.js'
-import {anywhere, commandFiles, commandReads, commandUnreadable, shadowsOf} from './command-reads.js'
+import {anywhere, below, commandFiles, commandReads, commandUnreadable, shadowsOf} from './command-reads.js'
 
 /** The longest an evaluator command may be given (a timer cannot wait much longer than 24 days anyway). */
 const MAX_TIMEOUT_SECONDS = 86_400
@@ -85,7 +85,7 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
       if (unread) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)} ${unread}: exp cannot tell what it makes the evaluator run (set it in the protected evaluator script instead)`})
       // and what it reads code from by name: a runner's script file, a module, a version file
       for (const {why, files} of commandReads(e.command)) {
-        const open = [...new Set(files.flatMap(f => (f.startsWith('**/') ? anywhere(f.slice(3), globs('editable_scope')) : [f])))].filter(writable)
+        const open = [...new Set(files.flatMap(f => (f.startsWith('**/') ? anywhere(f.slice(3), globs('editable_scope')) : f.includes('/**/') ? below(f, globs('editable_scope')) : [f])))].filter(writable)
         if (open.length) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)}: ${why}, and the editable scope covers ${open.map(f => JSON.stringify(f)).join(', ')}: an attempt could replace what the evaluator runs (protect ${open.length > 1 ? 'them' : 'it'}: protected_scope)`})
       }
     }

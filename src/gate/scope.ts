@@ -155,7 +155,8 @@ function standsBefore(p: string, prot: readonly string[], present?: Present): bo
   const cache = dir === '__pycache__' || dir.endsWith('/__pycache__')
   const folders: {folder: string; code: number; may: (name: string) => boolean}[] = []
   if (base.startsWith('__init__.')) folders.push({folder: cache ? up(dir) : dir, code: PY, may: mayBePython})
-  if (base === 'package.json') folders.push({folder: dir, code: JS, may: mayBeNode})
+  // (and ts-node's and tsx's tsconfig.json, read from the script's folder up: its "paths" and "ts-node" "require" ran an attack sweep's file)
+  if (base === 'package.json' || base === 'tsconfig.json' || base === 'jsconfig.json') folders.push({folder: dir, code: JS, may: mayBeNode})
   // a package in node_modules/ of a folder: Node looks there, from a file's folder up, before the root's
   const nm = `/${f}`.indexOf('/node_modules/')
   if (nm >= 0) folders.push({folder: f.slice(0, Math.max(0, nm - 1)), code: JS, may: mayBeNode})
@@ -244,7 +245,7 @@ export function asksPresence(changed: readonly string[], prot: readonly string[]
   return changed.some(p => {
     const folder = moduleFolder(p)
     const f = fold(p)
-    if (/(?:^|\/)(?:__init__\.[^/]*|package\.json)$/.test(f) || `/${f}`.includes('/node_modules/')) return true
+    if (/(?:^|\/)(?:__init__\.[^/]*|package\.json|tsconfig\.json|jsconfig\.json)$/.test(f) || `/${f}`.includes('/node_modules/')) return true
     if (folder !== undefined && prot.some(g => reachesBelow(fold(g), folder))) return true
     const folders = ['']
     for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) folders.push(f.slice(0, i))

@@ -108,7 +108,7 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['node tools', 'tools/**', /node tools runs them, and the editable scope covers "tools\/index\.js", "tools\/package\.json"/],
     ['python3 tools/eval.pyw', 'tools/**', /runs "tools\/eval\.pyw", which is editable/],
     ['python3 -m unittest', 'configs/**', /unittest reads what it runs from its files.*"configs\/test_probe\.py"/],
-    ['python3 -m pytest harness', 'configs/**', /pytest reads what it runs from its files.*"configs\/test_probe\.py"/],
+    ['python3 -m pytest', 'configs/**', /pytest reads what it runs from its files.*"configs\/test_probe\.py"/],
     ['node --test', 'configs/**', /node --test runs the test files it finds, and the editable scope covers "configs\/probe\.test\.js"/],
     // (and of the sweep after: pytest's doctests of test*.txt, JavaScript test runners, notebooks, php -B)
     ['python3 -m pytest -q', 'notes/*.txt', /pytest reads what it runs.*"notes\/test_probe\.txt"/],
@@ -117,6 +117,19 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['npx vitest run', '*.ts', /vitest reads what it runs.*"vitest\.config\.ts"/],
     ['jupyter nbconvert --execute --to notebook tools/eval.ipynb', 'tools/**', /runs "tools\/eval\.ipynb", which is editable/],
     ['php -B "include \'tools/eval.php\';" harness/eval.php', 'tools/**', /runs inline code \(php -B\)/],
+    // (and of the sweep after: shell code run by npx -c and env -S, awk's program, a package npx
+    // installs from a folder, ts-node's nearest tsconfig.json, uv run -m, deno's and pdm's files)
+    [`npx -c 'python3 tools/eval.py'`, 'tools/**', /runs shell code \(npx -c\)/],
+    ['npm exec --call=tools/run', 'tools/**', /runs shell code \(npm -c\)/],
+    ['env -S "python3 tools/eval.py"', 'tools/**', /runs a command line env -S splits/],
+    ['awk "BEGIN{system(\\"python3 tools/eval.py\\")}"', 'tools/**', /runs inline code \(awk's program\)/],
+    ['npx --yes file:tools/pkg', 'tools/**', /installs and runs the package in them, and the editable scope covers "tools\/pkg\/package\.json"/],
+    ['npm exec --package=link:./tools/pkg -- score', 'tools/**', /installs and runs the package in them/],
+    ['npx ts-node lib/sub/eval.ts', 'lib/sub/tsconfig.json', /a tsconfig\.json \(ts-node and tsx read the one nearest the script/],
+    ['uv run -m tools.eval', 'tools/**', /uv -m tools\.eval runs them/],
+    ['deno run harness/eval.ts', 'deno.json', /deno reads what it runs.*"deno\.json"/],
+    ['pdm run python harness/eval.py', '.pdm-python', /pdm reads what it runs.*"\.pdm-python"/],
+    ['script -qec "python3 tools/eval.py" /dev/null', 'tools/**', /runs shell code \(script -c\)/],
     ['node --run eval', '*.json', /node --run reads the script it runs from package\.json, and the editable scope covers "package\.json"/],
     ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
   ]
@@ -129,9 +142,13 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   t.same(at(cmd('node -r ./harness/hook harness/eval.js', prot('harness/**', ed('tools/**')))), [], "node's -r is no inline code")
   t.same(at(cmd('perl -Iexample harness/eval.pl', prot('harness/**', ed('tools/**')))), [], "perl's -I value is no inline code")
   t.same(at(cmd('python3 -u harness', prot('harness/**', ed('tools/**')))), [], 'a protected folder as the script')
+  // (found by a sweep: a solver in an editable src/** beside protected tests was refused for every test runner)
+  for (const c of ['python3 -m pytest harness', 'python3 -m pytest -q harness/test_eval.py', 'python3 -m unittest harness.test_eval', 'python3 -m unittest discover -s harness', 'node --test harness/', 'node --test harness/eval.test.js', 'npx jest harness']) t.same(at(cmd(c, prot('harness/**', ed('src/**')))), [], `${c}: collects from a protected folder only`)
+  for (const c of ['python3 -m pytest -k harness', 'python3 -m pytest', 'python3 -m unittest discover', 'node --test']) t.ok(at(cmd(c, prot('harness/**', ed('src/**')))).some(m => /test_probe|probe\.test/.test(m)), `${c}: collects anywhere`)
+  t.ok(at(cmd('python3 -m pytest harness', prot('harness/*.py', ed('harness/fixtures/**')))).some(m => /"harness\/fixtures\/test_probe\.py"/.test(m)), 'an editable folder below the one it collects from')
   // (found by a sweep: an editable file was read as a folder pytest walks)
   t.same(at(cmd('python3 -m pytest harness', prot('harness/**', ed('conf/params.json')))), [], 'an editable file holds no conftest.py')
-  t.ok(at(cmd('python3 -m pytest harness', prot('harness/**', ed('conf.d')))).some(m => /"conf\.d\/conftest\.py"/.test(m)), 'a folder with a dot in its name may')
+  t.ok(at(cmd('python3 -m pytest', prot('harness/**', ed('conf.d')))).some(m => /"conf\.d\/conftest\.py"/.test(m)), 'a folder with a dot in its name may')
   t.same(at(cmd('python3 harness/eval.py seed=3 --pattern ^a$', prot('harness/**', ed('web/**')))), [], 'without a shell, a=b and $ are plain arguments')
   // exp's globs take *, ** and ? only: a class protected a folder of that very name
   t.match(at(CONTRACT.replace('  - eval.py\n', '  - eval.py\n  - "pkg/[ab]/scorer.py"\n')), [/protected_scope\[1\] "pkg\/\[ab\]\/scorer\.py" must be a path inside the repository \(no \[ \] \{ \}: a glob here takes \*, \*\* and \? only\)/])

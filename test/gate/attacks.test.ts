@@ -432,7 +432,9 @@ t.test('with the trees, what stands before protected code is protected whatever 
     // (and of the sweep after: the cache of a module loaded by its path, whose name has a dot; and what no runtime takes for code)
     {prot: ['harness/*.py'], files: ['harness/score.v2.py'], refused: ['harness/__pycache__/score.v2.cpython-311.pyc', 'harness/__pycache__/score.v2.cpython-311.opt-1.pyc', 'harness/score.v2.so'], allowed: ['harness/score.v2.md', 'harness/__pycache__/score.cpython-311.pyc']},
     {prot: ['eval.py', 'harness/*.py', 'src/solver.test.js', 'types/score.d.ts'], files: ['eval.py', 'harness/score.py', 'src/solver.test.js', 'types/score.d.ts'], refused: ['eval/__init__.py', 'eval.so', 'harness/score.pyc', 'src/solver.test.mjs'], allowed: ['eval.md', 'eval.yaml', 'eval/cases.csv', 'harness/score.json', 'src/solver.js', 'types/score.ts']},
-    // (and of the sweep after: Perl loads Score.pmc before Score.pm)
+    // (and of the sweep after: ts-node reads the tsconfig.json nearest the script)
+    {prot: ['harness/**/*.ts'], files: ['harness/sub/eval.ts'], refused: ['harness/sub/tsconfig.json', 'harness/tsconfig.json', 'harness/jsconfig.json'], allowed: ['docs/tsconfig.json']},
+    // (and of the sweep before: Perl loads Score.pmc before Score.pm)
     {prot: ['lib/*.pm'], files: ['lib/Score.pm'], refused: ['lib/Score.pmc', 'lib/score.PMC'], allowed: ['lib/Score.txt', 'lib/Score.py']},
     {prot: ['harness/*.pyx'], files: ['harness/score.pyx'], refused: ['harness/score.py', 'harness/__init__.py', 'harness/score.cpython-311-x86_64-linux-gnu.so'], allowed: ['harness/notes.md']},
   ]
