@@ -156,7 +156,8 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   // the modules a wrapper given `-m` runs in turn (`coverage run -m harness.eval`, `python3 -m cProfile -m harness.eval`)
   const wrapped = (from: number, by: string) => {
     for (let j = from; j < tokens.length; j++) {
-      const m = /^(?:-m|--module)(?:=(.+))?$/.exec(tokens[j]!)
+      // (`-m x`, `-mx`, `--module x`, `--module=x`)
+      const m = /^(?:-m|--module)(?:=?(.+))?$/.exec(tokens[j]!)
       if (m) moduleRun(m[1] ?? tokens[j + 1] ?? '', v => `${by} -m ${v} runs them`)
     }
   }

@@ -127,6 +127,7 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['npm exec --package=link:./tools/pkg -- score', 'tools/**', /installs and runs the package in them/],
     ['npx ts-node lib/sub/eval.ts', 'lib/sub/tsconfig.json', /a tsconfig\.json \(ts-node and tsx read the one nearest the script/],
     ['uv run -m tools.eval', 'tools/**', /uv -m tools\.eval runs them/],
+    ['uv run -mtools.eval', 'tools/**', /uv -m tools\.eval runs them/],
     ['deno run harness/eval.ts', 'deno.json', /deno reads what it runs.*"deno\.json"/],
     ['pdm run python harness/eval.py', '.pdm-python', /pdm reads what it runs.*"\.pdm-python"/],
     ['script -qec "python3 tools/eval.py" /dev/null', 'tools/**', /runs shell code \(script -c\)/],
