@@ -141,7 +141,9 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   const runners = new Set(names.flat().filter(n => Object.hasOwn(RUNNERS, n)))
   for (const name of runners) {
     // (a discovering runner given the folders to collect from finds test files there only: `python3 -m pytest tests`)
-    const roots = testRoots(tokens, tokens.findIndex(tok => tok.slice(tok.lastIndexOf('/') + 1) === name || tok.split('/')[0] === name) + 1)
+    // (only pytest's and unittest's words are paths: jest's and vitest's are patterns matched
+    // against every file's path, so `npx jest tests` also ran an attack sweep's src/latests/x.test.js)
+    const roots = SCOPED.has(name) ? testRoots(tokens, tokens.findIndex(tok => tok.slice(tok.lastIndexOf('/') + 1) === name || tok.split('/')[0] === name) + 1) : undefined
     const files = roots ? scopedProbes(RUNNERS[name]!, roots) : RUNNERS[name]!
     // (a path an option names is read as the runner's own file: `make -f conf/eval.rules`, `--tsconfig conf/ts.json`)
     const named = tokens.flatMap((tok, i) => (tok.startsWith('-') && !tok.includes('=') && tok.length === 2 ? [tokens[i + 1] ?? ''] : tok.startsWith('-') ? [valueOf(tok)] : [])).filter(isRelativePath)
@@ -169,6 +171,11 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     out.push({why: `python -${o.flag} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py', 'json/__init__.py']})
     // (a wrapper, `python3 -m coverage run -m harness.eval`, is a name of its own above)
     if (o.flag === 'm') moduleRun(o.value, v => `python -m ${v} runs them`)
+  })
+  // a plugin pytest imports by name (`-p tools.plugin`; `-p no:…` turns one off)
+  if (names.some(([n]) => n === 'pytest' || n === 'py.test')) tokens.forEach((tok, j) => {
+    const v = tok === '-p' ? tokens[j + 1] : tok.startsWith('-p') && tok.length > 2 && !tok.startsWith('-p=') ? tok.slice(2) : undefined
+    if (v && !v.startsWith('no:')) moduleRun(v, m => `pytest -p ${m} imports them`)
   })
   // modules named as arguments of a standard-library runner (`python3 -m runpy tools.eval`,
   // `python3 -m unittest tools.eval`) and the files doctest runs (`python3 -m doctest tools/eval.md`)
@@ -250,7 +257,7 @@ export function commandUnreadable(command: string): string | undefined {
   if (shell >= 0 && words.slice(shell + 1).some(w => /^-[A-Za-z]*c[A-Za-z]*$/i.test(w) || /^-(?:command|c)$/i.test(w))) return `runs shell code (${names[shell]} -c)`
   // (and what runs a shell command of its own: `npx -c '…'`, `npm exec -c`, `env -S '…'`, awk's system())
   const npx = names.findIndex(n => n === 'npx' || n === 'npm' || n === 'pnpm' || n === 'yarn')
-  if (npx >= 0 && words.slice(npx + 1).some(w => w === '-c' || w === '--call' || w.startsWith('--call='))) return `runs shell code (${names[npx]} -c)`
+  if (npx >= 0 && runnerCalls(words, npx + 1)) return `runs shell code (${names[npx]} -c)`
   const env = names.indexOf('env')
   if (env >= 0 && words.slice(env + 1).some(w => /^-[A-Za-z]*S/.test(w) || w.startsWith('--split-string'))) return 'runs a command line env -S splits'
   const awk = names.findIndex(n => /^[gmn]?awk$/.test(n))
@@ -279,13 +286,34 @@ export function commandUnreadable(command: string): string | undefined {
   return undefined
 }
 
+/**
+ * Whether npx (or `npm exec`) is given a shell command (`-c '…'`, `--call`) among its own
+ * options, before the package it runs: `npx jest -c jest.config.js` is jest's config option.
+ */
+function runnerCalls(words: readonly string[], from: number): boolean {
+  for (let j = from; j < words.length; j++) {
+    const w = words[j]!
+    if (w === '-c' || w === '--call' || w.startsWith('--call=')) return true
+    if (w === 'exec' || w === 'x' || w === 'dlx') continue
+    if (w === '-p' || w === '--package') j++
+    else if (!w.startsWith('-')) return false
+  }
+  return false
+}
+
 /** A path inside the repository as a command may name one (not an option, no `..`, not absolute, not a URL or a variable). */
 function isRelativePath(p: string): boolean {
   return /^[\w.][\w./@+-]*$/.test(p) && !path.posix.isAbsolute(p) && !path.posix.normalize(p).startsWith('..') && path.posix.normalize(p) !== '.'
 }
 
+/** The runners whose words are the folders or files they collect from. */
+const SCOPED = new Set(['pytest', 'py.test', 'unittest'])
+
 /** Options of test runners that take no value: a word after one is a path to collect from (`pytest -q tests`). */
-const FLAG_ONLY = new Set(['-q', '-qq', '-v', '-vv', '-vvv', '-x', '--quiet', '--verbose', '--exitfirst', '--no-header', '--test'])
+const FLAG_ONLY = new Set(['-q', '-qq', '-v', '-vv', '-vvv', '-x', '-s', '-l', '--quiet', '--verbose', '--exitfirst', '--no-header', '--test', '--ci', '--runInBand', '-b', '-f', '--failfast', '--buffer', '--strict-markers', '--lf', '--ff', '--nf', '--sw', '-rA', '-ra'])
+
+/** Options of pytest and node --test that take the next word as their value (`-p no:cacheprovider`, `-k score`, `--test-concurrency 1`). */
+const VALUE_OPTIONS = new Set(['-p', '-k', '-m', '-W', '-o', '-n', '-c', '-r', '--durations', '--rootdir', '--junitxml', '--junit-xml', '--tb', '--maxfail', '--deselect', '--ignore', '--ignore-glob', '--basetemp', '--log-level', '--confcutdir', '--cov', '--cov-report', '--timeout', '--import-mode', '--test-concurrency', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--test-timeout', '--test-shard', '-t', '--top-level-directory', '--pattern'])
 
 /**
  * The folders (or files) a discovering test runner is told to collect from, the words after it
@@ -302,6 +330,10 @@ function testRoots(tokens: readonly string[], from: number): string[] | undefine
       const v = start[1] ?? tokens[++j] ?? ''
       if (!isRelativePath(v)) return undefined
       roots.push(path.posix.normalize(v))
+      continue
+    }
+    if (VALUE_OPTIONS.has(w)) {
+      j++
       continue
     }
     if (w.startsWith('-')) continue
