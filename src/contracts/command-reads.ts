@@ -136,8 +136,10 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   // a token's program names: its last segment (`/usr/bin/make`), and its first (`ts-node/esm`)
   const names = tokens.map(tok => [tok.slice(tok.lastIndexOf('/') + 1), tok.split('/')[0]!])
   // the folders and files the command names (`--prefix web`, `-C web`, `-Cweb`, `cd web &&`, `-f conf/eval.mk`): a runner may read its files there
-  const valueOf = (tok: string) => (tok.startsWith('--') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok.startsWith('-') ? tok.slice(2) : tok)
-  const paths = [...new Set(tokens.map(valueOf).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
+  // (`-c=src/pytest.ini` too: a sweep's editable config went unread)
+  const valueOf = (tok: string) => (tok.startsWith('--') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok.startsWith('-') ? tok.slice(tok[2] === '=' ? 3 : 2) : tok)
+  // (not the values of a test runner's options that name no folder it reads: `--cov=src`, `-k score`)
+  const paths = [...new Set(tokens.filter((tok, i) => !NO_FOLDER.has(tok.replace(/=.*$/s, '')) && !NO_FOLDER.has(tokens[i - 1] ?? '')).map(valueOf).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
   const runners = new Set(names.flat().filter(n => Object.hasOwn(RUNNERS, n)))
   for (const name of runners) {
     // (a discovering runner given the folders to collect from finds test files there only: `python3 -m pytest tests`)
@@ -215,7 +217,7 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   if (names.some(([n], i) => /^(?:node|nodejs)$/.test(n!) && tokens.slice(i + 1).some(tok => tok === '--run' || tok.startsWith('--run=')))) out.push({why: 'node --run reads the script it runs from package.json', files: ['package.json']})
   // what node loads before the script (`-r ./hook`, `--import ./setup`): a path without an extension too
   const loaded = tokens.flatMap((tok, i) => {
-    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--env-file-if-exists|--experimental-config-file)(?:=(.*))?$/.exec(tok)
+    const flag = /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--env-file-if-exists|--experimental-config-file|--test-reporter)(?:=(.*))?$/.exec(tok)
     const v = flag ? (flag[1] ?? tokens[i + 1]) : undefined
     // (a module name is a package's, `-r ts-node/register`; an env file is always a path)
     return v && (v.startsWith('./') || v.startsWith('../') || tok.startsWith('--env-file') || tok.startsWith('--experimental-config-file')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
@@ -258,6 +260,12 @@ export function commandUnreadable(command: string): string | undefined {
   // (and what runs a shell command of its own: `npx -c '…'`, `npm exec -c`, `env -S '…'`, awk's system())
   const npx = names.findIndex(n => n === 'npx' || n === 'npm' || n === 'pnpm' || n === 'yarn')
   if (npx >= 0 && runnerCalls(words, npx + 1)) return `runs shell code (${names[npx]} -c)`
+  // pytest's ini overrides change what it collects and where it imports from (`-o addopts=src`,
+  // `-o pythonpath=src`: an attack sweep's src/conftest.py and src/statistics.py ran)
+  if (names.some(n => n === 'pytest' || n === 'py.test')) {
+    const o = words.find(w => /^(?:-o|--override-ini)(?:=|$)|^-o./.test(w))
+    if (o) return `overrides pytest's configuration (${o.startsWith('--') ? '--override-ini' : '-o'})`
+  }
   const env = names.indexOf('env')
   if (env >= 0 && words.slice(env + 1).some(w => /^-[A-Za-z]*S/.test(w) || w.startsWith('--split-string'))) return 'runs a command line env -S splits'
   const awk = names.findIndex(n => /^[gmn]?awk$/.test(n))
@@ -286,6 +294,9 @@ export function commandUnreadable(command: string): string | undefined {
   return undefined
 }
 
+/** npm's and npx's options that take the next word as their value (`--prefix .`: a sweep's `-c` went unread after one). */
+const NPM_VALUE = new Set(['-p', '--package', '--prefix', '-w', '--workspace', '-C', '--dir', '--cwd', '--cache', '--registry', '--userconfig', '--globalconfig', '--loglevel', '--filter', '-F'])
+
 /**
  * Whether npx (or `npm exec`) is given a shell command (`-c '…'`, `--call`) among its own
  * options, before the package it runs: `npx jest -c jest.config.js` is jest's config option.
@@ -295,7 +306,7 @@ function runnerCalls(words: readonly string[], from: number): boolean {
     const w = words[j]!
     if (w === '-c' || w === '--call' || w.startsWith('--call=')) return true
     if (w === 'exec' || w === 'x' || w === 'dlx') continue
-    if (w === '-p' || w === '--package') j++
+    if (NPM_VALUE.has(w)) j++
     else if (!w.startsWith('-')) return false
   }
   return false
@@ -306,11 +317,14 @@ function isRelativePath(p: string): boolean {
   return /^[\w.][\w./@+-]*$/.test(p) && !path.posix.isAbsolute(p) && !path.posix.normalize(p).startsWith('..') && path.posix.normalize(p) !== '.'
 }
 
+/** Options of test runners whose values name no folder a runner reads its files from. */
+const NO_FOLDER = new Set(['--cov', '--cov-report', '-k', '-m', '-W', '--junitxml', '--junit-xml', '--basetemp', '--durations', '--tb', '-n', '--maxfail', '--deselect', '--ignore', '--ignore-glob', '--log-level', '--timeout', '--test-concurrency', '--test-name-pattern', '--test-timeout', '--test-shard'])
+
 /** The runners whose words are the folders or files they collect from. */
 const SCOPED = new Set(['pytest', 'py.test', 'unittest'])
 
 /** Options of test runners that take no value: a word after one is a path to collect from (`pytest -q tests`). */
-const FLAG_ONLY = new Set(['-q', '-qq', '-v', '-vv', '-vvv', '-x', '-s', '-l', '--quiet', '--verbose', '--exitfirst', '--no-header', '--test', '--ci', '--runInBand', '-b', '-f', '--failfast', '--buffer', '--strict-markers', '--lf', '--ff', '--nf', '--sw', '-rA', '-ra'])
+const FLAG_ONLY = new Set(['-q', '-qq', '-v', '-vv', '-vvv', '-x', '-s', '-l', '--quiet', '--verbose', '--exitfirst', '--no-header', '--test', '--ci', '--runInBand', '-b', '-f', '--failfast', '--buffer', '--strict-markers', '--strict-config', '--lf', '--ff', '--nf', '--sw', '-rA', '-ra', '--pdb', '--showlocals', '--disable-warnings', '--no-cov'])
 
 /** Options of pytest and node --test that take the next word as their value (`-p no:cacheprovider`, `-k score`, `--test-concurrency 1`). */
 const VALUE_OPTIONS = new Set(['-p', '-k', '-m', '-W', '-o', '-n', '-c', '-r', '--durations', '--rootdir', '--junitxml', '--junit-xml', '--tb', '--maxfail', '--deselect', '--ignore', '--ignore-glob', '--basetemp', '--log-level', '--confcutdir', '--cov', '--cov-report', '--timeout', '--import-mode', '--test-concurrency', '--test-name-pattern', '--test-reporter', '--test-reporter-destination', '--test-timeout', '--test-shard', '-t', '--top-level-directory', '--pattern'])
@@ -336,12 +350,16 @@ function testRoots(tokens: readonly string[], from: number): string[] | undefine
       j++
       continue
     }
+    // (`--pyargs` reads the words as packages found on sys.path: anywhere)
+    if (w === '--pyargs') return undefined
     if (w.startsWith('-')) continue
     if (w === 'discover' || w === 'run') continue
     const prev = tokens[j - 1]!
     if (j > from && prev.startsWith('-') && !prev.includes('=') && !FLAG_ONLY.has(prev)) return undefined
-    if (!isRelativePath(w)) return undefined
-    roots.push(path.posix.normalize(w).replace(/\/$/, ''))
+    // (a test's id: `tests/test_a.py::test_x`)
+    const at = w.replace(/::.*$/s, '')
+    if (!isRelativePath(at)) return undefined
+    roots.push(path.posix.normalize(at).replace(/\/$/, ''))
   }
   return roots.length ? roots : undefined
 }

@@ -150,6 +150,17 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   t.ok(at(cmd('npx jest -c harness/jest.config.js harness', prot('harness/**', ed('src/**')))).every(m => !/shell code/.test(m)), "jest's -c is no shell code")
   for (const c of ['npx jest harness', 'npx vitest run harness']) t.ok(at(cmd(c, prot('harness/**', ed('src/**')))).some(m => /"src\/probe\.test\.js"/.test(m)), `${c}: a pattern, it collects anywhere`)
   t.ok(at(cmd('python3 -m pytest -p tools.plugin harness', prot('harness/**', ed('tools/**')))).some(m => /pytest -p tools\.plugin imports them/.test(m)), 'a plugin pytest imports by name')
+  // (and of the sweep after: ini overrides, `-c=` configs, --pyargs, node's test reporter, npm's options with values)
+  for (const [c, want] of [
+    ['python3 -m pytest -q -o "addopts=src" harness', /overrides pytest's configuration \(-o\)/],
+    ['python3 -m pytest -oaddopts=src harness', /overrides pytest's configuration \(-o\)/],
+    ['python3 -m pytest --override-ini=pythonpath=src harness', /overrides pytest's configuration \(--override-ini\)/],
+    ['python3 -m pytest -c=src/pytest.ini harness', /"src\/pytest\.ini"/],
+    ['python3 -m pytest harness --pyargs', /"src\/test_probe\.py"/],
+    ['node --test --test-reporter=./src/rep harness/', /node loads them before the script, and the editable scope covers "src\/rep"/],
+    ["npm exec --prefix . -c 'python3 harness/eval.py'", /runs shell code \(npm -c\)/],
+  ] as const) t.ok(at(cmd(c, prot('harness/**', ed('src/**')))).some(m => want.test(m)), c)
+  for (const c of ['python3 -m pytest harness --cov=src', 'python3 -m pytest harness --cov src -p no:cacheprovider', 'python3 -m pytest harness/test_eval.py::test_score', 'python3 -m pytest --pdb harness']) t.same(at(cmd(c, prot('harness/**', ed('src/**')))), [], `${c}: collects from a protected folder only`)
   for (const c of ['python3 -m pytest -k harness', 'python3 -m pytest', 'python3 -m unittest discover', 'node --test']) t.ok(at(cmd(c, prot('harness/**', ed('src/**')))).some(m => /test_probe|probe\.test/.test(m)), `${c}: collects anywhere`)
   t.ok(at(cmd('python3 -m pytest harness', prot('harness/*.py', ed('harness/fixtures/**')))).some(m => /"harness\/fixtures\/test_probe\.py"/.test(m)), 'an editable folder below the one it collects from')
   // (found by a sweep: an editable file was read as a folder pytest walks)
