@@ -140,12 +140,17 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   const valueOf = (tok: string) => (tok.startsWith('--') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok.startsWith('-') ? tok.slice(tok[2] === '=' ? 3 : 2) : tok)
   // (not the values of a test runner's options that name no folder it reads: `--cov=src`, `-k score`)
   const paths = [...new Set(tokens.filter((tok, i) => !NO_FOLDER.has(tok.replace(/=.*$/s, '')) && !NO_FOLDER.has(tokens[i - 1] ?? '')).map(valueOf).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
-  const runners = new Set(names.flat().filter(n => Object.hasOwn(RUNNERS, n)))
+  // (and a runner run as a module under another spelling: `python3 -mpytest`, `-m pytest.__main__`, `coverage run -mpytest`)
+  const modules = tokens.flatMap((tok, i) => {
+    const m = /^-[A-Za-z]*?m(.+)$/.exec(tok) ?? (/^-[A-Za-z]*m$|^--module$/.test(tok) ? [tok, tokens[i + 1] ?? ''] : null)
+    return m ? [m[1]!.replace(/^=/, '').split('.')[0]!] : []
+  })
+  const runners = new Set([...names.flat(), ...modules].filter(n => Object.hasOwn(RUNNERS, n)))
   for (const name of runners) {
     // (a discovering runner given the folders to collect from finds test files there only: `python3 -m pytest tests`)
     // (only pytest's and unittest's words are paths: jest's and vitest's are patterns matched
     // against every file's path, so `npx jest tests` also ran an attack sweep's src/latests/x.test.js)
-    const roots = SCOPED.has(name) ? testRoots(tokens, tokens.findIndex(tok => tok.slice(tok.lastIndexOf('/') + 1) === name || tok.split('/')[0] === name) + 1) : undefined
+    const roots = SCOPED.has(name) ? testRoots(tokens, tokens.findIndex(tok => tok.slice(tok.lastIndexOf('/') + 1) === name || tok.split('/')[0] === name) + 1, name) : undefined
     const files = roots ? scopedProbes(RUNNERS[name]!, roots) : RUNNERS[name]!
     // (a path an option names is read as the runner's own file: `make -f conf/eval.rules`, `--tsconfig conf/ts.json`)
     const named = tokens.flatMap((tok, i) => (tok.startsWith('-') && !tok.includes('=') && tok.length === 2 ? [tokens[i + 1] ?? ''] : tok.startsWith('-') ? [valueOf(tok)] : [])).filter(isRelativePath)
@@ -262,10 +267,14 @@ export function commandUnreadable(command: string): string | undefined {
   if (npx >= 0 && runnerCalls(words, npx + 1)) return `runs shell code (${names[npx]} -c)`
   // pytest's ini overrides change what it collects and where it imports from (`-o addopts=src`,
   // `-o pythonpath=src`: an attack sweep's src/conftest.py and src/statistics.py ran)
-  if (names.some(n => n === 'pytest' || n === 'py.test')) {
-    const o = words.find(w => /^(?:-o|--override-ini)(?:=|$)|^-o./.test(w))
+  // (pytest under any spelling: `python3 -mpytest`, `pytest.__main__`; -o in a cluster: `-qoaddopts=src`)
+  if (words.some(w => /py\.?test/.test(w))) {
+    const o = words.find(w => /^--override-ini(?:=|$)|^-[A-Za-z]*o/.test(w))
     if (o) return `overrides pytest's configuration (${o.startsWith('--') ? '--override-ini' : '-o'})`
   }
+  // npm hands --node-options to the scripts it runs as NODE_OPTIONS (an attack sweep's `--require=./src/hook.js`)
+  const nodeOptions = words.find(w => /^--node-(?:options|arg)(?:=|$)/.test(w))
+  if (nodeOptions) return `sets NODE_OPTIONS (${nodeOptions.replace(/=[^]*$/, '')})`
   const env = names.indexOf('env')
   if (env >= 0 && words.slice(env + 1).some(w => /^-[A-Za-z]*S/.test(w) || w.startsWith('--split-string'))) return 'runs a command line env -S splits'
   const awk = names.findIndex(n => /^[gmn]?awk$/.test(n))
@@ -334,7 +343,7 @@ const VALUE_OPTIONS = new Set(['-p', '-k', '-m', '-W', '-o', '-n', '-c', '-r', '
  * (from `from`) that are paths, `unittest discover -s tests` too; undefined when it is told none,
  * or when a word could be an option's value or a path (`-k test_x`): then it collects anywhere.
  */
-function testRoots(tokens: readonly string[], from: number): string[] | undefined {
+function testRoots(tokens: readonly string[], from: number, runner = ''): string[] | undefined {
   if (from <= 0) return undefined
   const roots: string[] = []
   for (let j = from; j < tokens.length; j++) {
@@ -346,7 +355,8 @@ function testRoots(tokens: readonly string[], from: number): string[] | undefine
       roots.push(path.posix.normalize(v))
       continue
     }
-    if (VALUE_OPTIONS.has(w)) {
+    // (unittest's -c is a flag, --catch)
+    if (VALUE_OPTIONS.has(w) && !(runner === 'unittest' && w === '-c')) {
       j++
       continue
     }
@@ -355,7 +365,9 @@ function testRoots(tokens: readonly string[], from: number): string[] | undefine
     if (w.startsWith('-')) continue
     if (w === 'discover' || w === 'run') continue
     const prev = tokens[j - 1]!
-    if (j > from && prev.startsWith('-') && !prev.includes('=') && !FLAG_ONLY.has(prev)) return undefined
+    // (an option that may take this word as its value: `-k test_x`, `--foo x`; not `-rfE`, whose value is glued)
+    const takes = prev.startsWith('--') ? !prev.includes('=') : prev.startsWith('-') && prev.length === 2 && !(runner === 'unittest' && prev === '-c')
+    if (j > from && takes && !FLAG_ONLY.has(prev)) return undefined
     // (a test's id: `tests/test_a.py::test_x`)
     const at = w.replace(/::.*$/s, '')
     if (!isRelativePath(at)) return undefined

@@ -159,8 +159,14 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['python3 -m pytest harness --pyargs', /"src\/test_probe\.py"/],
     ['node --test --test-reporter=./src/rep harness/', /node loads them before the script, and the editable scope covers "src\/rep"/],
     ["npm exec --prefix . -c 'python3 harness/eval.py'", /runs shell code \(npm -c\)/],
+    // (and of the sweep after: pytest under another spelling, -o in a cluster, npm's --node-options)
+    ['python3 -mpytest -q', /pytest reads what it runs.*"src\/conftest\.py"/],
+    ['python3 -m pytest.__main__ -q', /pytest reads what it runs.*"src\/test_probe\.py"/],
+    ['python3 -mpytest -o addopts=src harness', /overrides pytest's configuration \(-o\)/],
+    ['python3 -m pytest -q -qoaddopts=src harness', /overrides pytest's configuration \(-o\)/],
+    ['npm --node-options=--require=./src/hook.js run eval', /sets NODE_OPTIONS \(--node-options\)/],
   ] as const) t.ok(at(cmd(c, prot('harness/**', ed('src/**')))).some(m => want.test(m)), c)
-  for (const c of ['python3 -m pytest harness --cov=src', 'python3 -m pytest harness --cov src -p no:cacheprovider', 'python3 -m pytest harness/test_eval.py::test_score', 'python3 -m pytest --pdb harness']) t.same(at(cmd(c, prot('harness/**', ed('src/**')))), [], `${c}: collects from a protected folder only`)
+  for (const c of ['python3 -m pytest -q -rfE harness', 'python3 -m unittest -c harness.test_eval', 'python3 -m pytest harness --cov=src', 'python3 -m pytest harness --cov src -p no:cacheprovider', 'python3 -m pytest harness/test_eval.py::test_score', 'python3 -m pytest --pdb harness']) t.same(at(cmd(c, prot('harness/**', ed('src/**')))), [], `${c}: collects from a protected folder only`)
   for (const c of ['python3 -m pytest -k harness', 'python3 -m pytest', 'python3 -m unittest discover', 'node --test']) t.ok(at(cmd(c, prot('harness/**', ed('src/**')))).some(m => /test_probe|probe\.test/.test(m)), `${c}: collects anywhere`)
   t.ok(at(cmd('python3 -m pytest harness', prot('harness/*.py', ed('harness/fixtures/**')))).some(m => /"harness\/fixtures\/test_probe\.py"/.test(m)), 'an editable folder below the one it collects from')
   // (found by a sweep: an editable file was read as a folder pytest walks)
