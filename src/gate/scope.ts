@@ -77,6 +77,13 @@ export interface Present {
 
 const addKind = (m: Map<string, number>, k: string, kind: number) => kind && m.set(k, (m.get(k) ?? 0) | kind)
 
+/** The folders above a path, outermost first (`a`, `a/b` of `a/b/c.py`). */
+function foldersAbove(f: string): string[] {
+  const out: string[] = []
+  for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) out.push(f.slice(0, i))
+  return out
+}
+
 /** Present of a commit's files (or two commits' together): nothing is read, names only. */
 export function presentOf(paths: readonly string[], prot: readonly string[]): Present {
   const folded = prot.map(fold)
@@ -86,7 +93,7 @@ export function presentOf(paths: readonly string[], prot: readonly string[]): Pr
     if (!(matchesAny(p, prot) || matchesAny(fold(p), folded))) continue
     const f = fold(p)
     const code = codeOf(f)
-    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) addKind(folders, f.slice(0, i), code)
+    for (const a of foldersAbove(f)) addKind(folders, a, code)
     addKind(stems, protectedStem(f), loadedBy(f))
   }
   return {folders, stems}
@@ -199,9 +206,9 @@ function moduleBeside(p: string, present: Present): boolean {
 function stemBeside(p: string, present: Present): boolean {
   const f = fold(p)
   // in a folder named like a stem: the package's __init__ (and its cache), the folder's index or package.json
-  for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) {
-    const kind = present.stems.get(f.slice(0, i)) ?? 0
-    const rest = f.slice(i + 1)
+  for (const a of foldersAbove(f)) {
+    const kind = present.stems.get(a) ?? 0
+    const rest = f.slice(a.length + 1)
     if ((kind & PY && /^(?:__pycache__\/)?__init__\.[^/]*$/.test(rest)) || (kind & JS && /^(?:index\.[^/]*|package\.json)$/.test(rest))) return true
   }
   // the stem itself, a file without an extension
@@ -247,8 +254,7 @@ export function asksPresence(changed: readonly string[], prot: readonly string[]
     const f = fold(p)
     if (/(?:^|\/)(?:__init__\.[^/]*|package\.json|tsconfig\.json|jsconfig\.json)$/.test(f) || `/${f}`.includes('/node_modules/')) return true
     if (folder !== undefined && prot.some(g => reachesBelow(fold(g), folder))) return true
-    const folders = ['']
-    for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) folders.push(f.slice(0, i))
+    const folders = ['', ...foldersAbove(f)]
     return wild.some(g => folders.some(a => reaches(g, a)))
   })
 }
