@@ -83,6 +83,21 @@ function firstArgument(tokens: readonly string[], from: number, python: boolean)
   return undefined
 }
 
+/** Tools that read the program they run from a file an option names, by that option (its value glued or the next word). */
+const PROGRAM_FILE: Record<string, RegExp> = {
+  sed: /^(?:-f|--file=?)(.*)$/,
+  gsed: /^(?:-f|--file=?)(.*)$/,
+  awk: /^(?:-f|--file=?)(.*)$/,
+  gawk: /^(?:-f|--file=?)(.*)$/,
+  mawk: /^(?:-f|--file=?)(.*)$/,
+  nawk: /^(?:-f|--file=?)(.*)$/,
+  jq: /^(?:-f|--from-file=?)(.*)$/,
+  xargs: /^(?:-a|--arg-file=?)(.*)$/,
+}
+
+/** Interpreters whose first argument is the script they run, whatever its name (Python's and Node's have rules of their own). */
+const SCRIPT_FIRST = /^(?:r?ba|da|z|k|a)?sh$|^(?:perl\d*(?:\.\d+)*|ruby\d*(?:\.\d+)*|php\d*(?:\.\d+)*|lua\d*(?:\.\d+)*|Rscript|julia|tclsh)$/
+
 /** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
 const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
 
@@ -204,6 +219,42 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     if (!script || !isRelativePath(script) || SCRIPT.test(script)) return
     const v = path.posix.normalize(script)
     out.push({why: `${name} ${script} runs them`, files: py ? [v, `${v}/__main__.py`] : [v, `${v}.js`, `${v}.json`, `${v}/index.js`, `${v}/package.json`]})
+  })
+  // the program a tool reads from a file an option names (`sed -f fix.sed`, `awk -fprog`, `jq --from-file q`, `xargs -a cmds`)
+  names.forEach(([name], i) => {
+    const opt = PROGRAM_FILE[name!]
+    if (!opt) return
+    for (let j = i + 1; j < tokens.length; j++) {
+      const m = opt.exec(tokens[j]!)
+      const v = m ? m[1] || tokens[j + 1] : undefined
+      const flag = tokens[j]!.startsWith('--') ? tokens[j]!.replace(/=.*$/s, '') : tokens[j]!.slice(0, 2)
+      if (v && isRelativePath(v)) out.push({why: `${name} ${flag} reads the program it runs from it`, files: [path.posix.normalize(v)]})
+    }
+  })
+  // an interpreter's script without an extension (`perl -x notes`, `bash run`, `ruby tools/eval`): its first argument
+  names.forEach(([name], i) => {
+    if (!SCRIPT_FIRST.test(name!)) return
+    const script = firstArgument(tokens, i + 1, false)
+    if (script && isRelativePath(script) && !SCRIPT.test(script)) out.push({why: `${name} ${script} runs it`, files: [path.posix.normalize(script)]})
+  })
+  // what pip installs from the checkout: a requirements or constraints file (which may name
+  // more), and a local project, whose setup.py runs as it is built (`pip install -e .`)
+  const installs = new Set<number>()
+  names.forEach(([name], i) => {
+    const pip = /^pip\d*(?:\.\d+)?$/.test(name!) || (name === 'uv' && tokens[i + 1] === 'pip') || (PYTHON.test(name!) && pythonMode(tokens, i + 1)?.value === 'pip')
+    const from = pip ? tokens.indexOf('install', i + 1) : -1
+    // (`python3 -m pip install` and `uv pip install` name pip twice: its words are read once)
+    if (from < 0 || installs.has(from)) return
+    installs.add(from)
+    for (let j = from + 1; j < tokens.length; j++) {
+      const tok = tokens[j]!
+      const m = /^(?:-r|--requirement|-c|--constraint|-e|--editable)(?:=(.*))?$/.exec(tok) ?? /^-([rce])(.+)$/.exec(tok)
+      const v = m ? (m[2] ?? m[1] ?? tokens[++j]) : !tok.startsWith('-') && (tok === '.' || tok.includes('/')) ? tok : undefined
+      const at = v === undefined ? '' : path.posix.normalize(v).replace(/\/$/, '')
+      if (!at || (at !== '.' && !isRelativePath(at))) continue
+      const file = /^-(?:r|c)|^--(?:requirement|constraint)/.test(tok)
+      out.push({why: file ? 'pip install reads what to install from it' : 'pip install builds the project there, running its setup.py', files: file ? [at] : ['setup.py', 'pyproject.toml', 'setup.cfg'].map(f => (at === '.' ? f : `${at}/${f}`))})
+    }
   })
   // a package a runner installs and runs from a folder (`npx --yes file:tools/pkg`, `npm exec --package=link:tools`, `pnpm dlx`, `bunx`)
   const local = tokens.flatMap(tok => {

@@ -133,6 +133,17 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['script -qec "python3 tools/eval.py" /dev/null', 'tools/**', /runs shell code \(script -c\)/],
     ['node --run eval', '*.json', /node --run reads the script it runs from package\.json, and the editable scope covers "package\.json"/],
     ['node harness/eval.js', '*.json', /may add a package\.json \(its "type", "imports" and "exports" decide how the script and what it imports load\) beside it \("package\.json"\)/],
+    // (and of the known limits after them: a program read from a file an option names, a script
+    // without an extension, what pip installs from the checkout)
+    ['sed -f tools/fix.sed harness/out.txt', 'tools/**', /sed -f reads the program it runs from it, and the editable scope covers "tools\/fix\.sed"/],
+    ['awk -ftools/prog harness/out.txt', 'tools/**', /awk -f reads the program it runs from it.*"tools\/prog"/],
+    ['jq --from-file=tools/score.jq harness/out.json', 'tools/**', /jq --from-file reads the program it runs from it.*"tools\/score\.jq"/],
+    ['xargs -a tools/cmds python3', 'tools/**', /xargs -a reads the program it runs from it.*"tools\/cmds"/],
+    ['perl -x tools/notes.txt', 'tools/**', /perl tools\/notes\.txt runs it, and the editable scope covers "tools\/notes\.txt"/],
+    ['bash tools/run', 'tools/**', /bash tools\/run runs it/],
+    ['pip install -e . && python3 harness/eval.py', 'setup.py', /pip install builds the project there, running its setup\.py, and the editable scope covers "setup\.py"/],
+    ['python3 -m pip install -r tools/reqs.txt && python3 harness/eval.py', 'tools/**', /pip install reads what to install from it.*"tools\/reqs\.txt"/],
+    ['pip3 install ./tools/pkg && python3 harness/eval.py', 'tools/**', /running its setup\.py.*"tools\/pkg\/setup\.py"/],
   ]
   for (const [c, g, want] of flagged) {
     const problems = at(cmd(c, prot('harness/**', ed(g))))
@@ -143,6 +154,7 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   t.same(at(cmd('node -r ./harness/hook harness/eval.js', prot('harness/**', ed('tools/**')))), [], "node's -r is no inline code")
   t.same(at(cmd('perl -Iexample harness/eval.pl', prot('harness/**', ed('tools/**')))), [], "perl's -I value is no inline code")
   t.same(at(cmd('python3 -u harness', prot('harness/**', ed('tools/**')))), [], 'a protected folder as the script')
+  for (const c of ['sed -f harness/fix.sed tools/out.txt', 'bash harness/run', 'pip install numpy && python3 harness/eval.py', 'pip install -r harness/reqs.txt && python3 harness/eval.py', 'awk -F, -f harness/prog tools/x']) t.same(at(cmd(c, prot('harness/**', ed('tools/**')))), [], `${c}: its program is protected`)
   // (found by a sweep: a solver in an editable src/** beside protected tests was refused for every test runner)
   for (const c of ['python3 -m pytest harness', 'python3 -m pytest -q harness/test_eval.py', 'python3 -m unittest harness.test_eval', 'python3 -m unittest discover -s harness', 'node --test harness/', 'node --test harness/eval.test.js']) t.same(at(cmd(c, prot('harness/**', ed('src/**')))), [], `${c}: collects from a protected folder only`)
   // (and of the sweep after: options with their value, `npx jest -c` is jest's config; jest's and vitest's words are patterns, not folders)
