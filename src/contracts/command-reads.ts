@@ -93,10 +93,35 @@ const PROGRAM_FILE: Record<string, RegExp> = {
   nawk: /^(?:-f|--file=?)(.*)$/,
   jq: /^(?:-f|--from-file=?)(.*)$/,
   xargs: /^(?:-a|--arg-file=?)(.*)$/,
+  // (php's ini file: its auto_prepend_file runs before the script)
+  php: /^(?:-c|--php-ini=?)(.*)$/,
 }
 
-/** Interpreters whose first argument is the script they run, whatever its name (Python's and Node's have rules of their own). */
-const SCRIPT_FIRST = /^(?:r?ba|da|z|k|a)?sh$|^(?:perl\d*(?:\.\d+)*|ruby\d*(?:\.\d+)*|php\d*(?:\.\d+)*|lua\d*(?:\.\d+)*|Rscript|julia|tclsh)$/
+/**
+ * Interpreters whose first argument is the script they run, whatever its name (Python's and
+ * Node's have rules of their own), each with its options that take the next word as their
+ * value (`bash -o pipefail run`, `ruby -I lib tools/eval`, `php -c conf.ini run`): those
+ * words are no script.
+ */
+const SCRIPT_FIRST: readonly [RegExp, RegExp][] = [
+  [/^(?:r?ba|da|z|k|a)?sh$/, /^[-+][oO]$|^--(?:rcfile|init-file)$/],
+  [/^perl\d*(?:\.\d+)*$/, /^-[IMm]$/],
+  [/^ruby\d*(?:\.\d+)*$/, /^-[IrCE]$|^--(?:encoding|external-encoding|internal-encoding|enable|disable)$/],
+  [/^php\d*(?:\.\d+)*$/, /^-[cdzt]$/],
+  [/^lua\d*(?:\.\d+)*$/, /^-l$/],
+  [/^(?:Rscript|julia|tclsh)$/, /^-[JL]$/],
+]
+
+/** The script an interpreter of SCRIPT_FIRST runs: its first argument that is no option or an option's value (`php -f run`: -f's). */
+function scriptOf(tokens: readonly string[], from: number, takesValue: RegExp): string | undefined {
+  for (let j = from; j < tokens.length; j++) {
+    const w = tokens[j]!
+    if (w === '-f' && tokens[j + 1]) return tokens[j + 1]
+    if (!w.startsWith('-') && !w.startsWith('+')) return w
+    if (takesValue.test(w)) j++
+  }
+  return undefined
+}
 
 /** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
 const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
@@ -233,8 +258,8 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   })
   // an interpreter's script without an extension (`perl -x notes`, `bash run`, `ruby tools/eval`): its first argument
   names.forEach(([name], i) => {
-    if (!SCRIPT_FIRST.test(name!)) return
-    const script = firstArgument(tokens, i + 1, false)
+    const takesValue = SCRIPT_FIRST.find(([n]) => n.test(name!))?.[1]
+    const script = takesValue && scriptOf(tokens, i + 1, takesValue)
     if (script && isRelativePath(script) && !SCRIPT.test(script)) out.push({why: `${name} ${script} runs it`, files: [path.posix.normalize(script)]})
   })
   // what pip installs from the checkout: a requirements or constraints file (which may name

@@ -141,6 +141,8 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['xargs -a tools/cmds python3', 'tools/**', /xargs -a reads the program it runs from it.*"tools\/cmds"/],
     ['perl -x tools/notes.txt', 'tools/**', /perl tools\/notes\.txt runs it, and the editable scope covers "tools\/notes\.txt"/],
     ['bash tools/run', 'tools/**', /bash tools\/run runs it/],
+    ['bash -o pipefail tools/run', 'tools/**', /bash tools\/run runs it/],
+    ['php -c tools/php.ini harness/eval.php', 'tools/**', /php -c reads the program it runs from it.*"tools\/php\.ini"/],
     ['pip install -e . && python3 harness/eval.py', 'setup.py', /pip install builds the project there, running its setup\.py, and the editable scope covers "setup\.py"/],
     ['python3 -m pip install -r tools/reqs.txt && python3 harness/eval.py', 'tools/**', /pip install reads what to install from it.*"tools\/reqs\.txt"/],
     ['pip3 install ./tools/pkg && python3 harness/eval.py', 'tools/**', /running its setup\.py.*"tools\/pkg\/setup\.py"/],
@@ -154,7 +156,7 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
   t.same(at(cmd('node -r ./harness/hook harness/eval.js', prot('harness/**', ed('tools/**')))), [], "node's -r is no inline code")
   t.same(at(cmd('perl -Iexample harness/eval.pl', prot('harness/**', ed('tools/**')))), [], "perl's -I value is no inline code")
   t.same(at(cmd('python3 -u harness', prot('harness/**', ed('tools/**')))), [], 'a protected folder as the script')
-  for (const c of ['sed -f harness/fix.sed tools/out.txt', 'bash harness/run', 'pip install numpy && python3 harness/eval.py', 'pip install -r harness/reqs.txt && python3 harness/eval.py', 'awk -F, -f harness/prog tools/x']) t.same(at(cmd(c, prot('harness/**', ed('tools/**')))), [], `${c}: its program is protected`)
+  for (const c of ['sed -f harness/fix.sed tools/out.txt', 'bash harness/run', 'pip install numpy && python3 harness/eval.py', 'pip install -r harness/reqs.txt && python3 harness/eval.py', 'awk -F, -f harness/prog tools/x', 'bash -o pipefail harness/run', 'ruby -I harness harness/eval']) t.same(at(cmd(c, prot('harness/**', ed('tools/**')))), [], `${c}: its program is protected`)
   // (found by a sweep: a solver in an editable src/** beside protected tests was refused for every test runner)
   for (const c of ['python3 -m pytest harness', 'python3 -m pytest -q harness/test_eval.py', 'python3 -m unittest harness.test_eval', 'python3 -m unittest discover -s harness', 'node --test harness/', 'node --test harness/eval.test.js']) t.same(at(cmd(c, prot('harness/**', ed('src/**')))), [], `${c}: collects from a protected folder only`)
   // (and of the sweep after: options with their value, `npx jest -c` is jest's config; jest's and vitest's words are patterns, not folders)
