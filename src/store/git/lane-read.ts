@@ -15,6 +15,7 @@ import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
 import {CatFileSpool} from './cat-file-spool.js'
 import {CheckPool} from './check-pool.js'
+import {IdTable} from './id-table.js'
 import type {Checked} from './check-one.js'
 import type {Finding} from './record-bytes.js'
 
@@ -210,7 +211,7 @@ class PlainRead {
   private readonly blobs: string[] = []
   private readonly ids: string[] = []
   // id -> its index in the tree
-  private readonly where = new Map<string, number>()
+  private readonly where = new IdTable(this.ids)
   // which tree files a commit has named (by their place in the listing)
   private named = new Uint8Array(0)
   // the commits as git log lists them (newest first), each with the index of the file it names
@@ -329,9 +330,9 @@ class PlainRead {
   private onTreeEntry(buf: Buffer, oid: number, at: number, end: number): boolean {
     const id = recordIdAtPath(buf, at, end)
     if (id === undefined) return false
-    this.where.set(id, this.blobs.length)
     this.blobs.push(buf.toString('latin1', oid, at - 1))
     this.ids.push(id)
+    this.where.add(this.ids.length - 1)
     if (this.blobs.length === SPOOL_MIN && this.persist) this.pool = CheckPool.open()
     return true
   }
@@ -340,10 +341,9 @@ class PlainRead {
   private place(c: LeanCommit): boolean {
     // Exp-Record is `kind/id`: the id's file, and the kind its id's prefix gives
     const slash = c.record?.indexOf('/') ?? -1
-    const id = slash > 0 ? c.record!.slice(slash + 1) : ''
-    const at = this.where.get(id)
+    const at = slash > 0 ? this.where.find(c.record!, slash + 1) : undefined
     if (c.odd || c.merge || at === undefined || this.named[at] || this.files.length >= this.blobs.length || !Number.isSafeInteger(c.lamport)) return false
-    const kind = kindOfId(id)!
+    const kind = kindOfId(this.ids[at]!)!
     if (slash !== kind.length || !c.record!.startsWith(kind)) return false
     this.named[at] = 1 // a second commit naming it is not plain
     this.oids.push(c.oid)

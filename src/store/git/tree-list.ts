@@ -139,16 +139,36 @@ function leanCommit(buf: Buffer, from: number, to: number): LeanCommit {
   const sp = buf.indexOf(0x20, a + 1)
   const merge = sp >= 0 && sp < b
   if (buf[b + 1] === 0x45 && buf.toString('latin1', b + 1, b + 5) === 'Exp-') return {oid, merge, odd: true}
-  const record = trailerValue(buf, b, end, RECORD_KEY)
-  const lamport = trailerValue(buf, b, end, LAMPORT_KEY)
+  // the last line of each key, found in one pass from the end (the trailers end the message)
+  let record: string | undefined
+  let lamport: number | undefined
+  let line = end
+  for (let i = end - 1; i > b && (record === undefined || lamport === undefined); i--) {
+    if (buf[i] !== 0x0a) continue
+    if (record === undefined && startsWith(buf, i, line, RECORD_KEY)) record = buf.toString('utf8', i + RECORD_KEY.length, line).trim()
+    else if (lamport === undefined && startsWith(buf, i, line, LAMPORT_KEY)) lamport = lamportOf(buf, i + LAMPORT_KEY.length, line)
+    line = i
+  }
   // (one shape for every commit, no spread: 100,000 of them are made while the records are checked)
-  return {oid, merge, record, lamport: lamport === undefined ? undefined : Number(lamport)}
+  return {oid, merge, record, lamport}
 }
 
-/** The value of the last line of `buf(from, to)` that starts with `key` (`\nKey:`), trimmed. */
-function trailerValue(buf: Buffer, from: number, to: number, key: Buffer): string | undefined {
-  const at = buf.lastIndexOf(key, to - key.length)
-  if (at < from) return undefined
-  const nl = buf.indexOf(0x0a, at + key.length)
-  return buf.toString('utf8', at + key.length, nl < 0 || nl > to ? to : nl).trim()
+/** Whether the line at buf[at, end) (its newline first) starts with `key` (`\nKey:`). */
+function startsWith(buf: Buffer, at: number, end: number, key: Buffer): boolean {
+  if (end - at < key.length) return false
+  for (let k = 1; k < key.length; k++) if (buf[at + k] !== key[k]) return false
+  return true
+}
+
+/** Exp-Lamport's value in buf[from, to) as a number, as Number() reads the trimmed text (plain digits without making it). */
+function lamportOf(buf: Buffer, from: number, to: number): number {
+  let a = from
+  while (a < to && buf[a] === 0x20) a++
+  let n = 0
+  for (let i = a; i < to; i++) {
+    const d = buf[i]! - 0x30
+    if (d < 0 || d > 9 || i - a > 15) return Number(buf.toString('utf8', from, to).trim())
+    n = n * 10 + d
+  }
+  return a < to ? n : Number(buf.toString('utf8', from, to).trim())
 }
