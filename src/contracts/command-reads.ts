@@ -69,28 +69,44 @@ const INLINE: readonly [RegExp, RegExp][] = [
 /** Standard-library modules that run the modules or files named by their arguments. */
 const ARG_RUNNERS = new Set(['runpy', 'unittest', 'doctest', 'pdb', 'trace', 'cProfile', 'profile'])
 
+/** How an interpreter's words read: its options that take the next word as their value, whether `+x` is an option too (a shell's), and an option whose value is the script (`php -f run`). */
+interface ScriptWords {
+  takesValue: RegExp
+  plus?: boolean
+  scriptOption?: string
+}
+
+/** Python's `-W`/`-X` (clustered too: `-uW`) take the next word. */
+const PYTHON_WORDS: ScriptWords = {takesValue: /^-[A-Za-z]*[WX]$|^--check-hash-based-pycs$/}
+/** Node's `-r`/`--require`/`--import`/`--loader`, … take the next word. */
+const NODE_WORDS: ScriptWords = {takesValue: /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--conditions|-C|--input-type)$/}
+
 /**
- * The first argument of an interpreter that is not an option (`python3 -u tools`, `node
- * --enable-source-maps tools`): the script it runs. Python's `-W`/`-X` and Node's
- * `-r`/`--require`/`--import`/`--loader` take the next word.
+ * The first argument of an interpreter that is neither an option nor an option's value
+ * (`python3 -u tools`, `node --enable-source-maps tools`, `bash -o pipefail run`): the script
+ * it runs.
  */
-function firstArgument(tokens: readonly string[], from: number, python: boolean): string | undefined {
+function firstArgument(tokens: readonly string[], from: number, words: ScriptWords): string | undefined {
   for (let j = from; j < tokens.length; j++) {
     const w = tokens[j]!
-    if (!w.startsWith('-')) return w
-    if (python ? /^-[A-Za-z]*[WX]$/.test(w) || w === '--check-hash-based-pycs' : /^(?:-r|--require|--import|--loader|--experimental-loader|--env-file|--conditions|-C|--input-type)$/.test(w)) j++
+    if (w === words.scriptOption && tokens[j + 1]) return tokens[j + 1]
+    if (!w.startsWith('-') && !(words.plus && w.startsWith('+'))) return w
+    if (words.takesValue.test(w)) j++
   }
   return undefined
 }
 
+/** `-f FILE`, `-fFILE`, `--file FILE`, `--file=FILE`: sed's and awk's program file */
+const FILE_OPTION = /^(?:-f|--file=?)(.*)$/
+
 /** Tools that read the program they run from a file an option names, by that option (its value glued or the next word). */
 const PROGRAM_FILE: Record<string, RegExp> = {
-  sed: /^(?:-f|--file=?)(.*)$/,
-  gsed: /^(?:-f|--file=?)(.*)$/,
-  awk: /^(?:-f|--file=?)(.*)$/,
-  gawk: /^(?:-f|--file=?)(.*)$/,
-  mawk: /^(?:-f|--file=?)(.*)$/,
-  nawk: /^(?:-f|--file=?)(.*)$/,
+  sed: FILE_OPTION,
+  gsed: FILE_OPTION,
+  awk: FILE_OPTION,
+  gawk: FILE_OPTION,
+  mawk: FILE_OPTION,
+  nawk: FILE_OPTION,
   jq: /^(?:-f|--from-file=?)(.*)$/,
   xargs: /^(?:-a|--arg-file=?)(.*)$/,
   // (php's ini file: its auto_prepend_file runs before the script)
@@ -99,29 +115,17 @@ const PROGRAM_FILE: Record<string, RegExp> = {
 
 /**
  * Interpreters whose first argument is the script they run, whatever its name (Python's and
- * Node's have rules of their own), each with its options that take the next word as their
- * value (`bash -o pipefail run`, `ruby -I lib tools/eval`, `php -c conf.ini run`): those
- * words are no script.
+ * Node's have rules of their own), and how their words read (`bash -o pipefail run`, `ruby
+ * -I lib tools/eval`, `php -c conf.ini -f run`).
  */
-const SCRIPT_FIRST: readonly [RegExp, RegExp][] = [
-  [/^(?:r?ba|da|z|k|a)?sh$/, /^[-+][oO]$|^--(?:rcfile|init-file)$/],
-  [/^perl\d*(?:\.\d+)*$/, /^-[IMm]$/],
-  [/^ruby\d*(?:\.\d+)*$/, /^-[IrCE]$|^--(?:encoding|external-encoding|internal-encoding|enable|disable)$/],
-  [/^php\d*(?:\.\d+)*$/, /^-[cdzt]$/],
-  [/^lua\d*(?:\.\d+)*$/, /^-l$/],
-  [/^(?:Rscript|julia|tclsh)$/, /^-[JL]$/],
+const SCRIPT_FIRST: readonly [RegExp, ScriptWords][] = [
+  [/^(?:r?ba|da|z|k|a)?sh$/, {takesValue: /^[-+][oO]$|^--(?:rcfile|init-file)$/, plus: true}],
+  [/^perl\d*(?:\.\d+)*$/, {takesValue: /^-[IMm]$/}],
+  [/^ruby\d*(?:\.\d+)*$/, {takesValue: /^-[IrCE]$|^--(?:encoding|external-encoding|internal-encoding|enable|disable)$/}],
+  [/^php\d*(?:\.\d+)*$/, {takesValue: /^-[cdzt]$/, scriptOption: '-f'}],
+  [/^lua\d*(?:\.\d+)*$/, {takesValue: /^-l$/}],
+  [/^(?:Rscript|julia|tclsh)$/, {takesValue: /^-[JL]$/}],
 ]
-
-/** The script an interpreter of SCRIPT_FIRST runs: its first argument that is no option or an option's value (`php -f run`: -f's). */
-function scriptOf(tokens: readonly string[], from: number, takesValue: RegExp): string | undefined {
-  for (let j = from; j < tokens.length; j++) {
-    const w = tokens[j]!
-    if (w === '-f' && tokens[j + 1]) return tokens[j + 1]
-    if (!w.startsWith('-') && !w.startsWith('+')) return w
-    if (takesValue.test(w)) j++
-  }
-  return undefined
-}
 
 /** A Python interpreter's name (`python3`, `python3.12`, `pypy3`, `py`). */
 const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
@@ -240,7 +244,7 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     const py = PYTHON.test(name!)
     if (!py && !/^(?:node|nodejs)$/.test(name!)) return
     if (py && pythonMode(tokens, i + 1)) return
-    const script = firstArgument(tokens, i + 1, py)
+    const script = firstArgument(tokens, i + 1, py ? PYTHON_WORDS : NODE_WORDS)
     if (!script || !isRelativePath(script) || SCRIPT.test(script)) return
     const v = path.posix.normalize(script)
     out.push({why: `${name} ${script} runs them`, files: py ? [v, `${v}/__main__.py`] : [v, `${v}.js`, `${v}.json`, `${v}/index.js`, `${v}/package.json`]})
@@ -258,8 +262,8 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
   })
   // an interpreter's script without an extension (`perl -x notes`, `bash run`, `ruby tools/eval`): its first argument
   names.forEach(([name], i) => {
-    const takesValue = SCRIPT_FIRST.find(([n]) => n.test(name!))?.[1]
-    const script = takesValue && scriptOf(tokens, i + 1, takesValue)
+    const words = SCRIPT_FIRST.find(([n]) => n.test(name!))?.[1]
+    const script = words && firstArgument(tokens, i + 1, words)
     if (script && isRelativePath(script) && !SCRIPT.test(script)) out.push({why: `${name} ${script} runs it`, files: [path.posix.normalize(script)]})
   })
   // what pip installs from the checkout: a requirements or constraints file (which may name
