@@ -42,8 +42,8 @@ t.test('an index of thousands of lines, with lines longer than a read slice, rea
   const cache = new LedgerCache(tmp(t))
   const ref = 'refs/research/lanes/a'
   const w = cache.writer(ref, undefined, 'a', false)
-  // ~1.5 MB of lines of ~200 bytes, and two of ~700 KB (26,000 cites) among them: slices of
-  // 512 KiB end inside lines, and two lines are longer than a slice
+  // ~1.5 MB of lines of ~200 bytes, and two of ~700 KB (26,000 cites) among them: slices
+  // (64 KiB) end inside lines, and two lines are longer than a slice
   const adds = Array.from({length: 6000}, (_, i) => add(i, i === 10 || i === 4000 ? 26_000 : i % 5))
   const written = w.addData(adds)
   const st = w.finish(written, 'f'.repeat(40), [])
