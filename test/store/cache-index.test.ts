@@ -94,6 +94,12 @@ t.test('firstOfEachId: the first of each id, as a Set would say, whatever the id
   // strings that share a hash slot (same length, differing anywhere) are told apart
   const ids = ['a', 'b', 'a', '', '', 'é', 'e', 'é', 'x'.repeat(1000), `${'x'.repeat(999)}y`, 'x'.repeat(1000)]
   t.same([...firstOfEachId(i => ids[i]!, ids.length)], [1, 1, 0, 1, 0, 1, 1, 0, 1, 1, 0])
+  // ids are placed by eight hex digits of their digest part: ids an attacker made to share
+  // them (thousands), and id-long strings that are not hex there, are still told apart
+  const same = Array.from({length: 3000}, (_, i) => `nt-deadbeef${hex(i % 1500, 16)}`)
+  const odd = ['nt-DEADBEEF0000000000000000', 'nt-zzzzzzzz0000000000000000', 'nt-DEADBEEF0000000000000000', 'nt-deadbeef0000000000000000']
+  const all = [...same, ...odd]
+  t.same([...firstOfEachId(i => all[i]!, all.length)], [...same.map((_, i) => (i < 1500 ? 1 : 0)), 1, 1, 0, 0], 'colliding digits and non-hex ids')
 })
 
 t.test('records loaded one at a time, forwards and backwards, come from blocks read around them (one per data file): each as stored, an edited one from history', async t => {
