@@ -2,7 +2,9 @@ import {splitCommandLine} from '../agents/command/argv.js'
 import {globToRegExp, matchesAny} from '../gate/glob.js'
 import {checkScope} from '../gate/scope.js'
 import type {ContractDoc} from './types.js'
-import {anywhere, below, commandFiles, commandReads, commandUnreadable, shadowsOf} from './command-reads.js'
+import {commandFiles, commandReads, shadowsOf} from './command-reads.js'
+import {commandUnreadable} from './command-unreadable.js'
+import {anywhere, below} from './test-roots.js'
 
 /** The longest an evaluator command may be given (a timer cannot wait much longer than 24 days anyway). */
 const MAX_TIMEOUT_SECONDS = 86_400
