@@ -9,7 +9,21 @@ import {ENV_SETTERS, INLINE, PYTHON, SHELLS, pythonMode, runnerCalls} from './co
  * variables (`make MAKEFILES=…`). exp runs the command without a shell: outside those, `a=b` and
  * `$` are plain arguments.
  */
-export function commandUnreadable(command: string): string | undefined {
+export function commandUnreadable(command: string): Unreadable | undefined {
+  const why = unreadable(command)
+  if (!why) return undefined
+  // (a make or just variable belongs in the file that runner reads)
+  const runner = /^sets \S+ \((g?make|just)\)$/.exec(why)?.[1]
+  return {why, instead: runner ? `set it in the ${runner === 'just' ? 'justfile' : 'Makefile'} instead, outside the editable scope` : 'set it in the protected evaluator script instead'}
+}
+
+/** Why lint cannot read what a command runs, and what to do instead. */
+export interface Unreadable {
+  why: string
+  instead: string
+}
+
+function unreadable(command: string): string | undefined {
   const words = splitCommandLine(command) ?? []
   const names = words.map(w => w.slice(w.lastIndexOf('/') + 1))
   const shell = names.findIndex(n => SHELLS.test(n))

@@ -84,7 +84,7 @@ export function semanticProblems(doc: ContractDoc): {path: (string | number)[]; 
       // TS_NODE_PROJECT, NODE_OPTIONS: an attack sweep's PYTHONPATH=src let an attempt's src/json.py
       // replace the standard library's) and what a shell expands (`cd "$PWD/web"`)
       const unread = commandUnreadable(e.command)
-      if (unread) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)} ${unread}: exp cannot tell what it makes the evaluator run (set it in the protected evaluator script instead)`})
+      if (unread) out.push({path: [key, 'command'], message: `${key}.command ${JSON.stringify(e.command)} ${unread.why}: exp cannot tell what it makes the evaluator run (${unread.instead})`})
       // and what it reads code from by name: a runner's script file, a module, a version file
       for (const {why, files} of commandReads(e.command)) {
         const open = [...new Set(files.flatMap(f => (f.startsWith('**/') ? anywhere(f.slice(3), globs('editable_scope')) : f.includes('/**/') ? below(f, globs('editable_scope')) : [f])))].filter(writable)

@@ -71,7 +71,8 @@ t.test('a command that reads what it runs from a file by name — a runner, pyth
     ['node --env-file=conf/env harness/eval.js', 'conf/**', /node loads them before the script.*"conf\/env"/],
     ['python3 -m pytest -q', 'pkg/*/src/**', /"pkg\/x\/src\/conftest\.py"/],
     ['env PYTHONPATH=src python3 harness/eval.py', 'src/**', /sets PYTHONPATH \(env\): exp cannot tell what it makes the evaluator run \(set it in the protected evaluator script instead\)/],
-    ['make eval MAKEFILES=conf/x.mk', 'docs/**', /sets MAKEFILES \(make\)/],
+    ['make eval MAKEFILES=conf/x.mk', 'docs/**', /sets MAKEFILES \(make\): exp cannot tell what it makes the evaluator run \(set it in the Makefile instead, outside the editable scope\)/],
+    ['just eval VAR=1', 'docs/**', /sets VAR \(just\): .*\(set it in the justfile instead, outside the editable scope\)/],
     // (and of the sweep after: a package folder named like the standard library, other shells,
     // programs that load an environment, interpreters' search paths, a .env)
     ['python3 -m harness.eval', '*/*.py', /"json\/__init__\.py"/],
