@@ -94,15 +94,62 @@ const VERSION_FILES: readonly string[] = ['.python-version', '.tool-versions', '
  * library at the root (with `-m` or `-c`, the folder it runs in is first on sys.path: an attack
  * sweep's root `json.py` replaced the standard library's under `python3 -m harness.eval`).
  */
-export function commandReads(command: string): {why: string; files: string[]}[] {
+export function commandReads(command: string): Reads[] {
+  const w = readWords(command)
+  const out: Reads[] = []
+  for (const step of READERS) step(w, out)
+  out.push({why: "a version manager's shim reads them to choose the interpreter it runs", files: [...VERSION_FILES]})
+  // (pipenv, bun, dotenv tools and others read a `.env` of the folder they run in into the environment)
+  out.push({why: 'the runners that load an environment file read it', files: ['.env', '.envrc', '.flaskenv']})
+  return out
+}
+
+/** What a command reads code from, for one reason: why, and the files (`**\/name`: in any folder). */
+export interface Reads {
+  why: string
+  files: string[]
+}
+
+/** A command's words as lint reads them. */
+interface Words {
+  /** its words split at shell operators and spaces too (`bash -c 'make eval'`) */
+  tokens: string[]
+  /** each token's program names: its last segment (`/usr/bin/make`), and its first (`ts-node/esm`) */
+  names: [string, string][]
+  /** the `-m MODULE` or `-c CODE` given to the Python interpreter at token i (pythonMode, read once a token) */
+  python: (i: number) => {flag: 'm' | 'c'; value: string} | undefined
+}
+
+function readWords(command: string): Words {
   const words = splitCommandLine(command) ?? []
-  const out: {why: string; files: string[]}[] = []
   const tokens = words.flatMap(w => w.split(/[\s;&|()`]+/)).filter(Boolean)
-  // a token's program names: its last segment (`/usr/bin/make`), and its first (`ts-node/esm`)
-  const names = tokens.map(tok => [tok.slice(tok.lastIndexOf('/') + 1), tok.split('/')[0]!])
+  const names = tokens.map((tok): [string, string] => [tok.slice(tok.lastIndexOf('/') + 1), tok.split('/')[0]!])
+  const modes = new Map<number, ReturnType<typeof pythonMode>>()
+  const python = (i: number) => {
+    if (!PYTHON.test(names[i]![0])) return undefined
+    if (!modes.has(i)) modes.set(i, pythonMode(tokens, i + 1))
+    return modes.get(i)
+  }
+  return {tokens, names, python}
+}
+
+/** `--x=v` -> `v`, `-Cweb` -> `web`, a word -> itself: the path a token may name */
+function valueOf(tok: string): string {
+  return tok.startsWith('--') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok.startsWith('-') ? tok.slice(tok[2] === '=' ? 3 : 2) : tok
+}
+
+/** The files of a Python module run by name (`harness.eval`): the module, its `__main__`, and its packages' `__init__.py`. */
+function moduleRun(out: Reads[], m: string, why: (m: string) => string): void {
+  if (!/^[A-Za-z_][\w.]*$/.test(m)) return
+  const parts = m.split('.')
+  const base = parts.join('/')
+  out.push({why: why(m), files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
+}
+
+/** A runner among the words (`npm`, `make`, `pytest`…): the files it reads its scripts or configuration from, in the folder it runs in or one the command names. */
+function runnerReads({tokens, names}: Words, out: Reads[]): void {
   // the folders and files the command names (`--prefix web`, `-C web`, `-Cweb`, `cd web &&`, `-f conf/eval.mk`): a runner may read its files there
   // (`-c=src/pytest.ini` too: a sweep's editable config went unread)
-  const valueOf = (tok: string) => (tok.startsWith('--') ? (tok.includes('=') ? tok.slice(tok.indexOf('=') + 1) : '') : tok.startsWith('-') ? tok.slice(tok[2] === '=' ? 3 : 2) : tok)
   // (not the values of a test runner's options that name no folder it reads: `--cov=src`, `-k score`)
   const paths = [...new Set(tokens.filter((tok, i) => !NO_FOLDER.has(tok.replace(/=.*$/s, '')) && !NO_FOLDER.has(tokens[i - 1] ?? '')).map(valueOf).filter(isRelativePath).map(p => path.posix.normalize(p).replace(/\/$/, '')))]
   // (and a runner run as a module under another spelling: `python3 -mpytest`, `-m pytest.__main__`, `coverage run -mpytest`)
@@ -121,55 +168,67 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     const named = tokens.flatMap((tok, i) => (tok.startsWith('-') && !tok.includes('=') && tok.length === 2 ? [tokens[i + 1] ?? ''] : tok.startsWith('-') ? [valueOf(tok)] : [])).filter(isRelativePath)
     out.push({why: `${name} reads what it runs from its files, in the folder it runs in or one the command names`, files: [...files, ...named, ...paths.flatMap(p => (RUNNER_FILE.test(p) ? [p] : files.filter(f => !f.startsWith('**/')).map(f => `${p}/${f}`)))]})
   }
-  const moduleRun = (m: string, why: (m: string) => string) => {
-    if (!/^[A-Za-z_][\w.]*$/.test(m)) return
-    const parts = m.split('.')
-    const base = parts.join('/')
-    out.push({why: why(m), files: [`${base}.py`, `${base}/__main__.py`, `${base}/__init__.py`, ...parts.slice(0, -1).map((_, k) => `${parts.slice(0, k + 1).join('/')}/__init__.py`)]})
-  }
+}
+
+/** What a Python interpreter or a wrapper runs as a module (`-m harness.eval`, `coverage run -m x`), and the standard library that `-m` or `-c` lets the root shadow. */
+function pythonModuleReads({tokens, names, python}: Words, out: Reads[]): void {
   // the modules a wrapper given `-m` runs in turn (`coverage run -m harness.eval`, `python3 -m cProfile -m harness.eval`)
   const wrapped = (from: number, by: string) => {
     for (let j = from; j < tokens.length; j++) {
       // (`-m x`, `-mx`, `--module x`, `--module=x`)
       const m = /^(?:-m|--module)(?:=?(.+))?$/.exec(tokens[j]!)
-      if (m) moduleRun(m[1] ?? tokens[j + 1] ?? '', v => `${by} -m ${v} runs them`)
+      if (m) moduleRun(out, m[1] ?? tokens[j + 1] ?? '', v => `${by} -m ${v} runs them`)
     }
   }
   names.forEach(([name], i) => {
     if (PY_WRAPPERS.test(name!)) wrapped(i + 1, name!)
-    if (!PYTHON.test(name!)) return
-    const o = pythonMode(tokens, i + 1)
+    const o = python(i)
     if (!o) return
     out.push({why: `python -${o.flag} puts the folder it runs in first on sys.path, and imports a module named like one of the standard library there in its place`, files: ['json.py', 'json/__init__.py']})
     // (a wrapper, `python3 -m coverage run -m harness.eval`, is a name of its own above)
-    if (o.flag === 'm') moduleRun(o.value, v => `python -m ${v} runs them`)
+    if (o.flag === 'm') moduleRun(out, o.value, v => `python -m ${v} runs them`)
   })
+}
+
+/** A plugin pytest imports by name (`-p tools.plugin`). */
+function pytestPluginReads({tokens, names}: Words, out: Reads[]): void {
   // a plugin pytest imports by name (`-p tools.plugin`; `-p no:…` turns one off)
   if (names.some(([n]) => n === 'pytest' || n === 'py.test')) tokens.forEach((tok, j) => {
     const v = tok === '-p' ? tokens[j + 1] : tok.startsWith('-p') && tok.length > 2 && !tok.startsWith('-p=') ? tok.slice(2) : undefined
-    if (v && !v.startsWith('no:')) moduleRun(v, m => `pytest -p ${m} imports them`)
+    if (v && !v.startsWith('no:')) moduleRun(out, v, m => `pytest -p ${m} imports them`)
   })
+}
+
+/** Modules and files a standard-library runner is given (`python3 -m unittest tools.eval`, `-m doctest notes.md`). */
+function argRunnerReads({tokens, names, python}: Words, out: Reads[]): void {
   // modules named as arguments of a standard-library runner (`python3 -m runpy tools.eval`,
   // `python3 -m unittest tools.eval`) and the files doctest runs (`python3 -m doctest tools/eval.md`)
-  names.forEach(([name], i) => {
-    if (!PYTHON.test(name!)) return
-    const o = pythonMode(tokens, i + 1)
+  names.forEach((_, i) => {
+    const o = python(i)
     if (o?.flag !== 'm' || !ARG_RUNNERS.has(o.value)) return
     const args = tokens.slice(tokens.indexOf(o.value, i + 1) + 1).filter(tok => !tok.startsWith('-') && tok !== 'discover')
     if (o.value === 'doctest') out.push({why: 'python -m doctest runs them', files: args.filter(isRelativePath).map(v => path.posix.normalize(v))})
-    else for (const m of args) moduleRun(m, v => `python -m ${o.value} ${v} runs them`)
+    else for (const m of args) moduleRun(out, m, v => `python -m ${o.value} ${v} runs them`)
   })
+}
+
+/** A folder or an extensionless file given to Python or Node as the script. */
+function folderScriptReads({tokens, names, python}: Words, out: Reads[]): void {
   // a folder (or a file without an extension) given as the script: `python3 tools` runs
   // tools/__main__.py, `node tools` tools/index.js or what tools/package.json names
   names.forEach(([name], i) => {
     const py = PYTHON.test(name!)
     if (!py && !/^(?:node|nodejs)$/.test(name!)) return
-    if (py && pythonMode(tokens, i + 1)) return
+    if (py && python(i)) return
     const script = firstArgument(tokens, i + 1, py ? PYTHON_WORDS : NODE_WORDS)
     if (!script || !isRelativePath(script) || SCRIPT.test(script)) return
     const v = path.posix.normalize(script)
     out.push({why: `${name} ${script} runs them`, files: py ? [v, `${v}/__main__.py`] : [v, `${v}.js`, `${v}.json`, `${v}/index.js`, `${v}/package.json`]})
   })
+}
+
+/** The program a tool reads from a file an option names (`sed -f`, `jq --from-file`). */
+function programFileReads({tokens, names}: Words, out: Reads[]): void {
   // the program a tool reads from a file an option names (`sed -f fix.sed`, `awk -fprog`, `jq --from-file q`, `xargs -a cmds`)
   names.forEach(([name], i) => {
     const opt = PROGRAM_FILE[name!]
@@ -181,17 +240,25 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
       if (v && isRelativePath(v)) out.push({why: `${name} ${flag} reads the program it runs from it`, files: [path.posix.normalize(v)]})
     }
   })
+}
+
+/** An interpreter's script without an extension (`bash run`, `ruby tools/eval`). */
+function scriptFirstReads({tokens, names}: Words, out: Reads[]): void {
   // an interpreter's script without an extension (`perl -x notes`, `bash run`, `ruby tools/eval`): its first argument
   names.forEach(([name], i) => {
     const words = SCRIPT_FIRST.find(([n]) => n.test(name!))?.[1]
     const script = words && firstArgument(tokens, i + 1, words)
     if (script && isRelativePath(script) && !SCRIPT.test(script)) out.push({why: `${name} ${script} runs it`, files: [path.posix.normalize(script)]})
   })
+}
+
+/** What pip installs from the checkout: requirements files, and local projects it builds. */
+function pipReads({tokens, names, python}: Words, out: Reads[]): void {
   // what pip installs from the checkout: a requirements or constraints file (which may name
   // more), and a local project, whose setup.py runs as it is built (`pip install -e .`)
   const installs = new Set<number>()
   names.forEach(([name], i) => {
-    const pip = /^pip\d*(?:\.\d+)?$/.test(name!) || (name === 'uv' && tokens[i + 1] === 'pip') || (PYTHON.test(name!) && pythonMode(tokens, i + 1)?.value === 'pip')
+    const pip = /^pip\d*(?:\.\d+)?$/.test(name!) || (name === 'uv' && tokens[i + 1] === 'pip') || python(i)?.value === 'pip'
     const from = pip ? tokens.indexOf('install', i + 1) : -1
     // (`python3 -m pip install` and `uv pip install` name pip twice: its words are read once)
     if (from < 0 || installs.has(from)) return
@@ -206,12 +273,20 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
       out.push({why: file ? 'pip install reads what to install from it' : 'pip install builds the project there, running its setup.py', files: file ? [at] : ['setup.py', 'pyproject.toml', 'setup.cfg'].map(f => (at === '.' ? f : `${at}/${f}`))})
     }
   })
+}
+
+/** A package a runner installs and runs from a folder (`npx file:tools/pkg`). */
+function localPackageReads({tokens}: Words, out: Reads[]): void {
   // a package a runner installs and runs from a folder (`npx --yes file:tools/pkg`, `npm exec --package=link:tools`, `pnpm dlx`, `bunx`)
   const local = tokens.flatMap(tok => {
     const m = /^(?:--package=|-p=)?(?:file|link|git\+file|portal):(?:\/\/)?(.+)$/.exec(tok)
     return m && isRelativePath(m[1]!.replace(/^\.\//, '')) ? [path.posix.normalize(m[1]!)] : []
   })
   if (local.length) out.push({why: 'the runner installs and runs the package in them', files: local.flatMap(v => [`${v}/package.json`, `${v}/index.js`, `${v}/setup.py`, `${v}/pyproject.toml`])})
+}
+
+/** What Node runs besides the script: test files (`--test`), a package.json script (`--run`), preloads (`-r`, `--import`). */
+function nodeReads({tokens, names}: Words, out: Reads[]): void {
   // `node --test` runs every test file it finds (an attack sweep's `configs/zz.test.js`)
   const nodeTest = tokens.findIndex((tok, i) => tok === '--test' && names.slice(0, i).some(([n]) => /^(?:node|nodejs)$/.test(n!)))
   if (nodeTest >= 0) {
@@ -229,6 +304,10 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     return v && (v.startsWith('./') || v.startsWith('../') || tok.startsWith('--env-file') || tok.startsWith('--experimental-config-file')) && isRelativePath(v) ? [path.posix.normalize(v)] : []
   })
   if (loaded.length) out.push({why: 'node loads them before the script', files: loaded.flatMap(v => [v, `${v}.js`, `${v}.mjs`, `${v}.cjs`, `${v}/index.js`])})
+}
+
+/** The folders a command puts first on an interpreter's search path (`perl -Isrc`, `java -cp src`). */
+function searchPathReads({tokens}: Words, out: Reads[]): void {
   // the folders a command puts first on an interpreter's search path (`perl -Isrc`, `ruby -I src`,
   // `java -cp src:harness`, `-Mlib=src`): an attack sweep's src/List/Util.pm and src/Score.class ran
   const searched = tokens.flatMap((tok, i) => {
@@ -238,10 +317,10 @@ export function commandReads(command: string): {why: string; files: string[]}[] 
     return v.split(/[:,]/).filter(isRelativePath).map(p => path.posix.normalize(p))
   })
   if (searched.length) out.push({why: 'it puts them first on its interpreter\'s search path', files: searched.map(p => `${p}/probe`)})
-  out.push({why: "a version manager's shim reads them to choose the interpreter it runs", files: [...VERSION_FILES]})
-  // (pipenv, bun, dotenv tools and others read a `.env` of the folder they run in into the environment)
-  out.push({why: 'the runners that load an environment file read it', files: ['.env', '.envrc', '.flaskenv']})
-  return out
 }
+
+/** Each kind of thing a command reads code from, in the order lint reports them. */
+const READERS: readonly ((w: Words, out: Reads[]) => void)[] = [runnerReads, pythonModuleReads, pytestPluginReads, argRunnerReads, folderScriptReads, programFileReads, scriptFirstReads, pipReads, localPackageReads, nodeReads, searchPathReads]
+
 /** A file named like one a runner reads (a Makefile, a package.json…): the command may name it (`make -f conf/eval.mk`). */
 const RUNNER_FILE = /(?:^|\/)(?:[Mm]akefile|GNUmakefile|[Jj]ustfile|\.justfile|[Tt]askfile\.ya?ml|package\.json|pyproject\.toml|Cargo\.toml|noxfile\.py|conftest\.py|tox\.ini|setup\.cfg|pytest\.ini|tsconfig\.json|[^/]*\.mk)$/
