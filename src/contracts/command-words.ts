@@ -92,7 +92,11 @@ export const PYTHON = /^(?:python|pypy)(?:\d+(?:\.\d+)*)?$|^py$/
 /** Programs that set an environment from a file, a folder or their own arguments, then run a command (an attack sweep's `dotenv -f conf/env run` set PYTHONPATH). */
 export const ENV_SETTERS = new Set(['dotenv', 'envdir', 'chpst', 'honcho', 'direnv', 'foreman', 'env-cmd', 'cross-env', 'dotenvx'])
 
-/** Shells: given a command string (`bash -c '…'`), they run code lint cannot read. */
+/**
+ * Shells: given a command string (`bash -c '…'`), they run code lint cannot read. Wider than
+ * SCRIPT_FIRST's shells on purpose: `su -c`, `script -c`, `busybox sh -c` run a command string
+ * too, but their first argument is no script (a user, a typescript file, an applet).
+ */
 export const SHELLS = /^(?:r?ba|da|z|k|a|fi|tc|c|mk|ok|lk|pdk|ya|po)?sh$|^(?:busybox|rc|es|pwsh|powershell|nu|xonsh|tclsh|wish|expect|script|su)$/
 
 /** npm's and npx's options that take the next word as their value (`--prefix .`: a sweep's `-c` went unread after one). */
