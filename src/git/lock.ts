@@ -279,7 +279,26 @@ function sweepTemps(file: string): void {
   for (const f of fs.readdirSync(dir)) {
     const m = /\.lock~(\d+)~[a-z0-9]+\.lock$/.exec(f)
     if (m && Number(m[1]) !== process.pid && !alive(Number(m[1]))) fs.rmSync(path.join(dir, f), {force: true})
+    // and the lock of a breaker killed while breaking (breakLock): when the lock it broke is
+    // gone, no waiter ever meets it again to remove it, and it stayed for good
+    else if (f.endsWith('.lock~break.lock')) removeDeadBreaker(path.join(dir, f))
   }
+}
+
+/** Remove a breaker's lock whose owner is dead on this host (the same file seen twice: never a new breaker's). */
+function removeDeadBreaker(file: string): void {
+  const read = () => {
+    try {
+      const st = fs.statSync(file)
+      return {ino: st.ino, owner: parseOwner(fs.readFileSync(file, 'utf8'))}
+    } catch {
+      return undefined
+    }
+  }
+  const seen = read()
+  if (!seen?.owner.pid || seen.owner.host !== HOST || seen.owner.pid === process.pid || alive(seen.owner.pid)) return
+  const again = read()
+  if (again && again.ino === seen.ino && again.owner.raw === seen.owner.raw) fs.rmSync(file, {force: true})
 }
 
 /** the folders sweepTemps has swept in this process */

@@ -62,3 +62,30 @@ t.test('an option left undefined keeps its default: a lock held by a live writer
   // (staleMs undefined: the default, not "never stale" nor "always")
   await t.rejects(RefLock.acquire(common, 'refs/research/lanes/held', {timeoutMs: 300, staleMs: undefined}), {code: 'E_LOCKED'})
 })
+
+// Found by the crash soak: a writer SIGKILLed while breaking a dead writer's lock (after it
+// removed that lock, before it removed its own `.lock~break.lock`) left the breaker's lock for
+// good: the lane's lock was gone, so no waiter ever met the breaker's lock again.
+t.test("a dead breaker's lock is removed by the next writer of the folder; a live one's is left", async t => {
+  const repo = await makeRepo(t)
+  const common = path.join(repo, '.git')
+  const dir = path.join(common, 'refs/research/lanes')
+  fs.mkdirSync(dir, {recursive: true})
+  const host = (await import('node:os')).hostname()
+  const gone = spawn(process.execPath, ['-e', '0'])
+  await new Promise(r => gone.once('close', r))
+  const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'])
+  t.teardown(() => live.kill('SIGKILL'))
+  const dead = path.join(dir, 'crashy.lock~break.lock')
+  const held = path.join(dir, 'busy.lock~break.lock')
+  const elsewhere = path.join(dir, 'remote.lock~break.lock')
+  fs.writeFileSync(dead, `exp pid=${gone.pid} host=${host} at=now\n`)
+  fs.writeFileSync(held, `exp pid=${live.pid} host=${host} at=now\n`)
+  fs.writeFileSync(elsewhere, `exp pid=${gone.pid} host=not-${host} at=now\n`)
+  const s = await GitRecordStore.open(repo)
+  t.equal((await s.append(sampleDraft('note'), {lane: 'other'})).status, 'created')
+  await s.close()
+  t.notOk(fs.existsSync(dead), 'the lock of a breaker that died is gone')
+  t.ok(fs.existsSync(held), 'a live breaker keeps its lock')
+  t.ok(fs.existsSync(elsewhere), 'a breaker of another host is not judged by its pid')
+})
