@@ -1,3 +1,5 @@
+import {idKey} from '../first-ids.js'
+
 /**
  * Record ids to numbers (their place in a lane's tree), for a full read of a large lane: an
  * open-addressing table keyed by eight hex digits of the id (its digest part: uniformly
@@ -28,7 +30,7 @@ export class IdTable {
    * `from` is where the id starts in `s`.
    */
   find(s: string, from: number): number | undefined {
-    const h = keyOf(s, from + 3)
+    const h = idKey(s, from + 3)
     if (h < 0) return undefined
     const len = s.length - from
     for (let i = h & this.mask; ; i = (i + 1) & this.mask) {
@@ -40,7 +42,7 @@ export class IdTable {
   }
 
   private put(n: number): void {
-    const h = keyOf(this.ids[n]!, 3)
+    const h = idKey(this.ids[n]!, 3)
     for (let i = (h < 0 ? 0 : h) & this.mask; ; i = (i + 1) & this.mask) {
       if (this.slots[i]! < 0) {
         this.slots[i] = n
@@ -55,17 +57,4 @@ export class IdTable {
     this.mask = this.slots.length - 1
     for (const n of old) if (n >= 0) this.put(n)
   }
-}
-
-/** Eight lower-case hex digits of `s` from `at` as a number (-1 when they are not that). */
-function keyOf(s: string, at: number): number {
-  if (s.length < at + 8) return -1
-  let h = 0
-  for (let i = at; i < at + 8; i++) {
-    const c = s.charCodeAt(i)
-    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
-    if (d < 0) return -1
-    h = (h << 4) | d
-  }
-  return h >>> 0
 }
