@@ -6,7 +6,7 @@ import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
-import {laneCommitChunksNative, laneCommitsIso, type LaneCommit} from './log.js'
+import {laneCommitChunksNative, laneCommitsIso, nearLaneCommits, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
 import {OBJECT_MAX, parseCommit} from './objects.js'
 import {lookupPath} from './tree.js'
@@ -527,7 +527,12 @@ async function fewCommits(reader: ObjectReader, tip: string, max: number): Promi
 }
 
 async function* incrementalChunks(ctx: LaneReadContext, tip: string, stop: string | undefined): AsyncGenerator<LaneCommit[]> {
-  if (ctx.native) yield* laneCommitChunksNative(ctx.commonDir, tip, stop, CHUNK)
+  // a few commits since the cached tip (what this process or another just appended): read
+  // through the running cat-file, without starting git log
+  const near = ctx.native && stop ? await nearLaneCommits(ctx.reader, tip, stop, SMALL_LANE) : undefined
+  if (near) {
+    if (near.length > 0) yield near
+  } else if (ctx.native) yield* laneCommitChunksNative(ctx.commonDir, tip, stop, CHUNK)
   else yield* isoChunks(ctx.reader, tip, stop)
 }
 
