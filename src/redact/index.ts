@@ -82,7 +82,7 @@ export function makeRedactor(o: RedactOptions = {}): Redact {
   const priv = (o.private ?? []).filter(Boolean)
   const byId = priv.length ? new RegExp(`(?<![\\w-])(?:${[...priv].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|')})(?![\\w-])`, 'g') : undefined
   const home = o.home ?? os.homedir()
-  return text => {
+  const once = (text: string): string => {
     let s = text
     // known values first, wherever they stand (one may hold the home folder)
     if (byValue) s = s.replace(byValue, MASK)
@@ -97,7 +97,25 @@ export function makeRedactor(o: RedactOptions = {}): Redact {
     if (o.paths) s = s.replace(ABS_PATH, '<path>')
     return settle(s, byValue)
   }
+  // the same short texts come again and again (every key of every object, tool names, ids: a
+  // replayed episode is redacted whole), and each costs ~20 passes of patterns: what this
+  // redactor made of one is kept (a redactor's patterns never change)
+  const seen = new Map<string, string>()
+  return text => {
+    if (text.length > MEMO_LENGTH) return once(text)
+    let out = seen.get(text)
+    if (out === undefined) {
+      out = once(text)
+      if (seen.size >= MEMO_SIZE) seen.clear()
+      seen.set(text, out)
+    }
+    return out
+  }
 }
+
+/** the longest text a redactor remembers, and how many it remembers before it forgets them all */
+const MEMO_LENGTH = 256
+const MEMO_SIZE = 8192
 
 /**
  * `s` with whatever the store would still refuse by its shape masked (src/redact/secrets.ts: the

@@ -114,6 +114,23 @@ t.test('private ids are hidden as whole words only', async t => {
   t.same(redactDeep({task: 'onb-1', list: ['onb-12', 3], nested: {'onb-1': true}}, r), {task: '[private]', list: ['[private]', 3], nested: {'[private]': true}})
 })
 
+// a redactor remembers what it made of short texts (redact/index.ts): asked again, or after it
+// has forgotten them, it answers as it did; two redactors never share what they remember
+t.test('a redactor answers the same text the same way, remembered or not, and each its own way', async t => {
+  const r = makeRedactor({env: {API_TOKEN: 'plainsecretvalue42'}, private: ['onb-1'], home: '/home/alice'})
+  const other = makeRedactor({home: '/nonexistent'})
+  const texts = Array.from({length: 10_000}, (_, i) => `${i % 3 === 0 ? 'plainsecretvalue42' : i % 3 === 1 ? `ghp_${String(i).padStart(36, 'x')}` : 'onb-1'} #${i % 9000}`)
+  const first = texts.map(r)
+  for (const [i, out] of first.entries()) {
+    if (/plainsecretvalue42|ghp_|onb-1 /.test(out)) t.fail(`kept in ${out} (text ${i})`)
+  }
+  t.same(texts.map(r), first, 'the same answers after more texts than it remembers')
+  t.equal(other('plainsecretvalue42 onb-1'), 'plainsecretvalue42 onb-1', 'another redactor: its own secrets only')
+  t.equal(r('plainsecretvalue42 onb-1'), '[redacted] [private]')
+  const long = `${'a'.repeat(300)} plainsecretvalue42`
+  t.equal(r(long), `${'a'.repeat(300)} [redacted]`, 'a long text, not remembered, redacted all the same')
+})
+
 t.test('a file sink numbers, stamps and redacts every event before it is written', async t => {
   const file = path.join(tempDir(t), 'sub', 'events.jsonl')
   const sink = new FileSink(file, {env: {OPENAI_API_KEY: KEY}, now: () => new Date('2026-01-01T00:00:00Z')})
