@@ -526,10 +526,16 @@ async function fewCommits(reader: ObjectReader, tip: string, max: number): Promi
   return oid === undefined
 }
 
+// up to this many commits, reading them through cat-file costs less than starting git log (a
+// process of 50 MB: 4 commits 1.8 ms against 17 ms, 64 13 ms against 21 ms, 128 60 ms against
+// 20 ms; starting git costs more the larger this process is); a walk that finds no stop wastes
+// at most this many reads of a commit
+const NEAR_COMMITS = 64
+
 async function* incrementalChunks(ctx: LaneReadContext, tip: string, stop: string | undefined): AsyncGenerator<LaneCommit[]> {
   // a few commits since the cached tip (what this process or another just appended): read
   // through the running cat-file, without starting git log
-  const near = ctx.native && stop ? await nearLaneCommits(ctx.reader, tip, stop, SMALL_LANE) : undefined
+  const near = ctx.native && stop ? await nearLaneCommits(ctx.reader, tip, stop, NEAR_COMMITS) : undefined
   if (near) {
     if (near.length > 0) yield near
   } else if (ctx.native) yield* laneCommitChunksNative(ctx.commonDir, tip, stop, CHUNK)
