@@ -49,6 +49,14 @@ t.test('run reuse and fsck --replay judge a trace longer than its run allows as 
   const body = ledger.load<'trace'>(te).body as TraceBody
   const scenario = (await scenariosByTree([path.join(repo, 'scenarios')], 'train')).values().next().value!.get(body.scenario)!
   t.same(checkVerification(ledger, v.id, {scenario}), {ok: true}, 'the recorded episode stands')
+  // replays are remembered by the bytes of the verification and the trace (check.ts): a
+  // verification of the same trace with the other verdict is replayed, not answered from memory
+  const flipped = {...(v.body as VerificationBody), passed: !(v.body as VerificationBody).passed}
+  const [fv] = await store.appendBatch([{kind: 'verification', key: 'flipped/verification', body: flipped, cites: [...ledger.get(v.id)!.cites]}], {lane: 'evil'})
+  const after = await store.ledger()
+  t.same(checkVerification(after, fv!.id, {scenario}), {ok: false, reason: `verification ${fv!.id}: replay: re-grading gives another passed`}, 'the other verdict of the same trace')
+  t.same(checkVerification(after, fv!.id, {scenario}), {ok: false, reason: `verification ${fv!.id}: replay: re-grading gives another passed`}, 'asked again, the same answer')
+  t.same(checkVerification(after, v.id, {scenario}), {ok: true}, 'the recorded one still stands')
   const long: TraceBody = {...body, actions: Array.from({length: 41}, (_, i) => ({...body.actions[0]!, index: i}))}
   const [tr] = await store.appendBatch([{kind: 'trace', key: 'long/trace', body: long, cites: [...te.cites]}], {lane: 'evil'})
   const [vr] = await store.appendBatch([{kind: 'verification', key: 'long/verification', body: {...(v.body as VerificationBody), trace: tr!.id, trace_digest: tr!.digest}, cites: [v.body.manifest, tr!.id]}], {lane: 'evil'})

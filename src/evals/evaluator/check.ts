@@ -43,6 +43,20 @@ export function checkVerification(ledger: Ledger, at: string | LedgerEntry, o: V
   const m = citedEntry(ledger, v.manifest, t)
   const limit = callLimit(m?.kind === 'manifest' ? (ledger.load<'manifest'>(m).body as ManifestBody).limits : undefined, o.scenario)
   if (trace.actions.length > limit) return {ok: false, reason: `verification ${id}: replay: its trace has ${trace.actions.length} tool calls, more than its run allows (${limit})`}
-  const r = replayEpisode(trace, v, o.scenario)
+  const r = replayOnce(trace, v, o.scenario, `${e.digest} ${t.digest}`)
   return r.ok ? r : {ok: false, reason: `verification ${id}: replay: ${r.reason}`}
+}
+
+// what replaying a trace gave, by the digests of the verification's and the trace's bytes, for
+// each scenario (a replay depends on nothing else: a fresh world of the scenario, the trace's
+// calls, the verdict): a process checks the same evaluations again at every decision that
+// cites them (exp evolve -n 40 on the example: 4,924 replays of 1,724 verifications)
+const replayed = new WeakMap<Scenario, Map<string, ReplayOutcome>>()
+
+function replayOnce(trace: TraceBody, v: VerificationBody, scenario: Scenario, key: string): ReplayOutcome {
+  let known = replayed.get(scenario)
+  if (!known) replayed.set(scenario, (known = new Map()))
+  let r = known.get(key)
+  if (!r) known.set(key, (r = Object.freeze(replayEpisode(trace, v, scenario))))
+  return r
 }
