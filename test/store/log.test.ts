@@ -1,6 +1,11 @@
 import t from 'tap'
 import {GitRecordStore} from '../../src/store/index.js'
 import {laneCommitChunksNative, laneCommitsIso, laneCommitsNative, nearLaneCommits} from '../../src/store/git/log.js'
+import {execFileSync} from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
+import {RecentObjects} from '../../src/store/git/reader.js'
+import {ObjectTooLarge} from '../../src/store/git/objects.js'
 import {makeRepo} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 
@@ -60,4 +65,28 @@ t.test('the commits since a near stop are read without git log, as git log lists
   const blob = (await store.reader.read(all[29]!.changes[0]!.blob, 1 << 20)).type
   t.equal(blob, 'blob')
   t.equal(await nearLaneCommits(store.reader, all[29]!.changes[0]!.blob, stop, 16), undefined, 'a tip that is a blob')
+})
+
+// the trees and commits an append wrote are what its process reads back next (reader.ts,
+// RecentObjects): answered from memory with git's bytes, within the read's limit, and bounded
+t.test("a reader answers what its process just wrote with git's bytes, refuses one over the limit, and keeps at most 16 MiB", async t => {
+  const {store, tip} = await laneRepo(t, 5)
+  const want = execFileSync('git', ['--git-dir', store.commonDir, 'cat-file', 'commit', tip])
+  const file = path.join(store.commonDir, 'objects', tip.slice(0, 2), tip.slice(2))
+  t.ok(fs.existsSync(file), 'the commit is on disk, loose')
+  fs.rmSync(file)
+  const o = await store.reader.read(tip)
+  t.equal(o.type, 'commit')
+  t.same(o.data, want, 'the bytes git has under its id, from memory (its file removed)')
+  const over = await store.reader.read(tip, 10).then(() => undefined, (e: unknown) => e)
+  t.ok(over instanceof ObjectTooLarge, 'over the limit of the read: refused, as from disk')
+  const recent = new RecentObjects()
+  const oid = (i: number) => i.toString(16).padStart(40, '0')
+  for (let i = 0; i < 400; i++) recent.add(oid(i), 'tree', Buffer.alloc(60_000, i))
+  t.equal(recent.get(oid(0)), undefined, 'the oldest forgotten')
+  t.same(recent.get(oid(399))?.data, Buffer.alloc(60_000, 399), 'the newest kept')
+  const kept = Array.from({length: 400}, (_, i) => recent.get(oid(i))).filter(Boolean).length
+  t.ok(kept * 60_000 <= 16 * 1024 * 1024 && kept > 200, `${kept} kept, within 16 MiB`)
+  recent.add(oid(1000), 'tree', Buffer.alloc(70_000))
+  t.equal(recent.get(oid(1000)), undefined, 'one over 64 KiB is not kept')
 })

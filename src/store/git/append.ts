@@ -5,7 +5,7 @@ import type {AppendOptions, AppendResult} from '../port.js'
 import {RefLock} from '../../git/lock.js'
 import {encodeCommit, OBJECT_MAX, parseCommit, type CommitData, type Signature} from './objects.js'
 import type {CommitSigner} from './sign.js'
-import type {ObjectReader} from './reader.js'
+import {RecentObjects, type ObjectReader} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPaths} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
@@ -114,7 +114,8 @@ export class LaneWriter {
       const sealed = fresh.map(p => ({p, record: seal(p, {lane, lamport: ++lamport, createdAt})}))
       // (nothing is written yet: a check of the caller's that throws leaves the lane as it was)
       if (sealed.length && opts.beforeWrite) await opts.beforeWrite(sealed.map(x => x.record))
-      const sink: ObjectSink = fresh.length >= this.ctx.packThreshold ? new PackSink(this.ctx.commonDir) : new LooseSink(this.ctx.commonDir)
+      const written = new RecentObjects()
+      const sink = remembering(fresh.length >= this.ctx.packThreshold ? new PackSink(this.ctx.commonDir) : new LooseSink(this.ctx.commonDir), written)
       const tree = new MutableTree(this.ctx.reader, own?.tree)
       const who = await this.signature(lane, createdAt)
       let parent = lock.old
@@ -138,6 +139,7 @@ export class LaneWriter {
         if (fresh.length) {
           await sink.flush()
           await lock.commit(parent!)
+          this.ctx.reader.remember?.(written)
         } else await lock.release()
       } finally {
         sink.done()
@@ -225,5 +227,21 @@ export class LaneWriter {
     const name = process.env.GIT_AUTHOR_NAME ?? (await this.ctx.config('user.name')) ?? 'exp'
     const email = process.env.GIT_AUTHOR_EMAIL ?? (await this.ctx.config('user.email')) ?? `${lane}@exp.invalid`
     return {name, email, time}
+  }
+}
+
+/** `sink`, with the last trees and commits put into it kept in `written` (blobs are read back in bulk, through cat-file) */
+function remembering(sink: ObjectSink, written: RecentObjects): ObjectSink {
+  return {
+    put(type, data, deltaKey) {
+      const oid = sink.put(type, data, deltaKey)
+      if (type !== 'blob') written.add(oid, type, data)
+      return oid
+    },
+    flush: () => sink.flush(),
+    done: () => sink.done(),
+    get count() {
+      return sink.count
+    },
   }
 }
