@@ -1,6 +1,6 @@
-import {OBJECT_MAX, parseCommit} from './objects.js'
+import {OBJECT_MAX, parseCommit, type TreeEntry} from './objects.js'
 import type {ObjectReader} from './reader.js'
-import {readTree} from './tree.js'
+import {readTree, readTreeOnce} from './tree.js'
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
@@ -37,11 +37,14 @@ export interface LaneCommit {
   trailers?: RecordTrailers
 }
 
+/** Reads a tree by its id. */
+export type TreeRead = (oid: string) => Promise<TreeEntry[]>
+
 /** What changed between two trees, descending only into subtrees whose ids differ. */
-export async function diffTrees(reader: ObjectReader, from: string | undefined, to: string | undefined, prefix = ''): Promise<Change[]> {
+export async function diffTrees(reader: ObjectReader, from: string | undefined, to: string | undefined, prefix = '', read: TreeRead = oid => readTree(reader, oid)): Promise<Change[]> {
   if (from === to) return []
-  const a = from ? await readTree(reader, from) : []
-  const b = to ? await readTree(reader, to) : []
+  const a = from ? await read(from) : []
+  const b = to ? await read(to) : []
   const am = new Map(a.map(e => [e.name, e]))
   const bm = new Map(b.map(e => [e.name, e]))
   const out: Change[] = []
@@ -54,7 +57,7 @@ export async function diffTrees(reader: ObjectReader, from: string | undefined, 
     const xt = x?.mode === '40000'
     const yt = y?.mode === '40000'
     if (xt || yt) {
-      out.push(...(await diffTrees(reader, xt ? x!.oid : undefined, yt ? y!.oid : undefined, path)))
+      out.push(...(await diffTrees(reader, xt ? x!.oid : undefined, yt ? y!.oid : undefined, path, read)))
       if (x && !xt) out.push({status: 'D', path, blob: x.oid, mode: x.mode})
       if (y && !yt) out.push({status: 'A', path, blob: y.oid, mode: y.mode})
     } else if (x && y) out.push({status: 'M', path, blob: y.oid, mode: y.mode})
@@ -108,15 +111,29 @@ async function firstParents(reader: ObjectReader, tip: string, stop: string | un
   return {commits, end: oid}
 }
 
-/** The walked commits, oldest first, each with what it changed relative to its first parent. */
+/**
+ * The walked commits, oldest first, each with what it changed relative to its first parent.
+ * The trees a commit's diff read are kept for the next one (its parent's are most of them), not
+ * in the process-wide cache: a walk of thousands of commits would fill it with trees of
+ * hundreds of entries each (exp evolve -n 40: 270 MB peak RSS became 470 MB).
+ */
 async function withChanges(reader: ObjectReader, commits: Walked['commits']): Promise<LaneCommit[]> {
+  let before = new Map<string, TreeEntry[]>()
+  let now = new Map<string, TreeEntry[]>()
+  const read: TreeRead = async oid => {
+    let t = now.get(oid) ?? before.get(oid)
+    if (!t) now.set(oid, (t = await readTreeOnce(reader, oid)))
+    return t
+  }
   const out: LaneCommit[] = []
   for (let i = 0; i < commits.length; i++) {
     const c = commits[i]!
     const parent = c.parents[0]
     // the parent's tree: the next one walked, or read (the commit the walk stopped at)
     const parentTree = !parent ? undefined : commits[i + 1]?.oid === parent ? commits[i + 1]!.tree : parseCommit((await reader.read(parent, OBJECT_MAX)).data, parent).tree
-    out.push({oid: c.oid, parents: c.parents, message: c.message, changes: await diffTrees(reader, parentTree, c.tree)})
+    out.push({oid: c.oid, parents: c.parents, message: c.message, changes: await diffTrees(reader, parentTree, c.tree, '', read)})
+    before = now
+    now = new Map()
   }
   return out.reverse()
 }

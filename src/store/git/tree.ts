@@ -10,12 +10,17 @@ const treeCache = new Map<string, TreeEntry[]>()
 export async function readTree(reader: ObjectReader, oid: string): Promise<TreeEntry[]> {
   const hit = treeCache.get(oid)
   if (hit) return hit
-  const o = await reader.read(oid, OBJECT_MAX)
-  if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
-  const entries = parseTree(o.data, oid)
+  const entries = await readTreeOnce(reader, oid)
   if (treeCache.size >= TREE_CACHE_MAX) treeCache.delete(treeCache.keys().next().value!)
   treeCache.set(oid, entries)
   return entries
+}
+
+/** Read and parse a tree, not kept (a walk of many commits keeps what it needs itself). */
+export async function readTreeOnce(reader: ObjectReader, oid: string): Promise<TreeEntry[]> {
+  const o = await reader.read(oid, OBJECT_MAX)
+  if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
+  return parseTree(o.data, oid)
 }
 
 /** The entry at `path` under tree `root`, if any. */
