@@ -1,4 +1,4 @@
-import fs, {promises as fsp} from 'node:fs'
+import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {LockedError, ExpError} from '../errors/index.js'
@@ -163,7 +163,7 @@ export class RefLock {
         // every wake-up would itself slow the holder down
         if (now - lastStaleCheck > 250) {
           lastStaleCheck = now
-          const st = await statOwner(file)
+          const st = statOwner(file)
           if (st) {
             lastOwner = st.owner
             if (isStale(st, opts.staleMs)) await breakLock(file, st)
@@ -220,10 +220,11 @@ interface LockState {
   mtimeMs: number
 }
 
-async function statOwner(file: string): Promise<LockState | undefined> {
+/** A lock file's owner line, inode and age; undefined when it is gone. (Synchronous: a line of a small file, also read on sweepTemps' synchronous path.) */
+function statOwner(file: string): LockState | undefined {
   try {
-    const [st, text] = await Promise.all([fsp.stat(file), fsp.readFile(file, 'utf8')])
-    return {owner: parseOwner(text), ino: st.ino, mtimeMs: st.mtimeMs}
+    const st = fs.statSync(file)
+    return {owner: parseOwner(fs.readFileSync(file, 'utf8')), ino: st.ino, mtimeMs: st.mtimeMs}
   } catch {
     return undefined
   }
@@ -287,17 +288,9 @@ function sweepTemps(file: string): void {
 
 /** Remove a breaker's lock whose owner is dead on this host (the same file seen twice: never a new breaker's). */
 function removeDeadBreaker(file: string): void {
-  const read = () => {
-    try {
-      const st = fs.statSync(file)
-      return {ino: st.ino, owner: parseOwner(fs.readFileSync(file, 'utf8'))}
-    } catch {
-      return undefined
-    }
-  }
-  const seen = read()
+  const seen = statOwner(file)
   if (!seen?.owner.pid || seen.owner.host !== HOST || seen.owner.pid === process.pid || alive(seen.owner.pid)) return
-  const again = read()
+  const again = statOwner(file)
   if (again && again.ino === seen.ino && again.owner.raw === seen.owner.raw) fs.rmSync(file, {force: true})
 }
 
@@ -308,15 +301,15 @@ async function breakLock(file: string, seen: LockState): Promise<void> {
   const breaker = `${file}~break.lock`
   if (createOwned(breaker) === undefined) {
     // a breaker killed while breaking is recognised the same way as a dead lock owner
-    const st = await statOwner(breaker)
+    const st = statOwner(breaker)
     if (st && isStale(st, 5_000)) {
-      const again = await statOwner(breaker)
+      const again = statOwner(breaker)
       if (again && again.ino === st.ino) fs.rmSync(breaker, {force: true})
     }
     return
   }
   try {
-    const again = await statOwner(file)
+    const again = statOwner(file)
     if (again && again.ino === seen.ino && again.owner.raw === seen.owner.raw) fs.rmSync(file, {force: true})
     swept.delete(path.dirname(file))
     sweepTemps(file)
