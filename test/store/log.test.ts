@@ -69,7 +69,7 @@ t.test('the commits since a near stop are read without git log, as git log lists
 
 // the trees and commits an append wrote are what its process reads back next (reader.ts,
 // RecentObjects): answered from memory with git's bytes, within the read's limit, and bounded
-t.test("a reader answers what its process just wrote with git's bytes, refuses one over the limit, and keeps at most 16 MiB", async t => {
+t.test("a reader answers what its process just wrote with git's bytes, refuses one over the limit, and keeps at most 4 MiB", async t => {
   const {store, tip} = await laneRepo(t, 5)
   const want = execFileSync('git', ['--git-dir', store.commonDir, 'cat-file', 'commit', tip])
   const file = path.join(store.commonDir, 'objects', tip.slice(0, 2), tip.slice(2))
@@ -86,7 +86,7 @@ t.test("a reader answers what its process just wrote with git's bytes, refuses o
   t.equal(recent.get(oid(0)), undefined, 'the oldest forgotten')
   t.same(recent.get(oid(399))?.data, Buffer.alloc(60_000, 399), 'the newest kept')
   const kept = Array.from({length: 400}, (_, i) => recent.get(oid(i))).filter(Boolean).length
-  t.ok(kept * 60_000 <= 16 * 1024 * 1024 && kept > 200, `${kept} kept, within 16 MiB`)
+  t.ok(kept * 60_000 <= 4 * 1024 * 1024 && kept > 50, `${kept} kept, within 4 MiB`)
   recent.add(oid(1000), 'tree', Buffer.alloc(70_000))
   t.equal(recent.get(oid(1000)), undefined, 'one over 64 KiB is not kept')
 })

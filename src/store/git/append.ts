@@ -5,10 +5,11 @@ import type {AppendOptions, AppendResult} from '../port.js'
 import {RefLock} from '../../git/lock.js'
 import {encodeCommit, OBJECT_MAX, parseCommit, type CommitData, type Signature} from './objects.js'
 import type {CommitSigner} from './sign.js'
-import {RecentObjects, type ObjectReader} from './reader.js'
+import type {ObjectReader, WrittenObject} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPaths} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
+import {NEAR_COMMITS} from './log.js'
 import {refuseSecrets} from '../secrets.js'
 import {checkRecordBytes} from './record-bytes.js'
 
@@ -114,7 +115,7 @@ export class LaneWriter {
       const sealed = fresh.map(p => ({p, record: seal(p, {lane, lamport: ++lamport, createdAt})}))
       // (nothing is written yet: a check of the caller's that throws leaves the lane as it was)
       if (sealed.length && opts.beforeWrite) await opts.beforeWrite(sealed.map(x => x.record))
-      const written = new RecentObjects()
+      const written = new LastCommits()
       const sink = remembering(fresh.length >= this.ctx.packThreshold ? new PackSink(this.ctx.commonDir) : new LooseSink(this.ctx.commonDir), written)
       const tree = new MutableTree(this.ctx.reader, own?.tree)
       const who = await this.signature(lane, createdAt)
@@ -139,7 +140,7 @@ export class LaneWriter {
         if (fresh.length) {
           await sink.flush()
           await lock.commit(parent!)
-          this.ctx.reader.remember?.(written)
+          this.ctx.reader.remember?.(written.objects())
         } else await lock.release()
       } finally {
         sink.done()
@@ -230,12 +231,12 @@ export class LaneWriter {
   }
 }
 
-/** `sink`, with the last trees and commits put into it kept in `written` (blobs are read back in bulk, through cat-file) */
-function remembering(sink: ObjectSink, written: RecentObjects): ObjectSink {
+/** `sink`, with the trees and commits put into it kept in `written` (blobs are read back in bulk, through cat-file) */
+function remembering(sink: ObjectSink, written: LastCommits): ObjectSink {
   return {
     put(type, data, deltaKey) {
       const oid = sink.put(type, data, deltaKey)
-      if (type !== 'blob') written.add(oid, type, data)
+      if (type !== 'blob') written.add({oid, type, data})
       return oid
     },
     flush: () => sink.flush(),
@@ -243,5 +244,27 @@ function remembering(sink: ObjectSink, written: RecentObjects): ObjectSink {
     get count() {
       return sink.count
     },
+  }
+}
+
+/**
+ * The trees and commits of the last NEAR_COMMITS commits an append wrote (each commit's trees
+ * are put before it): what a near read of the lane takes back (lane-read.ts); the rest of a
+ * batch of thousands is not held.
+ */
+class LastCommits {
+  private readonly done: WrittenObject[][] = []
+  private open: WrittenObject[] = []
+
+  add(o: WrittenObject): void {
+    this.open.push(o)
+    if (o.type !== 'commit') return
+    this.done.push(this.open)
+    this.open = []
+    if (this.done.length > NEAR_COMMITS) this.done.shift()
+  }
+
+  objects(): WrittenObject[] {
+    return this.done.flat()
   }
 }

@@ -6,7 +6,7 @@ import {parseLaneRef} from '../lanes.js'
 import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import type {LedgerCache, LaneState, CacheAdd, CachedEntry} from './cache.js'
-import {laneCommitChunksNative, laneCommitsIso, nearLaneCommits, type LaneCommit} from './log.js'
+import {laneCommitChunksNative, laneCommitsIso, nearLaneCommits, NEAR_COMMITS, type LaneCommit} from './log.js'
 import type {ObjectReader} from './reader.js'
 import {OBJECT_MAX, parseCommit} from './objects.js'
 import {lookupPath} from './tree.js'
@@ -525,12 +525,6 @@ async function fewCommits(reader: ObjectReader, tip: string, max: number): Promi
   }
   return oid === undefined
 }
-
-// up to this many commits, reading them through cat-file costs less than starting git log (a
-// process of 50 MB: 4 commits 1.8 ms against 17 ms, 64 13 ms against 21 ms, 128 60 ms against
-// 20 ms; starting git costs more the larger this process is); a walk that finds no stop wastes
-// at most this many reads of a commit
-const NEAR_COMMITS = 64
 
 async function* incrementalChunks(ctx: LaneReadContext, tip: string, stop: string | undefined): AsyncGenerator<LaneCommit[]> {
   // a few commits since the cached tip (what this process or another just appended): read

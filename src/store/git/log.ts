@@ -74,6 +74,12 @@ export async function laneCommitsIso(reader: ObjectReader, tip: string, stop?: s
   return await withChanges(reader, walked.commits)
 }
 
+// up to this many commits, reading them through cat-file costs less than starting git log (a
+// process of 50 MB: 4 commits 1.8 ms against 17 ms, 64 13 ms against 21 ms, 128 60 ms against
+// 20 ms; starting git costs more the larger this process is); a walk that finds no stop wastes
+// at most this many reads of a commit
+export const NEAR_COMMITS = 64
+
 /**
  * The commits from `stop` (exclusive) to `tip` when `stop` is at most `max` first parents
  * behind `tip`, oldest first, read through `reader`; undefined when it is not (further back,
