@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import {RecentObjects} from '../../src/store/git/reader.js'
 import {ObjectTooLarge} from '../../src/store/git/objects.js'
+import {X01} from '../../src/store/git/verify.js'
 import {makeRepo} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 
@@ -89,4 +90,30 @@ t.test("a reader answers what its process just wrote with git's bytes, refuses o
   t.ok(kept * 60_000 <= 4 * 1024 * 1024 && kept > 50, `${kept} kept, within 4 MiB`)
   recent.add(oid(1000), 'tree', Buffer.alloc(70_000))
   t.equal(recent.get(oid(1000)), undefined, 'one over 64 KiB is not kept')
+})
+
+// found reviewing the near read: git log's entries are split on \x01, so a record commit whose
+// message holds one was named and skipped by every read through git log, and read as a record
+// when it came as one of a few new commits (through cat-file): a view depended on the cache
+t.test('a record commit whose message holds \\x01 is named and skipped alike, read as a new commit or from git log', async t => {
+  const {store, tip} = await laneRepo(t, 20)
+  const repo = path.dirname(store.commonDir)
+  t.equal((await store.ledger()).size, 20, 'read once: the cache holds the lane at its 20th commit')
+  const [evil] = await store.appendBatch([sampleDraft('note', 99)], {lane: 'l'})
+  const raw = execFileSync('git', ['-C', repo, 'cat-file', 'commit', evil!.commit!])
+  const at = raw.indexOf('\n\n') + 2
+  const forged = execFileSync('git', ['-C', repo, 'hash-object', '-t', 'commit', '-w', '--stdin'], {input: Buffer.concat([raw.subarray(0, at), Buffer.from('x\x01'), raw.subarray(at)])}).toString().trim()
+  execFileSync('git', ['-C', repo, 'update-ref', 'refs/research/lanes/l', forged, evil!.commit!])
+  const check = (ledger: Awaited<ReturnType<typeof store.ledger>>, how: string) => {
+    t.equal(ledger.size, 20, `${how}: the forged commit's record is not read`)
+    t.notOk(ledger.get(evil!.id), how)
+    t.ok(ledger.problems.some(p => p.code === 'commit-message' && p.message === X01), `${how}: named as git log names it`)
+  }
+  check(await store.ledger(), 'one new commit, through cat-file')
+  await store.close()
+  fs.rmSync(path.join(store.commonDir, 'exp'), {recursive: true, force: true})
+  const fresh = await GitRecordStore.open(repo, {native: true})
+  t.teardown(() => fresh.close())
+  check(await fresh.ledger(), 'the lane in full, from git log')
+  t.equal(tip.length, 40)
 })

@@ -6,6 +6,7 @@ import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
 import type {RecordTrailers} from './message.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
+import {X01} from './verify.js'
 
 /**
  * The environment of a git whose output is read to its end: GIT_FLUSH=0 has git buffer its
@@ -267,7 +268,7 @@ function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
   if (end <= b) {
     // a message holding \x01 (git keeps it) cuts its entry in two: both pieces are reported, nothing is read from them
     const oid = buf.toString('latin1', from, a >= from && a < to ? a : Math.min(to, from + 40))
-    return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: 'commit message contains a \\x01 byte (it splits git log output): not read'}}
+    return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: X01}}
   }
   const oid = buf.toString('latin1', from, a)
   const parents = buf.toString('latin1', a + 1, b).split(' ').filter(Boolean)

@@ -13,12 +13,21 @@ export interface Located {
   artifacts?: string[]
 }
 
+/** what a commit whose message holds \x01 is named (log.ts reports it so from git log) */
+export const X01 = 'commit message contains a \\x01 byte (it splits git log output): not read'
+
 /** The one file a record commit must add, read from its trailers and checked against its diff. */
 export function recordChange(c: LaneCommit): Located | {problem: Finding; path?: string} {
   const bad = (code: Finding['code'], message: string, path?: string) => ({problem: {code, message}, path})
   // git cuts a message at a NUL (native reads never see what follows); in-process reads do
   if (c.message.includes('\0')) return bad('commit-message', 'commit message contains a NUL byte (git cuts the message there)')
+  // and git log's entries are split on \x01 (log.ts): a commit holding one is never read from
+  // git log; read in process (a few new commits, a small lane) it is named the same way, so a
+  // view does not depend on how its lane was read
+  if (c.message.includes('\x01')) return bad('commit-message', X01)
   const t = trailersOf(c)
+  // (what git log could not read has no message to take a trailer from: named for what it is)
+  if (!t.record && c.problem) return bad(c.problem.code, c.problem.message)
   if (!t.record) return bad('commit-not-record', `commit has no Exp-Record trailer: not a record commit${rewritten(c)}`, c.changes.find(x => x.status !== 'A')?.path)
   const {kind, id} = t.record
   if (!isKind(kind)) return bad('commit-not-record', `Exp-Record names unknown kind ${JSON.stringify(kind)}`)
