@@ -75,7 +75,7 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
   // a lane of a few commits is read in process, through the shared cat-file: the two git
   // processes of a full read cost more than its records (3,000 lanes of one record each: 14.5 s
   // a cold read, most of it starting git twice a lane)
-  const small = !st && ctx.native && (await fewCommits(ctx.reader, tip, SMALL_LANE))
+  const small = !st && ctx.native ? await fewCommits(ctx.reader, tip, SMALL_LANE) : undefined
   if (!st && ctx.native && !small) {
     const fast = await readPlainLane(ctx, ref, tip, persist, watch)
     if (fast) {
@@ -94,7 +94,7 @@ export async function readLane(ctx: LaneReadContext, ref: string, tip: string, s
   // (a lane that is not plain is read with each commit's diff, oldest first: a record's bytes
   // are those its own commit added, and a later commit that modifies or deletes a record file
   // is a problem named at that commit, not new bytes for the old record)
-  const chunks: AsyncGenerator<LaneCommit[]> = small ? isoChunks(ctx.reader, tip) : incrementalChunks(ctx, tip, st?.tip)
+  const chunks: AsyncGenerator<LaneCommit[]> = small ? listed(small) : incrementalChunks(ctx, tip, st?.tip)
   // a pipeline: git log runs ahead, and the blobs of the next FETCH_AHEAD chunks are
   // requested from cat-file as soon as git log has listed them, so both git processes work
   // while this one checks and caches the chunk before
@@ -506,24 +506,19 @@ function tightHeap(): () => void {
 const SMALL_LANE = 16
 
 /**
- * Whether the lane at `tip` has at most `max` commits, none a merge: its first parents walked
- * through the shared cat-file reader (no process started). False on anything unexpected (a
- * missing object, a merge): the lane is then read the usual way, which names it.
+ * The commits of the lane at `tip` when it has at most `max`, none a merge: its first parents
+ * walked, and their diffs read, through the shared cat-file reader (no process started).
+ * Undefined on anything unexpected (a missing object, a merge): the lane is then read the
+ * usual way, which names it.
  */
-async function fewCommits(reader: ObjectReader, tip: string, max: number): Promise<boolean> {
-  let oid: string | undefined = tip
-  try {
-    for (let n = 0; oid && n < max; n++) {
-      const o = await reader.read(oid, OBJECT_MAX)
-      if (o.type !== 'commit') return false
-      const c = parseCommit(o.data, oid)
-      if (c.parents.length > 1) return false
-      oid = c.parents[0]
-    }
-  } catch {
-    return false
-  }
-  return oid === undefined
+async function fewCommits(reader: ObjectReader, tip: string, max: number): Promise<LaneCommit[] | undefined> {
+  // (the whole lane back to its root, read once: the walk that tells it is small is its read)
+  const all = await nearLaneCommits(reader, tip, undefined, max)
+  return all && all.length > 0 && all.every(c => c.parents.length <= 1) ? all : undefined
+}
+
+async function* listed(commits: LaneCommit[]): AsyncGenerator<LaneCommit[]> {
+  yield commits
 }
 
 async function* incrementalChunks(ctx: LaneReadContext, tip: string, stop: string | undefined): AsyncGenerator<LaneCommit[]> {

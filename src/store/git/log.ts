@@ -82,14 +82,15 @@ export async function laneCommitsIso(reader: ObjectReader, tip: string, stop?: s
 export const NEAR_COMMITS = 64
 
 /**
- * The commits from `stop` (exclusive) to `tip` when `stop` is at most `max` first parents
- * behind `tip`, oldest first, read through `reader`; undefined when it is not (further back,
+ * The commits from `stop` (exclusive; undefined: from the root) to `tip` when `stop` is at
+ * most `max` first parents behind `tip`, oldest first, read through `reader`; undefined when
+ * it is not (further back,
  * not an ancestor, or an object that cannot be read: the caller reads the lane as it would
  * have without this). What a process that has just appended a few records to a lane reads
  * again: a few requests to the running `git cat-file` instead of starting `git log`
  * (`exp evolve -n 40`: ~200 reads, each a fork of a process of a few hundred MB).
  */
-export async function nearLaneCommits(reader: ObjectReader, tip: string, stop: string, max: number): Promise<LaneCommit[] | undefined> {
+export async function nearLaneCommits(reader: ObjectReader, tip: string, stop: string | undefined, max: number): Promise<LaneCommit[] | undefined> {
   try {
     const walked = await firstParents(reader, tip, stop, max)
     return walked.end === stop ? await withChanges(reader, walked.commits) : undefined
