@@ -27,7 +27,7 @@ export const PROBLEM_CODES = {
   'commit-not-record': 'only record commits belong on a lane: move other commits to a branch',
   'commit-merge': 'lanes are linear: a record commit has one parent',
   'commit-changes': 'a record commit adds exactly one record file (and the artifacts it names)',
-  'commit-message': 'the commit message is damaged (a NUL byte cuts it short in git); the record must be appended again',
+  'commit-message': 'the commit message is damaged or not as exp writes it (a NUL byte cuts it short in git; a control byte exp never writes); the record must be appended again',
   'record-path': 'a record file sits at the path its kind and id give',
   'record-unreadable': 'the object is missing or damaged: fetch the lane again with `exp sync`',
   'record-invalid': 'the record file is not a valid record: append a corrected record',

@@ -6,7 +6,6 @@ import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
 import type {RecordTrailers} from './message.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
-import {X01} from './verify.js'
 
 /**
  * The environment of a git whose output is read to its end: GIT_FLUSH=0 has git buffer its
@@ -164,7 +163,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   // without --raw git does not diff each commit against its parent (most of the walk's cost):
   // a full read takes the files from the tip's tree instead (lane-read.ts); newest first, git
   // streams commits as it walks instead of after the whole walk (--reverse has to wait)
-  const args = ['--git-dir', gitDir, 'log', '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x01%H%x02%P%x02%B%x03', tip]
+  const args = ['--git-dir', gitDir, 'log', '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x00%H%x02%P%x02%B%x03', tip]
   if (stop) args.push(`^${stop}`)
   const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
   let stderr = ''
@@ -172,15 +171,18 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   const closed = new Promise<number>(resolve => child.on('close', code => resolve(code ?? 1)))
   const ready: LaneCommit[][] = []
   let batch: LaneCommit[] = []
-  // entries start at \x01 (a byte no UTF-8 sequence contains): split on it, each entry parsed
-  // whole from bytes (split.ts); what comes before the first one is not an entry (none with this format)
+  // entries start at NUL, the one byte git never prints in %B (it cuts a message there), %H or
+  // %P, nor in --raw's lines (it quotes control bytes in paths): split on it, each entry parsed
+  // whole from bytes (split.ts); what comes before the first one is not an entry (none with
+  // this format). (On \x01, as before, a message holding one was cut in two, and its second
+  // piece could spell out a commit of its own: an id, parents and trailers of its choosing.)
   let preamble = true
   const entry = (buf: Buffer, from: number, to: number) => {
     if (preamble) preamble = false
     else push(parseLogEntry(buf, from, to))
   }
   // an entry too large to be a record commit (a message of hundreds of MB) is named, not held
-  const pieces = new ByteSplitter(1, PIECE_MAX, (head, size) => push(oversized(head, size)))
+  const pieces = new ByteSplitter(0, PIECE_MAX, (head, size) => push(oversized(head, size)))
   let ended = false
   let failure: Error | undefined
   let wake: (() => void) | undefined
@@ -261,15 +263,17 @@ function oversized(head: Buffer, size: number): LaneCommit {
   return {oid: entryOid(head), parents: [], message: '', changes: [], problem: {code: 'commit-message', message: `the commit is ${size} bytes in git log (message and changes), over the ${PIECE_MAX} bytes a record commit could need: not read`}}
 }
 
+const UNREADABLE = 'git log gave this commit in a form exp cannot read (its output cut short): not read'
+
 /** The entry in `buf[from, to)`: `%H \x02 %P \x02 %B \x03` and, with --raw, the changes. */
 function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
   const a = buf.indexOf(2, from)
   const b = a >= 0 && a < to ? buf.indexOf(2, a + 1) : -1
   const end = b >= 0 && b < to ? buf.lastIndexOf(3, to - 1) : -1
   if (end <= b) {
-    // a message holding \x01 (git keeps it) cuts its entry in two: both pieces are reported, nothing is read from them
+    // (not an entry as the format writes it: git's output cut short)
     const oid = buf.toString('latin1', from, a >= from && a < to ? a : Math.min(to, from + 40))
-    return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: X01}}
+    return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: UNREADABLE}}
   }
   const oid = buf.toString('latin1', from, a)
   const parents = buf.toString('latin1', a + 1, b).split(' ').filter(Boolean)

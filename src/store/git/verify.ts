@@ -14,7 +14,7 @@ export interface Located {
 }
 
 /** what a commit whose message holds \x01 is named (log.ts reports it so from git log) */
-export const X01 = 'commit message contains a \\x01 byte (it splits git log output): not read'
+export const X01 = 'commit message contains a \\x01 byte (a control byte exp never writes): not read'
 
 /** The one file a record commit must add, read from its trailers and checked against its diff. */
 export function recordChange(c: LaneCommit): Located | {problem: Finding; path?: string} {
