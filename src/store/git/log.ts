@@ -35,6 +35,8 @@ export interface LaneCommit {
   problem?: {code: StoreProblemCode; message: string}
   /** its Exp-* trailers, once parsed (message.ts trailersOf) */
   trailers?: RecordTrailers
+  /** the encoding its `encoding` header names (exp writes none: git log would re-code the message, cat-file does not) */
+  encoding?: string
 }
 
 /** Reads a tree by its id. */
@@ -53,7 +55,8 @@ export async function diffTrees(reader: ObjectReader, from: string | undefined, 
     const x = am.get(name)
     const y = bm.get(name)
     const path = prefix ? `${prefix}/${name}` : name
-    if (x && y && x.oid === y.oid) continue
+    // (a mode changed on the same bytes is a change, as git log --raw shows it)
+    if (x && y && x.oid === y.oid && x.mode === y.mode) continue
     const xt = x?.mode === '40000'
     const yt = y?.mode === '40000'
     if (xt || yt) {
@@ -100,7 +103,7 @@ export async function nearLaneCommits(reader: ObjectReader, tip: string, stop: s
 
 interface Walked {
   /** newest first, with each one's tree */
-  commits: {oid: string; parents: string[]; message: string; tree: string}[]
+  commits: {oid: string; parents: string[]; message: string; tree: string; encoding?: string}[]
   /** where the walk ended: `stop`, undefined (a root commit), or the commit it did not read (`max` reached) */
   end: string | undefined
 }
@@ -112,7 +115,7 @@ async function firstParents(reader: ObjectReader, tip: string, stop: string | un
     const o = await reader.read(oid, OBJECT_MAX)
     if (o.type !== 'commit') throw new CorruptObjectError('commit', `${oid} is a ${o.type}`, {oid})
     const c = parseCommit(o.data, oid)
-    commits.push({oid, parents: c.parents, message: c.message, tree: c.tree})
+    commits.push({oid, parents: c.parents, message: c.message, tree: c.tree, ...(c.encoding !== undefined ? {encoding: c.encoding} : {})})
     oid = c.parents[0]
   }
   return {commits, end: oid}
@@ -138,7 +141,7 @@ async function withChanges(reader: ObjectReader, commits: Walked['commits']): Pr
     const parent = c.parents[0]
     // the parent's tree: the next one walked, or read (the commit the walk stopped at)
     const parentTree = !parent ? undefined : commits[i + 1]?.oid === parent ? commits[i + 1]!.tree : parseCommit((await reader.read(parent, OBJECT_MAX)).data, parent).tree
-    out.push({oid: c.oid, parents: c.parents, message: c.message, changes: await diffTrees(reader, parentTree, c.tree, '', read)})
+    out.push({oid: c.oid, parents: c.parents, message: c.message, changes: await diffTrees(reader, parentTree, c.tree, '', read), ...(c.encoding !== undefined ? {encoding: c.encoding} : {})})
     before = now
     now = new Map()
   }
@@ -163,7 +166,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   // without --raw git does not diff each commit against its parent (most of the walk's cost):
   // a full read takes the files from the tip's tree instead (lane-read.ts); newest first, git
   // streams commits as it walks instead of after the whole walk (--reverse has to wait)
-  const args = ['--git-dir', gitDir, 'log', '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x00%H%x02%P%x02%B%x03', tip]
+  const args = ['--git-dir', gitDir, 'log', '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x00%H%x02%P%x02%e%n%B%x03', tip]
   if (stop) args.push(`^${stop}`)
   const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
   let stderr = ''
@@ -265,19 +268,24 @@ function oversized(head: Buffer, size: number): LaneCommit {
 
 const UNREADABLE = 'git log gave this commit in a form exp cannot read (its output cut short): not read'
 
-/** The entry in `buf[from, to)`: `%H \x02 %P \x02 %B \x03` and, with --raw, the changes. */
+/**
+ * The entry in `buf[from, to)`: `%H \x02 %P \x02 %e \n %B \x03` and, with --raw, the changes.
+ * (%e, the `encoding` header, is a line of the commit's own bytes: it ends at the first
+ * newline; %H and %P are hex, so the first two \x02 are the format's.)
+ */
 function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
   const a = buf.indexOf(2, from)
   const b = a >= 0 && a < to ? buf.indexOf(2, a + 1) : -1
-  const end = b >= 0 && b < to ? buf.lastIndexOf(3, to - 1) : -1
-  if (end <= b) {
+  const nl = b >= 0 && b < to ? buf.indexOf(0x0a, b + 1) : -1
+  const end = nl >= 0 && nl < to ? buf.lastIndexOf(3, to - 1) : -1
+  if (end <= nl) {
     // (not an entry as the format writes it: git's output cut short)
     const oid = buf.toString('latin1', from, a >= from && a < to ? a : Math.min(to, from + 40))
     return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: UNREADABLE}}
   }
   const oid = buf.toString('latin1', from, a)
   const parents = buf.toString('latin1', a + 1, b).split(' ').filter(Boolean)
-  const message = buf.toString('utf8', b + 1, end)
+  const message = buf.toString('utf8', nl + 1, end)
   const changes: Change[] = []
   if (end + 1 < to) {
     for (const line of buf.toString('utf8', end + 1, to).split('\n')) {
@@ -285,11 +293,12 @@ function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
       // :<srcmode> <dstmode> <srcoid> <dstoid> <status>\t<path>
       const tab = line.indexOf('\t')
       const f = line.slice(1, tab).split(' ')
-      const status = f[4]![0] as Change['status']
+      // (a type change, `T`, is the modification of a path, as the tree diff above reads it)
+      const status = (f[4]![0] === 'T' ? 'M' : f[4]![0]) as Change['status']
       changes.push({status, path: unquote(line.slice(tab + 1)), blob: status === 'D' ? f[2]! : f[3]!, mode: status === 'D' ? f[0]! : f[1]!})
     }
   }
-  return {oid, parents, message, changes}
+  return nl > b + 1 ? {oid, parents, message, changes, encoding: buf.toString('utf8', b + 1, nl)} : {oid, parents, message, changes}
 }
 
 function unquote(p: string): string {

@@ -120,15 +120,21 @@ export function encodeCommit(c: CommitData): Buffer {
   return Buffer.from(`${head.join('\n')}\n\n${c.message}`, 'utf8')
 }
 
-export function parseCommit(data: Buffer, oid = '?'): {tree: string; parents: string[]; message: string} {
+/**
+ * A commit's tree, parents, message and `encoding` header, as git reads them
+ * (parse_commit_buffer): the tree is the first line, the parents the `parent` lines right
+ * after it. Other `tree` or `parent` lines further down are headers git passes over: read as
+ * well, a commit git log shows with one parent was a merge here, and its tree another.
+ */
+export function parseCommit(data: Buffer, oid = '?'): {tree: string; parents: string[]; message: string; encoding?: string} {
   const text = data.toString('utf8')
   const split = text.indexOf('\n\n')
   if (split < 0 || !text.startsWith('tree ')) throw new CorruptObjectError('commit', `${oid} has no header`, {oid})
+  const lines = text.slice(0, split).split('\n')
+  const tree = lines[0]!.slice(5)
   const parents: string[] = []
-  let tree = ''
-  for (const line of text.slice(0, split).split('\n')) {
-    if (line.startsWith('tree ')) tree = line.slice(5)
-    else if (line.startsWith('parent ')) parents.push(line.slice(7))
-  }
-  return {tree, parents, message: text.slice(split + 2)}
+  let i = 1
+  for (; i < lines.length && lines[i]!.startsWith('parent '); i++) parents.push(lines[i]!.slice(7))
+  const encoding = lines.find((l, k) => k >= i && l.startsWith('encoding '))?.slice(9)
+  return {tree, parents, message: text.slice(split + 2), ...(encoding !== undefined ? {encoding} : {})}
 }

@@ -87,7 +87,7 @@ export interface LeanCommit {
  */
 export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean, held?: Promise<unknown>): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x00%H%x02%P%x02%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
+    const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x00%H%x02%P%x02%e%n%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
     let preamble = true
     let stopped = false
     let stderr = ''
@@ -129,24 +129,28 @@ export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit
 const RECORD_KEY = Buffer.from('\nExp-Record:')
 const LAMPORT_KEY = Buffer.from('\nExp-Lamport:')
 
-/** The entry in `buf[from, to)`: `%H \x02 %P \x02 %B \x03`. */
+/** The entry in `buf[from, to)`: `%H \x02 %P \x02 %e \n %B \x03` (log.ts, parseLogEntry). */
 function leanCommit(buf: Buffer, from: number, to: number): LeanCommit {
   const a = buf.indexOf(2, from)
   const b = a >= 0 && a < to ? buf.indexOf(2, a + 1) : -1
-  const end = b >= 0 && b < to ? buf.lastIndexOf(3, to - 1) : -1
-  if (end <= b) return {oid: buf.toString('latin1', from, Math.min(to, from + 40)), merge: false, odd: true}
+  const nl = b >= 0 && b < to ? buf.indexOf(0x0a, b + 1) : -1
+  const end = nl >= 0 && nl < to ? buf.lastIndexOf(3, to - 1) : -1
+  if (end <= nl) return {oid: buf.toString('latin1', from, Math.min(to, from + 40)), merge: false, odd: true}
   const oid = buf.toString('latin1', from, a)
   const sp = buf.indexOf(0x20, a + 1)
   const merge = sp >= 0 && sp < b
-  if (buf[b + 1] === 0x45 && buf.toString('latin1', b + 1, b + 5) === 'Exp-') return {oid, merge, odd: true}
-  // (a message holding \x01 is refused: verify.ts, recordChange; the commit-by-commit read names it)
-  const x01 = buf.indexOf(1, b + 1)
+  // (an encoding named, or a message holding \x01, is refused: verify.ts, recordChange; the
+  // commit-by-commit read names it)
+  if (nl > b + 1) return {oid, merge, odd: true}
+  const x01 = buf.indexOf(1, nl + 1)
   if (x01 >= 0 && x01 < end) return {oid, merge, odd: true}
+  if (buf[nl + 1] === 0x45 && buf.toString('latin1', nl + 1, nl + 5) === 'Exp-') return {oid, merge, odd: true}
   // the last line of each key, found in one pass from the end (the trailers end the message)
   let record: string | undefined
   let lamport: number | undefined
   let line = end
-  for (let i = end - 1; i > b && (record === undefined || lamport === undefined); i--) {
+  // (down to the message's first byte: the newline before it is the format's, as the \x02 was)
+  for (let i = end - 1; i > nl && (record === undefined || lamport === undefined); i--) {
     if (buf[i] !== 0x0a) continue
     if (record === undefined && startsWith(buf, i, line, RECORD_KEY)) record = buf.toString('utf8', i + RECORD_KEY.length, line).trim()
     else if (lamport === undefined && startsWith(buf, i, line, LAMPORT_KEY)) lamport = lamportOf(buf, i + LAMPORT_KEY.length, line)

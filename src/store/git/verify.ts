@@ -25,6 +25,9 @@ export function recordChange(c: LaneCommit): Located | {problem: Finding; path?:
   // git log; read in process (a few new commits, a small lane) it is named the same way, so a
   // view does not depend on how its lane was read
   if (c.message.includes('\x01')) return bad('commit-message', X01)
+  // git log re-codes a message from the encoding its commit names, cat-file gives the bytes:
+  // read both ways, one record could be two (a view that depended on the cache)
+  if (c.encoding !== undefined) return bad('commit-message', `commit names an encoding for its message (${JSON.stringify(c.encoding.slice(0, 40))}; exp never writes one, git log would re-code it): not read`)
   const t = trailersOf(c)
   // (what git log could not read has no message to take a trailer from: named for what it is)
   if (!t.record && c.problem) return bad(c.problem.code, c.problem.message)
