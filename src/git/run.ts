@@ -1,6 +1,7 @@
 import {spawn} from 'node:child_process'
 import {accessSync, constants as fsConstants} from 'node:fs'
 import path from 'node:path'
+import {gitEnv} from './env.js'
 
 /**
  * The git binary: whether there is one, and one run of it to completion. Every module that
@@ -62,7 +63,7 @@ export function runGit(args: string[], opts: {cwd: string; input?: string | Buff
     // (not at a terminal: a session of its own has none, and git or ssh could not ask there for
     // a password or a passphrase; at one, Ctrl-C stops the whole group anyway)
     const group = timed && process.platform !== 'win32' && !(process.stdin.isTTY && process.stderr.isTTY)
-    const child = spawn('git', args, {cwd: opts.cwd, env: {...process.env, ...opts.env}, stdio: ['pipe', 'pipe', 'pipe'], detached: group})
+    const child = spawn('git', args, {cwd: opts.cwd, env: gitEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], detached: group})
     const out: Buffer[] = []
     const err: Buffer[] = []
     let timedOut = false

@@ -181,3 +181,41 @@ t.test('a record commit that also makes an older record file executable or a lin
     t.ok(report.problems.some(p => p.commit === forged && p.code === 'commit-changes'), `${mode}: exp fsck names it`)
   }
 })
+
+t.test('replace refs and a graft file change nothing exp reads: the objects are what they say', async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo, {native: true})
+  const made = await store.appendBatch(Array.from({length: 80}, (_, i) => ({...sampleDraft('note', i), key: `k/${i}`})), {lane: 'l'})
+  await store.close()
+  const ref = 'refs/research/lanes/l'
+  const honest = await GitRecordStore.open(repo, {native: true})
+  const want = (await honest.ledger()).records().map(r => JSON.stringify(r))
+  await honest.close()
+  // another record under the same key (the same id: a keyed id is its key's), its file put in
+  // place of the first record's by `git replace`
+  const other = path.join(repo, '..', `${path.basename(repo)}-other`)
+  fs.mkdirSync(other)
+  t.teardown(() => fs.rmSync(other, {recursive: true, force: true}))
+  execFileSync('git', ['init', '-q', other])
+  const o = await GitRecordStore.open(other, {native: true})
+  const [twin] = await o.appendBatch([{...sampleDraft('note', 999), key: 'k/0'}], {lane: 'l'})
+  await o.close()
+  t.equal(twin!.id, made[0]!.id, 'the same id')
+  const file = execFileSync('git', ['-C', other, 'ls-tree', '-r', `${ref}`]).toString().trim().split(/\s+/)[2]!
+  const forgedBlob = execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], {input: execFileSync('git', ['-C', other, 'cat-file', 'blob', file])}).toString().trim()
+  const original = execFileSync('git', ['-C', repo, 'ls-tree', '-r', ref]).toString().split('\n').find(l => l.includes(made[0]!.id))!.split(/\s+/)[2]!
+  execFileSync('git', ['-C', repo, 'replace', original, forgedBlob])
+  // and a graft that cuts the lane's last commit off from all but its fifth ancestor
+  fs.writeFileSync(path.join(repo, '.git/info/grafts'), `${made[79]!.commit!} ${made[74]!.commit!}\n`)
+  t.match(execFileSync('git', ['-C', repo, 'cat-file', 'blob', original]).toString(), 'note 999', 'git itself now answers with the other bytes')
+  const ways = await everyWay(repo, ref, made[79]!.commit!, made[78]!.commit!, made[5]!.commit!)
+  for (const [how, l] of Object.entries(ways)) {
+    t.same(l.records().map(r => JSON.stringify(r)), want, `${how}: the records as the objects hold them`)
+    t.same(l.problems, [], `${how}: no problem`)
+  }
+  const s = await GitRecordStore.open(repo, {native: true})
+  const report = await fsck(s)
+  await s.close()
+  t.same(report.problems, [], 'exp fsck: clean')
+  t.equal(report.records, 80)
+})

@@ -5,6 +5,7 @@ import {randomBytes} from 'node:crypto'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ObjectTooLarge} from './objects.js'
 import {answerHeader} from './native.js'
+import {gitEnv} from '../../git/env.js'
 
 /**
  * `git cat-file --batch` whose answers go to a spool file instead of a pipe, for a full read
@@ -86,7 +87,7 @@ export class CatFileSpool {
     }
     let child: ChildProcess
     try {
-      child = spawn('git', ['--git-dir', gitDir, 'cat-file', ...(commands ? ['--batch-command', '--buffer'] : ['--batch'])], {stdio: ['pipe', w, 'pipe']})
+      child = spawn('git', ['--git-dir', gitDir, 'cat-file', ...(commands ? ['--batch-command', '--buffer'] : ['--batch'])], {stdio: ['pipe', w, 'pipe'], env: gitEnv()})
     } finally {
       // cat-file has its own descriptor of the file now; the name is not needed by anyone
       fs.closeSync(w)

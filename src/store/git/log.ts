@@ -6,6 +6,7 @@ import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
 import type {RecordTrailers} from './message.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
+import {gitEnv} from '../../git/env.js'
 
 /**
  * The environment of a git whose output is read to its end: GIT_FLUSH=0 has git buffer its
@@ -14,7 +15,7 @@ import {ByteSplitter, PIECE_MAX} from './split.js'
  * this process, against 0.55 s and 0.6 s buffered).
  */
 export function bufferedGit(): NodeJS.ProcessEnv {
-  return {...process.env, GIT_FLUSH: '0'}
+  return gitEnv({GIT_FLUSH: '0'})
 }
 
 export interface Change {

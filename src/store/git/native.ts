@@ -1,6 +1,7 @@
 import {spawn, type ChildProcessWithoutNullStreams} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ObjectTooLarge, type ObjectType} from './objects.js'
+import {gitEnv} from '../../git/env.js'
 
 interface Pending {
   oid: string
@@ -71,7 +72,7 @@ export class CatFileBatch {
   private dead: Error | undefined
 
   constructor(gitDir: string) {
-    this.child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], {stdio: ['pipe', 'pipe', 'pipe']})
+    this.child = spawn('git', ['--git-dir', gitDir, 'cat-file', '--batch'], {stdio: ['pipe', 'pipe', 'pipe'], env: gitEnv()})
     this.child.stdout.on('data', (d: Buffer) => this.onData(d))
     this.child.stderr.on('data', () => undefined)
     this.child.on('error', e => this.fail(e))

@@ -25,6 +25,7 @@ import {checkRecordBytes} from './record-bytes.js'
 import {deletedMessage, loadSeenTips, rewoundMessage, saveSeenTips} from './tips.js'
 import {LaneWriter} from './append.js'
 import {parseTrailers, trailersOf} from './message.js'
+import {gitEnv} from '../../git/env.js'
 
 export interface GitStoreOptions {
   /** use the native git fast paths (cat-file, log) when a git binary exists; default: auto */
@@ -447,7 +448,7 @@ export class GitRecordStore implements RecordStore {
     let out: Buffer
     this.historyReads++
     try {
-      out = execFileSync('git', ['--git-dir', this.commonDir, 'cat-file', '--batch'], {input: es.map(e => `${e.commit}:${recordPath(e.kind, e.id)}\n`).join(''), stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 1 << 30})
+      out = execFileSync('git', ['--git-dir', this.commonDir, 'cat-file', '--batch'], {input: es.map(e => `${e.commit}:${recordPath(e.kind, e.id)}\n`).join(''), stdio: ['pipe', 'pipe', 'ignore'], maxBuffer: 1 << 30, env: gitEnv()})
     } catch (err) {
       throw new CorruptObjectError('record', `${where(es[0]!)}: ${(err as Error).message.split('\n')[0]}`, {where: where(es[0]!)})
     }

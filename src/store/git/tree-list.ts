@@ -2,6 +2,7 @@ import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
 import {bufferedGit, entryOid} from './log.js'
+import {gitEnv} from '../../git/env.js'
 
 /**
  * Every file (blob id) of a commit's tree, by path, from one `git ls-tree -r -z` (what a full read of
@@ -34,7 +35,7 @@ export function eachTreeFile(gitDir: string, commit: string, take: (path: string
  */
 export function eachTreeEntry(gitDir: string, commit: string, take: (buf: Buffer, oid: number, path: number, end: number) => boolean, regularOnly = false): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], {stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', '--full-tree', commit], {stdio: ['ignore', 'pipe', 'pipe'], env: gitEnv()})
     // entries are NUL-terminated, parsed from bytes (split.ts)
     const pieces = new ByteSplitter(0)
     let stderr = ''
