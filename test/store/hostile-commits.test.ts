@@ -219,3 +219,26 @@ t.test('replace refs and a graft file change nothing exp reads: the objects are 
   t.same(report.problems, [], 'exp fsck: clean')
   t.equal(report.records, 80)
 })
+
+t.test("the user's git config does not change what a lane reads: root diff, signatures, output encoding, colour", async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo, {native: true})
+  const made = await store.appendBatch(Array.from({length: 80}, (_, i) => ({...sampleDraft('note', i), body: {text: `nöte ${i} ✓`, about: []}})), {lane: 'l'})
+  await store.close()
+  const ref = 'refs/research/lanes/l'
+  const plain = await GitRecordStore.open(repo, {native: true})
+  const want = (await plain.ledger()).records().map(r => JSON.stringify(r))
+  await plain.close()
+  for (const [k, v] of [['log.showRoot', 'false'], ['log.showSignature', 'true'], ['i18n.logOutputEncoding', 'ISO-8859-1'], ['color.ui', 'always'], ['log.decorate', 'full']]) execFileSync('git', ['-C', repo, 'config', k!, v!])
+  const ways = await everyWay(repo, ref, made[79]!.commit!, made[78]!.commit!, made[5]!.commit!)
+  // (the lane's first commit is read as a root commit: a full read by the general reader too)
+  for (const [how, l] of Object.entries(ways)) {
+    t.same(l.records().map(r => JSON.stringify(r)), want, `${how}: the same records`)
+    t.same(l.problems, [], `${how}: no problem`)
+  }
+  const s = await GitRecordStore.open(repo, {native: true})
+  const report = await fsck(s)
+  await s.close()
+  t.same(report.problems, [], 'exp fsck: clean')
+  t.equal(report.records, 80)
+})

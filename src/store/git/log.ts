@@ -9,6 +9,14 @@ import {ByteSplitter, PIECE_MAX} from './split.js'
 import {gitEnv} from '../../git/env.js'
 
 /**
+ * What git log prints whatever the user's config says: a root commit's diff (`log.showRoot
+ * = false` left a lane's first record commit with no change, named a problem), no signature
+ * checks (`log.showSignature`: a run of ssh-keygen or gpg a commit, and its lines in the
+ * output), messages as they are (`i18n.logOutputEncoding` re-coded them), no colour.
+ */
+export const LOG_AS_WRITTEN: readonly string[] = ['--root', '--no-show-signature', '--encoding=UTF-8', '--no-color']
+
+/**
  * The environment of a git whose output is read to its end: GIT_FLUSH=0 has git buffer its
  * output fully. Into a pipe, `git log` otherwise flushes after every commit — one write per
  * commit, and as many wake-ups here (100,000 commits: 1.2 s and ~1.8 s of CPU between git and
@@ -167,7 +175,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   // without --raw git does not diff each commit against its parent (most of the walk's cost):
   // a full read takes the files from the tip's tree instead (lane-read.ts); newest first, git
   // streams commits as it walks instead of after the whole walk (--reverse has to wait)
-  const args = ['--git-dir', gitDir, 'log', '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x00%H%x02%P%x02%e%n%B%x03', tip]
+  const args = ['--git-dir', gitDir, 'log', ...LOG_AS_WRITTEN, '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x00%H%x02%P%x02%e%n%B%x03', tip]
   if (stop) args.push(`^${stop}`)
   const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
   let stderr = ''

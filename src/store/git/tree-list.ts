@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
-import {bufferedGit, entryOid} from './log.js'
+import {LOG_AS_WRITTEN, bufferedGit, entryOid} from './log.js'
 import {gitEnv} from '../../git/env.js'
 
 /**
@@ -88,7 +88,7 @@ export interface LeanCommit {
  */
 export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean, held?: Promise<unknown>): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitDir, 'log', '--first-parent', '--no-renames', '--format=%x00%H%x02%P%x02%e%n%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
+    const child = spawn('git', ['--git-dir', gitDir, 'log', ...LOG_AS_WRITTEN, '--first-parent', '--no-renames', '--format=%x00%H%x02%P%x02%e%n%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
     let preamble = true
     let stopped = false
     let stderr = ''
