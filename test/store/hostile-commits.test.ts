@@ -242,3 +242,48 @@ t.test("the user's git config does not change what a lane reads: root diff, sign
   t.same(report.problems, [], 'exp fsck: clean')
   t.equal(report.records, 80)
 })
+
+t.test('a record commit that also adds a file whose name git quotes (non-ASCII, a quote, a tab): named, the rest of the lane read, every way', async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo, {native: true})
+  const made = await store.appendBatch(Array.from({length: 80}, (_, i) => sampleDraft('note', i)), {lane: 'l'})
+  const [last] = await store.appendBatch([sampleDraft('note', 99)], {lane: 'l'})
+  await store.close()
+  const ref = 'refs/research/lanes/l'
+  const name = 'research/naïve "q"\t✓.json'
+  const env = {...process.env, GIT_INDEX_FILE: path.join(repo, '.git', 'forge-quoted')}
+  execFileSync('git', ['-C', repo, 'read-tree', last!.commit!], {env})
+  const blob = execFileSync('git', ['-C', repo, 'hash-object', '-w', '--stdin'], {input: 'x'}).toString().trim()
+  execFileSync('git', ['-C', repo, 'update-index', '--add', '--cacheinfo', `100644,${blob},${name}`], {env})
+  const tree = execFileSync('git', ['-C', repo, 'write-tree'], {env}).toString().trim()
+  const forged = forge(repo, last!.commit!, raw => Buffer.concat([Buffer.from(`tree ${tree}`), raw.subarray(raw.indexOf('\n'))]))
+  t.match(execFileSync('git', ['-C', repo, 'log', '-1', '--raw', '--format=', forged]).toString(), '\\303\\257', 'git log quotes the name in octal')
+  const ways = await everyWay(repo, ref, forged, made[79]!.commit!, made[5]!.commit!)
+  for (const [how, l] of Object.entries(ways)) {
+    t.equal(l.size, 80, `${how}: every other record`)
+    t.ok(l.problems.some(p => p.commit === forged && p.code === 'commit-changes' && p.message.includes('2 files')), `${how}: the commit named for its two files`)
+  }
+  const s = await GitRecordStore.open(repo, {native: true})
+  const report = await fsck(s)
+  await s.close()
+  t.ok(report.problems.some(p => p.commit === forged && p.code === 'commit-changes'), 'exp fsck names it')
+})
+
+t.test('a record commit that also adds a submodule entry, read with diff.ignoreSubmodules=all: named every way', async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo, {native: true})
+  const made = await store.appendBatch(Array.from({length: 80}, (_, i) => sampleDraft('note', i)), {lane: 'l'})
+  const [last] = await store.appendBatch([sampleDraft('note', 99)], {lane: 'l'})
+  await store.close()
+  const env = {...process.env, GIT_INDEX_FILE: path.join(repo, '.git', 'forge-gitlink')}
+  execFileSync('git', ['-C', repo, 'read-tree', last!.commit!], {env})
+  execFileSync('git', ['-C', repo, 'update-index', '--add', '--cacheinfo', `160000,${made[0]!.commit!},research/sub`], {env})
+  const tree = execFileSync('git', ['-C', repo, 'write-tree'], {env}).toString().trim()
+  const forged = forge(repo, last!.commit!, raw => Buffer.concat([Buffer.from(`tree ${tree}`), raw.subarray(raw.indexOf('\n'))]))
+  execFileSync('git', ['-C', repo, 'config', 'diff.ignoreSubmodules', 'all'])
+  const ways = await everyWay(repo, 'refs/research/lanes/l', forged, made[79]!.commit!, made[5]!.commit!)
+  for (const [how, l] of Object.entries(ways)) {
+    t.equal(l.size, 80, `${how}: every other record`)
+    t.ok(l.problems.some(p => p.commit === forged && p.code === 'commit-changes'), `${how}: the commit named`)
+  }
+})

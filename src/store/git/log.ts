@@ -12,9 +12,11 @@ import {gitEnv} from '../../git/env.js'
  * What git log prints whatever the user's config says: a root commit's diff (`log.showRoot
  * = false` left a lane's first record commit with no change, named a problem), no signature
  * checks (`log.showSignature`: a run of ssh-keygen or gpg a commit, and its lines in the
- * output), messages as they are (`i18n.logOutputEncoding` re-coded them), no colour.
+ * output), messages as they are (`i18n.logOutputEncoding` re-coded them), no colour, and
+ * every submodule entry a commit changes (`diff.ignoreSubmodules=all` hid a gitlink a record
+ * commit added beside its record).
  */
-export const LOG_AS_WRITTEN: readonly string[] = ['--root', '--no-show-signature', '--encoding=UTF-8', '--no-color']
+export const LOG_AS_WRITTEN: readonly string[] = ['--root', '--no-show-signature', '--encoding=UTF-8', '--no-color', '--ignore-submodules=none']
 
 /**
  * The environment of a git whose output is read to its end: GIT_FLUSH=0 has git buffer its
@@ -310,6 +312,32 @@ function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
   return nl > b + 1 ? {oid, parents, message, changes, encoding: buf.toString('utf8', b + 1, nl)} : {oid, parents, message, changes}
 }
 
-function unquote(p: string): string {
-  return p.startsWith('"') ? (JSON.parse(p) as string) : p
+/** the byte of each one-letter escape git's C quoting writes (quote.c, cq_must_quote) */
+const ESCAPES: Record<string, number> = {a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 0x22, '\\': 0x5c}
+
+/**
+ * A path as `git log --raw` prints it: as it is, or C-quoted — `"…"` with `\t`, `\n`, `\"`,
+ * `\\` and the like, and three octal digits for any other byte (every byte over 0x7f, with
+ * core.quotePath at its default) — its bytes read as UTF-8. (It was read as JSON, which has
+ * no octal escapes: one file with a non-ASCII name made its whole lane unreadable through git
+ * log, and readable through cat-file.) A quoting that is not git's is left as it is: a path no
+ * record has, named by the checks of the commit.
+ */
+export function unquote(p: string): string {
+  if (p.length < 2 || !p.startsWith('"') || !p.endsWith('"')) return p
+  const out: number[] = []
+  for (let i = 1; i < p.length - 1; i++) {
+    const c = p[i]!
+    if (c !== '\\') {
+      for (const b of Buffer.from(c, 'utf8')) out.push(b)
+      continue
+    }
+    const e = p[++i]
+    if (e !== undefined && e in ESCAPES) out.push(ESCAPES[e]!)
+    else if (e !== undefined && /^[0-3][0-7]{2}$/.test(p.slice(i, i + 3))) {
+      out.push(parseInt(p.slice(i, i + 3), 8))
+      i += 2
+    } else return p
+  }
+  return Buffer.from(out).toString('utf8')
 }
