@@ -287,3 +287,37 @@ t.test('a record commit that also adds a submodule entry, read with diff.ignoreS
     t.ok(l.problems.some(p => p.commit === forged && p.code === 'commit-changes'), `${how}: the commit named`)
   }
 })
+
+t.test("a record's object file rewritten in place with another record's bytes under the same key: exp fsck names it", async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo, {native: true})
+  // (more records than a read takes in process, where a loose object's id is checked: reader.ts, SMALL_READ)
+  const made = await store.appendBatch(Array.from({length: 80}, (_, i) => ({...sampleDraft('note', i), key: `k/${i}`})), {lane: 'l'})
+  // (one record appended alone: its objects are loose files, a batch's go into a pack)
+  made[3] = await store.append({...sampleDraft('note', 3), key: 'k/x'}, {lane: 'l'})
+  await store.close()
+  const ref = 'refs/research/lanes/l'
+  // the same key's other record, its object written beside (another repository made it)
+  const other = path.join(repo, '..', `${path.basename(repo)}-twin`)
+  fs.mkdirSync(other)
+  t.teardown(() => fs.rmSync(other, {recursive: true, force: true}))
+  execFileSync('git', ['init', '-q', other])
+  const o = await GitRecordStore.open(other, {native: true})
+  // (at the same place of a lane of the same name: its lamport and lane agree with the trailers)
+  await o.appendBatch(Array.from({length: 80}, (_, i) => ({...sampleDraft('note', 500 + i), key: `o/${i}`})), {lane: 'l'})
+  await o.append({...sampleDraft('note', 999), key: 'k/x'}, {lane: 'l'})
+  await o.close()
+  const twin = execFileSync('git', ['-C', other, 'ls-tree', '-r', ref]).toString().split('\n').find(l => l.includes(made[3]!.id))!.split(/\s+/)[2]!
+  const original = execFileSync('git', ['-C', repo, 'ls-tree', '-r', ref]).toString().split('\n').find(l => l.includes(made[3]!.id))!.split(/\s+/)[2]!
+  const file = (dir: string, oid: string) => path.join(dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2))
+  t.ok(fs.existsSync(file(repo, original)) && fs.existsSync(file(other, twin)), 'both objects are loose files')
+  fs.chmodSync(file(repo, original), 0o644)
+  fs.copyFileSync(file(other, twin), file(repo, original))
+  t.match(execFileSync('git', ['-C', repo, 'cat-file', 'blob', original]).toString(), 'note 999', 'git answers the id with the other bytes')
+  fs.rmSync(path.join(repo, '.git/exp'), {recursive: true, force: true})
+  const s = await GitRecordStore.open(repo, {native: true})
+  const report = await fsck(s)
+  await s.close()
+  t.ok(report.problems.some(p => p.code === 'record-unreadable' && p.id === made[3]!.id && p.message.includes('does not hash to its id')), `exp fsck names it: ${JSON.stringify(report.problems)}`)
+  t.equal(report.records, 80, 'the other records pass')
+})

@@ -1,4 +1,4 @@
-import {artifactMatches, decodeRecord, encodeFacts, recordDigest, type ArtifactRef} from '../../records/index.js'
+import {artifactMatches, decodeRecord, encodeFacts, gitBlobId, recordDigest, type ArtifactRef} from '../../records/index.js'
 import type {LaneCommit} from './log.js'
 import {parseLaneRef} from '../lanes.js'
 import {Ledger} from '../ledger.js'
@@ -140,6 +140,13 @@ export async function fsckStore(store: GitRecordStore, onProgress?: (done: numbe
       const bytes = got[gi++]!
       if (bytes instanceof Error) {
         problems.push(unreadable(loc.blob, bytes, at(c, loc.path, loc.id)))
+        continue
+      }
+      // git answers an object id with the bytes it finds under it, unchecked: an object file
+      // rewritten in place (a keyed record's other bytes pass every check of the bytes alone)
+      // was read as the record. The reads take it as git gives it; fsck checks every id.
+      if (gitBlobId(bytes) !== loc.blob) {
+        problems.push(problem('record-unreadable', `object ${loc.blob} does not hash to its id: its file was changed in place (\`git fsck\` names it hash-mismatch)`, at(c, loc.path, loc.id)))
         continue
       }
       const checked = checkRecordBytes(bytes, {lane, kind: loc.kind, id: loc.id, lamport: loc.lamport})
