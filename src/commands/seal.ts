@@ -60,7 +60,9 @@ Without a key, a new one is written to .git/exp/holdout.key (never committed): s
       res = {...res, sealed: res.sealed.map(n => path.relative(root, path.join(dir, n))), removed: res.removed.map(n => path.relative(root, path.join(dir, n)))}
       shown = path.relative(this.workDir, dir) || '.'
     }
-    const tracked = repo.workDir ? (await runGit(['log', '--all', '--format=', '--name-only', '--', ...res.sealed], {cwd: root, allowFail: true})).stdout.toString().split('\n').filter(Boolean) : []
+    // (`--root`: with log.showRoot=false the first commit's files were not listed, and held-out
+    // files committed in it in the clear went unmentioned; `-z`: names as they are, unquoted)
+    const tracked = repo.workDir ? (await runGit(['log', '--all', '--root', '-z', '--format=', '--name-only', '--', ...res.sealed], {cwd: root, allowFail: true})).stdout.toString().split(/[\0\n]/).filter(Boolean) : []
     const out: SealCommandResult = {...res, key_source: found?.source ?? file, new_key: !found, in_history: [...new Set(tracked)].sort()}
     if (!this.jsonEnabled()) {
       // (nothing plain left to seal and the sealed file there already: it was left as it was)

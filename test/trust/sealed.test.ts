@@ -133,3 +133,18 @@ t.test('exp seal with nothing new to seal says so, changes nothing, and asks for
   t.notMatch(r.stdout, /next: git add/)
   t.same(fs.readFileSync(file), before, 'the sealed file is as it was')
 })
+
+// found comparing what git's own config changes: with log.showRoot=false, `git log --name-only`
+// lists no file of a root commit, and held-out files committed there in the clear went unmentioned
+t.test('exp seal names held-out files already in history, the first commit included, whatever log.showRoot says', async t => {
+  const repo = await makeRepo(t, {empty: true})
+  const names = [...HELD.slice(0, 2), ...fs.readdirSync(path.join(ROOT, 'scenarios')).filter(f => f.startsWith('train-')).slice(0, 2)]
+  fs.mkdirSync(path.join(repo, 'scenarios'))
+  for (const f of names) fs.copyFileSync(path.join(ROOT, 'scenarios', f), path.join(repo, 'scenarios', f))
+  await git(repo, 'add', '-A')
+  await git(repo, 'commit', '-qm', 'scenarios, held-out ones in the clear')
+  await git(repo, 'config', 'log.showRoot', 'false')
+  const r = await expJson<{sealed: string[]; in_history: string[]}>(['seal'], {cwd: repo})
+  t.same(r.sealed, HELD.slice(0, 2).map(f => `scenarios/${f}`).sort())
+  t.same(r.in_history, r.sealed, 'both named: they are in the first commit in the clear')
+})

@@ -159,3 +159,19 @@ t.test('the git adapter resolves a name as git does, and refuses one a tag and a
   t.equal(await ws.resolve('main~0'), main, 'what is not a name is left to git')
   t.equal(await ws.resolve('--all'), undefined, 'an option is no revision')
 })
+
+// found comparing what git's own config changes: blame.ignoreRevsFile gave the lines of the
+// commits it lists to their parents, in exp's blame and the provenance built on it
+t.test("the git adapter's blame is git's whatever blame.ignoreRevsFile says", async t => {
+  const {repo, main} = await committedRepo(t, {'README.md': 'hello\nworld\n'})
+  const store = await GitRecordStore.open(repo)
+  t.teardown(() => store.close())
+  const ws = new GitWorkspace(store)
+  const two = await ws.commitFiles({base: main, files: [{path: 'README.md', content: Buffer.from('hello\nWORLD\n')}], message: 'line 2 rewritten'})
+  await ws.moveRef('refs/heads/main', two, main)
+  fs.writeFileSync(path.join(repo, 'ignored-revs'), `${two}\n`)
+  await git(repo, 'config', 'blame.ignoreRevsFile', path.join(repo, 'ignored-revs'))
+  t.match(await git(repo, 'blame', '--porcelain', 'main', '--', 'README.md'), new RegExp(`^${main} \\d+ 2`, 'm'), "git's own blame now gives line 2 to the first commit")
+  const lines = await ws.blame('main', 'README.md')
+  t.same(lines.map(l => [l.line, l.commit, l.via]), [[1, main, main], [2, two, two]], 'exp: the commit that wrote each line')
+})

@@ -34,7 +34,9 @@ export async function firstParentLine(store: GitRecordStore, tip: string): Promi
  */
 export async function blameFile(store: GitRecordStore, rev: string, file: string): Promise<BlamedLine[]> {
   if (!(await hasNativeGit())) throw new ExpError('E_USAGE', 'blame needs the git binary on PATH', {hint: 'install git, or unset EXP_NO_NATIVE_GIT'})
-  const run = (extra: string[]) => runGit(['--git-dir', store.commonDir, 'blame', '--porcelain', ...extra, rev, '--', file], {cwd: store.commonDir})
+  // (`--ignore-revs-file=` empties the list a user's blame.ignoreRevsFile names: with it, the
+  // lines of the commits listed there were given to others, and provenance with them)
+  const run = (extra: string[]) => runGit(['--git-dir', store.commonDir, 'blame', '--porcelain', '--ignore-revs-file=', ...extra, rev, '--', file], {cwd: store.commonDir})
   const [all, first] = await Promise.all([run([]), run(['--first-parent'])])
   const lines = parsePorcelainBlame(all.stdout.toString('utf8'))
   const via = new Map(parsePorcelainBlame(first.stdout.toString('utf8')).map(l => [l.line, l.commit]))
