@@ -177,7 +177,7 @@ export async function* laneCommitChunksNative(gitDir: string, tip: string, stop:
   // without --raw git does not diff each commit against its parent (most of the walk's cost):
   // a full read takes the files from the tip's tree instead (lane-read.ts); newest first, git
   // streams commits as it walks instead of after the whole walk (--reverse has to wait)
-  const args = ['--git-dir', gitDir, 'log', ...LOG_AS_WRITTEN, '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), '--format=%x00%H%x02%P%x02%e%n%B%x03', tip]
+  const args = ['--git-dir', gitDir, 'log', ...LOG_AS_WRITTEN, '--first-parent', ...(oldestFirst ? ['--reverse'] : []), '--no-renames', ...(raw ? ['--raw', '--no-abbrev'] : []), LOG_FORMAT, tip]
   if (stop) args.push(`^${stop}`)
   const child = spawn('git', args, {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
   let stderr = ''
@@ -280,20 +280,37 @@ function oversized(head: Buffer, size: number): LaneCommit {
 const UNREADABLE = 'git log gave this commit in a form exp cannot read (its output cut short): not read'
 
 /**
- * The entry in `buf[from, to)`: `%H \x02 %P \x02 %e \n %B \x03` and, with --raw, the changes.
- * (%e, the `encoding` header, is a line of the commit's own bytes: it ends at the first
- * newline; %H and %P are hex, so the first two \x02 are the format's.)
+ * The format of git log's entries for a lane's readers (this one and tree-list.ts,
+ * eachLaneCommit): each starts at NUL (see laneCommitChunksNative), then `%H \x02 %P \x02 %e \n
+ * %B \x03` and, with --raw, the changes.
  */
-function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
+export const LOG_FORMAT = '--format=%x00%H%x02%P%x02%e%n%B%x03'
+
+/**
+ * Where the parts of the entry in `buf[from, to)` (LOG_FORMAT, the NUL before it cut off)
+ * end: the \x02 after %H (`a`) and after %P (`b`), the newline after %e (`nl`), the \x03 after
+ * %B (`end`). %H and %P are hex, so the first two \x02 are the format's; %e, the `encoding`
+ * header, is a line of the commit's own bytes, so it ends at the first newline; the raw lines
+ * after %B quote control bytes, so the last \x03 is the format's. Undefined when the entry is
+ * not of that shape (git's output cut short).
+ */
+export function entryParts(buf: Buffer, from: number, to: number): {a: number; b: number; nl: number; end: number} | undefined {
   const a = buf.indexOf(2, from)
   const b = a >= 0 && a < to ? buf.indexOf(2, a + 1) : -1
   const nl = b >= 0 && b < to ? buf.indexOf(0x0a, b + 1) : -1
   const end = nl >= 0 && nl < to ? buf.lastIndexOf(3, to - 1) : -1
-  if (end <= nl) {
-    // (not an entry as the format writes it: git's output cut short)
+  return end > nl ? {a, b, nl, end} : undefined
+}
+
+/** The entry in `buf[from, to)` (LOG_FORMAT) and, with --raw, the changes. */
+function parseLogEntry(buf: Buffer, from: number, to: number): LaneCommit {
+  const parts = entryParts(buf, from, to)
+  if (!parts) {
+    const a = buf.indexOf(2, from)
     const oid = buf.toString('latin1', from, a >= from && a < to ? a : Math.min(to, from + 40))
     return {oid, parents: [], message: '', changes: [], problem: {code: 'commit-message', message: UNREADABLE}}
   }
+  const {a, b, nl, end} = parts
   const oid = buf.toString('latin1', from, a)
   const parents = buf.toString('latin1', a + 1, b).split(' ').filter(Boolean)
   const message = buf.toString('utf8', nl + 1, end)

@@ -1,7 +1,7 @@
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import {ByteSplitter, PIECE_MAX} from './split.js'
-import {LOG_AS_WRITTEN, bufferedGit, entryOid} from './log.js'
+import {LOG_AS_WRITTEN, LOG_FORMAT, bufferedGit, entryOid, entryParts} from './log.js'
 import {gitEnv} from '../../git/env.js'
 
 /**
@@ -88,7 +88,7 @@ export interface LeanCommit {
  */
 export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit) => boolean, held?: Promise<unknown>): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['--git-dir', gitDir, 'log', ...LOG_AS_WRITTEN, '--first-parent', '--no-renames', '--format=%x00%H%x02%P%x02%e%n%B%x03', tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
+    const child = spawn('git', ['--git-dir', gitDir, 'log', ...LOG_AS_WRITTEN, '--first-parent', '--no-renames', LOG_FORMAT, tip], {stdio: ['ignore', 'pipe', 'pipe'], env: bufferedGit()})
     let preamble = true
     let stopped = false
     let stderr = ''
@@ -130,13 +130,11 @@ export function eachLaneCommit(gitDir: string, tip: string, each: (c: LeanCommit
 const RECORD_KEY = Buffer.from('\nExp-Record:')
 const LAMPORT_KEY = Buffer.from('\nExp-Lamport:')
 
-/** The entry in `buf[from, to)`: `%H \x02 %P \x02 %e \n %B \x03` (log.ts, parseLogEntry). */
+/** The entry in `buf[from, to)` (log.ts, LOG_FORMAT). */
 function leanCommit(buf: Buffer, from: number, to: number): LeanCommit {
-  const a = buf.indexOf(2, from)
-  const b = a >= 0 && a < to ? buf.indexOf(2, a + 1) : -1
-  const nl = b >= 0 && b < to ? buf.indexOf(0x0a, b + 1) : -1
-  const end = nl >= 0 && nl < to ? buf.lastIndexOf(3, to - 1) : -1
-  if (end <= nl) return {oid: buf.toString('latin1', from, Math.min(to, from + 40)), merge: false, odd: true}
+  const parts = entryParts(buf, from, to)
+  if (!parts) return {oid: buf.toString('latin1', from, Math.min(to, from + 40)), merge: false, odd: true}
+  const {a, b, nl, end} = parts
   const oid = buf.toString('latin1', from, a)
   const sp = buf.indexOf(0x20, a + 1)
   const merge = sp >= 0 && sp < b

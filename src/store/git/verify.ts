@@ -13,7 +13,7 @@ export interface Located {
   artifacts?: string[]
 }
 
-/** what a commit whose message holds \x01 is named (log.ts reports it so from git log) */
+/** what a commit whose message holds \x01 is named, however its lane is read */
 export const X01 = 'commit message contains a \\x01 byte (a control byte exp never writes): not read'
 
 /** The one file a record commit must add, read from its trailers and checked against its diff. */
@@ -21,9 +21,8 @@ export function recordChange(c: LaneCommit): Located | {problem: Finding; path?:
   const bad = (code: Finding['code'], message: string, path?: string) => ({problem: {code, message}, path})
   // git cuts a message at a NUL (native reads never see what follows); in-process reads do
   if (c.message.includes('\0')) return bad('commit-message', 'commit message contains a NUL byte (git cuts the message there)')
-  // and git log's entries are split on \x01 (log.ts): a commit holding one is never read from
-  // git log; read in process (a few new commits, a small lane) it is named the same way, so a
-  // view does not depend on how its lane was read
+  // and a \x01 is a control byte exp never writes (git log's entries were once split on it): a
+  // commit holding one is named by every reader alike (tree-list.ts leaves it to this one)
   if (c.message.includes('\x01')) return bad('commit-message', X01)
   // git log re-codes a message from the encoding its commit names, cat-file gives the bytes:
   // read both ways, one record could be two (a view that depended on the cache)
