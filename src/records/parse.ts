@@ -1,5 +1,6 @@
 import {ParseError} from '../errors/index.js'
 import {duplicateKey} from './json-keys.js'
+import {MAX_DEPTH} from './seal.js'
 
 /** YAML aliases a document may expand; more is refused as a possible alias bomb. */
 export const MAX_YAML_ALIASES = 100
@@ -51,6 +52,59 @@ function parseJsonStrict(text: string, file: string, lineBase = 0): unknown {
   return value
 }
 
+/** a UTF-16 surrogate, paired or not (no `u` flag: code units) */
+const SURROGATE = /[\ud800-\udfff]/
+
+/** The escape of the first lone UTF-16 surrogate of a string (`\ud800`), or '' when it has none. */
+function surrogateEscape(s: string): string {
+  // (most strings have no surrogate at all: one regular expression scan says so)
+  if (!SURROGATE.test(s)) return ''
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c < 0xd800 || c > 0xdfff) continue
+    const next = s.charCodeAt(i + 1)
+    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++
+    else return `\\u${c.toString(16)}`
+  }
+  return ''
+}
+
+/**
+ * Where the first key or string value holding a lone UTF-16 surrogate is (`"\ud800"` in JSON,
+ * or in a double-quoted YAML string): no character, not UTF-8 when written, and read back
+ * by other JSON readers as U+FFFD or refused — a record's digest could not be re-derived
+ * from what they read. Undefined when every string is Unicode text. Not looked for deeper than
+ * MAX_DEPTH (a value that deep, or one that holds itself, is refused by its own check).
+ */
+function loneSurrogate(v: unknown, at = '$', depth = 0): {path: string; escape: string} | undefined {
+  if (typeof v === 'string') {
+    const escape = surrogateEscape(v)
+    return escape ? {path: at, escape} : undefined
+  }
+  if (v === null || typeof v !== 'object' || depth > MAX_DEPTH + 1) return undefined
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = loneSurrogate(v[i], `${at}[${i}]`, depth + 1)
+      if (found) return found
+    }
+    return undefined
+  }
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    const escape = surrogateEscape(k)
+    if (escape) return {path: `${at} (the key ${JSON.stringify(k)})`, escape}
+    const found = loneSurrogate(x, `${at}.${k}`, depth + 1)
+    if (found) return found
+  }
+  return undefined
+}
+
+/** The value, refused when a string of it is not Unicode text (loneSurrogate). */
+function unicodeOnly<T>(value: T, file: string, line?: number): T {
+  const lone = loneSurrogate(value)
+  if (lone) throw new ParseError(file, `${lone.path}: a lone UTF-16 surrogate (${lone.escape}) is not a character; write the text itself, or the surrogate pair of a character beyond U+FFFF`, line)
+  return value
+}
+
 /** Parse YAML or JSON text (JSON is YAML 1.2); syntax errors name file, line and column. */
 export async function parseYamlOrJson(text: string, file: string): Promise<unknown> {
   const t = text.trimStart()
@@ -63,21 +117,26 @@ export async function parseYamlOrJson(text: string, file: string): Promise<unkno
     } catch {
       // fall through to the YAML parser, which reports line and column
     }
-    if (ok) return value !== null && typeof value === 'object' ? parseJsonStrict(text, file) : value
+    if (ok) return unicodeOnly(value !== null && typeof value === 'object' ? parseJsonStrict(text, file) : value, file)
   }
   const {parseDocument, LineCounter} = await import('../vendor/yaml.js')
   const lc = new LineCounter()
   const doc = parseDocument(text, {lineCounter: lc, prettyErrors: false, uniqueKeys: true})
-  const err = doc.errors[0]
+  // (a warning is an error here: a tag yaml does not know, `!!js/function` say, would be read
+  // as the plain text after it; an ambiguous alias or indentation as one of its readings)
+  const err = doc.errors[0] ?? doc.warnings[0]
   if (err) {
     const pos = err.linePos?.[0] ?? lc.linePos(err.pos[0])
-    throw new ParseError(file, err.message.split('\n')[0]!, pos.line, pos.col)
+    const detail = err.message.split('\n')[0]!
+    throw new ParseError(file, err.code === 'TAG_RESOLVE_FAILED' ? `${detail} (exp reads plain YAML: the core schema's tags, !!str and !!int and the like, and no others)` : detail, pos.line, pos.col)
   }
+  let value: unknown
   try {
-    return doc.toJS({maxAliasCount: MAX_YAML_ALIASES})
+    value = doc.toJS({maxAliasCount: MAX_YAML_ALIASES})
   } catch (e) {
     throw new ParseError(file, yamlExpansionProblem(e))
   }
+  return unicodeOnly(value, file)
 }
 
 /** The message for a document yaml refused to expand (an alias bomb, or an alias loop). */
@@ -94,7 +153,7 @@ export function parseJsonLines(text: string, file: string): {line: number; value
     const s = lines[i]!.trim()
     if (!s) continue
     try {
-      out.push({line: i + 1, value: parseJsonStrict(s, file, i)})
+      out.push({line: i + 1, value: unicodeOnly(parseJsonStrict(s, file, i), file, i + 1)})
     } catch (e) {
       if (e instanceof ParseError) throw e
       const m = /position (\d+)/.exec((e as Error).message)

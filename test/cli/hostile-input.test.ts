@@ -146,6 +146,8 @@ t.test('lenient input is refused with the file, field or flag named, a non-zero 
     [['append', 'note', 'latin1.json', '--lane', 'x'], '', /latin1\.json:1:13: invalid UTF-8 at byte 12/, 2],
     [['append', 'note', '-', '--lane', 'x'], '{"text":"a","text":"b"}', /<stdin>:1:13: duplicate key "text"/, 2],
     [['append', 'note', '-', '--batch', '--lane', 'x'], '{"text":"ok"}\n{"text":"a","text":"b"}\n', /<stdin>:2:13: duplicate key "text"/, 2],
+    [['append', 'note', '-', '--lane', 'x'], '{"text":"a\\ud800"}', /<stdin>: \$\.text: a lone UTF-16 surrogate \(\\ud800\)/, 2],
+    [['append', 'note', '-', '--lane', 'x'], 'text: !!js/function "function () {}"', /<stdin>:1:7: Unresolved tag: tag:yaml\.org,2002:js\/function/, 2],
     [['append', 'note', '-', '--lane', 'x', '--cite', 'nt-0123456789abcdef01234567'], 'text: x', /unknown record id: nt-0123456789abcdef01234567 \(given with --cite\)/, 3],
     [['append', 'note', '-', '--lane', 'x', '--cite', 'not-an-id'], 'text: x', /--cite "not-an-id" is not a record id/, 2],
     [['append', 'note', '-', '--lane', ''], 'text: x', /invalid lane name \(--lane\) "": it is empty/, 2],

@@ -1,6 +1,6 @@
 /* eslint-disable no-control-regex -- the tests look for control characters on purpose */
 import t from 'tap'
-import {decodeUtf8, parseJsonLines, parseYamlOrJson, oneLine, summarize, seal, prepare} from '../../src/records/index.js'
+import {decodeUtf8, parseJsonLines, parseYamlOrJson, oneLine, sliceText, summarize, seal, prepare} from '../../src/records/index.js'
 import {duplicateKey} from '../../src/records/json-keys.js'
 import {recordMessage, parseTrailers} from '../../src/store/git/message.js'
 
@@ -27,6 +27,32 @@ t.test('duplicate JSON keys are found at any depth, after escapes, and refused o
 t.test('a YAML alias bomb is a parse error naming the file, not an unexpected failure', async t => {
   await t.rejects(parseYamlOrJson(BOMB, 'bomb.yaml'), {code: 'E_PARSE', message: /^bomb\.yaml: too many YAML alias expansions .*alias bomb/})
   t.same(await parseYamlOrJson('a: &x 1\nb: *x\n', 'ok.yaml'), {a: 1, b: 1}, 'a few aliases still work')
+})
+
+t.test('a lone UTF-16 surrogate, escaped in JSON or YAML, is refused naming its field; a pair passes', async t => {
+  // (no character: written as UTF-8 it is not UTF-8, and other JSON readers read U+FFFD or refuse it)
+  await t.rejects(parseYamlOrJson('{"text":"a\\ud800b"}', 'n.json'), {code: 'E_PARSE', message: /^n\.json: \$\.text: a lone UTF-16 surrogate \(\\ud800\)/})
+  await t.rejects(parseYamlOrJson('text: ok\nsteps: ["x", "\\udc00"]\n', 'n.yaml'), {message: /^n\.yaml: \$\.steps\[1\]: a lone UTF-16 surrogate \(\\udc00\)/}, 'a YAML escape, in a list')
+  await t.rejects(parseYamlOrJson('{"text":"ok","a":{"k\\ud83d":1}}', 'k.json'), {message: /\$\.a \(the key "k\\ud83d"\): a lone UTF-16 surrogate \(\\ud83d\)/}, 'a key')
+  await t.rejects(parseYamlOrJson('{"text":"\\ude80\\ud83d"}', 'r.json'), {message: /\(\\ude80\)/}, 'a pair in the wrong order is two lone halves')
+  t.throws(() => parseJsonLines('{"kind":"note","body":{"text":"ok"}}\n{"kind":"note","body":{"text":"\\udfff"}}\n', 'in.jsonl'), {message: /^in\.jsonl:2: \$\.body\.text: a lone UTF-16 surrogate/})
+  t.same(await parseYamlOrJson('{"text":"\\ud83d\\ude80 \\u00e9"}', 'ok.json'), {text: '\u{1f680} \u00e9'}, 'an escaped pair is its character')
+  t.same(await parseYamlOrJson('text: "\\ud83d\\ude80"\n', 'ok.yaml'), {text: '\u{1f680}'})
+})
+
+t.test('text cut for a record never ends in half a surrogate pair', async t => {
+  const rocket = '\u{1f680}'
+  t.equal(sliceText(`ab${rocket}`, 3), 'ab', 'the pair would be cut: one unit fewer')
+  t.equal(sliceText(`ab${rocket}`, 4), `ab${rocket}`)
+  t.equal(sliceText(`abc${rocket}`, 3), 'abc')
+  t.equal(sliceText('abc', 10), 'abc')
+  for (let n = 1; n <= 12; n++) t.notMatch(sliceText(rocket.repeat(6), n), /[\ud800-\udbff]$/, `cut at ${n}`)
+})
+
+t.test('a YAML tag beyond the core schema, or another YAML warning, is a parse error with its position', async t => {
+  await t.rejects(parseYamlOrJson('text: ok\nrun: !!js/function "function () {}"\n', 't.yaml'), {code: 'E_PARSE', message: /^t\.yaml:2:6: Unresolved tag: tag:yaml\.org,2002:js\/function \(exp reads plain YAML/})
+  await t.rejects(parseYamlOrJson('text: !secret x\n', 't.yaml'), {message: /^t\.yaml:1:7: Unresolved tag/}, 'a local tag')
+  t.same(await parseYamlOrJson('text: !!str 12\nn: !!int "3"\n', 'ok.yaml'), {text: '12', n: 3}, "the core schema's tags are read")
 })
 
 t.test('a commit subject is one line of printable text whatever the record holds', async t => {
