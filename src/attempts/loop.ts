@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {execFile} from 'node:child_process'
 import type {AttemptBody, HypothesisBody, VerdictBody} from '../records/types.js'
+import {sliceText} from '../records/summary.js'
 import type {RecordStore} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {BoundaryError, BudgetError, ConflictError, ExpError, FileTooLargeError, NotFoundError, ResearchAgentError, WorktreeError} from '../errors/index.js'
@@ -204,8 +205,8 @@ async function pick(store: RecordStore, ws: Workspace, contract: Contract, ordin
     // what an agent writes reaches records and commit messages: redacted, and its reason one line
     const move: ResearchMove = {...proposed, hypothesis: {statement: o.redact(proposed.hypothesis.statement), mechanism: o.redact(proposed.hypothesis.mechanism)}, reason: oneLine(o.redact(proposed.reason))}
     const hyp: HypothesisBody = {
-      statement: move.hypothesis.statement.slice(0, 2000),
-      mechanism: move.hypothesis.mechanism.slice(0, 2000) || 'proposed by the research agent',
+      statement: sliceText(move.hypothesis.statement, 2000),
+      mechanism: sliceText(move.hypothesis.mechanism, 2000) || 'proposed by the research agent',
       expected_effect: {metric: contract.metric.name, direction: contract.metric.direction === 'maximize' ? 'increase' : 'decrease', split: 'validation', ...(contract.metric.margin ? {margin: contract.metric.margin} : {})},
       conditions: [`contract ${contract.name} at ${task.files.map(f => f.path).join(', ')}`],
       mechanism_family: contract.name,

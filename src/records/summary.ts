@@ -62,10 +62,18 @@ const ONE_LINE = new RegExp(`[\\s\\u2028\\u2029${UNSAFE_TEXT}]+`, 'g')
 
 function clip(s: string): string {
   const one = oneLine(s)
-  if (one.length <= MAX) return one
-  // never cut a surrogate pair in half (a lone surrogate is not valid UTF-8)
-  const cut = /[\ud800-\udbff]/.test(one[MAX - 2]!) ? MAX - 2 : MAX - 1
-  return `${one.slice(0, cut)}…`
+  return one.length <= MAX ? one : `${sliceText(one, MAX - 1)}…`
+}
+
+/**
+ * The first `max` UTF-16 units of a string, or one fewer when the last of them would be the
+ * first half of a surrogate pair: a string cut for a record never ends in a lone surrogate
+ * (no character, and not UTF-8 when written).
+ */
+export function sliceText(s: string, max: number): string {
+  if (s.length <= max) return s
+  const last = s.charCodeAt(max - 1)
+  return s.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)
 }
 
 /** One line describing a record, used as the commit subject `<kind>: <summary>`. */
