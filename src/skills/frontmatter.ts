@@ -38,7 +38,8 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterBlock {
   const counter = new LineCounter()
   const doc = parseDocument(yamlText, {lineCounter: counter, prettyErrors: true, uniqueKeys: true})
   // the YAML starts on file line 2: shift every position by one line
-  const errors = doc.errors.map(e => ({message: yamlMessage(e.message), line: e.linePos ? e.linePos[0].line + 1 : undefined, column: e.linePos?.[0].col}))
+  // (a warning too: a tag yaml does not know is read as the plain text after it)
+  const errors = [...doc.errors, ...doc.warnings].map(e => ({message: yamlMessage(e.message), line: e.linePos ? e.linePos[0].line + 1 : undefined, column: e.linePos?.[0].col}))
   const keyLines = new Map<string, number>()
   let data: Record<string, unknown> = {}
   let notMapping = false

@@ -4,7 +4,7 @@ import {Document, LineCounter, parseDocument, isMap, isPair, isScalar, type Node
 import type {ErrorObject} from 'ajv'
 import {NotFoundError, ParseError, SchemaError, isExpError} from '../errors/index.js'
 import {readWorkFile} from '../work-file.js'
-import {problemsOf} from '../records/index.js'
+import {MAX_YAML_ALIASES, problemsOf, yamlExpansionProblem} from '../records/index.js'
 import {skillValidator} from './schemas.js'
 import {yamlMessage} from './text.js'
 import type {ProblemDraft} from './lint-frontmatter.js'
@@ -26,11 +26,19 @@ export interface PurposeCheck {
 export function checkPurpose(text: string, expectedSkill?: string): PurposeCheck {
   const counter = new LineCounter()
   const doc = parseDocument(text, {lineCounter: counter, prettyErrors: true, uniqueKeys: true})
-  if (doc.errors.length) {
-    return {problems: doc.errors.map(e => ({rule: 'purpose/yaml', message: `invalid YAML: ${yamlMessage(e.message)}`, line: e.linePos?.[0].line, column: e.linePos?.[0].col}))}
+  // (a warning too: a tag yaml does not know is read as the plain text after it)
+  const bad = [...doc.errors, ...doc.warnings]
+  if (bad.length) {
+    return {problems: bad.map(e => ({rule: 'purpose/yaml', message: `invalid YAML: ${yamlMessage(e.message)}`, line: e.linePos?.[0].line, column: e.linePos?.[0].col}))}
   }
   const lineOf = (n: Node | null | undefined) => (n?.range ? counter.linePos(n.range[0]).line : undefined)
-  const value = doc.toJS() as unknown
+  let value: unknown
+  try {
+    value = doc.toJS({maxAliasCount: MAX_YAML_ALIASES})
+  } catch (e) {
+    // an alias bomb is this file's problem, not an exception for the whole lint (or gate)
+    return {problems: [{rule: 'purpose/yaml', message: `invalid YAML: ${yamlExpansionProblem(e)}`, line: 1}]}
+  }
   const validate = skillValidator('skill-purpose')
   if (!validate(value)) {
     return {

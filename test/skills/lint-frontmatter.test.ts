@@ -69,4 +69,6 @@ t.test('frontmatter structure: missing, unclosed, YAML syntax with line and colu
   t.match(y, {rule: 'frontmatter/yaml', line: 3, column: 23})
   t.match(lint(skillText(['name: a', 'name: b']))[0], {rule: 'frontmatter/yaml', line: 3, message: /unique/})
   t.same(rules(skillText(['- a list'])).slice(0, 1), ['frontmatter/not-mapping'])
+  // a tag yaml does not know was a warning, and the value read as the plain text after it
+  t.match(lint(skillText(['name: onboarding', 'description: !!js/function Onboard a new employee.']))[0], {rule: 'frontmatter/yaml', line: 3, message: /Unresolved tag/})
 })

@@ -36,6 +36,16 @@ t.test('schema problems carry the line of the offending field', async t => {
   ])
 })
 
+t.test('an alias bomb or an unknown tag in PURPOSE.yaml is a purpose/yaml problem, not an unexpected failure', async t => {
+  const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]'].join('\n')
+  const ps = checkPurpose(`${bomb}\n${SEED}`).problems
+  t.same(ps.map(p => p.rule), ['purpose/yaml'])
+  t.match(ps[0]!.message, /too many YAML alias expansions .*alias bomb/)
+  const tagged = checkPurpose(SEED.replace('status: accepted', 'status: !!js/function accepted')).problems
+  t.same(tagged.map(p => [p.rule, p.line, p.column]), [['purpose/yaml', 11, 9]])
+  t.match(tagged[0]!.message, /Unresolved tag/)
+})
+
 t.test('missing fields, bad ids and an empty proposer are rejected', async t => {
   const ps = checkPurpose('skill: onboarding\nversion: 1\nproposed_by: {}\nproposal: pr-12\n').problems.map(p => p.message)
   t.ok(ps.includes('status is required'))
