@@ -1,6 +1,5 @@
-import {parse as parseYaml} from '../vendor/yaml.js'
 import type {ManifestBody, PromotionPolicy, ProposalBody} from '../records/types.js'
-import {recordPath} from '../records/index.js'
+import {parseYamlOrJson, recordPath} from '../records/index.js'
 import type {Ledger, LedgerEntry} from '../store/index.js'
 import type {Workspace} from '../workspace/port.js'
 import {parseScenario} from '../scenarios/load.js'
@@ -57,7 +56,8 @@ export async function policyAt(ws: Workspace, commit: string): Promise<Promotion
   const bytes = await ws.readFile(commit, POLICY_PATH)
   if (!bytes) return undefined
   try {
-    return parseYaml(bytes.toString('utf8')) as PromotionPolicy
+    // (read as promote reads it: a policy promote would refuse is none here either)
+    return (await parseYamlOrJson(bytes.toString('utf8'), `${commit.slice(0, 12)}:${POLICY_PATH}`)) as PromotionPolicy
   } catch {
     return undefined
   }
@@ -160,7 +160,7 @@ async function decisionPolicies(ws: Workspace, blobs: ReadonlySet<string>): Prom
     const bytes = await ws.readBlob(blob)
     if (!bytes) continue
     try {
-      out.set(blob, parseYaml(bytes.toString('utf8')) as PromotionPolicy)
+      out.set(blob, (await parseYamlOrJson(bytes.toString('utf8'), blob)) as PromotionPolicy)
     } catch {
       // an unreadable policy is a missing one: decisions naming it do not stand
     }
