@@ -4,6 +4,7 @@ import path from 'node:path'
 import {createHash} from 'node:crypto'
 import type {ObservationBody, VerdictBody} from '../../records/types.js'
 import {nestedDeeper} from '../../records/index.js'
+import {duplicateKey} from '../../records/json-keys.js'
 import {splitCommandLine} from '../../agents/command/argv.js'
 import type {Contract, EvalSpec} from '../../contracts/types.js'
 import {gain} from '../../contracts/types.js'
@@ -95,6 +96,11 @@ export function parseMetrics(text: string): {metrics?: Record<string, unknown>; 
     }
   }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return {error: 'not a JSON object of metrics'}
+  // a key twice: JSON.parse keeps the last, other readers the first or neither — and a value
+  // written into the file unescaped could add one after the evaluator's own. Refused (its place
+  // only: the key is the file's content, not repeated into a record)
+  const dup = duplicateKey(text)
+  if (dup) return {error: `a key appears twice in one object (at character ${dup.pos}): which value counts is not clear`}
   // (JSON.parse does not recurse; reading the values below does)
   if (nestedDeeper(doc, METRICS_MAX_DEPTH)) return {error: `nested deeper than ${METRICS_MAX_DEPTH} levels (a metrics file is a handful of numbers)`}
   // a literal beyond a number's range (`1e400`) parses to Infinity, which no record holds: kept

@@ -114,6 +114,11 @@ t.test('NaN, Infinity and strings where the metric should be: never a valid numb
   t.match(judge({score: [1]}), {valid: false})
   t.match(judge({score: {valueOf: 1}}), {valid: false})
   t.match(parseMetrics('[1, 2]'), {error: /not a JSON object/})
+  // a key twice (a value the evaluator wrote unescaped could add one after its own): refused, naming its place, not the key
+  t.same(parseMetrics('{"score": 0.1, "note": "", "score": 99}'), {error: 'a key appears twice in one object (at character 27): which value counts is not clear'})
+  t.match(parseMetrics('{"a": {"k": 1, "k": 2}, "score": 1}'), {error: /a key appears twice/}, 'in a nested object too')
+  t.match(parseMetrics('{"score": 1, "s\\u0063ore": 2}'), {error: /a key appears twice/}, 'compared decoded')
+  t.same(parseMetrics('{"score": 1, "x": {"score": 2}}').metrics, {score: 1, x: {score: 2}}, 'the same key in two objects is fine')
   // (kept as the text "Infinity": a record holds finite numbers only)
   t.same(parseMetrics('{"score": 1e999, "nested": {"x": -1e999}}').metrics, {score: 'Infinity', nested: {x: '-Infinity'}})
   t.match(judge(parseMetrics('{"score": 1e999}').metrics!), {valid: false, needs_retry: {stop_reason: 'non_finite_metric'}})
