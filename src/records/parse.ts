@@ -69,6 +69,15 @@ function surrogateEscape(s: string): string {
   return ''
 }
 
+/** A lone surrogate found: where (the path of its value, or of the object whose key holds it) and its escape. */
+export interface LoneSurrogate {
+  /** `$.a[1].b`, or `$.a (the key "k\ud800")` */
+  path: string
+  /** the path as keys and indexes (of the object, for a key) */
+  segments: (string | number)[]
+  escape: string
+}
+
 /**
  * Where the first key or string value holding a lone UTF-16 surrogate is (`"\ud800"` in JSON,
  * or in a double-quoted YAML string): no character, not UTF-8 when written, and read back
@@ -76,32 +85,38 @@ function surrogateEscape(s: string): string {
  * from what they read. Undefined when every string is Unicode text. Not looked for deeper than
  * MAX_DEPTH (a value that deep, or one that holds itself, is refused by its own check).
  */
-function loneSurrogate(v: unknown, at = '$', depth = 0): {path: string; escape: string} | undefined {
-  if (typeof v === 'string') {
-    const escape = surrogateEscape(v)
-    return escape ? {path: at, escape} : undefined
-  }
-  if (v === null || typeof v !== 'object' || depth > MAX_DEPTH + 1) return undefined
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const found = loneSurrogate(v[i], `${at}[${i}]`, depth + 1)
+export function loneSurrogate(v: unknown): LoneSurrogate | undefined {
+  const segments: (string | number)[] = []
+  const at = () => `$${segments.map(k => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`
+  const walk = (x: unknown): LoneSurrogate | undefined => {
+    if (typeof x === 'string') {
+      const escape = surrogateEscape(x)
+      return escape ? {path: at(), segments: [...segments], escape} : undefined
+    }
+    if (x === null || typeof x !== 'object' || segments.length > MAX_DEPTH + 1) return undefined
+    const entries: [string | number, unknown][] = Array.isArray(x) ? x.map((y, i) => [i, y]) : Object.entries(x as Record<string, unknown>)
+    for (const [k, y] of entries) {
+      const escape = typeof k === 'string' ? surrogateEscape(k) : ''
+      if (escape) return {path: `${at()} (the key ${JSON.stringify(k)})`, segments: [...segments], escape}
+      segments.push(k)
+      const found = walk(y)
+      segments.pop()
       if (found) return found
     }
     return undefined
   }
-  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-    const escape = surrogateEscape(k)
-    if (escape) return {path: `${at} (the key ${JSON.stringify(k)})`, escape}
-    const found = loneSurrogate(x, `${at}.${k}`, depth + 1)
-    if (found) return found
-  }
-  return undefined
+  return walk(v)
+}
+
+/** The error for a lone surrogate (loneSurrogate), after where it is. */
+export function loneSurrogateProblem(lone: LoneSurrogate): string {
+  return `${lone.path}: a lone UTF-16 surrogate (${lone.escape}) is not a character; write the text itself, or the surrogate pair of a character beyond U+FFFF`
 }
 
 /** The value, refused when a string of it is not Unicode text (loneSurrogate). */
 function unicodeOnly<T>(value: T, file: string, line?: number): T {
   const lone = loneSurrogate(value)
-  if (lone) throw new ParseError(file, `${lone.path}: a lone UTF-16 surrogate (${lone.escape}) is not a character; write the text itself, or the surrogate pair of a character beyond U+FFFF`, line)
+  if (lone) throw new ParseError(file, loneSurrogateProblem(lone), line)
   return value
 }
 

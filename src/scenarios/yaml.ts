@@ -1,4 +1,5 @@
 import {isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node} from '../vendor/yaml.js'
+import {loneSurrogate, loneSurrogateProblem} from '../records/parse.js'
 
 /**
  * YAML with positions: parse once, then map any data path (['invariants', 3, 'equals'])
@@ -40,6 +41,9 @@ export function parseLocated(text: string): LocatedYaml {
       } else errors.push({line: 1, column: 1, message: /alias/i.test(m) ? `too many alias expansions (more than ${MAX_SCENARIO_ALIASES}): refused as a possible alias bomb` : m.split('\n')[0]!})
     }
   }
+  // (a lone surrogate escaped in a double-quoted string is no character: refused as in records)
+  const lone = errors.length ? undefined : loneSurrogate(data)
+  if (lone) errors.push({line: lineOf({doc, lines, data, errors}, lone.segments), column: 1, message: loneSurrogateProblem(lone)})
   return {doc, lines, data, errors}
 }
 

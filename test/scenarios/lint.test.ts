@@ -33,6 +33,13 @@ t.test('YAML syntax errors are reported with file, line and column', async t => 
   t.match(p, /^ok-one\.yaml:\d+:\d+: YAML: /)
 })
 
+t.test('a lone UTF-16 surrogate in a scenario is a YAML problem at its line (its traces would hold it)', async t => {
+  const [p, ...rest] = lint(GOOD.replace("Please mark Noah Fischer's onboarding complete.", '"Please mark Noah\\ud800 done."').replace('task: |', 'task:'))
+  t.match(p, /^ok-one\.yaml:5:1: YAML: \$\.task: a lone UTF-16 surrogate \(\\ud800\) is not a character/)
+  t.same(rest, [])
+  t.same(lint(GOOD.replace("Noah Fischer's", 'Noah \u{1f680} Fischer')), [], 'a character beyond U+FFFF is fine')
+})
+
 t.test('schema errors point at the offending line', async t => {
   t.same(lint(GOOD.replace('split: train', 'split: trian')), ['ok-one.yaml:2: must be one of: train, validation, holdout'])
   t.same(lint(GOOD.replace('scope:\n', 'scope:\n  colour: red\n')), ['ok-one.yaml:10: unknown field "colour"'])
