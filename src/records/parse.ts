@@ -83,17 +83,23 @@ export interface LoneSurrogate {
  * or in a double-quoted YAML string): no character, not UTF-8 when written, and read back
  * by other JSON readers as U+FFFD or refused — a record's digest could not be re-derived
  * from what they read. Undefined when every string is Unicode text. Not looked for deeper than
- * MAX_DEPTH (a value that deep, or one that holds itself, is refused by its own check).
+ * MAX_DEPTH (a value that deep, or one that holds itself, is refused by its own check), and
+ * each object looked into once.
  */
 export function loneSurrogate(v: unknown): LoneSurrogate | undefined {
   const segments: (string | number)[] = []
+  // each object once (again only when met less deep, where more of it is within the depth
+  // looked at): YAML aliases share one, and one inside its own anchor holds itself, which a
+  // walk of every path would visit exponentially often
+  const seen = new Map<object, number>()
   const at = () => `$${segments.map(k => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`
   const walk = (x: unknown): LoneSurrogate | undefined => {
     if (typeof x === 'string') {
       const escape = surrogateEscape(x)
       return escape ? {path: at(), segments: [...segments], escape} : undefined
     }
-    if (x === null || typeof x !== 'object' || segments.length > MAX_DEPTH + 1) return undefined
+    if (x === null || typeof x !== 'object' || segments.length > MAX_DEPTH + 1 || (seen.get(x) ?? Infinity) <= segments.length) return undefined
+    seen.set(x, segments.length)
     const entries: [string | number, unknown][] = Array.isArray(x) ? x.map((y, i) => [i, y]) : Object.entries(x as Record<string, unknown>)
     for (const [k, y] of entries) {
       const escape = typeof k === 'string' ? surrogateEscape(k) : ''

@@ -1,6 +1,6 @@
 /* eslint-disable no-control-regex -- the tests look for control characters on purpose */
 import t from 'tap'
-import {decodeUtf8, parseJsonLines, parseYamlOrJson, oneLine, sliceText, summarize, seal, prepare} from '../../src/records/index.js'
+import {decodeUtf8, loneSurrogate, parseJsonLines, parseYamlOrJson, oneLine, sliceText, summarize, seal, prepare} from '../../src/records/index.js'
 import {duplicateKey} from '../../src/records/json-keys.js'
 import {recordMessage, parseTrailers} from '../../src/store/git/message.js'
 
@@ -38,6 +38,21 @@ t.test('a lone UTF-16 surrogate, escaped in JSON or YAML, is refused naming its 
   t.throws(() => parseJsonLines('{"kind":"note","body":{"text":"ok"}}\n{"kind":"note","body":{"text":"\\udfff"}}\n', 'in.jsonl'), {message: /^in\.jsonl:2: \$\.body\.text: a lone UTF-16 surrogate/})
   t.same(await parseYamlOrJson('{"text":"\\ud83d\\ude80 \\u00e9"}', 'ok.json'), {text: '\u{1f680} \u00e9'}, 'an escaped pair is its character')
   t.same(await parseYamlOrJson('text: "\\ud83d\\ude80"\n', 'ok.yaml'), {text: '\u{1f680}'})
+})
+
+t.test('the lone-surrogate check looks into each shared or self-holding object once, not down every path', async t => {
+  // (a YAML alias inside its own anchor, `text: &a [*a, *a]`, holds itself: the walk of every
+  // path below the depth limit was 2^257 steps, and `exp append` hung)
+  const loop: unknown[] = []
+  loop.push(loop, loop, 'x\ud800')
+  t.match(loneSurrogate(loop), {path: '$[2]', escape: '\\ud800'})
+  let shared: unknown = ['deep \udc00']
+  for (let i = 0; i < 60; i++) shared = [shared, shared]
+  t.match(loneSurrogate({text: 'ok', about: shared}), {path: `$.about${'[0]'.repeat(60)}[0]`}, '2^60 paths to one object: found at once')
+  t.equal(loneSurrogate({a: shared, b: shared, text: 'fine'})?.path, `$.a${'[0]'.repeat(60)}[0]`)
+  const start = Date.now()
+  await t.resolves(parseYamlOrJson('text: &a [*a, *a]\n', 'loop.yaml'), 'the self-holding value is left to the depth check (seal), at once')
+  t.ok(Date.now() - start < 2000)
 })
 
 t.test('text cut for a record never ends in half a surrogate pair', async t => {
