@@ -43,7 +43,11 @@ function lineCol(text: string, pos: number): {line: number; col: number} {
 
 /** JSON.parse, refusing duplicate keys (JSON.parse would keep the last one silently). */
 function parseJsonStrict(text: string, file: string, lineBase = 0): unknown {
-  const value = JSON.parse(text) as unknown
+  return withoutDuplicateKeys(JSON.parse(text) as unknown, text, file, lineBase)
+}
+
+/** `value`, JSON.parse of `text`, refused when an object of the text has a key twice. */
+function withoutDuplicateKeys(value: unknown, text: string, file: string, lineBase = 0): unknown {
   const dup = typeof value === 'object' && value !== null ? duplicateKey(text) : undefined
   if (dup) {
     const {line, col} = lineCol(text, dup.pos)
@@ -138,7 +142,8 @@ export async function parseYamlOrJson(text: string, file: string): Promise<unkno
     } catch {
       // fall through to the YAML parser, which reports line and column
     }
-    if (ok) return unicodeOnly(value !== null && typeof value === 'object' ? parseJsonStrict(text, file) : value, file)
+    // (parsed once: the duplicate keys are looked for in the text)
+    if (ok) return unicodeOnly(withoutDuplicateKeys(value, text, file), file)
   }
   const {parseDocument, LineCounter} = await import('../vendor/yaml.js')
   const lc = new LineCounter()
