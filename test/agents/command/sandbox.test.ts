@@ -81,3 +81,38 @@ t.test('the key exp signs evidence with is hidden like the held-out key file', {
   t.equal(r.status, 0, r.stderr)
   t.equal(r.stdout, '[end]\n', 'the key file reads empty inside')
 })
+
+// The sandbox makes every mount read-only with one `mount --all` before it makes its own ones
+// (each then writable or not as it is made), and one mount at a time only what that left: the
+// mount table the program sees says which are writable, under either kind of namespace.
+for (const isolation of ['namespace', 'userns'] as const) {
+  t.test(`${isolation}: no mount the program can reach is writable but its folders, the empty hidden ones, /dev/shm and /proc`, {skip: !(await runsIn(isolation)) && `no ${isolation} sandbox on this machine`}, async t => {
+    const root = tempDir(t)
+    const repo = path.join(root, 'repo')
+    const checkout = path.join(repo, '.git', 'exp', 'wt')
+    fs.mkdirSync(checkout, {recursive: true})
+    const box = await evaluatorSandbox('cat', ['/proc/self/mountinfo'], {checkout, hide: [repo, path.join(repo, '.git')], env: {PATH: process.env.PATH}, isolation})
+    t.teardown(() => box.cleanup())
+    const r = spawnSync(box.program, box.args, {cwd: checkout, env: box.env, encoding: 'utf8'})
+    t.equal(r.status, 0, r.stderr)
+    const mounts = r.stdout.trim().split('\n').map(line => {
+      const f = line.split(' ')
+      const dash = f.indexOf('-', 6)
+      return {id: f[0], parent: f[1], at: f[4]!.replace(/\\(\d{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8))), ro: f[5]!.split(',').includes('ro'), source: f[dash + 2]}
+    })
+    // (one mounted over another at the same path hides it: only the top one is reached)
+    const covered = new Set(mounts.map(m => `${m.at}\0${m.parent}`))
+    const kept = [checkout, path.dirname(box.env.HOME!)]
+    const writable = mounts.filter(m => !m.ro && !covered.has(`${m.at}\0${m.id}`))
+    const allowed = (m: (typeof mounts)[number]) => kept.includes(m.at) || ['exp-stage', 'exp-hidden'].includes(m.source!) || m.at === '/proc' || (isolation === 'userns' && /^\/(sys|dev)(\/|$)/.test(m.at))
+    t.same(writable.filter(m => !allowed(m)).map(m => m.at), [], 'every other mount the program reaches is read-only')
+    t.same(kept.filter(k => !writable.some(m => m.at === k)), [], 'its folders are writable')
+    t.ok(mounts.some(m => m.at === '/' && m.ro), '/ is read-only')
+    t.ok(mounts.some(m => m.at === '/proc/sys' && m.ro), "the host's kernel settings are read-only")
+  })
+}
+
+async function runsIn(isolation: 'namespace' | 'userns'): Promise<boolean> {
+  const user = isolation === 'userns' ? ['--user', '--map-root-user'] : []
+  return spawnSync('unshare', [...user, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', 'true']).status === 0
+}
