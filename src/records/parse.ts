@@ -145,30 +145,13 @@ export async function parseYamlOrJson(text: string, file: string): Promise<unkno
     // (parsed once: the duplicate keys are looked for in the text)
     if (ok) return unicodeOnly(withoutDuplicateKeys(value, text, file), file)
   }
-  const {parseDocument, LineCounter} = await import('../vendor/yaml.js')
-  const lc = new LineCounter()
-  const doc = parseDocument(text, {lineCounter: lc, prettyErrors: false, uniqueKeys: true})
-  // (a warning is an error here: a tag yaml does not know, `!!js/function` say, would be read
-  // as the plain text after it; an ambiguous alias or indentation as one of its readings)
-  const err = doc.errors[0] ?? doc.warnings[0]
-  if (err) {
-    const pos = err.linePos?.[0] ?? lc.linePos(err.pos[0])
-    const detail = err.message.split('\n')[0]!
-    throw new ParseError(file, err.code === 'TAG_RESOLVE_FAILED' ? `${detail} (exp reads plain YAML: the core schema's tags, !!str and !!int and the like, and no others)` : detail, pos.line, pos.col)
-  }
-  let value: unknown
-  try {
-    value = doc.toJS({maxAliasCount: MAX_YAML_ALIASES})
-  } catch (e) {
-    throw new ParseError(file, yamlExpansionProblem(e))
-  }
+  // (loaded when a text is YAML: a JSON input, the usual one, does not load the YAML parser)
+  const {strictYaml} = await import('./yaml.js')
+  const y = strictYaml(text)
+  const p = y.problems[0]
+  if (p) throw new ParseError(file, p.message, p.line, p.column)
+  const value = y.value
   return unicodeOnly(value, file)
-}
-
-/** The message for a document yaml refused to expand (an alias bomb, or an alias loop). */
-export function yamlExpansionProblem(e: unknown): string {
-  const m = (e as Error).message ?? String(e)
-  return /alias/i.test(m) ? `too many YAML alias expansions (more than ${MAX_YAML_ALIASES}): refused as a possible alias bomb` : `cannot expand the YAML document: ${m.split('\n')[0]}`
 }
 
 /** Parse JSON Lines; blank lines are skipped; errors name the line. */

@@ -1,5 +1,5 @@
-import {LineCounter, parseDocument, isMap, isPair, isScalar, type Document} from '../vendor/yaml.js'
-import {yamlMessage} from './text.js'
+import {isMap, isPair, isScalar, type Document, type LineCounter} from '../vendor/yaml.js'
+import {strictYaml} from '../records/yaml.js'
 
 /**
  * The frontmatter block of a SKILL.md, located by lines and parsed with `yaml` so that
@@ -35,23 +35,13 @@ export function readFrontmatter(lines: readonly string[]): FrontmatterBlock {
   const yamlText = block.slice(1, -1).join('\n')
   const bytes = Buffer.byteLength(yamlText)
   if (bytes > MAX_FRONTMATTER_BYTES) return {...none, lines: block, tooLarge: bytes}
-  const counter = new LineCounter()
-  const doc = parseDocument(yamlText, {lineCounter: counter, prettyErrors: true, uniqueKeys: true})
-  // the YAML starts on file line 2: shift every position by one line
-  // (a warning too: a tag yaml does not know is read as the plain text after it)
-  const errors = [...doc.errors, ...doc.warnings].map(e => ({message: yamlMessage(e.message), line: e.linePos ? e.linePos[0].line + 1 : undefined, column: e.linePos?.[0].col}))
+  // the YAML starts on file line 2: shift every position by one line (a problem of the whole
+  // document, an alias bomb say, is put at that line)
+  const {doc, lines: counter, value, problems} = strictYaml(yamlText)
+  const errors = problems.map(p => ({message: p.message, line: (p.line ?? 1) + 1, column: p.column ?? 1}))
   const keyLines = new Map<string, number>()
   let data: Record<string, unknown> = {}
   let notMapping = false
-  let value: unknown
-  if (!errors.length) {
-    try {
-      value = doc.toJS()
-    } catch (e) {
-      // an alias bomb is a problem of this file, not an exception for the whole lint
-      errors.push({message: (e as Error).message.split('\n')[0]!, line: 2, column: 1})
-    }
-  }
   if (!errors.length) {
     if (value === null || value === undefined) data = {}
     else if (typeof value === 'object' && !Array.isArray(value)) data = value as Record<string, unknown>

@@ -1,12 +1,12 @@
 import {rename, stat, writeFile} from 'node:fs/promises'
 import path from 'node:path'
-import {Document, LineCounter, parseDocument, isMap, isPair, isScalar, type Node} from '../vendor/yaml.js'
+import {Document, isMap, isPair, isScalar, type Node} from '../vendor/yaml.js'
 import type {ErrorObject} from 'ajv'
 import {NotFoundError, ParseError, SchemaError, isExpError} from '../errors/index.js'
 import {readWorkFile} from '../work-file.js'
-import {MAX_YAML_ALIASES, problemsOf, yamlExpansionProblem} from '../records/index.js'
+import {problemsOf} from '../records/index.js'
+import {strictYaml} from '../records/yaml.js'
 import {skillValidator} from './schemas.js'
-import {yamlMessage} from './text.js'
 import type {ProblemDraft} from './lint-frontmatter.js'
 import type {Purpose} from './types.js'
 
@@ -24,21 +24,10 @@ export interface PurposeCheck {
  * reviewer can jump to it. Pure: the caller reads the file (from disk or from git).
  */
 export function checkPurpose(text: string, expectedSkill?: string): PurposeCheck {
-  const counter = new LineCounter()
-  const doc = parseDocument(text, {lineCounter: counter, prettyErrors: true, uniqueKeys: true})
-  // (a warning too: a tag yaml does not know is read as the plain text after it)
-  const bad = [...doc.errors, ...doc.warnings]
-  if (bad.length) {
-    return {problems: bad.map(e => ({rule: 'purpose/yaml', message: `invalid YAML: ${yamlMessage(e.message)}`, line: e.linePos?.[0].line, column: e.linePos?.[0].col}))}
-  }
+  const {doc, lines: counter, value, problems} = strictYaml(text)
+  // (an alias bomb is this file's problem, not an exception for the whole lint, or gate)
+  if (problems.length) return {problems: problems.map(p => ({rule: 'purpose/yaml', message: `invalid YAML: ${p.message}`, line: p.line ?? 1, ...(p.column ? {column: p.column} : {})}))}
   const lineOf = (n: Node | null | undefined) => (n?.range ? counter.linePos(n.range[0]).line : undefined)
-  let value: unknown
-  try {
-    value = doc.toJS({maxAliasCount: MAX_YAML_ALIASES})
-  } catch (e) {
-    // an alias bomb is this file's problem, not an exception for the whole lint (or gate)
-    return {problems: [{rule: 'purpose/yaml', message: `invalid YAML: ${yamlExpansionProblem(e)}`, line: 1}]}
-  }
   const validate = skillValidator('skill-purpose')
   if (!validate(value)) {
     return {

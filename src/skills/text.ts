@@ -48,8 +48,3 @@ export function isBlank(line: string | undefined): boolean {
 export function eolSuffix(lines: readonly string[]): string {
   return lines.some(l => l.endsWith('\r')) ? '\r' : ''
 }
-
-/** The first line of a `yaml` error message without its own " at line L, column C:" suffix. */
-export function yamlMessage(message: string): string {
-  return message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
-}

@@ -187,7 +187,7 @@ t.test('a YAML alias bomb in one scenario file is that file problem: the others 
   await t.rejects(loadDataset(dir, split, {strict: true}), {code: 'E_SCHEMA'}, '--strict stops')
   const lint = await exp(['scenarios', 'lint', dir], {cwd: dir})
   t.not(lint.code, 0)
-  t.match(lint.stdout, /zz-bomb\.yaml:1:1: YAML: too many alias expansions/)
+  t.match(lint.stdout, /zz-bomb\.yaml:1:1: YAML: too many YAML alias expansions/)
   t.notMatch(lint.stderr, /unexpected/)
 })
 
