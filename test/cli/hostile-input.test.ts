@@ -2,7 +2,7 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {execFileSync, spawn} from 'node:child_process'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
 import {BIN, exp, expJson} from '../helpers/cli.js'
 import {GIT_ENV, makeRepo, git, node, tempDir, handCommit} from '../helpers/repo.js'
 import {prepare, seal, encodeRecord} from '../../src/records/index.js'
@@ -199,4 +199,28 @@ t.test('a 5 MB SKILL.md frontmatter is a lint problem, not parsed', async t => {
   const res = await lintSkill(skill, {requirePurpose: false})
   t.same(res.problems.filter(p => p.rule === 'frontmatter/size').map(p => p.line), [1])
   t.match(res.problems.find(p => p.rule === 'frontmatter/size')!.message, /more than 65536 \(64 KiB\)/)
+})
+
+// node decodes each argument as UTF-8 and puts U+FFFD for bytes that are not: `--key $'\xff'`
+// was stored as the key "\ufffd". The command line is read as the kernel holds it.
+t.test('an argument that is not UTF-8 is a usage error naming the flag, before anything is written; U+FFFD itself passes', async t => {
+  const repo = await makeRepo(t)
+  const run = (words: string) => spawnSync('/bin/sh', ['-c', `exec "$0" -u NODE_OPTIONS "${process.execPath}" "${BIN}" ${words}`, '/usr/bin/env'], {cwd: repo, env: GIT_ENV, input: '{"text":"hi"}', encoding: 'utf8'})
+  const cases: [string, RegExp][] = [
+    [`append note - --key "$(printf 'a\\377b')"`, /^error: the value of --key is not valid UTF-8: a\\xffb$/m],
+    [`append note - --lane "$(printf '\\300\\257x')"`, /^error: the value of --lane is not valid UTF-8: \\xc0\\xafx$/m],
+    [`append note "$(printf 'n\\351.yaml')"`, /^error: argument 3 is not valid UTF-8: n\\xe9\.yaml$/m],
+    [`append note - --json "$(printf '\\377')"`, /^error: argument 5 is not valid UTF-8: \\xff$/m],
+  ]
+  for (const [words, message] of cases) {
+    const r = run(words)
+    t.equal(r.status, 2, words)
+    t.match(r.stderr, message, words)
+    t.match(r.stderr, /^hint: exp takes text as UTF-8/m)
+  }
+  t.match(JSON.parse(run(`append note - --json "$(printf '\\377')"`).stdout), {error: {code: 'E_USAGE'}}, '--json gets the error as JSON')
+  t.same(await expJson(['ledger'], {cwd: repo}), [], 'nothing was written')
+  const ok = run(`append note - --key "é-$(printf '\\357\\277\\275')" --lane x`)
+  t.equal(ok.status, 0, ok.stderr)
+  t.match(await expJson<{key: string}[]>(['ledger', '--lane', 'x'], {cwd: repo}), [{key: 'é-\ufffd'}], 'U+FFFD written in UTF-8 is a character like any other')
 })

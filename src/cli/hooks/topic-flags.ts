@@ -1,4 +1,5 @@
 import type {Interfaces} from '../../vendor/oclif.js'
+import {badProcessArgument} from '../argv-utf8.js'
 
 type Options = {id?: string; argv?: string[]; config: Interfaces.Config}
 type Context = {exit(code?: number): never}
@@ -16,6 +17,15 @@ const HELP = new Set(['--help', '-h'])
  */
 export default async function topicFlags(this: Context, opts: Options): Promise<void> {
   const {id, argv = [], config} = opts
+  // (and, before any command, an argument that is not UTF-8: node made it U+FFFD, and a
+  // command would have stored that in its place)
+  const bad = badProcessArgument()
+  if (bad) {
+    const {UsageError, reportExpError} = await errorsModules()
+    const what = bad.flag && takesValue(config, id, bad.flag) ? `the value of ${bad.flag}` : `argument ${bad.index + 1}`
+    reportExpError(new UsageError(`${what} is not valid UTF-8: ${bad.shown}`, 'exp takes text as UTF-8 and never stores a byte it cannot read as U+FFFD; give the text in UTF-8 (iconv -t UTF-8), or a file with --artifact for bytes'), {json: process.argv.includes('--json'), debug: process.argv.includes('--debug')})
+    this.exit(2)
+  }
   if (!id || config.findCommand(id) || !config.findTopic(id)) return
   if (argv.some(a => HELP.has(a))) return
   const flags: string[] = []
@@ -55,4 +65,12 @@ export default async function topicFlags(this: Context, opts: Options): Promise<
 async function errorsModules() {
   const [{UsageError}, {reportExpError}] = await Promise.all([import('../../errors/index.js'), import('../report-error.js')])
   return {UsageError, reportExpError}
+}
+
+/** Whether `flag` (`--key`, `-C`) is one of the command's flags that take a value. */
+function takesValue(config: Interfaces.Config, id: string | undefined, flag: string): boolean {
+  if (flag === '-C' || flag === '--cwd') return true
+  const flags = Object.entries((id ? config.findCommand(id)?.flags : undefined) ?? {})
+  const found = flag.startsWith('--') ? flags.find(([name]) => name === flag.slice(2)) : flags.find(([, f]) => f.char === flag.slice(1))
+  return found?.[1].type === 'option'
 }
