@@ -1,5 +1,5 @@
 import {ParseError} from '../errors/index.js'
-import {duplicateKey} from './json-keys.js'
+import {scanJson} from './json-keys.js'
 import {MAX_DEPTH} from './seal.js'
 
 /** YAML aliases a document may expand; more is refused as a possible alias bomb. */
@@ -46,14 +46,24 @@ function parseJsonStrict(text: string, file: string, lineBase = 0): unknown {
   return withoutDuplicateKeys(JSON.parse(text) as unknown, text, file, lineBase)
 }
 
-/** `value`, JSON.parse of `text`, refused when an object of the text has a key twice. */
+/** `value`, JSON.parse of `text`, refused when an object of the text has a key twice or an integer JSON.parse rounded. */
 function withoutDuplicateKeys(value: unknown, text: string, file: string, lineBase = 0): unknown {
-  const dup = typeof value === 'object' && value !== null ? duplicateKey(text) : undefined
-  if (dup) {
-    const {line, col} = lineCol(text, dup.pos)
-    throw new ParseError(file, `duplicate key ${JSON.stringify(dup.key)} (a record field may appear once)`, lineBase + line, col)
+  const found = typeof value === 'object' && value !== null ? scanJson(text) : undefined
+  if (found?.duplicate) {
+    const {line, col} = lineCol(text, found.duplicate.pos)
+    throw new ParseError(file, `duplicate key ${JSON.stringify(found.duplicate.key)} (a record field may appear once)`, lineBase + line, col)
+  }
+  if (found?.unsafe) {
+    const {line, col} = lineCol(text, found.unsafe.pos)
+    throw new ParseError(file, unsafeIntegerProblem(found.unsafe.literal), lineBase + line, col)
   }
   return value
+}
+
+/** The problem of an integer literal beyond 2^53, which a JSON or YAML reader rounds. */
+export function unsafeIntegerProblem(literal: string): string {
+  const shown = literal.length > 40 ? `${literal.slice(0, 40)}…` : literal
+  return `${shown} is an integer beyond 2^53 (${Number.MAX_SAFE_INTEGER}): it would be read as ${Number(literal)}, not as written; write it as a string ("${shown}")`
 }
 
 /** a UTF-16 surrogate, paired or not (no `u` flag: code units) */

@@ -1,5 +1,5 @@
-import {LineCounter, parseDocument, type Document} from '../vendor/yaml.js'
-import {MAX_YAML_ALIASES} from './parse.js'
+import {LineCounter, parseDocument, visit, type Document} from '../vendor/yaml.js'
+import {MAX_YAML_ALIASES, unsafeIntegerProblem} from './parse.js'
 
 /** A problem of a YAML text, at a 1-based line and column of that text (none: of the whole document, an alias bomb say). */
 export interface YamlProblem {
@@ -34,6 +34,16 @@ export function strictYaml(text: string, o: {maxAliases?: number} = {}): StrictY
     const detail = e.message.split('\n')[0]!
     return {line, column: col, message: e.code === 'TAG_RESOLVE_FAILED' ? `${detail} (exp reads plain YAML: the core schema's tags, !!str and !!int and the like, and no others)` : detail}
   })
+  // an integer beyond 2^53 (decimal, hex or octal) is read rounded: refused, as in JSON
+  if (!problems.length)
+    visit(doc, {
+      Scalar(_, node) {
+        if (typeof node.value !== 'number' || Number.isSafeInteger(node.value) || !Number.isInteger(node.value) || !node.source || !/^[-+]?(0x[0-9a-fA-F]+|0o[0-7]+|[0-9]+)$/.test(node.source)) return undefined
+        const {line, col} = lines.linePos(node.range?.[0] ?? 0)
+        problems.push({line, column: col, message: unsafeIntegerProblem(node.source)})
+        return visit.BREAK
+      },
+    })
   if (problems.length) return {doc, lines, problems}
   try {
     return {doc, lines, value: doc.toJS({maxAliasCount: maxAliases}), problems}

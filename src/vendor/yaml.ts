@@ -6,7 +6,7 @@ import {bundled} from './load.js'
  * the package's modules), or the package when there is none. Types come from 'yaml'.
  */
 const yaml = bundled<typeof Y>('yaml.cjs', 'yaml')
-export const {Document, LineCounter, isMap, isPair, isScalar, isSeq, stringify} = yaml
+export const {Document, LineCounter, isMap, isPair, isScalar, isSeq, stringify, visit} = yaml
 export type Document<C extends Y.Node = Y.Node, S extends boolean = true> = Y.Document<C, S>
 export type LineCounter = Y.LineCounter
 export type {Node} from 'yaml'

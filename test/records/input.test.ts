@@ -83,3 +83,13 @@ t.test('a commit subject is one line of printable text whatever the record holds
   const long = seal(prepare({kind: 'note', body: {text: `${'x'.repeat(70)}😀😀😀`}}), {lane: 'x', lamport: 1, createdAt: '2026-01-01T00:00:00.000Z'})
   t.notMatch(summarize(long), /[\ud800-\udbff](?![\udc00-\udfff])/, 'no surrogate pair is cut in half')
 })
+
+t.test('an integer literal beyond 2^53 is refused where it stands, never rounded; a float, a string or 2^53 - 1 passes', async t => {
+  await t.rejects(parseYamlOrJson('{"text":"a","n":12345678901234567890}', 'n.json'), {code: 'E_PARSE', message: /^n\.json:1:17: 12345678901234567890 is an integer beyond 2\^53 \(9007199254740991\): it would be read as 12345678901234567000, not as written; write it as a string/})
+  await t.rejects(parseYamlOrJson('{"a":[1,{"b":-9007199254740992}]}', 'n.json'), {message: /^n\.json:1:14: -9007199254740992 is an integer beyond/}, 'deep, negative, 2^53 itself')
+  t.throws(() => parseJsonLines('{"text":"ok"}\n{"n":99999999999999999}\n', 'in.jsonl'), {message: /^in\.jsonl:2:6: 99999999999999999 is an integer beyond/})
+  await t.rejects(parseYamlOrJson('text: a\nn: 12345678901234567890\n', 'n.yaml'), {message: /^n\.yaml:2:4: 12345678901234567890 is an integer beyond/}, 'YAML too')
+  t.same(await parseYamlOrJson('{"m":9007199254740991,"f":1e300,"g":1234567890123456789.5,"s":"12345678901234567890","k":{"12345678901234567890":1}}', 'ok.json'), {m: 9007199254740991, f: 1e300, g: Number("1234567890123456789.5"), s: '12345678901234567890', k: {'12345678901234567890': 1}})
+  t.same(await parseYamlOrJson('m: -9007199254740991\nf: 1e20\ns: "12345678901234567890"\n', 'ok.yaml'), {m: -9007199254740991, f: 1e20, s: '12345678901234567890'})
+})
+
