@@ -15,7 +15,7 @@ export interface BadArgument {
   shown: string
 }
 
-/** The first of the last `count` NUL-terminated words of `cmdline` that is not UTF-8; `words` are those words as node decoded them. */
+/** The first of the last `words.length` NUL-terminated words of `cmdline` that is not UTF-8 (`words`: those words as node decoded them). */
 export function badArgument(cmdline: Buffer, words: readonly string[]): BadArgument | undefined {
   const raw: Buffer[] = []
   let start = 0

@@ -43,11 +43,11 @@ function lineCol(text: string, pos: number): {line: number; col: number} {
 
 /** JSON.parse, refusing duplicate keys (JSON.parse would keep the last one silently). */
 function parseJsonStrict(text: string, file: string, lineBase = 0): unknown {
-  return withoutDuplicateKeys(JSON.parse(text) as unknown, text, file, lineBase)
+  return refuseSilentChanges(JSON.parse(text) as unknown, text, file, lineBase)
 }
 
 /** `value`, JSON.parse of `text`, refused when an object of the text has a key twice or an integer JSON.parse rounded. */
-function withoutDuplicateKeys(value: unknown, text: string, file: string, lineBase = 0): unknown {
+function refuseSilentChanges(value: unknown, text: string, file: string, lineBase = 0): unknown {
   const found = typeof value === 'object' && value !== null ? scanJson(text) : undefined
   if (found?.duplicate) {
     const {line, col} = lineCol(text, found.duplicate.pos)
@@ -152,8 +152,8 @@ export async function parseYamlOrJson(text: string, file: string): Promise<unkno
     } catch {
       // fall through to the YAML parser, which reports line and column
     }
-    // (parsed once: the duplicate keys are looked for in the text)
-    if (ok) return unicodeOnly(withoutDuplicateKeys(value, text, file), file)
+    // (parsed once: duplicate keys and rounded integers are looked for in the text)
+    if (ok) return unicodeOnly(refuseSilentChanges(value, text, file), file)
   }
   // (loaded when a text is YAML: a JSON input, the usual one, does not load the YAML parser)
   const {strictYaml} = await import('./yaml.js')
