@@ -84,13 +84,18 @@ t.test('a rerun of propose refuses to reset a proposal branch that has a commit 
 })
 
 // Found by the same review: `version: 9007199254740993` passed `exp skills lint` (YAML reads
-// it as 2^53) and propose wrote version 9007199254740992 again, not one more.
-t.test('a version past 2^53 - 1 is refused by the schema, and one at it by propose', async t => {
+// it as 2^53) and propose wrote version 9007199254740992 again, not one more. Such a literal
+// is now refused as it is read (never rounded: src/records/yaml.ts); a version past 2^53 - 1
+// written otherwise (1.0e+16) is the schema's.
+t.test('a version past 2^53 - 1 is refused as read or by the schema, and one at it by propose', async t => {
   const {checkPurpose} = await import('../../src/skills/index.js')
-  t.match(checkPurpose(PURPOSE('9007199254740993'), 'onboarding').problems, [{rule: 'purpose/schema', message: /version must be <= 9007199254740991/}])
+  t.match(checkPurpose(PURPOSE('9007199254740993'), 'onboarding').problems, [{rule: 'purpose/yaml', line: 2, message: /9007199254740993 is an integer beyond 2\^53 \(9007199254740991\): it would be read as 9007199254740992/}])
+  t.match(checkPurpose(PURPOSE('1.0e+16'), 'onboarding').problems, [{rule: 'purpose/schema', message: /version must be <= 9007199254740991/}])
   t.same(checkPurpose(PURPOSE('9007199254740991'), 'onboarding').problems, [])
   const past = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), PURPOSE('9007199254740993')))
-  await t.rejects(past.propose(), {code: 'E_SCHEMA', message: /version must be <= 9007199254740991/})
+  await t.rejects(past.propose(), {code: 'E_PARSE', message: /PURPOSE\.yaml:2:10: invalid YAML: 9007199254740993 is an integer beyond 2\^53/})
+  const far = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), PURPOSE('1.0e+16')))
+  await t.rejects(far.propose(), {code: 'E_SCHEMA', message: /version must be <= 9007199254740991/})
   const at = await repoWith(t, dir => fs.writeFileSync(path.join(dir, 'PURPOSE.yaml'), PURPOSE('9007199254740991')))
   await t.rejects(at.propose(), {code: 'E_USAGE', message: /PURPOSE\.yaml is at version 9007199254740991, the largest exp counts to/})
   t.equal(await at.written(), 0)
