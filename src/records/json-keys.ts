@@ -80,3 +80,9 @@ export function scanJson(text: string, numbers = true): JsonFinding | undefined 
   }
   return undefined
 }
+
+/** The problem of an integer literal beyond 2^53, which a JSON or YAML reader rounds (scanJson finds it in JSON, strictYaml in YAML). */
+export function unsafeIntegerProblem(literal: string): string {
+  const shown = literal.length > 40 ? `${literal.slice(0, 40)}…` : literal
+  return `${shown} is an integer beyond 2^53 (${Number.MAX_SAFE_INTEGER}): it would be read as ${Number(literal)}, not as written; write it as a string ("${shown}")`
+}

@@ -1,9 +1,6 @@
 import {ParseError} from '../errors/index.js'
-import {scanJson} from './json-keys.js'
+import {scanJson, unsafeIntegerProblem} from './json-keys.js'
 import {MAX_DEPTH} from './seal.js'
-
-/** YAML aliases a document may expand; more is refused as a possible alias bomb. */
-export const MAX_YAML_ALIASES = 100
 
 /**
  * Bytes to text, refusing invalid UTF-8 instead of storing U+FFFD in its place: a record
@@ -58,12 +55,6 @@ function refuseSilentChanges(value: unknown, text: string, file: string, lineBas
     throw new ParseError(file, unsafeIntegerProblem(found.unsafe.literal), lineBase + line, col)
   }
   return value
-}
-
-/** The problem of an integer literal beyond 2^53, which a JSON or YAML reader rounds. */
-export function unsafeIntegerProblem(literal: string): string {
-  const shown = literal.length > 40 ? `${literal.slice(0, 40)}…` : literal
-  return `${shown} is an integer beyond 2^53 (${Number.MAX_SAFE_INTEGER}): it would be read as ${Number(literal)}, not as written; write it as a string ("${shown}")`
 }
 
 /** a UTF-16 surrogate, paired or not (no `u` flag: code units) */
@@ -160,8 +151,7 @@ export async function parseYamlOrJson(text: string, file: string): Promise<unkno
   const y = strictYaml(text)
   const p = y.problems[0]
   if (p) throw new ParseError(file, p.message, p.line, p.column)
-  const value = y.value
-  return unicodeOnly(value, file)
+  return unicodeOnly(y.value, file)
 }
 
 /** Parse JSON Lines; blank lines are skipped; errors name the line. */

@@ -1,5 +1,8 @@
 import {LineCounter, parseDocument, visit, type Document} from '../vendor/yaml.js'
-import {MAX_YAML_ALIASES, unsafeIntegerProblem} from './parse.js'
+import {unsafeIntegerProblem} from './json-keys.js'
+
+/** YAML aliases a document may expand; more is refused as a possible alias bomb. */
+export const MAX_YAML_ALIASES = 100
 
 /** A problem of a YAML text, at a 1-based line and column of that text (none: of the whole document, an alias bomb say). */
 export interface YamlProblem {
