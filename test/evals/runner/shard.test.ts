@@ -59,7 +59,10 @@ t.test('four shards run as four processes on four lanes give the evaluation one 
   t.same(assembled.body.per_scenario, single.body.per_scenario, 'the same per-scenario results, down to the verification ids')
   t.equal(assembled.evaluation, single.evaluation, 'the same evaluation record')
   const lanes = await expJson<{lane: string; records: number}[]>(['lanes'], {cwd: a})
-  for (let i = 1; i <= 4; i++) t.ok(lanes.find(l => l.lane === `shard-${i}`)?.records, `shard ${i} recorded on its own lane`)
+  // (a shard may hold no episode — ids place them, and 24 can leave one of four slices empty:
+  // the fixture's commit times make the manifest, and some builds of it did — and then records
+  // none, though it may record the evaluation it assembled)
+  for (const s of shards) if (s.episodes) t.ok(lanes.find(l => l.lane === s.lane)?.records, `${s.lane} recorded on its own lane`)
   const fsck = await exp(['fsck'], {cwd: a})
   t.equal(fsck.code, 0, fsck.stdout)
 })
