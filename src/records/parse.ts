@@ -1,6 +1,6 @@
 import {ParseError} from '../errors/index.js'
 import {scanJson, unsafeIntegerProblem} from './json-keys.js'
-import {MAX_DEPTH} from './seal.js'
+import {loneSurrogate, loneSurrogateProblem} from './unicode.js'
 
 /**
  * Bytes to text, refusing invalid UTF-8 instead of storing U+FFFD in its place: a record
@@ -57,73 +57,6 @@ function refuseSilentChanges(value: unknown, text: string, file: string, lineBas
   return value
 }
 
-/** a UTF-16 surrogate, paired or not (no `u` flag: code units) */
-const SURROGATE = /[\ud800-\udfff]/
-
-/** The escape of the first lone UTF-16 surrogate of a string (`\ud800`), or '' when it has none. */
-function surrogateEscape(s: string): string {
-  // (most strings have no surrogate at all: one regular expression scan says so)
-  if (!SURROGATE.test(s)) return ''
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i)
-    if (c < 0xd800 || c > 0xdfff) continue
-    const next = s.charCodeAt(i + 1)
-    if (c <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) i++
-    else return `\\u${c.toString(16)}`
-  }
-  return ''
-}
-
-/** A lone surrogate found: where (the path of its value, or of the object whose key holds it) and its escape. */
-export interface LoneSurrogate {
-  /** `$.a[1].b`, or `$.a (the key "k\ud800")` */
-  path: string
-  /** the path as keys and indexes (of the object, for a key) */
-  segments: (string | number)[]
-  escape: string
-}
-
-/**
- * Where the first key or string value holding a lone UTF-16 surrogate is (`"\ud800"` in JSON,
- * or in a double-quoted YAML string): no character, not UTF-8 when written, and read back
- * by other JSON readers as U+FFFD or refused — a record's digest could not be re-derived
- * from what they read. Undefined when every string is Unicode text. Not looked for deeper than
- * MAX_DEPTH (a value that deep, or one that holds itself, is refused by its own check), and
- * each object looked into once.
- */
-export function loneSurrogate(v: unknown): LoneSurrogate | undefined {
-  const segments: (string | number)[] = []
-  // each object once (again only when met less deep, where more of it is within the depth
-  // looked at): YAML aliases share one, and one inside its own anchor holds itself, which a
-  // walk of every path would visit exponentially often
-  const seen = new Map<object, number>()
-  const at = () => `$${segments.map(k => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`
-  const walk = (x: unknown): LoneSurrogate | undefined => {
-    if (typeof x === 'string') {
-      const escape = surrogateEscape(x)
-      return escape ? {path: at(), segments: [...segments], escape} : undefined
-    }
-    if (x === null || typeof x !== 'object' || segments.length > MAX_DEPTH + 1 || (seen.get(x) ?? Infinity) <= segments.length) return undefined
-    seen.set(x, segments.length)
-    const entries: [string | number, unknown][] = Array.isArray(x) ? x.map((y, i) => [i, y]) : Object.entries(x as Record<string, unknown>)
-    for (const [k, y] of entries) {
-      const escape = typeof k === 'string' ? surrogateEscape(k) : ''
-      if (escape) return {path: `${at()} (the key ${JSON.stringify(k)})`, segments: [...segments], escape}
-      segments.push(k)
-      const found = walk(y)
-      segments.pop()
-      if (found) return found
-    }
-    return undefined
-  }
-  return walk(v)
-}
-
-/** The error for a lone surrogate (loneSurrogate), after where it is. */
-export function loneSurrogateProblem(lone: LoneSurrogate): string {
-  return `${lone.path}: a lone UTF-16 surrogate (${lone.escape}) is not a character; write the text itself, or the surrogate pair of a character beyond U+FFFF`
-}
-
 /** The value, refused when a string of it is not Unicode text (loneSurrogate). */
 function unicodeOnly<T>(value: T, file: string, line?: number): T {
   const lone = loneSurrogate(value)
@@ -151,7 +84,7 @@ export async function parseYamlOrJson(text: string, file: string): Promise<unkno
   const y = strictYaml(text)
   const p = y.problems[0]
   if (p) throw new ParseError(file, p.message, p.line, p.column)
-  return unicodeOnly(y.value, file)
+  return y.value
 }
 
 /** Parse JSON Lines; blank lines are skipped; errors name the line. */

@@ -7,6 +7,9 @@ import {SchemaError, CorruptObjectError, InvalidInputError} from '../errors/inde
 import type {ExpRecord, RecordDraft} from './types.js'
 import type {ArtifactRef} from './types.generated.js'
 import {artifactRefs} from './artifacts.js'
+import {MAX_DEPTH, nestedDeeper} from './depth.js'
+
+export {MAX_DEPTH, nestedDeeper}
 
 export interface Prepared {
   draft: RecordDraft
@@ -22,9 +25,6 @@ export interface Prepared {
 // it from its verification) and then appends it pays for canonical JSON and validation once.
 const memo = new WeakMap<object, Prepared>()
 
-/** How deep a record's values may nest (a trace's deepest is under 10). */
-export const MAX_DEPTH = 256
-
 /**
  * Refuse a value nested deeper than MAX_DEPTH, or one that holds itself (a YAML alias inside
  * its own anchor, `text: &a [*a]`): every walk of it would recurse until the stack ran out —
@@ -35,22 +35,6 @@ function refuseDeep(value: unknown, file: string | undefined, field: string): vo
   if (!nestedDeeper(value, MAX_DEPTH)) return
   const where = file ? `${file}: ` : ''
   throw new InvalidInputError(`${where}${field} is nested more than ${MAX_DEPTH} levels deep, or holds itself (a YAML alias inside its own anchor)`, {...(file ? {file} : {}), field}, 'flatten the structure; a record is data for people and tools to read, not a tree of that depth')
-}
-
-/**
- * Whether objects and arrays in `value` nest deeper than `max` (or it holds itself), found
- * without recursion: an explicit stack, depth first (a value that holds itself reaches the
- * limit along its first path). For whatever a later walk would recurse through.
- */
-export function nestedDeeper(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]]
-  while (stack.length) {
-    const [v, depth] = stack.pop()!
-    if (v === null || typeof v !== 'object') continue
-    if (depth > max) return true
-    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1])
-  }
-  return false
 }
 
 /** Validate a draft and compute its id and digest (pure: no lane, clock or store involved). */

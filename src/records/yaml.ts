@@ -1,5 +1,6 @@
-import {LineCounter, parseDocument, visit, type Document} from '../vendor/yaml.js'
+import {isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node} from '../vendor/yaml.js'
 import {unsafeIntegerProblem} from './json-keys.js'
+import {loneSurrogate, loneSurrogateProblem} from './unicode.js'
 
 /** YAML aliases a document may expand; more is refused as a possible alias bomb. */
 export const MAX_YAML_ALIASES = 100
@@ -23,10 +24,11 @@ export interface StrictYaml {
  * YAML as exp reads it, wherever it comes from (a record, a scenario or a contract, a
  * PURPOSE.yaml, a SKILL.md's frontmatter): keys unique, every warning a problem (a tag yaml
  * does not know, `!!js/function` say, would be read as the plain text after it; an ambiguous
- * alias or indentation as one of its readings), and aliases expanded at most `maxAliases`
+ * alias or indentation as one of its readings), aliases expanded at most `maxAliases`
  * times, so that an alias bomb is a problem of its file, never an exception that stops a
- * command (or every other scenario from loading). The value is made only when the text has
- * no problem. Each caller puts the problems in its own shape (an error, lint problems).
+ * command (or every other scenario from loading), no integer beyond 2^53 (read rounded) and
+ * no lone UTF-16 surrogate (`"\ud800"`, no character). The value is given only when the text
+ * has no problem. Each caller puts the problems in its own shape (an error, lint problems).
  */
 export function strictYaml(text: string, o: {maxAliases?: number} = {}): StrictYaml {
   const maxAliases = o.maxAliases ?? MAX_YAML_ALIASES
@@ -48,11 +50,42 @@ export function strictYaml(text: string, o: {maxAliases?: number} = {}): StrictY
       },
     })
   if (problems.length) return {doc, lines, problems}
+  let value: unknown
   try {
-    return {doc, lines, value: doc.toJS({maxAliasCount: maxAliases}), problems}
+    value = doc.toJS({maxAliasCount: maxAliases})
   } catch (e) {
     return {doc, lines, problems: [expansionProblem(e, text, lines, maxAliases)]}
   }
+  // (an escape in a double-quoted string can make one; a record's digest could not be
+  // re-derived by a reader that reads it as U+FFFD)
+  const lone = loneSurrogate(value)
+  if (!lone) return {doc, lines, value, problems}
+  const {line, col} = lines.linePos(offsetOf(doc, lone.key === undefined ? lone.segments : [...lone.segments, lone.key]))
+  return {doc, lines, problems: [{line, column: col, message: loneSurrogateProblem(lone)}]}
+}
+
+/**
+ * Where in the text the deepest node found along a data path (['invariants', 3, 'equals'])
+ * starts: the key for a map entry (so an unknown field points at its key), the item for a
+ * list entry; the document's start when the path finds nothing.
+ */
+export function offsetOf(doc: Document, path: readonly (string | number)[]): number {
+  let node: unknown = doc.contents
+  let offset = (node as Node | null)?.range?.[0] ?? 0
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find(p => isPair(p) && isScalar(p.key) && String(p.key.value) === String(seg))
+      if (!pair) break
+      offset = (pair.key as Node).range?.[0] ?? offset
+      node = pair.value
+    } else if (isSeq(node)) {
+      const item = node.items[Number(seg)] as Node | undefined
+      if (!item) break
+      offset = item.range?.[0] ?? offset
+      node = item
+    } else break
+  }
+  return offset
 }
 
 /** The problem of a document yaml refused to expand: an alias of no anchor, an alias bomb, an alias loop. */

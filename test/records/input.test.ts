@@ -32,7 +32,7 @@ t.test('a YAML alias bomb is a parse error naming the file, not an unexpected fa
 t.test('a lone UTF-16 surrogate, escaped in JSON or YAML, is refused naming its field; a pair passes', async t => {
   // (no character: written as UTF-8 it is not UTF-8, and other JSON readers read U+FFFD or refuse it)
   await t.rejects(parseYamlOrJson('{"text":"a\\ud800b"}', 'n.json'), {code: 'E_PARSE', message: /^n\.json: \$\.text: a lone UTF-16 surrogate \(\\ud800\)/})
-  await t.rejects(parseYamlOrJson('text: ok\nsteps: ["x", "\\udc00"]\n', 'n.yaml'), {message: /^n\.yaml: \$\.steps\[1\]: a lone UTF-16 surrogate \(\\udc00\)/}, 'a YAML escape, in a list')
+  await t.rejects(parseYamlOrJson('text: ok\nsteps: ["x", "\\udc00"]\n', 'n.yaml'), {message: /^n\.yaml:2:14: \$\.steps\[1\]: a lone UTF-16 surrogate \(\\udc00\)/}, 'a YAML escape, in a list')
   await t.rejects(parseYamlOrJson('{"text":"ok","a":{"k\\ud83d":1}}', 'k.json'), {message: /\$\.a \(the key "k\\ud83d"\): a lone UTF-16 surrogate \(\\ud83d\)/}, 'a key')
   await t.rejects(parseYamlOrJson('{"text":"\\ude80\\ud83d"}', 'r.json'), {message: /\(\\ude80\)/}, 'a pair in the wrong order is two lone halves')
   t.throws(() => parseJsonLines('{"kind":"note","body":{"text":"ok"}}\n{"kind":"note","body":{"text":"\\udfff"}}\n', 'in.jsonl'), {message: /^in\.jsonl:2: \$\.body\.text: a lone UTF-16 surrogate/})

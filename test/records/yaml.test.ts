@@ -16,6 +16,8 @@ t.test('each refusal with its position, and no value', async t => {
     ['an unknown tag', 'name: x\nrun: !!js/function "f"\n', {line: 2, column: 6, message: /exp reads plain YAML/}],
     ['a key twice', 'a: 1\na: 2\n', {line: 2, column: 1, message: /unique/i}],
     ['a glob left unquoted', 'files:\n  - README.md\n  - *.py\n', {line: 3, column: 5, message: /^\*\.py is an alias of no anchor set before it: .* must be quoted \("\*\.py"\)/}],
+    ['a lone UTF-16 surrogate', 'a: ok\nb: ["x", "\\ud800"]\n', {line: 2, column: 10, message: /^\$\.b\[1\]: a lone UTF-16 surrogate \(\\ud800\) is not a character/}],
+    ['a lone surrogate in a key', 'a:\n  "k\\udc00": 1\n', {line: 2, column: 3, message: /^\$\.a \(the key "k\\udc00"\): a lone UTF-16 surrogate/}],
     ['an alias bomb', BOMB, {message: /^too many YAML alias expansions \(more than 100\): refused as a possible alias bomb$/}],
     ['a syntax error', 'a: [1, 2\n', {message: /./}],
   ]
@@ -37,5 +39,11 @@ t.test('every reader refuses alike, in its own shape', async t => {
   t.match(checkPurpose(glob).problems, [{rule: 'purpose/yaml', line: 2, column: 5, message: /^invalid YAML: \*\.py is an alias of no anchor/}], 'PURPOSE.yaml')
   t.match(readFrontmatter(['---', 'name: x', 'files:', '  - *.py', '---']).errors, [{line: 4, column: 5, message: /\*\.py is an alias of no anchor/}], 'SKILL.md frontmatter: at its line in the file')
   t.match(readFrontmatter(['---', ...BOMB.split('\n'), '---']).errors, [{line: 2, message: /alias bomb/}], 'a bomb in a frontmatter: at its first line')
+  // (PURPOSE.yaml and a frontmatter accepted "\ud800" when the check was their callers')
+  const lone = 'name: x\ndescription: "a\\ud800"\n'
+  await t.rejects(parseYamlOrJson(lone, 'r.yaml'), {message: /^r\.yaml:2:1: \$\.description: a lone UTF-16 surrogate/}, 'a lone surrogate: a record')
+  t.match(parseLocated(lone).errors, [{line: 2, column: 1, message: /lone UTF-16 surrogate/}], 'a scenario or a contract')
+  t.match(checkPurpose(lone).problems, [{rule: 'purpose/yaml', line: 2, message: /^invalid YAML: \$\.description: a lone UTF-16 surrogate/}], 'PURPOSE.yaml')
+  t.match(readFrontmatter(['---', ...lone.trim().split('\n'), '---']).errors, [{line: 3, message: /lone UTF-16 surrogate/}], 'SKILL.md frontmatter')
   t.match(checkPurpose('skill: x\nrun: !!js/function "f"\n').problems, [{rule: 'purpose/yaml', line: 2, message: /exp reads plain YAML/}])
 })

@@ -33,7 +33,7 @@ t.test('YAML syntax errors are reported with file, line and column', async t => 
   t.match(p, /^ok-one\.yaml:\d+:\d+: YAML: /)
 })
 
-t.test('a lone UTF-16 surrogate in a scenario is a YAML problem at its line (its traces would hold it)', async t => {
+t.test('a lone UTF-16 surrogate in a scenario is a YAML problem at its line and column (its traces would hold it)', async t => {
   const [p, ...rest] = lint(GOOD.replace("Please mark Noah Fischer's onboarding complete.", '"Please mark Noah\\ud800 done."').replace('task: |', 'task:'))
   t.match(p, /^ok-one\.yaml:5:1: YAML: \$\.task: a lone UTF-16 surrogate \(\\ud800\) is not a character/)
   t.same(rest, [])
