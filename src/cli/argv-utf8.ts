@@ -1,5 +1,6 @@
 import {readFileSync} from 'node:fs'
 import {isUtf8} from 'node:buffer'
+import {utf8SequenceAt} from '../records/unicode.js'
 
 /**
  * The command line as the kernel holds it: node decodes each argument as UTF-8 and puts
@@ -39,10 +40,9 @@ export function badArgument(cmdline: Buffer, words: readonly string[]): BadArgum
 function escapeBytes(b: Buffer): string {
   let out = ''
   for (let i = 0; i < b.length; ) {
-    const n = b[i]! < 0x80 ? 1 : b[i]! >= 0xf0 ? 4 : b[i]! >= 0xe0 ? 3 : b[i]! >= 0xc0 ? 2 : 0
-    const ch = n ? b.subarray(i, i + n) : undefined
-    if (ch && ch.length === n && isUtf8(ch) && (n > 1 || (b[i]! >= 0x20 && b[i]! < 0x7f))) {
-      out += ch.toString('utf8')
+    const n = utf8SequenceAt(b, i)
+    if (n > 1 || (n === 1 && b[i]! >= 0x20 && b[i]! < 0x7f)) {
+      out += b.toString('utf8', i, i + n)
       i += n
     } else out += `\\x${b[i++]!.toString(16).padStart(2, '0')}`
   }

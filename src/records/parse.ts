@@ -1,6 +1,6 @@
 import {ParseError} from '../errors/index.js'
 import {scanJson, unsafeIntegerProblem} from './json-keys.js'
-import {loneSurrogate, loneSurrogateProblem} from './unicode.js'
+import {loneSurrogate, loneSurrogateProblem, utf8SequenceAt} from './unicode.js'
 
 /**
  * Bytes to text, refusing invalid UTF-8 instead of storing U+FFFD in its place: a record
@@ -20,15 +20,10 @@ export function decodeUtf8(buf: Uint8Array, file: string): string {
 
 /** Offset of the first byte that does not start or continue a valid UTF-8 sequence. */
 function firstInvalidUtf8(b: Uint8Array): number {
-  let i = 0
-  while (i < b.length) {
-    const c = b[i]!
-    const n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1
-    if (n < 0) return i
-    for (let k = 1; k <= n; k++) if (i + k >= b.length || (b[i + k]! & 0xc0) !== 0x80) return i
-    // overlong forms, surrogates and code points past U+10FFFF
-    if ((c === 0xe0 && b[i + 1]! < 0xa0) || (c === 0xed && b[i + 1]! > 0x9f) || (c === 0xf0 && b[i + 1]! < 0x90) || (c === 0xf4 && b[i + 1]! > 0x8f)) return i
-    i += n + 1
+  for (let i = 0; i < b.length; ) {
+    const n = utf8SequenceAt(b, i)
+    if (!n) return i
+    i += n
   }
   return b.length
 }

@@ -68,3 +68,17 @@ export function loneSurrogate(v: unknown): LoneSurrogate | undefined {
 export function loneSurrogateProblem(lone: LoneSurrogate): string {
   return `${lone.path}: a lone UTF-16 surrogate (${lone.escape}) is not a character; write the text itself, or the surrogate pair of a character beyond U+FFFF`
 }
+
+/**
+ * The length of the valid UTF-8 sequence that starts at b[i] (1 to 4), or 0 when none does:
+ * a stray continuation byte, a truncated sequence, an overlong form, an encoded surrogate
+ * or a code point past U+10FFFF.
+ */
+export function utf8SequenceAt(b: Uint8Array, i: number): number {
+  const c = b[i]!
+  const n = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1
+  if (n < 0) return 0
+  for (let k = 1; k <= n; k++) if (i + k >= b.length || (b[i + k]! & 0xc0) !== 0x80) return 0
+  if ((c === 0xe0 && b[i + 1]! < 0xa0) || (c === 0xed && b[i + 1]! > 0x9f) || (c === 0xf0 && b[i + 1]! < 0x90) || (c === 0xf4 && b[i + 1]! > 0x8f)) return 0
+  return n + 1
+}

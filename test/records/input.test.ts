@@ -1,6 +1,6 @@
 /* eslint-disable no-control-regex -- the tests look for control characters on purpose */
 import t from 'tap'
-import {decodeUtf8, loneSurrogate, parseJsonLines, parseYamlOrJson, oneLine, sliceText, summarize, seal, prepare} from '../../src/records/index.js'
+import {decodeUtf8, loneSurrogate, utf8SequenceAt, parseJsonLines, parseYamlOrJson, oneLine, sliceText, summarize, seal, prepare} from '../../src/records/index.js'
 import {duplicateKey} from '../../src/records/json-keys.js'
 import {recordMessage, parseTrailers} from '../../src/store/git/message.js'
 
@@ -27,6 +27,13 @@ t.test('duplicate JSON keys are found at any depth, after escapes, and refused o
 t.test('a YAML alias bomb is a parse error naming the file, not an unexpected failure', async t => {
   await t.rejects(parseYamlOrJson(BOMB, 'bomb.yaml'), {code: 'E_PARSE', message: /^bomb\.yaml: too many YAML alias expansions .*alias bomb/})
   t.same(await parseYamlOrJson('a: &x 1\nb: *x\n', 'ok.yaml'), {a: 1, b: 1}, 'a few aliases still work')
+})
+
+t.test('a UTF-8 sequence is measured where it starts; what is no character measures 0', async t => {
+  const at = (...bytes: number[]) => utf8SequenceAt(Uint8Array.from(bytes), 0)
+  t.same([at(0x41), at(0xc3, 0xa9), at(0xe2, 0x82, 0xac), at(0xf0, 0x9f, 0x9a, 0x80), at(0xf4, 0x8f, 0xbf, 0xbf)], [1, 2, 3, 4, 4], 'A, é, €, a rocket, U+10FFFF')
+  t.same([at(0x80), at(0xc0, 0x80), at(0xe0, 0x80, 0x80), at(0xf0, 0x80, 0x80, 0x80), at(0xed, 0xa0, 0x80), at(0xf4, 0x90, 0x80, 0x80), at(0xf5, 0x80, 0x80, 0x80), at(0xe2, 0x82), at(0xc3, 0x41)], [0, 0, 0, 0, 0, 0, 0, 0, 0], 'a continuation byte, overlong forms, a surrogate, past U+10FFFF, truncated, broken')
+  t.equal(utf8SequenceAt(Uint8Array.from([0x41, 0xc3, 0xa9]), 1), 2, 'at an offset')
 })
 
 t.test('a lone UTF-16 surrogate, escaped in JSON or YAML, is refused naming its field; a pair passes', async t => {
