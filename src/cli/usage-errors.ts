@@ -7,8 +7,8 @@ interface OclifError extends Error {
   oclif?: {exit?: number}
   /** NonExistentFlagsError: the flags as typed */
   flags?: string[]
-  /** RequiredArgsError: the arguments left out */
-  args?: {name: string; description?: string}[]
+  /** RequiredArgsError: the arguments left out; UnexpectedArgsError: the words too many, as typed */
+  args?: ({name: string; description?: string} | string)[]
 }
 
 /**
@@ -25,12 +25,20 @@ export function usageErrorOf(err: OclifError, command: {id: string; flags: reado
   let message = lines.join('; ')
   const parsing = /^Parsing (--[\w-]+)$/.exec(lines[0] ?? '')
   if (parsing) message = `${parsing[1]}: ${lowerFirst(lines.slice(1).join('; '))}`
-  else if (err.args?.length && /^Missing/.test(lines[0] ?? '')) message = `missing ${err.args.map(a => `${a.name.toUpperCase()}${a.description ? ` (${a.description})` : ''}`).join(', ')}`
+  else if (err.args?.length && /^Missing/.test(lines[0] ?? '')) message = `missing ${(err.args as {name: string; description?: string}[]).map(a => `${a.name.toUpperCase()}${a.description ? ` (${a.description})` : ''}`).join(', ')}`
+  else if (err.args?.length && err.args.every(a => typeof a === 'string') && /^Unexpected arguments?:/.test(lines[0] ?? '')) message = `unexpected argument${err.args.length === 1 ? '' : 's'}: ${(err.args as string[]).map(shown).join(', ')}`
   else message = lowerFirst(message).replace(/^nonexistent flag(s?):/, 'unknown flag$1:').replace(/missing required flag ([\w-]+)/g, 'missing required flag --$1')
   const near = (err.flags ?? []).map(f => nearest(f.replace(/^-+/, '').split('=')[0]!, command.flags)).filter(Boolean)
   if (near.length) hint = `did you mean ${near.map(f => `--${f}`).join(', ')}? ${hint}`
   return new UsageError(message, hint)
 }
+
+/** an argument as a message shows it: quoted when it is empty or has spaces or a comma, cut when it is long */
+function shown(a: string): string {
+  const cut = a.length > SHOWN_MAX ? `${a.slice(0, SHOWN_MAX)}… (${a.length} characters)` : a
+  return a === '' || /[\s,]/.test(a) ? JSON.stringify(cut) : cut
+}
+const SHOWN_MAX = 80
 
 function lowerFirst(s: string): string {
   return /^[A-Z][a-z]/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s

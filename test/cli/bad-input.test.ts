@@ -68,6 +68,9 @@ const CASES: Case[] = [
   // a word too many after a command without arguments (oclif took it for more of the command's name)
   {args: ['lanes', 'extra'], code: 2, error: /unexpected argument: extra/, hint: /exp lanes --help/},
   {args: ['graph', 'nosuch', '--format', 'dot'], code: 2, error: /unexpected argument: nosuch/, hint: /exp graph --help/},
+  // an empty word is shown as one, a long one cut
+  {args: ['run', 'train', ''], code: 2, error: /^error: unexpected argument: ""$/m},
+  {args: ['ledger', 'a b', 'x'.repeat(300)], code: 2, error: /^error: unexpected arguments: "a b", x{80}… \(300 characters\)$/m},
   // a mistyped command, with and without --help
   {args: ['ledgr'], code: 2, error: /^error: unknown command: ledgr$/m, hint: /did you mean `exp ledger`\?/},
   {args: ['attempt', 'lst'], code: 2, error: /unknown command: attempt lst/, hint: /did you mean `exp attempt list`\?/},
