@@ -68,6 +68,12 @@ const CASES: Case[] = [
   // a word too many after a command without arguments (oclif took it for more of the command's name)
   {args: ['lanes', 'extra'], code: 2, error: /unexpected argument: extra/, hint: /exp lanes --help/},
   {args: ['graph', 'nosuch', '--format', 'dot'], code: 2, error: /unexpected argument: nosuch/, hint: /exp graph --help/},
+  // an empty argument names nothing: it was read as the current folder, as every contract, or as a file `.yaml`
+  {args: ['skills', 'lint', ''], code: 2, error: /^error: PATH is empty: an empty word names nothing$/m, hint: /leave it out for its default/},
+  {args: ['skills', 'lint', 'skills', ''], code: 2, error: /^error: argument 2 is empty/m},
+  {args: ['contract', 'lint', ''], code: 2, error: /^error: NAME is empty/m},
+  {args: ['research', ''], code: 2, error: /^error: CONTRACT is empty/m, hint: /^hint: give one; `exp research --help`/m},
+  {args: ['run', ''], code: 2, error: /^error: SPLIT is empty/m},
   // an empty word is shown as one, a long one cut
   {args: ['run', 'train', ''], code: 2, error: /^error: unexpected argument: ""$/m},
   {args: ['ledger', 'a b', 'x'.repeat(300)], code: 2, error: /^error: unexpected arguments: "a b", x{80}… \(300 characters\)$/m},
