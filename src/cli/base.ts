@@ -15,9 +15,9 @@ import {format} from 'node:util'
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
 /** The flags that name a lane, in any command. */
-/** positional arguments that name a record by its id (or a prefix of it): an empty one is refused where it is resolved */
-const ID_ARGS = new Set(['id', 'proposal', 'hypothesis', 'attempt'])
 const LANE_FLAGS = ['lane', 'agent-id']
+/** Positional arguments that name a record by its id (or a prefix of it): an empty one is refused where it is resolved. */
+const ID_ARGS = new Set(['id', 'proposal', 'hypothesis', 'attempt'])
 
 /** What an interrupted command says: nothing written is lost, and the same command goes on. */
 const INTERRUPTED = 'interrupted: what was written stays (a record is written whole or not at all); run the same command again to go on, `exp fsck` to check'
@@ -71,8 +71,6 @@ export abstract class ExpCommand extends Command {
     // named one by one: a spread of the command class copies only its own statics, and
     // baseFlags (-C, --debug) and strict are inherited
     const parsed = await super.parse({...o, flags: o.flags, baseFlags: o.baseFlags, enableJsonFlag: o.enableJsonFlag, strict: o.strict, args} as Interfaces.Input<F, B, A>, argv)
-    // every --lane (and frontier's --agent-id, its alias) is checked here, once, as a lane name:
-    // a view echoed `--lane ../x` as an agent name where a write refused it
     // an empty word names nothing: `exp skills lint ''` linted the current folder, `exp research
     // ''` looked for a contract named `.yaml`, `exp contract lint ''` checked every contract
     // (record ids are resolved by records/prefix.ts, whose error says which kind of id and
@@ -84,6 +82,8 @@ export abstract class ExpCommand extends Command {
       const def = name ? (o.args as Record<string, {required?: boolean}> | undefined)?.[name] : undefined
       throw new UsageError(`${name ? name.toUpperCase() : `argument ${at + 1}`} is empty: an empty word names nothing`, `${def && !def.required ? 'leave it out for its default, or give one' : 'give one'}; \`exp ${(this.id ?? '').replaceAll(':', ' ')} --help\` lists its arguments`)
     }
+    // every --lane (and frontier's --agent-id, its alias) is checked here, once, as a lane name:
+    // a view echoed `--lane ../x` as an agent name where a write refused it
     const flags = parsed.flags as Record<string, unknown>
     for (const name of LANE_FLAGS) for (const v of [flags[name]].flat()) if (typeof v === 'string') validateLane(v, `lane name (${this.typedFlag(o, name, argv ?? this.argv)})`)
     // every number flag is an integer flag: one beyond 2^53 - 1 was silently stored rounded
