@@ -182,8 +182,14 @@ t.test('a commit that names an encoding for its message: refused by every reader
   for (const enc of ['IBM037', 'ISO-8859-1']) {
     const forged = forge(repo, last.commit!, (raw, body) => Buffer.concat([raw.subarray(0, body), Buffer.from(`encoding ${enc}\n`), raw.subarray(body)]))
     await namedEveryWay(t, repo, made, forged, 'commit-message', `${enc}, `)
+    // (each way on its own, with what it said when it fails: one of them failed this once in a
+    // fresh-clone CI, 2026-12-07, and not in any run since — which, and why, is not yet known)
     const ways = await everyWay(repo, REF, forged, made[79]!.commit!, made[5]!.commit!)
-    t.ok(Object.values(ways).every(l => l.problems.some(p => p.commit === forged && p.message.includes(enc))), `${enc}: the problem names the encoding`)
+    for (const [how, l] of Object.entries(ways)) {
+      const said = l.problems.filter(p => p.commit === forged).map(p => `${p.code}: ${p.message}`)
+      t.equal(l.size, 80, `${enc}, ${how}, again: every other record, not the forged commit's`)
+      t.ok(said.some(m => m.includes(enc)), `${enc}, ${how}: the problem names the encoding`, {said, problems: l.problems.length})
+    }
   }
 })
 
