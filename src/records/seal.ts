@@ -9,8 +9,6 @@ import type {ArtifactRef} from './types.generated.js'
 import {artifactRefs} from './artifacts.js'
 import {MAX_DEPTH, nestedDeeper} from './depth.js'
 
-export {MAX_DEPTH, nestedDeeper}
-
 export interface Prepared {
   draft: RecordDraft
   id: string
