@@ -6,6 +6,7 @@ import {discoverRepo, validateLane} from '../store/index.js'
 import {projectRoot} from './folders.js'
 import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
+import {isRecordIdArg} from './record-id-arg.js'
 import {plainText} from './plain.js'
 import {reportExpError} from './report-error.js'
 import {noteOnInterrupt} from '../evals/evaluator/interrupt.js'
@@ -16,8 +17,6 @@ export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(type
 
 /** The flags that name a lane, in any command. */
 const LANE_FLAGS = ['lane', 'agent-id']
-/** Positional arguments that name a record by its id (or a prefix of it): an empty one is refused where it is resolved. */
-const ID_ARGS = new Set(['id', 'proposal', 'hypothesis', 'attempt'])
 
 /** What an interrupted command says: nothing written is lost, and the same command goes on. */
 const INTERRUPTED = 'interrupted: what was written stays (a record is written whole or not at all); run the same command again to go on, `exp fsck` to check'
@@ -76,10 +75,15 @@ export abstract class ExpCommand extends Command {
     // (record ids are resolved by records/prefix.ts, whose error says which kind of id and
     // where to copy one)
     const words = parsed.raw.filter(r => r.type === 'arg')
-    const at = words.findIndex(r => r.input === '' && !ID_ARGS.has((r as {arg?: string}).arg ?? ''))
+    const defs = (o.args ?? {}) as Record<string, {required?: boolean}>
+    const defOf = (r: (typeof words)[number]) => {
+      const name = (r as {arg?: string}).arg
+      return name ? defs[name] : undefined
+    }
+    const at = words.findIndex(r => r.input === '' && !isRecordIdArg(defOf(r)))
     if (at >= 0) {
       const name = (words[at] as {arg?: string}).arg
-      const def = name ? (o.args as Record<string, {required?: boolean}> | undefined)?.[name] : undefined
+      const def = defOf(words[at]!)
       throw new UsageError(`${name ? name.toUpperCase() : `argument ${at + 1}`} is empty: an empty word names nothing`, `${def && !def.required ? 'leave it out for its default, or give one' : 'give one'}; \`exp ${(this.id ?? '').replaceAll(':', ' ')} --help\` lists its arguments`)
     }
     // every --lane (and frontier's --agent-id, its alias) is checked here, once, as a lane name:

@@ -1,8 +1,9 @@
-import {Args, Flags} from '../vendor/oclif.js'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {configOf, laneOf, withStore} from '../cli/context.js'
 import {claimHypothesis, DEFAULT_TTL_SECONDS, MAX_TTL_SECONDS, type ClaimResult} from '../lifecycle/index.js'
 import {claimTtl} from '../cli/budgets.js'
+import {recordIdArg} from '../cli/record-id-arg.js'
 
 export default class Claim extends ExpCommand {
   static summary = 'Claim a hypothesis for this lane, for a limited time.'
@@ -11,7 +12,7 @@ Refused (exit 4) when another lane holds the hypothesis, naming the holder and w
   static enableJsonFlag = true
   static jsonOutput = 'the claim: {claim (record id), hypothesis, holder (lane), expires_at, renewed}.'
   static examples = ['<%= config.bin %> claim hy-0123456789abcdef01234567', '<%= config.bin %> claim hy-0123 --ttl 600 --lane agent-b']
-  static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
+  static args = {hypothesis: recordIdArg('hypothesis id (or a unique prefix)')}
   static flags = {
     ttl: Flags.integer({description: `seconds until the claim lapses (default: claims.ttl_seconds of .research/config.yaml, else ${DEFAULT_TTL_SECONDS}; at most ${MAX_TTL_SECONDS})`, min: 1, max: MAX_TTL_SECONDS}),
     lane: Flags.string({description: 'lane that claims (default: EXP_LANE, git config exp.lane, user@host)'}),

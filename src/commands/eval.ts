@@ -1,5 +1,5 @@
 import {GitWorkspace} from '../workspace/git.js'
-import {Args, Flags} from '../vendor/oclif.js'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {noteUncommittedJudges} from '../cli/uncommitted.js'
@@ -11,6 +11,7 @@ import {evaluateProposal, loadProposal, type ProposalEvaluation} from '../loop/e
 import {mainPolicy} from '../loop/promote.js'
 import type {Comparison} from '../evals/compare.js'
 import {assertProposalFiles} from '../loop/proposal-files.js'
+import {recordIdArg} from '../cli/record-id-arg.js'
 
 export interface EvalOutput {
   proposal: string
@@ -32,7 +33,7 @@ Episodes that are recorded already and replay are reused, whoever recorded them:
   static enableJsonFlag = true
   static jsonOutput = '{proposal, split, baseline, candidate (success and evaluation of each), comparison (wins, losses, ties, McNemar p), sequential (the passes run), recorded}.'
   static examples = ['<%= config.bin %> eval pr-0123456789abcdef01234567', '<%= config.bin %> eval pr-0123 --repeat 3 --json']
-  static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
+  static args = {proposal: recordIdArg('proposal id (a unique prefix is enough)')}
   static flags = {...runFlags, repeat: Flags.integer({description: 'episodes per scenario, when the policy has no sequential design (else its looks)', min: 1, default: 2})}
 
   async run(): Promise<EvalOutput> {

@@ -1,4 +1,4 @@
-import {Args, Flags} from '../vendor/oclif.js'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {ExpError, InvalidInputError, NotFoundError} from '../errors/index.js'
@@ -7,6 +7,7 @@ import {ambiguousPrefix, isIdPrefix} from '../records/prefix.js'
 import {LANE_FAILURES, PROBLEM_CODES, type Ledger, type ReadProblem, type RecordStore} from '../store/index.js'
 import {reportProblems} from '../cli/problems.js'
 import {authorityOf} from '../cli/trust.js'
+import {recordIdArg} from '../cli/record-id-arg.js'
 
 export interface InspectResult {
   record: ExpRecord
@@ -31,7 +32,7 @@ export default class Inspect extends ExpCommand {
   static enableJsonFlag = true
   static jsonOutput = '{record (the whole record: id, kind, lane, lamport, created_at, digest, cites, body), commit, ref, lane, private, path, cites (each cited id with its kind and summary, or missing), cited_by, duplicates, stands (an evaluation, decision or verdict: {ok, level} or {ok: false, class, reason})}; with --artifact the artifact\'s bytes, not JSON.'
   static examples = ['<%= config.bin %> inspect tr-3f9a0c1d2e3f405162738495', '<%= config.bin %> inspect dc-0a1b2c3d4e5f60718293a4b5 --json', '<%= config.bin %> inspect nt-0a1b2c3d4e5f60718293a4b5 --artifact run.log > run.log']
-  static args = {id: Args.string({description: 'record id (e.g. tr-…, kn-…, pr-…)', required: true})}
+  static args = {id: recordIdArg('record id (e.g. tr-…, kn-…, pr-…)')}
   static flags = {artifact: Flags.string({description: 'print the content of this artifact of the record (checked against its digest) instead'})}
 
   async run(): Promise<InspectResult | undefined> {

@@ -1,11 +1,12 @@
 import {GitWorkspace} from '../workspace/git.js'
-import {Args, Flags} from '../vendor/oclif.js'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
 import {runContext, runFlags} from '../cli/run-context.js'
 import {episodeProgress} from '../cli/progress.js'
 import {loadProposal} from '../loop/evaluate.js'
 import {promoteProposal, type PromoteResult} from '../loop/promote.js'
+import {recordIdArg} from '../cli/record-id-arg.js'
 
 export default class Promote extends ExpCommand {
   static summary = 'Apply the promotion policy to an evaluated proposal: merge it into main, or reject it.'
@@ -16,7 +17,7 @@ Judged on the scenarios committed on main: a --scenarios folder (or a scenarios/
   static enableJsonFlag = true
   static jsonOutput = 'the decision: {decision (record id), verdict (accept or reject), checks, reasons, decided_by, merge (the merge commit on main), rejected_ref, kept_branch (why the branch of a rejected proposal was kept), validation, holdout, ignored, policy}.'
   static examples = ['<%= config.bin %> promote pr-0123456789abcdef01234567']
-  static args = {proposal: Args.string({description: 'proposal id (a unique prefix is enough)', required: true})}
+  static args = {proposal: recordIdArg('proposal id (a unique prefix is enough)')}
   static flags = {...runFlags, repeat: Flags.integer({description: 'held-out episodes per scenario', min: 1, default: 2})}
 
   async run(): Promise<PromoteResult> {

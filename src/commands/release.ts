@@ -1,7 +1,8 @@
-import {Args, Flags} from '../vendor/oclif.js'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {releaseHypothesis, type ReleaseResult} from '../lifecycle/index.js'
+import {recordIdArg} from '../cli/record-id-arg.js'
 
 export default class Release extends ExpCommand {
   static summary = "Give back this lane's claim of a hypothesis."
@@ -9,7 +10,7 @@ export default class Release extends ExpCommand {
   static enableJsonFlag = true
   static jsonOutput = '{release (record id), hypothesis, holder, claim (the claim it ends)}.'
   static examples = ['<%= config.bin %> release hy-0123456789abcdef01234567 --reason "out of budget"']
-  static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
+  static args = {hypothesis: recordIdArg('hypothesis id (or a unique prefix)')}
   static flags = {
     reason: Flags.string({description: 'why (kept in the record)'}),
     lane: Flags.string({description: 'lane that releases (default: EXP_LANE, git config exp.lane, user@host)'}),

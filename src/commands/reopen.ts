@@ -1,7 +1,8 @@
-import {Args, Flags} from '../vendor/oclif.js'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {reopenHypothesis, type RetireResult} from '../lifecycle/index.js'
+import {recordIdArg} from '../cli/record-id-arg.js'
 
 export default class Reopen extends ExpCommand {
   static summary = 'Reopen a retired hypothesis.'
@@ -9,7 +10,7 @@ export default class Reopen extends ExpCommand {
   static enableJsonFlag = true
   static jsonOutput = '{note (record id), hypothesis, action: reopen, was (the status before)}.'
   static examples = ['<%= config.bin %> reopen hy-0123456789abcdef01234567 --reason "the new workflow changes what the check covers"']
-  static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
+  static args = {hypothesis: recordIdArg('hypothesis id (or a unique prefix)')}
   static flags = {
     reason: Flags.string({description: 'why (kept in the record)', required: true}),
     lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),

@@ -1,7 +1,8 @@
-import {Args, Flags} from '../vendor/oclif.js'
+import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {laneOf, withStore} from '../cli/context.js'
 import {retireHypothesis, type RetireResult} from '../lifecycle/index.js'
+import {recordIdArg} from '../cli/record-id-arg.js'
 
 export default class Retire extends ExpCommand {
   static summary = 'Retire a hypothesis: no longer worth exploring, kept as negative evidence.'
@@ -9,7 +10,7 @@ export default class Retire extends ExpCommand {
   static enableJsonFlag = true
   static jsonOutput = '{note (record id), hypothesis, action: retire, was (the status before)}.'
   static examples = ['<%= config.bin %> retire hy-0123456789abcdef01234567 --reason "three attempts, no effect on validation"']
-  static args = {hypothesis: Args.string({description: 'hypothesis id (or a unique prefix)', required: true})}
+  static args = {hypothesis: recordIdArg('hypothesis id (or a unique prefix)')}
   static flags = {
     reason: Flags.string({description: 'why (kept in the record)', required: true}),
     lane: Flags.string({description: 'lane to record on (default: EXP_LANE, git config exp.lane, user@host)'}),

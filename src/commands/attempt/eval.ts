@@ -1,4 +1,4 @@
-import {Args, Flags} from '../../vendor/oclif.js'
+import {Flags} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {withStore} from '../../cli/context.js'
 import {attemptContext, attemptFlags} from '../../cli/attempts.js'
@@ -7,6 +7,7 @@ import {resolveAttempt} from '../../attempts/lookup.js'
 import {oneLine} from '../../records/index.js'
 import {AttemptVerdictError} from '../../errors/index.js'
 import {reportExpError} from '../../cli/report-error.js'
+import {recordIdArg} from '../../cli/record-id-arg.js'
 
 export default class AttemptEval extends ExpCommand {
   static summary = 'Evaluate an attempt: commit its work tree, check the boundary, run the contract\'s evaluator.'
@@ -14,7 +15,7 @@ export default class AttemptEval extends ExpCommand {
   static enableJsonFlag = true
   static jsonOutput = '{attempt, split, source, boundary (the files changed, checked against the scope), verdicts, baseline, summary, ran}; printed as well when summary.outcome is needs_retry or invalid, and the command exits 6.'
   static examples = ['<%= config.bin %> attempt eval at-0123456789abcdef01234567', '<%= config.bin %> attempt eval at-01234 --split holdout --json']
-  static args = {attempt: Args.string({description: 'attempt id (a unique prefix is enough)', required: true})}
+  static args = {attempt: recordIdArg('attempt id (a unique prefix is enough)')}
   static flags = {...attemptFlags, split: Flags.string({description: 'dev or holdout', options: ['dev', 'holdout'], default: 'dev'})}
 
   async run(): Promise<SplitEvaluation> {

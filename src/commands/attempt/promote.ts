@@ -1,9 +1,9 @@
-import {Args} from '../../vendor/oclif.js'
 import {ExpCommand} from '../../cli/base.js'
 import {withStore} from '../../cli/context.js'
 import {attemptContext, attemptFlags} from '../../cli/attempts.js'
 import {promoteAttempt, type AttemptDecision} from '../../attempts/promote.js'
 import {resolveAttempt} from '../../attempts/lookup.js'
+import {recordIdArg} from '../../cli/record-id-arg.js'
 
 export default class AttemptPromote extends ExpCommand {
   static summary = 'Apply the contract\'s promotion policy to an attempt: merge it into main, or reject it.'
@@ -11,7 +11,7 @@ export default class AttemptPromote extends ExpCommand {
   static enableJsonFlag = true
   static jsonOutput = 'the decision: {attempt, decision (record id), verdict, checks, reasons, merge, rejected_ref, dev, holdout}.'
   static examples = ['<%= config.bin %> attempt promote at-0123456789abcdef01234567']
-  static args = {attempt: Args.string({description: 'attempt id (a unique prefix is enough)', required: true})}
+  static args = {attempt: recordIdArg('attempt id (a unique prefix is enough)')}
   static flags = {...attemptFlags}
 
   async run(): Promise<AttemptDecision> {
