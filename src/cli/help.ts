@@ -2,6 +2,7 @@ import {Help} from '../vendor/oclif.js'
 import {UsageError} from '../errors/index.js'
 import {reportExpError} from './report-error.js'
 import {nearest} from '../errors/nearest.js'
+import {clipped} from '../errors/shown.js'
 
 type Loadable = Parameters<Help['formatCommand']>[0] & {jsonOutput?: string}
 
@@ -31,7 +32,7 @@ export default class ExpHelp extends Help {
         typed,
         this.config.commandIDs.map(c => c.replaceAll(':', ' ')),
       )
-      reportExpError(new UsageError(`unknown command: ${typed}`, `${near ? `did you mean \`exp help ${near}\`? ` : ''}\`exp help\` lists every command`), {json: false, debug: false})
+      reportExpError(new UsageError(`unknown command: ${clipped(typed)}`, `${near ? `did you mean \`exp help ${near}\`? ` : ''}\`exp help\` lists every command`), {json: false, debug: false})
     }
   }
 

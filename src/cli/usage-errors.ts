@@ -1,6 +1,7 @@
 import {stripVTControlCharacters} from 'node:util'
 import {UsageError} from '../errors/index.js'
 import {nearest} from '../errors/nearest.js'
+import {clipped} from '../errors/shown.js'
 
 interface OclifError extends Error {
   code?: string
@@ -35,10 +36,9 @@ export function usageErrorOf(err: OclifError, command: {id: string; flags: reado
 
 /** an argument as a message shows it: quoted when it is empty or has spaces or a comma, cut when it is long */
 function shown(a: string): string {
-  const cut = a.length > SHOWN_MAX ? `${a.slice(0, SHOWN_MAX)}… (${a.length} characters)` : a
+  const cut = clipped(a, 80)
   return a === '' || /[\s,]/.test(a) ? JSON.stringify(cut) : cut
 }
-const SHOWN_MAX = 80
 
 function lowerFirst(s: string): string {
   return /^[A-Z][a-z]/.test(s) ? s[0]!.toLowerCase() + s.slice(1) : s

@@ -18,6 +18,7 @@ import {recallForRun} from '../loop/memory.js'
 import {recallBudget} from '../cli/budgets.js'
 import type {SkillText} from '../agents/types.js'
 import {pct} from '../reports/format.js'
+import {clipped} from '../errors/shown.js'
 
 export default class Run extends ExpCommand {
   static summary = 'Run an agent on a split and record every episode as evidence.'
@@ -50,7 +51,7 @@ Agents: ${AGENT_SPECS.join(', ')}; ${NOISE_SPECS.join(' or ')} adds seeded slips
 
   async run(): Promise<RunResult | ShardResult> {
     const {args, flags} = await this.parse(Run)
-    if (!isSplit(args.split)) throw new ExpError('E_USAGE', `unknown split: ${args.split}`, {hint: 'use train, validation or holdout'})
+    if (!isSplit(args.split)) throw new ExpError('E_USAGE', `unknown split: ${clipped(args.split)}`, {hint: 'use train, validation or holdout'})
     const shard = flags.shard === undefined ? undefined : parseShard(flags.shard)
     const mode = parseMemoryMode(flags['memory-mode'])
     const ran = await withStore(this.workDir, async store => {

@@ -1,4 +1,5 @@
 import {ExpError} from './base.js'
+import {clipped} from './shown.js'
 import path from 'node:path'
 import {PACKAGE_ROOT} from '../package-root.js'
 
@@ -28,7 +29,7 @@ export class UnsupportedRepoError extends ExpError {
 
 /** A record, ref, lane, proposal or file named by the user does not exist. */
 export class NotFoundError extends ExpError {
-  constructor(what: string, id: string, hint?: string, message = `unknown ${what}: ${id}`) {
+  constructor(what: string, id: string, hint?: string, message = `unknown ${what}: ${clipped(id)}`) {
     super('E_NOT_FOUND', message, {data: {what, id}, hint: hint ?? `list what exists with \`exp ledger\``})
   }
 }
@@ -71,13 +72,13 @@ export class SchemaError extends ExpError {
 
 export class UnknownKindError extends ExpError {
   constructor(kind: string, known: readonly string[], before = '') {
-    super('E_UNKNOWN_KIND', `unknown record kind: ${kind}`, {data: {kind, known}, hint: `${before}use one of: ${known.join(', ')}`})
+    super('E_UNKNOWN_KIND', `unknown record kind: ${clipped(kind)}`, {data: {kind, known}, hint: `${before}use one of: ${known.join(', ')}`})
   }
 }
 
 export class InvalidNameError extends ExpError {
   constructor(what: string, name: string, why: string) {
-    super('E_INVALID_NAME', `invalid ${what} ${JSON.stringify(name)}: ${why}`, {data: {what, name}, hint: `a ${what} uses letters, digits and . _ - @ + (no '..', no control characters, no leading '-' or '.')`})
+    super('E_INVALID_NAME', `invalid ${what} ${JSON.stringify(clipped(name))}: ${why}`, {data: {what, name}, hint: `a ${what} uses letters, digits and . _ - @ + (no '..', no control characters, no leading '-' or '.')`})
   }
 }
 

@@ -11,6 +11,7 @@ import {sealPrivateData} from '../attempts/private-data.js'
 import {loadContract} from '../contracts/load.js'
 import {existsSync} from 'node:fs'
 import {refuseLinkOnTheWay} from '../work-file.js'
+import {clipped} from '../errors/shown.js'
 
 export {PACKAGE_ROOT}
 
@@ -59,7 +60,7 @@ async function filesUnder(dir: string, rel: string): Promise<string[]> {
  * rules say, like every file the example itself writes.
  */
 export async function addExample(repo: RepoPaths, name: string, o: {noVerify?: boolean; wrote?: readonly string[]} = {}): Promise<ExampleResult> {
-  if (!(name in EXAMPLES)) throw new ExpError('E_USAGE', `unknown example: ${name}`, {hint: `available: ${Object.keys(EXAMPLES).join(', ')}`})
+  if (!(name in EXAMPLES)) throw new ExpError('E_USAGE', `unknown example: ${clipped(name)}`, {hint: `available: ${Object.keys(EXAMPLES).join(', ')}`})
   if (!repo.workDir) throw new ExpError('E_USAGE', 'an example needs a work tree (this repository is bare)', {hint: 'clone it first, then run `exp init --example` in the clone'})
   const missing = []
   const from = path.join(PACKAGE_ROOT, EXAMPLES[name]!.from ?? '')

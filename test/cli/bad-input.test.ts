@@ -76,7 +76,13 @@ const CASES: Case[] = [
   {args: ['run', ''], code: 2, error: /^error: SPLIT is empty/m},
   // an empty word is shown as one, a long one cut
   {args: ['run', 'train', ''], code: 2, error: /^error: unexpected argument: ""$/m},
-  {args: ['ledger', 'a b', 'x'.repeat(300)], code: 2, error: /^error: unexpected arguments: "a b", x{80}… \(300 characters\)$/m},
+  {args: ['ledger', 'a b', 'x'.repeat(300)], code: 2, error: /^error: unexpected arguments: "a b", x{54}…x{26} \(300 characters\)$/m},
+  // a word an error repeats is cut in the middle (a path's end names the file), its length given
+  {args: ['inspect', 'a'.repeat(3000)], code: 3, error: /^error: unknown record id: a{107}…a{53} \(3000 characters\)$/m},
+  {args: ['ledger', '--lane', 'l'.repeat(3000)], code: 2, error: /^error: invalid lane name \(--lane\) "l{107}…l{53} \(3000 characters\)": /m},
+  {args: ['skills', 'lint', `${'d'.repeat(3000)}/SKILL.md`], code: 3, error: /^error: unknown path: d{107}…d{44}\/SKILL\.md \(3009 characters\)$/m},
+  {args: ['run', 's'.repeat(3000)], code: 2, error: /^error: unknown split: s{107}…s{53} \(3000 characters\)$/m},
+  {args: ['ledger', '-C', 'c'.repeat(3000)], code: 3, error: /^error: unknown folder: c{107}…c{53} \(3000 characters\)$/m},
   // a mistyped command, with and without --help
   {args: ['ledgr'], code: 2, error: /^error: unknown command: ledgr$/m, hint: /did you mean `exp ledger`\?/},
   {args: ['attempt', 'lst'], code: 2, error: /unknown command: attempt lst/, hint: /did you mean `exp attempt list`\?/},

@@ -2,6 +2,7 @@ import {UsageError} from '../../errors/index.js'
 import type {Interfaces} from '../../vendor/oclif.js'
 import {reportExpError} from '../report-error.js'
 import {nearest} from '../../errors/nearest.js'
+import {clipped} from '../../errors/shown.js'
 
 type Options = {id: string; argv?: string[]; config: Interfaces.Config}
 
@@ -39,7 +40,7 @@ export default async function commandNotFound(opts: Options): Promise<unknown> {
     config.commandIDs.map(c => c.replaceAll(':', ' ')),
   )
   const hint = `${near ? `did you mean \`exp ${near}\`? ` : ''}\`exp help\` lists every command`
-  reportExpError(new UsageError(`unknown command: ${typed}`, hint), {json: argv.includes('--json'), debug: argv.includes('--debug')})
+  reportExpError(new UsageError(`unknown command: ${clipped(typed)}`, hint), {json: argv.includes('--json'), debug: argv.includes('--debug')})
   return undefined
 }
 
