@@ -1,10 +1,10 @@
-#!/usr/bin/env node
-// `npm test`'s tap, the arguments passed on, with `python3` on PATH as the interpreter itself
-// where the one found first is a launcher (pyenv's shim, a bash script: ~0.3 s and ~25
-// processes a start on the CI machine, where a run of Python itself takes ~0.09 s). The tests
-// start Python some hundreds of times (the contracts' evaluators, command agents, graders);
-// what they test is exp, not the launcher. The link lies beside the dependencies, not in /tmp,
-// which the sandbox hides from the programs it runs.
+// `npm test`'s tap, the arguments passed on, with the folder of the interpreter `python3` runs
+// first on PATH where the `python3` found there is a launcher of it (pyenv's shim, a bash
+// script: ~0.3 s and ~25 processes a start on the CI machine, where a start of Python itself
+// takes ~0.09 s) — what `pyenv exec` does. The tests start Python some hundreds of times (the
+// contracts' evaluators, command agents); what they test is exp, not the launcher. (A link to
+// the interpreter in the checkout would not do: a checkout in /tmp is hidden by the sandbox
+// from the programs it runs.)
 import {execFileSync, spawn} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -13,8 +13,8 @@ import {fileURLToPath} from 'node:url'
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)))
 const env = {...process.env}
 
-/** The interpreter `python3` on PATH runs, when it is not the program found there; undefined without one. */
-function launchedPython() {
+/** The folder of the interpreter `python3` on PATH runs, when the program found there is another one; undefined otherwise. */
+function interpreterFolder() {
   let exe
   try {
     exe = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 30_000}).trim()
@@ -22,22 +22,21 @@ function launchedPython() {
     return undefined
   }
   if (!path.isAbsolute(exe) || !fs.existsSync(exe)) return undefined
+  const real = fs.realpathSync(exe)
   const found = (env.PATH ?? '').split(path.delimiter).map(d => path.join(d, 'python3')).find(p => fs.existsSync(p))
-  return found && fs.realpathSync(found) === fs.realpathSync(exe) ? undefined : exe
+  if (!found || fs.realpathSync(found) === real) return undefined
+  // (only a folder of its own, not on PATH yet, whose python3 is that interpreter: /usr/bin
+  // moved first would change which of every other program runs)
+  const dir = path.dirname(exe)
+  const own = path.join(dir, 'python3')
+  if ((env.PATH ?? '').split(path.delimiter).some(d => d && path.resolve(d) === dir)) return undefined
+  return fs.existsSync(own) && fs.realpathSync(own) === real ? dir : undefined
 }
 
-const python = launchedPython()
+const python = interpreterFolder()
 if (python) {
-  const bin = path.join(root, 'node_modules', '.cache', 'exp-test-bin')
-  fs.mkdirSync(bin, {recursive: true})
-  const link = path.join(bin, 'python3')
-  // (made beside it and renamed over it: two test runs at once each see a whole link)
-  const made = `${link}.${process.pid}`
-  fs.rmSync(made, {force: true})
-  fs.symlinkSync(python, made)
-  fs.renameSync(made, link)
-  env.PATH = `${bin}${path.delimiter}${env.PATH ?? ''}`
-  process.stderr.write(`tests: python3 is ${python} (the launcher on PATH passed over)\n`)
+  env.PATH = `${python}${path.delimiter}${env.PATH ?? ''}`
+  process.stderr.write(`tests: python3 from ${python} (the launcher on PATH passed over)\n`)
 }
 
 const tap = spawn(path.join(root, 'node_modules', '.bin', 'tap'), process.argv.slice(2), {stdio: 'inherit', env})
