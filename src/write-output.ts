@@ -4,6 +4,7 @@ import {mkdir, rename, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {ExpError, InvalidInputError} from './errors/index.js'
 import {shownFrom} from './paths.js'
+import {clipped} from './errors/shown.js'
 
 /**
  * Write a result file (a report, a comment, JUnit XML) whole: into a new file beside it, then
@@ -49,7 +50,7 @@ export function folderAtResultFile(file: string): boolean {
   }
 }
 
-const shown = (p: string): string => shownFrom(process.cwd(), p)
+const shown = (p: string): string => clipped(shownFrom(process.cwd(), p))
 
 function folderInTheWay(file: string): ExpError {
   return new InvalidInputError(`${shown(file)} is a folder, and exp writes a result file at that name; nothing was written`, {file}, `move or remove the folder ${shown(file)}, or write the results elsewhere (--out)`)

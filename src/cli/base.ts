@@ -7,6 +7,7 @@ import {projectRoot} from './folders.js'
 import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
 import {isRecordIdArg} from './record-id-arg.js'
+import {clipped} from '../errors/shown.js'
 import {plainText} from './plain.js'
 import {reportExpError} from './report-error.js'
 import {noteOnInterrupt} from '../evals/evaluator/interrupt.js'
@@ -100,7 +101,7 @@ export abstract class ExpCommand extends Command {
         const def = (o.flags as Record<string, {min?: number; max?: number}> | undefined)?.[name]
         const min = def?.min ?? -Number.MAX_SAFE_INTEGER
         const max = def?.max ?? Number.MAX_SAFE_INTEGER
-        throw new UsageError(`--${name}: ${typed} is out of range: a whole number from ${min} to ${max}${max === Number.MAX_SAFE_INTEGER ? ' (2^53 - 1)' : ''} is expected`, `\`exp ${(this.id ?? '').replaceAll(':', ' ')} --help\` lists its arguments and flags`)
+        throw new UsageError(`--${name}: ${clipped(typed)} is out of range: a whole number from ${min} to ${max}${max === Number.MAX_SAFE_INTEGER ? ' (2^53 - 1)' : ''} is expected`, `\`exp ${(this.id ?? '').replaceAll(':', ' ')} --help\` lists its arguments and flags`)
       }
     }
     return parsed

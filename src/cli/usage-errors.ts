@@ -29,6 +29,8 @@ export function usageErrorOf(err: OclifError, command: {id: string; flags: reado
   else if (err.args?.length && /^Missing/.test(lines[0] ?? '')) message = `missing ${(err.args as {name: string; description?: string}[]).map(a => `${a.name.toUpperCase()}${a.description ? ` (${a.description})` : ''}`).join(', ')}`
   else if (err.args?.length && err.args.every(a => typeof a === 'string') && /^Unexpected arguments?:/.test(lines[0] ?? '')) message = `unexpected argument${err.args.length === 1 ? '' : 's'}: ${(err.args as string[]).map(shown).join(', ')}`
   else message = lowerFirst(message).replace(/^nonexistent flag(s?):/, 'unknown flag$1:').replace(/missing required flag ([\w-]+)/g, 'missing required flag --$1')
+  // (oclif's own messages repeat a value as typed: `expected --split=<3000 characters> to be one of`)
+  message = message.replace(/\S{161,}/g, w => clipped(w))
   const near = (err.flags ?? []).map(f => nearest(f.replace(/^-+/, '').split('=')[0]!, command.flags)).filter(Boolean)
   if (near.length) hint = `did you mean ${near.map(f => `--${f}`).join(', ')}? ${hint}`
   return new UsageError(message, hint)

@@ -12,6 +12,7 @@ import {Flags} from '../vendor/oclif.js'
 import {UsageError} from '../errors/index.js'
 import {SkippedNotes} from '../cli/skipped-notes.js'
 import {creditsOf, latestAblation, renderCreditBlame, type AblationNote, type LineCredit} from '../reports/credit.js'
+import {clipped} from '../errors/shown.js'
 
 export default class BlameCmd extends ExpCommand {
   static summary = "Show who put each line of a skill's SKILL.md on main there: promotion, proposal, knowledge."
@@ -38,7 +39,7 @@ export default class BlameCmd extends ExpCommand {
         return readContractBlame(store, ws, {mainRef, contract: args.skill, path: args.file ?? contract.editable_scope.find(g => !/[*?[]/.test(g)) ?? contract.editable_scope[0]!, trust})
       }
       // a skill has one file to blame: a FILE given for it is a mistake, not something to ignore
-      if (args.file !== undefined) throw new UsageError(`exp blame ${args.skill} ${args.file}: FILE is for a research contract; a skill's blame is always of its SKILL.md`, `run \`exp blame ${args.skill}\``)
+      if (args.file !== undefined) throw new UsageError(`exp blame ${clipped(args.skill)} ${clipped(args.file)}: FILE is for a research contract; a skill's blame is always of its SKILL.md`, `run \`exp blame ${clipped(args.skill)}\``)
       const b = await readBlame(store, ws, {mainRef, skill: args.skill, trust})
       if (!flags.credit) return b
       const blob = (await ws.pathId(b.main.commit, b.path))?.oid

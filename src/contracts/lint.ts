@@ -5,6 +5,7 @@ import {readWorkFile} from '../work-file.js'
 import {NotFoundError} from '../errors/index.js'
 import {existsSync} from 'node:fs'
 import {CONTRACTS_DIR} from './load.js'
+import {clipped} from '../errors/shown.js'
 
 export interface ContractLintReport {
   contracts: {name: string; file: string; ok: boolean}[]
@@ -16,7 +17,7 @@ export async function lintContracts(root: string, name?: string): Promise<Contra
   let parsed
   if (name) {
     const file = [`${name}.yaml`, `${name}.yml`].map(n => path.join(root, CONTRACTS_DIR, n)).find(f => existsSync(f))
-    if (!file) throw new NotFoundError('contract', name, `write ${CONTRACTS_DIR}/${name}.yaml (docs/contracts.md)`)
+    if (!file) throw new NotFoundError('contract', name, `write ${CONTRACTS_DIR}/${clipped(name)}.yaml (docs/contracts.md)`)
     parsed = [parseContract((await readWorkFile(file)).toString('utf8'), path.relative(root, file))]
   } else {
     if (!(await contractFiles(root)).length) throw new NotFoundError('contracts', `${CONTRACTS_DIR}/*.yaml`, 'write one (docs/contracts.md), or run `exp init --example tuning`')

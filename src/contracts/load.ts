@@ -10,6 +10,7 @@ import type {Workspace} from '../workspace/port.js'
 import {readWorkFile} from '../work-file.js'
 import type {Contract, ContractDoc, EvalSpec} from './types.js'
 import {semanticProblems} from './rules.js'
+import {clipped} from '../errors/shown.js'
 
 export const CONTRACTS_DIR = '.research/contracts'
 
@@ -88,7 +89,7 @@ export async function loadContract(root: string, name: string): Promise<Contract
   const file = [`${name}.yaml`, `${name}.yml`].map(n => path.join(root, CONTRACTS_DIR, n)).find(f => existsSync(f))
   if (!file) {
     const known = (await contractFiles(root)).map(f => path.basename(f).replace(/\.ya?ml$/, ''))
-    throw new NotFoundError('contract', name, known.length ? `contracts here: ${known.join(', ')}` : `write ${CONTRACTS_DIR}/${name}.yaml (docs/contracts.md), or run \`exp init --example tuning\``)
+    throw new NotFoundError('contract', name, known.length ? `contracts here: ${known.join(', ')}` : `write ${CONTRACTS_DIR}/${clipped(name)}.yaml (docs/contracts.md), or run \`exp init --example tuning\``)
   }
   const p = parseContract((await readWorkFile(file)).toString('utf8'), path.relative(root, file))
   if (!p.contract) throw invalid(p)

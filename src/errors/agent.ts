@@ -1,9 +1,10 @@
 import {ExpError} from './base.js'
+import {clipped} from './shown.js'
 
 /** `--agent SPEC` names no adapter we know. Exit 2: it is a usage mistake. */
 export class UnknownAgentError extends ExpError {
   constructor(spec: string, available: readonly string[]) {
-    super('E_UNKNOWN_AGENT', `unknown agent: ${JSON.stringify(spec)} (available: ${available.join(', ')})`, {
+    super('E_UNKNOWN_AGENT', `unknown agent: ${JSON.stringify(clipped(spec))} (available: ${available.join(', ')})`, {
       data: {spec, available},
       hint: `use one of: ${available.join(', ')}`,
       exit: 2,

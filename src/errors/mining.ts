@@ -1,4 +1,5 @@
 import {ExpError} from './base.js'
+import {clipped} from './shown.js'
 
 /**
  * The miner was handed data outside the train split (docs/mining.md: learning and
@@ -16,5 +17,5 @@ export class SplitError extends ExpError {
 
 /** `--split` asked the miner for another split. */
 export function splitRefused(split: string): SplitError {
-  return new SplitError('split', split, split, `cannot mine the ${split} split: the miner learns from train traces only`)
+  return new SplitError('split', split, split, `cannot mine the ${clipped(split)} split: the miner learns from train traces only`)
 }

@@ -27,7 +27,9 @@ function readLoose(commonDir: string, ref: string): string | undefined {
   try {
     text = readFileSync(path.join(commonDir, ref), 'utf8')
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR' || (e as NodeJS.ErrnoException).code === 'EISDIR') return undefined
+    // (a name too long for a file, `--base <300 characters>`, is no loose ref: packed-refs may hold it)
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR' || code === 'ENAMETOOLONG') return undefined
     throw e
   }
   const v = text.trim()

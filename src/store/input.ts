@@ -2,6 +2,7 @@ import {assertKind, decodeUtf8, parseJsonLines, parseYamlOrJson, prepare, type A
 import {InvalidInputError, NotFoundError, isExpError, ExpError} from '../errors/index.js'
 import type {AppendResult, RecordStore} from './port.js'
 import {refuseSecrets} from './secrets.js'
+import {clipped} from '../errors/shown.js'
 
 export interface AppendTextOptions {
   file: string
@@ -43,7 +44,7 @@ const ID_RE = /^[a-z]{2}-[0-9a-f]{24}$/
  */
 export async function checkCiteFlags(store: RecordStore, cites: readonly string[]): Promise<void> {
   if (!cites.length) return
-  for (const c of cites) if (!ID_RE.test(c)) throw new InvalidInputError(`--cite ${JSON.stringify(c)} is not a record id (two letters, a dash, 24 hex digits)`, {flag: 'cite', id: c}, 'copy the id from `exp ledger`')
+  for (const c of cites) if (!ID_RE.test(c)) throw new InvalidInputError(`--cite ${JSON.stringify(clipped(c))} is not a record id (two letters, a dash, 24 hex digits)`, {flag: 'cite', id: c}, 'copy the id from `exp ledger`')
   const ledger = await store.ledger()
   for (const c of cites) if (!ledger.has(c)) throw new NotFoundError('record id', `${c} (given with --cite)`, 'list ids with `exp ledger`; sync first if it was recorded in another clone')
 }

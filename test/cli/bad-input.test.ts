@@ -83,6 +83,13 @@ const CASES: Case[] = [
   {args: ['skills', 'lint', `${'d'.repeat(3000)}/SKILL.md`], code: 3, error: /^error: unknown path: d{107}…d{44}\/SKILL\.md \(3009 characters\)$/m},
   {args: ['run', 's'.repeat(3000)], code: 2, error: /^error: unknown split: s{107}…s{53} \(3000 characters\)$/m},
   {args: ['ledger', '-C', 'c'.repeat(3000)], code: 3, error: /^error: unknown folder: c{107}…c{53} \(3000 characters\)$/m},
+  // (a ref name too long for a file was an unexpected ENAMETOOLONG, exit 1)
+  {args: ['gate', '--base', 'b'.repeat(3000)], code: 3, error: /^error: unknown base revision: b{107}…b{53} \(3000 characters\)$/m, hint: /git fetch origin/},
+  {args: ['append', 'note', '-', '--cite', 'c'.repeat(3000)], code: 2, error: /^error: --cite "c{107}…c{53} \(3000 characters\)" is not a record id/m},
+  {args: ['ledger', '--since', '9'.repeat(3000)], code: 2, error: /^error: --since: 9{107}…9{53} \(3000 characters\) is out of range/m},
+  {args: ['graph', '--format', 'f'.repeat(3000)], code: 2, error: /^error: expected --format=f{98}…f{53} \(3009 characters\) to be one of/m},
+  {args: ['evolve', '--agent', 'a'.repeat(3000)], code: 2, error: /^error: unknown agent: "a{107}…a{53} \(3000 characters\)" \(available/m},
+  {args: ['mine', '--split', 's'.repeat(3000)], code: 2, error: /^error: cannot mine the s{107}…s{53} \(3000 characters\) split/m},
   // a mistyped command, with and without --help
   {args: ['ledgr'], code: 2, error: /^error: unknown command: ledgr$/m, hint: /did you mean `exp ledger`\?/},
   {args: ['attempt', 'lst'], code: 2, error: /unknown command: attempt lst/, hint: /did you mean `exp attempt list`\?/},
