@@ -39,5 +39,8 @@ export const REFUSED_SHAPES: readonly {re: RegExp; what: string}[] = [
   // a password in a URL (`postgres://admin:pw@db`, `https://user:token@host`) and a Basic
   // authorization header: the redactor masks both, and neither is ordinary text
   {re: /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]+:[^\s/@]+@[^\s/@]/, what: 'credentials in a URL'},
-  {re: /\bAuthorization:\s*Basic\s+[A-Za-z0-9+/]{8,}={0,2}/i, what: 'a Basic authorization header'},
+  // (in any case, as HTTP headers are: `authorization: Basic …` is how HTTP/2 tools print it.
+  // Spelled out, not with /i: the store and the redactor join these sources into one pattern,
+  // which has no flags of theirs — with /i, the lower-case header was stored)
+  {re: /\b[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn]:\s*[Bb][Aa][Ss][Ii][Cc]\s+[A-Za-z0-9+/]{8,}={0,2}/, what: 'a Basic authorization header'},
 ]

@@ -4,6 +4,7 @@ import {makeRepo, git} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {MemoryRecordStore} from '../../src/store/memory.js'
 import {secretScanner} from '../../src/redact/secrets.js'
+import {REFUSED_SHAPES} from '../../src/redact/shapes.js'
 import {sampleDraft} from '../helpers/records.js'
 
 // credential-shaped fixtures, assembled so that this file holds none whole
@@ -129,12 +130,19 @@ t.test('a password in a URL and a Basic authorization header are refused by the 
   t.equal(scan(['https://bob', 'hunter2pass@example.com/x'].join(':')), 'credentials in a URL')
   t.equal(scan(['postgres://admin', 'S3cretPassw0rd@db.internal:5432/prod'].join(':')), 'credentials in a URL')
   t.equal(scan(`Authorization: Basic ${'YWxhZGRpbjpvcGVu'}c2VzYW1l`), 'a Basic authorization header')
+  // in any case (HTTP/2 tools print header names in lower case): the shape had /i, lost where the
+  // shapes are joined into one pattern, and `authorization: Basic …` was stored
+  for (const header of ['authorization: Basic', 'AUTHORIZATION: BASIC', 'authorization:basic']) t.equal(scan(`${header} ${'YWxhZGRpbjpvcGVu'}c2VzYW1l`), 'a Basic authorization header', header)
+  t.same(REFUSED_SHAPES.filter(s => s.re.flags !== ''), [], 'no shape has a flag (the joined pattern would drop it)')
   for (const ok of ['ssh://git@github.com:22/org/repo', 'git@github.com:org/repo.git', 'https://example.com/a:b@c', 'see https://user@host/path', 'time 10:30@home', 'Basic research: a summary'])
     t.equal(scan(ok), undefined, ok)
   const repo = await makeRepo(t)
   const r = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: JSON.stringify({text: ['db at postgres://admin', 'S3cretPassw0rd@db/prod'].join(':')})})
   t.equal(r.code, 2)
   t.match(r.stderr, /body\.text holds credentials in a URL/)
+  const h = await exp(['append', 'note', '-', '--lane', 'x'], {cwd: repo, input: JSON.stringify({text: `curl said: authorization: Basic ${Buffer.from('ci:HEADERSECRET').toString('base64')}`})})
+  t.equal(h.code, 2, h.stdout)
+  t.match(h.stderr, /body\.text holds a Basic authorization header/)
   const run = await exp(['run', 'validation', '--agent', `command:node agent.mjs --api-key ${OPENAI}`, '--lane', 'y', '--scenarios', '.'], {cwd: repo})
   t.equal(run.code, 2, run.stderr)
   t.match(run.stderr, /the agent spec \(--agent\) holds an API key \(sk-…\)/)
