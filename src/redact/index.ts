@@ -1,5 +1,5 @@
 import os from 'node:os'
-import {CREDENTIAL_SHAPES, REFUSED_SHAPES} from './shapes.js'
+import {CREDENTIAL_SHAPES, REFUSED_SHAPES, joinedShapes} from './shapes.js'
 import {encodedForms, withEncodedForms} from './encodings.js'
 
 /**
@@ -30,7 +30,7 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
 // store refuses its first line), the credentials the store refuses (shapes.ts), and Stripe test keys
 const SHAPES: RegExp[] = [
   /-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----)?/g,
-  ...CREDENTIAL_SHAPES.map(s => new RegExp(s.re.source, 'g')),
+  ...CREDENTIAL_SHAPES.map(s => joinedShapes([s], 'g')),
   /(?<![A-Za-z0-9])[sr]k_test_[A-Za-z0-9]{16,}/g,
 ]
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi
@@ -44,7 +44,7 @@ const HOME_LIKE = /(?:\/home|\/Users)\/[^/\s"']+/g
 const ABS_PATH = /(?<![\w.~-])(?:\/(?:[\w.@+-]+))+\/?|\b[A-Za-z]:\\[^\s"']*/g
 
 // everything the store refuses by its shape, in one pattern: the last pass of the redactor
-const REFUSED = new RegExp(REFUSED_SHAPES.map(s => `(?:${s.re.source})`).join('|'), 'g')
+const REFUSED = joinedShapes(REFUSED_SHAPES, 'g')
 /** passes of the last pass before it gives up on keeping anything of a text (two are the most a text needs: an AWS key id glued before a token) */
 const SETTLE_PASSES = 8
 

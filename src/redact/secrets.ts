@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {escapeRegExp} from './index.js'
-import {REFUSED_SHAPES} from './shapes.js'
+import {REFUSED_SHAPES, joinedShapes} from './shapes.js'
 import {encodedForms} from './encodings.js'
 
 /**
@@ -43,8 +43,7 @@ export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScann
     }
   }
   // one pass over the text for all of them (the store checks every record it writes)
-  const sources = [...SHAPES.map(([re]) => re.source), ...[...values.keys()].map(escapeRegExp)]
-  const any = new RegExp(sources.map(s => `(?:${s})`).join('|'))
+  const any = joinedShapes(REFUSED_SHAPES, '', [...values.keys()].map(escapeRegExp))
   return text => {
     const m = any.exec(text)
     if (!m) return undefined

@@ -40,7 +40,18 @@ export const REFUSED_SHAPES: readonly {re: RegExp; what: string}[] = [
   // authorization header: the redactor masks both, and neither is ordinary text
   {re: /\b[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s:/@]+:[^\s/@]+@[^\s/@]/, what: 'credentials in a URL'},
   // (in any case, as HTTP headers are: `authorization: Basic …` is how HTTP/2 tools print it.
-  // Spelled out, not with /i: the store and the redactor join these sources into one pattern,
-  // which has no flags of theirs — with /i, the lower-case header was stored)
+  // Spelled out, not with /i: shapes are joined by their sources (joinedShapes) — with /i, the
+  // lower-case header was stored)
   {re: /\b[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn]:\s*[Bb][Aa][Ss][Ii][Cc]\s+[A-Za-z0-9+/]{8,}={0,2}/, what: 'a Basic authorization header'},
 ]
+
+/**
+ * One pattern of which each of `shapes`, or of the `more` sources, is an alternative: how the
+ * store and the redactor check many shapes in one pass. Built from the shapes' sources, so a
+ * shape's own flags would be lost: a shape with one is refused here (a Basic header shape with
+ * /i let its lower-case form through, once).
+ */
+export function joinedShapes(shapes: readonly {re: RegExp}[], flags = '', more: readonly string[] = []): RegExp {
+  for (const s of shapes) if (s.re.flags) throw new Error(`shape ${s.re} has flags of its own (${s.re.flags}): spell them out in the pattern`)
+  return new RegExp([...shapes.map(s => s.re.source), ...more].map(s => `(?:${s})`).join('|'), flags)
+}

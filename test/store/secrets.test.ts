@@ -4,7 +4,7 @@ import {makeRepo, git} from '../helpers/repo.js'
 import {GitRecordStore} from '../../src/store/index.js'
 import {MemoryRecordStore} from '../../src/store/memory.js'
 import {secretScanner} from '../../src/redact/secrets.js'
-import {REFUSED_SHAPES} from '../../src/redact/shapes.js'
+import {REFUSED_SHAPES, joinedShapes} from '../../src/redact/shapes.js'
 import {sampleDraft} from '../helpers/records.js'
 
 // credential-shaped fixtures, assembled so that this file holds none whole
@@ -134,6 +134,7 @@ t.test('a password in a URL and a Basic authorization header are refused by the 
   // shapes are joined into one pattern, and `authorization: Basic …` was stored
   for (const header of ['authorization: Basic', 'AUTHORIZATION: BASIC', 'authorization:basic']) t.equal(scan(`${header} ${'YWxhZGRpbjpvcGVu'}c2VzYW1l`), 'a Basic authorization header', header)
   t.same(REFUSED_SHAPES.filter(s => s.re.flags !== ''), [], 'no shape has a flag (the joined pattern would drop it)')
+  t.throws(() => joinedShapes([{re: /basic/i}]), /has flags of its own \(i\)/, 'a flagged shape is refused where shapes are joined')
   for (const ok of ['ssh://git@github.com:22/org/repo', 'git@github.com:org/repo.git', 'https://example.com/a:b@c', 'see https://user@host/path', 'time 10:30@home', 'Basic research: a summary'])
     t.equal(scan(ok), undefined, ok)
   const repo = await makeRepo(t)
