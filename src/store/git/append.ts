@@ -9,7 +9,7 @@ import type {ObjectReader, WrittenObject} from './reader.js'
 import {LooseSink, PackSink, type ObjectSink} from './writer.js'
 import {MutableTree, lookupPaths} from './tree.js'
 import {recordMessage, parseTrailers} from './message.js'
-import {NEAR_COMMITS} from './log.js'
+import {NEAR_WRITTEN} from './log.js'
 import {refuseSecrets} from '../secrets.js'
 import {checkRecordBytes} from './record-bytes.js'
 
@@ -248,7 +248,7 @@ function remembering(sink: ObjectSink, written: LastCommits): ObjectSink {
 }
 
 /**
- * The trees and commits of the last NEAR_COMMITS commits an append wrote (each commit's trees
+ * The trees and commits of the last NEAR_WRITTEN commits an append wrote (each commit's trees
  * are put before it): what a near read of the lane takes back (lane-read.ts); the rest of a
  * batch of thousands is not held.
  */
@@ -261,7 +261,7 @@ class LastCommits {
     if (o.type !== 'commit') return
     this.done.push(this.open)
     this.open = []
-    if (this.done.length > NEAR_COMMITS) this.done.shift()
+    if (this.done.length > NEAR_WRITTEN) this.done.shift()
   }
 
   objects(): WrittenObject[] {

@@ -95,6 +95,14 @@ export async function laneCommitsIso(reader: ObjectReader, tip: string, stop?: s
 export const NEAR_COMMITS = 64
 
 /**
+ * The last commits an append keeps in memory (append.ts, with their trees): a near read walks
+ * these without counting them against NEAR_COMMITS, as they cost no request at all. A batch of
+ * `exp run` is up to 64 episodes of two records; with 64, every batch's read back started
+ * git log (a fork of a process of ~350 MB, ~17 ms, 81 times in a run of 5,400 episodes).
+ */
+export const NEAR_WRITTEN = 256
+
+/**
  * The commits from `stop` (exclusive; undefined: from the root) to `tip` when `stop` is at
  * most `max` first parents behind `tip`, oldest first, read through `reader`; undefined when
  * it is not (further back,
@@ -122,7 +130,10 @@ interface Walked {
 async function firstParents(reader: ObjectReader, tip: string, stop: string | undefined, max: number): Promise<Walked> {
   const commits: Walked['commits'] = []
   let oid: string | undefined = tip
-  while (oid && oid !== stop && commits.length < max) {
+  // (only commits not held in memory count: reader.remembers)
+  let asked = 0
+  while (oid && oid !== stop) {
+    if (!reader.remembers?.(oid) && asked++ >= max) break
     const o = await reader.read(oid, OBJECT_MAX)
     if (o.type !== 'commit') throw new CorruptObjectError('commit', `${oid} is a ${o.type}`, {oid})
     const c = parseCommit(o.data, oid)

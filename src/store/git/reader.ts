@@ -17,16 +17,18 @@ export interface ObjectReader {
   readMany(oids: readonly string[], keep?: (data: Buffer) => Buffer, max?: number): Promise<(Buffer | Error)[]>
   /** objects this process has just written (an append's trees and commits, after they are on disk): `read` may answer them from memory */
   remember?(objects: readonly WrittenObject[]): void
+  /** whether `read` answers this object from what `remember` was given (no request to git) */
+  remembers?(oid: string): boolean
   close(): Promise<void>
 }
 
 /**
  * the largest object, and the most bytes in all, kept of what this process wrote: the trees and
- * commits of the last 64 commits a near read takes (lane-read.ts) are ~2.5 MB on a lane of
- * 100,000 records (four trees a commit, the largest ~10 KB)
+ * commits of the last 256 commits an append keeps (NEAR_WRITTEN, read back by a near read in
+ * lane-read.ts) are ~10 MB on a lane of 100,000 records (four trees a commit, the largest ~10 KB)
  */
 const RECENT_OBJECT_MAX = 64 * 1024
-const RECENT_BYTES = 4 * 1024 * 1024
+const RECENT_BYTES = 16 * 1024 * 1024
 
 /** An object as it was written: its id, type and bytes. */
 export interface WrittenObject {
@@ -139,6 +141,10 @@ export class NativeReader implements ObjectReader {
   remember(objects: readonly WrittenObject[]): void {
     // (copied out of the pool a small Buffer is cut from: a slice kept would keep its 8 KiB slab)
     for (const {oid, type, data} of objects) this.recent.add(oid, type, Buffer.from(new Uint8Array(data).buffer))
+  }
+
+  remembers(oid: string): boolean {
+    return this.recent.get(oid) !== undefined
   }
 
   async read(oid: string, max?: number): Promise<{type: ObjectType; data: Buffer}> {
