@@ -112,7 +112,7 @@ t.test('a tree that git fsck calls an error is corrupt to every reader: a name t
   const {parseTree} = await import('../../src/store/git/objects.js')
   const entry = (name: string, n: number) => Buffer.concat([Buffer.from(`100644 ${name}\0`, 'utf8'), Buffer.alloc(20, n)])
   t.same(parseTree(Buffer.concat([entry('a', 1), entry('b', 2)])).map(e => e.name), ['a', 'b'])
-  for (const names of [['SKILL.md', 'SKILL.md'], ['a', 'b', 'a'], [''], ['.'], ['..'], ['.git'], ['.GiT'], ['x/y']]) {
+  for (const names of [['SKILL.md', 'SKILL.md'], ['a', 'b', 'a'], ['c', 'a', 'b', 'a'], ['a', 'c', 'b', 'c'], [''], ['.'], ['..'], ['.git'], ['.GiT'], ['x/y']]) {
     try {
       parseTree(Buffer.concat(names.map((n, i) => entry(n, i))), 'f'.repeat(40))
       t.fail(`${JSON.stringify(names)} was read`)

@@ -1,6 +1,6 @@
 import t from 'tap'
 import {GitRecordStore} from '../../src/store/index.js'
-import {laneCommitChunksNative, laneCommitsIso, laneCommitsNative, nearLaneCommits} from '../../src/store/git/log.js'
+import {diffTrees, laneCommitChunksNative, laneCommitsIso, laneCommitsNative, nearLaneCommits} from '../../src/store/git/log.js'
 import {execFileSync} from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -123,6 +123,43 @@ t.test('a batch of 150 records read back by the process that wrote it starts no 
   const fresh = await other.ledger()
   t.match(fs.readFileSync(log, 'utf8'), /\blog\b/, 'a process that did not write them runs git log')
   t.same(fresh.entries.map(e => [e.id, e.commit, e.digest]), ledger.entries.map(e => [e.id, e.commit, e.digest]), 'and reads the same ledger')
+})
+
+// the near read's diff merges two sorted trees (log.ts diffTrees); trees in another order, or
+// with names whose order differs between git and JavaScript (`a` a folder beside `a.b`, `a-b`),
+// take the general way: either gives what git diff-tree gives
+t.test('diffTrees gives the changes git diff-tree gives, for random trees of names git and JavaScript sort alike or not', async t => {
+  const repo = await makeRepo(t)
+  const store = await GitRecordStore.open(repo, {native: true})
+  t.teardown(() => store.close())
+  const git = (args: string[], input?: string) => execFileSync('git', ['-C', repo, ...args], {input}).toString()
+  let seed = 7
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n
+  const names = ['a', 'a.b', 'a-b', 'b', 'ab', 'x.json', 'd0', 'd1']
+  const tree = (depth: number): string => {
+    const lines: string[] = []
+    for (const name of names) {
+      const r = rand(4)
+      if (r === 0) continue
+      if (r === 1 && depth < 2) lines.push(`040000 tree ${tree(depth + 1)}\t${name}`)
+      else lines.push(`${rand(3) === 0 ? '100755' : '100644'} blob ${git(['hash-object', '-w', '--stdin'], String(rand(3))).trim()}\t${name}`)
+    }
+    return git(['mktree'], lines.join('\n') + (lines.length ? '\n' : '')).trim()
+  }
+  for (let k = 0; k < 40; k++) {
+    const [x, y] = [tree(0), tree(0)]
+    const want = git(['diff-tree', '-r', '--no-renames', '--raw', '--no-abbrev', x, y])
+      .split('\n')
+      .filter(Boolean)
+      .map(l => {
+        const [meta, p] = l.split('\t')
+        const [, m1, m2, o1, o2, st] = meta!.split(' ')
+        return `${st} ${p} ${st === 'D' ? o1 : o2} ${(st === 'D' ? m1 : m2)!.replace(/^0+/, '')}`
+      })
+      .sort()
+    const got = (await diffTrees(store.reader, x, y)).map(c => `${c.status} ${c.path} ${c.blob} ${c.mode}`).sort()
+    t.same(got, want, `pair ${k}`)
+  }
 })
 
 // found reviewing the near read: git log's entries are split on \x01, so a record commit whose

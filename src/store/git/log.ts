@@ -58,16 +58,11 @@ export async function diffTrees(reader: ObjectReader, from: string | undefined, 
   if (from === to) return []
   const a = from ? await read(from) : []
   const b = to ? await read(to) : []
-  const am = new Map(a.map(e => [e.name, e]))
-  const bm = new Map(b.map(e => [e.name, e]))
   const out: Change[] = []
-  const names = [...new Set([...am.keys(), ...bm.keys()])].sort()
-  for (const name of names) {
-    const x = am.get(name)
-    const y = bm.get(name)
+  const one = async (x: TreeEntry | undefined, y: TreeEntry | undefined, name: string): Promise<void> => {
     const path = prefix ? `${prefix}/${name}` : name
     // (a mode changed on the same bytes is a change, as git log --raw shows it)
-    if (x && y && x.oid === y.oid && x.mode === y.mode) continue
+    if (x && y && x.oid === y.oid && x.mode === y.mode) return
     const xt = x?.mode === '40000'
     const yt = y?.mode === '40000'
     if (xt || yt) {
@@ -78,7 +73,37 @@ export async function diffTrees(reader: ObjectReader, from: string | undefined, 
     else if (x) out.push({status: 'D', path, blob: x.oid, mode: x.mode})
     else out.push({status: 'A', path, blob: y!.oid, mode: y!.mode})
   }
+  if (ascending(a) && ascending(b)) {
+    // each list sorted and each name once (as git writes trees of the names exp writes): a merge
+    // of the two visits their names in the order of the sorted union below, without two maps, a
+    // set and a sort for every tree of every commit (a near read of exp run's batches: ~0.1 s a
+    // thousand commits, most of them in the 256 entries of a kind's folder)
+    let i = 0
+    let j = 0
+    while (i < a.length || j < b.length) {
+      const x = a[i]
+      const y = b[j]
+      if (x && (!y || x.name < y.name)) await one(x, undefined, a[i++]!.name)
+      else if (y && (!x || y.name < x.name)) await one(undefined, y, b[j++]!.name)
+      else {
+        i++
+        j++
+        // (the same entry in both, most of them: passed over without a call)
+        if (x!.oid !== y!.oid || x!.mode !== y!.mode) await one(x, y, x!.name)
+      }
+    }
+    return out
+  }
+  const am = new Map(a.map(e => [e.name, e]))
+  const bm = new Map(b.map(e => [e.name, e]))
+  for (const name of [...new Set([...am.keys(), ...bm.keys()])].sort()) await one(am.get(name), bm.get(name), name)
   return out
+}
+
+/** Whether each entry's name sorts after the one before it (UTF-16 order, as Array.prototype.sort). */
+function ascending(es: readonly TreeEntry[]): boolean {
+  for (let i = 1; i < es.length; i++) if (!(es[i - 1]!.name < es[i]!.name)) return false
+  return true
 }
 
 /** Commits of a lane from `stop` (exclusive) to `tip`, oldest first, through isomorphic-git objects. */

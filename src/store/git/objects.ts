@@ -72,9 +72,20 @@ export function canonicalMode(raw: string): string {
   }
 }
 
+/** The mode of a tree entry at data[i, sp), canonical: a file's and a folder's without a string made of the bytes. */
+function modeAt(data: Buffer, i: number, sp: number): string {
+  const n = sp - i
+  if (n === 6 && data[i] === 0x31 && data[i + 1] === 0x30 && data[i + 2] === 0x30 && data[i + 3] === 0x36 && data[i + 4] === 0x34 && data[i + 5] === 0x34) return '100644'
+  if (n === 5 && data[i] === 0x34 && data[i + 1] === 0x30 && data[i + 2] === 0x30 && data[i + 3] === 0x30 && data[i + 4] === 0x30) return '40000'
+  return canonicalMode(data.toString('latin1', i, sp))
+}
+
 export function parseTree(data: Buffer, oid = '?'): TreeEntry[] {
   const out: TreeEntry[] = []
-  const names = new Set<string>()
+  // the names so far, made once a name does not sort after the one before it: while they ascend
+  // (as git writes them, for the names exp writes), none can be there twice
+  let names: Set<string> | undefined
+  let prev = ''
   let i = 0
   while (i < data.length) {
     const sp = data.indexOf(0x20, i)
@@ -84,10 +95,14 @@ export function parseTree(data: Buffer, oid = '?'): TreeEntry[] {
     // what `git fsck` calls an error in a tree, and what readers could each take differently:
     // a name twice (one reader takes the first SKILL.md, another the last, a checkout either),
     // a name that is empty, `.`, `..`, `.git` or holds a `/`
-    if (names.has(name)) throw new CorruptObjectError('tree', `${oid} holds ${JSON.stringify(name)} twice (git fsck: duplicateEntries)`, {oid})
+    if (!(name > prev) || names) {
+      names ??= new Set(out.map(e => e.name))
+      if (names.has(name)) throw new CorruptObjectError('tree', `${oid} holds ${JSON.stringify(name)} twice (git fsck: duplicateEntries)`, {oid})
+      names.add(name)
+    }
+    prev = name
     if (name === '' || name === '.' || name === '..' || name.toLowerCase() === '.git' || name.includes('/')) throw new CorruptObjectError('tree', `${oid} holds an entry named ${JSON.stringify(name)}, which no git tree may (git fsck)`, {oid})
-    names.add(name)
-    out.push({mode: canonicalMode(data.toString('latin1', i, sp)), name, oid: data.toString('hex', nul + 1, nul + 21)})
+    out.push({mode: modeAt(data, i, sp), name, oid: data.toString('hex', nul + 1, nul + 21)})
     i = nul + 21
   }
   return out
