@@ -53,6 +53,8 @@ const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@]+)@/gi
 
 /** `text` with the credentials of every URL in it masked (`https://[redacted]@host/…`): what exp prints of a remote. */
 export function maskUrlCredentials(text: string): string {
+  // (no URL without `://`: the pattern, which may start at any word, is not run over text without one)
+  if (!text.includes('://')) return text
   return text.replace(URL_USERINFO, (all, scheme: string, info: string) => (info.includes(':') || /^https?:/i.test(scheme) ? `${scheme}${MASK}@` : all))
 }
 

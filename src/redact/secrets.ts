@@ -43,9 +43,17 @@ export function secretScanner(env: NodeJS.ProcessEnv = process.env): SecretScann
     }
   }
   // one pass over the text for all of them (the store checks every record it writes)
-  const any = joinedShapes(REFUSED_SHAPES, '', [...values.keys()].map(escapeRegExp))
+  const any = joinedShapes(REFUSED_SHAPES.filter(s => !s.needs), '', [...values.keys()].map(escapeRegExp))
+  // (a shape that needs a literal is tried on text that holds it (shapes.ts), and the first
+  // match in the text is the one described, as when all were one pattern)
+  const gated = REFUSED_SHAPES.filter(s => s.needs)
   return text => {
-    const m = any.exec(text)
+    let m = any.exec(text)
+    for (const g of gated) {
+      if (!text.includes(g.needs!)) continue
+      const n = g.re.exec(text)
+      if (n && (!m || n.index < m.index)) m = n
+    }
     if (!m) return undefined
     const hit = m[0]
     for (const [value, name] of values) if (hit.includes(value) || value.includes(hit)) return `the value of $${name}`

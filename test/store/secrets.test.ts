@@ -129,6 +129,10 @@ t.test('a password in a URL and a Basic authorization header are refused by the 
   const scan = secretScanner({})
   t.equal(scan(['https://bob', 'hunter2pass@example.com/x'].join(':')), 'credentials in a URL')
   t.equal(scan(['postgres://admin', 'S3cretPassw0rd@db.internal:5432/prod'].join(':')), 'credentials in a URL')
+  // (the URL shape is tried only on text holding `://`, apart from the other shapes: shapes.ts `needs`)
+  t.equal(scan(`see https://example.com/docs, then ${['db at postgres://admin', 'S3cretPassw0rd@db/prod'].join(':')}`), 'credentials in a URL', 'after a URL without credentials')
+  t.equal(scan(`${'x'.repeat(5000)} ${['https://bob', 'hunter2pass@example.com'].join(':')} sk-${'a'.repeat(20)}`), 'credentials in a URL', 'with another shape after it')
+  t.equal(scan(`sk-${'a'.repeat(20)} ${['https://bob', 'hunter2pass@example.com'].join(':')}`), 'an API key (sk-…)', 'with another shape before it')
   t.equal(scan(`Authorization: Basic ${'YWxhZGRpbjpvcGVu'}c2VzYW1l`), 'a Basic authorization header')
   // in any case (HTTP/2 tools print header names in lower case): the shape had /i, lost where the
   // shapes are joined into one pattern, and `authorization: Basic …` was stored
