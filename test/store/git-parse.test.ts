@@ -121,3 +121,37 @@ t.test('a tree that git fsck calls an error is corrupt to every reader: a name t
     }
   }
 })
+
+// the near read parses each version of a folder against the last one (objects.ts parseTreeLike):
+// whatever the two trees hold, the entries are parseTree's, and a tree parseTree refuses is refused
+t.test('parseTreeLike gives what parseTree gives, for trees that are edits of another and for hostile ones', async t => {
+  const {parseTree, parseTreeLike} = await import('../../src/store/git/objects.js')
+  const entry = (mode: string, name: string, n: number) => Buffer.concat([Buffer.from(`${mode} ${name}\0`, 'utf8'), Buffer.alloc(20, n)])
+  let seed = 11
+  const rand = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 16) % n
+  const pool = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'a', '', '.git', 'x/y', 'é']
+  const outcome = (f: () => unknown) => {
+    try {
+      return {value: f()}
+    } catch (e) {
+      return {error: (e as Error).message}
+    }
+  }
+  let reused = 0
+  for (let k = 0; k < 400; k++) {
+    // (distinct names, in order or not: a tree parseTree reads, mostly)
+    const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].filter(() => rand(3) !== 0)
+    if (rand(4) === 0) names.reverse()
+    const base = names.map(name => ({mode: rand(4) === 0 ? '40000' : '100644', name, n: rand(3)}))
+    const edited = base.filter(() => rand(5) !== 0).map(e => (rand(4) === 0 ? {...e, n: e.n + 1} : e))
+    if (rand(2)) edited.splice(rand(edited.length + 1), 0, {mode: rand(9) === 0 ? '100755' : '100644', name: pool[rand(pool.length)]!, n: rand(3)})
+    const likeData = Buffer.concat(base.map(e => entry(e.mode, e.name, e.n)))
+    const data = Buffer.concat(edited.map(e => entry(e.mode, e.name, e.n)))
+    const like = outcome(() => parseTreeLike(likeData, 'like', undefined))
+    if (!('value' in like)) continue
+    const got = outcome(() => parseTreeLike(data, 'f'.repeat(40), like.value as ReturnType<typeof parseTreeLike>).entries)
+    t.same(got, outcome(() => parseTree(data, 'f'.repeat(40))), `${JSON.stringify(base.map(e => e.name))} -> ${JSON.stringify(edited.map(e => e.name))}`)
+    if ('value' in got) reused += (got.value as object[]).filter(e => (like.value as {entries: object[]}).entries.includes(e)).length
+  }
+  t.ok(reused > 200, `entries of the earlier version are reused (${reused})`)
+})

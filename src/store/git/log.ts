@@ -1,6 +1,6 @@
-import {OBJECT_MAX, parseCommit, type TreeEntry} from './objects.js'
+import {OBJECT_MAX, parseCommit, parseTreeLike, type ParsedTree, type TreeEntry} from './objects.js'
 import type {ObjectReader} from './reader.js'
-import {readTree, readTreeOnce} from './tree.js'
+import {readTree} from './tree.js'
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
@@ -50,14 +50,15 @@ export interface LaneCommit {
   encoding?: string
 }
 
-/** Reads a tree by its id. */
-export type TreeRead = (oid: string) => Promise<TreeEntry[]>
+/** Reads a tree by its id; `like`: a tree it is likely a new version of (a reader may reuse its entries: parseTreeLike). */
+export type TreeRead = (oid: string, like?: string) => Promise<TreeEntry[]>
 
 /** What changed between two trees, descending only into subtrees whose ids differ. */
 export async function diffTrees(reader: ObjectReader, from: string | undefined, to: string | undefined, prefix = '', read: TreeRead = oid => readTree(reader, oid)): Promise<Change[]> {
   if (from === to) return []
-  const a = from ? await read(from) : []
-  const b = to ? await read(to) : []
+  // (each read as a version of the other: one of them is mostly read already, in a walk of commits)
+  const b = to ? await read(to, from) : []
+  const a = from ? await read(from, to) : []
   const out: Change[] = []
   const one = async (x: TreeEntry | undefined, y: TreeEntry | undefined, name: string): Promise<void> => {
     const path = prefix ? `${prefix}/${name}` : name
@@ -175,12 +176,17 @@ async function firstParents(reader: ObjectReader, tip: string, stop: string | un
  * hundreds of entries each (exp evolve -n 40: 270 MB peak RSS became 470 MB).
  */
 async function withChanges(reader: ObjectReader, commits: Walked['commits']): Promise<LaneCommit[]> {
-  let before = new Map<string, TreeEntry[]>()
-  let now = new Map<string, TreeEntry[]>()
-  const read: TreeRead = async oid => {
-    let t = now.get(oid) ?? before.get(oid)
-    if (!t) now.set(oid, (t = await readTreeOnce(reader, oid)))
-    return t
+  let before = new Map<string, ParsedTree>()
+  let now = new Map<string, ParsedTree>()
+  const parsed = (oid: string | undefined) => (oid === undefined ? undefined : now.get(oid) ?? before.get(oid))
+  const read: TreeRead = async (oid, like) => {
+    let t = parsed(oid)
+    if (!t) {
+      const o = await reader.read(oid, OBJECT_MAX)
+      if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
+      now.set(oid, (t = parseTreeLike(o.data, oid, parsed(like))))
+    }
+    return t.entries
   }
   const out: LaneCommit[] = []
   for (let i = 0; i < commits.length; i++) {
