@@ -50,15 +50,14 @@ export interface LaneCommit {
   encoding?: string
 }
 
-/** Reads a tree by its id; `like`: a tree it is likely a new version of (a reader may reuse its entries: parseTreeLike). */
-export type TreeRead = (oid: string, like?: string) => Promise<TreeEntry[]>
+/** Reads a tree by its id; `at`: its path (a reader may reuse what it read at that path before: parseTreeLike). */
+export type TreeRead = (oid: string, at: string) => Promise<TreeEntry[]>
 
 /** What changed between two trees, descending only into subtrees whose ids differ. */
 export async function diffTrees(reader: ObjectReader, from: string | undefined, to: string | undefined, prefix = '', read: TreeRead = oid => readTree(reader, oid)): Promise<Change[]> {
   if (from === to) return []
-  // (each read as a version of the other: one of them is mostly read already, in a walk of commits)
-  const b = to ? await read(to, from) : []
-  const a = from ? await read(from, to) : []
+  const b = to ? await read(to, prefix) : []
+  const a = from ? await read(from, prefix) : []
   const out: Change[] = []
   const one = async (x: TreeEntry | undefined, y: TreeEntry | undefined, name: string): Promise<void> => {
     const path = prefix ? `${prefix}/${name}` : name
@@ -171,22 +170,23 @@ async function firstParents(reader: ObjectReader, tip: string, stop: string | un
 
 /**
  * The walked commits, oldest first, each with what it changed relative to its first parent.
- * The trees a commit's diff read are kept for the next one (its parent's are most of them), not
- * in the process-wide cache: a walk of thousands of commits would fill it with trees of
- * hundreds of entries each (exp evolve -n 40: 270 MB peak RSS became 470 MB).
+ * The last tree read at each path is kept (not in the process-wide cache: a walk of thousands
+ * of commits would fill it with every version of trees of hundreds of entries each, exp evolve
+ * -n 40: 270 MB peak RSS became 470 MB): the same tree is not read again, and the next version
+ * of it, at the parent commit, is parsed against it (parseTreeLike). A commit of one kind's
+ * record changes that kind's folder and none of the others: kept for the last commit's diff
+ * only, the folder of the kind of every other commit was read again, and parsed whole.
  */
 async function withChanges(reader: ObjectReader, commits: Walked['commits']): Promise<LaneCommit[]> {
-  let before = new Map<string, ParsedTree>()
-  let now = new Map<string, ParsedTree>()
-  const parsed = (oid: string | undefined) => (oid === undefined ? undefined : now.get(oid) ?? before.get(oid))
-  const read: TreeRead = async (oid, like) => {
-    let t = parsed(oid)
-    if (!t) {
-      const o = await reader.read(oid, OBJECT_MAX)
-      if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
-      now.set(oid, (t = parseTreeLike(o.data, oid, parsed(like))))
-    }
-    return t.entries
+  const last = new Map<string, {oid: string; tree: ParsedTree}>()
+  const read: TreeRead = async (oid, at) => {
+    const was = last.get(at)
+    if (was?.oid === oid) return was.tree.entries
+    const o = await reader.read(oid, OBJECT_MAX)
+    if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
+    const tree = parseTreeLike(o.data, oid, was?.tree)
+    last.set(at, {oid, tree})
+    return tree.entries
   }
   const out: LaneCommit[] = []
   for (let i = 0; i < commits.length; i++) {
@@ -195,8 +195,6 @@ async function withChanges(reader: ObjectReader, commits: Walked['commits']): Pr
     // the parent's tree: the next one walked, or read (the commit the walk stopped at)
     const parentTree = !parent ? undefined : commits[i + 1]?.oid === parent ? commits[i + 1]!.tree : parseCommit((await reader.read(parent, OBJECT_MAX)).data, parent).tree
     out.push({oid: c.oid, parents: c.parents, message: c.message, changes: await diffTrees(reader, parentTree, c.tree, '', read), ...(c.encoding !== undefined ? {encoding: c.encoding} : {})})
-    before = now
-    now = new Map()
   }
   return out.reverse()
 }
