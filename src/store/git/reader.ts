@@ -4,6 +4,7 @@ import zlib from 'node:zlib'
 import {CorruptObjectError} from '../../errors/index.js'
 import {hashObject, ObjectTooLarge, type ObjectType} from './objects.js'
 import {CatFileBatch, CatFileDied} from './native.js'
+import {readPacked} from './pack-read.js'
 
 /** Reads git objects by id. Two adapters: isomorphic-git (in process) and native `git cat-file --batch`. */
 export interface ObjectReader {
@@ -126,8 +127,9 @@ export function readLoose(gitdir: string, oid: string, most?: number): {type: Ob
 }
 
 /**
- * Native adapter: loose objects are read in process (no child for small repositories),
- * everything else through one long-lived `git cat-file --batch`.
+ * Native adapter: loose objects are read in process (no child for small repositories), and
+ * packed ones stored whole until cat-file is started; everything else through one long-lived
+ * `git cat-file --batch`.
  */
 export class NativeReader implements ObjectReader {
   private batch: CatFileBatch | undefined
@@ -157,6 +159,12 @@ export class NativeReader implements ObjectReader {
     const loose = this.loose(oid, max)
     if (loose instanceof Error) throw loose
     if (loose) return loose
+    // until cat-file runs, an object a pack holds whole is read in process (pack-read.ts): a
+    // command that reads one packed object (a lane's tip, before a warm read) starts no process
+    if (!this.batch || this.batch.ended) {
+      const packed = readPacked(this.gitdir, oid, max)
+      if (packed) return packed
+    }
     try {
       return await this.cat().read(oid, max)
     } catch (e) {
