@@ -93,3 +93,28 @@ t.test('a warm ledger of a packed repository starts no git process; a missing ti
   t.equal(ledger.size, 0)
   t.ok(ledger.problems.some(p => p.ref === 'refs/research/lanes/p' && /missing/.test(p.message)), JSON.stringify(ledger.problems))
 })
+
+t.test('a reader reads the first 16 whole packed objects in process, then starts cat-file for the rest', async t => {
+  const {repo, git} = await packedRepo(t)
+  const idx = fs.readdirSync(path.join(repo, '.git/objects/pack')).filter(f => f.endsWith('.idx'))
+  const whole = git('verify-pack', '-v', ...idx.map(f => path.join(repo, '.git/objects/pack', f)))
+    .split('\n')
+    .map(l => l.split(/\s+/))
+    .filter(f => /^[0-9a-f]{40}$/.test(f[0]!) && f.length === 5)
+    .map(f => f[0]!)
+  const bin = fs.mkdtempSync(path.join(path.dirname(repo), 'bin-'))
+  const log = path.join(bin, 'calls')
+  const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim()
+  fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
+  fs.writeFileSync(log, '')
+  const PATH = process.env.PATH
+  process.env.PATH = `${bin}${path.delimiter}${PATH}`
+  t.teardown(() => void (process.env.PATH = PATH))
+  const store = await GitRecordStore.open(repo, {native: true})
+  t.teardown(() => store.close())
+  for (const oid of whole.slice(0, 16)) await store.reader.read(oid)
+  t.equal(fs.readFileSync(log, 'utf8'), '', 'sixteen read in process')
+  const more = await store.reader.read(whole[16]!)
+  t.same(more.data, execFileSync(real, ['-C', repo, 'cat-file', more.type, whole[16]!]))
+  t.match(fs.readFileSync(log, 'utf8'), /cat-file --batch/, 'the seventeenth through cat-file')
+})

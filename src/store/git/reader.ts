@@ -31,6 +31,9 @@ export interface ObjectReader {
 const RECENT_OBJECT_MAX = 64 * 1024
 const RECENT_BYTES = 16 * 1024 * 1024
 
+/** how many packed objects a native reader reads in process before it starts cat-file for them */
+const PACKED_IN_PROCESS = 16
+
 /** An object as it was written: its id, type and bytes. */
 export interface WrittenObject {
   oid: string
@@ -138,6 +141,8 @@ export class NativeReader implements ObjectReader {
   // and trees back at once (lane-read.ts, nearLaneCommits), and the loose files cost a read, an
   // inflate and a hash each (exp evolve -n 40: ~1 s)
   private readonly recent = new RecentObjects()
+  /** packed objects read in process so far (PACKED_IN_PROCESS) */
+  private packedReads = 0
   constructor(private readonly gitdir: string) {}
 
   remember(objects: readonly WrittenObject[]): void {
@@ -159,9 +164,12 @@ export class NativeReader implements ObjectReader {
     const loose = this.loose(oid, max)
     if (loose instanceof Error) throw loose
     if (loose) return loose
-    // until cat-file runs, an object a pack holds whole is read in process (pack-read.ts): a
-    // command that reads one packed object (a lane's tip, before a warm read) starts no process
-    if (!this.batch || this.batch.ended) {
+    // the first few objects a pack holds whole are read in process (pack-read.ts): a command that
+    // reads one packed object (a lane's tip, before a warm read) starts no process. Not more: a
+    // read there (an index searched by a read of each step) costs more than cat-file's answer
+    // once it runs, and a walk of a packed history reads thousands
+    if ((!this.batch || this.batch.ended) && this.packedReads < PACKED_IN_PROCESS) {
+      this.packedReads++
       const packed = readPacked(this.gitdir, oid, max)
       if (packed) return packed
     }
