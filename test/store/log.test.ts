@@ -9,6 +9,7 @@ import {ObjectTooLarge} from '../../src/store/git/objects.js'
 import {X01} from '../../src/store/git/verify.js'
 import {makeRepo} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
+import {countGitCalls} from '../helpers/git-calls.js'
 
 async function laneRepo(t: Parameters<typeof makeRepo>[0], n: number): Promise<{repo: string; store: GitRecordStore; tip: string}> {
   const repo = await makeRepo(t)
@@ -101,27 +102,21 @@ t.test("a reader answers what its process just wrote with git's bytes, refuses o
 // ~350 MB); the commits an append keeps in memory are walked without counting
 t.test('a batch of 150 records read back by the process that wrote it starts no git log; a new process reads it through git log, the same', async t => {
   const repo = await makeRepo(t)
-  const bin = fs.mkdtempSync(path.join(path.dirname(repo), 'bin-'))
-  const log = path.join(bin, 'calls')
-  const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim()
-  fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
-  const PATH = process.env.PATH
-  process.env.PATH = `${bin}${path.delimiter}${PATH}`
-  t.teardown(() => void (process.env.PATH = PATH))
+  const git = countGitCalls(t)
   const store = await GitRecordStore.open(repo, {native: true})
   t.teardown(() => store.close())
   await store.appendBatch([sampleDraft('note', 0)], {lane: 'l'})
   t.equal((await store.ledger()).size, 1)
   const made = await store.appendBatch(Array.from({length: 150}, (_, i) => sampleDraft('note', i + 1)), {lane: 'l'})
-  fs.writeFileSync(log, '')
+  git.clear()
   const ledger = await store.ledger()
   t.equal(ledger.size, 151)
   t.same(made.map(r => ledger.get(r.id)?.commit), made.map(r => r.commit), 'each record with the commit that added it')
-  t.notMatch(fs.readFileSync(log, 'utf8'), /\blog\b/, 'no git log started')
+  t.notMatch(git.calls(), /\blog\b/, 'no git log started')
   const other = await GitRecordStore.open(repo, {native: true, cache: false})
   t.teardown(() => other.close())
   const fresh = await other.ledger()
-  t.match(fs.readFileSync(log, 'utf8'), /\blog\b/, 'a process that did not write them runs git log')
+  t.match(git.calls(), /\blog\b/, 'a process that did not write them runs git log')
   t.same(fresh.entries.map(e => [e.id, e.commit, e.digest]), ledger.entries.map(e => [e.id, e.commit, e.digest]), 'and reads the same ledger')
 })
 

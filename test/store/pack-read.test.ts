@@ -6,6 +6,7 @@ import {GitRecordStore} from '../../src/store/index.js'
 import {readPacked} from '../../src/store/git/pack-read.js'
 import {makeRepo} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
+import {countGitCalls} from '../helpers/git-calls.js'
 
 // a packed object stored whole is read in process until cat-file runs (pack-read.ts, reader.ts):
 // the bytes git has, or nothing (cat-file then reads it, and names what is wrong)
@@ -72,18 +73,11 @@ t.test('a warm ledger of a packed repository starts no git process; a missing ti
   const first = await GitRecordStore.open(repo, {native: true})
   t.equal((await first.ledger()).size, 40)
   await first.close()
-  const bin = fs.mkdtempSync(path.join(path.dirname(repo), 'bin-'))
-  const log = path.join(bin, 'calls')
-  const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim()
-  fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
-  const PATH = process.env.PATH
-  process.env.PATH = `${bin}${path.delimiter}${PATH}`
-  t.teardown(() => void (process.env.PATH = PATH))
-  fs.writeFileSync(log, '')
+  const calls = countGitCalls(t)
   const warm = await GitRecordStore.open(repo, {native: true})
   t.equal((await warm.ledger()).size, 40)
   await warm.close()
-  t.equal(fs.readFileSync(log, 'utf8'), '', 'no git started')
+  t.equal(calls.calls(), '', 'no git started')
   // the tip's object gone (what a gc that raced an append leaves): the cache does not stand for it
   const dir = path.join(repo, '.git/objects/pack')
   for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f))
@@ -102,19 +96,12 @@ t.test('a reader reads the first 16 whole packed objects in process, then starts
     .map(l => l.split(/\s+/))
     .filter(f => /^[0-9a-f]{40}$/.test(f[0]!) && f.length === 5)
     .map(f => f[0]!)
-  const bin = fs.mkdtempSync(path.join(path.dirname(repo), 'bin-'))
-  const log = path.join(bin, 'calls')
-  const real = execFileSync('sh', ['-c', 'command -v git']).toString().trim()
-  fs.writeFileSync(path.join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`, {mode: 0o755})
-  fs.writeFileSync(log, '')
-  const PATH = process.env.PATH
-  process.env.PATH = `${bin}${path.delimiter}${PATH}`
-  t.teardown(() => void (process.env.PATH = PATH))
+  const calls = countGitCalls(t)
   const store = await GitRecordStore.open(repo, {native: true})
   t.teardown(() => store.close())
   for (const oid of whole.slice(0, 16)) await store.reader.read(oid)
-  t.equal(fs.readFileSync(log, 'utf8'), '', 'sixteen read in process')
+  t.equal(calls.calls(), '', 'sixteen read in process')
   const more = await store.reader.read(whole[16]!)
-  t.same(more.data, execFileSync(real, ['-C', repo, 'cat-file', more.type, whole[16]!]))
-  t.match(fs.readFileSync(log, 'utf8'), /cat-file --batch/, 'the seventeenth through cat-file')
+  t.same(more.data, execFileSync(calls.real, ['-C', repo, 'cat-file', more.type, whole[16]!]))
+  t.match(calls.calls(), /cat-file --batch/, 'the seventeenth through cat-file')
 })
