@@ -1,6 +1,6 @@
-import {OBJECT_MAX, parseCommit, parseTreeLike, type ParsedTree, type TreeEntry} from './objects.js'
+import {OBJECT_MAX, parseCommit, type ParsedTree, type TreeEntry} from './objects.js'
 import type {ObjectReader} from './reader.js'
-import {readTree} from './tree.js'
+import {readTree, readTreeOnce} from './tree.js'
 import {spawn} from 'node:child_process'
 import {CorruptObjectError} from '../../errors/index.js'
 import type {StoreProblemCode} from '../problems.js'
@@ -182,9 +182,7 @@ async function withChanges(reader: ObjectReader, commits: Walked['commits']): Pr
   const read: TreeRead = async (oid, at) => {
     const was = last.get(at)
     if (was?.oid === oid) return was.tree.entries
-    const o = await reader.read(oid, OBJECT_MAX)
-    if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
-    const tree = parseTreeLike(o.data, oid, was?.tree)
+    const tree = await readTreeOnce(reader, oid, was?.tree)
     last.set(at, {oid, tree})
     return tree.entries
   }

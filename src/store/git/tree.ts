@@ -1,5 +1,5 @@
 import {CorruptObjectError} from '../../errors/index.js'
-import {OBJECT_MAX, parseTree, type TreeEntry} from './objects.js'
+import {OBJECT_MAX, parseTree, parseTreeLike, type ParsedTree, type TreeEntry} from './objects.js'
 import type {ObjectReader} from './reader.js'
 import type {ObjectSink} from './writer.js'
 
@@ -10,17 +10,20 @@ const treeCache = new Map<string, TreeEntry[]>()
 export async function readTree(reader: ObjectReader, oid: string): Promise<TreeEntry[]> {
   const hit = treeCache.get(oid)
   if (hit) return hit
-  const entries = await readTreeOnce(reader, oid)
+  const {entries} = await readTreeOnce(reader, oid)
   if (treeCache.size >= TREE_CACHE_MAX) treeCache.delete(treeCache.keys().next().value!)
   treeCache.set(oid, entries)
   return entries
 }
 
-/** Read and parse a tree, not kept (a walk of many commits keeps what it needs itself). */
-export async function readTreeOnce(reader: ObjectReader, oid: string): Promise<TreeEntry[]> {
+/**
+ * Read and parse a tree, not kept (a walk of many commits keeps what it needs itself); `like`:
+ * the parse of a tree this one is likely a new version of (parseTreeLike).
+ */
+export async function readTreeOnce(reader: ObjectReader, oid: string, like?: ParsedTree): Promise<ParsedTree> {
   const o = await reader.read(oid, OBJECT_MAX)
   if (o.type !== 'tree') throw new CorruptObjectError('tree', `${oid} is a ${o.type}, not a tree`, {oid})
-  return parseTree(o.data, oid)
+  return parseTreeLike(o.data, oid, like)
 }
 
 /** The entry at `path` under tree `root`, if any. */
