@@ -42,9 +42,10 @@ t.test('an index of thousands of lines, with lines longer than a read slice, rea
   const cache = new LedgerCache(tmp(t))
   const ref = 'refs/research/lanes/a'
   const w = cache.writer(ref, undefined, 'a', false)
-  // ~1.5 MB of lines of ~200 bytes, and two of ~700 KB (26,000 cites) among them: slices
-  // (64 KiB) end inside lines, and two lines are longer than a slice
-  const adds = Array.from({length: 6000}, (_, i) => add(i, i === 10 || i === 4000 ? 26_000 : i % 5))
+  // ~1.5 MB of lines of ~200 bytes, one of ~700 KB (26,000 cites) and one of ~1.1 MB (40,000)
+  // among them: read slices (64 KiB) end inside lines, and two lines are longer than a slice;
+  // the writer's slabs (1 MiB) end between lines, and one line is longer than a slab
+  const adds = Array.from({length: 6000}, (_, i) => add(i, i === 10 ? 26_000 : i === 4000 ? 40_000 : i % 5))
   const written = w.addData(adds)
   const st = w.finish(written, 'f'.repeat(40), [])
   t.ok(st.idxBytes > 2 * 1024 * 1024, `the index is ${st.idxBytes} bytes`)
