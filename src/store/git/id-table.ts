@@ -12,6 +12,9 @@ export class IdTable {
   private slots: Int32Array
   private mask: number
   private size = 0
+  // each added id's place in the table before probing (its key), by n: a growth moves every
+  // id without taking its digits apart again
+  private keys = new Int32Array(1024)
 
   constructor(private readonly ids: readonly string[]) {
     this.slots = new Int32Array(1024).fill(-1)
@@ -22,6 +25,13 @@ export class IdTable {
   add(n: number): void {
     if ((this.size + 1) * 2 > this.slots.length) this.grow()
     this.size++
+    if (n >= this.keys.length) {
+      const keys = new Int32Array(Math.max(n + 1, this.keys.length * 2))
+      keys.set(this.keys)
+      this.keys = keys
+    }
+    const h = idKey(this.ids[n]!, 3)
+    this.keys[n] = h < 0 ? 0 : h | 0
     this.put(n)
   }
 
@@ -42,8 +52,7 @@ export class IdTable {
   }
 
   private put(n: number): void {
-    const h = idKey(this.ids[n]!, 3)
-    for (let i = (h < 0 ? 0 : h) & this.mask; ; i = (i + 1) & this.mask) {
+    for (let i = this.keys[n]! & this.mask; ; i = (i + 1) & this.mask) {
       if (this.slots[i]! < 0) {
         this.slots[i] = n
         return
