@@ -7,6 +7,7 @@ import {findGarbage} from '../../src/store/git/gc.js'
 import {makeRepo, git} from '../helpers/repo.js'
 import {startAppender} from '../helpers/procs.js'
 import {exp} from '../helpers/cli.js'
+import {sampleDraft} from '../helpers/records.js'
 
 /** Every temp file and pack keep under .git (what `git count-objects -v` calls garbage, and more). */
 function leftovers(repo: string): string[] {
@@ -48,6 +49,35 @@ t.test('appends in child processes survive git gc, pack-refs --all, repack -ad a
   t.equal((await git(repo, 'fsck', '--strict', '--no-dangling')).trim(), '', 'and so is git fsck')
   t.same(leftovers(repo), [], 'no temp file, keep or lock left behind')
   t.match(await git(repo, 'count-objects', '-v'), /garbage: 0/)
+})
+
+t.test('reads in child processes while git repack -ad and git gc --prune=now move every object: each the whole ledger', async t => {
+  const repo = await makeRepo(t)
+  const s = await GitRecordStore.open(repo, {onWarning: () => undefined})
+  // a lane of more records than a read fetches through a spool (1,000): a cold read takes that path,
+  // and the packed objects a reader reads in process (the tips) move under it
+  for (let b = 0; b < 6; b++) await s.appendBatch(Array.from({length: 250}, (_, i) => sampleDraft('note', b * 250 + i)), {lane: b === 5 ? 'q' : 'p'})
+  const ids = (await s.ledger()).entries.map(e => e.id).sort()
+  await s.close()
+  t.equal(ids.length, 1500)
+  let running = true
+  const maintenance = (async () => {
+    let n = 0
+    for (; running; n++) await git(repo, ...(n % 2 ? ['gc', '--prune=now', '-q'] : ['repack', '-ad', '-q'])).catch(() => undefined)
+    return n
+  })()
+  const reads: {code: number; ids: string[]; stderr: string}[] = []
+  for (let r = 0; r < 6; r++) {
+    // cold (no cache: every object read from the packs being replaced) and warm in turn
+    if (r % 2 === 0) fs.rmSync(path.join(repo, '.git', 'exp'), {recursive: true, force: true})
+    const res = await exp(['ledger', '--json'], {cwd: repo})
+    reads.push({code: res.code, stderr: res.stderr, ids: res.code === 0 ? (JSON.parse(res.stdout) as {id: string}[]).map(x => x.id).sort() : []})
+  }
+  running = false
+  const steps = await maintenance
+  t.ok(steps >= 2, `${steps} maintenance steps ran alongside the reads`)
+  t.same(reads.map(r => r.code), [0, 0, 0, 0, 0, 0], `every read exited 0 (${reads.map(r => r.stderr.trim()).filter(Boolean).join(' | ')})`)
+  for (const r of reads) t.same(r.ids, ids, 'the whole ledger, every record once')
 })
 
 t.test('what killed writers leave (temp objects, temp packs, keeps) is removed by exp gc, and only that', async t => {

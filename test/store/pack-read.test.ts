@@ -68,6 +68,29 @@ t.test('a damaged pack: nothing read in process; the reader falls back to cat-fi
   await t.rejects(store.reader.read(tip), 'cat-file refuses it too')
 })
 
+t.test('a pack removed under its index (a repack between the two reads): nothing read in process, the objects from where git has them now', async t => {
+  const {repo, git} = await packedRepo(t)
+  const tip = git('rev-parse', 'refs/research/lanes/p').trim()
+  const want = git('cat-file', 'commit', tip)
+  const dir = path.join(repo, '.git/objects/pack')
+  const idx = fs.readdirSync(dir).find(f => f.endsWith('.idx'))!
+  const pack = path.join(dir, idx.replace(/\.idx$/, '.pack'))
+  // the objects loose again (where a repack would have moved them), then the old pack gone and its index left behind
+  const scratch = path.join(repo, '.git/unpacked')
+  execFileSync('git', ['init', '-q', '--bare', scratch])
+  execFileSync('git', ['-C', scratch, 'unpack-objects', '-q'], {input: fs.readFileSync(pack)})
+  for (const d of fs.readdirSync(path.join(scratch, 'objects')).filter(d => /^[0-9a-f]{2}$/.test(d))) fs.cpSync(path.join(scratch, 'objects', d), path.join(repo, '.git/objects', d), {recursive: true})
+  fs.rmSync(scratch, {recursive: true})
+  fs.rmSync(pack)
+  t.equal(readPacked(path.join(repo, '.git'), tip), undefined, 'no throw, nothing read: the pack is not there')
+  const store = await GitRecordStore.open(repo, {native: true, onWarning: () => undefined})
+  t.teardown(() => store.close())
+  t.same((await store.reader.read(tip)).data, Buffer.from(want), 'cat-file reads the loose copy')
+  const ledger = await store.ledger()
+  t.equal(ledger.entries.length, 40, 'and the whole lane reads')
+  t.same(ledger.problems, [])
+})
+
 t.test('a warm ledger of a packed repository starts no git process; a missing tip is still a lane that cannot be read', async t => {
   const {repo} = await packedRepo(t)
   const first = await GitRecordStore.open(repo, {native: true})
