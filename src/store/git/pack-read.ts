@@ -2,6 +2,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import zlib from 'node:zlib'
 import {hashObject, type ObjectType} from './objects.js'
+import {findInPackIndex} from './pack-index.js'
 
 /** git's pack object types stored whole (a delta, 6 or 7, is not read here) */
 const WHOLE: Record<number, ObjectType> = {1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag'}
@@ -32,7 +33,7 @@ export function readPacked(gitdir: string, oid: string, most = MOST_READ): {type
   const id = Buffer.from(oid, 'hex')
   for (const name of names) {
     try {
-      const offset = findInIndex(path.join(dir, name), id)
+      const offset = findInPackIndex(path.join(dir, name), id)
       if (offset === undefined) continue
       return readAt(path.join(dir, `${name.slice(0, -4)}.pack`), offset, oid, most)
     } catch {
@@ -40,40 +41,6 @@ export function readPacked(gitdir: string, oid: string, most = MOST_READ): {type
     }
   }
   return undefined
-}
-
-/** The offset of object `id` in the pack of index `file` (version 2), or undefined when it does not list it. */
-function findInIndex(file: string, id: Buffer): number | undefined {
-  const fd = fs.openSync(file, 'r')
-  try {
-    const head = Buffer.alloc(8 + 256 * 4)
-    if (fs.readSync(fd, head, 0, head.length, 0) !== head.length || head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) return undefined
-    const count = head.readUInt32BE(8 + 255 * 4)
-    let lo = id[0] ? head.readUInt32BE(8 + (id[0] - 1) * 4) : 0
-    let hi = head.readUInt32BE(8 + id[0]! * 4)
-    const names = 8 + 256 * 4
-    const name = Buffer.alloc(20)
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if (fs.readSync(fd, name, 0, 20, names + mid * 20) !== 20) return undefined
-      const c = name.compare(id)
-      if (c === 0) {
-        // the 32-bit offsets follow the names and their CRCs; one with its top bit set indexes the 64-bit ones after them
-        const small = Buffer.alloc(8)
-        if (fs.readSync(fd, small, 0, 4, names + count * 24 + mid * 4) !== 4) return undefined
-        const off = small.readUInt32BE(0)
-        if (!(off & 0x80000000)) return off
-        if (fs.readSync(fd, small, 0, 8, names + count * 28 + (off & 0x7fffffff) * 8) !== 8) return undefined
-        const big = Number(small.readBigUInt64BE(0))
-        return Number.isSafeInteger(big) ? big : undefined
-      }
-      if (c < 0) lo = mid + 1
-      else hi = mid
-    }
-    return undefined
-  } finally {
-    fs.closeSync(fd)
-  }
 }
 
 /** The object at `offset` of `pack` when it is stored whole and no larger than `most`; checked against `oid`. */

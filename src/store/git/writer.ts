@@ -6,6 +6,7 @@ import {createHash, randomBytes} from 'node:crypto'
 import {hashObject, type ObjectType} from './objects.js'
 import {makeDelta} from './delta.js'
 import {zlibStored} from './zlib-stored.js'
+import {writePackIndex} from './pack-index.js'
 
 /** Where new objects go. `put` hashes at once; `flush` makes them durable before any ref moves. */
 export interface ObjectSink {
@@ -217,33 +218,7 @@ export class PackSink implements ObjectSink {
   }
 
   private index(packSum: Buffer): Buffer {
-    const order = [...this.entries].sort((a, b) => (a.oid < b.oid ? -1 : a.oid > b.oid ? 1 : 0))
-    const n = order.length
-    const fanout = Buffer.alloc(256 * 4)
-    const counts = new Array<number>(256).fill(0)
-    for (const {oid} of order) counts[parseInt(oid.slice(0, 2), 16)]!++
-    let acc = 0
-    for (let b = 0; b < 256; b++) {
-      acc += counts[b]!
-      fanout.writeUInt32BE(acc, b * 4)
-    }
-    const names = Buffer.alloc(n * 20)
-    const crc = Buffer.alloc(n * 4)
-    const off = Buffer.alloc(n * 4)
-    const large: Buffer[] = []
-    order.forEach((e, k) => {
-      names.write(e.oid, k * 20, 'hex')
-      crc.writeUInt32BE(e.crc >>> 0, k * 4)
-      if (e.offset < 0x80000000) off.writeUInt32BE(e.offset, k * 4)
-      else {
-        off.writeUInt32BE((0x80000000 | large.length) >>> 0, k * 4)
-        const b = Buffer.alloc(8)
-        b.writeBigUInt64BE(BigInt(e.offset))
-        large.push(b)
-      }
-    })
-    const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, names, crc, off, ...large, packSum])
-    return Buffer.concat([body, createHash('sha1').update(body).digest()])
+    return writePackIndex(this.entries, packSum)
   }
 }
 
