@@ -263,23 +263,50 @@ interface Batch {
 }
 
 let commandsKnown: boolean | undefined
+let probing: ChildProcess | undefined
 
 /**
  * Whether this git has `cat-file --batch-command` (2.36): with `--buffer`, cat-file then
  * writes its answers in large writes and flushes once a request. `--batch` writes each object
  * in three writes of its own (100,000 records: 300,000 writes; ~0.1 s less of git's CPU
- * buffered). Asked once a process.
+ * buffered). Asked once a process: by probeBatchCommands while a read lists its tree, or here.
  */
 function batchCommands(): boolean {
   if (commandsKnown === undefined) {
     try {
-      const m = /^git version (\d+)\.(\d+)/.exec(execFileSync('git', ['version'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}))
-      commandsKnown = !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36))
+      commandsKnown = commandsIn(execFileSync('git', ['version'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore']}))
     } catch {
       commandsKnown = false
     }
   }
   return commandsKnown
+}
+
+/**
+ * Ask git's version in the background, for a spool opened later (a full read of a large lane
+ * asks while the lane's tree is listed: `git version` waited for then was ~15 ms between the
+ * listing and the first fetch).
+ */
+export function probeBatchCommands(): void {
+  if (commandsKnown !== undefined || probing) return
+  let out = ''
+  try {
+    probing = spawn('git', ['version'], {stdio: ['ignore', 'pipe', 'ignore']})
+  } catch {
+    return
+  }
+  probing.stdout!.on('data', d => (out += d))
+  probing.on('error', () => (probing = undefined))
+  probing.on('close', code => {
+    probing = undefined
+    if (code === 0) commandsKnown ??= commandsIn(out)
+  })
+  probing.unref()
+}
+
+function commandsIn(version: string): boolean {
+  const m = /^git version (\d+)\.(\d+)/.exec(version)
+  return !!m && (Number(m[1]) > 2 || (Number(m[1]) === 2 && Number(m[2]) >= 36))
 }
 
 const READ = 1 << 20

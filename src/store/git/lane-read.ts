@@ -13,7 +13,7 @@ import {lookupPath} from './tree.js'
 import {eachLaneCommit, eachTreeEntry, type LeanCommit} from './tree-list.js'
 import type {Located} from './verify.js'
 import {Slabs, fetchRecords, checkInProcess, checkOne, type SlabHolder} from './lane-check.js'
-import {CatFileSpool} from './cat-file-spool.js'
+import {CatFileSpool, probeBatchCommands} from './cat-file-spool.js'
 import {CheckPool} from './check-pool.js'
 import {IdTable} from './id-table.js'
 import type {Checked} from './check-one.js'
@@ -333,7 +333,11 @@ class PlainRead {
     this.blobs.push(buf.toString('latin1', oid, at - 1))
     this.ids.push(id)
     this.where.add(this.ids.length - 1)
-    if (this.blobs.length === SPOOL_MIN && this.persist) this.pool = CheckPool.open()
+    if (this.blobs.length === SPOOL_MIN) {
+      if (this.persist) this.pool = CheckPool.open()
+      // (the spool this lane is fetched through asks which cat-file it can start)
+      probeBatchCommands()
+    }
     return true
   }
 
