@@ -7,6 +7,7 @@ import {readPacked} from '../../src/store/git/pack-read.js'
 import {makeRepo} from '../helpers/repo.js'
 import {sampleDraft} from '../helpers/records.js'
 import {countGitCalls} from '../helpers/git-calls.js'
+import {PACKED_IN_PROCESS} from '../../src/store/git/reader.js'
 
 // a packed object stored whole is read in process until cat-file runs (pack-read.ts, reader.ts):
 // the bytes git has, or nothing (cat-file then reads it, and names what is wrong)
@@ -111,7 +112,7 @@ t.test('a warm ledger of a packed repository starts no git process; a missing ti
   t.ok(ledger.problems.some(p => p.ref === 'refs/research/lanes/p' && /missing/.test(p.message)), JSON.stringify(ledger.problems))
 })
 
-t.test('a reader reads the first 16 whole packed objects in process, then starts cat-file for the rest', async t => {
+t.test('a reader reads the first PACKED_IN_PROCESS (24) whole packed objects in process, then starts cat-file for the rest', async t => {
   const {repo, git} = await packedRepo(t)
   const idx = fs.readdirSync(path.join(repo, '.git/objects/pack')).filter(f => f.endsWith('.idx'))
   const whole = git('verify-pack', '-v', ...idx.map(f => path.join(repo, '.git/objects/pack', f)))
@@ -122,9 +123,10 @@ t.test('a reader reads the first 16 whole packed objects in process, then starts
   const calls = countGitCalls(t)
   const store = await GitRecordStore.open(repo, {native: true})
   t.teardown(() => store.close())
-  for (const oid of whole.slice(0, 16)) await store.reader.read(oid)
-  t.equal(calls.calls(), '', 'sixteen read in process')
-  const more = await store.reader.read(whole[16]!)
-  t.same(more.data, execFileSync(calls.real, ['-C', repo, 'cat-file', more.type, whole[16]!]))
-  t.match(calls.calls(), /cat-file --batch/, 'the seventeenth through cat-file')
+  t.ok(whole.length > PACKED_IN_PROCESS, `${whole.length} whole objects`)
+  for (const oid of whole.slice(0, PACKED_IN_PROCESS)) await store.reader.read(oid)
+  t.equal(calls.calls(), '', `${PACKED_IN_PROCESS} read in process`)
+  const more = await store.reader.read(whole[PACKED_IN_PROCESS]!)
+  t.same(more.data, execFileSync(calls.real, ['-C', repo, 'cat-file', more.type, whole[PACKED_IN_PROCESS]!]))
+  t.match(calls.calls(), /cat-file --batch/, 'the next through cat-file')
 })

@@ -31,8 +31,13 @@ export interface ObjectReader {
 const RECENT_OBJECT_MAX = 64 * 1024
 const RECENT_BYTES = 16 * 1024 * 1024
 
-/** how many packed objects a native reader reads in process before it starts cat-file for them */
-const PACKED_IN_PROCESS = 16
+/**
+ * how many packed objects a native reader reads in process before it starts cat-file for them:
+ * a cold read of one large lane reads its tip and walks 16 first parents to tell whether the
+ * lane is small (lane-read.ts, fewCommits), 17 reads; with 16 here, the last of them started a
+ * cat-file of its own (~30 ms before the lane's git log and tree listing could start)
+ */
+export const PACKED_IN_PROCESS = 24
 
 /** An object as it was written: its id, type and bytes. */
 export interface WrittenObject {
