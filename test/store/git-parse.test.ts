@@ -3,7 +3,7 @@ import {execFile} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {laneCommitChunksNative} from '../../src/store/git/log.js'
-import {CatFileBatch} from '../../src/store/git/native.js'
+import {CatFileBatch, answerHeader} from '../../src/store/git/native.js'
 import {listTreeNative} from '../../src/store/git/tree-list.js'
 import {GIT_ENV, gitIn, makeRepo, tempDir} from '../helpers/repo.js'
 
@@ -71,6 +71,25 @@ t.test('cat-file answers cut anywhere by the pipe: every object comes back whole
   const one = await reader.read(oids[3]!)
   t.equal(one.type, 'blob')
   t.ok(one.data.equals(blobs[3]!))
+})
+
+t.test('a cat-file answer header: its type and size read from the bytes, as the text would read', async t => {
+  const oid = 'a'.repeat(40)
+  const at = (line: string) => {
+    const d = Buffer.from(`xx${line}\nrest`, 'latin1')
+    return answerHeader(d, 2, d.indexOf(10))
+  }
+  for (const type of ['blob', 'tree', 'commit', 'tag'] as const) t.same(at(`${oid} ${type} 1234`), {type, size: 1234})
+  t.same(at(`${oid} blob 0`), {type: 'blob', size: 0})
+  t.same(at(`${oid} blob 007`), {type: 'blob', size: 7}, 'leading zeros, as Number() reads them')
+  t.same(at(`${oid} blob 123456789012345`), {type: 'blob', size: 123456789012345}, 'fifteen digits')
+  t.same(at(`${oid} blob 12345678901234567`), {type: 'blob', size: Number('12345678901234567')}, 'more: as Number() reads them (the caller refuses an unsafe size)')
+  t.ok(Number.isNaN((at(`${oid} blob 12a`) as {size: number}).size), 'not a number')
+  t.equal((at(`${oid} blob -1`) as {size: number}).size, -1, 'a sign, as Number() reads it (refused by the caller)')
+  t.same(at(`${oid} blobs 5`), {type: 'blobs', size: 5}, 'an unknown type is named as it is')
+  t.equal((at(`${oid} blob 5`) as {type: string}).type, 'blob')
+  const missing = at(`${oid} missing`)
+  t.ok(missing instanceof Error && /is missing/.test(missing.message), 'a missing object is an error naming it')
 })
 
 t.test('git log entries cut by the pipe: UTF-8 messages whole; a message holding \\x01 whole too (it is not the separator)', async t => {

@@ -255,11 +255,34 @@ export function answerHeader(d: Buffer, at: number, nl: number): {type: ObjectTy
     const oid = d.toString('latin1', at, sp >= 0 && sp < nl ? sp : nl)
     return new CorruptObjectError('object', `${oid} is missing from the object database`, {oid})
   }
-  return {type: objectType(d, sp + 1, sp2), size: Number(d.toString('latin1', sp2 + 1, nl))}
+  return {type: objectType(d, sp + 1, sp2), size: answerSize(d, sp2 + 1, nl)}
 }
 
-/** The type named by `d[from, to)`, as one of the constant strings when it is a known one. */
+/**
+ * The size in `d[from, to)`: read from its digits (a full read takes 100,000 answers: no string
+ * made of each), or as Number() reads the text when it is not up to 15 plain digits.
+ */
+function answerSize(d: Buffer, from: number, to: number): number {
+  if (to > from && to - from <= 15) {
+    let n = 0
+    let i = from
+    for (; i < to; i++) {
+      const c = d[i]! - 0x30
+      if (c < 0 || c > 9) break
+      n = n * 10 + c
+    }
+    if (i === to) return n
+  }
+  return Number(d.toString('latin1', from, to))
+}
+
+/** The type named by `d[from, to)`, as one of the constant strings when it is a known one (compared as bytes). */
 function objectType(d: Buffer, from: number, to: number): ObjectType {
-  const name = d.toString('latin1', from, to)
-  return TYPES.find(t => t === name) ?? (name as ObjectType)
+  for (const t of TYPES) {
+    if (t.length !== to - from) continue
+    let k = 0
+    while (k < t.length && d[from + k] === t.charCodeAt(k)) k++
+    if (k === t.length) return t
+  }
+  return d.toString('latin1', from, to) as ObjectType
 }
