@@ -14,7 +14,7 @@ export function firstOfEachId(ids: (i: number) => string, n: number): Uint8Array
   const slots = new Int32Array(size)
   for (let i = 0; i < n; i++) {
     const id = ids(i)
-    let h = hash(id) & mask
+    let h = slotKey(id) & mask
     for (;;) {
       const at = slots[h]!
       if (at === 0) {
@@ -30,32 +30,27 @@ export function firstOfEachId(ids: (i: number) => string, n: number): Uint8Array
 }
 
 /**
- * An id's eight hex digits after its kind's prefix (`xx-`, idKey): its digest part, spread
- * uniformly, read in a third of the time a hash of all 27 characters takes. Anything else
- * (a string that is not an id, or an id an attacker chose: a probe gets longer, the answer
- * stays right) is hashed whole.
+ * Where a string goes in a table (before the table's mask): FNV-1a of the whole string (of
+ * `s` from `from`), mixed with this process's seed. The seed is what keeps probes short when
+ * ids are chosen: a lane's owner can grind keys until their records' ids share the few bits
+ * a table of 100,000 looks at (~2^18 tries an id), and 30,000 ids that shared the eight
+ * digits the table used to look at made each read of their ledger quadratic (30 s). With
+ * the seed, only ids whose hashes are the same 32 bits share a start (~2^32 tries an id).
+ * Every character counts: ids made by hand (a counter in the last digits, a constant
+ * tail) spread too. (~13 ms for 100,000 ids: a third more than eight of their digits.)
  */
-function hash(s: string): number {
-  const key = s.length === 27 ? idKey(s, 3) : -1
-  return key < 0 ? fnv(s) : key & 0x3fffffff
-}
-
-/** Eight lower-case hex digits of `s` from `at` as a number (-1 when they are not that): where an id's digest part places it in a table. */
-export function idKey(s: string, at: number): number {
-  if (s.length < at + 8) return -1
-  let h = 0
-  for (let i = at; i < at + 8; i++) {
-    const c = s.charCodeAt(i)
-    const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1
-    if (d < 0) return -1
-    h = (h << 4) | d
-  }
-  return h >>> 0
-}
-
-/** FNV-1a over the UTF-16 units of a string (as a small integer: no heap number before the loop is optimized) */
-function fnv(s: string): number {
+export function slotKey(s: string, from = 0): number {
   let h = 0x811c9dc5 | 0
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  for (let i = from; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  // murmur3's finalizer: every bit of the hash, and of the seed, moves the low bits the mask keeps
+  h ^= SEED
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
   return h & 0x3fffffff
 }
+
+/** the seed of slotKey: where ids land in a table is not known outside this process */
+const SEED = (Math.random() * 0x1_0000_0000) | 0

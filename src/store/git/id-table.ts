@@ -1,12 +1,12 @@
-import {idKey} from '../first-ids.js'
+import {slotKey} from '../first-ids.js'
 
 /**
  * Record ids to numbers (their place in a lane's tree), for a full read of a large lane: an
- * open-addressing table keyed by eight hex digits of the id (its digest part: uniformly
- * spread), each hit confirmed against the whole id. A Map of 100,000 id strings took ~0.1 s to
- * fill and as long again to ask (a string hashed, a bucket chased, a key compared, each time);
- * this does neither. Ids an attacker chose to share those digits only make a probe longer:
- * an answer is always the id's own place or none.
+ * open-addressing table of numbers, keyed by a seeded hash of the id (slotKey), each hit
+ * confirmed against the whole id. A Map of 100,000 id strings took ~0.1 s to fill and as
+ * long again to ask (a bucket chased, a key compared, each time); this takes a few
+ * milliseconds. Ids made to share a hash only make a probe longer: an answer is always the
+ * id's own place or none.
  */
 export class IdTable {
   private slots: Int32Array
@@ -30,8 +30,7 @@ export class IdTable {
       keys.set(this.keys)
       this.keys = keys
     }
-    const h = idKey(this.ids[n]!, 3)
-    this.keys[n] = h < 0 ? 0 : h | 0
+    this.keys[n] = slotKey(this.ids[n]!)
     this.put(n)
   }
 
@@ -40,8 +39,7 @@ export class IdTable {
    * `from` is where the id starts in `s`.
    */
   find(s: string, from: number): number | undefined {
-    const h = idKey(s, from + 3)
-    if (h < 0) return undefined
+    const h = slotKey(s, from)
     const len = s.length - from
     for (let i = h & this.mask; ; i = (i + 1) & this.mask) {
       const n = this.slots[i]!
