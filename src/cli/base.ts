@@ -4,7 +4,7 @@ import {Command, Flags, type Interfaces} from '../vendor/oclif.js'
 import {isExpError, ExpError, NotFoundError, UsageError} from '../errors/index.js'
 import {discoverRepo, validateLane} from '../store/index.js'
 import {projectRoot} from './folders.js'
-import {isClosedOutput, quietOnClosedOutput} from './broken-pipe.js'
+import {isClosedOutput, OutputWriteError, quietOnClosedOutput, stdoutFailed, writeStdout} from './broken-pipe.js'
 import {usageErrorOf} from './usage-errors.js'
 import {isRecordIdArg} from './record-id-arg.js'
 import {clipped} from '../errors/shown.js'
@@ -140,11 +140,11 @@ export abstract class ExpCommand extends Command {
   logJson(json: unknown): void {
     if (process.stdout.isTTY) {
       const text = JSON.stringify(json, null, 2)
-      if (text.length <= 256 * 1024) return super.logJson(json)
-      process.stdout.write(`${text}\n`)
+      if (text.length <= 256 * 1024) return writeStdout(() => super.logJson(json))
+      writeStdout(`${text}\n`)
       return
     }
-    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`)
+    writeStdout(`${JSON.stringify(json, null, 2)}\n`)
   }
 
   /** Print a line to stderr (progress, warnings): stdout stays for results. */
@@ -154,13 +154,15 @@ export abstract class ExpCommand extends Command {
 
   /** Print a result line to stdout, as plain text (src/cli/plain.ts). */
   log(message = '', ...args: unknown[]): void {
-    super.log(plainText(format(message, ...args)))
+    writeStdout(() => super.log(plainText(format(message, ...args))))
   }
 
   protected async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
     // the reader of stdout went away (`| head`): stop quietly, like git (src/cli/broken-pipe.ts)
     if (isClosedOutput(err)) return
-    const json = this.argv.includes('--json')
+    // (nothing more goes to a stdout that failed: not even the JSON of the error)
+    const json = this.argv.includes('--json') && !stdoutFailed()
+    if (err instanceof OutputWriteError) return reportExpError(err, {json: false, debug: this.debugMode})
     if (isExpError(err)) return reportExpError(err, {json, debug: this.debugMode})
     // oclif's errors about the command line, in exp's format (src/cli/usage-errors.ts)
     const usage = usageErrorOf(err, {id: this.id ?? '', flags: Object.keys({...this.ctor.flags, ...this.ctor.baseFlags})})
@@ -172,7 +174,7 @@ export abstract class ExpCommand extends Command {
     const inTheWay = (err as {code?: string}).code === 'EEXIST' ? shownPath((err as {path?: string}).path) : undefined
     if (inTheWay) return this.catch(new ExpError('E_USAGE', `a file is in the way: ${inTheWay} (a folder is needed there)`, {hint: 'move or remove it, then run the command again'}))
     const name = (err as {code?: string}).code
-    if (json) process.stdout.write(`${JSON.stringify({error: {code: 'E_INTERNAL', message: err.message}}, null, 2)}\n`)
+    if (json) writeStdout(`${JSON.stringify({error: {code: 'E_INTERNAL', message: err.message}}, null, 2)}\n`, {quiet: true})
     process.stderr.write(`error: ${plainText(err.message)}\n`)
     if (this.debugMode) process.stderr.write(`${err.stack}\n`)
     else process.stderr.write(`hint: this is unexpected${name ? ` (${name})` : ''}; run again with --debug for the stack trace and report it\n`)

@@ -1,7 +1,7 @@
 import fs from 'node:fs'
 import type {Writable} from 'node:stream'
 import type {LedgerEntry} from '../store/index.js'
-import {markClosed} from './broken-pipe.js'
+import {markClosed, outputFailure} from './broken-pipe.js'
 
 const BATCH = 1000
 const COMMA = 0x2c
@@ -65,7 +65,8 @@ async function writeParts(out: Writable & {fd?: number}, parts: Buffer[]): Promi
       return
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EPIPE') markClosed(out)
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e
+      // (a full disk, an I/O error: the user's to fix, src/cli/broken-pipe.ts)
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw (out === process.stdout && outputFailure(e)) || e
       parts = parts.slice(k)
     }
   }

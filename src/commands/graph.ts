@@ -1,6 +1,7 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {plainText} from '../cli/plain.js'
+import {writeStdout} from '../cli/broken-pipe.js'
 import {withStore} from '../cli/context.js'
 import {authorityOf} from '../cli/trust.js'
 import {graph, renderGraph, GRAPH_FORMATS, type EvidenceGraph, type GraphFormat} from '../projections/index.js'
@@ -27,7 +28,7 @@ export default class Graph extends ExpCommand {
     })
     // (a diagram is text for a person, holding other lanes' words: no escape sequence or bidi
     // control of theirs reaches the terminal, as in every other view)
-    if (!this.jsonEnabled()) process.stdout.write(flags.format === 'json' ? renderGraph(g, 'json') : plainText(renderGraph(g, flags.format as GraphFormat)))
+    if (!this.jsonEnabled()) writeStdout(flags.format === 'json' ? renderGraph(g, 'json') : plainText(renderGraph(g, flags.format as GraphFormat)))
     return g
   }
 }

@@ -1,6 +1,7 @@
 import {Flags} from '../vendor/oclif.js'
 import {ExpCommand} from '../cli/base.js'
 import {withStore} from '../cli/context.js'
+import {writeStdout} from '../cli/broken-pipe.js'
 import {ExpError, InvalidInputError, NotFoundError} from '../errors/index.js'
 import {summarize, recordPath, type ExpRecord} from '../records/index.js'
 import {ambiguousPrefix, isIdPrefix} from '../records/prefix.js'
@@ -40,7 +41,7 @@ export default class Inspect extends ExpCommand {
     if (!args.id.trim()) throw new InvalidInputError('the record id is empty', {arg: 'id'}, 'copy an id from `exp ledger` (e.g. tr-…, kn-…, pr-…)')
     if (flags.artifact !== undefined) {
       const bytes = await withStore(this.workDir, async store => store.readArtifact(args.id, flags.artifact!))
-      process.stdout.write(bytes)
+      writeStdout(bytes)
       return undefined
     }
     const res = await withStore(this.workDir, async store => {
