@@ -5,6 +5,7 @@ import path from 'node:path'
 import {ExpError, InvalidInputError} from './errors/index.js'
 import {shownFrom} from './paths.js'
 import {clipped} from './errors/shown.js'
+import {errnoWords} from './errors/errno.js'
 
 /**
  * Write a result file (a report, a comment, JUnit XML) whole: into a new file beside it, then
@@ -59,19 +60,8 @@ function folderInTheWay(file: string): ExpError {
 /** What the file system said, as an error naming the file (the errors of a path the user chose are the user's to fix, not a bug to report). */
 function writeFailure(file: string, e: unknown): unknown {
   const code = (e as {code?: unknown} | null)?.code
-  const why: Record<string, string> = {
-    EISDIR: 'it is a folder',
-    ENOTDIR: 'a file is in the way of a folder on its path',
-    EEXIST: 'a file is in the way of a folder on its path',
-    EACCES: 'permission denied',
-    EPERM: 'the operation is not permitted',
-    EROFS: 'the file system is read-only',
-    ENOSPC: 'no space left on the device',
-    EDQUOT: 'the disk quota is exceeded',
-    ENAMETOOLONG: 'the name is too long',
-    ELOOP: 'too many symbolic links on its path',
-  }
-  if (typeof code !== 'string' || !Object.hasOwn(why, code)) return e // (a missing folder: the command's own error, src/cli/base.ts)
+  const why = errnoWords(code)
+  if (typeof code !== 'string' || why === undefined || code === 'EBADF') return e // (a missing folder: the command's own error, src/cli/base.ts)
   const usage = ['EISDIR', 'ENOTDIR', 'EEXIST', 'EACCES', 'EPERM', 'EROFS', 'ENAMETOOLONG', 'ELOOP'].includes(code)
-  return new ExpError(usage ? 'E_INVALID_INPUT' : 'E_WRITE', `cannot write ${shown(file)}: ${why[code]} (${code})`, {data: {file, errno: code}, hint: usage ? `choose a path exp can write a file at (--out), or fix what is at ${shown(file)}` : 'make room or fix the device, then run the command again', cause: e})
+  return new ExpError(usage ? 'E_INVALID_INPUT' : 'E_WRITE', `cannot write ${shown(file)}: ${why} (${code})`, {data: {file, errno: code}, hint: usage ? `choose a path exp can write a file at (--out), or fix what is at ${shown(file)}` : 'make room or fix the device, then run the command again', cause: e})
 }

@@ -13,6 +13,7 @@ import {reportExpError} from './report-error.js'
 import {noteOnInterrupt} from '../evals/evaluator/interrupt.js'
 import {shownFrom} from '../paths.js'
 import {format} from 'node:util'
+import {DEVICE_CODES, errnoWords} from '../errors/errno.js'
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof ExpCommand)['baseFlags'] & T['flags']>
 
@@ -173,6 +174,9 @@ export abstract class ExpCommand extends Command {
     if (missing) return this.catch(new NotFoundError('file or folder', missing, 'check the path (relative paths are from the current folder, or from -C)'))
     const inTheWay = (err as {code?: string}).code === 'EEXIST' ? shownPath((err as {path?: string}).path) : undefined
     if (inTheWay) return this.catch(new ExpError('E_USAGE', `a file is in the way: ${inTheWay} (a folder is needed there)`, {hint: 'move or remove it, then run the command again'}))
+    // a full disk, a failing or read-only device: what the user must fix, named (no record is half written)
+    const device = deviceFailure(err)
+    if (device) return this.catch(device)
     const name = (err as {code?: string}).code
     if (json) writeStdout(`${JSON.stringify({error: {code: 'E_INTERNAL', message: err.message}}, null, 2)}\n`, {quiet: true})
     process.stderr.write(`error: ${plainText(err.message)}\n`)
@@ -180,6 +184,12 @@ export abstract class ExpCommand extends Command {
     else process.stderr.write(`hint: this is unexpected${name ? ` (${name})` : ''}; run again with --debug for the stack trace and report it\n`)
     process.exitCode = 1
   }
+}
+
+function deviceFailure(err: Error & {code?: string; path?: string}): ExpError | undefined {
+  if (!err.code || !DEVICE_CODES.has(err.code)) return undefined
+  const at = shownPath(err.path)
+  return new ExpError('E_WRITE', `cannot write ${at ?? 'to the disk'}: ${errnoWords(err.code)} (${err.code})`, {data: {errno: err.code, ...(err.path ? {file: err.path} : {})}, hint: 'make room on the device (or fix it), then run the command again: what was written before stays, and a record is written whole or not at all', cause: err})
 }
 
 function missingPath(err: Error & {code?: string; path?: string}): string | undefined {

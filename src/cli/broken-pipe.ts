@@ -1,5 +1,6 @@
 import type {Writable} from 'node:stream'
 import {ExpError} from '../errors/index.js'
+import {errnoWords} from '../errors/errno.js'
 
 /**
  * A reader that goes away early (`exp ledger --json | head -c 100`) closes the pipe exp writes
@@ -34,20 +35,9 @@ export function markClosed(out: Writable): void {
 export class OutputWriteError extends ExpError {
   constructor(cause: NodeJS.ErrnoException) {
     const code = typeof cause.code === 'string' ? cause.code : 'EIO'
-    const why = WHY[code] ?? cause.message
+    const why = errnoWords(code) ?? cause.message
     super('E_WRITE', `cannot write the output to standard output: ${why} (${code})`, {data: {errno: code}, hint: 'make room on the device the output goes to, or send it elsewhere; what the command recorded stays recorded', cause})
   }
-}
-
-const WHY: Record<string, string> = {
-  ENOSPC: 'no space left on the device',
-  EDQUOT: 'the disk quota is exceeded',
-  EFBIG: 'the file is too large',
-  EIO: 'an input/output error',
-  EBADF: 'it is not open for writing',
-  EACCES: 'permission denied',
-  EPERM: 'the operation is not permitted',
-  EROFS: 'the file system is read-only',
 }
 
 let stdoutFailure: OutputWriteError | undefined

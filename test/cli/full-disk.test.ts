@@ -1,0 +1,82 @@
+import t from 'tap'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {execFileSync} from 'node:child_process'
+import {exp} from '../helpers/cli.js'
+import {git} from '../helpers/repo.js'
+
+// A repository on a device that is full: appends fail with an error that says so and records
+// nothing, reads still answer, and once there is room again everything goes on. The device is a
+// real tmpfs of 1 MiB (mounting one takes root: skipped where it cannot be mounted).
+
+function mountSmall(): string | undefined {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-full-'))
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], {stdio: 'ignore'})
+  } catch {
+    fs.rmSync(dir, {recursive: true, force: true})
+    return undefined
+  }
+  t.teardown(() => {
+    execFileSync('umount', [dir], {stdio: 'ignore'})
+    fs.rmSync(dir, {recursive: true, force: true})
+  })
+  return dir
+}
+
+/** Fill the device: one file, written to until not one more byte fits. */
+function fill(dir: string): string {
+  const file = path.join(dir, 'filler')
+  const fd = fs.openSync(file, 'w')
+  const block = Buffer.alloc(16 * 1024, 1)
+  try {
+    for (let size = block.length; size >= 1; size = Math.floor(size / 2)) {
+      for (;;) {
+        try {
+          fs.writeSync(fd, block, 0, size)
+        } catch {
+          break
+        }
+      }
+    }
+  } finally {
+    fs.closeSync(fd)
+  }
+  return file
+}
+
+const dir = mountSmall()
+
+t.test('a full device: an append says so and records nothing; reads answer; with room again, it goes on', {skip: dir ? false : 'no tmpfs can be mounted here (root only)'}, async t => {
+  if (!dir) return
+  const repo = path.join(dir, 'r')
+  execFileSync('git', ['init', '-q', '-b', 'master', repo])
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  const first = await exp(['append', 'note', '-'], {cwd: repo, input: 'text: before the disk filled\n'})
+  t.equal(first.code, 0, first.stderr)
+  const filler = fill(dir)
+  const lines = Array.from({length: 50}, (_, i) => JSON.stringify({kind: 'note', body: {text: `note ${i} ${'y'.repeat(2000)}`}})).join('\n')
+  for (const [args, input] of [
+    [['append', 'note', '-'], 'text: on a full disk\n'],
+    [['append', '--batch', '-'], `${lines}\n`],
+  ] as const) {
+    const r = await exp([...args], {cwd: repo, input})
+    t.equal(r.code, 1, `exp ${args.join(' ')}: ${r.stderr}`)
+    t.match(r.stderr, /^error: cannot write .*: no space left on the device \(ENOSPC\)$/m, `exp ${args.join(' ')}: says why`)
+    t.match(r.stderr, /^hint: make room on the device/m)
+    t.notMatch(r.stderr, /unexpected|^\s+at /m, 'not a bug to report, no stack')
+  }
+  const json = await exp(['append', 'note', '-', '--json'], {cwd: repo, input: 'text: on a full disk\n'})
+  t.equal((JSON.parse(json.stdout) as {error: {code: string}}).error.code, 'E_WRITE', '--json: the error as JSON')
+  const read = await exp(['ledger', '--json'], {cwd: repo})
+  t.equal(read.code, 0, `a read answers on a full disk (its cache is not needed): ${read.stderr}`)
+  t.same((JSON.parse(read.stdout) as {body: {text: string}}[]).map(x => x.body.text), ['before the disk filled'], 'nothing of the failed appends was recorded')
+  fs.rmSync(filler)
+  const again = await exp(['append', 'note', '-'], {cwd: repo, input: 'text: with room again\n'})
+  t.equal(again.code, 0, again.stderr)
+  const fsck = await exp(['fsck'], {cwd: repo})
+  t.equal(fsck.code, 0, fsck.stdout + fsck.stderr)
+  t.match(fsck.stdout + fsck.stderr, /^2 records on 1 lane, 0 problems/m)
+  t.equal((await git(repo, 'fsck', '--no-dangling')).trim(), '', 'git fsck: clean')
+})
