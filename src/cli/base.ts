@@ -188,8 +188,14 @@ export abstract class ExpCommand extends Command {
 
 function deviceFailure(err: Error & {code?: string; path?: string}): ExpError | undefined {
   if (!err.code || !DEVICE_CODES.has(err.code)) return undefined
-  const at = shownPath(err.path)
-  return new ExpError('E_WRITE', `cannot write ${at ?? 'to the disk'}: ${errnoWords(err.code)} (${err.code})`, {data: {errno: err.code, ...(err.path ? {file: err.path} : {})}, hint: 'make room on the device (or fix it), then run the command again: what was written before stays, and a record is written whole or not at all', cause: err})
+  // a file of git's own folder (a lock, a temporary object: names no one chose) is the repository's
+  const git = typeof err.path === 'string' ? /^(.*?[\\/]\.git)(?:[\\/]|$)/.exec(err.path)?.[1] : undefined
+  const at = git ? `in ${shownPath(git)}` : shownPath(err.path)
+  const hint =
+    err.code === 'EROFS'
+      ? 'the file system is mounted read-only: work in a clone on a writable one (reads work here), or remount it read-write; nothing was written'
+      : 'make room on the device (or fix it), then run the command again: what was written before stays, and a record is written whole or not at all'
+  return new ExpError('E_WRITE', `cannot write ${at ?? 'to the disk'}: ${errnoWords(err.code)} (${err.code})`, {data: {errno: err.code, ...(err.path ? {file: err.path} : {})}, hint, cause: err})
 }
 
 function missingPath(err: Error & {code?: string; path?: string}): string | undefined {

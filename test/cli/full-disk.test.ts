@@ -8,12 +8,13 @@ import {git} from '../helpers/repo.js'
 
 // A repository on a device that is full: appends fail with an error that says so and records
 // nothing, reads still answer, and once there is room again everything goes on. The device is a
-// real tmpfs of 1 MiB (mounting one takes root: skipped where it cannot be mounted).
+// real tmpfs of 1 MiB (mounting one takes root: skipped where it cannot be mounted). And one
+// mounted read-only: reads answer, an append says why it cannot write.
 
-function mountSmall(): string | undefined {
+function mountSmall(size: string): string | undefined {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-full-'))
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], {stdio: 'ignore'})
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], {stdio: 'ignore'})
   } catch {
     fs.rmSync(dir, {recursive: true, force: true})
     return undefined
@@ -46,7 +47,7 @@ function fill(dir: string): string {
   return file
 }
 
-const dir = mountSmall()
+const dir = mountSmall('1m')
 
 t.test('a full device: an append says so and records nothing; reads answer; with room again, it goes on', {skip: dir ? false : 'no tmpfs can be mounted here (root only)'}, async t => {
   if (!dir) return
@@ -79,4 +80,28 @@ t.test('a full device: an append says so and records nothing; reads answer; with
   t.equal(fsck.code, 0, fsck.stdout + fsck.stderr)
   t.match(fsck.stdout + fsck.stderr, /^2 records on 1 lane, 0 problems/m)
   t.equal((await git(repo, 'fsck', '--no-dangling')).trim(), '', 'git fsck: clean')
+})
+
+const ro = mountSmall('8m')
+
+t.test('a repository on a read-only file system: every read answers, an append names the repository and why', {skip: ro ? false : 'no tmpfs can be mounted here (root only)'}, async t => {
+  if (!ro) return
+  const repo = path.join(ro, 'r')
+  execFileSync('git', ['init', '-q', '-b', 'master', repo])
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  for (const text of ['one', 'two']) t.equal((await exp(['append', 'note', '-'], {cwd: repo, input: `text: ${text}\n`})).code, 0)
+  // no cache: a read would write one
+  fs.rmSync(path.join(repo, '.git', 'exp'), {recursive: true, force: true})
+  execFileSync('mount', ['-o', 'remount,ro', ro])
+  for (const args of [['ledger', '--json'], ['lanes'], ['fsck'], ['frontier']]) {
+    const r = await exp(args, {cwd: repo})
+    t.equal(r.code, 0, `exp ${args.join(' ')} on a read-only repository: ${r.stderr}`)
+  }
+  const ledger = await exp(['ledger', '--json'], {cwd: repo})
+  t.same((JSON.parse(ledger.stdout) as {body: {text: string}}[]).map(x => x.body.text), ['one', 'two'])
+  const r = await exp(['append', 'note', '-'], {cwd: repo, input: 'text: three\n'})
+  t.equal(r.code, 1)
+  t.match(r.stderr, /^error: cannot write in \S*\.git: the file system is read-only \(EROFS\)$/m, 'names the repository, not a lock file of it')
+  t.match(r.stderr, /^hint: the file system is mounted read-only: work in a clone/m)
+  t.notMatch(r.stderr, /unexpected|\.lock/)
 })
