@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, {type Test} from 'tap'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -47,15 +47,25 @@ function fill(dir: string): string {
   return file
 }
 
-const dir = mountSmall('1m')
+const NO_MOUNT = 'no tmpfs can be mounted here (root only)'
 
-t.test('a full device: an append says so and records nothing; reads answer; with room again, it goes on', {skip: dir ? false : 'no tmpfs can be mounted here (root only)'}, async t => {
-  if (!dir) return
+/** An exp repository on master in `dir`/r with a note for each text. */
+async function repoWith(t: Test, dir: string, texts: string[]): Promise<string> {
   const repo = path.join(dir, 'r')
   execFileSync('git', ['init', '-q', '-b', 'master', repo])
   t.equal((await exp(['init'], {cwd: repo})).code, 0)
-  const first = await exp(['append', 'note', '-'], {cwd: repo, input: 'text: before the disk filled\n'})
-  t.equal(first.code, 0, first.stderr)
+  for (const text of texts) {
+    const r = await exp(['append', 'note', '-'], {cwd: repo, input: `text: ${text}\n`})
+    t.equal(r.code, 0, r.stderr)
+  }
+  return repo
+}
+
+const dir = mountSmall('1m')
+
+t.test('a full device: an append says so and records nothing; reads answer; with room again, it goes on', {skip: dir ? false : NO_MOUNT}, async t => {
+  if (!dir) return
+  const repo = await repoWith(t, dir, ['before the disk filled'])
   const filler = fill(dir)
   const lines = Array.from({length: 50}, (_, i) => JSON.stringify({kind: 'note', body: {text: `note ${i} ${'y'.repeat(2000)}`}})).join('\n')
   for (const [args, input] of [
@@ -84,12 +94,9 @@ t.test('a full device: an append says so and records nothing; reads answer; with
 
 const ro = mountSmall('8m')
 
-t.test('a repository on a read-only file system: every read answers, an append names the repository and why', {skip: ro ? false : 'no tmpfs can be mounted here (root only)'}, async t => {
+t.test('a repository on a read-only file system: every read answers, an append names the repository and why', {skip: ro ? false : NO_MOUNT}, async t => {
   if (!ro) return
-  const repo = path.join(ro, 'r')
-  execFileSync('git', ['init', '-q', '-b', 'master', repo])
-  t.equal((await exp(['init'], {cwd: repo})).code, 0)
-  for (const text of ['one', 'two']) t.equal((await exp(['append', 'note', '-'], {cwd: repo, input: `text: ${text}\n`})).code, 0)
+  const repo = await repoWith(t, ro, ['one', 'two'])
   // no cache: a read would write one
   fs.rmSync(path.join(repo, '.git', 'exp'), {recursive: true, force: true})
   execFileSync('mount', ['-o', 'remount,ro', ro])
