@@ -1,6 +1,8 @@
 import type {Writable} from 'node:stream'
 import {ExpError} from '../errors/index.js'
 import {errnoWords} from '../errors/errno.js'
+// (report-error.ts writes through writeStdout below: each uses the other only when called)
+import {reportExpError} from './report-error.js'
 
 /**
  * A reader that goes away early (`exp ledger --json | head -c 100`) closes the pipe exp writes
@@ -95,13 +97,9 @@ export function quietOnClosedOutput(): void {
       if (err.code === 'EPIPE' || closed.has(out)) return markClosed(out)
       if (out !== process.stdout) return markClosed(out)
       const first = !stdoutFailed()
-      const failure = outputFailure(err) ?? new OutputWriteError(err)
-      stdoutFailure ??= failure
+      const failure = outputFailure(err) ?? (stdoutFailure ??= new OutputWriteError(err))
       // (after an error already reported, a write that fails too adds nothing to say)
-      if (first && !process.exitCode) {
-        process.stderr.write(`error: ${failure.message}\nhint: ${failure.hint}\n`)
-        process.exitCode = failure.exit
-      }
+      if (first && !process.exitCode) reportExpError(failure, {json: false, debug: false})
     })
   }
 }
