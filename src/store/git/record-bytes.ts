@@ -313,7 +313,8 @@ export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | und
     if (plainKey) key = bytes.toString('latin1', from + 7, to - 2)
     subject = hashSubject(bytes, pre, kind, schema, key)
   }
-  if (digest.length !== 71 || !digest.endsWith(subject)) return 'the record bytes do not hash to its digest'
+  // sha256:<the subject's 64 hex digits> (an index and a data file edited alike to say `md5xxx:…` were believed)
+  if (digest.length !== 71 || !digest.startsWith('sha256:') || !digest.endsWith(subject)) return 'the record bytes do not hash to its digest'
   const derived = plainKey ? idOfKeyAt(id, kind, bytes, from + 7, to - 2) : key === undefined ? idOfDigest(id, kind, digest) : recordId(kind, digest, key) === id
   if (!derived) return 'the id is not derived from the digest'
   return undefined
