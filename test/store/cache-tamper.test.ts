@@ -136,6 +136,9 @@ t.test('a lowered count in state.json, an edited index line, a truncated index: 
     // edited and the CRC made to match passes the cache's own checks, and the body's check
     // finds it (the command failed then, though history is intact)
     ...(['digest', 'lamport'] as const).map((col): [string, (repo: string) => void] => [`an index line edited (${col}), its CRC made to match`, repo => editIndex(repo, lines => setColumn(lines, 1, col === 'digest' ? 3 : 4, col === 'digest' ? `sha256:${'0'.repeat(64)}` : '99'))]),
+    // an entry keeps where its columns start as one number: a line that does not fit it is refused whole
+    ['an index line edited (an id of 28 characters), its CRC made to match', repo => editIndex(repo, lines => setColumn(lines, 1, 1, `${lines[1]!.split('\t')[1]}0`))],
+    ['an index line edited (a commit of 300 characters), its CRC made to match', repo => editIndex(repo, lines => setColumn(lines, 1, 0, 'a'.repeat(300)))],
     ['state.json is not JSON', repo => fs.writeFileSync(path.join(repo, CACHE, 'state.json'), '{"format": 4, "lanes": ')],
     ['state.json names a data file of an unknown kind', repo => {
       const f = path.join(repo, CACHE, 'state.json')
