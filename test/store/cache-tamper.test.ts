@@ -276,3 +276,28 @@ t.test('holdingCommit with history that has no commit naming the record: an erro
   t.equal(c, e.commit, 'a commit that checks out is given as it is')
   await t.rejects(s.holdingCommit({...e, id: 'nt-000000000000000000000000'}), /no commit of refs\/research\/lanes\/a names record note\/nt-0{24}/)
 })
+
+t.test("exp's files under .git/exp replaced by a FIFO, a link to /dev/zero or a folder: every read still answers from history, none blocks", {skip: process.platform === 'win32' ? 'no FIFOs' : false}, async t => {
+  const {execFileSync} = await import('node:child_process')
+  const fifo = (f: string) => (fs.rmSync(f, {recursive: true, force: true}), execFileSync('mkfifo', [f]))
+  const cases: [string, (repo: string) => void][] = [
+    ['the index a FIFO', repo => fifo(file(repo, '.idx'))],
+    ['a data file a FIFO', repo => fifo(file(repo, '.note.dat'))],
+    ['state.json a FIFO', repo => fifo(path.join(repo, CACHE, 'state.json'))],
+    ['state.json a link to /dev/zero', repo => (fs.rmSync(path.join(repo, CACHE, 'state.json')), fs.symlinkSync('/dev/zero', path.join(repo, CACHE, 'state.json')))],
+    ['the write lock a FIFO', repo => fifo(path.join(repo, CACHE, 'write.lock'))],
+    ['the write lock a folder', repo => fs.mkdirSync(path.join(repo, CACHE, 'write.lock'))],
+    ['the seen tips a FIFO', repo => fifo(path.join(repo, '.git', 'exp', 'tips.json'))],
+  ]
+  for (const [what, edit] of cases) {
+    const {repo, records} = await cached(t)
+    edit(repo)
+    const l = await exp(['ledger', '--json'], {cwd: repo, timeoutMs: 30_000})
+    t.equal(l.code, 0, `${what}: exit 0 ${l.stderr}`)
+    t.notMatch(l.stderr, /killed after/, `${what}: the read ended`)
+    t.same(JSON.parse(l.stdout || 'null'), records, `${what}: every record, as it is in history`)
+    // and the next read finds a cache it can use again (the lock and the files replaced)
+    const again = await exp(['ledger', '--json'], {cwd: repo, timeoutMs: 30_000})
+    t.same(JSON.parse(again.stdout || 'null'), records, `${what}: a second read too`)
+  }
+})

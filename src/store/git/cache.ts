@@ -7,6 +7,7 @@ import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {alive} from '../../git/lock.js'
 import {verifyCachedBytes} from './record-bytes.js'
+import {NotRegularFile, openRegular, readRegular} from './regular-file.js'
 
 /**
  * The derived projection cache under .git/exp/cache-v4/: per lane ref, an index file (one
@@ -165,7 +166,7 @@ export class LedgerCache {
 
   loadState(): CacheState {
     try {
-      const s = JSON.parse(fs.readFileSync(path.join(this.dir, 'state.json'), 'utf8')) as CacheState
+      const s = JSON.parse(readRegular(path.join(this.dir, 'state.json'))) as CacheState
       if (s.format === CACHE_FORMAT && s.lanes && typeof s.lanes === 'object') {
         // a lane whose generation is not a number names no files of this cache: read again
         // (an edited `gen` of `1/../../x` made reads and appends use files outside .git/exp)
@@ -208,7 +209,12 @@ export class LedgerCache {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false
       try {
-        const text = fs.readFileSync(this.lockFile, 'utf8')
+        // (a lock that is not a file, a FIFO or a folder or a link, is no writer's: removed)
+        if (!fs.lstatSync(this.lockFile).isFile()) {
+          fs.rmSync(this.lockFile, {recursive: true, force: true})
+          return this.tryLock()
+        }
+        const text = readRegular(this.lockFile)
         const m = /pid=(\d+) host=(\S+)/.exec(text)
         const st = fs.statSync(this.lockFile)
         const dead = m && m[2] === HOST && !alive(Number(m[1]))
@@ -252,9 +258,9 @@ export class LedgerCache {
     }
     let fd: number
     try {
-      fd = fs.openSync(`${base}.idx`, 'r')
-    } catch {
-      return fail('the index file is missing')
+      fd = openRegular(`${base}.idx`)
+    } catch (e) {
+      return fail(e instanceof NotRegularFile ? 'the index is not a regular file' : 'the index file is missing')
     }
     const out: CachedEntry[] = new Array(st.count)
     const files = new Map<string, string>()
@@ -402,7 +408,7 @@ export class LedgerCache {
     let fd = this.fds.get(file)
     if (fd === undefined) {
       if (this.fds.size >= MAX_OPEN) this.close()
-      fd = fs.openSync(file, 'r')
+      fd = openRegular(file)
       this.fds.set(file, fd)
     }
     return fd

@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
+import {readRegular} from './regular-file.js'
 
 /**
  * The lane tips this clone has seen (.git/exp/tips.json), kept apart from the projection
@@ -32,7 +33,7 @@ const count = (k: number) => `${k} record${k === 1 ? '' : 's'}`
 
 export function loadSeenTips(commonDir: string): SeenTips {
   try {
-    const s = JSON.parse(fs.readFileSync(path.join(commonDir, 'exp', FILE), 'utf8')) as {format?: number; lanes?: SeenTips}
+    const s = JSON.parse(readRegular(path.join(commonDir, 'exp', FILE))) as {format?: number; lanes?: SeenTips}
     if (s.format === 1 && s.lanes && typeof s.lanes === 'object') {
       const out: SeenTips = {}
       for (const [ref, v] of Object.entries(s.lanes)) if (v && /^[0-9a-f]{40}$/.test(v.tip) && Number.isSafeInteger(v.records)) out[ref] = v
