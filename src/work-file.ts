@@ -1,7 +1,8 @@
-import {constants, lstatSync, readlinkSync, type Stats} from 'node:fs'
+import {lstatSync, readlinkSync, type Stats} from 'node:fs'
 import path from 'node:path'
-import {open, stat} from 'node:fs/promises'
+import {stat} from 'node:fs/promises'
 import {ExpError} from './errors/index.js'
+import {NotRegularFile, openRegular, refuseUnlessRegular} from './regular-file.js'
 import {shownFrom, within} from './paths.js'
 
 /**
@@ -19,7 +20,12 @@ export const WORK_FILE_MAX = 16 * 1024 * 1024
  * the caller to say what is missing.
  */
 export async function checkWorkFile(file: string, max = WORK_FILE_MAX): Promise<void> {
-  refuse(file, await stat(file), max)
+  const st = await stat(file)
+  try {
+    refuseUnlessRegular(file, st, max, LIMIT_OF)
+  } catch (e) {
+    throw refusal(file, e)
+  }
 }
 
 /** Why a file cannot be read (checkWorkFile's refusal, without the file name), or undefined when it can or is missing. */
@@ -32,27 +38,30 @@ export async function workFileRefusal(file: string, max = WORK_FILE_MAX): Promis
   }
 }
 
-/** Read a file of a work tree after checkWorkFile's checks (made on the open file itself). */
+/** Read a file of a work tree after checkWorkFile's checks (made on the open file itself: regular-file.ts). */
 export async function readWorkFile(file: string, max = WORK_FILE_MAX): Promise<Buffer> {
-  // (O_NONBLOCK: opening a FIFO for reading waits for a writer; a regular file ignores it)
-  const fh = await open(file, constants.O_RDONLY | constants.O_NONBLOCK)
+  let fh
   try {
-    refuse(file, await fh.stat(), max)
+    fh = await openRegular(file, max, LIMIT_OF)
+  } catch (e) {
+    throw refusal(file, e)
+  }
+  try {
     return await fh.readFile()
   } finally {
     await fh.close()
   }
 }
 
-function refuse(file: string, st: Awaited<ReturnType<typeof stat>>, max: number): void {
+const LIMIT_OF = 'exp reads of one file of a work tree'
+
+/** A NotRegularFile as the user's error naming the file (anything else as it is). */
+function refusal(file: string, e: unknown): unknown {
+  if (!(e instanceof NotRegularFile)) return e
   const shown = shownFrom(process.cwd(), file)
-  if (!st.isFile()) {
-    const what = st.isDirectory() ? 'a folder' : st.isFIFO() ? 'a FIFO' : st.isCharacterDevice() ? 'a character device' : st.isBlockDevice() ? 'a block device' : st.isSocket() ? 'a socket' : 'not a file'
-    const reason = `is ${what}, not a regular file: exp reads only regular files of a work tree`
-    throw new ExpError('E_INVALID_INPUT', `${shown} ${reason}`, {data: {file: shown, reason}, hint: `replace ${shown} with a regular file (\`ls -l ${shown}\` shows what it is, and where a link points)`})
-  }
-  const reason = `is ${st.size} bytes, more than the ${max} bytes exp reads of one file of a work tree`
-  if (st.size > max) throw new ExpError('E_TOO_LARGE', `${shown} ${reason}`, {data: {file: shown, bytes: st.size, limit: max, reason}, hint: 'keep the files exp reads (skills, scenarios, contracts, .research/ files) small; large data belongs in files the evaluator reads'})
+  if (e.tooLarge) return new ExpError('E_TOO_LARGE', `${shown} ${e.reason}`, {data: {file: shown, bytes: e.size, limit: e.limit, reason: e.reason}, hint: 'keep the files exp reads (skills, scenarios, contracts, .research/ files) small; large data belongs in files the evaluator reads'})
+  const reason = `${e.reason}: exp reads only regular files of a work tree`
+  return new ExpError('E_INVALID_INPUT', `${shown} ${reason}`, {data: {file: shown, reason}, hint: `replace ${shown} with a regular file (\`ls -l ${shown}\` shows what it is, and where a link points)`})
 }
 
 /**

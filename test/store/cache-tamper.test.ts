@@ -301,3 +301,39 @@ t.test("exp's files under .git/exp replaced by a FIFO, a link to /dev/zero or a 
     t.same(JSON.parse(again.stdout || 'null'), records, `${what}: a second read too`)
   }
 })
+
+t.test("a FIFO or a link planted where the cache will write next (a kind the lane has not cached yet, the index): the read that writes there neither blocks nor writes through it", {skip: process.platform === 'win32' ? 'no FIFOs' : false}, async t => {
+  const {execFileSync} = await import('node:child_process')
+  // the data file of a kind lane a has no records of yet, in the lane's cache generation
+  const next = (repo: string, suffix: string) => file(repo, '.idx').replace(/\.idx$/, suffix)
+  const outside = (repo: string) => path.join(path.dirname(repo), `${path.basename(repo)}-outside`)
+  const replaced = (f: string, put: (f: string) => void) => (fs.rmSync(f), put(f))
+  const cases: [string, (repo: string) => void][] = [
+    ['a FIFO at the data file of a new kind', repo => execFileSync('mkfifo', [next(repo, '.trace.dat')])],
+    ['a link to a file outside at the data file of a new kind', repo => (fs.writeFileSync(outside(repo), 'keep\n'), fs.symlinkSync(outside(repo), next(repo, '.trace.dat')))],
+    ['a FIFO at the index', repo => replaced(file(repo, '.idx'), f => execFileSync('mkfifo', [f]))],
+    ['a link to a file outside at the index', repo => replaced(file(repo, '.idx'), f => (fs.writeFileSync(outside(repo), 'keep\n'), fs.symlinkSync(outside(repo), f)))],
+    ['a FIFO at the data file of a kind it has', repo => replaced(file(repo, '.note.dat'), f => execFileSync('mkfifo', [f]))],
+    ['a link to a file outside at the data file of a kind it has', repo => replaced(file(repo, '.note.dat'), f => (fs.writeFileSync(outside(repo), 'keep\n'), fs.symlinkSync(outside(repo), f)))],
+    // (as large as the file it replaces, or larger: the cache's own checks of its files pass, and the append is where it is refused)
+    ['a link to a large file outside at the data file of a kind it has', repo => replaced(file(repo, '.note.dat'), f => (fs.writeFileSync(outside(repo), 'keep\n'.repeat(100_000)), fs.symlinkSync(outside(repo), f)))],
+  ]
+  for (const [what, edit] of cases) {
+    const {repo} = await cached(t)
+    edit(repo)
+    const before = fs.existsSync(outside(repo)) ? fs.readFileSync(outside(repo), 'utf8') : undefined
+    const s = await GitRecordStore.open(repo)
+    await s.appendBatch([sampleDraft('trace', 1), sampleDraft('note', 9)], {lane: 'a'})
+    await s.close()
+    const l = await exp(['ledger', '--json'], {cwd: repo, timeoutMs: 30_000})
+    t.equal(l.code, 0, `${what}: exit 0 ${l.stderr}`)
+    t.notMatch(l.stderr, /killed after/, `${what}: the read ended`)
+    const got = JSON.parse(l.stdout || '[]') as {kind: string}[]
+    t.equal(got.length, 8, `${what}: every record`)
+    t.equal(got.filter(r => r.kind === 'trace').length, 1, `${what}: the new kind's record too`)
+    const again = await exp(['ledger', '--json'], {cwd: repo, timeoutMs: 30_000})
+    t.same(JSON.parse(again.stdout || 'null'), got, `${what}: a second read gives the same`)
+    if (before !== undefined) t.ok(fs.readFileSync(outside(repo), 'utf8') === before, `${what}: nothing written outside .git/exp`)
+    if (what.includes('large')) t.match(l.stderr, /the cache of refs\/research\/lanes\/a could not be written \(.*note\.dat.*\): the lane is read from history without it/, `${what}: the warning says so`)
+  }
+})

@@ -7,7 +7,7 @@ import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {alive} from '../../git/lock.js'
 import {verifyCachedBytes} from './record-bytes.js'
-import {NotRegularFile, openRegular, readRegular} from './regular-file.js'
+import {NotRegularFile, createRegularSync, openAppendSync, openRegularSync, readRegularSync, writeNewFileSync} from '../../regular-file.js'
 
 /**
  * The derived projection cache under .git/exp/cache-v4/: per lane ref, an index file (one
@@ -29,6 +29,18 @@ export const CACHE_FORMAT = 4
 
 /** The cache does not agree with itself; the lane is read from history instead. */
 export class CacheMismatch extends Error {}
+
+/** A write of a lane's cache files failed (a full disk; a FIFO, a link or a folder at a name it writes): the lane is read without the cache. */
+export class CacheWriteError extends Error {}
+
+/** `fn`, its failure a CacheWriteError */
+function writing<T>(fn: () => T): T {
+  try {
+    return fn()
+  } catch (e) {
+    throw e instanceof CacheWriteError ? e : new CacheWriteError((e as Error).message, {cause: e})
+  }
+}
 
 export interface LaneState {
   tip: string
@@ -75,6 +87,10 @@ export interface CacheAdd {
 }
 
 const HOST = os.hostname()
+/** the most of state.json read (a lane's state is ~300 bytes and its problems): a larger one is no state exp wrote, and the cache is rebuilt */
+const STATE_MAX = 256 * 1024 * 1024
+/** the most of the write lock read (one line: pid and host) */
+const LOCK_MAX = 4096
 /** reads of one data file are merged when the bytes between two wanted records are at most this */
 const READ_GAP = 16 * 1024
 /** and a merged read stays at most this large */
@@ -166,7 +182,7 @@ export class LedgerCache {
 
   loadState(): CacheState {
     try {
-      const s = JSON.parse(readRegular(path.join(this.dir, 'state.json'))) as CacheState
+      const s = JSON.parse(readRegularSync(path.join(this.dir, 'state.json'), STATE_MAX)) as CacheState
       if (s.format === CACHE_FORMAT && s.lanes && typeof s.lanes === 'object') {
         // a lane whose generation is not a number names no files of this cache: read again
         // (an edited `gen` of `1/../../x` made reads and appends use files outside .git/exp)
@@ -193,7 +209,7 @@ export class LedgerCache {
 
   saveState(s: CacheState): void {
     const tmp = path.join(this.dir, `state.json.${process.pid}.tmp`)
-    fs.writeFileSync(tmp, JSON.stringify(s))
+    writeNewFileSync(tmp, JSON.stringify(s))
     fs.renameSync(tmp, path.join(this.dir, 'state.json'))
   }
 
@@ -214,7 +230,7 @@ export class LedgerCache {
           fs.rmSync(this.lockFile, {recursive: true, force: true})
           return this.tryLock()
         }
-        const text = readRegular(this.lockFile)
+        const text = readRegularSync(this.lockFile, LOCK_MAX)
         const m = /pid=(\d+) host=(\S+)/.exec(text)
         const st = fs.statSync(this.lockFile)
         const dead = m && m[2] === HOST && !alive(Number(m[1]))
@@ -258,7 +274,7 @@ export class LedgerCache {
     }
     let fd: number
     try {
-      fd = openRegular(`${base}.idx`)
+      fd = openRegularSync(`${base}.idx`)
     } catch (e) {
       return fail(e instanceof NotRegularFile ? 'the index is not a regular file' : 'the index file is missing')
     }
@@ -387,7 +403,8 @@ export class LedgerCache {
     for (const f of files) {
       if (f.gen === gen) continue
       this.closeFile(path.join(this.dir, f.name))
-      fs.rmSync(path.join(this.dir, f.name), {force: true})
+      // (recursive: a folder put at a name goes too; a link is removed, not followed)
+      fs.rmSync(path.join(this.dir, f.name), {force: true, recursive: true})
     }
     this.listed!.set(
       prefix,
@@ -400,7 +417,7 @@ export class LedgerCache {
     const base = this.base(ref, st.gen)
     for (const f of [`${base}.idx`, ...Object.keys(st.dat).map(kind => `${base}.${kind}.dat`)]) {
       this.closeFile(f)
-      fs.rmSync(f, {force: true})
+      fs.rmSync(f, {force: true, recursive: true})
     }
   }
 
@@ -408,7 +425,7 @@ export class LedgerCache {
     let fd = this.fds.get(file)
     if (fd === undefined) {
       if (this.fds.size >= MAX_OPEN) this.close()
-      fd = openRegular(file)
+      fd = openRegularSync(file)
       this.fds.set(file, fd)
     }
     return fd
@@ -602,6 +619,10 @@ export class LaneWriter {
 
   /** Write the bytes of records to the data files; the entries that point at them (in the order given). */
   addData(add: readonly CacheAdd[]): CachedEntry[] {
+    return writing(() => this.writeData(add))
+  }
+
+  private writeData(add: readonly CacheAdd[]): CachedEntry[] {
     const byKind = new Map<Kind, Buffer[]>()
     const entries: CachedEntry[] = new Array(add.length)
     add.forEach((e, i) => {
@@ -612,11 +633,12 @@ export class LaneWriter {
       if (!chunks) {
         byKind.set(e.kind, (chunks = []))
         if (!this.started.has(e.kind)) {
-          this.started.add(e.kind)
-          // a kind seen for the first time, or a tail a crashed writer left past the state
+          // a kind seen for the first time (its file made anew, whatever was at its name), or a
+          // tail a crashed writer left past the state (cut off): opened for the whole read,
+          // never through a link, a FIFO or a folder at the name (regular-file.ts)
           const have = this.dat[e.kind]
-          if (have === undefined) fs.writeFileSync(file, '')
-          else fs.truncateSync(file, have)
+          this.fds.set(e.kind, have === undefined ? createRegularSync(file) : openAppendSync(file, have))
+          this.started.add(e.kind)
         }
       }
       const off = this.dat[e.kind] ?? 0
@@ -628,7 +650,7 @@ export class LaneWriter {
       // written from where the bytes are (no joined copy of the chunk), through a descriptor
       // kept open for the whole read (a full read adds ~400 chunks of each kind)
       let fd = this.fds.get(kind)
-      if (fd === undefined) this.fds.set(kind, (fd = fs.openSync(`${this.base}.${kind}.dat`, 'a')))
+      if (fd === undefined) this.fds.set(kind, (fd = openAppendSync(`${this.base}.${kind}.dat`)))
       for (let i = 0; i < chunks.length; i += 1024) writeAll(fd, chunks.slice(i, i + 1024))
     }
     return entries
@@ -654,11 +676,13 @@ export class LaneWriter {
 
   /** Write the index lines of `entries` (the new ones, in lane order) and return the lane's new state. */
   finish(entries: readonly CachedEntry[], tip: string, problems: ReadProblem[]): LaneState {
+    return writing(() => this.writeIndex(entries, tip, problems))
+  }
+
+  private writeIndex(entries: readonly CachedEntry[], tip: string, problems: ReadProblem[]): LaneState {
     this.close()
     const idxFile = `${this.base}.idx`
     const idxBytes = this.st?.idxBytes ?? 0
-    if (!this.st) fs.writeFileSync(idxFile, '')
-    else fs.truncateSync(idxFile, idxBytes)
     let crc = this.st?.crc ?? 0
     let size = idxBytes
     // each line written into a slab as it is made and the slab appended when full: ~3x less
@@ -666,7 +690,7 @@ export class LaneWriter {
     // string first), ~0.15 s at 100,000 lines at the end of a cold read, when nothing else runs
     let slab = Buffer.allocUnsafe(IDX_SLAB)
     let at = 0
-    const fd = fs.openSync(idxFile, 'a')
+    const fd = this.st ? openAppendSync(idxFile, idxBytes) : createRegularSync(idxFile)
     try {
       const flush = () => {
         const idx = slab.subarray(0, at)

@@ -19,7 +19,7 @@ import {IsoReader, NativeReader, type ObjectReader} from './reader.js'
 import {hasNativeGit, runGit} from '../../git/run.js'
 import {readGitConfig, configValue, parseSize} from '../../git/config.js'
 import {laneCommitsIso, laneCommitsNative, laneCommitChunksNative, type LaneCommit} from './log.js'
-import {LedgerCache, CacheMismatch, type LaneState, type CachedEntry} from './cache.js'
+import {LedgerCache, CacheMismatch, CacheWriteError, type LaneState, type CachedEntry} from './cache.js'
 import {readLane, type MemEntry} from './lane-read.js'
 import {checkRecordBytes} from './record-bytes.js'
 import {deletedMessage, loadSeenTips, rewoundMessage, saveSeenTips} from './tips.js'
@@ -627,16 +627,30 @@ export class GitRecordStore implements RecordStore {
       start = undefined
     }
     const ctx = {commonDir: this.commonDir, reader: this.reader, native: this.native, cache: this.cache, maxRead: await this.readCeiling()}
-    let lane = st ? await readLane(ctx, ref, tip, st, persist, start, watch) : undefined
-    // the lane read on from the cached tip: the new tip contains it
-    const from = lane ? st?.tip : undefined
-    if (!lane) {
-      if (st && persist) this.cache.drop(ref, st)
-      lane = (await readLane(ctx, ref, tip, undefined, persist, undefined, watch))!
+    let lane: Awaited<ReturnType<typeof readLane>>
+    let from: string | undefined
+    try {
+      lane = st ? await readLane(ctx, ref, tip, st, persist, start, watch) : undefined
+      // the lane read on from the cached tip: the new tip contains it
+      from = lane ? st?.tip : undefined
+      if (!lane) {
+        if (st && persist) this.cache.drop(ref, st)
+        lane = (await readLane(ctx, ref, tip, undefined, persist, undefined, watch))!
+      }
+    } catch (e) {
+      if (!(e instanceof CacheWriteError)) throw e
+      // the cache's files could not be written (a full disk; a FIFO, a link or a folder put at
+      // a name it writes): the lane is read from history without them, and cached again next time
+      this.warn(`the cache of ${ref} could not be written (${e.message}): the lane is read from history without it`)
+      if (state.lanes[ref]) this.cache.drop(ref, state.lanes[ref]!)
+      delete state.lanes[ref]
+      onChange()
+      lane = (await readLane(ctx, ref, tip, undefined, false, undefined, watch))!
+      from = undefined
     }
     this.rememberLane(ref, {tip, gen: lane.state?.gen, entries: lane.entries, problems: lane.problems})
-    if (persist) {
-      state.lanes[ref] = lane.state!
+    if (persist && lane.state) {
+      state.lanes[ref] = lane.state
       // files of the lane's earlier caches (dropped as damaged, or rebuilt) go now
       this.cache.dropOthers(ref, lane.state!.gen)
       onChange()

@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {readRegular} from './regular-file.js'
+import {readRegularSync, writeNewFileSync} from '../../regular-file.js'
 
 /**
  * The lane tips this clone has seen (.git/exp/tips.json), kept apart from the projection
@@ -18,6 +18,8 @@ export interface SeenTip {
 export type SeenTips = Record<string, SeenTip>
 
 const FILE = 'tips.json'
+/** the most of it read (~100 bytes a lane): a larger one is no tips file exp wrote, and is read as none */
+const TIPS_MAX = 64 * 1024 * 1024
 
 /** What `exp ledger` warns and `exp fsck` reports when a lane no longer contains the tip seen before. */
 export function rewoundMessage(ref: string, seen: SeenTip, tip: string, records: number): string {
@@ -33,7 +35,7 @@ const count = (k: number) => `${k} record${k === 1 ? '' : 's'}`
 
 export function loadSeenTips(commonDir: string): SeenTips {
   try {
-    const s = JSON.parse(readRegular(path.join(commonDir, 'exp', FILE))) as {format?: number; lanes?: SeenTips}
+    const s = JSON.parse(readRegularSync(path.join(commonDir, 'exp', FILE), TIPS_MAX)) as {format?: number; lanes?: SeenTips}
     if (s.format === 1 && s.lanes && typeof s.lanes === 'object') {
       const out: SeenTips = {}
       for (const [ref, v] of Object.entries(s.lanes)) if (v && /^[0-9a-f]{40}$/.test(v.tip) && Number.isSafeInteger(v.records)) out[ref] = v
@@ -50,6 +52,6 @@ export function saveSeenTips(commonDir: string, lanes: SeenTips): void {
   const dir = path.join(commonDir, 'exp')
   fs.mkdirSync(dir, {recursive: true})
   const tmp = path.join(dir, `${FILE}.${process.pid}.tmp`)
-  fs.writeFileSync(tmp, `${JSON.stringify({format: 1, lanes})}\n`)
+  writeNewFileSync(tmp, `${JSON.stringify({format: 1, lanes})}\n`)
   fs.renameSync(tmp, path.join(dir, FILE))
 }
