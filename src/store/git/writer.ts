@@ -33,11 +33,11 @@ export function writeAtomic(dir: string, file: string, bytes: Buffer, tmpName: (
     const tmp = path.join(dir, tmpName())
     try {
       try {
-        fs.writeFileSync(tmp, bytes, {mode: 0o444})
+        fs.writeFileSync(tmp, bytes, {mode: 0o444, flag: 'wx'})
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
         fs.mkdirSync(dir, {recursive: true})
-        fs.writeFileSync(tmp, bytes, {mode: 0o444})
+        fs.writeFileSync(tmp, bytes, {mode: 0o444, flag: 'wx'})
       }
       fs.renameSync(tmp, file)
       return
