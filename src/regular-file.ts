@@ -123,3 +123,26 @@ export function openAppendSync(file: string, size?: number): number {
   }
   return fd
 }
+
+/**
+ * Replace `file` with one holding `data`: written beside it (writeNewFileSync) and renamed over
+ * it, so a reader never sees half a file. A folder at the name (which a rename cannot replace:
+ * every later write failed) is removed first; the temporary file never outlives a failure.
+ */
+export function replaceFileSync(file: string, data: string | Uint8Array): void {
+  const tmp = `${file}.${process.pid}.tmp`
+  try {
+    writeNewFileSync(tmp, data)
+    try {
+      fs.renameSync(tmp, file)
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      if (code !== 'EISDIR' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e
+      fs.rmSync(file, {recursive: true, force: true})
+      fs.renameSync(tmp, file)
+    }
+  } catch (e) {
+    fs.rmSync(tmp, {force: true, recursive: true})
+    throw e
+  }
+}

@@ -288,6 +288,8 @@ t.test("exp's files under .git/exp replaced by a FIFO, a link to /dev/zero or a 
     ['the write lock a FIFO', repo => fifo(path.join(repo, CACHE, 'write.lock'))],
     ['the write lock a folder', repo => fs.mkdirSync(path.join(repo, CACHE, 'write.lock'))],
     ['the seen tips a FIFO', repo => fifo(path.join(repo, '.git', 'exp', 'tips.json'))],
+    ['state.json a folder', repo => (fs.rmSync(path.join(repo, CACHE, 'state.json')), fs.mkdirSync(path.join(repo, CACHE, 'state.json', 'x'), {recursive: true}))],
+    ['the seen tips a folder', repo => (fs.rmSync(path.join(repo, '.git', 'exp', 'tips.json')), fs.mkdirSync(path.join(repo, '.git', 'exp', 'tips.json', 'x'), {recursive: true}))],
   ]
   for (const [what, edit] of cases) {
     const {repo, records} = await cached(t)
@@ -299,6 +301,7 @@ t.test("exp's files under .git/exp replaced by a FIFO, a link to /dev/zero or a 
     // and the next read finds a cache it can use again (the lock and the files replaced)
     const again = await exp(['ledger', '--json'], {cwd: repo, timeoutMs: 30_000})
     t.same(JSON.parse(again.stdout || 'null'), records, `${what}: a second read too`)
+    t.same(fs.readdirSync(path.join(repo, CACHE)).filter(f => f.endsWith('.tmp')), [], `${what}: no temporary file left`)
   }
 })
 

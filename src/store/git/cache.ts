@@ -7,7 +7,7 @@ import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {alive} from '../../git/lock.js'
 import {verifyCachedBytes} from './record-bytes.js'
-import {NotRegularFile, createRegularSync, openAppendSync, openRegularSync, readRegularSync, writeNewFileSync} from '../../regular-file.js'
+import {NotRegularFile, createRegularSync, openAppendSync, openRegularSync, readRegularSync, replaceFileSync} from '../../regular-file.js'
 
 /**
  * The derived projection cache under .git/exp/cache-v4/: per lane ref, an index file (one
@@ -208,9 +208,7 @@ export class LedgerCache {
   }
 
   saveState(s: CacheState): void {
-    const tmp = path.join(this.dir, `state.json.${process.pid}.tmp`)
-    writeNewFileSync(tmp, JSON.stringify(s))
-    fs.renameSync(tmp, path.join(this.dir, 'state.json'))
+    replaceFileSync(path.join(this.dir, 'state.json'), JSON.stringify(s))
   }
 
   /** Take the cache write lock, or return false when another process holds it (then nothing is persisted). */

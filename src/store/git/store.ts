@@ -488,7 +488,7 @@ export class GitRecordStore implements RecordStore {
       const state = this.cache.loadState()
       if (state.lanes[ref]) {
         delete state.lanes[ref]
-        this.cache.saveState(state)
+        this.bestEffort('the cache state', () => this.cache.saveState(state))
       }
     } finally {
       this.cache.unlock()
@@ -579,13 +579,24 @@ export class GitRecordStore implements RecordStore {
           changed = true
         }
       }
-      if (persist && changed) this.cache.saveState(state)
-      if (persist && seenChanged) saveSeenTips(this.commonDir, seen)
+      // (what cannot be written, a full disk or a folder someone put at the name, is said and
+      // not a failure of the read: the records read are right, the next read checks again)
+      if (persist && changed) this.bestEffort('the cache state', () => this.cache.saveState(state))
+      if (persist && seenChanged) this.bestEffort('the tips seen', () => saveSeenTips(this.commonDir, seen))
       this.lastKey = key
       this.lastLaneProblems = laneProblems
       return {lanes, key, laneProblems}
     } finally {
       if (persist) this.cache.unlock()
+    }
+  }
+
+  /** Write one of exp's files under .git/exp; a failure is a warning (`what` could not be written, and why). */
+  private bestEffort(what: string, write: () => void): void {
+    try {
+      write()
+    } catch (e) {
+      this.warn(`${what} could not be written under .git/exp (${(e as Error).message.split('\n')[0]}): the next read checks again`)
     }
   }
 

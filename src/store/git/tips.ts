@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import {readRegularSync, writeNewFileSync} from '../../regular-file.js'
+import {readRegularSync, replaceFileSync} from '../../regular-file.js'
 
 /**
  * The lane tips this clone has seen (.git/exp/tips.json), kept apart from the projection
@@ -51,7 +51,5 @@ export function loadSeenTips(commonDir: string): SeenTips {
 export function saveSeenTips(commonDir: string, lanes: SeenTips): void {
   const dir = path.join(commonDir, 'exp')
   fs.mkdirSync(dir, {recursive: true})
-  const tmp = path.join(dir, `${FILE}.${process.pid}.tmp`)
-  writeNewFileSync(tmp, `${JSON.stringify({format: 1, lanes})}\n`)
-  fs.renameSync(tmp, path.join(dir, FILE))
+  replaceFileSync(path.join(dir, FILE), `${JSON.stringify({format: 1, lanes})}\n`)
 }
