@@ -114,6 +114,8 @@ export function parseSize(v: string, key: string): number {
   const m = /^\s*(\d+)\s*([kmg]?)\s*$/i.exec(v)
   if (!m) throw new UsageError(`git config ${key} is ${JSON.stringify(v)}, not a size (e.g. 1048576, 512k, 1m)`, `fix it with \`git config ${key} 1m\``)
   const n = Number(m[1]) * {'': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3}[m[2]!.toLowerCase() as '' | 'k' | 'm' | 'g']
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`git config ${key} is ${JSON.stringify(v)}: a size is at least 1 byte`, `fix it with \`git config ${key} 1m\``)
+  if (n < 1) throw new UsageError(`git config ${key} is ${JSON.stringify(v)}: a size is at least 1 byte`, `fix it with \`git config ${key} 1m\``)
+  // (a value of 20 digits was told it was less than 1 byte)
+  if (!Number.isSafeInteger(n)) throw new UsageError(`git config ${key} is ${JSON.stringify(v)}: more bytes than exp can count (at most ${Number.MAX_SAFE_INTEGER})`, `fix it with \`git config ${key} 1m\``)
   return n
 }

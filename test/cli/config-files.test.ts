@@ -1,7 +1,7 @@
 import t from 'tap'
 import fs from 'node:fs'
 import path from 'node:path'
-import {configValue, parseConfigList, readConfigFiles} from '../../src/git/config.js'
+import {configValue, parseConfigList, parseSize, readConfigFiles} from '../../src/git/config.js'
 import {tempDir} from '../helpers/repo.js'
 
 // the reader used where no git binary answers: the files git reads, in git's order
@@ -32,4 +32,15 @@ t.test("git config --list -z is taken apart by entry: a value with newlines, a k
   t.equal(configValue(cfg, 'core.bare'), 'true')
   t.equal(configValue(cfg, 'alias.x'), '!echo a\nb')
   t.equal(configValue(cfg, 'remote.Origin.url'), 'u', 'a subsection keeps its case')
+})
+
+t.test('a size as git writes it, and what is not one, each named with its key', async t => {
+  t.equal(parseSize('1048576', 'exp.maxRecordBytes'), 1048576)
+  t.equal(parseSize(' 512K ', 'exp.maxRecordBytes'), 512 * 1024)
+  t.equal(parseSize('2g', 'exp.maxRecordBytes'), 2 * 1024 ** 3)
+  t.throws(() => parseSize('lots', 'exp.maxRecordBytes'), /git config exp\.maxRecordBytes is "lots", not a size/)
+  t.throws(() => parseSize('-1', 'exp.maxRecordBytes'), /not a size/)
+  t.throws(() => parseSize('0', 'exp.maxRecordBytes'), /"0": a size is at least 1 byte/)
+  t.throws(() => parseSize('99999999999999999999', 'exp.maxRecordBytes'), /"99999999999999999999": more bytes than exp can count/)
+  t.throws(() => parseSize('9999999999999g', 'exp.maxRecordBytes'), /more bytes than exp can count/)
 })
