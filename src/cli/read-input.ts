@@ -1,25 +1,70 @@
-import {open} from 'node:fs/promises'
+import fs from 'node:fs'
+import net from 'node:net'
+import {open, stat} from 'node:fs/promises'
 import {ExpError} from '../errors/index.js'
+import {onInterrupt} from '../evals/evaluator/interrupt.js'
+
+const {O_RDONLY, O_WRONLY} = fs.constants
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0
 
 /**
  * Read a file a command was given (or stdin, `-`), at most `max` bytes of it. A regular file
  * over the limit is refused before it is read; a stream that is not a regular file (stdin,
  * `/dev/zero`, `/dev/urandom`, a pipe that never ends) is read only up to the limit, so an
- * endless input is an error, not a command that hangs while its memory grows. (A FIFO with
- * no writer waits for one, as `cat` does.)
+ * endless input is an error, not a command that hangs while its memory grows. A FIFO with no
+ * writer waits for one, as `cat` does, in a way an interrupt ends (readFifo).
  */
 export async function readBounded(file: string, o: {shown: string; max: number; why: string; hint: string}): Promise<Buffer> {
   const {shown, max} = o
   const tooLarge = (size?: number) => new ExpError('E_TOO_LARGE', `${shown} ${size === undefined ? 'is longer than' : `is ${size} bytes, more than`} the ${max} bytes exp reads of it (${o.why})`, {data: {file: shown, limit: max, ...(size === undefined ? {} : {bytes: size})}, hint: o.hint})
   if (file === '-') return readStream(process.stdin, max, () => tooLarge())
-  const fh = await open(file, 'r')
+  // a FIFO is opened as cat opens one (readFifo): a writer may be waiting for its reader, and an
+  // open that does not wait, closed again, would leave that writer without one
+  if ((await stat(file)).isFIFO()) return readFifo(file, max, () => tooLarge())
+  // (O_NONBLOCK: were a FIFO put at the name since, its open returns at once; nothing changes
+  // for a regular file or a device)
+  const fh = await open(file, O_RDONLY | O_NONBLOCK)
+  let fifo = false
   try {
     const st = await fh.stat()
-    if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), {code: 'EISDIR', path: file})
+    if (st.isDirectory()) throw new ExpError('E_INVALID_INPUT', `${shown} is a folder, not a file`, {data: {file: shown}, hint: 'name a file to read (or - for stdin)'})
     if (st.isFile() && st.size > max) throw tooLarge(st.size)
-    return await readStream(fh.createReadStream({autoClose: false}), max, () => tooLarge())
+    fifo = st.isFIFO()
+    if (!fifo) return await readStream(fh.createReadStream({autoClose: false}), max, () => tooLarge())
   } finally {
     await fh.close()
+  }
+  // (a FIFO put at the name since it was looked at)
+  return readFifo(file, max, () => tooLarge())
+}
+
+/**
+ * A FIFO, read as `cat` reads one: its open waits for a writer, and its reads for what the
+ * writer writes until it closes. Both waits are made so that SIGINT or SIGTERM ends them: an
+ * open or read of a FIFO in a thread of node's pool cannot be ended (an interrupted exp printed
+ * that it was interrupted and stayed, its exit waiting for that thread). The open's wait is
+ * ended by opening the FIFO's other end, which an interrupt does; the reads go through libuv's
+ * pipe (epoll), not the pool.
+ */
+async function readFifo(file: string, max: number, over: () => ExpError): Promise<Buffer> {
+  const release = onInterrupt(() => {
+    try {
+      fs.closeSync(fs.openSync(file, O_WRONLY | O_NONBLOCK))
+    } catch {
+      // (no reader waits any more, or the name is gone: nothing to end)
+    }
+  })
+  let fd: number
+  try {
+    fd = await new Promise<number>((resolve, reject) => fs.open(file, O_RDONLY, (e, n) => (e ? reject(e) : resolve(n))))
+  } finally {
+    release()
+  }
+  const pipe = new net.Socket({fd, readable: true, writable: false})
+  try {
+    return await readStream(pipe, max, over)
+  } finally {
+    pipe.destroy()
   }
 }
 

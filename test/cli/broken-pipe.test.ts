@@ -100,3 +100,78 @@ t.test('an interrupted command says so: nothing written is lost, and the same co
   t.match(stderr, /interrupted: what was written stays .*run the same command again/)
   t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/')).trim(), '', 'and wrote nothing')
 })
+
+// Found by a sweep of hostile inputs: a FIFO given as the input or an artifact was opened and read
+// in a thread of node's pool, where nothing ends a wait: SIGTERM printed "interrupted" and the
+// process stayed, waiting for a writer that never came (`timeout` needed -k to end it).
+t.test('a FIFO as the input waits for its writer, as cat does, and an interrupt still ends the wait', {skip: process.platform === 'win32' ? 'no FIFOs' : false}, async t => {
+  const fs = await import('node:fs')
+  const path = await import('node:path')
+  const {execFileSync} = await import('node:child_process')
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  fs.writeFileSync(path.join(repo, 'note.yaml'), 'text: from a file\n')
+  const fifo = path.join(repo, 'in.fifo')
+  const run = (args: string[]) => {
+    const [cmd, argv] = node([BIN, ...args])
+    const child = spawn(cmd, argv, {cwd: repo, env: GIT_ENV, stdio: ['ignore', 'pipe', 'pipe']})
+    let out = ''
+    child.stdout.on('data', d => (out += d))
+    child.stderr.on('data', d => (out += d))
+    const closed = new Promise<{code: number | null; signal: string | null; ms: number}>(resolve => {
+      const at = Date.now()
+      child.on('close', (code, signal) => resolve({code, signal, ms: Date.now() - at}))
+    })
+    return {child, closed, out: () => out}
+  }
+  for (const [what, args] of [
+    ['the input', ['append', 'note', 'in.fifo']],
+    ['an artifact', ['append', 'note', 'note.yaml', '--artifact', 'in.fifo']],
+  ] as const) {
+    // no writer: the command waits; SIGTERM ends it as an interrupt
+    execFileSync('mkfifo', [fifo])
+    const waiting = run([...args])
+    await new Promise(r => setTimeout(r, 1500))
+    const sent = Date.now()
+    waiting.child.kill('SIGTERM')
+    const kill = setTimeout(() => waiting.child.kill('SIGKILL'), 10_000)
+    const r = await waiting.closed
+    clearTimeout(kill)
+    t.equal(r.code, 143, `${what}, no writer: exits as SIGTERM asks (${r.signal ?? ''}) ${waiting.out()}`)
+    t.ok(Date.now() - sent < 5000, `${what}, no writer: at once`)
+    // a writer that opens it and says nothing
+    const silent = spawn('sh', ['-c', `sleep 30 > '${fifo}'`], {stdio: 'ignore'})
+    const reading = run([...args])
+    await new Promise(r => setTimeout(r, 1500))
+    reading.child.kill('SIGTERM')
+    const kill2 = setTimeout(() => reading.child.kill('SIGKILL'), 10_000)
+    const r2 = await reading.closed
+    clearTimeout(kill2)
+    silent.kill('SIGKILL')
+    t.equal(r2.code, 143, `${what}, a silent writer: exits as SIGTERM asks (${r2.signal ?? ''}) ${reading.out()}`)
+    t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/')).trim(), '', `${what}: nothing written`)
+    fs.rmSync(fifo)
+  }
+  // a writer that comes later: its text is the record, as `cat in.fifo | exp append note -` would make it
+  execFileSync('mkfifo', [fifo])
+  const later = run(['append', 'note', 'in.fifo'])
+  await new Promise(r => setTimeout(r, 1000))
+  fs.writeFileSync(fifo, 'text: through a FIFO\n')
+  const r3 = await later.closed
+  t.equal(r3.code, 0, `a writer that comes later: appended ${later.out()}`)
+  // and a writer that was there first (waiting for a reader: an open that did not wait, closed
+  // again, left it with none)
+  fs.rmSync(fifo)
+  execFileSync('mkfifo', [fifo])
+  const first = spawn('sh', ['-c', `printf 'text: a writer first\\n' > '${fifo}'`], {stdio: 'ignore'})
+  await new Promise(r => setTimeout(r, 500))
+  const after = run(['append', 'note', 'in.fifo'])
+  const kill = setTimeout(() => after.child.kill('SIGKILL'), 20_000)
+  const r4 = await after.closed
+  clearTimeout(kill)
+  first.kill('SIGKILL')
+  t.equal(r4.code, 0, `a writer there first: appended ${after.out()}`)
+  const l = await exp(['ledger', '--json'], {cwd: repo})
+  t.match(l.stdout, /through a FIFO/, 'the record holds what the writer wrote')
+  t.match(l.stdout, /a writer first/, 'and what the writer there first wrote')
+})

@@ -40,6 +40,9 @@ t.test('an endless input (/dev/zero, /dev/urandom, `yes |`) is an error at a bou
     ['a record from /dev/urandom', ['append', 'note', '/dev/urandom'], /^error: \/dev\/urandom is longer than the 8388608 bytes/m],
     ['a batch from /dev/zero', ['append', '--batch', '/dev/zero'], /^error: \/dev\/zero is longer than the 268435456 bytes exp reads of it \(256 times/m],
     ['an artifact from /dev/zero', ['append', 'note', 'n.yaml', '--artifact', '/dev/zero'], /^error: \/dev\/zero is longer than the 104857600 bytes exp reads of it \(the artifact size limit\)$/m],
+    // (a folder was an "unknown file", with EISDIR as the hint)
+    ['a record from a folder', ['append', 'note', '.git'], /^error: \.git is a folder, not a file$/m],
+    ['an artifact from a folder', ['append', 'note', 'n.yaml', '--artifact', '.git'], /^error: \.git is a folder, not a file$/m],
   ]
   for (const [what, args, error] of cases) {
     const r = await exp([...args, '--lane', 'x'], {cwd: repo})
