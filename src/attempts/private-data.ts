@@ -9,7 +9,7 @@ import type {Contract} from '../contracts/types.js'
 import {CONTRACTS_DIR} from '../contracts/load.js'
 import type {Workspace} from '../workspace/port.js'
 import {writeOutputFile} from '../write-output.js'
-import {refuseLinkOnTheWay} from '../work-file.js'
+import {readWorkFile, refuseLinkOnTheWay} from '../work-file.js'
 import {onInterrupt} from '../evals/evaluator/interrupt.js'
 
 /**
@@ -38,7 +38,8 @@ export async function sealPrivateData(root: string, contract: Contract, key: Buf
   // into .research/contracts/, never through a link there)
   refuseLinkOnTheWay(root, file)
   const byName = new Map<string, string>()
-  if (existsSync(file)) for (const f of unsealFiles(await readFile(file, 'utf8'), key, file)) byName.set(f.name, f.content)
+  // (the sealed file itself may be a link a repository commits: read only when it is a regular file)
+  if (existsSync(file)) for (const f of unsealFiles((await readWorkFile(file, Infinity)).toString('utf8'), key, file)) byName.set(f.name, f.content)
   const plain = (await walk(root)).filter(p => matchesAny(p, contract.private_data))
   for (const p of plain) byName.set(p, await readFile(path.join(root, p), 'utf8'))
   if (!byName.size) return {file: privatePath(contract.name), sealed: [], removed: []}

@@ -5,5 +5,5 @@ export {listScenarios, loadScenarios, groupScenarios, summarize, type ScenarioLi
 export {replayGold, type GoldReplay} from './gold.js'
 export {initialStateOf} from './state.js'
 export {SEALED_FILE, sealFiles, unsealFiles, sealedScenarioId, keyId, newKey, parseKey, type SealedFileEntry} from './sealed.js'
-export {sealedPath, sealedSummary, loadSealedDir} from './sealed-load.js'
+export {sealedPath, sealedSummary, loadSealedDir, readSealedBytes} from './sealed-load.js'
 export {defaultKeyFile, findHoldoutKey, type HoldoutKey, type KeyLookup} from './key.js'

@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
-import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {SealedSplitError} from '../errors/index.js'
+import {NotRegularFile, openRegular} from '../regular-file.js'
 import {parseKey} from './sealed.js'
 
 /** The repository's own held-out key file: inside the git folder, never in the work tree, never pushed. */
@@ -32,5 +32,24 @@ export async function findHoldoutKey(o: KeyLookup): Promise<HoldoutKey | undefin
   const file = env.EXP_HOLDOUT_KEY_FILE?.trim() || (o.defaultFile && existsSync(o.defaultFile) ? o.defaultFile : undefined)
   if (!file) return undefined
   if (!existsSync(file)) throw new SealedSplitError(`EXP_HOLDOUT_KEY_FILE names ${file}, which does not exist`, 'point it at the key file, or unset it')
-  return {key: parseKey(await readFile(file, 'utf8'), file), source: file}
+  return {key: parseKey(await readKeyFile(file, env.EXP_HOLDOUT_KEY_FILE?.trim() ? 'EXP_HOLDOUT_KEY_FILE names' : 'the key file is'), file), source: file}
+}
+
+/** a key file holds one line: a larger one is no key file */
+const KEY_FILE_MAX = 64 * 1024
+
+/** A key file's text: a regular file of at most KEY_FILE_MAX bytes (a FIFO waited for a writer, a link to /dev/zero was read until memory ran out). */
+async function readKeyFile(file: string, named: string): Promise<string> {
+  let fh
+  try {
+    fh = await openRegular(file, KEY_FILE_MAX, 'a key file holds')
+  } catch (e) {
+    if (e instanceof NotRegularFile) throw new SealedSplitError(`${named} ${file}, which ${e.reason}`, 'point it at the key file (one line, as `exp seal` printed it), or set EXP_HOLDOUT_KEY')
+    throw e
+  }
+  try {
+    return await fh.readFile('utf8')
+  } finally {
+    await fh.close()
+  }
 }

@@ -28,5 +28,10 @@ export async function loadSealedDir(dir: string, key: Buffer): Promise<LoadedFil
 const SEALED_MAX = 256 * 1024 * 1024
 
 export async function readSealed(p: string): Promise<string> {
-  return (await readWorkFile(p, SEALED_MAX)).toString('utf8')
+  return (await readSealedBytes(p)).toString('utf8')
+}
+
+/** The sealed file's bytes, as readSealed reads them (what a manifest's blob id is of). */
+export async function readSealedBytes(p: string): Promise<Buffer> {
+  return readWorkFile(p, SEALED_MAX)
 }

@@ -9,6 +9,7 @@ import {prepare, seal, encodeRecord} from '../../src/records/index.js'
 import {lintSkill} from '../../src/skills/index.js'
 import {loadScenarioDir} from '../../src/scenarios/index.js'
 import {loadDataset} from '../../src/evals/runner/dataset.js'
+import {quadRepo} from '../helpers/contracts.js'
 
 const BOMB = ['a: &a ["x","x","x","x","x","x","x","x","x"]', 'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]', 'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]', 'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]', 'e: [*d,*d,*d,*d,*d,*d,*d,*d,*d]'].join('\n')
 
@@ -110,6 +111,45 @@ t.test('a repository that commits links to /dev/zero (or holds a FIFO) as a skil
   t.match(big.stdout, /^scenarios\/big\.yaml:1: is 17825792 bytes, more than the 16777216 bytes exp reads of one file of a work tree$/m, 'a huge regular file is refused by its size')
   fs.mkdirSync(path.join(repo, 'scenarios', 'folder.yaml'))
   t.match((await run(['scenarios', 'lint'])).stdout, /^scenarios\/folder\.yaml:1: is a folder, not a regular file/m, 'a folder named like a scenario')
+})
+
+// Found by a sweep of hostile inputs: `exp run --skill` read a SKILL.md that is a link to /dev/zero
+// until ~640 MB and failed "unexpected", and one that is a FIFO hung past SIGTERM; the held-out key
+// file had the same read.
+t.test('exp run --skill at a link to /dev/zero or a FIFO, and a key file that is one: named, not read', async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init', '--example', 'onboarding'], {cwd: repo})).code, 0)
+  fs.mkdirSync(path.join(repo, 'skills', 'zero'))
+  fs.symlinkSync('/dev/zero', path.join(repo, 'skills', 'zero', 'SKILL.md'))
+  fs.mkdirSync(path.join(repo, 'skills', 'fifo'))
+  execFileSync('mkfifo', [path.join(repo, 'skills', 'fifo', 'SKILL.md')])
+  for (const [skill, what] of [['skills/zero', 'a character device'], ['skills/fifo', 'a FIFO'], ['skills/fifo/SKILL.md', 'a FIFO']]) {
+    const r = await exp(['run', 'train', '--skill', skill!, '--lane', 'x'], {cwd: repo, timeoutMs: 60_000})
+    t.equal(r.code, 2, `--skill ${skill}: ${r.stderr}`)
+    t.match(r.stderr, new RegExp(`^error: skills/\\w+/SKILL\\.md is ${what}, not a regular file`, 'm'), `--skill ${skill}: named`)
+  }
+  t.same(await expJson(['ledger'], {cwd: repo}), [], 'nothing was recorded')
+  const {findHoldoutKey} = await import('../../src/scenarios/key.js')
+  const fifo = path.join(repo, 'key.fifo')
+  execFileSync('mkfifo', [fifo])
+  for (const [file, why] of [['/dev/zero', /EXP_HOLDOUT_KEY_FILE names \/dev\/zero, which is a character device, not a regular file/], [fifo, /which is a FIFO, not a regular file/]] as const) {
+    await t.rejects(findHoldoutKey({env: {EXP_HOLDOUT_KEY_FILE: file}}), {code: 'E_SEALED', message: why}, `a key file at ${file}`)
+  }
+  fs.writeFileSync(path.join(repo, 'big.key'), Buffer.alloc(100_000, 0x61))
+  await t.rejects(findHoldoutKey({env: {EXP_HOLDOUT_KEY_FILE: path.join(repo, 'big.key')}}), {code: 'E_SEALED', message: /is 100000 bytes, more than the 65536 bytes a key file holds/})
+  // a contract's sealed private data, committed as a link to /dev/zero or held as a FIFO: `exp seal --contract` names it
+  const research = await makeRepo(t)
+  await quadRepo(research, args => exp(args, {cwd: research}))
+  const sealedFile = path.join(research, '.research', 'contracts', 'quad.private.sealed')
+  for (const [what, put] of [['a character device', (f: string) => fs.symlinkSync('/dev/zero', f)], ['a FIFO', (f: string) => execFileSync('mkfifo', [f])]] as const) {
+    fs.rmSync(sealedFile)
+    put(sealedFile)
+    fs.writeFileSync(path.join(research, 'data', 'secret.json'), '{"target": 5}\n')
+    const r = await exp(['seal', '--contract', 'quad'], {cwd: research, timeoutMs: 60_000})
+    t.equal(r.code, 2, `the sealed file ${what}: ${r.stderr}`)
+    t.match(r.stderr, new RegExp(`^error: \\.research/contracts/quad\\.private\\.sealed is ${what}, not a regular file`, 'm'), `the sealed file ${what}: named`)
+    t.ok(fs.existsSync(path.join(research, 'data', 'secret.json')), `the sealed file ${what}: the plain file is kept`)
+  }
 })
 
 t.test('records have a size limit: a clear error and nothing written; configurable; big old records still read with --json', async t => {

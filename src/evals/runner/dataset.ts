@@ -2,7 +2,7 @@ import {existsSync} from 'node:fs'
 import {readdir, readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {hashObject} from '../../records/object-id.js'
-import {checkIds, loadScenarioDir, loadSealedDir, sealedPath, formatProblem, type HoldoutKey, type Problem, type Scenario} from '../../scenarios/index.js'
+import {checkIds, loadScenarioDir, loadSealedDir, readSealedBytes, sealedPath, formatProblem, type HoldoutKey, type Problem, type Scenario} from '../../scenarios/index.js'
 import type {Split} from '../../records/types.js'
 import {ExpError, SealedSplitError} from '../../errors/index.js'
 
@@ -92,7 +92,7 @@ export async function loadDataset(dir: string, split: Split, o: DatasetOptions =
     if (split === 'holdout') {
       if (!o.key) throw new SealedSplitError(`the held-out split is sealed (${path.relative(process.cwd(), sealedFile) || sealedFile}) and no key was found`, 'set EXP_HOLDOUT_KEY (in CI: a repository secret), or EXP_HOLDOUT_KEY_FILE, or put the key in .git/exp/holdout.key', {file: sealedFile})
       loaded = checkIds([...loaded, ...(await loadSealedDir(dir, o.key.key))])
-      sealed = {path: path.basename(sealedFile), blob: hashObject('blob', await readFile(sealedFile)), key: o.key.key}
+      sealed = {path: path.basename(sealedFile), blob: hashObject('blob', await readSealedBytes(sealedFile)), key: o.key.key}
     }
   }
   const problems = loaded.flatMap(f => f.problems)

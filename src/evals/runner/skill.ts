@@ -1,11 +1,12 @@
 import {existsSync, statSync} from 'node:fs'
-import {readdir, readFile} from 'node:fs/promises'
+import {readdir} from 'node:fs/promises'
 import path from 'node:path'
 import {hashObject} from '../../records/object-id.js'
 import type {RepoPaths} from '../../store/index.js'
 import type {SkillText} from '../../agents/types.js'
 import type {Workspace} from '../../workspace/port.js'
 import {ExpError, NotFoundError} from '../../errors/index.js'
+import {readWorkFile} from '../../work-file.js'
 
 /** The skill an evaluation runs with: its text, and the identities the manifest pins. */
 export interface ResolvedSkill extends SkillText {
@@ -37,7 +38,8 @@ export async function resolveSkill(spec: string | undefined, o: {cwd: string; sk
   if (existsSync(onDisk)) {
     const file = statSync(onDisk).isDirectory() ? path.join(onDisk, 'SKILL.md') : onDisk
     if (!existsSync(file)) throw new NotFoundError('skill file', file, 'a skill folder holds SKILL.md')
-    const content = await readFile(file, 'utf8')
+    // (a regular file of at most 16 MiB: a SKILL.md that is a link to /dev/zero or a FIFO is named, not read)
+    const content = (await readWorkFile(file)).toString('utf8')
     return {name: nameOf(file, content), content, blob: hashObject('blob', Buffer.from(content)), source: path.relative(o.cwd, file) || file}
   }
   const ws = o.workspace
