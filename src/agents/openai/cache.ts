@@ -1,7 +1,8 @@
-import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {mkdir, rename, writeFile} from 'node:fs/promises'
 import {randomUUID} from 'node:crypto'
 import {join} from 'node:path'
 import {digestOf} from '../../records/digest.js'
+import {openRegular} from '../../regular-file.js'
 
 /**
  * A response cache on disk, one JSON file per request digest, sharded by the first two hex
@@ -10,6 +11,9 @@ import {digestOf} from '../../records/digest.js'
  * concurrent runners never read half a file; a file we cannot read is a miss.
  */
 export const CACHE_FORMAT = 1
+
+/** the largest entry read (a response is a few KB; a larger file is a miss) */
+const ENTRY_MAX = 64 * 1024 * 1024
 
 interface Entry {
   format: typeof CACHE_FORMAT
@@ -27,7 +31,15 @@ export class ResponseCache {
 
   async get(key: string): Promise<unknown | undefined> {
     try {
-      const entry = JSON.parse(await readFile(this.file(key), 'utf8')) as Entry
+      // (only a regular file, of a bounded size: a FIFO at an entry's name waited for a writer)
+      const fh = await openRegular(this.file(key), ENTRY_MAX)
+      let text: string
+      try {
+        text = await fh.readFile('utf8')
+      } finally {
+        await fh.close()
+      }
+      const entry = JSON.parse(text) as Entry
       return entry.format === CACHE_FORMAT && entry.key === key ? entry.response : undefined
     } catch {
       return undefined

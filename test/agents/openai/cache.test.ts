@@ -58,3 +58,25 @@ t.test('without a cache folder nothing is cached', async t => {
   await run(0, {cacheDir: undefined})
   t.equal(llm.requests.length, 2)
 })
+
+t.test("an entry that is a FIFO or a link to /dev/zero is a miss, never a wait or a read without end", {skip: process.platform === 'win32' ? 'no FIFOs' : false}, async t => {
+  const {execFileSync} = await import('node:child_process')
+  const {mkdirSync, symlinkSync} = await import('node:fs')
+  const {ResponseCache} = await import('../../../src/agents/openai/cache.js')
+  const dir = mkdtempSync(join(tmpdir(), 'exp-llm-cache-'))
+  t.teardown(() => rmSync(dir, {recursive: true, force: true}))
+  const cache = new ResponseCache(dir)
+  const fifoKey = ResponseCache.keyOf({q: 'fifo'})
+  const zeroKey = ResponseCache.keyOf({q: 'zero'})
+  const at = (key: string) => {
+    const hex = key.replace(/^sha256:/, '')
+    mkdirSync(join(dir, hex.slice(0, 2)), {recursive: true})
+    return join(dir, hex.slice(0, 2), `${hex}.json`)
+  }
+  execFileSync('mkfifo', [at(fifoKey)])
+  symlinkSync('/dev/zero', at(zeroKey))
+  t.equal(await cache.get(fifoKey), undefined, 'a FIFO: a miss')
+  t.equal(await cache.get(zeroKey), undefined, '/dev/zero: a miss')
+  await cache.put(zeroKey, {a: 1})
+  t.same(await cache.get(zeroKey), {a: 1}, 'and a put replaces the link')
+})
