@@ -62,10 +62,14 @@ export class FileSink extends RedactingSink {
     super(opts)
     try {
       fs.mkdirSync(path.dirname(file), {recursive: true})
+      // a FIFO with no reader: said, not waited for (the open waited in this thread, where not
+      // even SIGTERM ended it); with one, events go to it as to any pipe
+      if (fs.statSync(file, {throwIfNoEntry: false})?.isFIFO()) fs.closeSync(fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK))
       // (O_NOFOLLOW: a symbolic link at the name is refused, never appended through)
       this.fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW, 0o644)
     } catch (e) {
-      const why = (e as NodeJS.ErrnoException).code === 'ELOOP' ? 'it is a symbolic link (exp appends only to a regular file, never through a link)' : (e as Error).message
+      const code = (e as NodeJS.ErrnoException).code
+      const why = code === 'ELOOP' ? 'it is a symbolic link (exp appends only to a regular file, never through a link)' : code === 'ENXIO' ? 'it is a FIFO that no process reads' : (e as Error).message
       throw new ExpError('E_USAGE', `cannot open the events file ${file}: ${why}`, {hint: 'pass a writable path to --events (or EXP_EVENTS)'})
     }
   }

@@ -42,6 +42,14 @@ t.test('result files replace a link at their name and never write through it; a 
   t.equal(ev.code, 2, ev.stderr)
   t.match(ev.stderr, /cannot open the events file .*ev\.jsonl: it is a symbolic link/)
   t.equal(fs.readFileSync(victim, 'utf8'), 'precious\n', 'nor the events')
+  // an events file that is a FIFO no process reads: said at once (the open waited, past SIGTERM)
+  if (process.platform !== 'win32') {
+    const {execFileSync} = await import('node:child_process')
+    execFileSync('mkfifo', [path.join(repo, 'ev.fifo')])
+    const fifo = await exp(['run', 'validation', '--shard', '1/64', '--events', 'ev.fifo'], {cwd: repo, timeoutMs: 30_000})
+    t.equal(fifo.code, 2, fifo.stderr)
+    t.match(fifo.stderr, /cannot open the events file .*ev\.fifo: it is a FIFO that no process reads/)
+  }
   // a folder of the work tree that is a link to elsewhere: refused before anything runs
   fs.rmSync(path.join(repo, 'results'), {recursive: true})
   fs.symlinkSync(outside, path.join(repo, 'results'))
