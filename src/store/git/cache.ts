@@ -33,12 +33,13 @@ export class CacheMismatch extends Error {}
 /** A write of a lane's cache files failed (a full disk; a FIFO, a link or a folder at a name it writes): the lane is read without the cache. */
 export class CacheWriteError extends Error {}
 
-/** `fn`, its failure a CacheWriteError */
+/** `fn`, a failure of the file system under it (an errno, or a name that is no regular file) a CacheWriteError; anything else (a bug) as it is */
 function writing<T>(fn: () => T): T {
   try {
     return fn()
   } catch (e) {
-    throw e instanceof CacheWriteError ? e : new CacheWriteError((e as Error).message, {cause: e})
+    if (e instanceof NotRegularFile || typeof (e as NodeJS.ErrnoException).code === 'string') throw new CacheWriteError((e as Error).message, {cause: e})
+    throw e
   }
 }
 
