@@ -26,6 +26,7 @@ import {deletedMessage, loadSeenTips, rewoundMessage, saveSeenTips} from './tips
 import {LaneWriter} from './append.js'
 import {parseTrailers, trailersOf} from './message.js'
 import {gitEnv} from '../../git/env.js'
+import {holdingYoungGeneration} from '../../young-generation.js'
 
 export interface GitStoreOptions {
   /** use the native git fast paths (cat-file, log) when a git binary exists; default: auto */
@@ -242,6 +243,11 @@ export class GitRecordStore implements RecordStore {
   }
 
   async ledger(opts: LedgerOptions = {}): Promise<Ledger> {
+    // (most of what a read builds lives as long as the command: see young-generation.ts)
+    return holdingYoungGeneration(() => this.buildLedger(opts))
+  }
+
+  private async buildLedger(opts: LedgerOptions): Promise<Ledger> {
     const {lanes, key, laneProblems} = await this.refresh()
     const mode = opts.includePrivate === false ? 'public' : 'all'
     const visible = mode === 'all' ? lanes : lanes.filter(l => !l.private)
