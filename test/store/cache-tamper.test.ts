@@ -340,3 +340,44 @@ t.test("a FIFO or a link planted where the cache will write next (a kind the lan
     if (what.includes('large')) t.match(l.stderr, /the cache of refs\/research\/lanes\/a could not be written \(.*note\.dat.*\): the lane is read from history without it/, `${what}: the warning says so`)
   }
 })
+
+t.test('the cache folder a link to a folder outside: removed, never written through, and made again', async t => {
+  const {repo, records} = await cached(t)
+  const outside = `${repo}-outside`
+  fs.mkdirSync(outside)
+  t.teardown(() => fs.rmSync(outside, {recursive: true, force: true}))
+  fs.rmSync(path.join(repo, CACHE), {recursive: true})
+  fs.symlinkSync(outside, path.join(repo, CACHE))
+  const l = await exp(['ledger', '--json'], {cwd: repo})
+  t.equal(l.code, 0, l.stderr)
+  t.same(JSON.parse(l.stdout), records)
+  t.same(fs.readdirSync(outside), [], 'nothing written outside .git/exp')
+  t.ok(fs.lstatSync(path.join(repo, CACHE)).isDirectory(), 'a folder of its own again')
+  t.ok(fs.existsSync(path.join(repo, CACHE, 'state.json')), 'and the cache written in it')
+})
+
+t.test('.git/exp a file or a link: every read answers, says once that nothing is cached or remembered, and writes nothing through it', async t => {
+  const cases: [string, (repo: string, outside: string) => void][] = [
+    ['a file', repo => fs.writeFileSync(path.join(repo, '.git', 'exp'), 'not a folder\n')],
+    ['a link to a folder outside', (repo, outside) => (fs.mkdirSync(outside), fs.symlinkSync(outside, path.join(repo, '.git', 'exp')))],
+  ]
+  for (const [what, put] of cases) {
+    const {repo, records} = await cached(t)
+    const outside = `${repo}-outside`
+    t.teardown(() => fs.rmSync(outside, {recursive: true, force: true}))
+    fs.rmSync(path.join(repo, '.git', 'exp'), {recursive: true})
+    put(repo, outside)
+    const l = await exp(['ledger', '--json'], {cwd: repo})
+    t.equal(l.code, 0, `${what}: exit 0 ${l.stderr}`)
+    t.same(JSON.parse(l.stdout), records, `${what}: every record, from history`)
+    const warned = l.stderr.match(/\.git\/exp is (a file|a symbolic link), not a folder: reads are not cached and the lane tips seen are not remembered \(hint: remove it/g) ?? []
+    t.equal(warned.length, 1, `${what}: said once: ${l.stderr}`)
+    if (fs.existsSync(outside)) t.same(fs.readdirSync(outside), [], `${what}: nothing written through the link`)
+    // removed as the hint says: the next read caches again, without a word
+    fs.rmSync(path.join(repo, '.git', 'exp'), {recursive: true, force: true})
+    const again = await exp(['ledger', '--json'], {cwd: repo})
+    t.same(JSON.parse(again.stdout), records)
+    t.equal(again.stderr, '', `${what}: nothing to say once it is gone`)
+    t.ok(fs.existsSync(path.join(repo, CACHE, 'state.json')), `${what}: cached again`)
+  }
+})

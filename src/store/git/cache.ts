@@ -7,7 +7,7 @@ import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {alive} from '../../git/lock.js'
 import {verifyCachedBytes} from './record-bytes.js'
-import {NotRegularFile, createRegularSync, openAppendSync, openRegularSync, readRegularSync, replaceFileSync} from '../../regular-file.js'
+import {NotRegularFile, whatItIs, createRegularSync, openAppendSync, openRegularSync, readRegularSync, replaceFileSync} from '../../regular-file.js'
 
 /**
  * The derived projection cache under .git/exp/cache-v4/: per lane ref, an index file (one
@@ -26,6 +26,10 @@ import {NotRegularFile, createRegularSync, openAppendSync, openRegularSync, read
 // 2: the facts column (records/facts.ts); 3: one data file per kind; 4: the prefix column
 // and the index CRC (verified reads). Older caches are removed and rebuilt.
 export const CACHE_FORMAT = 4
+
+function lstatOrNone(file: string): fs.Stats | undefined {
+  return fs.lstatSync(file, {throwIfNoEntry: false})
+}
 
 /** The cache does not agree with itself; the lane is read from history instead. */
 export class CacheMismatch extends Error {}
@@ -212,16 +216,42 @@ export class LedgerCache {
     replaceFileSync(path.join(this.dir, 'state.json'), JSON.stringify(s))
   }
 
-  /** Take the cache write lock, or return false when another process holds it (then nothing is persisted). */
+  /**
+   * `.git/exp` and the cache folder in it, made when missing. Throws CacheWriteError when
+   * `.git/exp` is not a folder (a file, a link: nothing is written through it). Anything else
+   * at the cache folder's own name (a link to a folder elsewhere, which every cache write went
+   * through, a file) is exp's to replace: removed, never followed, and the folder made.
+   */
+  private ensureDir(): void {
+    const top = lstatOrNone(path.dirname(this.dir))
+    if (top && !top.isDirectory()) throw new CacheWriteError(`${path.dirname(this.dir)} is ${top.isFile() ? 'a file' : whatItIs(top)}, not a folder`)
+    if (!top) fs.mkdirSync(path.dirname(this.dir), {recursive: true})
+    const dir = lstatOrNone(this.dir)
+    if (dir?.isDirectory()) return
+    if (dir) fs.rmSync(this.dir, {force: true})
+    try {
+      fs.mkdirSync(this.dir)
+    } catch (e) {
+      // (made by another process meanwhile)
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || !lstatOrNone(this.dir)?.isDirectory()) throw e
+    }
+  }
+
+  /**
+   * Take the cache write lock, or return false when another process holds it or the folder
+   * cannot be made (a read-only repository): then nothing is persisted. Throws CacheWriteError
+   * when `.git/exp` is not a folder, which the caller says.
+   */
   tryLock(): boolean {
     try {
-      fs.mkdirSync(this.dir, {recursive: true})
+      this.ensureDir()
       const fd = fs.openSync(this.lockFile, 'wx')
       fs.writeSync(fd, `exp pid=${process.pid} host=${HOST}\n`)
       fs.closeSync(fd)
       this.listed = undefined
       return true
     } catch (e) {
+      if (e instanceof CacheWriteError) throw e
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false
       try {
         // (a lock that is not a file, a FIFO or a folder or a link, is no writer's: removed)

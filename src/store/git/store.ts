@@ -489,7 +489,7 @@ export class GitRecordStore implements RecordStore {
   private invalidate(ref: string): void {
     this.laneMemo.delete(ref)
     this.memo = undefined
-    if (this.opts.cache === false || !this.cache.tryLock()) return
+    if (this.opts.cache === false || !this.lockCache()) return
     try {
       const state = this.cache.loadState()
       if (state.lanes[ref]) {
@@ -536,7 +536,7 @@ export class GitRecordStore implements RecordStore {
     }
     const laneProblems = badRefs
     for (const p of badRefs) this.warn(`${p.message}; the other lanes are read as usual (${p.hint})`)
-    const persist = useCache && this.cache.tryLock()
+    const persist = useCache && this.lockCache()
     try {
       if (persist) this.cache.removeOldFormats()
       const state = useCache ? this.cache.loadState() : {format: 0, lanes: {} as Record<string, LaneState>}
@@ -594,6 +594,21 @@ export class GitRecordStore implements RecordStore {
       return {lanes, key, laneProblems}
     } finally {
       if (persist) this.cache.unlock()
+    }
+  }
+
+  /**
+   * The cache's write lock, or false (another process holds it, or the repository is read-only:
+   * its writes are left to others). `.git/exp` that is not a folder is said: without it no read
+   * is cached and no tip seen is remembered, which nothing else would tell.
+   */
+  private lockCache(): boolean {
+    try {
+      return this.cache.tryLock()
+    } catch (e) {
+      if (!(e instanceof CacheWriteError)) throw e
+      this.warn(`${e.message}: reads are not cached and the lane tips seen are not remembered (hint: remove it, exp makes the folder again)`)
+      return false
     }
   }
 
