@@ -28,6 +28,16 @@ import {parseTrailers, trailersOf} from './message.js'
 import {gitEnv} from '../../git/env.js'
 import {holdingYoungGeneration} from '../../young-generation.js'
 
+/** The lanes' entries in one new array (flatMap's generic path cost ~15 ms at 100,000) */
+function concatEntries(lanes: readonly {entries: readonly LedgerEntry[]}[]): LedgerEntry[] {
+  let n = 0
+  for (const l of lanes) n += l.entries.length
+  const all = new Array<LedgerEntry>(n)
+  let k = 0
+  for (const l of lanes) for (const e of l.entries) all[k++] = e
+  return all
+}
+
 export interface GitStoreOptions {
   /** use the native git fast paths (cat-file, log) when a git binary exists; default: auto */
   native?: boolean
@@ -260,7 +270,7 @@ export class GitRecordStore implements RecordStore {
     let ledger: Ledger | undefined
     if (memo && added && !added.length && memo.key === key) ledger = memo.ledger
     else if (memo && added) ledger = Ledger.extend(memo.ledger, added, problems)
-    ledger ??= new Ledger(visible.flatMap(l => l.entries), e => this.loadOne(e), problems, es => this.loadMany(es), (es, transient) => this.bytesOf(es, transient))
+    ledger ??= new Ledger(concatEntries(visible), e => this.loadOne(e), problems, es => this.loadMany(es), (es, transient) => this.bytesOf(es, transient))
     this.memo = {key, mode, ledger, lanes: new Map(visible.map(l => [l.ref, l.entries]))}
     return ledger
   }
