@@ -5,16 +5,20 @@
  * never asks for an id; an open-addressing table of indexes into the list does the same in a
  * few milliseconds, and the ledger builds its Map only when an id is first looked up.
  */
-export function firstOfEachId(ids: (i: number) => string, n: number): Uint8Array {
+export function firstOfEachId(ids: (i: number) => string, n: number, keys: (i: number) => number = i => slotKey(ids(i))): Uint8Array {
   const first = new Uint8Array(n)
   // a power of two at least twice n: probes stay short
   let size = 16
   while (size < n * 2) size *= 2
   const mask = size - 1
   const slots = new Int32Array(size)
+  // each entry's whole key: ids are compared (and made, for entries that hash an id where it
+  // lies: `keys`) only when two keys are the same
+  const keyOf = new Int32Array(n)
   for (let i = 0; i < n; i++) {
-    const id = ids(i)
-    let h = slotKey(id) & mask
+    const k = (keyOf[i] = keys(i))
+    let h = k & mask
+    let id: string | undefined
     for (;;) {
       const at = slots[h]!
       if (at === 0) {
@@ -22,7 +26,7 @@ export function firstOfEachId(ids: (i: number) => string, n: number): Uint8Array
         first[i] = 1
         break
       }
-      if (ids(at - 1) === id) break
+      if (keyOf[at - 1] === k && ids(at - 1) === (id ??= ids(i))) break
       h = (h + 1) & mask
     }
   }
@@ -31,7 +35,7 @@ export function firstOfEachId(ids: (i: number) => string, n: number): Uint8Array
 
 /**
  * Where a string goes in a table (before the table's mask): FNV-1a of the whole string (of
- * `s` from `from`), mixed with this process's seed. The seed is what keeps probes short when
+ * `s` from `from` to `to`), mixed with this process's seed. The seed is what keeps probes short when
  * ids are chosen: a lane's owner can grind keys until their records' ids share the few bits
  * a table of 100,000 looks at (~2^18 tries an id), and 30,000 ids that shared the eight
  * digits the table used to look at made each read of their ledger quadratic (30 s). With
@@ -39,9 +43,9 @@ export function firstOfEachId(ids: (i: number) => string, n: number): Uint8Array
  * Every character counts: ids made by hand (a counter in the last digits, a constant
  * tail) spread too. (~13 ms for 100,000 ids: a third more than eight of their digits.)
  */
-export function slotKey(s: string, from = 0): number {
+export function slotKey(s: string, from = 0, to = s.length): number {
   let h = 0x811c9dc5 | 0
-  for (let i = from; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  for (let i = from; i < to; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
   // murmur3's finalizer: every bit of the hash, and of the seed, moves the low bits the mask keeps
   h ^= SEED
   h ^= h >>> 16

@@ -1,7 +1,7 @@
 import {decodeRecord, encodeRecord, hasFacts, recordFacts, type ExpRecord, type Facts, type FactsByKind, type FactKind, type Kind} from '../records/index.js'
 import type {ReadProblem} from './port.js'
 import {problem} from './problems.js'
-import {firstOfEachId} from './first-ids.js'
+import {firstOfEachId, slotKey} from './first-ids.js'
 
 /** What the ledger knows of a record without reading its body. */
 export interface LedgerEntry {
@@ -16,6 +16,8 @@ export interface LedgerEntry {
   cites: readonly string[]
   /** encodeFacts() of the record, when the adapter indexed it; Ledger.facts() reads it */
   facts?: string
+  /** slotKey(id), when the entry can hash its id where it lies, without making the string */
+  idKey?(): number
 }
 
 export interface LedgerFilter {
@@ -80,7 +82,11 @@ export class Ledger {
     let sorted = true
     for (let i = 1; i < entries.length && sorted; i++) sorted = compareEntries(entries[i - 1]!, entries[i]!) <= 0
     if (!sorted) entries.sort(compareEntries)
-    const first = firstOfEachId(i => entries[i]!.id, entries.length)
+    const first = firstOfEachId(
+      i => entries[i]!.id,
+      entries.length,
+      i => entries[i]!.idKey?.() ?? slotKey(entries[i]!.id),
+    )
     const dups: LedgerEntry[] = []
     let unique = entries
     if (first.includes(0)) {

@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {LedgerCache, type CacheAdd, type CachedEntry} from '../../src/store/git/cache.js'
-import {firstOfEachId} from '../../src/store/first-ids.js'
+import {firstOfEachId, slotKey} from '../../src/store/first-ids.js'
 import type {LedgerEntry} from '../../src/store/index.js'
 
 /**
@@ -101,6 +101,17 @@ t.test('firstOfEachId: the first of each id, as a Set would say, whatever the id
   const odd = ['nt-DEADBEEF0000000000000000', 'nt-zzzzzzzz0000000000000000', 'nt-DEADBEEF0000000000000000', 'nt-deadbeef0000000000000000']
   const all = [...same, ...odd]
   t.same([...firstOfEachId(i => all[i]!, all.length)], [...same.map((_, i) => (i < 1500 ? 1 : 0)), 1, 1, 0, 0], 'colliding digits and non-hex ids')
+})
+
+t.test('firstOfEachId with keys hashed where the ids lie: the same answer; ids whose keys are all one still told apart', async t => {
+  const text = Array.from({length: 4000}, (_, i) => `c\ttr-${hex(i % 1300, 24)}\tmore\n`).join('')
+  const at = [...text.matchAll(/\ttr-/g)].map(m => m.index + 1)
+  const ids = at.map(p => text.slice(p, p + 27))
+  const seen = new Set<string>()
+  const expected = ids.map(id => (seen.has(id) ? 0 : (seen.add(id), 1)))
+  t.same([...firstOfEachId(i => ids[i]!, ids.length, i => slotKey(text, at[i]!, at[i]! + 27))], expected, 'keys from the text: as a Set says')
+  t.equal(slotKey(text, at[5]!, at[5]! + 27), slotKey(ids[5]!), 'a key hashed in place is the key of the id')
+  t.same([...firstOfEachId(i => ids[i]!, ids.length, () => 7)], expected, 'one key for all: every id compared, still right')
 })
 
 t.test('firstOfEachId on 60,000 ids sharing the first eight digits of their digest part, or the last eight: linear, not quadratic', async t => {

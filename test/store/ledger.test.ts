@@ -141,3 +141,40 @@ t.test('withPrefetched: loads inside take bodies read in one batch, once each; n
   })
   t.equal(single, 1, 'only the entry the inner pass read ahead and did not load is read again after it')
 })
+
+t.test('the same record on two lanes, read from history and then from the cache in new stores: listed once, its copy a duplicate, both times', async t => {
+  const {sampleDraft} = await import('../helpers/records.js')
+  const {execFileSync} = await import('node:child_process')
+  const repo = await makeRepo(t)
+  const other = await makeRepo(t)
+  const s = await GitRecordStore.open(repo)
+  await s.appendBatch([sampleDraft('note', 1), sampleDraft('note', 2)], {lane: 'a'})
+  await s.close()
+  // (a store refuses to append a record it has: the copy comes from a clone that did not have it)
+  const o = await GitRecordStore.open(other)
+  await o.appendBatch([sampleDraft('note', 3), sampleDraft('note', 1)], {lane: 'b'})
+  await o.close()
+  execFileSync('git', ['fetch', '-q', other, 'refs/research/lanes/b:refs/research/lanes/b'], {cwd: repo})
+  const reads = []
+  const forgetB = () => {
+    // lane b's cache forgotten: b is read from history, a from the cache (entries of both kinds in one ledger)
+    const f = path.join(repo, '.git', 'exp', 'cache-v4', 'state.json')
+    const st = JSON.parse(fs.readFileSync(f, 'utf8')) as {lanes: Record<string, unknown>}
+    delete st.lanes['refs/research/lanes/b']
+    fs.writeFileSync(f, JSON.stringify(st))
+  }
+  for (const round of ['from history', 'from the cache', 'a from the cache, b from history']) {
+    if (round.startsWith('a from')) forgetB()
+    const store = await GitRecordStore.open(repo)
+    const l = await store.ledger()
+    reads.push(view(l))
+    t.equal(l.entries.length, 3, `${round}: three records`)
+    t.equal(l.duplicates.length, 1, `${round}: one copy`)
+    t.equal(new Set(l.entries.map(e => e.id)).size, 3, `${round}: each id once`)
+    t.equal(l.get(l.duplicates[0]!.id)?.lane, 'a', `${round}: the first in ledger order wins`)
+    await store.close()
+  }
+  t.same(reads[1], reads[0], 'the cache gives the ledger history gives')
+  t.same(reads[2], reads[0], 'and so do both together')
+  t.ok(fs.existsSync(path.join(repo, '.git', 'exp', 'cache-v4', 'state.json')), 'the second read was from the cache')
+})

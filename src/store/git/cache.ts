@@ -7,6 +7,7 @@ import type {LedgerEntry} from '../ledger.js'
 import type {ReadProblem} from '../port.js'
 import {alive} from '../../git/lock.js'
 import {verifyCachedBytes} from './record-bytes.js'
+import {slotKey} from '../first-ids.js'
 import {NotRegularFile, whatItIs, createRegularSync, openAppendSync, openRegularSync, readRegularSync, replaceFileSync} from '../../regular-file.js'
 
 /**
@@ -607,6 +608,11 @@ class IndexEntry implements CachedEntry {
 
   get commit(): string {
     return this.t.slice(this.p, this.p + (this.o & 0xff))
+  }
+
+  idKey(): number {
+    const t0 = this.p + (this.o & 0xff)
+    return slotKey(this.t, t0 + 1, t0 + 28)
   }
 
   get digest(): string {
