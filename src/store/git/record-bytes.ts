@@ -276,7 +276,7 @@ export function verifyCachedBytes(bytes: Buffer, e: IndexedRecord): string | und
   // (each field read once: a cache entry makes some of them from its index line when asked)
   const {created, digest, id, kind} = e
   if (!eqAt(bytes, at, '"created_at":"') || !eqAt(bytes, (at += 14), created) || !eqAt(bytes, (at += created.length), '","digest":"')) return ENVELOPE
-  if (!eqAt(bytes, (at += 12), digest) || !eqAt(bytes, (at += digest.length), '","id":"') || !eqAt(bytes, (at += 8), e.id) || !eqAt(bytes, (at += e.id.length), '",')) return ENVELOPE
+  if (!eqAt(bytes, (at += 12), digest) || !eqAt(bytes, (at += digest.length), '","id":"') || !eqAt(bytes, (at += 8), id) || !eqAt(bytes, (at += id.length), '",')) return ENVELOPE
   at += 2
   let key: string | undefined
   /** where `"key":"…",` stands in the envelope, when the key is plain printable ASCII (its JSON is itself in quotes) */
