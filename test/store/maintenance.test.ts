@@ -116,6 +116,38 @@ t.test('what killed writers leave (temp objects, temp packs, keeps) is removed b
   await s.close()
 })
 
+t.test("exp gc never follows a link and never enters an attempt's work tree: files named like a dead writer's temp file there, or outside the repository, stay", async t => {
+  const repo = await makeRepo(t)
+  const os = await import('node:os')
+  const dead = 2 ** 22 + 12345
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'exp-gc-outside-'))
+  t.teardown(() => fs.rmSync(outside, {recursive: true, force: true}))
+  // what an agent working in an attempt's work tree can put there: its own files, a link out
+  const tree = path.join(repo, '.git', 'exp', 'worktrees', 'at-0123456789abcdef01234567')
+  fs.mkdirSync(tree, {recursive: true})
+  fs.writeFileSync(path.join(tree, `results.${dead}.tmp`), 'an agent\'s file\n')
+  fs.writeFileSync(path.join(tree, 'run.lock'), `exp pid=${dead} host=${os.hostname()}\n`)
+  fs.symlinkSync(outside, path.join(tree, 'home'))
+  fs.writeFileSync(path.join(outside, `notes.${dead}.tmp`), 'keep\n')
+  fs.writeFileSync(path.join(outside, 'held.lock'), `exp pid=${dead} host=${os.hostname()}\n`)
+  // links straight under .git/exp: to the folder, and to a file named as garbage
+  fs.symlinkSync(outside, path.join(repo, '.git', 'exp', 'away'))
+  fs.symlinkSync(path.join(outside, `notes.${dead}.tmp`), path.join(repo, '.git', 'exp', `tips.json.${dead}.tmp`))
+  // a lock that is a FIFO, and one that is huge: not exp's, not read to the end
+  if (process.platform !== 'win32') (await import('node:child_process')).execFileSync('mkfifo', [path.join(repo, '.git', 'exp', 'fifo.lock')])
+  fs.writeFileSync(path.join(repo, '.git', 'exp', 'big.lock'), `exp pid=${dead} host=${os.hostname()}\n${'x'.repeat(1 << 20)}`)
+  // and exp's own leftover, which goes
+  fs.writeFileSync(path.join(repo, '.git', 'exp', `state.json.${dead}.tmp`), '{}')
+  const found = findGarbage(path.join(repo, '.git'))
+  t.same(found.map(f => path.relative(repo, f)), [path.join('.git', 'exp', `state.json.${dead}.tmp`)], 'only exp\'s own leftover')
+  const r = await exp(['gc'], {cwd: repo, timeoutMs: 30_000})
+  t.equal(r.code, 0, r.stderr)
+  t.same(fs.readdirSync(outside).sort(), ['held.lock', `notes.${dead}.tmp`], 'nothing outside the repository removed')
+  t.same(fs.readdirSync(tree).sort(), ['home', `results.${dead}.tmp`, 'run.lock'], "the work tree's files stay")
+  t.ok(fs.lstatSync(path.join(repo, '.git', 'exp', `tips.json.${dead}.tmp`)).isSymbolicLink(), 'a link is not a temp file of exp\'s')
+  t.notOk(fs.existsSync(path.join(repo, '.git', 'exp', `state.json.${dead}.tmp`)), "exp's leftover removed")
+})
+
 t.test('exp gc removes the work trees of attempt evaluations whose process was killed, and keeps those of live ones', async t => {
   const repo = await makeRepo(t)
   const root = path.join(repo, '.git', 'exp', 'worktrees')

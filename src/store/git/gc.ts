@@ -5,6 +5,7 @@ import {CorruptObjectError, ExpError} from '../../errors/index.js'
 import {hasNativeGit, runGit} from '../../git/run.js'
 import {RefLock, alive} from '../../git/lock.js'
 import type {RepoPaths} from '../../git/repo.js'
+import {readRegularSync} from '../../regular-file.js'
 
 export interface GcResult {
   looseBefore: number
@@ -53,7 +54,8 @@ function newValueOrphaned(lock: string, file: string): boolean {
 function deadOwner(file: string): boolean {
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    // (an exp lock is one short line: anything larger, or not a regular file, is not one)
+    text = readRegularSync(file, 4096)
   } catch {
     return false
   }
@@ -85,7 +87,8 @@ export function findGarbage(commonDir: string): string[] {
     if (f.endsWith('.keep')) {
       let text = ''
       try {
-        text = fs.readFileSync(file, 'utf8')
+        // (a keep exp writes is one short line; a FIFO or a link to /dev/zero here is not one)
+        text = readRegularSync(file, 4096)
       } catch {
         continue
       }
@@ -94,7 +97,9 @@ export function findGarbage(commonDir: string): string[] {
       if (k && k[2] === HOST && stale(file, Number(k[1]))) out.push(file)
     }
   }
-  const visit = (file: string, e: string): void => {
+  const visit = (file: string, e: string, st: fs.Stats): void => {
+    // (exp's temp and lock files are regular files: a link, a FIFO or a folder at such a name is none of them)
+    if (!st.isFile()) return
     const m = /\.lock~(\d+)~[a-z0-9]+\.lock$/.exec(e) ?? /\.lock\.(\d+)\.[a-z0-9]+\.tmp$/.exec(e) ?? /\.(\d+)\.tmp$/.exec(e)
     if (m && stale(file, Number(m[1]))) out.push(file)
     // the new value of a ref whose lock is gone (its writer died between the two renames) or
@@ -105,23 +110,27 @@ export function findGarbage(commonDir: string): string[] {
     // a lock whose exp owner died (the next writer would break it; git commands would fail on it)
     else if (e.endsWith('.lock') && deadOwner(file)) out.push(file)
   }
+  // never through a link (one in an attempt's work tree pointing at a home folder had its
+  // `*.<pid>.tmp` files removed), and never into the work trees of attempts and evaluations
+  // (.git/exp/worktrees): their files are a person's or an agent's, whatever their names
   eachFile(path.join(commonDir, 'refs'), visit)
-  eachFile(path.join(commonDir, 'exp'), visit)
+  eachFile(path.join(commonDir, 'exp'), visit, new Set([path.join(commonDir, 'exp', 'worktrees')]))
   return out
 }
 
-/** Every file below `dir` that is not a folder, with its name and stat (links followed unless `lstat`). */
-function eachFile(dir: string, visit: (file: string, name: string, st: fs.Stats) => void, lstat = false): void {
+/** Every entry below `dir` that is not a folder, with its name and lstat; links are not followed, folders in `skip` not entered. */
+function eachFile(dir: string, visit: (file: string, name: string, st: fs.Stats) => void, skip: ReadonlySet<string> = new Set()): void {
   for (const e of list(dir)) {
     const file = path.join(dir, e)
     let st: fs.Stats
     try {
-      st = lstat ? fs.lstatSync(file) : fs.statSync(file)
+      st = fs.lstatSync(file)
     } catch {
       continue
     }
-    if (st.isDirectory()) eachFile(file, visit, lstat)
-    else visit(file, e, st)
+    if (st.isDirectory()) {
+      if (!skip.has(file)) eachFile(file, visit, skip)
+    } else visit(file, e, st)
   }
 }
 
@@ -135,7 +144,7 @@ const FETCH_LOCK_MS = 60 * 1000
  */
 export function staleFetchLocks(commonDir: string, now = Date.now()): string[] {
   const out: string[] = []
-  eachFile(path.join(commonDir, 'refs', 'exp', 'remotes'), (file, e, st) => void (st.isFile() && e.endsWith('.lock') && now - st.mtimeMs > FETCH_LOCK_MS && out.push(file)), true)
+  eachFile(path.join(commonDir, 'refs', 'exp', 'remotes'), (file, e, st) => void (st.isFile() && e.endsWith('.lock') && now - st.mtimeMs > FETCH_LOCK_MS && out.push(file)))
   return out
 }
 
