@@ -1,5 +1,6 @@
 import fs from 'node:fs'
 import net from 'node:net'
+import tty from 'node:tty'
 import {open, stat} from 'node:fs/promises'
 import {ExpError} from '../errors/index.js'
 import {onInterrupt} from '../evals/evaluator/interrupt.js'
@@ -25,17 +26,35 @@ export async function readBounded(file: string, o: {shown: string; max: number; 
   // for a regular file or a device)
   const fh = await open(file, O_RDONLY | O_NONBLOCK)
   let fifo = false
+  let terminal = false
   try {
     const st = await fh.stat()
     if (st.isDirectory()) throw new ExpError('E_INVALID_INPUT', `${shown} is a folder, not a file`, {data: {file: shown}, hint: 'name a file to read (or - for stdin)'})
     if (st.isFile() && st.size > max) throw tooLarge(st.size)
     fifo = st.isFIFO()
-    if (!fifo) return await readStream(fh.createReadStream({autoClose: false}), max, () => tooLarge())
+    terminal = st.isCharacterDevice() && tty.isatty(fh.fd)
+    if (!fifo && !terminal) return await readStream(fh.createReadStream({autoClose: false}), max, () => tooLarge())
   } finally {
     await fh.close()
   }
+  if (terminal) return readTerminal(file, max, () => tooLarge())
   // (a FIFO put at the name since it was looked at)
   return readFifo(file, max, () => tooLarge())
+}
+
+/**
+ * A terminal (`/dev/tty`), read as stdin is from one: lines until end of input (Ctrl-D). Its
+ * reads go through libuv's tty handle, not node's pool, so an interrupt ends the wait for a
+ * line (read as a file, its non-blocking open made the first read fail with EAGAIN: "unknown
+ * input file").
+ */
+async function readTerminal(file: string, max: number, over: () => ExpError): Promise<Buffer> {
+  const stream = new tty.ReadStream(fs.openSync(file, O_RDONLY | O_NONBLOCK))
+  try {
+    return await readStream(stream, max, over)
+  } finally {
+    stream.destroy()
+  }
 }
 
 /**

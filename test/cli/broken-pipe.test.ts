@@ -1,5 +1,5 @@
 import t, {type Test} from 'tap'
-import {spawn} from 'node:child_process'
+import {execFileSync, spawn} from 'node:child_process'
 import {BIN, exp} from '../helpers/cli.js'
 import {GIT_ENV, git, makeRepo, node} from '../helpers/repo.js'
 
@@ -107,7 +107,6 @@ t.test('an interrupted command says so: nothing written is lost, and the same co
 t.test('a FIFO as the input waits for its writer, as cat does, and an interrupt still ends the wait', {skip: process.platform === 'win32' ? 'no FIFOs' : false}, async t => {
   const fs = await import('node:fs')
   const path = await import('node:path')
-  const {execFileSync} = await import('node:child_process')
   const repo = await makeRepo(t)
   t.equal((await exp(['init'], {cwd: repo})).code, 0)
   fs.writeFileSync(path.join(repo, 'note.yaml'), 'text: from a file\n')
@@ -174,4 +173,55 @@ t.test('a FIFO as the input waits for its writer, as cat does, and an interrupt 
   const l = await exp(['ledger', '--json'], {cwd: repo})
   t.match(l.stdout, /through a FIFO/, 'the record holds what the writer wrote')
   t.match(l.stdout, /a writer first/, 'and what the writer there first wrote')
+})
+
+// Found by a sweep of inputs that are not files: `exp append note /dev/tty` failed at once with
+// "unknown input file: /dev/tty (EAGAIN)" (its non-blocking open made the first read fail). A
+// terminal is now read as stdin is from one: lines until Ctrl-D, and an interrupt ends the wait.
+const hasPty = (() => {
+  try {
+    return process.platform !== 'win32' && (execFileSync('python3', ['-c', 'import pty'], {stdio: 'ignore'}), true)
+  } catch {
+    return false
+  }
+})()
+
+t.test('/dev/tty as the input reads the terminal until Ctrl-D, and an interrupt ends the wait', {skip: !hasPty && 'needs a pseudo-terminal (python3 pty)'}, async t => {
+  const repo = await makeRepo(t)
+  t.equal((await exp(['init'], {cwd: repo})).code, 0)
+  const [cmd, argv] = node([BIN, 'append', 'note', '/dev/tty'])
+  // the command on a pseudo-terminal of its own: typed at (`type`) or interrupted (`term`)
+  const driver = `
+import os, pty, sys, time, signal, json
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+time.sleep(1.5)
+if os.environ['MODE'] == 'type':
+    os.write(fd, b'text: typed at the terminal\\n'); time.sleep(0.3); os.write(fd, b'\\x04')
+else:
+    os.kill(pid, signal.SIGTERM)
+start = time.time(); code = None; out = b''
+while time.time() - start < 10:
+    try:
+        out += os.read(fd, 65536) if __import__('select').select([fd], [], [], 0.1)[0] else b''
+    except OSError:
+        pass
+    r = os.waitpid(pid, os.WNOHANG)
+    if r[0]:
+        code = os.waitstatus_to_exitcode(r[1]); break
+if code is None:
+    os.kill(pid, signal.SIGKILL)
+print(json.dumps({'code': code, 'seconds': time.time() - start, 'out': out.decode(errors='replace')}))
+`
+  const drive = (mode: string) => JSON.parse(execFileSync('python3', ['-c', driver, cmd, ...argv], {cwd: repo, env: {...GIT_ENV, MODE: mode}, encoding: 'utf8'}).trim().split('\n').pop()!) as {code: number | null; seconds: number; out: string}
+  const term = drive('term')
+  t.equal(term.code, 143, `SIGTERM while it waits for a line: exits as asked ${term.out}`)
+  t.ok(term.seconds < 5, 'at once')
+  t.equal((await git(repo, 'for-each-ref', 'refs/research/lanes/')).trim(), '', 'and wrote nothing')
+  const typed = drive('type')
+  t.equal(typed.code, 0, `typed, then Ctrl-D: appended ${typed.out}`)
+  t.notMatch(typed.out, /unknown input file|EAGAIN/)
+  const l = await exp(['ledger', '--json'], {cwd: repo})
+  t.match(l.stdout, /typed at the terminal/, 'the record holds what was typed')
 })
