@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import {open, type FileHandle} from 'node:fs/promises'
+import {open} from 'node:fs/promises'
 import path from 'node:path'
 
 /**
@@ -73,17 +73,18 @@ export function readRegularSync(file: string, max: number): string {
   }
 }
 
-/** openRegularSync's asynchronous twin: the open file, checked. `limitOf` names whose bound `max` is, for the message. */
-export async function openRegular(file: string, max = Infinity, limitOf?: string): Promise<FileHandle> {
+/**
+ * readRegularSync's asynchronous twin, as bytes: a regular file of at most `max` bytes, checked
+ * on the open file (NotRegularFile otherwise). `limitOf` names whose bound `max` is, for the message.
+ */
+export async function readRegular(file: string, max = Infinity, limitOf?: string): Promise<Buffer> {
   const fh = await open(file, O_RDONLY | O_NONBLOCK)
-  let ok = false
   try {
     refuseUnlessRegular(file, await fh.stat(), max, limitOf)
-    ok = true
+    return await fh.readFile()
   } finally {
-    if (!ok) await fh.close()
+    await fh.close()
   }
-  return fh
 }
 
 /**

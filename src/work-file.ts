@@ -2,7 +2,7 @@ import {lstatSync, readlinkSync, type Stats} from 'node:fs'
 import path from 'node:path'
 import {stat} from 'node:fs/promises'
 import {ExpError} from './errors/index.js'
-import {NotRegularFile, openRegular, refuseUnlessRegular} from './regular-file.js'
+import {NotRegularFile, readRegular, refuseUnlessRegular} from './regular-file.js'
 import {shownFrom, within} from './paths.js'
 
 /**
@@ -40,16 +40,10 @@ export async function workFileRefusal(file: string, max = WORK_FILE_MAX): Promis
 
 /** Read a file of a work tree after checkWorkFile's checks (made on the open file itself: regular-file.ts). */
 export async function readWorkFile(file: string, max = WORK_FILE_MAX): Promise<Buffer> {
-  let fh
   try {
-    fh = await openRegular(file, max, LIMIT_OF)
+    return await readRegular(file, max, LIMIT_OF)
   } catch (e) {
     throw refusal(file, e)
-  }
-  try {
-    return await fh.readFile()
-  } finally {
-    await fh.close()
   }
 }
 

@@ -1,7 +1,7 @@
 import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {SealedSplitError} from '../errors/index.js'
-import {NotRegularFile, openRegular} from '../regular-file.js'
+import {NotRegularFile, readRegular} from '../regular-file.js'
 import {parseKey} from './sealed.js'
 
 /** The repository's own held-out key file: inside the git folder, never in the work tree, never pushed. */
@@ -40,16 +40,10 @@ const KEY_FILE_MAX = 64 * 1024
 
 /** A key file's text: a regular file of at most KEY_FILE_MAX bytes (a FIFO waited for a writer, a link to /dev/zero was read until memory ran out). */
 async function readKeyFile(file: string, named: string): Promise<string> {
-  let fh
   try {
-    fh = await openRegular(file, KEY_FILE_MAX, 'a key file holds')
+    return (await readRegular(file, KEY_FILE_MAX, 'a key file holds')).toString('utf8')
   } catch (e) {
     if (e instanceof NotRegularFile) throw new SealedSplitError(`${named} ${file}, which ${e.reason}`, 'point it at the key file (one line, as `exp seal` printed it), or set EXP_HOLDOUT_KEY')
     throw e
-  }
-  try {
-    return await fh.readFile('utf8')
-  } finally {
-    await fh.close()
   }
 }

@@ -2,7 +2,7 @@ import {mkdir, rename, writeFile} from 'node:fs/promises'
 import {randomUUID} from 'node:crypto'
 import {join} from 'node:path'
 import {digestOf} from '../../records/digest.js'
-import {openRegular} from '../../regular-file.js'
+import {readRegular} from '../../regular-file.js'
 
 /**
  * A response cache on disk, one JSON file per request digest, sharded by the first two hex
@@ -32,14 +32,7 @@ export class ResponseCache {
   async get(key: string): Promise<unknown | undefined> {
     try {
       // (only a regular file, of a bounded size: a FIFO at an entry's name waited for a writer)
-      const fh = await openRegular(this.file(key), ENTRY_MAX)
-      let text: string
-      try {
-        text = await fh.readFile('utf8')
-      } finally {
-        await fh.close()
-      }
-      const entry = JSON.parse(text) as Entry
+      const entry = JSON.parse((await readRegular(this.file(key), ENTRY_MAX)).toString('utf8')) as Entry
       return entry.format === CACHE_FORMAT && entry.key === key ? entry.response : undefined
     } catch {
       return undefined
